@@ -1,0 +1,1 @@
+"""Suites derived from worlds, with ground truth by construction."""

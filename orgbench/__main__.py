@@ -1,0 +1,5 @@
+"""``python -m orgbench`` runs the CLI."""
+
+from orgbench.cli import main
+
+main()

@@ -1,0 +1,79 @@
+"""The ``orgbench`` command line: one click group, with each area's commands in orgbench/commands/.
+
+User errors (``InputError``) end as one line on stderr and exit code 2; a
+Ctrl-C ends with exit code 130 and leaves finished work in place.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from simulator.errors import InputError
+
+#: Modules under orgbench/commands/ that add commands; each has ``register(cli)``.
+COMMAND_MODULES = ("simulate", "cargo", "groundeval", "assurance", "reproduce")
+
+
+class OrgbenchGroup(click.Group):
+    """A click group that turns InputError into one line and exit code 2."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except InputError as exc:
+            click.echo(f"error: {exc.message}", err=True)
+            ctx.exit(2)
+        except KeyboardInterrupt:
+            click.echo("interrupted: finished work is kept; run the same command again to resume", err=True)
+            ctx.exit(130)
+
+
+@click.group(cls=OrgbenchGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="orgbench")
+def cli() -> None:
+    """orgbench: simulated organisations and benchmarks with ground truth by construction.
+
+    Simulate a world, build CARGO / GroundEval / trajectory suites from it,
+    run judges and agents against them, and reproduce the papers' tables.
+    """
+
+
+@cli.group()
+def build() -> None:
+    """Build a suite from worlds: cargo, groundeval, trajectories."""
+
+
+@cli.group()
+def score() -> None:
+    """Score answers against a suite: groundeval."""
+
+
+@cli.group()
+def tables() -> None:
+    """Write the tables of a study from its runs: cargo."""
+
+
+def _register_all() -> None:
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"orgbench.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"orgbench.commands.{name}":
+                continue
+            raise
+        module.register(cli)
+
+
+_register_all()
+
+
+def main() -> None:
+    """Console-script entry point."""
+    cli(prog_name="orgbench")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

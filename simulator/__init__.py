@@ -1,0 +1,1 @@
+"""A seeded, deterministic discrete-event simulation of an organisation."""

@@ -1,0 +1,37 @@
+"""Time: timezone-aware UTC datetimes, written as RFC 3339 with a ``Z`` suffix."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+UTC = timezone.utc
+
+
+def format_ts(moment: datetime) -> str:
+    """Write an aware datetime as RFC 3339 UTC (``2026-03-05T14:30:00Z``)."""
+    if moment.tzinfo is None:
+        raise ValueError("naive datetime: orgbench times are timezone-aware UTC")
+    moment = moment.astimezone(UTC)
+    if moment.microsecond:
+        return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_ts(text: str, *, assume_utc: bool = True) -> datetime:
+    """Read an ISO 8601 / RFC 3339 timestamp (``Z``, offsets, or naive = UTC) as aware UTC."""
+    if not isinstance(text, str) or not text:
+        raise ValueError(f"not a timestamp: {text!r}")
+    raw = text.strip()
+    if raw.endswith(("Z", "z")):
+        raw = raw[:-1] + "+00:00"
+    moment = datetime.fromisoformat(raw)
+    if moment.tzinfo is None:
+        if not assume_utc:
+            raise ValueError(f"timestamp without a time zone: {text!r}")
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+def minutes(n: float) -> timedelta:
+    """A duration of ``n`` minutes."""
+    return timedelta(minutes=n)

@@ -1,0 +1,179 @@
+"""Files on disk: atomic writes, canonical JSON, JSONL with line-numbered errors, manifests.
+
+Every stage writes through these functions so that a file is either complete
+or absent, JSON is byte-identical for identical data, and a directory's
+``MANIFEST.json`` lists each file with its exact-byte SHA-256.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from simulator.errors import InputError
+
+MANIFEST = "MANIFEST.json"
+
+
+def dumps(obj: Any) -> str:
+    """Canonical one-line JSON: sorted keys, no ASCII escaping, compact separators."""
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def dumps_pretty(obj: Any) -> str:
+    """Canonical indented JSON for small human-read files, ending in a newline."""
+    return json.dumps(obj, sort_keys=True, ensure_ascii=False, indent=2) + "\n"
+
+
+def sha256_bytes(data: bytes) -> str:
+    """Hex SHA-256 of exact bytes."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_file(path: Path) -> str:
+    """Hex SHA-256 of a file's exact bytes."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """Write bytes to ``path`` via a temp file in the same folder and a rename."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write UTF-8 text atomically (no newline translation)."""
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_json(path: Path, obj: Any) -> None:
+    """Write canonical indented JSON atomically."""
+    write_text_atomic(path, dumps_pretty(obj))
+
+
+def write_jsonl(path: Path, rows: Iterable[Any]) -> int:
+    """Write rows as canonical JSONL atomically; returns the row count."""
+    lines = [dumps(row) for row in rows]
+    write_text_atomic(path, "".join(line + "\n" for line in lines))
+    return len(lines)
+
+
+def read_json(path: Path) -> Any:
+    """Read a JSON file, raising InputError naming the file on any problem."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: file not found") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 ({exc.reason})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+
+
+def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
+    """Yield (line number, object) from a JSONL file; blank lines are skipped."""
+    path = Path(path)
+    try:
+        handle = open(path, "r", encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: file not found") from None
+    with handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                yield number, json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{path}:{number}: invalid JSON ({exc.msg})") from None
+
+
+def read_jsonl(path: Path) -> list[Any]:
+    """Read every object of a JSONL file (see iter_jsonl)."""
+    return [obj for _, obj in iter_jsonl(path)]
+
+
+def write_manifest(directory: Path, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Hash every file under ``directory`` (except the manifest) into MANIFEST.json."""
+    directory = Path(directory)
+    files = {}
+    for path in sorted(p for p in directory.rglob("*") if p.is_file()):
+        rel = path.relative_to(directory).as_posix()
+        if rel == MANIFEST or path.name.startswith("."):
+            continue
+        files[rel] = {"sha256": sha256_file(path), "bytes": path.stat().st_size}
+    manifest = {"files": files}
+    if extra:
+        manifest.update(extra)
+    write_json(directory / MANIFEST, manifest)
+    return manifest
+
+
+def verify_manifest(directory: Path) -> list[str]:
+    """Return one problem line per file that is missing, extra or changed (empty if intact)."""
+    directory = Path(directory)
+    manifest = read_json(directory / MANIFEST)
+    listed = manifest.get("files", {}) if isinstance(manifest, dict) else {}
+    problems = []
+    for rel, entry in sorted(listed.items()):
+        path = directory / rel
+        if not path.is_file():
+            problems.append(f"{path}: listed in {MANIFEST} but missing")
+        elif sha256_file(path) != entry.get("sha256"):
+            problems.append(f"{path}: content differs from {MANIFEST} (sha256 mismatch)")
+    for path in sorted(p for p in directory.rglob("*") if p.is_file()):
+        rel = path.relative_to(directory).as_posix()
+        if rel != MANIFEST and not path.name.startswith(".") and rel not in listed:
+            problems.append(f"{path}: not listed in {MANIFEST}")
+    return problems
+
+
+@contextmanager
+def staged_directory(final: Path, *, overwrite: bool = True) -> Iterator[Path]:
+    """Build a directory under a temporary name and rename it into place on success.
+
+    On any error the temporary directory is removed, so no half-written output
+    is left behind looking valid.
+    """
+    final = Path(final)
+    final.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".partial", dir=final.parent))
+    try:
+        yield tmp
+        if final.exists():
+            if not overwrite:
+                raise InputError(f"{final}: already exists")
+            backup = final.with_name(f".{final.name}.old")
+            if backup.exists():
+                shutil.rmtree(backup)
+            os.replace(final, backup)
+            os.replace(tmp, final)
+            shutil.rmtree(backup)
+        else:
+            os.replace(tmp, final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise

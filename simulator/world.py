@@ -1,0 +1,141 @@
+"""A world on disk: write it atomically with its manifest, read it back with clear errors.
+
+``World`` holds the records of one simulated organisation and a few indexes
+(versions per artifact, "as of T" views). ``save_world`` and ``load_world``
+are the only code that knows the file layout.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import networkx as nx
+
+from simulator.errors import InputError
+from simulator.model import Actor, ArtifactVersion, Event
+from simulator.policy import AccessPolicy
+from simulator.storage import (
+    MANIFEST, iter_jsonl, read_json, staged_directory, verify_manifest, write_json, write_jsonl,
+    write_manifest,
+)
+
+FORMAT_VERSION = 1
+WORLD_FILES = ("world.json", "actors.jsonl", "events.jsonl", "artifacts.jsonl", "policy.json", "graph.json")
+
+
+@dataclass(frozen=True)
+class World:
+    """One simulated organisation: people, events, artifact versions, policy and org graph."""
+
+    meta: Mapping[str, Any]
+    actors: tuple[Actor, ...]
+    events: tuple[Event, ...]
+    artifacts: tuple[ArtifactVersion, ...]
+    policy: AccessPolicy
+    graph: Mapping[str, Any]  # networkx node-link data
+    _versions: dict[str, list[ArtifactVersion]] = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        versions: dict[str, list[ArtifactVersion]] = {}
+        for version in self.artifacts:
+            versions.setdefault(version.artifact_id, []).append(version)
+        for history in versions.values():
+            history.sort(key=lambda v: v.version)
+        object.__setattr__(self, "_versions", versions)
+
+    @property
+    def seed(self) -> int:
+        return int(self.meta["seed"])
+
+    def actor(self, actor_id: str) -> Actor:
+        """The person with this id."""
+        for actor in self.actors:
+            if actor.actor_id == actor_id:
+                return actor
+        raise KeyError(actor_id)
+
+    def versions(self, artifact_id: str) -> list[ArtifactVersion]:
+        """Every version of one artifact, oldest first."""
+        return self._versions.get(artifact_id, [])
+
+    def artifact_ids(self) -> list[str]:
+        """Every artifact id, sorted."""
+        return sorted(self._versions)
+
+    def as_of(self, artifact_id: str, moment: datetime) -> ArtifactVersion | None:
+        """The version of an artifact in force at ``moment`` (None if it did not exist yet)."""
+        history = self._versions.get(artifact_id, [])
+        index = bisect_right([v.created_at for v in history], moment) - 1
+        return history[index] if index >= 0 else None
+
+    def version(self, ref: str) -> ArtifactVersion:
+        """The version named ``ARTIFACT-ID@N``."""
+        artifact_id, _, number = ref.rpartition("@")
+        for version in self._versions.get(artifact_id, []):
+            if version.version == int(number):
+                return version
+        raise KeyError(ref)
+
+    def org_graph(self) -> nx.Graph:
+        """The collaboration graph as a networkx graph."""
+        return nx.node_link_graph(dict(self.graph), edges="links")
+
+
+def save_world(world: World, directory: Path) -> None:
+    """Write every world file atomically into ``directory``, then MANIFEST.json."""
+    with staged_directory(Path(directory)) as tmp:
+        write_json(tmp / "world.json", dict(world.meta))
+        write_jsonl(tmp / "actors.jsonl", (a.to_json() for a in world.actors))
+        write_jsonl(tmp / "events.jsonl", (e.to_json() for e in world.events))
+        write_jsonl(tmp / "artifacts.jsonl", (v.to_json() for v in world.artifacts))
+        write_json(tmp / "policy.json", world.policy.to_json())
+        write_json(tmp / "graph.json", dict(world.graph))
+        write_manifest(tmp)
+
+
+def _records(path: Path, build) -> tuple:
+    rows = []
+    for number, obj in iter_jsonl(path):
+        try:
+            rows.append(build(obj))
+        except (KeyError, TypeError, ValueError) as exc:
+            key = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+            raise InputError(f"{path}:{number}: bad or missing field {key}") from None
+    return tuple(rows)
+
+
+def load_world(directory: Path, *, verify: bool = True) -> World:
+    """Read a world directory; with ``verify``, refuse one whose files differ from its manifest."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise InputError(f"{directory}: not a world directory")
+    if verify:
+        if not (directory / MANIFEST).is_file():
+            raise InputError(f"{directory / MANIFEST}: missing; not a world written by orgbench")
+        problems = verify_manifest(directory)
+        if problems:
+            raise InputError(problems[0])
+    meta = read_json(directory / "world.json")
+    try:
+        policy = AccessPolicy.from_json(read_json(directory / "policy.json"))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise InputError(f"{directory / 'policy.json'}: bad or missing field {exc}") from None
+    return World(
+        meta=meta,
+        actors=_records(directory / "actors.jsonl", Actor.from_json),
+        events=_records(directory / "events.jsonl", Event.from_json),
+        artifacts=_records(directory / "artifacts.jsonl", ArtifactVersion.from_json),
+        policy=policy,
+        graph=read_json(directory / "graph.json"),
+    )
+
+
+def build_world(meta: Mapping[str, Any], actors: Iterable[Actor], events: Iterable[Event],
+                artifacts: Iterable[ArtifactVersion], policy: AccessPolicy, graph: Mapping[str, Any]) -> World:
+    """Assemble a World from records (used by the simulator and by tests)."""
+    return World(meta=dict(meta), actors=tuple(actors), events=tuple(events),
+                 artifacts=tuple(artifacts), policy=policy, graph=dict(graph))
