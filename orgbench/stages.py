@@ -1,0 +1,44 @@
+"""Reusable pipeline stages: a directory built once per set of inputs, atomically.
+
+A stage's directory carries ``MANIFEST.json`` with the fingerprint of the
+inputs that built it. The stage is reused when that fingerprint matches and
+every file still matches its hash; otherwise it is rebuilt under a temporary
+name and renamed into place, so an interrupted stage never looks finished.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from simulator.storage import MANIFEST, dumps, read_json, sha256_bytes, staged_directory, verify_manifest, write_manifest
+
+
+def fingerprint(inputs: Mapping[str, Any]) -> str:
+    """SHA-256 of the canonical JSON of a stage's inputs."""
+    return sha256_bytes(dumps(inputs).encode("utf-8"))
+
+
+def is_current(directory: Path, inputs: Mapping[str, Any]) -> bool:
+    """True if ``directory`` was built from exactly these inputs and is intact."""
+    manifest_path = Path(directory) / MANIFEST
+    if not manifest_path.is_file():
+        return False
+    try:
+        manifest = read_json(manifest_path)
+    except Exception:
+        return False
+    if not isinstance(manifest, dict) or manifest.get("stage_inputs") != fingerprint(inputs):
+        return False
+    return not verify_manifest(Path(directory))
+
+
+def run_stage(directory: Path, inputs: Mapping[str, Any], build: Callable[[Path], None], *, fresh: bool = False) -> bool:
+    """Build ``directory`` with ``build(tmp_dir)`` unless it is current; return True if reused."""
+    directory = Path(directory)
+    if not fresh and is_current(directory, inputs):
+        return True
+    with staged_directory(directory) as tmp:
+        build(tmp)
+        write_manifest(tmp, extra={"stage_inputs": fingerprint(inputs)})
+    return False

@@ -1,0 +1,23 @@
+"""The studies that ``orgbench reproduce`` runs: cargo, groundeval, assurance.
+
+Each study module exposes ``reproduce(out_dir, options) -> None``: it builds
+what it needs as cached stages under ``options.work_dir`` and writes its
+tables and figures under ``out_dir`` (for example ``results/cargo``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class ReproduceOptions:
+    """What the user asked of ``orgbench reproduce``."""
+
+    work_dir: Path = Path("build")          # cached worlds, suites and runs
+    judge: str | None = None                # None: the built-in judges and agents, offline
+    base_url: str | None = None             # for openai:MODEL judges and agents
+    seeds: tuple[int, ...] | None = None    # world seeds; None: the study's defaults
+    fresh: bool = False                     # redo every stage
+    extra: dict = field(default_factory=dict)
