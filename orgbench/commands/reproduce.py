@@ -1,0 +1,100 @@
+"""``orgbench reproduce`` and ``orgbench report``: every study's tables and figures, one command.
+
+Each study runs its stages (worlds, suites, runs) as cached directories under
+``--work-dir``; a second run with the same inputs reuses them. Each study's
+results directory is written under a temporary name and renamed into place,
+so an interrupted run never leaves a partial table that looks finished.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from pathlib import Path
+
+import click
+
+STUDIES = ("cargo", "groundeval", "assurance")
+
+
+def _parse_seeds(text: str | None) -> tuple[int, ...] | None:
+    if not text:
+        return None
+    from simulator.errors import InputError
+
+    seeds: list[int] = []
+    try:
+        for part in text.split(","):
+            part = part.strip()
+            if "-" in part:
+                lo, hi = part.split("-", 1)
+                seeds.extend(range(int(lo), int(hi) + 1))
+            elif part:
+                seeds.append(int(part))
+    except ValueError:
+        raise InputError(f"--seeds: expected a list like 0-9 or 0,1,2, got {text!r}") from None
+    if not seeds or any(s < 0 for s in seeds):
+        raise InputError(f"--seeds: expected non-negative seeds, got {text!r}")
+    return tuple(seeds)
+
+
+def run_reproduce(study: str, out: Path, options) -> list[str]:
+    """Run one study or all of them; return one summary line per study."""
+    from simulator.storage import staged_directory
+
+    chosen = STUDIES if study == "all" else (study,)
+    lines = []
+    for name in chosen:
+        module = importlib.import_module(f"orgbench.studies.{name}")
+        started = time.perf_counter()
+        with staged_directory(out / name) as tmp:
+            module.reproduce(tmp, options)
+        lines.append(f"{name}: {out / name} ({time.perf_counter() - started:.1f} s)")
+    if study == "all":
+        from orgbench.report import write_results_readme, write_report
+
+        write_results_readme(out)
+        write_report(out, out / "index.html")
+        lines.append(f"report: {out / 'index.html'}")
+    return lines
+
+
+def register(cli: click.Group) -> None:
+    """Add ``reproduce`` and ``report`` to the CLI."""
+
+    @cli.command()
+    @click.argument("study", type=click.Choice(("all",) + STUDIES), default="all")
+    @click.option("--out", type=click.Path(path_type=Path), default=Path("results"), show_default=True,
+                  help="Where tables, figures and the report are written.")
+    @click.option("--work-dir", type=click.Path(path_type=Path), default=Path("build"), show_default=True,
+                  help="Cache of worlds, suites and runs; reused when inputs match.")
+    @click.option("--judge", default=None, help="Judge/agent SPEC (e.g. openai:MODEL); default: built-in, offline.")
+    @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for --judge openai:MODEL.")
+    @click.option("--seeds", default=None, help="World seeds, e.g. 0-9 or 0,1,2 (default: each study's own).")
+    @click.option("--fresh", is_flag=True, help="Redo every stage instead of reusing cached ones.")
+    def reproduce(study: str, out: Path, work_dir: Path, judge: str | None, base_url: str | None,
+                  seeds: str | None, fresh: bool) -> None:
+        """Build the default worlds and suites, run every study, write every table and figure.
+
+        STUDY is one of all (default), cargo, groundeval, assurance. With no
+        --judge, the built-in judges and agents run offline (no network, no key).
+        """
+        from orgbench.studies import ReproduceOptions
+
+        options = ReproduceOptions(work_dir=work_dir, judge=judge, base_url=base_url,
+                                   seeds=_parse_seeds(seeds), fresh=fresh)
+        for line in run_reproduce(study, out, options):
+            click.echo(line)
+
+    @cli.command()
+    @click.option("--results", "results_dir", type=click.Path(path_type=Path, file_okay=False), default=Path("results"),
+                  show_default=True, help="A results directory written by orgbench reproduce.")
+    @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), default=None,
+                  help="Where to write the HTML (default: RESULTS/index.html).")
+    def report(results_dir: Path, out: Path | None) -> None:
+        """Write a static, self-contained index.html of every study's results (no network at view time)."""
+        from orgbench.report import write_report
+
+        target = out or results_dir / "index.html"
+        write_report(results_dir, target)
+        click.echo(f"report: {target}")
