@@ -1,0 +1,276 @@
+"""The OpenAI-compatible chat-completions client (aiohttp) and the ``openai:MODEL`` judge backend.
+
+``ChatClient`` owns one ``aiohttp.ClientSession`` with a connection pool sized
+to the concurrency, and POSTs to ``{base_url}/chat/completions``. Its retry
+policy:
+
+- 429 and 5xx, timeouts, dropped connections and 200 answers whose body is not
+  a chat completion are retried up to ``max_retries`` times, waiting the
+  server's ``Retry-After`` (seconds or an HTTP date) when it sends one, else
+  exponential backoff with full jitter (``uniform(0, min(cap, base·2^attempt))``);
+- 401 / 403 (key refused) and 404 (no endpoint there / unknown model) fail at
+  once with :class:`FatalBackendError`, as does an endpoint still unreachable
+  after the retries — the runner stops the run on these;
+- other 4xx (e.g. a request too long for the model) fail that request only.
+
+The API key comes from an environment variable (``OPENAI_API_KEY`` by default);
+an absent key is fine for local servers. ``ChatClient.chat`` is the lower-level
+entry for agents with function calling; ``OpenAICompatBackend`` wraps it as a
+JudgeBackend.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import os
+import random
+import time
+from typing import Any, Mapping
+
+import aiohttp
+
+from judges.backends import FatalBackendError, apply_generation_options
+from judges.backends.base import BackendError, GenerationParams, JudgeRequest, JudgeResponse, Usage
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+RETRY_AFTER_CAP = 300.0
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header (delta-seconds or HTTP date); None if absent or invalid."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        if when is None:
+            return None
+        seconds = when.timestamp() - (time.time() if now is None else now)
+    if seconds != seconds:  # NaN
+        return None
+    return min(max(seconds, 0.0), RETRY_AFTER_CAP)
+
+
+def _params_body(params: GenerationParams | Mapping[str, Any] | None) -> dict[str, Any]:
+    if params is None:
+        return {}
+    if isinstance(params, GenerationParams):
+        body: dict[str, Any] = {"temperature": params.temperature}
+        if params.max_tokens is not None:
+            body["max_tokens"] = params.max_tokens
+        if params.seed is not None:
+            body["seed"] = params.seed
+        body.update(params.extra)
+        return body
+    return dict(params)
+
+
+def _snippet(raw: bytes) -> str:
+    text = raw.decode("utf-8", "replace").strip().replace("\n", " ")
+    try:
+        obj = json.loads(text)
+        error = obj.get("error") if isinstance(obj, dict) else None
+        if isinstance(error, dict) and error.get("message"):
+            text = str(error["message"])
+        elif isinstance(error, str):
+            text = error
+    except ValueError:
+        pass
+    return text[:200]
+
+
+class ChatClient:
+    """An async chat-completions client for one endpoint and model, with retries and a shared pool."""
+
+    def __init__(
+        self,
+        base_url: str | None,
+        model: str,
+        *,
+        api_key_env: str | None = "OPENAI_API_KEY",
+        timeout: float = 60.0,
+        max_retries: int = 5,
+        pool_size: int = 64,
+        backoff_base: float = 0.5,
+        backoff_cap: float = 30.0,
+    ) -> None:
+        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        self.url = self.base_url + "/chat/completions"
+        self.model = model
+        self.api_key_env = api_key_env
+        self.timeout = float(timeout)
+        self.max_retries = int(max_retries)
+        self.pool_size = max(1, int(pool_size))
+        self.backoff_base = float(backoff_base)
+        self.backoff_cap = float(backoff_cap)
+        key = os.environ.get(api_key_env) if api_key_env else None
+        self._headers = {"Content-Type": "application/json"}
+        if key:
+            self._headers["Authorization"] = f"Bearer {key}"
+        self._has_key = bool(key)
+        self._session: aiohttp.ClientSession | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._jitter = random.Random()
+        self.requests_sent = 0
+
+    def ensure_pool(self, size: int) -> None:
+        """Grow the connection pool to at least ``size`` (takes effect on the next session)."""
+        self.pool_size = max(self.pool_size, int(size))
+
+    def _get_session(self) -> aiohttp.ClientSession:
+        loop = asyncio.get_running_loop()
+        if self._session is None or self._session.closed or self._loop is not loop:
+            connector = aiohttp.TCPConnector(limit=self.pool_size, limit_per_host=0, ttl_dns_cache=300)
+            self._session = aiohttp.ClientSession(
+                connector=connector,
+                timeout=aiohttp.ClientTimeout(total=self.timeout),
+                headers=self._headers,
+                skip_auto_headers=("User-Agent",),
+            )
+            self._loop = loop
+        return self._session
+
+    async def aclose(self) -> None:
+        """Close the session and its connections (the client stays usable: a new session opens on demand)."""
+        session, self._session = self._session, None
+        if session is not None and not session.closed:
+            if self._loop is asyncio.get_running_loop():
+                await session.close()
+
+    def _backoff(self, attempt: int) -> float:
+        return self._jitter.uniform(0.0, min(self.backoff_cap, self.backoff_base * (2 ** attempt)))
+
+    def _key_message(self, status: int, raw: bytes) -> str:
+        where = f"${self.api_key_env}" if self.api_key_env else "the API key"
+        state = "was refused" if self._has_key else "is not set"
+        return f"{self.url}: HTTP {status} ({_snippet(raw)}): the API key in {where} {state}"
+
+    async def post(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """POST one chat-completions body with retries; the decoded JSON answer."""
+        payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
+        session = self._get_session()
+        attempts = self.max_retries + 1
+        problem = "no attempt made"
+        unreachable = False
+        for attempt in range(attempts):
+            wait: float | None = None
+            unreachable = False
+            self.requests_sent += 1
+            try:
+                async with session.post(self.url, data=payload) as response:
+                    status = response.status
+                    raw = await response.read()
+                    retry_after = response.headers.get("Retry-After")
+            except (asyncio.TimeoutError, TimeoutError):
+                problem = f"no answer within {self.timeout:g} s"
+            except aiohttp.ClientConnectorError as exc:
+                unreachable = True
+                problem = f"cannot connect ({exc.os_error.strerror if exc.os_error and exc.os_error.strerror else exc})"
+            except aiohttp.ClientError as exc:
+                problem = f"connection failed ({type(exc).__name__}: {exc})"
+            else:
+                if status == 200:
+                    try:
+                        data = json.loads(raw)
+                        data["choices"][0]["message"]
+                        return data
+                    except (ValueError, KeyError, IndexError, TypeError):
+                        problem = f"malformed chat completion ({_snippet(raw)[:80]!r})"
+                elif status in (401, 403):
+                    raise FatalBackendError(self._key_message(status, raw))
+                elif status == 404:
+                    raise FatalBackendError(
+                        f"{self.url}: HTTP 404 ({_snippet(raw)}): no chat-completions endpoint there, "
+                        f"or the server does not know model {self.model!r}")
+                elif status == 429 or status >= 500:
+                    problem = f"HTTP {status} ({_snippet(raw)})"
+                    wait = parse_retry_after(retry_after)
+                else:
+                    raise BackendError(f"{self.url}: HTTP {status} ({_snippet(raw)})")
+            if attempt + 1 < attempts:
+                await asyncio.sleep(wait if wait is not None else self._backoff(attempt))
+        if unreachable:
+            raise FatalBackendError(f"{self.url}: unreachable after {attempts} attempts: {problem}")
+        raise BackendError(f"{self.url}: {problem}; gave up after {attempts} attempts", retryable=True)
+
+    async def chat(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | None = None,
+        params: GenerationParams | Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """One assistant turn: ``{"message": {role, content, tool_calls?}, "usage", "finish_reason", "model"}``."""
+        body: dict[str, Any] = {"model": self.model, "messages": messages}
+        if tools:
+            body["tools"] = tools
+        body.update(_params_body(params))
+        data = await self.post(body)
+        choice = data["choices"][0]
+        usage = data.get("usage") or {}
+        return {
+            "message": choice["message"],
+            "finish_reason": choice.get("finish_reason"),
+            "usage": {"prompt_tokens": int(usage.get("prompt_tokens") or 0),
+                      "completion_tokens": int(usage.get("completion_tokens") or 0)},
+            "model": data.get("model") or self.model,
+        }
+
+
+class OpenAICompatBackend:
+    """The ``openai:MODEL`` judge backend: one chat completion per JudgeRequest."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key_env: str | None = "OPENAI_API_KEY",
+        timeout: float = 60.0,
+        max_retries: int = 5,
+        options: GenerationParams | None = None,
+        pool_size: int = 64,
+        backoff_base: float = 0.5,
+    ) -> None:
+        self.client = ChatClient(base_url, model, api_key_env=api_key_env, timeout=timeout,
+                                 max_retries=max_retries, pool_size=pool_size, backoff_base=backoff_base)
+        self.model = model
+        self.name = f"openai:{model}"
+        self.options = options or GenerationParams()
+
+    def identity(self) -> dict[str, Any]:
+        """What names this judge in the cache key: kind, model and server."""
+        return {"kind": "openai", "model": self.model, "base_url": self.client.base_url}
+
+    def prepare(self, request: JudgeRequest) -> JudgeRequest:
+        """The request with this backend's generation options applied (what is actually sent)."""
+        return apply_generation_options(request, self.options)
+
+    def ensure_pool(self, size: int) -> None:
+        """Size the connection pool for ``size`` requests in flight."""
+        self.client.ensure_pool(size)
+
+    async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        """Send the (already prepared) request and return the assistant's text and usage."""
+        messages = [{"role": m.role, "content": m.text()} for m in request.messages]
+        body: dict[str, Any] = {"model": self.model, "messages": messages}
+        body.update(_params_body(request.params))
+        data = await self.client.post(body)
+        message = data["choices"][0]["message"]
+        content = message.get("content") if isinstance(message, dict) else None
+        usage = data.get("usage") or {}
+        return JudgeResponse(
+            text=content if isinstance(content, str) else "",
+            usage=Usage(int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)),
+            model=str(data.get("model") or self.model),
+        )
+
+    async def aclose(self) -> None:
+        """Release the HTTP connections."""
+        await self.client.aclose()

@@ -1,0 +1,70 @@
+"""The ``replay`` backend: answers from recorded responses, looked up by request hash.
+
+It reads either a run's ``judgments.jsonl`` (lines with ``request_hash`` and
+``response``; lines that ended in an error are skipped) or a plain responses
+file (lines with ``request_hash`` and ``text``, optionally ``usage`` and
+``model``). Replaying the same requests with the same generation options
+gives back exactly the recorded text, so a run can be re-scored without
+calling a model. A request that was never recorded stops the run with one
+line naming the file and the hash: the inputs are not the recorded ones.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from judges.backends import FatalBackendError, apply_generation_options
+from judges.backends.base import GenerationParams, JudgeRequest, JudgeResponse, Usage
+from judges.cache import request_hash
+from simulator.errors import InputError
+from simulator.storage import iter_jsonl
+
+
+def load_recorded(path: Path) -> dict[str, JudgeResponse]:
+    """Recorded responses by request hash (the first recording of a hash wins)."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "judgments.jsonl"
+    recorded: dict[str, JudgeResponse] = {}
+    for number, row in iter_jsonl(path):
+        if not isinstance(row, dict) or not isinstance(row.get("request_hash"), str):
+            raise InputError(f"{path}:{number}: field 'request_hash' missing")
+        if row.get("error"):
+            continue
+        text = row.get("response", row.get("text"))
+        if not isinstance(text, str):
+            continue
+        usage = row.get("usage") or {}
+        try:
+            parsed_usage = Usage(int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)))
+        except (TypeError, ValueError, AttributeError):
+            raise InputError(f"{path}:{number}: field 'usage' is not a token count object") from None
+        recorded.setdefault(row["request_hash"], JudgeResponse(text, parsed_usage, str(row.get("model") or "")))
+    return recorded
+
+
+class ReplayBackend:
+    """Answers each request with the response recorded for its hash."""
+
+    def __init__(self, path: Path, *, options: GenerationParams | None = None) -> None:
+        self.path = Path(path)
+        self.recorded = load_recorded(self.path)
+        self.options = options or GenerationParams()
+        self.name = "replay"
+
+    def identity(self) -> dict[str, Any]:
+        """Replays are keyed by the recording they come from."""
+        return {"kind": "replay", "path": str(self.path.resolve())}
+
+    def prepare(self, request: JudgeRequest) -> JudgeRequest:
+        """Apply the same generation options the recorded run used."""
+        return apply_generation_options(request, self.options)
+
+    async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        """The recorded response for this request."""
+        key = request_hash(request)
+        try:
+            return self.recorded[key]
+        except KeyError:
+            raise FatalBackendError(f"{self.path}: no recorded response for request {key}") from None

@@ -1,0 +1,453 @@
+"""The judgment runner: many requests through one backend, logged so a killed run resumes exactly.
+
+A run directory holds ``run.json`` (which judge, and the caller's parameters)
+and ``judgments.jsonl``, one line per (item_id, condition, seed)::
+
+    {"item_id", "condition", "seed", "request_hash", "model", "response",
+     "verdict": {"verdict", "dimensions", "claims"} | null, "penalized": true | false | null,
+     "usage": {"prompt_tokens", "completion_tokens"}, "error": null | "one line"}
+
+How it stays exact:
+
+- The log is append-only while the run works: completed judgments are
+  buffered and written with one ``write`` + ``flush`` per batch (every
+  ``flush_interval`` seconds or ``flush_size`` lines), together with one cache
+  transaction. A SIGKILL loses at most the unflushed batch and can tear only
+  the last line, which the next start truncates.
+- On start the log is read; finished keys are skipped, so nothing is asked
+  twice and no key is written twice. Lines that ended in a per-request error
+  are dropped (atomic rewrite) and those keys are asked again.
+- When every job is done the log is rewritten once, atomically, sorted by
+  key, so the same inputs give a byte-identical file however requests
+  interleaved.
+- A fatal backend error (bad key, unreachable endpoint, unrecorded replay)
+  stops the run with an ``InputError`` after the batch in hand is written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+from judges.backends import FatalBackendError
+from judges.backends.base import BackendError, GenerationParams, JudgeBackend, JudgeRequest, JudgeResponse, Message
+from judges.cache import ResponseCache, backend_identity, cache_key, request_hash
+from judges.verdict import UNPARSED, parse_verdict
+from simulator.errors import InputError
+from simulator.storage import dumps, read_json, write_json, write_text_atomic
+
+JUDGMENTS = "judgments.jsonl"
+RUN_JSON = "run.json"
+FORMAT_VERSION = 1
+
+JobKey = tuple[str, str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One judgment to make: an item under a condition with a judge seed, and the rendered request."""
+
+    item_id: str
+    condition: str
+    seed: int
+    request: JudgeRequest
+
+    @property
+    def key(self) -> JobKey:
+        """The (item_id, condition, seed) that names this judgment in the log."""
+        return (self.item_id, self.condition, self.seed)
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What a run holds after this call, and what this call did."""
+
+    run_dir: Path
+    jobs: int
+    already_done: int
+    requested: int
+    from_cache: int
+    written: int
+    judgments: int
+    penalized: int
+    passed: int
+    cannot_decide: int
+    unparsed: int
+    errors: int
+    prompt_tokens: int
+    completion_tokens: int
+    elapsed_s: float
+
+    def to_json(self) -> dict[str, Any]:
+        """The summary as a JSON object."""
+        out = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        out["run_dir"] = str(self.run_dir)
+        return out
+
+
+@dataclass
+class _Tally:
+    judgments: int = 0
+    penalized: int = 0
+    passed: int = 0
+    cannot_decide: int = 0
+    unparsed: int = 0
+    errors: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        self.judgments += 1
+        usage = row.get("usage") or {}
+        self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
+        self.completion_tokens += int(usage.get("completion_tokens") or 0)
+        if row.get("error"):
+            self.errors += 1
+            return
+        verdict = (row.get("verdict") or {}).get("verdict")
+        if verdict == "fail":
+            self.penalized += 1
+        elif verdict == "pass":
+            self.passed += 1
+        elif verdict == "cannot_decide":
+            self.cannot_decide += 1
+        elif verdict == UNPARSED:
+            self.unparsed += 1
+
+
+def _row_key(row: Any, path: Path, number: int) -> JobKey:
+    try:
+        return (str(row["item_id"]), str(row["condition"]), int(row["seed"]))
+    except (TypeError, KeyError, ValueError):
+        raise InputError(f"{path}:{number}: a judgment needs item_id, condition and seed") from None
+
+
+def recover_log(path: Path) -> tuple[dict[JobKey, str], int]:
+    """Read a judgments log for resuming: truncate a torn last line, drop error lines and duplicates.
+
+    Returns the kept lines by key and the number of lines dropped (the file is
+    rewritten atomically when any were).
+    """
+    path = Path(path)
+    if not path.exists():
+        return {}, 0
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        cut = data.rfind(b"\n") + 1
+        os.truncate(path, cut)
+        data = data[:cut]
+    kept: dict[JobKey, str] = {}
+    dropped = 0
+    for number, raw in enumerate(data.decode("utf-8").splitlines(), start=1):
+        if not raw.strip():
+            dropped += 1
+            continue
+        try:
+            row = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}:{number}: invalid JSON ({exc.msg})") from None
+        key = _row_key(row, path, number)
+        if row.get("error") or key in kept:
+            dropped += 1
+            continue
+        kept[key] = raw
+    if dropped:
+        write_text_atomic(path, "".join(line + "\n" for line in kept.values()))
+    return kept, dropped
+
+
+def load_judgments(run_dir: Path) -> list[dict[str, Any]]:
+    """Every judgment of a run, in file order (a torn last line from a killed run is ignored)."""
+    path = Path(run_dir) / JUDGMENTS
+    if not path.exists():
+        raise InputError(f"{path}: file not found")
+    rows = []
+    lines = path.read_bytes().decode("utf-8").split("\n")
+    lines.pop()  # what follows the last newline: nothing, or a line torn by a kill
+    for number, raw in enumerate(lines, start=1):
+        if raw.strip():
+            try:
+                rows.append(json.loads(raw))
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{path}:{number}: invalid JSON ({exc.msg})") from None
+    return rows
+
+
+def _check_run_json(run_dir: Path, backend: JudgeBackend, parameters: Mapping[str, Any] | None) -> None:
+    path = run_dir / RUN_JSON
+    identity = backend_identity(backend)
+    record = {"format_version": FORMAT_VERSION, "judge": backend.name, "backend": identity,
+              "parameters": dict(parameters or {})}
+    if path.exists():
+        old = read_json(path)
+        old_judge = old.get("judge") if isinstance(old, dict) else None
+        if old_judge != backend.name:
+            raise InputError(f"{path}: this run was made by judge {old_judge!r}, not {backend.name!r};"
+                             " resume it with the same judge or choose a new run directory")
+        if old == record:
+            return
+    write_json(path, record)
+
+
+class _Progress:
+    """A rich progress bar on a TTY; nothing otherwise."""
+
+    def __init__(self, enabled: bool, total: int, done: int, label: str) -> None:
+        self._bar = None
+        if enabled and total and sys.stderr.isatty():
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TimeRemainingColumn(), transient=False)
+            self._task = self._bar.add_task(label, total=total, completed=done)
+            self._bar.start()
+
+    def update(self, done: int) -> None:
+        if self._bar is not None:
+            self._bar.update(self._task, completed=done)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
+class _Log:
+    """Buffered appends to judgments.jsonl and the cache, one write and one transaction per batch."""
+
+    def __init__(self, path: Path, cache: ResponseCache | None, identity: Mapping[str, Any], tally: _Tally) -> None:
+        self.path = path
+        self.cache = cache
+        self.identity = identity
+        self.tally = tally
+        self.lines: list[str] = []
+        self.to_cache: list[tuple[str, JudgeResponse]] = []
+        self.keys: list[JobKey] = []
+        self.written = 0
+        self.handle = open(path, "a", encoding="utf-8")
+
+    def record(self, job: Job, req_hash: str, response: JudgeResponse | None, error: str | None,
+               cacheable: bool) -> None:
+        if error is None and response is not None:
+            verdict = parse_verdict(response.text)
+            row = {"item_id": job.item_id, "condition": job.condition, "seed": job.seed,
+                   "request_hash": req_hash, "model": response.model, "response": response.text,
+                   "verdict": verdict.to_json(), "penalized": verdict.penalized,
+                   "usage": response.usage.to_json(), "error": None}
+            if cacheable and self.cache is not None:
+                self.to_cache.append((cache_key(self.identity, req_hash), response))
+        else:
+            row = {"item_id": job.item_id, "condition": job.condition, "seed": job.seed,
+                   "request_hash": req_hash, "model": None, "response": None, "verdict": None,
+                   "penalized": None, "usage": {"prompt_tokens": 0, "completion_tokens": 0},
+                   "error": error or "no response"}
+        self.tally.add(row)
+        self.lines.append(dumps(row) + "\n")
+        self.keys.append(job.key)
+
+    def flush(self) -> None:
+        if self.to_cache:
+            entries, self.to_cache = self.to_cache, []
+            self.cache.put_many(entries)  # type: ignore[union-attr]
+        if self.lines:
+            chunk, self.lines = "".join(self.lines), []
+            self.handle.write(chunk)
+            self.handle.flush()
+            self.written += len(self.keys)
+            self.keys = []
+
+    def close(self) -> None:
+        self.flush()
+        self.handle.close()
+
+
+def _sort_log(path: Path) -> None:
+    """Rewrite the log sorted by key (atomically), unless it already is."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    keyed = []
+    for raw in lines:
+        row = json.loads(raw)
+        keyed.append(((str(row["item_id"]), str(row["condition"]), int(row["seed"])), raw))
+    ordered = sorted(keyed, key=lambda pair: pair[0])
+    if ordered != keyed:
+        write_text_atomic(path, "".join(raw + "\n" for _, raw in ordered))
+
+
+async def run_jobs(
+    jobs: Iterable[Job],
+    backend: JudgeBackend,
+    run_dir: Path,
+    *,
+    concurrency: int = 16,
+    progress: bool = True,
+    cache: ResponseCache | None = None,
+    parameters: Mapping[str, Any] | None = None,
+    flush_interval: float = 0.05,
+    flush_size: int = 512,
+) -> RunSummary:
+    """Judge every job not already in RUN_DIR/judgments.jsonl; resumable, bounded concurrency."""
+    started = time.perf_counter()
+    run_dir = Path(run_dir)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    jobs = list(jobs)
+    seen: set[JobKey] = set()
+    for job in jobs:
+        if job.key in seen:
+            raise InputError(f"job {job.key}: given twice (item_id, condition, seed must be unique)")
+        seen.add(job.key)
+    if concurrency < 1:
+        raise InputError(f"concurrency: must be at least 1, got {concurrency}")
+    _check_run_json(run_dir, backend, parameters)
+    path = run_dir / JUDGMENTS
+    done, _ = recover_log(path)
+    tally = _Tally()
+    for raw in done.values():
+        tally.add(json.loads(raw))
+    already = sum(1 for job in jobs if job.key in done)
+
+    prepare: Callable[[JudgeRequest], JudgeRequest] = getattr(backend, "prepare", None) or (lambda r: r)
+    todo = []
+    for job in jobs:
+        if job.key not in done:
+            request = prepare(job.request)
+            todo.append((job, request, request_hash(request)))
+    identity = backend_identity(backend)
+    log = _Log(path, cache, identity, tally)
+    from_cache = 0
+    remaining = todo
+    if cache is not None and todo:
+        hits = cache.get_many(cache_key(identity, h) for _, _, h in todo)
+        if hits:
+            remaining = []
+            for job, request, h in todo:
+                hit = hits.get(cache_key(identity, h))
+                if hit is None:
+                    remaining.append((job, request, h))
+                else:
+                    log.record(job, h, hit, None, cacheable=False)
+                    from_cache += 1
+            log.flush()
+
+    bar = _Progress(progress, len(jobs), already + from_cache, getattr(backend, "name", "judge"))
+    ensure_pool = getattr(backend, "ensure_pool", None)
+    if ensure_pool is not None:
+        ensure_pool(concurrency)
+    queue = iter(remaining)
+    fatal: list[str] = []
+
+    async def worker() -> None:
+        for job, request, h in queue:
+            if fatal:
+                return
+            try:
+                response = await backend.complete(request)
+            except FatalBackendError as exc:
+                if not fatal:
+                    fatal.append(f"item {job.item_id} condition {job.condition} seed {job.seed}: {exc}")
+                return
+            except BackendError as exc:
+                log.record(job, h, None, str(exc).replace("\n", " "), cacheable=False)
+            else:
+                log.record(job, h, response, None, cacheable=True)
+            if len(log.lines) >= flush_size:
+                log.flush()
+
+    async def flusher() -> None:
+        while True:
+            await asyncio.sleep(flush_interval)
+            log.flush()
+            bar.update(already + log.written)
+
+    flush_task = asyncio.create_task(flusher())
+    workers = [asyncio.create_task(worker()) for _ in range(min(concurrency, len(remaining)))]
+    try:
+        if workers:
+            await asyncio.gather(*workers)
+    finally:
+        for task in workers:
+            task.cancel()
+        flush_task.cancel()
+        await asyncio.gather(flush_task, *workers, return_exceptions=True)
+        log.close()
+        bar.update(already + log.written)
+        bar.close()
+        aclose = getattr(backend, "aclose", None)
+        if aclose is not None:
+            await aclose()
+    if fatal:
+        raise InputError(fatal[0])
+    _sort_log(path)
+    return RunSummary(
+        run_dir=run_dir, jobs=len(jobs), already_done=already, requested=len(remaining),
+        from_cache=from_cache, written=log.written, judgments=tally.judgments, penalized=tally.penalized,
+        passed=tally.passed, cannot_decide=tally.cannot_decide, unparsed=tally.unparsed, errors=tally.errors,
+        prompt_tokens=tally.prompt_tokens, completion_tokens=tally.completion_tokens,
+        elapsed_s=round(time.perf_counter() - started, 6),
+    )
+
+
+def run_jobs_sync(jobs: Iterable[Job], backend: JudgeBackend, run_dir: Path, **options: Any) -> RunSummary:
+    """Blocking wrapper around run_jobs (see there for the options)."""
+    return asyncio.run(run_jobs(jobs, backend, run_dir, **options))
+
+
+def job_to_json(job: Job) -> dict[str, Any]:
+    """A job as a JSON object (message content must be text)."""
+    return {"item_id": job.item_id, "condition": job.condition, "seed": job.seed,
+            "messages": [{"role": m.role, "content": m.text()} for m in job.request.messages],
+            "params": job.request.params.to_json()}
+
+
+def job_from_json(obj: Mapping[str, Any], where: str = "job") -> Job:
+    """A job from its JSON object (see job_to_json); InputError naming ``where`` if malformed."""
+    try:
+        messages = tuple(Message(str(m["role"]), str(m["content"])) for m in obj["messages"])
+        raw = obj.get("params") or {}
+        params = GenerationParams(temperature=float(raw.get("temperature", 0.0)),
+                                  max_tokens=raw.get("max_tokens"), seed=raw.get("seed"),
+                                  extra=dict(raw.get("extra") or {}))
+        return Job(str(obj["item_id"]), str(obj["condition"]), int(obj["seed"]), JudgeRequest(messages, params))
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise InputError(f"{where}: not a job ({type(exc).__name__}: {exc})") from None
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m judges.runner``: judge a JSONL file of jobs (see job_to_json) into a run directory."""
+    import click
+
+    from judges.backends import make_backend
+    from simulator.storage import iter_jsonl
+
+    @click.command()
+    @click.option("--jobs", "jobs_path", required=True, type=click.Path(path_type=Path), help="JSONL of jobs.")
+    @click.option("--judge", required=True, help="openai:MODEL, replay:PATH, builtin:NAME or stub.")
+    @click.option("--out", required=True, type=click.Path(path_type=Path), help="Run directory.")
+    @click.option("--base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")
+    @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True)
+    @click.option("--concurrency", default=16, show_default=True, type=int)
+    @click.option("--timeout", default=60.0, show_default=True, type=float)
+    @click.option("--max-retries", default=5, show_default=True, type=int)
+    @click.option("--backoff", default=0.5, show_default=True, type=float, help="Backoff base in seconds.")
+    @click.option("--cache", "cache_path", default=None, type=click.Path(path_type=Path), help="SQLite cache.")
+    def command(jobs_path, judge, out, base_url, api_key_env, concurrency, timeout, max_retries, backoff, cache_path):
+        try:
+            jobs = [job_from_json(obj, f"{jobs_path}:{n}") for n, obj in iter_jsonl(jobs_path)]
+            backend = make_backend(judge, base_url=base_url, api_key_env=api_key_env, timeout=timeout,
+                                   max_retries=max_retries, concurrency=concurrency, backoff_base=backoff)
+            cache = ResponseCache(cache_path) if cache_path else None
+            summary = run_jobs_sync(jobs, backend, out, concurrency=concurrency, cache=cache)
+        except InputError as exc:
+            click.echo(f"error: {exc.message}", err=True)
+            sys.exit(2)
+        click.echo(dumps(summary.to_json()))
+
+    command.main(args=argv, prog_name="python -m judges.runner", standalone_mode=True)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,270 @@
+"""The runner end to end against a real local chat server: logging, resume after SIGKILL, cache, replay, exit 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from judges.backends import GenerationParams, JudgeRequest, Message, make_backend
+from judges.cache import ResponseCache
+from judges.runner import JUDGMENTS, Job, job_to_json, load_judgments, run_jobs_sync
+from simulator.errors import InputError
+from tests.judges.chat_server import ChatServer, Reply, request_key
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def make_jobs(items=6, conditions=("cargo", "direct"), seeds=(0, 1)) -> list[Job]:
+    """Jobs whose prompts name their key; odd items carry the server's fail marker."""
+    jobs = []
+    for i in range(items):
+        for condition in conditions:
+            for seed in seeds:
+                marker = " SHOULD_FAIL" if i % 2 else ""
+                text = f"judge item-{i:03d} under {condition}{marker}"
+                request = JudgeRequest((Message("system", "You are a judge."), Message("user", text)),
+                                       GenerationParams(seed=seed))
+                jobs.append(Job(f"item-{i:03d}", condition, seed, request))
+    return jobs
+
+
+def server_key(job: Job) -> str:
+    return request_key({"messages": [{"role": m.role, "content": m.text()} for m in job.request.messages],
+                        "seed": job.request.params.seed})
+
+
+@pytest.fixture(scope="module")
+def server():
+    with ChatServer() as running:
+        yield running
+
+
+@pytest.fixture
+def chat(server):
+    server.reset()
+    server.delay = 0.0
+    return server
+
+
+def backend_for(server, **options):
+    options.setdefault("backoff_base", 0.01)
+    return make_backend("openai:judge", base_url=server.base_url, api_key_env="ORGBENCH_NO_KEY", **options)
+
+
+def lines_of(run_dir: Path) -> list[dict]:
+    return [json.loads(line) for line in (run_dir / JUDGMENTS).read_text().splitlines()]
+
+
+def keys_of(rows) -> list[tuple]:
+    return [(r["item_id"], r["condition"], r["seed"]) for r in rows]
+
+
+def test_a_run_writes_one_sorted_line_per_key(chat, tmp_path):
+    jobs = make_jobs()
+    summary = run_jobs_sync(jobs, backend_for(chat), tmp_path / "run", concurrency=5, progress=False,
+                            parameters={"suite": "s1"})
+    rows = lines_of(tmp_path / "run")
+    assert keys_of(rows) == sorted(job.key for job in jobs)
+    assert summary.jobs == summary.requested == summary.written == summary.judgments == 24
+    assert (summary.penalized, summary.passed, summary.errors, summary.unparsed) == (12, 12, 0, 0)
+    assert summary.prompt_tokens == sum(r["usage"]["prompt_tokens"] for r in rows) > 0
+    assert summary.completion_tokens == sum(r["usage"]["completion_tokens"] for r in rows) > 0
+    first = rows[0]
+    assert first["item_id"] == "item-000" and first["penalized"] is False and first["error"] is None
+    assert first["verdict"]["verdict"] == "pass" and first["verdict"]["claims"][0]["status"] == "supported"
+    assert len(first["request_hash"]) == 64 and first["model"] == "judge"
+    assert rows[4]["item_id"] == "item-001" and rows[4]["penalized"] is True
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run["judge"] == "openai:judge" and run["parameters"] == {"suite": "s1"}
+    assert set(chat.counts.values()) == {1}
+
+
+def test_same_jobs_give_byte_identical_logs_at_any_concurrency(chat, tmp_path):
+    jobs = make_jobs(items=10)
+    run_jobs_sync(jobs, backend_for(chat), tmp_path / "a", concurrency=1, progress=False)
+    run_jobs_sync(list(reversed(jobs)), backend_for(chat), tmp_path / "b", concurrency=16, progress=False)
+    assert (tmp_path / "a" / JUDGMENTS).read_bytes() == (tmp_path / "b" / JUDGMENTS).read_bytes()
+
+
+def test_resume_asks_only_for_what_is_missing(chat, tmp_path):
+    jobs = make_jobs()
+    run_jobs_sync(jobs[:10], backend_for(chat), tmp_path / "run", progress=False)
+    summary = run_jobs_sync(jobs, backend_for(chat), tmp_path / "run", progress=False)
+    assert (summary.already_done, summary.requested, summary.judgments) == (10, 14, 24)
+    assert keys_of(lines_of(tmp_path / "run")) == sorted(job.key for job in jobs)
+    assert set(chat.counts.values()) == {1} and len(chat.counts) == 24
+    again = run_jobs_sync(jobs, backend_for(chat), tmp_path / "run", progress=False)
+    assert again.requested == 0 and chat.total == 24
+
+
+def test_torn_last_line_is_truncated_and_redone(chat, tmp_path):
+    jobs = make_jobs(items=3)
+    run_jobs_sync(jobs[:5], backend_for(chat), tmp_path / "run", progress=False)
+    log = tmp_path / "run" / JUDGMENTS
+    torn = log.read_text().splitlines()[-1][:40]
+    log.write_text("".join(line + "\n" for line in log.read_text().splitlines()[:-1]) + torn)
+    run_jobs_sync(jobs, backend_for(chat), tmp_path / "run", progress=False)
+    assert keys_of(lines_of(tmp_path / "run")) == sorted(job.key for job in jobs)
+    assert chat.total == 5 + 8  # the torn judgment was asked again, nothing else
+
+
+def test_errors_are_logged_then_retried_on_resume(chat, tmp_path):
+    jobs = make_jobs(items=2)
+    chat.plan(Reply("status", status=400, body='{"error": {"message": "prompt too long"}}'))
+    summary = run_jobs_sync(jobs, backend_for(chat), tmp_path / "run", concurrency=1, progress=False)
+    assert summary.errors == 1 and summary.judgments == 8
+    (bad,) = [r for r in lines_of(tmp_path / "run") if r["error"]]
+    assert "HTTP 400 (prompt too long)" in bad["error"]
+    assert bad["penalized"] is None and bad["verdict"] is None and bad["response"] is None
+    summary = run_jobs_sync(jobs, backend_for(chat), tmp_path / "run", progress=False)
+    assert (summary.requested, summary.errors, summary.judgments) == (1, 0, 8)
+    assert keys_of(lines_of(tmp_path / "run")) == sorted(job.key for job in jobs)
+
+
+def test_unparsed_and_cannot_decide_are_counted_apart(chat, tmp_path):
+    jobs = make_jobs(items=1, seeds=(0,))
+    chat.plan(Reply(text="I think it is fine."), Reply(text='{"verdict": "cannot_decide"}'))
+    summary = run_jobs_sync(jobs, backend_for(chat), tmp_path / "run", concurrency=1, progress=False)
+    assert (summary.unparsed, summary.cannot_decide, summary.passed, summary.penalized) == (1, 1, 0, 0)
+    rows = lines_of(tmp_path / "run")
+    assert [r["verdict"]["verdict"] for r in rows] == ["unparsed", "cannot_decide"]
+    assert [r["penalized"] for r in rows] == [None, None]
+    assert rows[0]["response"] == "I think it is fine."
+
+
+def test_cache_answers_a_new_run_without_requests(chat, tmp_path):
+    jobs = make_jobs()
+    with ResponseCache(tmp_path / "cache.sqlite") as cache:
+        run_jobs_sync(jobs, backend_for(chat), tmp_path / "a", progress=False, cache=cache)
+        assert len(cache) == 24
+        summary = run_jobs_sync(jobs, backend_for(chat), tmp_path / "b", progress=False, cache=cache)
+    assert (summary.from_cache, summary.requested) == (24, 0)
+    assert chat.total == 24
+    assert (tmp_path / "a" / JUDGMENTS).read_bytes() == (tmp_path / "b" / JUDGMENTS).read_bytes()
+    with ResponseCache(tmp_path / "cache.sqlite") as cache:
+        other = make_backend("openai:other", base_url=chat.base_url, api_key_env="ORGBENCH_NO_KEY")
+        summary = run_jobs_sync(jobs[:4], other, tmp_path / "c", progress=False, cache=cache)
+    assert summary.requested == 4  # another model is another cache key
+
+
+def test_replay_reproduces_a_run_exactly(chat, tmp_path):
+    jobs = make_jobs()
+    run_jobs_sync(jobs, backend_for(chat), tmp_path / "live", progress=False)
+    summary = run_jobs_sync(jobs, make_backend(f"replay:{tmp_path / 'live'}"), tmp_path / "replayed", progress=False)
+    assert summary.requested == 24 and chat.total == 24
+    live, replayed = lines_of(tmp_path / "live"), lines_of(tmp_path / "replayed")
+    assert live == replayed
+    extra = make_jobs(items=7)[-1]
+    with pytest.raises(InputError, match="no recorded response for request"):
+        run_jobs_sync([extra], make_backend(f"replay:{tmp_path / 'live'}"), tmp_path / "missing", progress=False)
+
+
+def test_endpoint_going_away_stops_the_run_and_keeps_its_judgments(tmp_path):
+    jobs = make_jobs(items=10)
+    with ChatServer() as server:
+        server.stop_after = 12
+        backend = make_backend("openai:judge", base_url=server.base_url, max_retries=2, backoff_base=0.01)
+        with pytest.raises(InputError) as info:
+            run_jobs_sync(jobs, backend, tmp_path / "run", concurrency=1, progress=False)
+        message = str(info.value)
+        assert "unreachable after 3 attempts" in message and server.base_url in message and "\n" not in message
+    kept = lines_of(tmp_path / "run")
+    assert len(kept) == 12 and len(set(keys_of(kept))) == 12
+    with ChatServer() as other:  # the server comes back on another port: resume there
+        backend = make_backend("openai:judge", base_url=other.base_url)
+        summary = run_jobs_sync(jobs, backend, tmp_path / "run", progress=False)
+        assert (summary.already_done, summary.requested) == (12, 28)
+        assert keys_of(lines_of(tmp_path / "run")) == sorted(job.key for job in jobs)
+
+
+def test_bad_arguments_are_input_errors(chat, tmp_path):
+    jobs = make_jobs(items=1)
+    with pytest.raises(InputError, match="given twice"):
+        run_jobs_sync(jobs + jobs[:1], backend_for(chat), tmp_path / "run", progress=False)
+    run_jobs_sync(jobs, backend_for(chat), tmp_path / "run", progress=False)
+    other = make_backend("openai:other", base_url=chat.base_url)
+    with pytest.raises(InputError, match="made by judge 'openai:judge', not 'openai:other'"):
+        run_jobs_sync(jobs, other, tmp_path / "run", progress=False)
+    (tmp_path / "run" / JUDGMENTS).write_text('{"item_id": "x"}\n')
+    with pytest.raises(InputError, match=r"judgments.jsonl:1: a judgment needs item_id, condition and seed"):
+        run_jobs_sync(jobs, backend_for(chat), tmp_path / "run", progress=False)
+
+
+def test_load_judgments_ignores_a_torn_tail(chat, tmp_path):
+    run_jobs_sync(make_jobs(items=1), backend_for(chat), tmp_path / "run", progress=False)
+    with open(tmp_path / "run" / JUDGMENTS, "a") as handle:
+        handle.write('{"item_id": "item-9')
+    assert len(load_judgments(tmp_path / "run")) == 4
+
+
+def _write_jobs(path: Path, jobs) -> None:
+    path.write_text("".join(json.dumps(job_to_json(job)) + "\n" for job in jobs))
+
+
+def _runner_cmd(jobs_path, out, base_url, *extra) -> list[str]:
+    return [sys.executable, "-m", "judges.runner", "--jobs", str(jobs_path), "--judge", "openai:judge",
+            "--out", str(out), "--base-url", base_url, "--api-key-env", "ORGBENCH_NO_KEY", *extra]
+
+
+def test_sigkill_half_way_then_resume_gives_exactly_one_judgment_per_key(tmp_path):
+    jobs = make_jobs(items=30)  # 120 judgments
+    jobs_path = tmp_path / "jobs.jsonl"
+    _write_jobs(jobs_path, jobs)
+    out = tmp_path / "run"
+    with ChatServer(delay=0.05) as server:
+        proc = subprocess.Popen(_runner_cmd(jobs_path, out, server.base_url, "--concurrency", "4"), cwd=REPO,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        log = out / JUDGMENTS
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if log.exists() and log.read_bytes().count(b"\n") >= 40:
+                break
+            time.sleep(0.01)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        survived = [json.loads(line) for line in log.read_bytes().split(b"\n")[:-1]]
+        assert 40 <= len(survived) < 120, "the kill must land half way"
+        done_keys = set(keys_of(survived))
+        asked_before = dict(server.counts)
+
+        resumed = subprocess.run(_runner_cmd(jobs_path, out, server.base_url, "--concurrency", "8"), cwd=REPO,
+                                 capture_output=True, text=True, timeout=120)
+        assert resumed.returncode == 0, resumed.stderr
+        summary = json.loads(resumed.stdout)
+        assert summary["already_done"] == len(done_keys) and summary["judgments"] == 120
+        rows = lines_of(out)
+        assert keys_of(rows) == sorted(job.key for job in jobs)  # exactly one per key, nothing else
+        for job in jobs:
+            count = server.counts[server_key(job)]
+            if job.key in done_keys:
+                assert count == 1, f"{job.key} was finished before the kill but asked again"
+            else:
+                assert count == asked_before.get(server_key(job), 0) + 1
+
+
+def test_unreachable_endpoint_exits_2_with_one_line_and_keeps_judgments(tmp_path):
+    jobs = make_jobs(items=3)
+    jobs_path = tmp_path / "jobs.jsonl"
+    _write_jobs(jobs_path, jobs[:6])
+    out = tmp_path / "run"
+    with ChatServer() as server:
+        first = subprocess.run(_runner_cmd(jobs_path, out, server.base_url), cwd=REPO, capture_output=True,
+                               text=True, timeout=60)
+        assert first.returncode == 0, first.stderr
+        gone = server.base_url
+    before = (out / JUDGMENTS).read_bytes()
+    _write_jobs(jobs_path, jobs)
+    result = subprocess.run(_runner_cmd(jobs_path, out, gone, "--max-retries", "2", "--backoff", "0.01"), cwd=REPO,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr.count("\n") == 1
+    assert result.stderr.startswith("error: item ") and f"{gone}/chat/completions: unreachable after 3 attempts" in result.stderr
+    assert (out / JUDGMENTS).read_bytes() == before
