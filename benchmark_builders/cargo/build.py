@@ -1,0 +1,291 @@
+"""Build a CARGO-Bench suite from worlds: items, truth, golden set, gating set, manifest.
+
+The plan (which family and style each item has) is drawn once for the whole
+suite so the family counts are exact; items are then spread over the world
+seeds. Each item pairs a live case with the golden reference of the same
+runbook that best matches its question. Item ids are random draws, so they
+say nothing about the family, and items are written in id order.
+
+Files (ARCHITECTURE.md "Suites and runs"):
+``items.jsonl`` what a judge may see; ``truth.jsonl`` family, label and the
+perturbation; ``golden.jsonl`` the retrieval golden set; ``retrieval.jsonl``
+the retrieval ranking and margin of every item and gating item;
+``gating.jsonl`` / ``gating_truth.jsonl`` out-of-scope questions whose
+runbook has no golden reference; ``suite.json``; ``MANIFEST.json``.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from benchmark_builders.cargo.answers import Answer, correct_answer
+from benchmark_builders.cargo.cases import SupportCase, cases_by_procedure, cases_from_world
+from benchmark_builders.cargo.perturb import CORRUPTIONS, available_corruptions, contradict, corrupt
+from benchmark_builders.cargo.retrieval import GoldenIndex, best_per_group, margin
+from benchmark_builders.cargo.wording import (
+    ANSWER_VARIANTS, extra_sentences, render_answer, render_context, render_question, render_reference,
+)
+from simulator.errors import InputError
+from simulator.procedures import PROCEDURES
+from simulator.storage import staged_directory, write_json, write_jsonl, write_manifest
+
+FORMAT_VERSION = 1
+FAMILIES: tuple[str, ...] = ("P1", "P3", "P2", "P4")
+SHOULD_PENALIZE = {"P1": False, "P3": False, "P2": True, "P4": True}
+FAMILY_NAMES = {"P1": "entity transplant", "P3": "benign divergence", "P2": "contradiction",
+                "P4": "procedural corruption"}
+
+
+@dataclass(frozen=True)
+class SuiteConfig:
+    """What a suite is made of: family sizes, golden set, gating set and the builder's seed."""
+
+    sizes: dict[str, int] = field(default_factory=lambda: {"P1": 50, "P3": 96, "P2": 50, "P4": 50})
+    golden_per_procedure: int = 2
+    out_of_scope: tuple[str, ...] = ("RB-LICENSE-TRANSFER", "RB-PASSWORD-RESET")
+    gating_per_world: int = 5
+    two_value_share: float = 0.2     # share of P2 items with two contradicted values
+    max_extras: int = 2              # benign extra sentences per "extra"-style candidate: 1..max_extras
+    seed: int = 0
+
+    def validate(self) -> None:
+        """Raise InputError naming the bad field."""
+        if set(self.sizes) != set(FAMILIES) or any(not isinstance(v, int) or v < 0 for v in self.sizes.values()):
+            raise InputError(f"sizes: expected non-negative counts for {', '.join(FAMILIES)}, got {self.sizes}")
+        if self.sizes["P1"] + self.sizes["P3"] == 0:
+            raise InputError("sizes: P1 and P3 cannot both be 0 (the styles of P2/P4 follow them)")
+        known = {p.procedure_id for p in PROCEDURES}
+        for pid in self.out_of_scope:
+            if pid not in known:
+                raise InputError(f"out_of_scope: unknown runbook {pid}")
+        if self.golden_per_procedure < 1:
+            raise InputError("golden_per_procedure: must be at least 1")
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A built suite, as the rows of its files."""
+
+    meta: dict[str, Any]
+    items: list[dict]
+    truth: list[dict]
+    golden: list[dict]
+    retrieval: list[dict]
+    gating: list[dict]
+    gating_truth: list[dict]
+
+
+def _split(total: int, parts: int) -> list[int]:
+    return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
+
+
+def plan_items(config: SuiteConfig, n_worlds: int, rng: random.Random) -> list[list[tuple[str, str]]]:
+    """(family, style) of every item, per world; P2/P4 styles follow the should-not families' mix."""
+    sizes = config.sizes
+    plain_share = sizes["P1"] / (sizes["P1"] + sizes["P3"])
+    specs: list[tuple[str, str]] = [("P1", "plain")] * sizes["P1"] + [("P3", "extra")] * sizes["P3"]
+    for family in ("P2", "P4"):
+        plain = round(sizes[family] * plain_share)
+        specs += [(family, "plain")] * plain + [(family, "extra")] * (sizes[family] - plain)
+    rng.shuffle(specs)
+    per_world: list[list[tuple[str, str]]] = [[] for _ in range(n_worlds)]
+    for index, spec in enumerate(specs):
+        per_world[index % n_worlds].append(spec)
+    return per_world
+
+
+class _WorldBuilder:
+    """Items of one world: its golden set, its live cases, its gating questions."""
+
+    def __init__(self, world_seed: int, cases: Sequence[SupportCase], config: SuiteConfig, rng: random.Random):
+        self.seed, self.config, self.rng = world_seed, config, rng
+        groups = cases_by_procedure(cases)
+        self.golden: list[dict] = []
+        self.live: dict[str, list[SupportCase]] = {}
+        self.oos: list[SupportCase] = []
+        for procedure in PROCEDURES:
+            group = groups.get(procedure.procedure_id, [])
+            if procedure.procedure_id in config.out_of_scope:
+                self.oos += group
+                continue
+            if not group:
+                continue
+            k = min(config.golden_per_procedure, max(1, len(group) - 1))
+            chosen = sorted(rng.sample(range(len(group)), k))
+            for index in chosen:
+                self._add_golden(group[index])
+            self.live[procedure.procedure_id] = [c for i, c in enumerate(group) if i not in chosen]
+        if len({g["procedure_id"] for g in self.golden}) < 2:
+            raise InputError(f"world seed {world_seed}: fewer than two runbooks with completed cases; "
+                             "simulate more days or people")
+        self.index = GoldenIndex.build([g["golden_id"] for g in self.golden], [g["question"] for g in self.golden])
+        self.procedure_of = {g["golden_id"]: g["procedure_id"] for g in self.golden}
+        self.by_id = {g["golden_id"]: g for g in self.golden}
+        self.pool = [c for pid in sorted(self.live) for c in self.live[pid]]
+        rng.shuffle(self.pool)
+        self.cursor = 0
+
+    def _add_golden(self, case: SupportCase) -> None:
+        self.golden.append({
+            "golden_id": f"G-{self.rng.getrandbits(40):010x}", "world_seed": self.seed, "case_id": case.case_id,
+            "procedure_id": case.procedure_id, "question": render_question(case, self.rng),
+            "reference": render_reference(correct_answer(case)),
+        })
+
+    def _next_case(self, accept=lambda case: True) -> SupportCase:
+        if not self.pool:
+            raise InputError(f"world seed {self.seed}: no live cases left after the golden set; "
+                             "simulate more days or people")
+        for offset in range(len(self.pool)):
+            case = self.pool[(self.cursor + offset) % len(self.pool)]
+            if accept(case):
+                self.cursor = (self.cursor + offset + 1) % len(self.pool)
+                return case
+        return None
+
+    def _retrieve(self, question: str, procedure_id: str | None) -> tuple[dict, dict]:
+        ranking = self.index.rank(question)
+        per_runbook = best_per_group(ranking, self.procedure_of)
+        top1, top1_sim = per_runbook[0]
+        record = {"top1": top1, "top1_similarity": top1_sim,
+                  "top2": per_runbook[1][0] if len(per_runbook) > 1 else None,
+                  "top2_similarity": per_runbook[1][1] if len(per_runbook) > 1 else 0.0,
+                  "margin": margin(per_runbook)}
+        if procedure_id is None:
+            return self.by_id[top1], record
+        best_same = next(gid for gid, _ in ranking if self.procedure_of[gid] == procedure_id)
+        return self.by_id[best_same], record
+
+    def item(self, family: str, style: str, corruption: str | None) -> tuple[dict, dict, dict]:
+        """One judged item, its truth and its retrieval record."""
+        rng = self.rng
+        if family == "P4":
+            case = self._next_case(lambda c: corruption in available_corruptions(c.procedure))
+            if case is None:
+                corruption = rng.choice(sorted(set(CORRUPTIONS) - {"wrong_escalation"}))
+                case = self._next_case()
+        else:
+            case = self._next_case()
+        answer = correct_answer(case)
+        extras = ()
+        if style == "extra":
+            extras = extra_sentences(rng, len(answer.steps), rng.randint(1, self.config.max_extras))
+            answer = Answer(answer.header, answer.steps, extras)
+        perturbation: dict[str, Any] | None = None
+        if family == "P2":
+            n_values = 2 if rng.random() < self.config.two_value_share else 1
+            answer, perturbation = contradict(answer, case.facts, rng, n_values)
+        elif family == "P4":
+            answer, perturbation = corrupt(answer, case.procedure, corruption, rng)
+        elif family == "P3":
+            perturbation = {"kind": "benign_extra", "extras": [text for _, text in extras]}
+        variant = rng.choice(ANSWER_VARIANTS)
+        question = render_question(case, rng)
+        golden, retrieval = self._retrieve(question, case.procedure_id)
+        item_id = f"cb-{rng.getrandbits(48):012x}"
+        item = {"item_id": item_id, "question": question, "live_context": render_context(case),
+                "reference": golden["reference"], "candidate": render_answer(answer, variant)}
+        truth = {"item_id": item_id, "family": family, "family_name": FAMILY_NAMES[family],
+                 "should_penalize": SHOULD_PENALIZE[family], "style": style, "variant": variant,
+                 "world_seed": self.seed, "case_id": case.case_id, "procedure_id": case.procedure_id,
+                 "reference_golden_id": golden["golden_id"], "reference_case_id": golden["case_id"],
+                 "perturbation": perturbation,
+                 "retrieval_top1_correct": self.procedure_of[retrieval["top1"]] == case.procedure_id}
+        return item, truth, {"item_id": item_id, "set": "judged", **retrieval}
+
+    def gating_item(self) -> tuple[dict, dict, dict] | None:
+        """One out-of-scope question (its runbook has no golden reference), or None if the world has none."""
+        if not self.oos:
+            return None
+        case = self.oos[self.rng.randrange(len(self.oos))]
+        question = render_question(case, self.rng)
+        golden, retrieval = self._retrieve(question, None)
+        item_id = f"cg-{self.rng.getrandbits(48):012x}"
+        item = {"item_id": item_id, "question": question, "live_context": render_context(case),
+                "reference": golden["reference"],
+                "candidate": render_answer(correct_answer(case), self.rng.choice(ANSWER_VARIANTS))}
+        truth = {"item_id": item_id, "should_abstain": True, "world_seed": self.seed, "case_id": case.case_id,
+                 "procedure_id": case.procedure_id, "retrieved_procedure_id": self.procedure_of[retrieval["top1"]]}
+        return item, truth, {"item_id": item_id, "set": "gating", **retrieval}
+
+
+def build_suite(worlds: Sequence[tuple[int, Sequence[SupportCase]]], config: SuiteConfig | None = None,
+                world_meta: Iterable[dict] = ()) -> Suite:
+    """Build a suite from (world seed, completed cases) pairs."""
+    config = config or SuiteConfig()
+    config.validate()
+    if not worlds:
+        raise InputError("no worlds to build from")
+    rng = random.Random(f"cargo-suite:{config.seed}")
+    plan = plan_items(config, len(worlds), rng)
+    items, truth, retrieval, golden, gating, gating_truth = [], [], [], [], [], []
+    corruption_cycle = 0
+    for (world_seed, cases), specs in zip(worlds, plan):
+        builder = _WorldBuilder(world_seed, cases, config, random.Random(f"cargo-world:{config.seed}:{world_seed}"))
+        golden += builder.golden
+        for family, style in specs:
+            corruption = None
+            if family == "P4":
+                corruption = CORRUPTIONS[corruption_cycle % len(CORRUPTIONS)]
+                corruption_cycle += 1
+            item, row, ret = builder.item(family, style, corruption)
+            items.append(item); truth.append(row); retrieval.append(ret)
+        for _ in range(config.gating_per_world):
+            made = builder.gating_item()
+            if made:
+                gating.append(made[0]); gating_truth.append(made[1]); retrieval.append(made[2])
+    ids = [i["item_id"] for i in items] + [g["item_id"] for g in gating]
+    if len(set(ids)) != len(ids):
+        raise InputError("item id collision; change the suite seed")
+    key = lambda row: row["item_id"]
+    items.sort(key=key); truth.sort(key=key); retrieval.sort(key=key); gating.sort(key=key); gating_truth.sort(key=key)
+    golden.sort(key=lambda g: g["golden_id"])
+    meta = _meta(config, worlds, world_meta, items, truth, gating, golden)
+    return Suite(meta, items, truth, golden, retrieval, gating, gating_truth)
+
+
+def _meta(config, worlds, world_meta, items, truth, gating, golden) -> dict[str, Any]:
+    by_id = {i["item_id"]: i for i in items}
+    counts = {f: sum(1 for t in truth if t["family"] == f) for f in FAMILIES}
+    styles = {f: {s: sum(1 for t in truth if t["family"] == f and t["style"] == s) for s in ("plain", "extra")}
+              for f in FAMILIES}
+    length = {f: round(statistics.fmean(len(by_id[t["item_id"]]["candidate"]) for t in truth if t["family"] == f), 1)
+              for f in FAMILIES if counts[f]}
+    kinds: dict[str, int] = {}
+    for t in truth:
+        if t["family"] == "P4":
+            kinds[t["perturbation"]["kind"]] = kinds.get(t["perturbation"]["kind"], 0) + 1
+    return {"format_version": FORMAT_VERSION, "kind": "cargo-bench", "config": asdict(config),
+            "world_seeds": [seed for seed, _ in worlds], "worlds": list(world_meta),
+            "counts": counts, "items": len(items), "gating_items": len(gating), "golden": len(golden),
+            "styles": styles, "mean_candidate_chars": length, "p4_kinds": dict(sorted(kinds.items()))}
+
+
+def suite_from_world_objects(worlds: Sequence, config: SuiteConfig | None = None) -> Suite:
+    """Build a suite from loaded World objects."""
+    pairs = [(world.seed, cases_from_world(world)) for world in worlds]
+    meta = [{"seed": w.seed, "counts": dict(w.meta.get("counts", {}))} for w in worlds]
+    return build_suite(pairs, config, meta)
+
+
+def write_suite(suite: Suite, out_dir: Path) -> None:
+    """Write a suite directory atomically, with its manifest."""
+    with staged_directory(Path(out_dir)) as tmp:
+        write_suite_files(suite, tmp)
+        write_manifest(tmp)
+
+
+def write_suite_files(suite: Suite, directory: Path) -> None:
+    """Write a suite's files into an existing directory (no manifest)."""
+    directory = Path(directory)
+    write_json(directory / "suite.json", suite.meta)
+    write_jsonl(directory / "items.jsonl", suite.items)
+    write_jsonl(directory / "truth.jsonl", suite.truth)
+    write_jsonl(directory / "golden.jsonl", suite.golden)
+    write_jsonl(directory / "retrieval.jsonl", suite.retrieval)
+    write_jsonl(directory / "gating.jsonl", suite.gating)
+    write_jsonl(directory / "gating_truth.jsonl", suite.gating_truth)

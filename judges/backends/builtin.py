@@ -1,0 +1,385 @@
+"""Built-in procedural judges: honest offline baselines that read only the rendered request.
+
+Each judge parses the text a condition shows — the sections of the user
+message (question, live context, reference, candidate) and the instructions
+of the system message (the rubric's fact authority, the claim statuses on
+offer) — the way any reader of that text could, and answers with verdict
+JSON like an LLM would, so its answer goes through the same parser.
+
+- ``literal``: the reference is the target; every value and every step of the
+  candidate must match it.
+- ``grounded``: extracts claims and labels each supported / contradicted /
+  unverifiable against the fact authority the rubric names (the live context,
+  or the reference); checks the steps against the reference used as a
+  procedural exemplar; fails only on contradictions and procedural errors.
+  When only two statuses are offered, a claim the evidence does not support
+  is labelled contradicted.
+- ``token-f1``: token F1 between candidate and reference, pass at ≥ 0.5.
+- ``noref``: internal consistency only (no value stated two ways).
+
+How text is read: values are tokens with a digit or an ``@`` (identifiers,
+dates, codes, amounts, emails) and, after a field name, the words of a small
+lexicon of mutually exclusive statuses; a step of the reference is a numbered
+or bulleted line, and its action is the text before its details (``(``,
+``[`` or ``:``); a candidate performs that step when the action phrase
+appears in one of its sentences.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+from judges.backends.base import JudgeRequest, JudgeResponse, Usage
+
+#: Status words that exclude each other within one group (general support vocabulary).
+STATUS_LEXICON: tuple[tuple[str, ...], ...] = (
+    ("active", "expired", "inactive", "lapsed"),
+    ("open", "in progress", "pending customer", "resolved", "closed"),
+    ("basic", "next business day", "four hour"),
+)
+_LEXICON_WORDS = {w: i for i, group in enumerate(STATUS_LEXICON) for w in group}
+_STOP = frozenset("""a an the and or but to of on in for with by from at as into onto is are was were be been
+being it its this that these those we i our us you your they them he she his her their then next first finally
+after also so up via per""".split())
+_LIST_MARKER = re.compile(r"^\s*(?:\d+[.)]|[-*•]|step\s+\d+\s*[:.)-])\s*", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+_SECTION = re.compile(r"^## +(.+?)\s*$", re.MULTILINE)
+_CONTEXT_LINE = re.compile(r"^([A-Za-z][A-Za-z ]*?):\s+(.+?)\s*$")
+_STRIP = "()[]{}<>,;:\"'“”`"
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+
+
+# --------------------------------------------------------------------------- reading the request
+
+@dataclass(frozen=True)
+class Shown:
+    """What a rendered request shows a judge."""
+
+    question: str = ""
+    context: str | None = None
+    reference: str | None = None
+    candidate: str = ""
+    fact_authority: str = "none"            # context | reference | none (from the rubric)
+    statuses: tuple[str, ...] = ("supported", "contradicted", "unverifiable")
+
+
+def read_request(request: JudgeRequest) -> Shown:
+    """Split a rendered request into its sections and read the instructions a judge must follow."""
+    system = "\n".join(m.text() for m in request.messages if m.role == "system")
+    user = "\n".join(m.text() for m in request.messages if m.role != "system")
+    sections: dict[str, str] = {}
+    matches = list(_SECTION.finditer(user))
+    for index, match in enumerate(matches):
+        end = matches[index + 1].start() if index + 1 < len(matches) else len(user)
+        heading = match.group(1).lower()
+        body = user[match.end():end].strip()
+        for key in ("question", "context", "reference", "candidate"):
+            if key in heading:
+                sections[key] = body
+                break
+    authority = "none"
+    for line in system.splitlines():
+        low = line.lower()
+        if "agrees with the live context" in low:
+            authority = "context"
+            break
+        if "agrees with the reference" in low:
+            authority = "reference"
+            break
+    statuses = ("supported", "contradicted", "unverifiable")
+    found = re.search(r"claim statuses:\s*(.+?)\.?\s*$", system, re.IGNORECASE | re.MULTILINE)
+    if found:
+        statuses = tuple(s.strip().lower() for s in found.group(1).split(",") if s.strip())
+    return Shown(sections.get("question", ""), sections.get("context"), sections.get("reference"),
+                 sections.get("candidate", ""), authority, statuses)
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a text, one per line or sentence, list markers removed."""
+    out = []
+    for line in text.splitlines():
+        line = _LIST_MARKER.sub("", line.strip())
+        out += [s.strip() for s in _SENTENCE.split(line) if s.strip()]
+    return out
+
+
+def values(text: str) -> list[str]:
+    """Tokens that state a specific value: anything with a digit or an @ (trailing period removed)."""
+    out = []
+    for raw in text.split():
+        token = raw.strip(_STRIP).rstrip(".").strip(_STRIP)
+        if token and (any(ch.isdigit() for ch in token) or "@" in token):
+            out.append(token)
+    return out
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def status_claims(text: str) -> list[tuple[str, str]]:
+    """(field word, status) pairs: a lexicon status within two words after a field word."""
+    words = _words(" ".join(text.replace("_", " ").split()))
+    out = []
+    for index, word in enumerate(words):
+        for width in (3, 2, 1):
+            phrase = " ".join(words[index:index + width])
+            if phrase in _LEXICON_WORDS and index > 0:
+                back = [w for w in words[max(0, index - 3):index] if w not in _STOP]
+                if back:
+                    out.append((back[-1], phrase))
+                break
+    return out
+
+
+def _shape(token: str) -> str:
+    if "@" in token:
+        return "email"
+    prefix = re.match(r"^([A-Za-z]+)-", token)
+    if prefix:
+        return "prefix:" + prefix.group(1).upper()
+    return "shape:" + re.sub(r"[A-Za-z]", "a", re.sub(r"\d", "9", token))
+
+
+@dataclass
+class Evidence:
+    """Facts a judge checks claims against: value tokens by kind, and field statuses."""
+
+    values: set[str] = field(default_factory=set)
+    kinds: set[str] = field(default_factory=set)
+    statuses: dict[str, set[str]] = field(default_factory=dict)
+
+    @staticmethod
+    def of(*texts: str | None) -> "Evidence":
+        """Evidence from free text and ``Field: value`` lines."""
+        evidence = Evidence()
+        for text in texts:
+            if not text:
+                continue
+            for token in values(text):
+                evidence.values.add(token)
+                evidence.kinds.add(_shape(token))
+            for line in text.splitlines():
+                match = _CONTEXT_LINE.match(line.strip())
+                if match and match.group(2).lower().replace("_", " ") in _LEXICON_WORDS:
+                    label = _words(match.group(1))[-1]
+                    evidence.statuses.setdefault(label, set()).add(match.group(2).lower().replace("_", " "))
+            for label, status in status_claims(text):
+                evidence.statuses.setdefault(label, set()).add(status)
+        return evidence
+
+    def status_of(self, token: str) -> str:
+        """supported if stated, contradicted if a different value of the same kind is stated, else unverifiable."""
+        if token in self.values:
+            return "supported"
+        return "contradicted" if _shape(token) in self.kinds else "unverifiable"
+
+    def status_of_field(self, label: str, status: str) -> str:
+        """The same three-way status for a field's status word."""
+        known = self.statuses.get(label)
+        if not known:
+            return "unverifiable"
+        return "supported" if status in known else "contradicted"
+
+
+# --------------------------------------------------------------------------- procedure
+
+def reference_actions(reference: str) -> list[str]:
+    """The reference's steps as action phrases: numbered or bulleted lines, text before their details."""
+    lines = [line for line in reference.splitlines() if _LIST_MARKER.match(line)]
+    if not lines:
+        lines = reference.splitlines()
+    actions = []
+    for line in lines:
+        body = _LIST_MARKER.sub("", line.strip())
+        action = re.split(r"[(\[:]| -> ", body, maxsplit=1)[0].strip().rstrip(".").strip()
+        if action:
+            actions.append(_normal(action))
+    return actions
+
+
+def _normal(text: str) -> str:
+    return " ".join(_words(text))
+
+
+def procedural_errors(candidate: str, reference: str) -> tuple[list[str], float]:
+    """Procedural errors of a candidate against the reference's steps, and the share of steps it performs."""
+    actions = reference_actions(reference)
+    if not actions:
+        return [], 1.0
+    found: list[tuple[int, int]] = []  # (sentence index, step index)
+    errors = []
+    normal = [_normal(s) for s in sentences(candidate)]
+    for step, action in enumerate(actions):
+        hits = [i for i, text in enumerate(normal) if action in text]
+        if hits:
+            found.append((hits[0], step))
+        else:
+            errors.append(f"step not performed as in the reference: {action}")
+    order = [step for _, step in sorted(found)]
+    for earlier, later in zip(order, order[1:]):
+        if later < earlier:
+            errors.append(f"steps out of order: {actions[earlier]} / {actions[later]}")
+    return errors, round(len(found) / len(actions), 3)
+
+
+# --------------------------------------------------------------------------- judges
+
+def _verdict_json(verdict: str, dimensions: dict[str, float], claims: list[tuple[str, str]], notes: list[str]) -> str:
+    reasoning = "; ".join(notes[:6]) or "no problems found"
+    body = json.dumps({"dimensions": dimensions, "claims": [{"text": t, "status": s} for t, s in claims],
+                       "verdict": verdict}, ensure_ascii=False, sort_keys=True)
+    return f"Reasoning: {reasoning}.\n{body}"
+
+
+def _claims(candidate: str, evidence: Evidence, actions: list[str], two_way: bool) -> list[tuple[str, str]]:
+    claims = []
+    for sentence in sentences(candidate):
+        statuses = [evidence.status_of(t) for t in values(sentence)]
+        statuses += [evidence.status_of_field(label, s) for label, s in status_claims(sentence)]
+        normal = _normal(sentence)
+        if "contradicted" in statuses:
+            status = "contradicted"
+        elif "supported" in statuses or any(a in normal for a in actions):
+            status = "supported"
+        else:
+            status = "unverifiable"
+        if two_way and status == "unverifiable":
+            status = "contradicted"
+        claims.append((sentence[:160], status))
+    return claims
+
+
+def judge_grounded(shown: Shown) -> str:
+    """Claims against the rubric's fact authority; steps against the reference as an exemplar."""
+    if shown.fact_authority == "reference":
+        evidence = Evidence.of(shown.reference)
+    else:
+        evidence = Evidence.of(shown.question, shown.context)
+    actions = reference_actions(shown.reference) if shown.reference else []
+    two_way = "unverifiable" not in shown.statuses
+    claims = _claims(shown.candidate, evidence, actions, two_way)
+    errors, coverage = procedural_errors(shown.candidate, shown.reference) if shown.reference else ([], 1.0)
+    contradicted = [t for t, s in claims if s == "contradicted"]
+    notes = [f"contradicted: {t}" for t in contradicted] + errors
+    grounding = round(1 - len(contradicted) / max(1, len(claims)), 3)
+    verdict = "fail" if contradicted or errors else "pass"
+    return _verdict_json(verdict, {"factual_grounding": grounding, "procedure": 0.0 if errors else 1.0,
+                                   "completeness": coverage}, claims, notes)
+
+
+def judge_literal(shown: Shown) -> str:
+    """The reference is the target: every candidate value and step must match it."""
+    if not shown.reference:
+        return _verdict_json("cannot_decide", {}, [], ["no reference to compare with"])
+    evidence = Evidence.of(shown.reference)
+    claims = []
+    for sentence in sentences(shown.candidate):
+        tokens = values(sentence)
+        ok = all(t in evidence.values for t in tokens) and all(
+            evidence.status_of_field(l, s) != "contradicted" for l, s in status_claims(sentence))
+        claims.append((sentence[:160], "supported" if ok else "contradicted"))
+    errors, coverage = procedural_errors(shown.candidate, shown.reference)
+    mismatched = [t for t, s in claims if s == "contradicted"]
+    notes = [f"differs from the reference: {t}" for t in mismatched] + errors
+    verdict = "fail" if mismatched or errors else "pass"
+    return _verdict_json(verdict, {"correctness": round(1 - len(mismatched) / max(1, len(claims)), 3),
+                                   "procedure": 0.0 if errors else 1.0, "completeness": coverage}, claims, notes)
+
+
+def _tokens(text: str) -> list[str]:
+    return [t.lower() for t in re.findall(r"[A-Za-z0-9@.+-]+", text) if t.strip(".")]
+
+
+def token_f1(candidate: str, reference: str) -> float:
+    """SQuAD-style token F1 between two texts."""
+    cand, ref = _tokens(candidate), _tokens(reference)
+    if not cand or not ref:
+        return 0.0
+    counts: dict[str, int] = {}
+    for t in ref:
+        counts[t] = counts.get(t, 0) + 1
+    common = 0
+    for t in cand:
+        if counts.get(t, 0) > 0:
+            counts[t] -= 1
+            common += 1
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(cand), common / len(ref)
+    return round(2 * precision * recall / (precision + recall), 4)
+
+
+F1_THRESHOLD = 0.5
+
+
+def judge_token_f1(shown: Shown) -> str:
+    """Pass when token F1 with the reference reaches the threshold."""
+    if not shown.reference:
+        return _verdict_json("cannot_decide", {}, [], ["no reference to compare with"])
+    score = token_f1(shown.candidate, shown.reference)
+    verdict = "pass" if score >= F1_THRESHOLD else "fail"
+    return _verdict_json(verdict, {"token_f1": score}, [], [f"token F1 {score} against threshold {F1_THRESHOLD}"])
+
+
+def _field_before(words_before: list[str]) -> str | None:
+    content = [w for w in words_before if w not in _STOP]
+    return " ".join(content[-2:]) if content else None
+
+
+def judge_noref(shown: Shown) -> str:
+    """Internal consistency only: fail when one field is given two different values."""
+    stated: dict[str, set[str]] = {}
+    for sentence in sentences(shown.candidate):
+        parts = sentence.split()
+        for index, raw in enumerate(parts):
+            token = raw.strip(_STRIP).rstrip(".").strip(_STRIP)
+            if token and (any(ch.isdigit() for ch in token) or "@" in token):
+                label = _field_before(_words(" ".join(parts[max(0, index - 3):index])))
+                if label:
+                    stated.setdefault(label, set()).add(token)
+        for label, status in status_claims(sentence):
+            stated.setdefault(label, set()).add(status)
+    clashes = sorted(label for label, seen in stated.items() if len(seen) > 1)
+    claims = [(f"{label}: {', '.join(sorted(seen))}", "contradicted" if label in clashes else "unverifiable")
+              for label, seen in sorted(stated.items())]
+    verdict = "fail" if clashes else "pass"
+    return _verdict_json(verdict, {"coherence": 0.0 if clashes else 1.0}, claims,
+                         [f"{label} stated two ways" for label in clashes])
+
+
+JUDGES: dict[str, Callable[[Shown], str]] = {
+    "literal": judge_literal, "grounded": judge_grounded, "token-f1": judge_token_f1, "noref": judge_noref,
+}
+
+
+class BuiltinJudge:
+    """A JudgeBackend that answers with one of the procedural judges above."""
+
+    def __init__(self, name: str) -> None:
+        self.judge = JUDGES[name]
+        self.kind = name
+        self.name = f"builtin:{name}"
+
+    def identity(self) -> dict[str, str]:
+        """Cache identity: the judge's name and the version of its rules."""
+        return {"kind": "builtin", "name": self.kind, "rules": "1"}
+
+    def judge_text(self, request: JudgeRequest) -> str:
+        """The verdict text for a request (synchronous)."""
+        return self.judge(read_request(request))
+
+    async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        """Answer one request."""
+        text = self.judge_text(request)
+        return JudgeResponse(text, Usage(0, 0), self.name)
+
+
+def make_builtin(name: str) -> BuiltinJudge:
+    """The built-in judge called ``name`` (literal, grounded, token-f1, noref)."""
+    if name not in JUDGES:
+        raise KeyError(f"{name!r}; choose one of {', '.join(JUDGES)}")
+    return BuiltinJudge(name)

@@ -1,0 +1,154 @@
+"""The CARGO builder: exact family counts, balance, minimal pairs, decidability, no leaks, determinism."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmark_builders.cargo import SuiteConfig, build_suite, case_from_facts, write_suite
+from benchmark_builders.cargo.build import FAMILIES
+from cargo_synthetic import synthetic_cases
+from simulator.errors import InputError
+from simulator.storage import verify_manifest
+
+ITEM_KEYS = {"item_id", "question", "live_context", "reference", "candidate"}
+VALUE = re.compile(r"[^\s()\[\],;:]*\d[^\s()\[\],;:]*|[^\s()\[\],;:]+@[^\s()\[\],;:]+")
+
+
+def _values(text: str) -> set[str]:
+    """Stated values (step numbers such as "Step 2:" and team names such as "level-2" left out)."""
+    return {v.rstrip(".") for v in VALUE.findall(text) if not re.fullmatch(r"\d{1,2}\.?|level-\d", v)}
+
+
+def test_default_family_counts_and_styles(synthetic_suite):
+    counts = {f: sum(1 for t in synthetic_suite.truth if t["family"] == f) for f in FAMILIES}
+    assert counts == {"P1": 50, "P3": 96, "P2": 50, "P4": 50}
+    assert len(synthetic_suite.items) == 246
+    assert synthetic_suite.meta["styles"] == {
+        "P1": {"plain": 50, "extra": 0}, "P3": {"plain": 0, "extra": 96},
+        "P2": {"plain": 17, "extra": 33}, "P4": {"plain": 17, "extra": 33},
+    }
+    assert synthetic_suite.meta["p4_kinds"] == {"skip_step": 13, "swap_steps": 13, "wrong_action": 12,
+                                                "wrong_escalation": 12}
+    assert len({t["world_seed"] for t in synthetic_suite.truth}) == 10
+    assert len(synthetic_suite.gating) == 50
+
+
+def test_items_show_only_judge_inputs_and_ids_hide_family(synthetic_suite):
+    for item in synthetic_suite.items:
+        assert set(item) == ITEM_KEYS
+        assert re.fullmatch(r"cb-[0-9a-f]{12}", item["item_id"])
+    ids = [i["item_id"] for i in synthetic_suite.items]
+    assert ids == sorted(ids)
+    families_in_order = [t["family"] for t in synthetic_suite.truth]
+    assert families_in_order[:20] != sorted(families_in_order[:20])
+
+
+def test_should_not_items_state_only_live_values(synthetic_suite):
+    items = {i["item_id"]: i for i in synthetic_suite.items}
+    for truth in synthetic_suite.truth:
+        item = items[truth["item_id"]]
+        live = _values(item["live_context"]) | _values(item["question"])
+        if truth["family"] in ("P1", "P3", "P4"):
+            assert _values(item["candidate"]) <= live, truth
+        if truth["family"] == "P1":
+            assert _values(item["candidate"]) - _values(item["reference"]), "a transplant differs from its reference"
+
+
+def test_contradictions_are_visible_and_minimal(synthetic_suite):
+    items = {i["item_id"]: i for i in synthetic_suite.items}
+    for truth in synthetic_suite.truth:
+        if truth["family"] != "P2":
+            continue
+        item = items[truth["item_id"]]
+        changes = truth["perturbation"]["changes"]
+        assert 1 <= len(changes) <= 2
+        restored = item["candidate"]
+        for change in changes:
+            shown_original = change["original"].replace("_", " ")
+            assert shown_original in item["live_context"]
+            assert change["new"] not in item["live_context"]
+            restored = restored.replace(change["new"].replace("_", " "), shown_original)
+        live = _values(item["live_context"]) | _values(item["question"])
+        assert _values(restored) <= live
+
+
+def test_procedural_corruptions_are_visible_against_the_reference(synthetic_suite):
+    items = {i["item_id"]: i for i in synthetic_suite.items}
+    for truth in synthetic_suite.truth:
+        if truth["family"] != "P4":
+            continue
+        item, kind = items[truth["item_id"]], truth["perturbation"]["kind"]
+        if kind in ("wrong_action", "wrong_escalation"):
+            assert truth["perturbation"]["new"].lower() in item["candidate"].lower()
+            assert truth["perturbation"]["new"].lower() not in item["reference"].lower()
+        if kind == "wrong_escalation":
+            assert truth["perturbation"]["original"].lower() in item["reference"].lower()
+
+
+def test_p2_p4_share_surface_with_should_not_families(synthetic_suite):
+    lengths = synthetic_suite.meta["mean_candidate_chars"]
+    assert min(lengths.values()) > 0.8 * max(lengths.values())
+    variants = {f: {t["variant"] for t in synthetic_suite.truth if t["family"] == f} for f in FAMILIES}
+    assert all(len(v) == 5 for v in variants.values())
+
+
+def test_gating_questions_have_no_golden_reference_of_their_runbook(synthetic_suite):
+    golden_runbooks = {g["procedure_id"] for g in synthetic_suite.golden}
+    for truth in synthetic_suite.gating_truth:
+        assert truth["should_abstain"] is True
+        assert truth["procedure_id"] not in golden_runbooks
+        assert truth["retrieved_procedure_id"] in golden_runbooks
+    margins = {r["item_id"]: r["margin"] for r in synthetic_suite.retrieval}
+    assert set(margins) == {i["item_id"] for i in synthetic_suite.items} | {g["item_id"] for g in synthetic_suite.gating}
+    judged = sorted(margins[i["item_id"]] for i in synthetic_suite.items)
+    gated = sorted(margins[g["item_id"]] for g in synthetic_suite.gating)
+    assert sum(gated) / len(gated) < sum(judged) / len(judged)
+
+
+def test_sizes_are_configurable():
+    config = SuiteConfig(sizes={"P1": 4, "P3": 8, "P2": 6, "P4": 6}, gating_per_world=1)
+    suite = build_suite([(s, synthetic_cases(s, per_procedure=4)) for s in range(2)], config)
+    assert suite.meta["counts"] == {"P1": 4, "P3": 8, "P2": 6, "P4": 6}
+    assert suite.meta["styles"]["P2"] == {"plain": 2, "extra": 4}
+
+
+def test_bad_config_and_incomplete_cases_are_refused():
+    with pytest.raises(InputError, match="sizes"):
+        build_suite([(0, synthetic_cases(0))], SuiteConfig(sizes={"P1": 1}))
+    with pytest.raises(InputError, match="out_of_scope"):
+        build_suite([(0, synthetic_cases(0))], SuiteConfig(out_of_scope=("RB-NOPE",)))
+    with pytest.raises(InputError, match="world seed 3"):
+        build_suite([(3, [])])
+    assert case_from_facts(0, {"procedure_id": "RB-BATTERY", "case_id": "CASE-1"}) is None
+
+
+def _digest(directory: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(directory.iterdir()):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def test_suite_is_byte_identical_across_runs_and_hash_seeds(tmp_path, synthetic_suite):
+    write_suite(synthetic_suite, tmp_path / "a")
+    assert verify_manifest(tmp_path / "a") == []
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[2]);"
+        "from pathlib import Path; from cargo_synthetic import synthetic_cases;"
+        "from benchmark_builders.cargo import build_suite, write_suite;"
+        "write_suite(build_suite([(s, synthetic_cases(s)) for s in range(10)]), Path(sys.argv[1]))"
+    )
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}
+    subprocess.run([sys.executable, "-c", script, str(tmp_path / "b"), str(Path(__file__).parent)],
+                   check=True, env=env)
+    assert _digest(tmp_path / "a") == _digest(tmp_path / "b")
+    suite_json = json.loads((tmp_path / "a" / "suite.json").read_text())
+    assert suite_json["counts"] == {"P1": 50, "P3": 96, "P2": 50, "P4": 50}
