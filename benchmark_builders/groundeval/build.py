@@ -1,0 +1,171 @@
+"""Build a GroundEval suite: choose questions by ratio and difficulty, and write contracts and truth apart.
+
+``build_questions(world, rules, config)`` is pure; ``write_suite`` writes
+``suite.json``, ``contracts.jsonl`` (what agents may see), ``truth.jsonl``
+(never shown to agents), the corpus the gated runtime serves (``world/``, the
+world files) and ``MANIFEST.json``, all in a staged directory.
+"""
+
+from __future__ import annotations
+
+import random
+import tomllib
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from benchmark_builders.groundeval.contracts import (
+    COUNTERFACTUAL, KINDS, PERSPECTIVE, SILENCE, TRACKS, BuildConfig, CausalRule, Question, Rules, SilenceRule,
+)
+from benchmark_builders.groundeval.counterfactual import counterfactual_candidates
+from benchmark_builders.groundeval.perspective import perspective_candidates
+from benchmark_builders.groundeval.silence import silence_candidates
+from benchmark_builders.groundeval.wording import answer_leaks
+from benchmark_builders.groundeval.worldview import WorldView
+from simulator.errors import InputError
+from simulator.storage import staged_directory, write_json, write_jsonl, write_manifest
+from simulator.world import World, save_world
+
+SUITE_FORMAT = 1
+
+#: Causal links and silence pairs of simulated worlds (docs/world.md names the event types and join keys).
+WORLD_RULES = Rules(
+    causal=(
+        CausalRule("deploy_regression", "change.deployed", "incident.opened", timedelta(hours=72),
+                   (("entity.id", "payload.change_id"),), ("bad deploy", "regression from a change", "faulty change")),
+    ),
+    silence=(
+        SilenceRule("incident_postmortem", "incident.resolved", "postmortem.published", timedelta(days=10),
+                    ("postmortems", "wiki"), (("entity.id", "payload.incident_id"),), "postmortem"),
+        SilenceRule("escalation_answer", "escalation.sent", "escalation.answered", timedelta(days=3),
+                    ("email", "chat", "ticketing"), (("entity.id", "entity.id"),), "reply to the escalation"),
+    ),
+)
+
+
+def _choose(candidates: list[Question], track: str, config: BuildConfig) -> list[Question]:
+    count = int(config.counts.get(track, 0))
+    ratios = config.ratios.get(track, {})
+    total = sum(ratios.get(k, 0.0) for k in KINDS[track]) or 1.0
+    hard_share = float(config.hard_share.get(track, 0.5))
+    chosen: list[Question] = []
+    unique: dict[str, Question] = {}
+    for q in candidates:
+        unique.setdefault(q.contract.question_id, q)
+    for kind in KINDS[track]:
+        want = round(count * ratios.get(kind, 0.0) / total)
+        rng = random.Random(f"{config.seed}:{track}:{kind}")
+        pool = sorted((q for q in unique.values() if q.contract.kind == kind), key=lambda q: q.contract.question_id)
+        hard = [q for q in pool if q.contract.difficulty == "hard"]
+        easy = [q for q in pool if q.contract.difficulty != "hard"]
+        rng.shuffle(hard)
+        rng.shuffle(easy)
+        want_hard = round(want * hard_share)
+        picked = hard[:want_hard] + easy[:want - min(want_hard, len(hard))]
+        if len(picked) < want:
+            picked += hard[want_hard:want_hard + want - len(picked)]
+        chosen.extend(picked)
+    return chosen
+
+
+def build_questions(world: World, rules: Rules, config: BuildConfig, name: str) -> list[Question]:
+    """Every chosen question of every track, sorted by track and id, with no answer leaking into wording."""
+    view = WorldView(world, name)
+    rng = random.Random(f"{config.seed}:{name}")
+    pools = {
+        PERSPECTIVE: perspective_candidates(view, random.Random(rng.random())),
+        COUNTERFACTUAL: counterfactual_candidates(view, rules, random.Random(rng.random())),
+        SILENCE: silence_candidates(view, rules, random.Random(rng.random())),
+    }
+    questions: list[Question] = []
+    for track in TRACKS:
+        questions.extend(_choose(pools[track], track, config))
+    for q in questions:
+        subjects = tuple(str(v) for v in _subject_ids(q.contract.subject))
+        leaks = answer_leaks(q.contract.question, q.truth, subjects)
+        if leaks:
+            raise AssertionError(f"{q.contract.question_id}: wording reveals {leaks}")
+    order = {t: i for i, t in enumerate(TRACKS)}
+    return sorted(questions, key=lambda q: (order[q.contract.track], q.contract.question_id))
+
+
+def _subject_ids(subject: Mapping[str, Any]) -> Iterable[str]:
+    for value in subject.values():
+        if isinstance(value, Mapping):
+            yield from _subject_ids(value)
+        elif isinstance(value, str):
+            yield value
+
+
+def write_suite(out: Path, world: World, rules: Rules, config: BuildConfig, questions: list[Question],
+                source: Mapping[str, Any]) -> None:
+    """Write the suite directory atomically (contracts, truth, corpus, manifest)."""
+    counts: dict[str, dict[str, int]] = {}
+    for q in questions:
+        per = counts.setdefault(q.contract.track, {})
+        per[q.contract.kind] = per.get(q.contract.kind, 0) + 1
+    with staged_directory(Path(out)) as tmp:
+        write_json(tmp / "suite.json", {
+            "format": "groundeval-suite", "format_version": SUITE_FORMAT, "source": dict(source),
+            "config": config.to_json(), "rules": rules.to_json(), "counts": counts, "questions": len(questions),
+        })
+        write_jsonl(tmp / "contracts.jsonl", (q.contract.to_json() for q in questions))
+        write_jsonl(tmp / "truth.jsonl", (q.truth.to_json() for q in questions))
+        save_world(world, tmp / "world")
+        write_manifest(tmp)
+
+
+# -- configuration -----------------------------------------------------------------------------------
+
+def _number(table: Mapping[str, Any], key: str, where: str, *, integer: bool = False) -> float:
+    value = table[key]
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or (integer and not isinstance(value, int)):
+        raise InputError(f"{where}.{key}: expected a non-negative {'integer' if integer else 'number'}, got {value!r}")
+    return value
+
+
+def load_build_config(path: Path | None, **overrides: Any) -> tuple[BuildConfig, Rules | None]:
+    """Read ``[groundeval]`` from a TOML file (every key optional); rules there replace the defaults."""
+    base = BuildConfig()
+    table: dict[str, Any] = {}
+    where = "groundeval"
+    if path is not None:
+        try:
+            data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise InputError(f"{path}: file not found") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise InputError(f"{path}: invalid TOML ({exc})") from None
+        table = data.get("groundeval", data)
+        where = f"{path}: groundeval"
+    known = {"seed", "rules", "causal_links", "silence_pairs", *TRACKS}
+    for key in table:
+        if key not in known:
+            raise InputError(f"{where}.{key}: unknown key (expected one of {', '.join(sorted(known))})")
+    counts, ratios, hard = dict(base.counts), {t: dict(r) for t, r in base.ratios.items()}, dict(base.hard_share)
+    for track in TRACKS:
+        section = table.get(track, {})
+        if not isinstance(section, dict):
+            raise InputError(f"{where}.{track}: expected a table")
+        for key in section:
+            if key not in ("count", "hard", *KINDS[track]):
+                raise InputError(f"{where}.{track}.{key}: unknown key")
+        if "count" in section:
+            counts[track] = int(_number(section, "count", f"{where}.{track}", integer=True))
+        if "hard" in section:
+            hard[track] = min(1.0, float(_number(section, "hard", f"{where}.{track}")))
+        for kind in KINDS[track]:
+            if kind in section:
+                ratios[track][kind] = float(_number(section, kind, f"{where}.{track}"))
+    seed = table.get("seed", base.seed)
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise InputError(f"{where}.seed: expected an integer, got {seed!r}")
+    seed = overrides.get("seed", seed)
+    for track, count in overrides.get("counts", {}).items():
+        counts[track] = count
+    rules = None
+    if "causal_links" in table or "silence_pairs" in table:
+        from benchmark_builders.groundeval.importer import read_rules
+
+        rules = read_rules(table, Path(path) if path else Path("<config>"))
+    return BuildConfig(seed=seed, counts=counts, ratios=ratios, hard_share=hard), rules

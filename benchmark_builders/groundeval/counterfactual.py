@@ -1,0 +1,107 @@
+"""Counterfactual questions: did cause C lead to effect E?
+
+True links are the event pairs that a causal rule joins by key (e.g. the
+incident's ``change_id`` equals the change's id) within the rule's gap.
+Decoys are events of the cause type close before the effect that share no
+join key with it under any rule; their truth is "no causal link". A decoy
+closer in time than the true cause (or with no true cause at all) is hard.
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import bisect_left, bisect_right
+from datetime import datetime, timedelta
+
+from benchmark_builders.groundeval.contracts import (
+    COUNTERFACTUAL, NO_LINK_ALIASES, NO_LINK_MECHANISM, CausalRule, Contract, Question, Rules, Truth, question_id,
+)
+from benchmark_builders.groundeval.wording import render_question
+from benchmark_builders.groundeval.worldview import WorldView, describe_entity, floor_minute, when
+from simulator.model import Event
+
+MAX_EFFECTS = 400
+
+
+def _question(view: WorldView, rule: CausalRule, cause: Event, effect: Event, linked: bool, difficulty: str,
+              rng: random.Random, mechanisms: tuple[str, ...]) -> Question | None:
+    at = floor_minute(min(effect.ts + timedelta(hours=rng.uniform(2, 48)), view.end))
+    cause_versions = view.event_artifacts(cause, at)
+    effect_versions = view.event_artifacts(effect, at)
+    if not cause_versions or not effect_versions:
+        return None
+    involved = sorted(set(cause.actors) | set(effect.actors))
+    actors = [a for a in view.actors if a.actor_id in involved] + [a for a in view.actors if a.actor_id not in involved]
+    head, tail = actors[:len(involved)], actors[len(involved):]
+    rng.shuffle(head)
+    rng.shuffle(tail)
+    for actor in head + tail:
+        seen_cause = view.visible(actor.actor_id, cause_versions, at)
+        seen_effect = view.visible(actor.actor_id, effect_versions, at)
+        if seen_cause and seen_effect:
+            break
+    else:
+        return None
+    kind = "causal" if linked else "decoy"
+    content = {"world": view.name, "kind": kind, "rule": rule.name, "actor": actor.actor_id, "as_of": when(at),
+               "cause": cause.event_id, "effect": effect.event_id}
+    qid = question_id(COUNTERFACTUAL, content)
+    text = render_question(COUNTERFACTUAL, qid, {
+        "cause_event_id": cause.event_id, "cause_type": cause.type, "cause_entity": describe_entity(cause),
+        "cause_ts": when(cause.ts), "effect_event_id": effect.event_id, "effect_type": effect.type,
+        "effect_entity": describe_entity(effect), "effect_ts": when(effect.ts), "as_of": when(at),
+        "actor": actor.actor_id})
+    cause_refs = tuple(sorted(v.ref for v in seen_cause))
+    effect_refs = tuple(sorted(v.ref for v in seen_effect))
+    required = tuple(sorted(set(cause_refs) | set(effect_refs)))
+    gold = {
+        "outcome_changed": linked,
+        "causal_mechanism": rule.name if linked else NO_LINK_MECHANISM,
+        "cause_event_id": cause.event_id, "effect_event_id": effect.event_id,
+        "mechanism_direction": "cause_to_effect" if linked else "no_causal_link",
+        "evidence_artifacts": list(required), "actors": involved,
+    }
+    aliases = (rule.name, *rule.aliases) if linked else (NO_LINK_MECHANISM, *NO_LINK_ALIASES)
+    join = ", ".join(f"{a}={b}" for a, b in rule.join)
+    why = (f"{rule.name}: joined on {join}" if linked
+           else f"no join ({join}) between {cause.event_id} and {effect.event_id}; {effect.ts - cause.ts} apart")
+    contract = Contract(qid, COUNTERFACTUAL, kind, difficulty, view.name, actor.actor_id,
+                        view.policy.role_at(actor.actor_id, at), view.readable_subsystems(actor.actor_id, at), at, text,
+                        {"cause_event_id": cause.event_id, "effect_event_id": effect.event_id,
+                         "cause_entity": cause.entity.to_json(), "effect_entity": effect.entity.to_json()},
+                        {"mechanisms": list(mechanisms)})
+    truth = Truth(qid, COUNTERFACTUAL, gold, required, required, (), tuple(aliases), tuple(involved),
+                  cause_refs, effect_refs, why)
+    return Question(contract, truth)
+
+
+def counterfactual_candidates(view: WorldView, rules: Rules, rng: random.Random) -> list[Question]:
+    """Candidate causal and decoy questions for every causal rule."""
+    out: list[Question] = []
+    mechanisms = tuple(sorted({r.name for r in rules.causal})) + (NO_LINK_MECHANISM,)
+    for rule in rules.causal:
+        causes = view.events_by_type.get(rule.cause_event_type, [])
+        times = [c.ts for c in causes]
+        effects = list(view.events_by_type.get(rule.effect_event_type, []))
+        if len(effects) > MAX_EFFECTS:
+            effects = sorted(rng.sample(effects, MAX_EFFECTS), key=lambda e: (e.ts, e.event_id))
+        for effect in effects:
+            lo = bisect_left(times, effect.ts - rule.max_gap)
+            hi = bisect_right(times, effect.ts)
+            window = [c for c in causes[lo:hi] if c.event_id != effect.event_id]
+            true = [c for c in window if rule.joined(c, effect)]
+            decoys = [c for c in window if not any(r.joined(c, effect) for r in rules.causal
+                                                    if r.cause_event_type == c.type)]
+            nearest_true = max((c.ts for c in true), default=None)
+            for cause in true:
+                closer_decoy = any(d.ts > cause.ts for d in decoys)
+                q = _question(view, rule, cause, effect, True, "hard" if closer_decoy else "easy", rng, mechanisms)
+                if q is not None:
+                    out.append(q)
+            decoys.sort(key=lambda d: (effect.ts - d.ts, d.event_id))
+            for decoy in decoys[:2]:
+                hard = nearest_true is None or decoy.ts > nearest_true
+                q = _question(view, rule, decoy, effect, False, "hard" if hard else "easy", rng, mechanisms)
+                if q is not None:
+                    out.append(q)
+    return out

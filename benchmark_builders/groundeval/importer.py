@@ -1,0 +1,290 @@
+"""Read a domain in the public GroundEval format and turn it into a World and its Rules.
+
+Layout: ``events.jsonl`` (``{id, type, timestamp, actors, artifact_ids:
+{subsystem: id | [id]}, facts}``), ``artifacts/<subsystem>/<ID>.json``
+(``{id, timestamp | created_at | date, title, body, …}``; the id defaults to
+the file name) and ``config.yaml`` (``actors``, ``roles``, ``causal_links``,
+``silence_pairs``). Timestamps may carry a zone, a ``Z`` suffix or none (then
+UTC). Anything malformed raises InputError naming the file and the key.
+
+Mapping onto the world's records: every actor holds its role from the first
+to past the last timestamp of the domain; an artifact's facts are those of the
+events that list it; the actors of those events are its participants (they
+may see it whatever their role); a role's ``broadcast_event_types`` make the
+artifacts of those events visible to everyone in the role.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from benchmark_builders.groundeval.contracts import CausalRule, Rules, SilenceRule
+from simulator.clock import UTC, parse_ts
+from simulator.errors import InputError
+from simulator.model import Acl, Actor, ArtifactVersion, EntityRef, Event
+from simulator.policy import AccessPolicy, RoleAssignment
+from simulator.world import World, build_world
+
+_TIME_KEYS = ("timestamp", "created_at", "date")
+
+
+def _ts(value: Any, where: str) -> datetime:
+    try:
+        return parse_ts(value if isinstance(value, str) else "")
+    except ValueError:
+        raise InputError(f"{where}: not a timestamp: {value!r}") from None
+
+
+def _load_yaml(path: Path) -> dict[str, Any]:
+    import yaml
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: file not found") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        raise InputError(f"{path}{line}: invalid YAML") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: expected a mapping at the top level")
+    return data
+
+
+def _gap(rule: dict[str, Any], where: str) -> timedelta:
+    if "max_gap_days" in rule:
+        value, unit = rule["max_gap_days"], "days"
+    elif "max_gap_hours" in rule:
+        value, unit = rule["max_gap_hours"], "hours"
+    else:
+        raise InputError(f"{where}: missing key max_gap_days")
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
+        raise InputError(f"{where}.max_gap_{unit}: expected a positive number, got {value!r}")
+    return timedelta(**{unit: float(value)})
+
+
+def _field(name: Any, where: str) -> str:
+    if not isinstance(name, str) or not name:
+        raise InputError(f"{where}: expected a field name, got {name!r}")
+    if name in ("id", "event_id", "type") or "." in name:
+        return name
+    return f"payload.{name}"
+
+
+def _join(rule: dict[str, Any], where: str, left: str, right: str) -> tuple[tuple[str, str], ...]:
+    pairs = rule.get("join")
+    if not isinstance(pairs, list) or not pairs:
+        raise InputError(f"{where}.join: expected a non-empty list of {{{left}, {right}}}")
+    out = []
+    for i, pair in enumerate(pairs):
+        if not isinstance(pair, dict):
+            raise InputError(f"{where}.join[{i}]: expected a mapping")
+        a = pair.get(left, pair.get("cause", pair.get("trigger")))
+        b = pair.get(right, pair.get("effect", pair.get("response")))
+        out.append((_field(a, f"{where}.join[{i}].{left}"), _field(b, f"{where}.join[{i}].{right}")))
+    return tuple(out)
+
+
+def read_rules(config: dict[str, Any], path: Path) -> Rules:
+    """Causal links and silence pairs from a GroundEval config mapping."""
+    causal = []
+    for i, rule in enumerate(config.get("causal_links") or []):
+        where = f"{path}: causal_links[{i}]"
+        if not isinstance(rule, dict):
+            raise InputError(f"{where}: expected a mapping")
+        for key in ("name", "cause_event_type", "effect_event_type"):
+            if not isinstance(rule.get(key), str) or not rule.get(key):
+                raise InputError(f"{where}.{key}: missing or not a string")
+        aliases = rule.get("aliases") or rule.get("mechanism_aliases") or []
+        if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
+            raise InputError(f"{where}.aliases: expected a list of strings")
+        causal.append(CausalRule(rule["name"], rule["cause_event_type"], rule["effect_event_type"],
+                                 _gap(rule, where), _join(rule, where, "cause", "effect"), tuple(aliases)))
+    silence = []
+    for i, rule in enumerate(config.get("silence_pairs") or []):
+        where = f"{path}: silence_pairs[{i}]"
+        if not isinstance(rule, dict):
+            raise InputError(f"{where}: expected a mapping")
+        for key in ("trigger_event_type", "response_event_type"):
+            if not isinstance(rule.get(key), str) or not rule.get(key):
+                raise InputError(f"{where}.{key}: missing or not a string")
+        space = rule.get("search_space_subsystems")
+        if not isinstance(space, list) or not space or not all(isinstance(s, str) and s for s in space):
+            raise InputError(f"{where}.search_space_subsystems: expected a non-empty list of subsystem names")
+        name = rule.get("name") or f"{rule['trigger_event_type']}->{rule['response_event_type']}"
+        silence.append(SilenceRule(str(name), rule["trigger_event_type"], rule["response_event_type"],
+                                   _gap(rule, where), tuple(space), _join(rule, where, "trigger", "response"),
+                                   str(rule.get("response_label") or rule["response_event_type"].replace("_", " "))))
+    return Rules(tuple(causal), tuple(silence))
+
+
+def _read_artifacts(root: Path) -> dict[str, dict[str, Any]]:
+    directory = root / "artifacts"
+    if not directory.is_dir():
+        raise InputError(f"{directory}: missing artifacts directory")
+    found: dict[str, dict[str, Any]] = {}
+    for path in sorted(directory.glob("*/*.json")):
+        subsystem = path.parent.name
+        try:
+            obj = json.loads(path.read_text(encoding="utf-8"))
+        except UnicodeDecodeError:
+            raise InputError(f"{path}: not UTF-8") from None
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+        if not isinstance(obj, dict):
+            raise InputError(f"{path}: expected a JSON object")
+        artifact_id = obj.get("id", path.stem)
+        if not isinstance(artifact_id, str) or not artifact_id:
+            raise InputError(f"{path}: key id: expected a non-empty string")
+        stamp_key = next((k for k in _TIME_KEYS if k in obj), None)
+        if stamp_key is None:
+            raise InputError(f"{path}: missing key timestamp (or created_at / date)")
+        created = _ts(obj[stamp_key], f"{path}: key {stamp_key}")
+        for key in ("title", "body"):
+            if key in obj and not isinstance(obj[key], str):
+                raise InputError(f"{path}: key {key}: expected a string")
+        if artifact_id in found:
+            raise InputError(f"{path}: duplicate artifact id {artifact_id!r} (also in {found[artifact_id]['_path']})")
+        found[artifact_id] = {"_path": str(path), "subsystem": subsystem, "created": created, **obj}
+    return found
+
+
+def _read_events(path: Path, artifacts: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    if not path.is_file():
+        raise InputError(f"{path}: file not found")
+    events = []
+    seen: set[str] = set()
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            where = f"{path}:{number}"
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{where}: invalid JSON ({exc.msg})") from None
+            if not isinstance(obj, dict):
+                raise InputError(f"{where}: expected a JSON object")
+            for key in ("id", "type"):
+                if not isinstance(obj.get(key), str) or not obj[key]:
+                    raise InputError(f"{where}: key {key}: missing or not a string")
+            if obj["id"] in seen:
+                raise InputError(f"{where}: key id: duplicate event id {obj['id']!r}")
+            seen.add(obj["id"])
+            if "timestamp" not in obj:
+                raise InputError(f"{where}: missing key timestamp")
+            ts = _ts(obj["timestamp"], f"{where}: key timestamp")
+            actors = obj.get("actors", [])
+            if not isinstance(actors, list) or not all(isinstance(a, str) for a in actors):
+                raise InputError(f"{where}: key actors: expected a list of names")
+            facts = obj.get("facts", {})
+            if not isinstance(facts, dict):
+                raise InputError(f"{where}: key facts: expected an object")
+            links = obj.get("artifact_ids", {})
+            if not isinstance(links, dict):
+                raise InputError(f"{where}: key artifact_ids: expected an object {{subsystem: id | [id]}}")
+            ids: list[tuple[str, str]] = []
+            for subsystem, value in sorted(links.items()):
+                values = value if isinstance(value, list) else [value]
+                for artifact_id in values:
+                    if not isinstance(artifact_id, str):
+                        raise InputError(f"{where}: key artifact_ids.{subsystem}: expected an id or a list of ids")
+                    if artifact_id not in artifacts:
+                        raise InputError(f"{where}: key artifact_ids.{subsystem}: unknown artifact {artifact_id!r}")
+                    ids.append((subsystem, artifact_id))
+            events.append({"id": obj["id"], "type": obj["type"], "ts": ts, "actors": tuple(actors),
+                           "facts": facts, "ids": ids, "line": number})
+    events.sort(key=lambda e: (e["ts"], e["line"]))
+    return events
+
+
+def load_domain(directory: Path) -> tuple[World, Rules]:
+    """Read a GroundEval-format domain directory as a World and its Rules."""
+    root = Path(directory)
+    if not root.is_dir():
+        raise InputError(f"{root}: not a domain directory")
+    config_path = root / "config.yaml"
+    config = _load_yaml(config_path)
+    actors_cfg = config.get("actors")
+    roles_cfg = config.get("roles")
+    if not isinstance(actors_cfg, dict) or not actors_cfg:
+        raise InputError(f"{config_path}: key actors: expected a mapping {{name: role}}")
+    if not isinstance(roles_cfg, dict) or not roles_cfg:
+        raise InputError(f"{config_path}: key roles: expected a mapping {{role: {{subsystems: [...]}}}}")
+    roles: dict[str, tuple[str, ...]] = {}
+    broadcast: dict[str, tuple[str, ...]] = {}
+    for role, spec in roles_cfg.items():
+        if not isinstance(spec, dict) or not isinstance(spec.get("subsystems", []), list):
+            raise InputError(f"{config_path}: key roles.{role}.subsystems: expected a list")
+        roles[str(role)] = tuple(str(s) for s in spec.get("subsystems", []))
+        types = spec.get("broadcast_event_types", []) or []
+        if not isinstance(types, list):
+            raise InputError(f"{config_path}: key roles.{role}.broadcast_event_types: expected a list")
+        broadcast[str(role)] = tuple(str(t) for t in types)
+    for name, role in actors_cfg.items():
+        if str(role) not in roles:
+            raise InputError(f"{config_path}: key actors.{name}: unknown role {role!r}")
+    rules = read_rules(config, config_path)
+
+    artifacts = _read_artifacts(root)
+    events = _read_events(root / "events.jsonl", artifacts)
+    for event in events:
+        for name in event["actors"]:
+            if name not in actors_cfg:
+                raise InputError(f"{root / 'events.jsonl'}:{event['line']}: key actors: unknown actor {name!r}")
+    times = [a["created"] for a in artifacts.values()] + [e["ts"] for e in events]
+    start = min(times) if times else datetime(2026, 1, 1, tzinfo=UTC)
+    end = max(times) if times else start
+    origin = start - timedelta(days=365)
+
+    facts: dict[str, dict[str, Any]] = {}
+    participants: dict[str, set[str]] = {}
+    entity: dict[str, EntityRef] = {}
+    by_type_roles: dict[str, set[str]] = {}
+    for role, types in broadcast.items():
+        for event_type in types:
+            by_type_roles.setdefault(event_type, set()).add(role)
+    for event in events:
+        for _, artifact_id in event["ids"]:
+            merged = facts.setdefault(artifact_id, {})
+            for key, value in event["facts"].items():
+                merged.setdefault(key, value)
+            people = participants.setdefault(artifact_id, set())
+            people.update(event["actors"])
+            for role in by_type_roles.get(event["type"], ()):
+                people.update(n for n, r in actors_cfg.items() if str(r) == role)
+            entity.setdefault(artifact_id, EntityRef(event["type"], event["id"]))
+
+    versions = []
+    for artifact_id in sorted(artifacts):
+        obj = artifacts[artifact_id]
+        own = obj.get("facts") if isinstance(obj.get("facts"), dict) else {}
+        merged = {**facts.get(artifact_id, {}), **own}
+        versions.append(ArtifactVersion(
+            artifact_id=artifact_id, version=1, subsystem=obj["subsystem"], kind=obj["subsystem"],
+            created_at=obj["created"], author=str(obj.get("author", "")),
+            entity=entity.get(artifact_id, EntityRef(obj["subsystem"], artifact_id)),
+            title=obj.get("title", artifact_id), body=obj.get("body", ""), facts=merged,
+            acl=Acl(participants=tuple(sorted(participants.get(artifact_id, ())))),
+        ))
+    world_events = []
+    for event in events:
+        subsystem = event["ids"][0][0] if event["ids"] else "events"
+        world_events.append(Event(
+            event_id=event["id"], ts=event["ts"], type=event["type"], actors=event["actors"],
+            subsystem=subsystem, entity=EntityRef(event["type"], event["id"]), payload=dict(event["facts"]),
+            artifacts=tuple(f"{artifact_id}@1" for _, artifact_id in event["ids"]),
+        ))
+    people = [Actor(actor_id=str(name), name=str(name), email=f"{name}@domain.invalid", title=str(role),
+                    team=str(role), role=str(role), manager=None, joined_at=origin)
+              for name, role in sorted(actors_cfg.items())]
+    policy = AccessPolicy(roles=roles, assignments=[RoleAssignment(p.actor_id, p.role, origin) for p in people])
+    meta = {"format_version": 1, "source": "groundeval-domain", "domain": root.name, "seed": 0,
+            "start": start.strftime("%Y-%m-%dT%H:%M:%SZ"), "end": end.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "counts": {"actors": len(people), "events": len(world_events), "artifacts": len(versions)}}
+    return build_world(meta, people, world_events, versions, policy, {"nodes": [], "links": []}), rules

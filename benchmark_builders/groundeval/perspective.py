@@ -1,0 +1,131 @@
+"""Perspective questions: as of T, could actor A have known fact F?
+
+A fact is one (entity, key, value) that artifact versions state. Positives
+pick an actor who could see a stating version at T; temporal negatives pick a
+T before the first statement, for an actor whose role would otherwise have
+shown it; permission negatives pick a T after it was stated, for an actor whom
+the policy kept from every statement (role, private space, audience, not yet
+joined or already left). Participation in an event opens its artifacts.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta
+from typing import Any
+
+from benchmark_builders.groundeval.contracts import PERSPECTIVE, Contract, Question, Truth, question_id
+from benchmark_builders.groundeval.wording import render_question
+from benchmark_builders.groundeval.worldview import WorldView, floor_minute, when
+from simulator.model import ArtifactVersion
+from simulator.policy import SUBSYSTEM
+
+MAX_FACTS = 600
+_SKIP_KEYS = frozenset({"id", "event_id", "artifact_id", "title", "body"})
+
+
+def _facts(view: WorldView) -> dict[tuple[str, str, str, str], list[ArtifactVersion]]:
+    stated: dict[tuple[str, str, str, str], list[ArtifactVersion]] = {}
+    for version in view.world.artifacts:
+        for key, value in version.facts.items():
+            if key in _SKIP_KEYS or isinstance(value, bool) or not isinstance(value, (str, int, float)):
+                continue
+            text = str(value)
+            if not text or len(text) > 60 or text == version.entity.id:
+                continue
+            stated.setdefault((version.entity.kind, version.entity.id, key, text), []).append(version)
+    for versions in stated.values():
+        versions.sort(key=lambda v: (v.created_at, v.artifact_id, v.version))
+    return stated
+
+
+def _refs(versions: list[ArtifactVersion]) -> tuple[str, ...]:
+    latest: dict[str, ArtifactVersion] = {}
+    for v in versions:
+        if v.artifact_id not in latest or v.version > latest[v.artifact_id].version:
+            latest[v.artifact_id] = v
+    return tuple(sorted(v.ref for v in latest.values()))
+
+
+def _question(view: WorldView, fact: tuple[str, str, str, str], kind: str, difficulty: str, actor_id: str,
+              at: datetime, gold: dict[str, Any], required: tuple[str, ...], permitted: tuple[str, ...],
+              why: str) -> Question:
+    entity_kind, entity_id, key, value = fact
+    role = view.policy.role_at(actor_id, at)
+    content = {"world": view.name, "kind": kind, "actor": actor_id, "as_of": when(at),
+               "entity": [entity_kind, entity_id], "fact": key, "value": value}
+    qid = question_id(PERSPECTIVE, content)
+    text = render_question(PERSPECTIVE, qid, {
+        "as_of": when(at), "actor": actor_id, "role": role, "fact": key.replace("_", " "),
+        "entity_kind": entity_kind.replace("_", " "), "entity_id": entity_id, "value": value})
+    contract = Contract(qid, PERSPECTIVE, kind, difficulty, view.name, actor_id, role,
+                        view.readable_subsystems(actor_id, at), at, text,
+                        {"entity": {"kind": entity_kind, "id": entity_id}, "fact": key, "value": value})
+    truth = Truth(qid, PERSPECTIVE, gold, required, permitted, (), (), (), (), (), why)
+    return Question(contract, truth)
+
+
+def perspective_candidates(view: WorldView, rng: random.Random) -> list[Question]:
+    """Candidate Perspective questions of every kind, for the selector to choose from."""
+    stated = _facts(view)
+    keys = sorted(stated)
+    if len(keys) > MAX_FACTS:
+        keys = sorted(rng.sample(keys, MAX_FACTS))
+    by_entity: dict[tuple[str, str], list[ArtifactVersion]] = {}
+    for version in view.world.artifacts:
+        by_entity.setdefault((version.entity.kind, version.entity.id), []).append(version)
+    out: list[Question] = []
+    policy = view.policy
+    for fact in keys:
+        versions = stated[fact]
+        first = versions[0].created_at
+        stating_ids = {v.artifact_id for v in versions}
+        actors = list(view.actors)
+        rng.shuffle(actors)
+
+        def permitted(actor_id: str, at: datetime, required: tuple[str, ...]) -> tuple[str, ...]:
+            others = [view.as_of(v.artifact_id, at) for v in by_entity[(fact[0], fact[1])]]
+            extra = {v.ref for v in others if v is not None and policy.can_see(actor_id, v, at)}
+            return tuple(sorted(extra | set(required)))
+
+        # positive: someone could see a stating version at T
+        at = floor_minute(min(first + timedelta(hours=rng.uniform(0.5, 72)), view.end))
+        said = [v for v in versions if v.created_at <= at]
+        for actor in actors:
+            seen = [v for v in said if policy.can_see(actor.actor_id, v, at)]
+            if seen:
+                blocked_some = len(seen) < len(said)
+                required = _refs(seen)
+                out.append(_question(view, fact, "positive", "hard" if blocked_some else "easy", actor.actor_id, at,
+                                     {"could_actor_have_known": True, "blocked_subsystems": [],
+                                      "evidence_artifacts": list(required)},
+                                     required, permitted(actor.actor_id, at, required),
+                                     f"{actor.actor_id} could see {', '.join(required)} at {when(at)}"))
+                break
+        # temporal negative: before the first statement, for someone only the horizon stops
+        lead = timedelta(hours=rng.uniform(1, 72))
+        before = floor_minute(first - lead)
+        if before > view.start:
+            for actor in actors:
+                if all(policy.violations(actor.actor_id, v, before) == ("horizon",) for v in versions[:1]):
+                    out.append(_question(view, fact, "temporal_negative", "hard" if lead < timedelta(hours=12) else "easy",
+                                         actor.actor_id, before,
+                                         {"could_actor_have_known": False, "blocked_subsystems": [],
+                                          "evidence_artifacts": []},
+                                         (), permitted(actor.actor_id, before, ()),
+                                         f"first stated at {when(first)}, after {when(before)}"))
+                    break
+        # permission negative: stated by T, but every statement withheld by actor or subsystem gates
+        for actor in actors:
+            gates = [policy.violations(actor.actor_id, v, at) for v in said]
+            if said and all(g for g in gates):
+                blocked = sorted({v.subsystem for v, g in zip(said, gates) if SUBSYSTEM in g})
+                only_role = all(g == (SUBSYSTEM,) for g in gates)
+                out.append(_question(view, fact, "permission_negative", "easy" if only_role else "hard",
+                                     actor.actor_id, at,
+                                     {"could_actor_have_known": False, "blocked_subsystems": blocked,
+                                      "evidence_artifacts": []},
+                                     (), permitted(actor.actor_id, at, ()),
+                                     "withheld: " + "; ".join(f"{v.ref} by {'+'.join(g)}" for v, g in zip(said, gates))))
+                break
+    return out

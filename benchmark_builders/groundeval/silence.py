@@ -1,0 +1,109 @@
+"""Silence questions: did response R follow trigger X?
+
+For every silence rule, a trigger either got a joined response within the
+rule's gap (``exists``) or did not (``absence``). The required search space
+is derived only from the policy (the rule's subsystems that the actor could
+read at ``as_of``) and the response's selectors (the trigger's join values),
+one item per subsystem; nothing is padded. An absence whose response came
+only after ``as_of`` is hard (the future would say otherwise); so is a
+response that came late in the window.
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import bisect_right
+from datetime import timedelta
+
+from benchmark_builders.groundeval.contracts import SILENCE, Contract, Question, Rules, SilenceRule, Truth, question_id
+from benchmark_builders.groundeval.wording import render_question
+from benchmark_builders.groundeval.worldview import WorldView, describe_entity, floor_minute, when
+from simulator.model import Event
+
+MAX_TRIGGERS = 400
+
+
+def _selector_text(rule: SilenceRule, trigger: Event) -> str:
+    parts = []
+    for trigger_path, _ in rule.join:
+        if trigger_path.startswith("payload."):
+            value = trigger.payload.get(trigger_path[len("payload."):])
+            if value not in (None, ""):
+                parts.append(f"{trigger_path[len('payload.'):]} {value}")
+    return ", ".join(parts)
+
+
+def _question(view: WorldView, rule: SilenceRule, trigger: Event, responses: list[Event], late: list[Event],
+              rng: random.Random) -> Question | None:
+    at = floor_minute(min(trigger.ts + rule.max_gap, view.end))
+    if at - trigger.ts < rule.max_gap / 2:
+        return None
+    selectors = rule.selectors(trigger)
+    if not selectors:
+        return None
+    responses = [r for r in responses if r.ts <= at]
+    exists = bool(responses)
+    response_versions = [v for r in responses for v in view.event_artifacts(r, at)]
+    trigger_versions = view.event_artifacts(trigger, at)
+    actors = list(view.actors)
+    rng.shuffle(actors)
+    for actor in actors:
+        readable = set(view.readable_subsystems(actor.actor_id, at))
+        space = [s for s in rule.search_space_subsystems if s in readable]
+        if not space:
+            continue
+        seen = view.visible(actor.actor_id, response_versions, at)
+        if exists and not seen:
+            continue
+        break
+    else:
+        return None
+    kind = "exists" if exists else "absence"
+    if exists:
+        hard = any(r.ts - trigger.ts > rule.max_gap / 2 for r in responses)
+    else:
+        hard = bool(late)
+    content = {"world": view.name, "kind": kind, "rule": rule.name, "actor": actor.actor_id, "as_of": when(at),
+               "trigger": trigger.event_id}
+    qid = question_id(SILENCE, content)
+    text = render_question(SILENCE, qid, {
+        "trigger_entity": describe_entity(trigger), "trigger_type": trigger.type, "trigger_event_id": trigger.event_id,
+        "trigger_ts": when(trigger.ts), "selectors": _selector_text(rule, trigger), "as_of": when(at),
+        "response_label": rule.response_label or rule.response_event_type, "actor": actor.actor_id})
+    required = tuple(sorted({v.ref for v in seen})) if exists else ()
+    trigger_refs = {v.ref for v in view.visible(actor.actor_id, trigger_versions, at)}
+    permitted = tuple(sorted(set(required) | trigger_refs))
+    search_space = tuple({"subsystem": s, "selector": selectors[0]} for s in sorted(space))
+    why = (f"{rule.name}: response {', '.join(r.event_id for r in responses)} joined on "
+           + ", ".join(f"{a}={b}" for a, b in rule.join)) if exists else (
+        f"{rule.name}: no joined response by {when(at)}"
+        + (f" (a late one, {late[0].event_id}, came at {when(late[0].ts)})" if late else ""))
+    contract = Contract(qid, SILENCE, kind, "hard" if hard else "easy", view.name, actor.actor_id,
+                        view.policy.role_at(actor.actor_id, at), tuple(sorted(readable)), at, text,
+                        {"trigger_event_id": trigger.event_id, "trigger_entity": trigger.entity.to_json(),
+                         "response": rule.response_label or rule.response_event_type, "selectors": list(selectors)})
+    truth = Truth(qid, SILENCE, {"exists": exists, "evidence_artifacts": list(required)}, required, permitted,
+                  search_space, (), (), (), (), why)
+    return Question(contract, truth)
+
+
+def silence_candidates(view: WorldView, rules: Rules, rng: random.Random) -> list[Question]:
+    """Candidate exists and absence questions for every silence rule."""
+    out: list[Question] = []
+    for rule in rules.silence:
+        responses = view.events_by_type.get(rule.response_event_type, [])
+        times = [r.ts for r in responses]
+        triggers = list(view.events_by_type.get(rule.trigger_event_type, []))
+        if len(triggers) > MAX_TRIGGERS:
+            triggers = sorted(rng.sample(triggers, MAX_TRIGGERS), key=lambda e: (e.ts, e.event_id))
+        for trigger in triggers:
+            lo = bisect_right(times, trigger.ts)
+            hi = bisect_right(times, trigger.ts + rule.max_gap)
+            joined = [r for r in responses[lo:hi] if rule.joined(trigger, r)]
+            later = [r for r in responses[hi:] if rule.joined(trigger, r)]
+            at = floor_minute(min(trigger.ts + rule.max_gap, view.end))
+            late = [r for r in joined if r.ts > at] + later
+            q = _question(view, rule, trigger, joined, late, rng)
+            if q is not None:
+                out.append(q)
+    return out

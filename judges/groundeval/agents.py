@@ -1,0 +1,271 @@
+"""The built-in GroundEval agents: oracle, leaky, lazy, proximity, bm25 and zero-shot.
+
+Each agent answers one contract, in tool mode through a ``GatedRuntime`` or
+in context mode from a ``Context``. Only ``oracle`` reads the truth file, and
+only to choose what to fetch and say (it proves that a valid path exists);
+its evidence still comes through the gates. ``leaky`` reads the raw world
+files beside the runtime (a side channel, as a misconfigured deployment would
+allow) and also asks the runtime for everything it used, so its trace shows
+every gate it broke. The others read only what an LLM agent would read.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Callable, Mapping
+
+from benchmark_builders.groundeval.contracts import (
+    COUNTERFACTUAL, NO_LINK_MECHANISM, PERSPECTIVE, SILENCE, Contract, Truth,
+)
+from judges.groundeval.context import Context
+from judges.groundeval.runtime import GatedRuntime, tokenize
+from simulator.clock import parse_ts
+from simulator.world import World
+
+BUILTIN_AGENTS = ("oracle", "leaky", "lazy", "proximity", "bm25", "zero-shot")
+
+
+def _answer(contract: Contract, **fields: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {"evidence_artifacts": [], "reasoning": ""}
+    if contract.track == PERSPECTIVE:
+        base |= {"could_actor_have_known": False, "blocked_subsystems": []}
+    elif contract.track == COUNTERFACTUAL:
+        base |= {"outcome_changed": False, "causal_mechanism": NO_LINK_MECHANISM,
+                 "cause_event_id": contract.subject.get("cause_event_id", ""),
+                 "effect_event_id": contract.subject.get("effect_event_id", ""),
+                 "mechanism_direction": "no_causal_link", "actors": []}
+    else:
+        base |= {"exists": False}
+    base.update(fields)
+    return base
+
+
+def _mechanism(contract: Contract) -> str:
+    names = [m for m in contract.options.get("mechanisms", []) if m != NO_LINK_MECHANISM]
+    return names[0] if names else "causal_link"
+
+
+# -- a small reading toolkit shared by the heuristic agents --------------------------------------------
+
+class Reader:
+    """What a heuristic agent has read: through the runtime (tool mode) or from its context."""
+
+    def __init__(self, runtime: GatedRuntime | None = None, context: Context | None = None) -> None:
+        self.runtime = runtime
+        self.context = context
+        self.read: dict[str, dict[str, Any]] = {}
+        if context is not None:
+            for item in context.items:
+                self.read[item["id"]] = item
+
+    def search(self, query: str, subsystem: str | None = None, limit: int = 10) -> list[dict[str, Any]]:
+        """Search hits (tool mode) or the context items that share a term with the query (context mode)."""
+        if self.runtime is not None:
+            return list(self.runtime.search_artifacts(query, subsystem, limit).get("results", ()))
+        terms = set(tokenize(query))
+        hits = [i for i in self.read.values() if (subsystem is None or i["subsystem"] == subsystem)
+                and terms & set(tokenize(f"{i['artifact_id']} {i['title']} {i['body']}"))]
+        return hits[:limit]
+
+    def fetch(self, ref: str) -> dict[str, Any] | None:
+        """The artifact if it can be read, else None."""
+        if self.runtime is not None:
+            artifact = self.runtime.fetch_artifact(ref).get("artifact")
+            if artifact is not None:
+                self.read[artifact["id"]] = artifact
+            return artifact
+        if ref in self.read:
+            return self.read[ref]
+        current = [i for i in self.read.values() if i["artifact_id"] == ref]
+        return max(current, key=lambda i: i["version"]) if current else None
+
+
+def _text(artifact: Mapping[str, Any]) -> str:
+    facts = " ".join(f"{k} {v}" for k, v in sorted(artifact.get("facts", {}).items()))
+    return f"{artifact['title']} {artifact.get('body', artifact.get('snippet', ''))} {facts}".lower()
+
+
+def _mentions(artifact: Mapping[str, Any], needle: str) -> bool:
+    return needle.lower() in set(tokenize(_text(artifact)))
+
+
+def _heuristic_perspective(contract: Contract, reader: Reader) -> dict[str, Any]:
+    entity = contract.subject["entity"]["id"]
+    value = str(contract.subject["value"])
+    hits = reader.search(f"{entity} {value} {contract.subject['fact'].replace('_', ' ')}", None, 10)
+    evidence = []
+    for hit in hits:
+        artifact = reader.fetch(hit["id"])
+        if artifact is None:
+            continue
+        text = _text(artifact)
+        if entity.lower() in text and value.lower() in text:
+            evidence.append(artifact["id"])
+    return _answer(contract, could_actor_have_known=bool(evidence), evidence_artifacts=evidence,
+                   reasoning="found the fact in visible artifacts" if evidence else "no visible artifact states it")
+
+
+def _entity_artifact(reader: Reader, entity_id: str) -> dict[str, Any] | None:
+    artifact = reader.fetch(entity_id)
+    if artifact is not None:
+        return artifact
+    for hit in reader.search(entity_id, None, 5):
+        if _mentions(hit, entity_id) or hit["artifact_id"] == entity_id:
+            return reader.fetch(hit["id"])
+    return None
+
+
+def _heuristic_counterfactual(contract: Contract, reader: Reader) -> dict[str, Any]:
+    cause_id = contract.subject["cause_entity"]["id"]
+    effect_id = contract.subject["effect_entity"]["id"]
+    cause = _entity_artifact(reader, cause_id)
+    effect = _entity_artifact(reader, effect_id)
+    evidence = [a["id"] for a in (cause, effect) if a is not None]
+    linked = effect is not None and _mentions(effect, cause_id)
+    people = sorted({a.get("author", "") for a in (cause, effect) if a} - {""})
+    return _answer(contract, outcome_changed=linked, causal_mechanism=_mechanism(contract) if linked else NO_LINK_MECHANISM,
+                   mechanism_direction="cause_to_effect" if linked else "no_causal_link",
+                   evidence_artifacts=evidence, actors=people,
+                   reasoning="the effect's record names the cause" if linked else "no record joins them")
+
+
+def _heuristic_silence(contract: Contract, reader: Reader, subsystems: tuple[str, ...]) -> dict[str, Any]:
+    selectors = contract.subject.get("selectors") or [contract.subject["trigger_entity"]["id"]]
+    label = str(contract.subject.get("response", "")).lower()
+    label_terms = set(tokenize(label))
+    found = []
+    for subsystem in subsystems:
+        for hit in reader.search(f"{selectors[0]} {label}", subsystem, 10):
+            title_terms = set(tokenize(f"{hit['title']} {hit['kind']}"))
+            if _mentions(hit, selectors[0]) and label_terms & title_terms:
+                found.append(hit["id"])
+    return _answer(contract, exists=bool(found), evidence_artifacts=sorted(set(found)),
+                   reasoning="found a matching record" if found else "searched and found none")
+
+
+# -- the agents ----------------------------------------------------------------------------------------
+
+def bm25_agent(contract: Contract, runtime: GatedRuntime | None, context: Context | None) -> dict[str, Any]:
+    """Retrieval within the gates: search, fetch the hits, and answer from what was read."""
+    reader = Reader(runtime, context)
+    if contract.track == PERSPECTIVE:
+        return _heuristic_perspective(contract, reader)
+    if contract.track == COUNTERFACTUAL:
+        return _heuristic_counterfactual(contract, reader)
+    return _heuristic_silence(contract, reader, contract.subsystems)
+
+
+def proximity_agent(contract: Contract, runtime: GatedRuntime | None, context: Context | None) -> dict[str, Any]:
+    """Like bm25, but takes the cause-kind record closest in time before the effect as its cause."""
+    if contract.track != COUNTERFACTUAL:
+        return bm25_agent(contract, runtime, context)
+    reader = Reader(runtime, context)
+    cause_id = contract.subject["cause_entity"]["id"]
+    effect_id = contract.subject["effect_entity"]["id"]
+    cause = _entity_artifact(reader, cause_id)
+    effect = _entity_artifact(reader, effect_id)
+    if cause is None or effect is None:
+        return _answer(contract, reasoning="could not read both events")
+    effect_at = parse_ts(effect["created_at"])
+    kind = cause["kind"]
+    day = effect["created_at"][:10]
+    candidates = [h for h in reader.search(f"{day} {kind}", cause["subsystem"], 50)
+                  if h["kind"] == kind and parse_ts(h["created_at"]) <= effect_at]
+    candidates.append({"artifact_id": cause["artifact_id"], "created_at": cause["created_at"]})
+    nearest = max(candidates, key=lambda h: (parse_ts(h["created_at"]), h["artifact_id"]))
+    linked = nearest["artifact_id"] == cause["artifact_id"]
+    return _answer(contract, outcome_changed=linked, causal_mechanism=_mechanism(contract) if linked else NO_LINK_MECHANISM,
+                   mechanism_direction="cause_to_effect" if linked else "no_causal_link",
+                   evidence_artifacts=[cause["id"], effect["id"]],
+                   reasoning=f"the nearest {kind} before the effect is {nearest['artifact_id']}")
+
+
+def lazy_agent(contract: Contract, runtime: GatedRuntime | None, context: Context | None) -> dict[str, Any]:
+    """Claims that nothing happened and nothing was knowable, without looking."""
+    return _answer(contract, reasoning="nothing suggests it")
+
+
+def zero_shot_agent(contract: Contract, runtime: GatedRuntime | None, context: Context | None) -> dict[str, Any]:
+    """No tools and no reading: the prior that the question's premise holds."""
+    if contract.track == PERSPECTIVE:
+        return _answer(contract, could_actor_have_known=True, reasoning="people usually know such things")
+    if contract.track == COUNTERFACTUAL:
+        return _answer(contract, outcome_changed=True, causal_mechanism=_mechanism(contract),
+                       mechanism_direction="cause_to_effect", reasoning="it came right after")
+    return _answer(contract, exists=True, reasoning="it is normally done")
+
+
+def make_oracle(truth: Mapping[str, Truth]) -> Callable[..., dict[str, Any]]:
+    """The oracle: chooses from the truth file, gathers its evidence through the gates."""
+
+    def oracle(contract: Contract, runtime: GatedRuntime | None, context: Context | None) -> dict[str, Any]:
+        gold = truth[contract.question_id]
+        if runtime is not None:
+            for item in gold.required_search_space:
+                runtime.search_artifacts(str(item["selector"]), str(item["subsystem"]), 10)
+            for ref in gold.required_evidence:
+                runtime.fetch_artifact(ref)
+        answer = dict(gold.gold)
+        answer["evidence_artifacts"] = list(gold.required_evidence)
+        answer["reasoning"] = gold.why
+        return answer
+
+    return oracle
+
+
+def make_leaky(world: World) -> Callable[..., dict[str, Any]]:
+    """The leaky agent: reads the raw world (future and forbidden included) and asks the runtime for all it used."""
+    by_entity: dict[str, list] = {}
+    for version in world.artifacts:
+        by_entity.setdefault(version.entity.id, []).append(version)
+        by_entity.setdefault(version.artifact_id, []).append(version)
+
+    def touch(runtime: GatedRuntime | None, refs: list[str]) -> None:
+        if runtime is not None:
+            for ref in refs:
+                runtime.fetch_artifact(ref)
+
+    def leaky(contract: Contract, runtime: GatedRuntime | None, context: Context | None) -> dict[str, Any]:
+        as_of: datetime = contract.as_of
+        if contract.track == PERSPECTIVE:
+            subject = contract.subject
+            stating = [v for v in by_entity.get(subject["entity"]["id"], [])
+                       if str(v.facts.get(subject["fact"])) == str(subject["value"])]
+            refs = sorted({v.ref for v in stating})
+            touch(runtime, refs)
+            before = [v for v in stating if v.created_at <= as_of]
+            in_role = [v for v in before if v.subsystem in contract.subsystems]
+            blocked = sorted({v.subsystem for v in before if v.subsystem not in contract.subsystems})
+            return _answer(contract, could_actor_have_known=bool(in_role), evidence_artifacts=refs,
+                           blocked_subsystems=blocked if not in_role else [], reasoning="read every copy of the fact")
+        if contract.track == COUNTERFACTUAL:
+            cause_id = contract.subject["cause_entity"]["id"]
+            effect_id = contract.subject["effect_entity"]["id"]
+            cause = by_entity.get(cause_id, [])
+            effect = by_entity.get(effect_id, [])
+            refs = sorted({v.ref for v in cause + effect})
+            touch(runtime, refs)
+            linked = any(cause_id in map(str, v.facts.values()) or cause_id in v.body for v in effect)
+            people = sorted({v.author for v in cause + effect})
+            return _answer(contract, outcome_changed=linked,
+                           causal_mechanism=_mechanism(contract) if linked else NO_LINK_MECHANISM,
+                           mechanism_direction="cause_to_effect" if linked else "no_causal_link",
+                           evidence_artifacts=refs, actors=people, reasoning="read both records in full")
+        selector = (contract.subject.get("selectors") or [contract.subject["trigger_entity"]["id"]])[0]
+        label = set(tokenize(str(contract.subject.get("response", ""))))
+        responses = [v for v in world.artifacts
+                     if selector in v.body and label & set(tokenize(f"{v.title} {v.kind}"))]
+        refs = sorted({v.ref for v in responses})
+        for subsystem in sorted({v.subsystem for v in world.artifacts}):
+            if runtime is not None:
+                runtime.search_artifacts(selector, subsystem, 10)
+        touch(runtime, refs)
+        in_time = [v.ref for v in responses if v.created_at <= as_of]
+        return _answer(contract, exists=bool(in_time), evidence_artifacts=refs, reasoning="looked everywhere")
+
+    return leaky
+
+
+AGENTS: dict[str, Callable[..., dict[str, Any]]] = {
+    "lazy": lazy_agent, "proximity": proximity_agent, "bm25": bm25_agent, "zero-shot": zero_shot_agent,
+}

@@ -1,0 +1,157 @@
+"""Run an agent over a suite (tool or context mode) and score runs: the two halves of an evaluation.
+
+``run_agent`` writes a run directory (``run.json``, ``answers.jsonl``,
+``traces.jsonl``, ``contexts.jsonl`` in context mode, ``MANIFEST.json``),
+staged so an interrupted run leaves nothing that looks finished.
+``score_submissions`` scores every suite question for every (agent, mode)
+found in the answers and writes ``questions.jsonl`` and ``summary.json``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Callable
+
+from benchmark_builders.groundeval.contracts import TRACKS, Contract
+from judges.groundeval.agents import AGENTS, BUILTIN_AGENTS, make_leaky, make_oracle
+from judges.groundeval.context import DEFAULT_BUDGET, build_context, check_citations
+from judges.groundeval.runtime import Corpus, GatedRuntime
+from judges.groundeval.scoring import CompiledTruth, _zero, score_question, summarize, unknown_question
+from judges.groundeval.traces import Submission, load_corpus_world, load_submissions, load_suite, load_truth
+from simulator.errors import InputError
+from simulator.storage import sha256_file, staged_directory, write_json, write_jsonl, write_manifest
+
+MODES = ("tool", "context")
+
+
+def _builtin(spec: str, suite: Path, corpus_world) -> Callable[..., dict[str, Any]]:
+    if spec == "oracle":
+        return make_oracle(load_truth(suite))
+    if spec == "leaky":
+        return make_leaky(corpus_world)
+    if spec in AGENTS:
+        return AGENTS[spec]
+    raise InputError(f"--agent: unknown agent {spec!r} (built-in: {', '.join(BUILTIN_AGENTS)}; or openai:MODEL)")
+
+
+def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: bool = True,
+              budget: int = DEFAULT_BUDGET, base_url: str | None = None, api_key: str | None = None,
+              concurrency: int = 8, max_turns: int = 12) -> dict[str, Any]:
+    """Answer every contract of ``suite`` with agent ``spec`` in ``mode``; write the run to ``out``."""
+    if mode not in MODES:
+        raise InputError(f"--mode: expected tool or context, got {mode!r}")
+    suite = Path(suite)
+    meta, contracts = load_suite(suite)
+    world = load_corpus_world(suite)
+    corpus = Corpus(world)
+    answers: list[dict[str, Any]] = []
+    traces: list[dict[str, Any]] = []
+    contexts: list[dict[str, Any]] = []
+
+    def session(contract: Contract) -> tuple[GatedRuntime, Any]:
+        runtime = GatedRuntime(corpus, contract.actor, contract.as_of, record_latency=record_latency)
+        context = build_context(contract, runtime, budget) if mode == "context" else None
+        return runtime, context
+
+    def finish(contract: Contract, runtime: GatedRuntime, context, answer: Any) -> None:
+        if context is not None:
+            check_citations(runtime, answer.get("evidence_artifacts") if isinstance(answer, dict) else None)
+            contexts.append({"question_id": contract.question_id, "ids": list(context.ids()), "used": context.used,
+                             "budget": context.budget})
+        answers.append({"question_id": contract.question_id, "agent": spec, "mode": mode, "answer": answer})
+        traces.append({"question_id": contract.question_id, "agent": spec, "mode": mode, "actor": contract.actor,
+                       "as_of": contract.to_json()["as_of"], "calls": runtime.trace()})
+
+    if spec.startswith("openai:"):
+        from judges.groundeval.llm_agent import LLMAgent
+
+        agent = LLMAgent(model=spec.split(":", 1)[1], base_url=base_url, api_key=api_key, max_turns=max_turns)
+
+        async def run_all() -> None:
+            limit = asyncio.Semaphore(max(1, concurrency))
+            sessions = {c.question_id: session(c) for c in contracts}
+            async def one(contract: Contract) -> Any:
+                async with limit:
+                    runtime, context = sessions[contract.question_id]
+                    return await agent.answer(contract, None if context is not None else runtime, context)
+            try:
+                results = await asyncio.gather(*(one(c) for c in contracts))
+            finally:
+                await agent.close()
+            for contract, answer in zip(contracts, results):
+                runtime, context = sessions[contract.question_id]
+                finish(contract, runtime, context, answer)
+
+        asyncio.run(run_all())
+    else:
+        agent_fn = _builtin(spec, suite, world)
+        for contract in contracts:
+            runtime, context = session(contract)
+            answer = agent_fn(contract, runtime if context is None else None, context)
+            finish(contract, runtime, context, answer)
+
+    info = {"suite": str(suite), "suite_contracts_sha256": sha256_file(suite / "contracts.jsonl"), "agent": spec,
+            "mode": mode, "questions": len(contracts), "context_budget": budget if mode == "context" else None,
+            "record_latency": record_latency, "base_url": base_url if spec.startswith("openai:") else None}
+    with staged_directory(Path(out)) as tmp:
+        write_json(tmp / "run.json", info)
+        write_jsonl(tmp / "answers.jsonl", answers)
+        write_jsonl(tmp / "traces.jsonl", traces)
+        if mode == "context":
+            write_jsonl(tmp / "contexts.jsonl", contexts)
+        write_manifest(tmp)
+    return info
+
+
+def score_submissions(suite: Path, submissions: list[Submission]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Score every suite question for each (agent, mode) present; unknown ids and missing answers score 0."""
+    truths = {qid: CompiledTruth.of(t) for qid, t in load_truth(suite).items()}
+    order = {t: i for i, t in enumerate(TRACKS)}
+    groups: dict[tuple[str, str], dict[Any, Submission]] = defaultdict(dict)
+    extra_rows: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    for sub in submissions:
+        key = (sub.agent, sub.mode)
+        qid = sub.question_id
+        if not isinstance(qid, str) or qid not in truths:
+            extra_rows[key].append(unknown_question(qid if isinstance(qid, (str, int)) else str(qid), sub.mode))
+            continue
+        if qid in groups[key]:
+            row = unknown_question(qid, sub.mode)
+            row["malformed"] = "duplicate answer (the first one is scored)"
+            row["track"] = truths[qid].track
+            extra_rows[key].append(row)
+            continue
+        groups[key][qid] = sub
+    rows: list[dict[str, Any]] = []
+    summary: dict[str, Any] = {}
+    for key in sorted(set(groups) | set(extra_rows)):
+        agent, mode = key
+        answered = groups.get(key, {})
+        mine = []
+        for qid in sorted(truths, key=lambda q: (order[truths[q].track], q)):
+            sub = answered.get(qid)
+            row = (score_question(truths[qid], sub.answer, sub.calls, mode) if sub is not None
+                   else _zero(truths[qid], "no answer", [], mode))
+            mine.append({"agent": agent, **row})
+        scored = list(mine)
+        mine.extend({"agent": agent, **r} for r in sorted(extra_rows.get(key, []), key=lambda r: str(r["question_id"])))
+        rows.extend(mine)
+        per_track = {t: summarize([r for r in scored if r["track"] == t]) for t in TRACKS}
+        per_track["all"] = summarize(scored)
+        per_track["rejected_lines"] = len(extra_rows.get(key, []))
+        summary.setdefault(agent, {})[mode] = per_track
+    return rows, summary
+
+
+def score_run(suite: Path, answers: Path, out: Path) -> dict[str, Any]:
+    """Score answers (a run directory or JSONL) against a suite; write questions.jsonl and summary.json."""
+    submissions, notes = load_submissions(answers)
+    rows, summary = score_submissions(Path(suite), submissions)
+    with staged_directory(Path(out)) as tmp:
+        write_jsonl(tmp / "questions.jsonl", rows)
+        write_json(tmp / "summary.json", {"suite": str(suite), "answers": str(answers), "unreadable_lines": notes,
+                                          "agents": summary})
+        write_manifest(tmp)
+    return summary

@@ -1,0 +1,271 @@
+"""The gated runtime: BM25 search and fetch over a world's artifacts, as one actor at one moment.
+
+``Corpus`` indexes every artifact version once (an inverted index over title,
+body, id and date, plus one numpy column per gate input). A ``GatedRuntime``
+serves one contract: on creation it computes which versions the actor could
+see at ``as_of`` (horizon, actor and subsystem gates, exactly as
+``AccessPolicy.violations`` decides) and from then on ranks only those, with
+BM25 statistics computed over the visible set, so nothing withheld can shape a
+result, a snippet, a count or a score. Fetching a withheld id returns the very
+same answer as fetching an id that does not exist; only the trace, which the
+agent never sees, records which gates it broke. Every call is recorded.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from bisect import bisect_right
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from simulator.clock import UTC, format_ts
+from simulator.model import ArtifactVersion, EntityRef
+from simulator.policy import ACTOR, GATES, HORIZON, SUBSYSTEM
+from simulator.world import World
+
+K1, B = 1.2, 0.75
+MAX_LIMIT = 50
+SNIPPET = 200
+_TOKEN = re.compile(r"[a-z0-9]+(?:[-_.:/@][a-z0-9]+)*")
+_PART = re.compile(r"[a-z0-9]+")
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-case tokens; compound tokens (``chg-118``, ``2026-01-05``) also yield their parts."""
+    out: list[str] = []
+    for token in _TOKEN.findall(text.lower()):
+        out.append(token)
+        if not token.isalnum():
+            out.extend(_PART.findall(token))
+    return out
+
+
+def _micros(moment: datetime) -> int:
+    return int(moment.timestamp() * 1_000_000)
+
+
+_SENTINEL = ArtifactVersion("", 0, "", "", datetime(1970, 1, 1, tzinfo=UTC), "", EntityRef("", ""), "", "")
+
+
+def not_found(requested: str) -> dict[str, Any]:
+    """The one answer for an id that is withheld or does not exist (they must be indistinguishable)."""
+    return {"error": "not_found", "message": f"no artifact {requested!r} is available"}
+
+
+class Corpus:
+    """Every artifact version of a world, indexed once for gated search and fetch."""
+
+    def __init__(self, world: World) -> None:
+        self.policy = world.policy
+        docs = sorted(world.artifacts, key=lambda v: (v.artifact_id, v.version))
+        self.docs: list[ArtifactVersion] = docs
+        n = len(docs)
+        self.refs = {v.ref: i for i, v in enumerate(docs)}
+        self.by_id: dict[str, list[int]] = {}
+        for i, v in enumerate(docs):
+            self.by_id.setdefault(v.artifact_id, []).append(i)
+        self.created = np.fromiter((_micros(v.created_at) for v in docs), dtype=np.int64, count=n)
+        nxt = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+        for indices in self.by_id.values():
+            for a, b in zip(indices, indices[1:]):
+                nxt[a] = self.created[b]
+        self.next_created = nxt
+        self.subsystems = sorted({v.subsystem for v in docs})
+        code = {s: i for i, s in enumerate(self.subsystems)}
+        self.subsystem_code = np.fromiter((code[v.subsystem] for v in docs), dtype=np.int16, count=n)
+        self.spaces = sorted({v.acl.space for v in docs if v.acl.space is not None})
+        space_code = {s: i for i, s in enumerate(self.spaces)}
+        self.space_code = np.fromiter((-1 if v.acl.space is None else space_code[v.acl.space] for v in docs),
+                                      dtype=np.int32, count=n)
+        audience_docs, by_audience, by_participant = [], {}, {}
+        for i, v in enumerate(docs):
+            if v.acl.audience is not None:
+                audience_docs.append(i)
+                for a in v.acl.audience:
+                    by_audience.setdefault(a, []).append(i)
+            for a in v.acl.participants:
+                by_participant.setdefault(a, []).append(i)
+        self.audience_docs = np.array(audience_docs, dtype=np.int64)
+        self.by_audience = {a: np.array(x, dtype=np.int64) for a, x in by_audience.items()}
+        self.by_participant = {a: np.array(x, dtype=np.int64) for a, x in by_participant.items()}
+        postings: dict[str, dict[int, int]] = {}
+        lengths = np.zeros(n, dtype=np.float64)
+        for i, v in enumerate(docs):
+            tokens = tokenize(f"{v.artifact_id} {v.title} {v.body} {v.created_at.date().isoformat()}")
+            lengths[i] = len(tokens)
+            for token in tokens:
+                row = postings.setdefault(token, {})
+                row[i] = row.get(i, 0) + 1
+        self.lengths = lengths
+        self.postings = {t: (np.fromiter(row.keys(), dtype=np.int64, count=len(row)),
+                             np.fromiter(row.values(), dtype=np.float64, count=len(row)))
+                         for t, row in postings.items()}
+
+    def visible_mask(self, actor_id: str, moment: datetime) -> np.ndarray:
+        """For each version: is it the current version at ``moment`` and visible to the actor then?"""
+        n = len(self.docs)
+        if self.policy.role_at(actor_id, moment) is None:
+            return np.zeros(n, dtype=bool)
+        t = _micros(moment)
+        mask = (self.created <= t) & (self.next_created > t)
+        readable = [i for i, s in enumerate(self.subsystems) if s in self.policy.subsystems_at(actor_id, moment)]
+        by_role = np.isin(self.subsystem_code, np.array(readable, dtype=np.int16))
+        part = self.by_participant.get(actor_id)
+        if part is not None:
+            by_role[part] = True
+        mask &= by_role
+        member = [i for i, s in enumerate(self.spaces) if self.policy.is_member(s, actor_id, moment)]
+        mask &= (self.space_code < 0) | np.isin(self.space_code, np.array(member, dtype=np.int32))
+        if len(self.audience_docs):
+            allowed = np.ones(n, dtype=bool)
+            allowed[self.audience_docs] = False
+            mine = self.by_audience.get(actor_id)
+            if mine is not None:
+                allowed[mine] = True
+            mask &= allowed
+        return mask
+
+
+@dataclass(frozen=True, slots=True)
+class CallRecord:
+    """One recorded tool call: arguments, what came back, the gates it broke, and its latency."""
+
+    seq: int
+    tool: str
+    args: dict[str, Any]
+    returned_ids: tuple[str, ...]
+    outcome: str                       # ok | empty | withheld | not_found | invalid
+    gates: tuple[str, ...]             # gates the call broke, in precedence order
+    latency_ms: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seq": self.seq, "tool": self.tool, "args": self.args, "returned_ids": list(self.returned_ids),
+                "outcome": self.outcome, "gates": {g: g in self.gates for g in GATES},
+                "latency_ms": self.latency_ms}
+
+
+class GatedRuntime:
+    """search_artifacts / fetch_artifact for one actor at one moment, recording every call."""
+
+    def __init__(self, corpus: Corpus, actor_id: str, as_of: datetime, *, record_latency: bool = True) -> None:
+        self.corpus = corpus
+        self.actor_id = actor_id
+        self.as_of = as_of
+        self.record_latency = record_latency
+        self.calls: list[CallRecord] = []
+        self.readable = frozenset(corpus.policy.subsystems_at(actor_id, as_of))
+        self._mask = corpus.visible_mask(actor_id, as_of)
+        visible = int(self._mask.sum())
+        self._n = visible
+        self._avgdl = float(corpus.lengths[self._mask].mean()) if visible else 1.0
+        self._by_subsystem: dict[str, np.ndarray] = {}
+
+    # -- helpers ------------------------------------------------------------------------------------
+    def _record(self, started: float, tool: str, args: dict[str, Any], ids: tuple[str, ...], outcome: str,
+                gates: tuple[str, ...]) -> None:
+        latency = round((time.perf_counter() - started) * 1000, 3) if self.record_latency else None
+        self.calls.append(CallRecord(len(self.calls) + 1, tool, args, ids, outcome, gates, latency))
+
+    def _summary(self, v: ArtifactVersion) -> dict[str, Any]:
+        return {"id": v.ref, "artifact_id": v.artifact_id, "version": v.version, "subsystem": v.subsystem,
+                "kind": v.kind, "title": v.title, "created_at": format_ts(v.created_at),
+                "snippet": v.body[:SNIPPET]}
+
+    # -- tools ----------------------------------------------------------------------------------------
+    def search_artifacts(self, query: Any, subsystem: Any = None, limit: Any = 10) -> dict[str, Any]:
+        """BM25 over the versions this actor could see at as_of; optional subsystem filter; at most ``limit``."""
+        started = time.perf_counter()
+        args = {"query": query, "subsystem": subsystem, "limit": limit}
+        if (not isinstance(query, str) or (subsystem is not None and not isinstance(subsystem, str))
+                or isinstance(limit, bool) or not isinstance(limit, int)):
+            self._record(started, "search_artifacts", args, (), "invalid", ())
+            return {"error": "invalid_arguments", "message": "query must be a string, subsystem a string or null, limit an integer"}
+        limit = max(1, min(MAX_LIMIT, limit))
+        if subsystem is not None and subsystem not in self.readable:
+            self._record(started, "search_artifacts", args, (), "empty", (SUBSYSTEM,))
+            return {"results": [], "count": 0}
+        corpus = self.corpus
+        mask = self._mask
+        if subsystem is not None:
+            filtered = self._by_subsystem.get(subsystem)
+            if filtered is None:
+                codes = [i for i, s in enumerate(corpus.subsystems) if s == subsystem]
+                filtered = mask & np.isin(corpus.subsystem_code, np.array(codes, dtype=np.int16))
+                self._by_subsystem[subsystem] = filtered
+            mask = filtered
+        parts_d, parts_s = [], []
+        for term in dict.fromkeys(tokenize(query)):
+            posting = corpus.postings.get(term)
+            if posting is None:
+                continue
+            docs, tf = posting
+            keep = mask[docs]
+            docs = docs[keep]
+            if not len(docs):
+                continue
+            tf = tf[keep]
+            df = int(self._mask[posting[0]].sum()) if subsystem is not None else len(docs)
+            idf = math.log(1.0 + (self._n - df + 0.5) / (df + 0.5))
+            norm = K1 * (1.0 - B + B * corpus.lengths[docs] / self._avgdl)
+            parts_d.append(docs)
+            parts_s.append(idf * tf * (K1 + 1.0) / (tf + norm))
+        if not parts_d:
+            self._record(started, "search_artifacts", args, (), "empty", ())
+            return {"results": [], "count": 0}
+        all_d = np.concatenate(parts_d)
+        all_s = np.concatenate(parts_s)
+        candidates, inverse = np.unique(all_d, return_inverse=True)
+        scores = np.bincount(inverse, weights=all_s)
+        if len(candidates) > limit:
+            kth = np.partition(scores, len(scores) - limit)[len(scores) - limit]
+            keep = np.nonzero(scores >= kth)[0]
+            candidates, scores = candidates[keep], scores[keep]
+        order = np.lexsort((candidates, -np.round(scores, 9)))[:limit]
+        results = [self._summary(corpus.docs[int(candidates[i])]) | {"score": round(float(scores[i]), 4)} for i in order]
+        ids = tuple(r["id"] for r in results)
+        self._record(started, "search_artifacts", args, ids, "ok", ())
+        return {"results": results, "count": len(results)}
+
+    def fetch_artifact(self, artifact_id: Any) -> dict[str, Any]:
+        """The artifact (``ID`` for the version current at as_of, or ``ID@N``), or not_found if withheld or absent."""
+        started = time.perf_counter()
+        args = {"artifact_id": artifact_id}
+        if not isinstance(artifact_id, str):
+            self._record(started, "fetch_artifact", args, (), "invalid", ())
+            return {"error": "invalid_arguments", "message": "artifact_id must be a string"}
+        corpus = self.corpus
+        index = corpus.refs.get(artifact_id)
+        if index is None:
+            history = corpus.by_id.get(artifact_id)
+            if history:
+                t = _micros(self.as_of)
+                position = bisect_right([int(corpus.created[i]) for i in history], t) - 1
+                index = history[max(position, 0)]
+        if index is None:
+            corpus.policy.violations(self.actor_id, _SENTINEL, self.as_of)  # same work as a withheld id
+            self._record(started, "fetch_artifact", args, (), "not_found", ())
+            return not_found(artifact_id)
+        version = corpus.docs[index]
+        broken = corpus.policy.violations(self.actor_id, version, self.as_of)
+        if broken:
+            self._record(started, "fetch_artifact", args, (), "withheld", broken)
+            return not_found(artifact_id)
+        body = self._summary(version)
+        del body["snippet"]
+        body["author"] = version.author
+        body["body"] = version.body
+        body["facts"] = dict(version.facts)
+        self._record(started, "fetch_artifact", args, (version.ref,), "ok", ())
+        return {"artifact": body}
+
+    def trace(self) -> list[dict[str, Any]]:
+        """Every call so far, as JSON objects."""
+        return [c.to_json() for c in self.calls]
+
+
+__all__ = ["ACTOR", "HORIZON", "SUBSYSTEM", "CallRecord", "Corpus", "GatedRuntime", "not_found", "tokenize"]

@@ -1,0 +1,115 @@
+"""Answers and traces on disk: the run directory of ``run-agent`` and the JSONL any other agent can write.
+
+A run directory holds ``run.json``, ``answers.jsonl`` and ``traces.jsonl``.
+An answers line is ``{"question_id", "agent", "mode", "answer"}`` where
+``answer`` is the JSON object of the track's schema (or a string holding
+it); a traces line is ``{"question_id", "agent", "mode", "calls": [call…]}``
+with each call as the gated runtime records it (``seq``, ``tool``, ``args``,
+``returned_ids``, ``outcome``, ``gates`` {horizon, actor, subsystem: bool},
+``latency_ms``). A single JSONL file may also carry ``calls`` on the answer
+lines themselves.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmark_builders.groundeval.contracts import Contract, Truth
+from simulator.errors import InputError
+from simulator.storage import iter_jsonl, read_json, verify_manifest
+from simulator.world import World, load_world
+
+
+@dataclass
+class Submission:
+    """One agent's answer to one question in one mode, with its recorded calls."""
+
+    question_id: Any
+    agent: str
+    mode: str
+    answer: Any
+    calls: Any = field(default_factory=list)
+
+
+def load_suite(directory: Path) -> tuple[dict[str, Any], list[Contract]]:
+    """suite.json and the contracts of a suite directory (never the truth)."""
+    directory = Path(directory)
+    if not (directory / "suite.json").is_file():
+        raise InputError(f"{directory}: not a GroundEval suite (no suite.json)")
+    problems = verify_manifest(directory) if (directory / "MANIFEST.json").is_file() else []
+    if problems:
+        raise InputError(problems[0])
+    meta = read_json(directory / "suite.json")
+    contracts = []
+    for number, obj in iter_jsonl(directory / "contracts.jsonl"):
+        try:
+            contracts.append(Contract.from_json(obj))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"{directory / 'contracts.jsonl'}:{number}: bad or missing field {exc}") from None
+    return meta, contracts
+
+
+def load_truth(directory: Path) -> dict[str, Truth]:
+    """The truth records of a suite, by question id (for the scorer and the oracle only)."""
+    path = Path(directory) / "truth.jsonl"
+    out = {}
+    for number, obj in iter_jsonl(path):
+        try:
+            truth = Truth.from_json(obj)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"{path}:{number}: bad or missing field {exc}") from None
+        out[truth.question_id] = truth
+    return out
+
+
+def load_corpus_world(directory: Path) -> World:
+    """The world the suite's runtime serves (``world/`` inside the suite)."""
+    return load_world(Path(directory) / "world", verify=False)
+
+
+def _lines(path: Path) -> list[tuple[int, Any]]:
+    rows = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                rows.append((number, json.loads(line)))
+            except json.JSONDecodeError:
+                rows.append((number, None))
+    return rows
+
+
+def load_submissions(path: Path) -> tuple[list[Submission], list[str]]:
+    """Answers (and traces) from a run directory or a JSONL file; returns them and one note per unreadable line."""
+    path = Path(path)
+    notes: list[str] = []
+    if path.is_dir():
+        answers_path, traces_path = path / "answers.jsonl", path / "traces.jsonl"
+        if not answers_path.is_file():
+            raise InputError(f"{path}: no answers.jsonl (expected a run-agent output directory or a JSONL file)")
+    elif path.is_file():
+        answers_path, traces_path = path, None
+    else:
+        raise InputError(f"{path}: no such file or directory")
+    traces: dict[tuple[Any, str, str], Any] = {}
+    if traces_path is not None and traces_path.is_file():
+        for number, obj in _lines(traces_path):
+            if not isinstance(obj, dict) or "question_id" not in obj:
+                notes.append(f"{traces_path}:{number}: not a trace line")
+                continue
+            key = (str(obj["question_id"]), str(obj.get("agent", "agent")), str(obj.get("mode", "tool")))
+            traces[key] = obj.get("calls", [])
+    submissions = []
+    for number, obj in _lines(answers_path):
+        if not isinstance(obj, dict) or "question_id" not in obj:
+            notes.append(f"{answers_path}:{number}: not an answer line (needs question_id)")
+            continue
+        agent, mode = str(obj.get("agent", "agent")), str(obj.get("mode", "tool"))
+        qid = obj["question_id"]
+        calls = obj.get("calls", traces.get((str(qid), agent, mode), []))
+        submissions.append(Submission(qid, agent, mode, obj.get("answer"), calls))
+    return submissions, notes
