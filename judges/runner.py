@@ -20,8 +20,9 @@ How it stays exact:
 - When every job is done the log is rewritten once, atomically, sorted by
   key, so the same inputs give a byte-identical file however requests
   interleaved.
-- A fatal backend error (bad key, unreachable endpoint, unrecorded replay)
-  stops the run with an ``InputError`` after the batch in hand is written.
+- A fatal backend error (bad key, unreachable endpoint, unrecorded replay),
+  or a long streak of failed requests, stops the run with an ``InputError``
+  after the batch in hand is written.
 """
 
 from __future__ import annotations
@@ -289,8 +290,14 @@ async def run_jobs(
     parameters: Mapping[str, Any] | None = None,
     flush_interval: float = 0.05,
     flush_size: int = 512,
+    max_consecutive_errors: int | None = None,
 ) -> RunSummary:
-    """Judge every job not already in RUN_DIR/judgments.jsonl; resumable, bounded concurrency."""
+    """Judge every job not already in RUN_DIR/judgments.jsonl; resumable, bounded concurrency.
+
+    ``max_consecutive_errors`` (default max(20, 2 × concurrency); 0 disables)
+    stops the run when that many requests fail in a row after their retries —
+    an endpoint that answers nothing — keeping what was written.
+    """
     started = time.perf_counter()
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -339,6 +346,8 @@ async def run_jobs(
         ensure_pool(concurrency)
     queue = iter(remaining)
     fatal: list[str] = []
+    failing = [0]  # requests failed in a row
+    error_limit = max(20, 2 * concurrency) if max_consecutive_errors is None else max_consecutive_errors
 
     async def worker() -> None:
         for job, request, h in queue:
@@ -351,8 +360,15 @@ async def run_jobs(
                     fatal.append(f"item {job.item_id} condition {job.condition} seed {job.seed}: {exc}")
                 return
             except BackendError as exc:
-                log.record(job, h, None, str(exc).replace("\n", " "), cacheable=False)
+                message = str(exc).replace("\n", " ")
+                log.record(job, h, None, message, cacheable=False)
+                failing[0] += 1
+                if error_limit and failing[0] >= error_limit and not fatal:
+                    fatal.append(f"{failing[0]} requests in a row failed, stopping (they are retried on resume);"
+                                 f" last: {message}")
+                    return
             else:
+                failing[0] = 0
                 log.record(job, h, response, None, cacheable=True)
             if len(log.lines) >= flush_size:
                 log.flush()

@@ -6,7 +6,7 @@ Specs:
   (vLLM, Ollama, llama.cpp server, OpenAI, …) at ``base_url``;
 - ``replay`` / ``replay:PATH`` — recorded responses (a ``judgments.jsonl`` or a
   responses file), looked up by request hash;
-- ``stub`` — the recording stub (``judges.backends.stub``);
+- ``stub`` / ``stub:LOG.jsonl`` — the recording stub (``judges.backends.stub.from_spec``);
 - ``builtin:NAME`` — a procedural judge (``judges.backends.builtin.make_builtin``).
 
 Generation options given here (temperature, max_tokens, extra) are the
@@ -20,9 +20,10 @@ Heavy modules (aiohttp) are imported only when a backend that needs them is made
 from __future__ import annotations
 
 import importlib
+import json
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from judges.backends.base import (
     BackendError,
@@ -46,6 +47,7 @@ __all__ = [
     "Usage",
     "apply_generation_options",
     "make_backend",
+    "parse_extra",
 ]
 
 
@@ -65,6 +67,20 @@ def apply_generation_options(request: JudgeRequest, options: GenerationParams) -
     if merged == params:
         return request
     return replace(request, params=merged)
+
+
+def parse_extra(pairs: Iterable[str]) -> dict[str, Any]:
+    """``key=value`` strings (e.g. from ``--extra``) as a dict; values are JSON when they parse, else text."""
+    extra: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"--extra {pair!r}: expected key=value, e.g. reasoning_effort=high")
+        try:
+            extra[key.strip()] = json.loads(raw)
+        except ValueError:
+            extra[key.strip()] = raw
+    return extra
 
 
 def make_backend(
@@ -100,19 +116,18 @@ def make_backend(
         from judges.backends.replay import ReplayBackend
 
         return ReplayBackend(Path(path), options=options)
-    if kind == "stub" and not arg:
+    if kind == "stub":
         module = _import_backend_module("stub", spec)
-        for factory in ("make_stub", "StubBackend"):
-            if hasattr(module, factory):
-                return getattr(module, factory)()
-        raise InputError(f"judge spec {spec!r}: judges.backends.stub has no make_stub()")
+        if not hasattr(module, "from_spec"):
+            raise InputError(f"judge spec {spec!r}: judges.backends.stub has no from_spec()")
+        return module.from_spec(spec)
     if kind == "builtin":
         module = _import_backend_module("builtin", spec)
         try:
             return module.make_builtin(arg)
         except (KeyError, ValueError) as exc:
             raise InputError(f"judge spec {spec!r}: unknown built-in judge ({exc})") from None
-    raise InputError(f"judge spec {spec!r}: unknown; use openai:MODEL, builtin:NAME, replay:PATH or stub")
+    raise InputError(f"judge spec {spec!r}: unknown; use openai:MODEL, builtin:NAME, replay:PATH or stub[:LOG]")
 
 
 def _import_backend_module(name: str, spec: str) -> Any:

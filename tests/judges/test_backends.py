@@ -226,7 +226,7 @@ def test_generation_options_override_the_request_but_keep_its_seed(chat):
 
 @pytest.mark.parametrize("spec, message", [
     ("gpt-4o", "unknown"), ("openai", "name the model"), ("openai:", "name the model"),
-    ("replay", "replay:PATH"), ("stub:x", "unknown"),
+    ("replay", "replay:PATH"), ("stubby", "unknown"), ("builtin-x", "unknown"),
 ])
 def test_registry_rejects_bad_specs(spec, message):
     with pytest.raises(InputError, match=message):
@@ -241,3 +241,18 @@ def test_registry_makes_named_backends(tmp_path):
     recorded.write_text('{"request_hash": "abc", "text": "{\\"verdict\\": \\"pass\\"}"}\n')
     assert make_backend(f"replay:{recorded}").recorded["abc"].text == '{"verdict": "pass"}'
     assert make_backend("replay", replay_path=recorded).name == "replay"
+
+
+def test_parse_extra_reads_json_values_or_text():
+    from judges.backends import parse_extra
+
+    assert parse_extra(["reasoning_effort=high", "top_p=0.9", "stop=[\"}\"]", "flag=true"]) == {
+        "reasoning_effort": "high", "top_p": 0.9, "stop": ["}"], "flag": True}
+    with pytest.raises(InputError, match="expected key=value"):
+        parse_extra(["oops"])
+
+
+def test_registry_resolves_backends_owned_by_other_areas_lazily(tmp_path):
+    pytest.importorskip("judges.backends.stub")
+    assert make_backend("stub").name == "stub"
+    assert make_backend(f"stub:{tmp_path / 'reads.jsonl'}").name == "stub"

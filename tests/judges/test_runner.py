@@ -268,3 +268,16 @@ def test_unreachable_endpoint_exits_2_with_one_line_and_keeps_judgments(tmp_path
     assert result.stderr.count("\n") == 1
     assert result.stderr.startswith("error: item ") and f"{gone}/chat/completions: unreachable after 3 attempts" in result.stderr
     assert (out / JUDGMENTS).read_bytes() == before
+
+
+def test_an_endpoint_that_fails_every_request_stops_the_run(chat, tmp_path):
+    jobs = make_jobs(items=10)
+    chat.plan(*[Reply("status", status=500)] * 200)
+    with pytest.raises(InputError, match=r"5 requests in a row failed.*last: .*HTTP 500"):
+        run_jobs_sync(jobs, backend_for(chat, max_retries=1), tmp_path / "run", concurrency=2, progress=False,
+                      max_consecutive_errors=5)
+    rows = lines_of(tmp_path / "run")
+    assert 5 <= len(rows) <= 6 and all(r["error"] for r in rows)
+    chat.reset()
+    summary = run_jobs_sync(jobs, backend_for(chat), tmp_path / "run", progress=False)
+    assert (summary.errors, summary.judgments, summary.requested) == (0, 40, 40)
