@@ -1,0 +1,114 @@
+"""Artifact text: jinja2 templates with several wordings, rendered in bulk after the event loop.
+
+Each template in ``simulator/templates/`` defines one macro
+``render(f, c, v, who)`` — facts, context, wording variant, author name —
+and states the facts as a person would write them. ``render_all`` renders
+every draft of one template in a single template call (one loop, many macro
+calls), which costs a fraction of a render per artifact.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, Iterable, Mapping
+
+import jinja2
+
+from simulator.ledger import Draft
+from simulator.model import ArtifactVersion
+
+SEPARATOR = "\x1e"
+
+#: How people state each fact, in three wordings; ``{v}`` is the value.
+FACT_PHRASES: dict[str, tuple[str, str, str]] = {
+    "entitlement": ("entitlement is {v}", "the warranty entitlement shows as {v}", "entitlement check: {v}"),
+    "diagnostic_code": ("diagnostics returned {v}", "the unit reports code {v}", "diagnostic code is {v}"),
+    "dispatch_id": ("dispatch {v} is created", "I raised dispatch {v}", "the dispatch reference is {v}"),
+    "visit_date": ("the technician visit is booked for {v}", "a field engineer will be on site on {v}",
+                   "visit date: {v}"),
+    "rma_number": ("return authorisation {v} is issued", "the RMA number is {v}", "please use RMA {v} for the return"),
+    "firmware_version": ("the unit runs firmware {v}", "firmware on the asset is {v}", "current firmware: {v}"),
+    "target_firmware": ("firmware was rolled back to {v}", "we are now on firmware {v}", "rollback target: {v}"),
+    "backup_id": ("the configuration is backed up as {v}", "config backup {v} taken", "backup reference {v}"),
+    "reset_token_id": ("reset link {v} was sent", "a single-use reset token ({v}) is issued", "reset token: {v}"),
+    "credit_id": ("credit {v} is applied", "the credit note is {v}", "credit reference {v}"),
+    "approver": ("approved by {v}", "{v} signed off", "approval from {v}"),
+    "log_bundle_id": ("log bundle {v} collected", "logs uploaded as {v}", "diagnostic bundle: {v}"),
+    "recovery_job_id": ("recovery job {v} is open", "data recovery runs as job {v}", "recovery job reference: {v}"),
+    "case_status": ("the case is now {v}", "status set to {v}", "marking this {v}"),
+    "asset_serial": ("serial {v}", "unit {v}", "serial number {v}"),
+    "asset_model": ("a {v}", "model {v}", "the {v}"),
+    "warranty_end": ("warranty ends {v}", "covered until {v}", "warranty end date {v}"),
+    "purchase_date": ("bought on {v}", "purchased {v}", "purchase date {v}"),
+    "contract_level": ("contract level {v}", "on a {v} contract", "support level: {v}"),
+    "priority": ("priority {v}", "{v}", "priority is {v}"),
+    "license_key": ("licence {v}", "licence key {v}", "key {v}"),
+    "target_account_id": ("moving to account {v}", "receiving account {v}", "target account {v}"),
+    "invoice_id": ("invoice {v}", "the disputed invoice {v}", "invoice number {v}"),
+    "credit_amount": ("a credit of USD {v}", "USD {v} credit", "credit amount USD {v}"),
+    "opened_at": ("opened {v}", "raised on {v}", "opened on {v}"),
+    "case_id": ("case {v}", "{v}", "ticket {v}"),
+    "incident_id": ("incident {v}", "{v}", "{v}"),
+    "change_id": ("change {v}", "{v}", "change {v}"),
+    "service": ("on {v}", "for {v}", "service {v}"),
+    "severity": ("{v}", "severity {v}", "sev {v}"),
+    "status": ("status {v}", "now {v}", "{v}"),
+    "mechanism": ("cause: {v}", "root cause {v}", "mechanism {v}"),
+    "postmortem_id": ("postmortem {v}", "{v}", "write-up {v}"),
+    "team": ("team {v}", "the {v} team", "{v}"),
+    "actor_id": ("{v}", "{v}", "{v}"),
+}
+FACT_ORDER = tuple(FACT_PHRASES)
+
+
+def _say(key: str, value: Any, variant: int = 0) -> str:
+    phrases = FACT_PHRASES.get(key)
+    if phrases is None:
+        return f"{key.replace('_', ' ')}: {value}"
+    return phrases[variant % 3].format(v=value)
+
+
+def _label(key: str) -> str:
+    return key.replace("_", " ").capitalize()
+
+
+def environment(names: Mapping[str, str]) -> jinja2.Environment:
+    """The jinja2 environment with the helpers templates use (``say``, ``label``, ``name``)."""
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("simulator", "templates"),
+        autoescape=False, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False,
+        undefined=jinja2.ChainableUndefined, extensions=["jinja2.ext.do"],
+    )
+    person = lambda actor_id: names.get(actor_id, actor_id) if actor_id else ""  # noqa: E731
+    env.globals.update(say=_say, label=_label, name=person, order=FACT_ORDER)
+    env.filters["person"] = person
+    return env
+
+
+def render_bodies(env: jinja2.Environment, template: str, drafts: list[Draft], names: Mapping[str, str]) -> list[str]:
+    """Render every draft of one template in a single template call."""
+    wrapper = env.from_string(
+        "{% from '" + template + ".j2' import render %}"
+        "{% for d in items %}{{ render(d.facts, d.context, d.variant, name(d.author)) }}" + SEPARATOR + "{% endfor %}"
+    )
+    text = wrapper.render(items=drafts)
+    bodies = text.split(SEPARATOR)[:-1]
+    if len(bodies) != len(drafts):
+        raise RuntimeError(f"template {template} produced {len(bodies)} bodies for {len(drafts)} drafts")
+    return [b.strip() for b in bodies]
+
+
+def render_all(drafts: Iterable[Draft], names: Mapping[str, str]) -> list[ArtifactVersion]:
+    """Render every draft into an ArtifactVersion, keeping the drafts' order."""
+    drafts = list(drafts)
+    env = environment(names)
+    groups: dict[str, list[int]] = defaultdict(list)
+    for index, draft in enumerate(drafts):
+        groups[draft.template].append(index)
+    bodies: list[str] = [""] * len(drafts)
+    for template in sorted(groups):
+        indexes = groups[template]
+        for index, body in zip(indexes, render_bodies(env, template, [drafts[i] for i in indexes], names)):
+            bodies[index] = body
+    return [ArtifactVersion(d.artifact_id, d.version, d.subsystem, d.kind, d.created_at, d.author, d.entity, d.title,
+                            body, d.facts, d.acl) for d, body in zip(drafts, bodies)]

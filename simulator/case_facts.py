@@ -1,0 +1,102 @@
+"""Support-case facts: what a case knows when it opens, and the value each runbook step writes.
+
+Values are realistic and distinct per case: dates as YYYY-MM-DD, identifiers
+such as ``DSP-55012``, ``RMA-7781``, ``INV-30112``, diagnostic codes such as
+``BAT-0x41``; entitlement is ``active`` exactly when the warranty ends on or
+after the day the case was opened.
+"""
+
+from __future__ import annotations
+
+import random
+from datetime import date, timedelta
+from typing import Any, Callable
+
+from simulator.customers import Account, Asset, Contact
+from simulator.ledger import Ledger
+from simulator.procedures import Procedure, Step
+
+#: Diagnostic codes per case category.
+DIAGNOSTICS: dict[str, tuple[str, ...]] = {
+    "battery": ("BAT-0x41", "BAT-0x42", "BAT-0x4C", "BAT-0x51"),
+    "firmware": ("FW-0x1C", "FW-0x2A", "FW-0x3E", "FW-0x47"),
+    "hardware_failure": ("PSU-0x0A", "DSK-0x22", "MEM-0x13", "FAN-0x31"),
+    "account_access": ("AUTH-0x07", "AUTH-0x09", "AUTH-0x0B"),
+    "onsite": ("MB-0x51", "BP-0x18", "CTL-0x2F", "PSU-0x0C"),
+    "billing": ("SLA-0x02", "SLA-0x05", "SLA-0x08"),
+    "data_loss": ("RAID-0x5E", "RAID-0x61", "FS-0x1B", "DSK-0x29"),
+}
+#: Case facts that come from the asset when a procedure reads ``asset_serial``.
+ASSET_FACTS = ("asset_serial", "asset_model", "purchase_date", "warranty_end")
+BASE_FACTS = ("case_id", "account_id", "account_name", "contact_name", "contact_email", "contract_level",
+              "case_status", "priority", "opened_at")
+CREDIT_AMOUNTS = (150, 200, 250, 300, 450, 500, 750, 900, 1200, 1500, 2400)
+
+
+def entitlement(warranty_end: str, opened_at: str) -> str:
+    """``active`` if the warranty ends on or after the opening day, else ``expired``."""
+    return "active" if date.fromisoformat(warranty_end) >= date.fromisoformat(opened_at) else "expired"
+
+
+def uses_asset(procedure: Procedure) -> bool:
+    """True if the runbook works on a hardware asset."""
+    return "asset_serial" in procedure.facts_read
+
+
+def initial_facts(case_id: str, procedure: Procedure, account: Account, contact: Contact, asset: Asset | None,
+                  opened: date, priority: str, ledger: Ledger, rng: random.Random,
+                  other_accounts: list[Account]) -> dict[str, Any]:
+    """The facts a case carries when it opens: who, what asset, and the inputs its runbook needs."""
+    facts: dict[str, Any] = {
+        "case_id": case_id, "account_id": account.account_id, "account_name": account.name,
+        "contact_name": contact.name, "contact_email": contact.email, "contract_level": account.contract_level,
+        "case_status": "open", "priority": priority, "opened_at": opened.isoformat(),
+    }
+    if asset is not None:
+        facts.update(asset_serial=asset.serial, asset_model=asset.model,
+                     purchase_date=asset.purchase_date.isoformat(), warranty_end=asset.warranty_end.isoformat())
+    needed = set(procedure.facts_read) - set(procedure.facts_written)
+    if "license_key" in needed:
+        facts["license_key"] = rng.choice(account.license_keys)
+    if "target_account_id" in needed:
+        facts["target_account_id"] = rng.choice(other_accounts).account_id
+    if "invoice_id" in needed:
+        facts["invoice_id"] = ledger.next_id("INV", 30101)
+    if "credit_amount" in needed:
+        facts["credit_amount"] = rng.choice(CREDIT_AMOUNTS)
+    return facts
+
+
+def _older_firmware(version: str, rng: random.Random) -> str:
+    major, minor, patch = version.split(".")
+    return f"{major}.{minor}.{max(1, int(patch) - rng.randint(1, 4))}"
+
+
+def step_writes(step: Step, procedure: Procedure, facts: dict[str, Any], asset: Asset | None, today: date,
+                visit_day: date, approver: str | None, ledger: Ledger, rng: random.Random) -> dict[str, Any]:
+    """The values ``step`` writes for this case, in the runbook's order of ``writes``."""
+    makers: dict[str, Callable[[], Any]] = {
+        "entitlement": lambda: entitlement(facts["warranty_end"], facts["opened_at"]),
+        "diagnostic_code": lambda: rng.choice(DIAGNOSTICS[procedure.category]),
+        "dispatch_id": lambda: ledger.next_id("DSP", 55001),
+        "visit_date": lambda: visit_day.isoformat(),
+        "rma_number": lambda: ledger.next_id("RMA", 7701),
+        "firmware_version": lambda: asset.firmware_version if asset else "1.0.0",
+        "target_firmware": lambda: _older_firmware(facts.get("firmware_version", "1.0.9"), rng),
+        "backup_id": lambda: ledger.next_id("BKP", 9001),
+        "reset_token_id": lambda: f"RST-{rng.getrandbits(32):08x}",
+        "credit_id": lambda: ledger.next_id("CRD", 4001),
+        "approver": lambda: approver,
+        "log_bundle_id": lambda: ledger.next_id("LOG", 60001),
+        "recovery_job_id": lambda: ledger.next_id("RJ", 801),
+        "case_status": lambda: "resolved",
+    }
+    return {fact: makers[fact]() for fact in step.writes}
+
+
+def next_weekday(day: date, days_ahead: int) -> date:
+    """A weekday at least ``days_ahead`` days after ``day``."""
+    out = day + timedelta(days=days_ahead)
+    while out.weekday() >= 5:
+        out += timedelta(days=1)
+    return out

@@ -1,0 +1,84 @@
+"""Messages people send: chat posts, direct messages, internal and external email, ticket comments.
+
+Every helper records one event and one artifact version in the ledger and
+strengthens the collaboration graph between sender and recipients. Private
+channels carry their space in the ACL; direct messages and email carry an
+audience; everyone who took part is a participant.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+from simulator.context import SimContext
+from simulator.model import Acl, EntityRef, ParentLink
+
+#: Chat channels: id → (name, private space or None, teams whose members post there).
+CHANNELS: dict[str, tuple[str, str | None, tuple[str, ...]]] = {
+    "CH-GENERAL": ("#general", None, ("support_l1", "support_l2", "engineering", "sre", "sales", "legal", "hr", "leadership")),
+    "CH-SUPPORT": ("#support", None, ("support_l1", "support_l2")),
+    "CH-ENGINEERING": ("#engineering", None, ("engineering", "sre")),
+    "CH-DEPLOYS": ("#deploys", None, ("engineering", "sre")),
+    "CH-INCIDENTS": ("#incidents", None, ("sre", "engineering", "support_l2")),
+    "CH-SALES": ("#sales", None, ("sales",)),
+    "CH-RANDOM": ("#random", None, ("support_l1", "support_l2", "engineering", "sre", "sales", "legal", "hr", "leadership")),
+    "CH-LEADERSHIP": ("#leadership", "SP-LEADERSHIP", ()),
+    "CH-SRE-ONCALL": ("#sre-oncall", "SP-SRE-ONCALL", ()),
+    "CH-HR-PRIVATE": ("#hr-private", "SP-HR-PRIVATE", ()),
+    "CH-LEGAL-REVIEW": ("#legal-review", "SP-LEGAL-REVIEW", ()),
+}
+
+
+def post_chat(ctx: SimContext, channel: str, author: str, template: str, facts: dict[str, Any],
+              context: dict[str, Any] | None = None, parents: Iterable[ParentLink] = (),
+              event_type: str = "chat.message_posted") -> str:
+    """``author`` posts in ``channel``; returns the event id."""
+    name, space, _ = CHANNELS[channel]
+    message_id = ctx.ledger.next_id("MSG")
+    entity = EntityRef("channel", channel)
+    ref = ctx.ledger.draft(message_id, "chat", "chat_message", author, entity, f"{name} message",
+                           template, {"message_id": message_id, "channel": name, **facts},
+                           Acl(space=space, participants=(author,)), context)
+    payload = {"message_id": message_id, "channel": channel}
+    for key in ("case_id", "incident_id", "change_id"):
+        if key in facts:
+            payload[key] = facts[key]
+    return ctx.ledger.emit(event_type, (author,), "chat", entity, payload, parents, (ref,))
+
+
+def send_dm(ctx: SimContext, sender: str, recipient: str, template: str, facts: dict[str, Any],
+            context: dict[str, Any] | None = None) -> str:
+    """A direct message between two people; returns the event id."""
+    pair = tuple(sorted((sender, recipient)))
+    message_id = ctx.ledger.next_id("DM")
+    entity = EntityRef("dm", f"{pair[0]}+{pair[1]}")
+    ref = ctx.ledger.draft(message_id, "chat", "direct_message", sender, entity, "Direct message", template,
+                           {"message_id": message_id, **facts}, Acl(audience=pair, participants=pair), context)
+    ctx.graph.interact(sender, recipient, ctx.now)
+    return ctx.ledger.emit("chat.dm_sent", pair, "chat", entity, {"message_id": message_id, "to": recipient},
+                           (), (ref,))
+
+
+def send_email(ctx: SimContext, sender: str, recipients: Iterable[str], subject: str, template: str,
+               facts: dict[str, Any], entity: EntityRef | None = None, context: dict[str, Any] | None = None,
+               kind: str = "email", event_type: str = "email.sent", parents: Iterable[ParentLink] = (),
+               external_to: str | None = None) -> tuple[str, str]:
+    """An email from ``sender`` (internal recipients are the audience); returns (event id, email id)."""
+    to = tuple(r for r in dict.fromkeys(recipients) if r != sender)
+    audience = tuple(sorted({sender, *to}))
+    email_id = ctx.ledger.next_id("EML")
+    entity = entity or EntityRef("email", email_id)
+    body_facts = {"email_id": email_id, "subject": subject, **facts}
+    if external_to:
+        body_facts["to_external"] = external_to
+    ref = ctx.ledger.draft(email_id, "email", kind, sender, entity, subject, template, body_facts,
+                           Acl(audience=audience, participants=audience), context)
+    ctx.graph.interact_all(sender, to, ctx.now, 0.5)
+    payload = {"email_id": email_id, "to": list(to)}
+    if external_to:
+        payload["to_external"] = external_to
+    for key in ("case_id", "incident_id", "escalation_id"):
+        if key in facts:
+            payload[key] = facts[key]
+    event_id = ctx.ledger.emit(event_type, (sender, *to), "email", entity, payload, parents, (ref,))
+    return event_id, email_id

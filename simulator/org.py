@@ -1,0 +1,266 @@
+"""The organisation: people, teams, managers, roles over time, private spaces and grants.
+
+``Org.generate`` creates the people employed at the start (seeded faker
+identities). During the run, staffing processes call ``hire``, ``depart``,
+``change_role`` and ``grant``; each changes, from that moment, the role
+assignments, space memberships and grants that ``to_policy`` writes out, so
+the access policy always says who could see what at any time.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+
+from faker import Faker
+
+from simulator.calendar import BusinessCalendar
+from simulator.config import SimConfig
+from simulator.model import Actor
+from simulator.policy import AccessPolicy, Grant, Membership, PrivateSpace, RoleAssignment
+
+#: Team → (member role, manager role).
+TEAM_ROLES: dict[str, tuple[str, str]] = {
+    "support_l1": ("support_l1", "support_manager"),
+    "support_l2": ("support_l2", "support_manager"),
+    "engineering": ("engineer", "engineering_manager"),
+    "sre": ("sre", "engineering_manager"),
+    "sales": ("sales", "sales_manager"),
+    "legal": ("legal", "legal"),
+    "hr": ("hr", "hr"),
+    "leadership": ("executive", "executive"),
+}
+
+TITLES: dict[str, tuple[str, ...]] = {
+    "support_l1": ("Support Engineer", "Customer Support Specialist", "Technical Support Engineer"),
+    "support_l2": ("Senior Support Engineer", "Escalation Engineer", "Data Recovery Specialist"),
+    "support_manager": ("Support Manager",),
+    "engineer": ("Software Engineer", "Senior Software Engineer", "Firmware Engineer", "Backend Engineer"),
+    "engineering_manager": ("Engineering Manager",),
+    "sre": ("Site Reliability Engineer", "Senior SRE", "Infrastructure Engineer"),
+    "sales": ("Account Executive", "Account Manager", "Sales Engineer"),
+    "sales_manager": ("Sales Manager",),
+    "legal": ("Corporate Counsel", "Contracts Manager", "Paralegal"),
+    "hr": ("HR Business Partner", "Recruiter", "People Operations Specialist"),
+}
+EXECUTIVE_TITLES = ("Chief Executive Officer", "Chief Technology Officer", "VP of Customer Support",
+                    "VP of Sales", "Chief Operating Officer", "VP of Engineering", "General Counsel")
+#: Which executive title each team's manager reports to.
+REPORTS_TO = {
+    "support_l1": "VP of Customer Support", "support_l2": "VP of Customer Support",
+    "engineering": "Chief Technology Officer", "sre": "Chief Technology Officer",
+    "sales": "VP of Sales", "legal": "Chief Operating Officer", "hr": "Chief Operating Officer",
+}
+
+#: Private spaces: id → (subsystem, name, roles whose holders are members).
+SPACES: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "SP-LEADERSHIP": ("chat", "#leadership", ("executive",)),
+    "SP-SRE-ONCALL": ("chat", "#sre-oncall", ("sre", "engineering_manager")),
+    "SP-HR-PRIVATE": ("chat", "#hr-private", ("hr",)),
+    "SP-LEGAL-REVIEW": ("chat", "#legal-review", ("legal", "executive")),
+    "SP-STRATEGIC-ACCOUNTS": ("ticketing", "strategic accounts queue",
+                              ("support_l2", "support_manager", "sales_manager", "executive")),
+    "SP-WIKI-RESTRICTED": ("wiki", "restricted wiki space",
+                           ("support_l2", "support_manager", "sre", "engineering_manager", "executive")),
+}
+
+
+@dataclass(slots=True)
+class Person:
+    """A person as the simulation sees them (mutable while the run goes on)."""
+
+    actor_id: str
+    name: str
+    email: str
+    title: str
+    team: str
+    role: str
+    manager: str | None
+    joined_at: datetime
+    left_at: datetime | None = None
+    roles: list[list] = field(default_factory=list)  # [role, valid_from, valid_to]
+
+    @property
+    def active(self) -> bool:
+        return self.left_at is None
+
+    def to_actor(self) -> Actor:
+        return Actor(self.actor_id, self.name, self.email, self.title, self.team, self.role,
+                     self.manager, self.joined_at, self.left_at)
+
+
+def _split(total: int, shares: dict[str, int]) -> dict[str, int]:
+    """Split ``total`` people over teams by share (largest remainder), at least two per team."""
+    weight = sum(shares.values())
+    raw = {t: total * s / weight for t, s in shares.items()}
+    counts = {t: max(2, int(v)) for t, v in raw.items()}
+    order = sorted(shares, key=lambda t: (-(raw[t] - int(raw[t])), t))
+    i = 0
+    while sum(counts.values()) < total:
+        counts[order[i % len(order)]] += 1
+        i += 1
+    while sum(counts.values()) > total:
+        largest = max(counts, key=lambda t: (counts[t], t))
+        counts[largest] -= 1
+    return counts
+
+
+class Org:
+    """People, teams and the access-relevant history of the organisation."""
+
+    def __init__(self, config: SimConfig, calendar: BusinessCalendar, rng: random.Random, faker: Faker) -> None:
+        self.config = config
+        self.calendar = calendar
+        self.rng = rng
+        self.faker = faker
+        self.domain = "nimbusware.example"
+        self.people: dict[str, Person] = {}
+        self.memberships: dict[str, list[list]] = {sid: [] for sid in SPACES}  # [actor, from, to]
+        self.grants: list[Grant] = []
+        self._used_names: set[str] = set()
+        self._team_members: dict[str, list[str]] = {t: [] for t in TEAM_ROLES}
+
+    # -- identities ---------------------------------------------------------------
+    def _identity(self) -> tuple[str, str]:
+        while True:
+            first, last = self.faker.first_name(), self.faker.last_name()
+            name = f"{first} {last}"
+            if name not in self._used_names:
+                self._used_names.add(name)
+                email = f"{first}.{last}".lower().replace("'", "").replace(" ", "") + f"@{self.domain}"
+                return name, email
+
+    def _new_person(self, team: str, role: str, title: str, manager: str | None, joined: datetime) -> Person:
+        actor_id = f"P-{len(self.people) + 1:04d}"
+        name, email = self._identity()
+        person = Person(actor_id, name, email, title, team, role, manager, joined)
+        self.people[actor_id] = person
+        self._team_members[team].append(actor_id)
+        self._start_role(person, role, joined)
+        return person
+
+    # -- generation ---------------------------------------------------------------
+    @classmethod
+    def generate(cls, config: SimConfig, calendar: BusinessCalendar, rng: random.Random, faker: Faker) -> "Org":
+        """The people employed when the run starts."""
+        org = cls(config, calendar, rng, faker)
+        counts = _split(config.people, config.team_shares)
+        start = calendar.start
+
+        def joined() -> datetime:
+            return start - timedelta(days=rng.randint(30, 2600), hours=rng.randint(0, 8))
+
+        executives: dict[str, str] = {}
+        for i in range(counts["leadership"]):
+            title = EXECUTIVE_TITLES[i] if i < len(EXECUTIVE_TITLES) else "Vice President"
+            ceo = executives.get("Chief Executive Officer")
+            person = org._new_person("leadership", "executive", title, ceo, joined())
+            executives.setdefault(title, person.actor_id)
+        ceo = executives["Chief Executive Officer"]
+        for team, (member_role, manager_role) in TEAM_ROLES.items():
+            if team == "leadership":
+                continue
+            boss = executives.get(REPORTS_TO[team], ceo)
+            manager_title = TITLES.get(manager_role, ("Lead",))[0] if manager_role != member_role else f"Head of {team.title()}"
+            manager = org._new_person(team, manager_role, manager_title, boss, joined())
+            for _ in range(counts[team] - 1):
+                org._new_person(team, member_role, rng.choice(TITLES[member_role]), manager.actor_id, joined())
+        return org
+
+    # -- roles and spaces over time -------------------------------------------------
+    def _start_role(self, person: Person, role: str, moment: datetime) -> None:
+        person.roles.append([role, moment, None])
+        for space_id, (_, _, roles) in SPACES.items():
+            if role in roles:
+                self.memberships[space_id].append([person.actor_id, moment, None])
+
+    def _end_role(self, person: Person, moment: datetime) -> None:
+        for entry in person.roles:
+            if entry[2] is None:
+                entry[2] = moment
+        for members in self.memberships.values():
+            for entry in members:
+                if entry[0] == person.actor_id and entry[2] is None:
+                    entry[2] = moment
+        for i, grant in enumerate(self.grants):
+            if grant.actor_id == person.actor_id and (grant.valid_to is None or grant.valid_to > moment):
+                self.grants[i] = Grant(grant.grant_id, grant.actor_id, grant.subsystem, grant.valid_from,
+                                       moment, grant.reason)
+
+    def hire(self, team: str, moment: datetime) -> Person:
+        """A new member of ``team`` starting at ``moment``."""
+        member_role = TEAM_ROLES[team][0]
+        manager = self.manager_of(team)
+        title = "Vice President" if team == "leadership" else self.rng.choice(TITLES[member_role])
+        return self._new_person(team, member_role, title, manager, moment)
+
+    def depart(self, person: Person, moment: datetime) -> None:
+        """``person`` leaves at ``moment``: roles, memberships and grants end then."""
+        self._end_role(person, moment)
+        person.left_at = moment
+
+    def change_role(self, person: Person, team: str, moment: datetime) -> None:
+        """``person`` moves to ``team`` (as a member) at ``moment``."""
+        old_team = person.team
+        self._end_role(person, moment)
+        self._team_members[old_team].remove(person.actor_id)
+        self._team_members[team].append(person.actor_id)
+        role = TEAM_ROLES[team][0]
+        person.team, person.role = team, role
+        person.manager = self.manager_of(team)
+        if role == "support_l2":
+            person.title = "Senior Support Engineer"
+        elif role in TITLES:
+            person.title = TITLES[role][0]
+        self._start_role(person, role, moment)
+
+    def grant(self, person: Person, subsystem: str, start: datetime, end: datetime, reason: str) -> Grant:
+        """Give ``person`` read access to ``subsystem`` for a time window."""
+        grant = Grant(f"GRANT-{len(self.grants) + 1}", person.actor_id, subsystem, start, end, reason)
+        self.grants.append(grant)
+        return grant
+
+    # -- questions ------------------------------------------------------------------------
+    def members(self, team: str) -> list[str]:
+        """Actor ids currently employed in ``team`` (managers included), in id order."""
+        return [a for a in self._team_members[team] if self.people[a].left_at is None]
+
+    def with_role(self, role: str) -> list[str]:
+        """Actor ids currently holding ``role``."""
+        return [a for a, p in self.people.items() if p.role == role and p.left_at is None]
+
+    def manager_of(self, team: str) -> str:
+        """The current manager of ``team`` (its first employed holder of the manager role)."""
+        manager_role = TEAM_ROLES[team][1]
+        for actor_id in self._team_members[team]:
+            person = self.people[actor_id]
+            if person.role == manager_role and person.left_at is None:
+                return actor_id
+        return self.members(team)[0]
+
+    def space_members(self, space_id: str) -> list[str]:
+        """Actor ids who are members of a private space now."""
+        return sorted({a for a, _, end in self.memberships[space_id] if end is None})
+
+    def active(self) -> list[str]:
+        """Every employed actor id."""
+        return [a for a, p in self.people.items() if p.left_at is None]
+
+    # -- output ---------------------------------------------------------------------------
+    def actors(self) -> list[Actor]:
+        """Actor records, in id order."""
+        return [self.people[a].to_actor() for a in sorted(self.people)]
+
+    def to_policy(self) -> AccessPolicy:
+        """The access policy: roles → subsystems, role history, grants and private spaces."""
+        assignments = [RoleAssignment(p.actor_id, role, start, end)
+                       for p in self.people.values() for role, start, end in p.roles]
+        spaces = [PrivateSpace(sid, sub, name, tuple(Membership(a, s, e) for a, s, e in self.memberships[sid]))
+                  for sid, (sub, name, _) in SPACES.items()]
+        return AccessPolicy(self.config.roles_map, assignments, self.grants, spaces)
+
+
+def iso(day: date | datetime) -> str:
+    """A date as YYYY-MM-DD."""
+    return (day.date() if isinstance(day, datetime) else day).isoformat()

@@ -1,0 +1,196 @@
+"""Everyday communication: channel chatter, direct messages, internal email and weekly meetings.
+
+People talk during business hours. Channel posts and direct messages
+sometimes repeat recent news (a case's status, a deploy, an incident);
+weekly team meetings repeat the facts of open work to their attendees, whose
+notes are visible only to them.
+"""
+
+from __future__ import annotations
+
+from simulator.context import SimContext
+from simulator.messaging import CHANNELS, post_chat, send_dm, send_email
+from simulator.model import Acl, EntityRef
+from simulator.org import SPACES, TEAM_ROLES
+
+#: Share of all chat posts that go to each channel.
+CHANNEL_SHARE = {
+    "CH-GENERAL": 0.14, "CH-SUPPORT": 0.22, "CH-ENGINEERING": 0.18, "CH-DEPLOYS": 0.04, "CH-INCIDENTS": 0.04,
+    "CH-SALES": 0.08, "CH-RANDOM": 0.12, "CH-LEADERSHIP": 0.05, "CH-SRE-ONCALL": 0.05, "CH-HR-PRIVATE": 0.04,
+    "CH-LEGAL-REVIEW": 0.04,
+}
+TOPICS = ("standup", "question", "fyi", "thanks", "lunch", "reminder", "status")
+
+
+def _posters(ctx: SimContext, channel: str) -> list[str]:
+    _, space, teams = CHANNELS[channel]
+    if space is not None:
+        return ctx.org.space_members(space)
+    out: list[str] = []
+    for team in teams:
+        out.extend(ctx.org.members(team))
+    return out
+
+
+def channel_chatter(ctx: SimContext, channel: str):
+    """People post in one channel through the business day; some posts repeat recent news."""
+    rng = ctx.rng(f"comms.{channel}")
+    previous: str | None = None
+    while True:
+        rate = ctx.config.workload.chat_messages_per_person * len(ctx.org.active()) * CHANNEL_SHARE[channel]
+        yield ctx.work(ctx.gap(rate, rng))
+        posters = _posters(ctx, channel)
+        if not posters:
+            continue
+        author = ctx.pick(rng, posters)
+        facts: dict = {}
+        context = {"topic": rng.choice(TOPICS)}
+        if ctx.news and rng.random() < 0.35 and CHANNELS[channel][1] is None:
+            kind, news = ctx.news[rng.randrange(len(ctx.news))]
+            facts = dict(news)
+            context["news_kind"] = kind
+        post_chat(ctx, channel, author, "chat_message", facts, context)
+        if previous is not None and previous != author:
+            ctx.graph.interact(author, previous, ctx.now, 0.3)
+        previous = author
+
+
+def direct_messages(ctx: SimContext):
+    """People message colleagues directly, mostly those they already work with."""
+    rng = ctx.rng("comms.dm")
+    while True:
+        rate = ctx.config.workload.direct_messages_per_person * len(ctx.org.active())
+        yield ctx.work(ctx.gap(rate, rng))
+        sender = ctx.pick(rng, ctx.org.active())
+        team = ctx.org.people[sender].team
+        pool = [p for p in ctx.org.members(team) if p != sender]
+        if rng.random() < 0.3 or not pool:
+            pool = [p for p in ctx.org.active() if p != sender]
+        recipient = ctx.pick(rng, pool)
+        facts: dict = {}
+        context = {"topic": rng.choice(TOPICS)}
+        if ctx.news and rng.random() < 0.25:
+            kind, news = ctx.news[rng.randrange(len(ctx.news))]
+            facts = dict(news)
+            context["news_kind"] = kind
+        send_dm(ctx, sender, recipient, "direct_message", facts, context)
+
+
+def internal_email(ctx: SimContext):
+    """Internal email: updates to a team, questions to a manager."""
+    rng = ctx.rng("comms.email")
+    while True:
+        rate = ctx.config.workload.emails_per_person * len(ctx.org.active())
+        yield ctx.work(ctx.gap(rate, rng))
+        sender = ctx.pick(rng, ctx.org.active())
+        person = ctx.org.people[sender]
+        if rng.random() < 0.5:
+            recipients = [p for p in ctx.org.members(person.team) if p != sender]
+            subject = f"{person.team.replace('_', ' ').title()} update"
+        else:
+            recipients = [person.manager] if person.manager and ctx.org.people[person.manager].left_at is None \
+                else [ctx.pick(rng, ctx.org.active())]
+            subject = "Quick question"
+        facts: dict = {}
+        context = {"topic": rng.choice(TOPICS), "team": person.team}
+        if ctx.news and rng.random() < 0.5:
+            kind, news = ctx.news[rng.randrange(len(ctx.news))]
+            facts = dict(news)
+            context["news_kind"] = kind
+        if recipients:
+            send_email(ctx, sender, recipients, subject, "internal_email", facts, None, context)
+
+
+def weekly_meetings(ctx: SimContext):
+    """Every team meets on the first working day of the week; the notes repeat open work to attendees."""
+    rng = ctx.rng("comms.meetings")
+    calendar = ctx.calendar
+    for day in calendar.working_days():
+        if day > 0 and calendar.is_working_day(day - 1) and (calendar.start.weekday() + day) % 7 != 0:
+            continue  # not the first working day of its week
+        for index, team in enumerate(TEAM_ROLES):
+            yield ctx.until(calendar.day_open(day) + 60 + 30 * index)
+            attendees = ctx.org.members(team)
+            if len(attendees) < 2:
+                continue
+            hold_meeting(ctx, team, attendees, rng)
+
+
+def _agenda(ctx: SimContext, team: str, rng) -> list[dict]:
+    if team in ("support_l1", "support_l2"):
+        cases = [c for c in ctx.open_cases.values() if c.space is None]
+        picked = [cases[i] for i in sorted(rng.sample(range(len(cases)), min(6, len(cases))))]
+        keys = ("case_id", "case_status", "priority", "dispatch_id", "rma_number", "visit_date", "diagnostic_code")
+        return [{k: c.facts[k] for k in keys if k in c.facts} for c in picked]
+    if team in ("engineering", "sre", "leadership"):
+        return [dict(news) for kind, news in list(ctx.news)[-6:] if kind in ("deploy", "incident", "postmortem")]
+    return []
+
+
+def hold_meeting(ctx: SimContext, team: str, attendees: list[str], rng) -> str:
+    """One team meeting: notes visible to the attendees only."""
+    meeting_id = ctx.ledger.next_id("MTG")
+    chair = ctx.org.manager_of(team)
+    if chair not in attendees:
+        chair = attendees[0]
+    audience = tuple(sorted(attendees))
+    agenda = _agenda(ctx, team, rng)
+    facts = {"meeting_id": meeting_id, "team": team, "attendees": list(audience), "items": agenda}
+    entity = EntityRef("meeting", meeting_id)
+    title = f"{team.replace('_', ' ').title()} weekly — {ctx.calendar.date_of(ctx.now).isoformat()}"
+    ref = ctx.ledger.draft(meeting_id, "meetings", "meeting_notes", chair, entity, title, "meeting_notes", facts,
+                           Acl(audience=audience, participants=audience), {"team": team})
+    for other in audience:
+        ctx.graph.interact(chair, other, ctx.now, 0.3)
+    return ctx.ledger.emit("meeting.held", audience, "meetings", entity,
+                           {"meeting_id": meeting_id, "team": team, "chair": chair}, (), (ref,))
+
+
+def wiki_pages(ctx: SimContext):
+    """Runbook and service pages, created at the start and edited through the run; some restricted."""
+    from simulator.procedures import PROCEDURES
+    from simulator.processes.engineering import SERVICES
+
+    rng = ctx.rng("comms.wiki")
+    pages: list[tuple[str, str, str | None, dict]] = []
+    support_manager = ctx.org.with_role("support_manager")[0]
+    for procedure in PROCEDURES:
+        restricted = "SP-WIKI-RESTRICTED" if procedure.procedure_id == "RB-DATA-RECOVERY" else None
+        facts = {"procedure_id": procedure.procedure_id, "name": procedure.name, "category": procedure.category,
+                 "steps": [s.step_id for s in procedure.steps]}
+        pages.append(("runbook", f"Runbook: {procedure.name}", restricted, facts))
+    for service in SERVICES:
+        pages.append(("service_page", f"Service: {service}", None, {"service": service}))
+    pages.append(("page", "Security incident handbook", "SP-WIKI-RESTRICTED", {"topic": "security"}))
+    pages.append(("page", "Escalation contacts", "SP-WIKI-RESTRICTED", {"topic": "escalation"}))
+    pages.append(("page", "New starter guide", None, {"topic": "onboarding"}))
+    ids = []
+    for kind, title, space, facts in pages:
+        wiki_id = ctx.ledger.next_id("WIKI")
+        ids.append((wiki_id, kind, title, space, facts))
+        author = support_manager if kind == "runbook" else ctx.pick(rng, ctx.org.members("engineering"))
+        _wiki_version(ctx, wiki_id, kind, title, space, {**facts, "wiki_id": wiki_id, "revision_note": "created"},
+                      author, "wiki.page_created")
+    while True:
+        rate = ctx.config.workload.wiki_edits_per_person * len(ctx.org.active())
+        yield ctx.work(ctx.gap(rate, rng))
+        wiki_id, kind, title, space, facts = ctx.pick(rng, ids)
+        editors = ctx.org.space_members(space) if space else ctx.org.active()
+        author = ctx.pick(rng, editors)
+        note = rng.choice(("clarified wording", "added an example", "updated contacts", "fixed a broken link",
+                           "added a troubleshooting note"))
+        _wiki_version(ctx, wiki_id, kind, title, space, {**facts, "wiki_id": wiki_id, "revision_note": note},
+                      author, "wiki.page_edited")
+
+
+def _wiki_version(ctx: SimContext, wiki_id: str, kind: str, title: str, space: str | None, facts: dict,
+                  author: str, event_type: str) -> str:
+    entity = EntityRef("wiki_page", wiki_id)
+    template = "wiki_runbook" if kind == "runbook" else "wiki_page"
+    ref = ctx.ledger.draft(wiki_id, "wiki", kind, author, entity, title, template, facts,
+                           Acl(space=space, participants=(author,)))
+    return ctx.ledger.emit(event_type, (author,), "wiki", entity, {"wiki_id": wiki_id, "restricted": space is not None},
+                           (), (ref,))
+
+
+__all__ = ["channel_chatter", "direct_messages", "internal_email", "weekly_meetings", "wiki_pages", "SPACES"]

@@ -1,0 +1,123 @@
+"""Staffing: hires, departures, role changes and temporary access grants during the run.
+
+Each change takes effect at its moment: the access policy gains or ends role
+assignments, space memberships and grants then, so what a person may see
+changes from that moment on. Every change leaves an ``hr`` record visible to
+HR, legal and leadership, and to the person and their manager.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from simulator.clock import format_ts
+from simulator.context import SimContext
+from simulator.messaging import post_chat
+from simulator.model import Acl, EntityRef
+from simulator.org import Person
+
+#: Role moves people make: (from team, to team).
+MOVES = (("support_l1", "support_l2"), ("engineering", "sre"), ("sre", "engineering"), ("support_l2", "engineering"))
+GRANTS = (("sales", "ticketing", "account review with support"), ("engineering", "ticketing", "firmware bug triage"),
+          ("support_l2", "incidents", "incident follow-up"), ("legal", "ticketing", "contract dispute review"))
+
+
+def staffing(ctx: SimContext):
+    """Plan the run's staffing changes at seeded business times, then carry them out in order."""
+    rng = ctx.rng("staffing")
+    cfg = ctx.config.staffing
+    scale = ctx.config.people / 60.0
+
+    def count(n: int) -> int:
+        return 0 if n == 0 else max(1, round(n * scale))
+
+    days = ctx.calendar.working_days()
+    window = [d for d in days if 1 <= d < ctx.config.days - 1] or days
+    plan = []
+    for kind, n in (("hire", cfg.hires), ("departure", cfg.departures), ("role_change", cfg.role_changes),
+                    ("grant", cfg.grants)):
+        for _ in range(count(n)):
+            day = rng.choice(window)
+            plan.append((ctx.calendar.day_open(day) + rng.uniform(0, ctx.calendar.open_length), kind))
+    plan.sort()
+    for minute, kind in plan:
+        yield ctx.until(minute)
+        {"hire": hire, "departure": departure, "role_change": role_change, "grant": grant}[kind](ctx, rng)
+
+
+def _hr_record(ctx: SimContext, person: Person, author: str, event_type: str, facts: dict) -> str:
+    record_id = ctx.ledger.next_id("HR")
+    entity = EntityRef("person", person.actor_id)
+    participants = tuple(dict.fromkeys(p for p in (author, person.actor_id, person.manager) if p))
+    full = {"hr_record_id": record_id, "actor_id": person.actor_id, "name": person.name, **facts}
+    ref = ctx.ledger.draft(record_id, "hr", "hr_record", author, entity, f"{record_id}: {event_type} — {person.name}",
+                           "hr_record", full, Acl(participants=participants), {"event": event_type})
+    return ctx.ledger.emit(event_type, participants, "hr", entity, {"actor_id": person.actor_id, **facts}, (), (ref,))
+
+
+def _hr_author(ctx: SimContext, rng) -> str:
+    return ctx.pick(rng, ctx.org.members("hr"))
+
+
+def hire(ctx: SimContext, rng) -> None:
+    """Someone joins a team; their access starts now."""
+    team = rng.choice(("support_l1", "support_l1", "support_l2", "engineering", "sre", "sales"))
+    person = ctx.org.hire(team, ctx.ledger.now())
+    ctx.graph.add_person(person.actor_id, name=person.name, team=team)
+    for colleague in ctx.org.members(team):
+        ctx.graph.interact(person.actor_id, colleague, ctx.now, 0.3)
+    _hr_record(ctx, person, _hr_author(ctx, rng), "hr.hired",
+               {"team": team, "role": person.role, "title": person.title, "manager": person.manager,
+                "effective": ctx.ledger.stamp()})
+    post_chat(ctx, "CH-GENERAL", person.manager or person.actor_id, "chat_staffing",
+              {"actor_id": person.actor_id, "team": team}, {"event": "hired", "name": person.name})
+
+
+def departure(ctx: SimContext, rng) -> None:
+    """Someone leaves; from now on they see nothing."""
+    candidates = []
+    for team in ("support_l1", "support_l2", "engineering", "sre", "sales"):
+        members = ctx.org.members(team)
+        if len(members) >= 3:
+            manager = ctx.org.manager_of(team)
+            candidates.extend(m for m in members if m != manager)
+    if not candidates:
+        return
+    person = ctx.org.people[ctx.pick(rng, candidates)]
+    author = _hr_author(ctx, rng)
+    _hr_record(ctx, person, author, "hr.departed",
+               {"team": person.team, "role": person.role, "effective": ctx.ledger.stamp(),
+                "reason": rng.choice(("resigned", "resigned", "contract ended", "relocated"))})
+    ctx.org.depart(person, ctx.ledger.now())
+    post_chat(ctx, "CH-GENERAL", person.manager or author, "chat_staffing",
+              {"actor_id": person.actor_id, "team": person.team}, {"event": "departed", "name": person.name})
+
+
+def role_change(ctx: SimContext, rng) -> None:
+    """Someone moves to another team; their old access ends and the new one starts now."""
+    moves = [(a, b) for a, b in MOVES if len(ctx.org.members(a)) >= 3]
+    if not moves:
+        return
+    source, target = rng.choice(moves)
+    manager = ctx.org.manager_of(source)
+    person = ctx.org.people[ctx.pick(rng, [m for m in ctx.org.members(source) if m != manager])]
+    old_role = person.role
+    ctx.org.change_role(person, target, ctx.ledger.now())
+    _hr_record(ctx, person, _hr_author(ctx, rng), "hr.role_changed",
+               {"from_team": source, "to_team": target, "from_role": old_role, "to_role": person.role,
+                "manager": person.manager, "effective": ctx.ledger.stamp()})
+
+
+def grant(ctx: SimContext, rng) -> None:
+    """A temporary grant of one extra subsystem, for one to three weeks."""
+    team, subsystem, reason = rng.choice(GRANTS)
+    members = ctx.org.members(team)
+    if not members:
+        return
+    person = ctx.org.people[ctx.pick(rng, members)]
+    start = ctx.ledger.now()
+    end = start + timedelta(days=rng.choice((7, 14, 21)))
+    granted = ctx.org.grant(person, subsystem, start, end, reason)
+    _hr_record(ctx, person, person.manager or _hr_author(ctx, rng), "access.granted",
+               {"grant_id": granted.grant_id, "subsystem": subsystem, "valid_from": format_ts(start),
+                "valid_to": format_ts(end), "reason": reason})

@@ -1,0 +1,239 @@
+"""What happens to a support case: opened, triaged, worked through its runbook step by step, resolved, closed.
+
+Customers open cases during business hours. Each case follows the runbook
+for its category (``simulator.procedures``): every step takes business
+time, writes its facts, and leaves an event, a new ticket version, a ticket
+comment and — when it talks to the customer — an email. A step that
+escalates hands the case along the collaboration graph to the nearest person
+of the target role or team. Some cases wait on the customer; a few never hear
+back and stay open past the end of the run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from simulator.case_facts import initial_facts, next_weekday, step_writes, uses_asset
+from simulator.context import SimContext
+from simulator.customers import Account, Asset
+from simulator.messaging import post_chat, send_email
+from simulator.model import Acl, EntityRef, ParentLink
+from simulator.procedures import PROCEDURES, Procedure, Step
+
+PRIORITIES = ("P1", "P2", "P3", "P4")
+PRIORITY_WEIGHTS = (1, 3, 5, 3)
+#: Steps that talk to the customer by email.
+CUSTOMER_STEPS = {"notify_customer", "issue_rma", "issue_reset"}
+#: Steps after which the case waits for something outside (parts, visits, data).
+WAITING_STEPS = {"create_dispatch": (1, 3), "schedule_visit": (1, 4), "create_exchange": (1, 3),
+                 "create_recovery_job": (2, 5), "issue_rma": (2, 6)}
+
+
+@dataclass
+class SupportCase:
+    """One case as it is worked: its runbook, owner and facts so far."""
+
+    case_id: str
+    procedure: Procedure
+    account: Account
+    asset: Asset | None
+    owner: str
+    facts: dict[str, Any]
+    steps_completed: list[str] = field(default_factory=list)
+    opened_event: str = ""
+    last_event: str = ""
+
+    @property
+    def entity(self) -> EntityRef:
+        return EntityRef("case", self.case_id)
+
+    @property
+    def space(self) -> str | None:
+        return "SP-STRATEGIC-ACCOUNTS" if self.account.strategic else None
+
+
+def case_arrivals(ctx: SimContext):
+    """Customers open cases through the business day at the configured rate."""
+    rng = ctx.rng("support.arrivals")
+    while True:
+        rate = ctx.config.workload.cases_per_person * len(ctx.org.active())
+        yield ctx.work(ctx.gap(rate, rng))
+        ctx.env.process(support_case(ctx, open_case(ctx, rng)))
+
+
+def _owner_pool(ctx: SimContext, strategic: bool) -> list[str]:
+    if strategic:
+        return ctx.org.members("support_l2")
+    return [a for a in ctx.org.members("support_l1") if ctx.org.people[a].role == "support_l1"]
+
+
+def open_case(ctx: SimContext, rng) -> SupportCase:
+    """A new case: a customer, an asset if the runbook needs one, and its opening facts."""
+    procedure = PROCEDURES[rng.randrange(len(PROCEDURES))]
+    account = ctx.pick(rng, ctx.accounts)
+    contact = ctx.pick(rng, account.contacts)
+    asset = ctx.pick(rng, account.assets) if uses_asset(procedure) else None
+    case_id = ctx.ledger.next_id("CASE", 10001)
+    priority = rng.choices(PRIORITIES, PRIORITY_WEIGHTS)[0]
+    others = [a for a in ctx.accounts if a is not account]
+    facts = initial_facts(case_id, procedure, account, contact, asset, ctx.calendar.date_of(ctx.now), priority,
+                          ctx.ledger, rng, others)
+    owner = ctx.pick(rng, _owner_pool(ctx, account.strategic))
+    return SupportCase(case_id, procedure, account, asset, owner, facts)
+
+
+def _snapshot(case: SupportCase) -> dict[str, Any]:
+    return {**case.facts, "procedure_id": case.procedure.procedure_id, "category": case.procedure.category,
+            "steps_completed": list(case.steps_completed)}
+
+
+def _ticket_version(ctx: SimContext, case: SupportCase, author: str, note: str) -> str:
+    title = f"{case.case_id}: {case.procedure.name} for {case.account.name}"
+    return ctx.ledger.draft(case.case_id, "ticketing", "ticket", author, case.entity, title, "ticket", _snapshot(case),
+                            Acl(space=case.space, participants=(author,)), {"note": note, "owner": author})
+
+
+def _comment(ctx: SimContext, case: SupportCase, author: str, step: Step | None, written: dict[str, Any]) -> str:
+    comment_id = ctx.ledger.next_id("CMT")
+    facts = {"case_id": case.case_id, **written}
+    context = {"action": step.action if step else "triaged the case", "step_id": step.step_id if step else "triage"}
+    if step is not None:
+        facts["step_id"] = step.step_id
+    return ctx.ledger.draft(comment_id, "ticketing", "ticket_comment", author, case.entity,
+                            f"Comment on {case.case_id}", "ticket_comment", facts,
+                            Acl(space=case.space, participants=(author,)), context)
+
+
+def _ensure_owner(ctx: SimContext, case: SupportCase, rng) -> None:
+    """Reassign the case if its owner has left."""
+    if ctx.org.people[case.owner].left_at is None:
+        return
+    previous = case.owner
+    pool = _owner_pool(ctx, case.account.strategic) or ctx.org.members("support_l2")
+    case.owner = ctx.pick(rng, pool)
+    ref = _ticket_version(ctx, case, case.owner, f"reassigned from {previous}")
+    case.last_event = ctx.ledger.emit("case.reassigned", (case.owner,), "ticketing", case.entity,
+                                      {"case_id": case.case_id, "from": previous, "to": case.owner},
+                                      (ParentLink(case.opened_event, {"case_id": case.case_id}),), (ref,))
+
+
+def _escalation_targets(ctx: SimContext, target: str) -> list[str]:
+    if target in ctx.org._team_members:
+        return ctx.org.members(target)
+    return ctx.org.with_role(target)
+
+
+def escalate(ctx: SimContext, case: SupportCase, step: Step, rng):
+    """Hand the case along the org graph to the nearest person of ``step.escalates_to``; returns them."""
+    targets = [t for t in _escalation_targets(ctx, step.escalates_to) if t != case.owner]
+    route = ctx.graph.route(case.owner, targets, ctx.now) or [case.owner, ctx.pick(rng, targets)]
+    target = route[-1]
+    escalation_id = ctx.ledger.next_id("ESC")
+    facts = {"case_id": case.case_id, "escalation_id": escalation_id, "step_id": step.step_id,
+             "escalated_to": target, "target": step.escalates_to}
+    sent, _ = send_email(ctx, case.owner, [target], f"Escalation {escalation_id}: {case.case_id} needs {step.escalates_to}",
+                         "escalation_email", facts, case.entity, {"route": route, "action": step.action},
+                         event_type="escalation.sent",
+                         parents=(ParentLink(case.last_event, {"case_id": case.case_id}),))
+    ctx.graph.interact_all(case.owner, route[1:], ctx.now)
+    yield ctx.work(rng.uniform(20, 240))
+    answered, _ = send_email(ctx, target, [case.owner], f"Re: Escalation {escalation_id}", "escalation_reply",
+                             {**facts}, case.entity, {"route": route, "action": step.action},
+                             event_type="escalation.answered",
+                             parents=(ParentLink(sent, {"escalation_id": escalation_id}),))
+    case.last_event = answered
+    return target
+
+
+def support_case(ctx: SimContext, case: SupportCase):
+    """The life of one support case, from the customer's first message to closing."""
+    rng = ctx.rng("support.cases")
+    ledger = ctx.ledger
+    link = lambda: (ParentLink(case.last_event, {"case_id": case.case_id}),)  # noqa: E731
+
+    # Opened: the portal files the ticket into the owner's queue.
+    ref = _ticket_version(ctx, case, case.owner, "case opened from the customer portal")
+    case.opened_event = case.last_event = ledger.emit(
+        "case.opened", (case.owner,), "ticketing", case.entity,
+        {"case_id": case.case_id, "procedure_id": case.procedure.procedure_id, "account_id": case.account.account_id,
+         "priority": case.facts["priority"]}, (), (ref,))
+    ctx.open_cases[case.case_id] = case
+
+    # Triaged: the owner reads it and starts work.
+    yield ctx.work(rng.uniform(10, 120))
+    _ensure_owner(ctx, case, rng)
+    case.facts["case_status"] = "in_progress"
+    refs = (_ticket_version(ctx, case, case.owner, "triaged"), _comment(ctx, case, case.owner, None, {}))
+    case.last_event = ledger.emit("case.triaged", (case.owner,), "ticketing", case.entity,
+                                  {"case_id": case.case_id, "case_status": "in_progress"}, link(), refs)
+    ctx.graph.interact(case.owner, ctx.org.people[case.owner].manager or case.owner, ctx.now, 0.2)
+
+    for step in case.procedure.steps:
+        yield ctx.work(rng.uniform(20, 180))
+        _ensure_owner(ctx, case, rng)
+        worker = case.owner
+        approver = None
+        if step.escalates_to:
+            approver = yield from escalate(ctx, case, step, rng)
+            if step.escalates_to == "support_l2":
+                case.owner = approver  # the case now belongs to level 2
+            worker = approver if step.escalates_to != "support_l2" else case.owner
+        if step.step_id == "resolve_case" and rng.random() < ctx.config.workload.stalled_case_rate:
+            yield from wait_for_customer(ctx, case, rng, forever=True)
+        elif step.step_id == "resolve_case" and rng.random() < 0.25:
+            yield from wait_for_customer(ctx, case, rng, forever=False)
+        today = ctx.calendar.date_of(ctx.now)
+        written = step_writes(step, case.procedure, case.facts, case.asset, today,
+                              next_weekday(today, rng.randint(1, 4)), approver, ledger, rng)
+        case.facts.update(written)
+        case.steps_completed.append(step.step_id)
+        refs = [_ticket_version(ctx, case, worker, step.action), _comment(ctx, case, worker, step, written)]
+        case.last_event = ledger.emit(
+            "case.step_completed", (worker,), "ticketing", case.entity,
+            {"case_id": case.case_id, "procedure_id": case.procedure.procedure_id, "step_id": step.step_id, **written},
+            link(), refs)
+        if step.step_id in CUSTOMER_STEPS:
+            contact = case.facts["contact_email"]
+            send_email(ctx, worker, [], f"Your case {case.case_id}: {step.action}", "customer_email",
+                       {"case_id": case.case_id, "step_id": step.step_id, **{k: case.facts[k] for k in step.reads},
+                        **written, "contact_name": case.facts["contact_name"]},
+                       case.entity, {"action": step.action, "account_name": case.account.name},
+                       kind="customer_email", event_type="email.sent_external", parents=link(), external_to=contact)
+        if case.space is None and rng.random() < 0.3:
+            post_chat(ctx, "CH-SUPPORT", worker, "chat_case_update",
+                      {"case_id": case.case_id, "step_id": step.step_id, **written},
+                      {"action": step.action, "procedure": case.procedure.name}, link())
+        ctx.remember("case", {"case_id": case.case_id, "case_status": case.facts["case_status"], **written})
+        if step.step_id in WAITING_STEPS:
+            low, high = WAITING_STEPS[step.step_id]
+            yield ctx.business_days(rng.randint(low, high))
+
+    # Closed: a few days after resolution, unless the customer reopens it (not modelled).
+    yield ctx.business_days(rng.randint(2, 5))
+    case.facts["case_status"] = "closed"
+    ref = _ticket_version(ctx, case, case.owner, "closed after resolution")
+    case.last_event = ledger.emit("case.closed", (case.owner,), "ticketing", case.entity,
+                                  {"case_id": case.case_id, "case_status": "closed"}, link(), (ref,))
+    ctx.open_cases.pop(case.case_id, None)
+
+
+def wait_for_customer(ctx: SimContext, case: SupportCase, rng, forever: bool):
+    """The case waits for the customer; with ``forever`` the reply never comes within the run."""
+    case.facts["case_status"] = "pending_customer"
+    refs = (_ticket_version(ctx, case, case.owner, "waiting for the customer to confirm"),)
+    case.last_event = ctx.ledger.emit("case.pending_customer", (case.owner,), "ticketing", case.entity,
+                                      {"case_id": case.case_id, "case_status": "pending_customer"},
+                                      (ParentLink(case.last_event, {"case_id": case.case_id}),), refs)
+    if forever:
+        yield ctx.until(ctx.calendar.end_minute + 1.0)
+        return
+    yield ctx.business_days(rng.randint(1, 4))
+    event_id, _ = send_email(ctx, case.owner, [], f"Re: Your case {case.case_id}", "customer_reply",
+                             {"case_id": case.case_id, "contact_name": case.facts["contact_name"]}, case.entity,
+                             {"account_name": case.account.name}, kind="customer_reply",
+                             event_type="email.received_external",
+                             parents=(ParentLink(case.last_event, {"case_id": case.case_id}),),
+                             external_to=case.facts["contact_email"])
+    case.facts["case_status"] = "in_progress"
+    case.last_event = event_id
