@@ -55,9 +55,9 @@ def _choose(candidates: list[Question], track: str, config: BuildConfig) -> list
     for kind in KINDS[track]:
         want = round(count * ratios.get(kind, 0.0) / total)
         rng = random.Random(f"{config.seed}:{track}:{kind}")
-        pool = sorted((q for q in unique.values() if q.contract.kind == kind), key=lambda q: q.contract.question_id)
-        hard = [q for q in pool if q.contract.difficulty == "hard"]
-        easy = [q for q in pool if q.contract.difficulty != "hard"]
+        pool = sorted((q for q in unique.values() if q.truth.kind == kind), key=lambda q: q.contract.question_id)
+        hard = [q for q in pool if q.truth.difficulty == "hard"]
+        easy = [q for q in pool if q.truth.difficulty != "hard"]
         rng.shuffle(hard)
         rng.shuffle(easy)
         want_hard = round(want * hard_share)
@@ -103,7 +103,7 @@ def write_suite(out: Path, world: World, rules: Rules, config: BuildConfig, ques
     counts: dict[str, dict[str, int]] = {}
     for q in questions:
         per = counts.setdefault(q.contract.track, {})
-        per[q.contract.kind] = per.get(q.contract.kind, 0) + 1
+        per[q.truth.kind] = per.get(q.truth.kind, 0) + 1
     with staged_directory(Path(out)) as tmp:
         write_json(tmp / "suite.json", {
             "format": "groundeval-suite", "format_version": SUITE_FORMAT, "source": dict(source),
@@ -169,3 +169,34 @@ def load_build_config(path: Path | None, **overrides: Any) -> tuple[BuildConfig,
 
         rules = read_rules(table, Path(path) if path else Path("<config>"))
     return BuildConfig(seed=seed, counts=counts, ratios=ratios, hard_share=hard), rules
+
+
+def build_suite(out: Path, *, world_dir: Path | None = None, domain_dir: Path | None = None,
+                config_path: Path | None = None, world: World | None = None, name: str | None = None,
+                **overrides: Any) -> dict[str, int]:
+    """Build and write a suite from a world directory, a GroundEval domain, or an in-memory World."""
+    config, config_rules = load_build_config(config_path, **overrides)
+    if domain_dir is not None:
+        from benchmark_builders.groundeval.importer import load_domain
+
+        world, rules = load_domain(Path(domain_dir))
+        name = name or f"domain:{Path(domain_dir).name}"
+        source = {"domain": str(domain_dir)}
+    else:
+        if world is None:
+            from simulator.world import load_world
+
+            world = load_world(Path(world_dir))
+            source = {"world": str(world_dir)}
+        else:
+            source = {"world": name or "in-memory"}
+        rules = WORLD_RULES
+        name = name or str(world.meta.get("name") or f"world-seed-{world.meta.get('seed', 0)}")
+    if config_rules is not None:
+        rules = config_rules
+    questions = build_questions(world, rules, config, name)
+    write_suite(Path(out), world, rules, config, questions, {**source, "name": name})
+    counts: dict[str, int] = {}
+    for q in questions:
+        counts[q.contract.track] = counts.get(q.contract.track, 0) + 1
+    return counts

@@ -67,12 +67,10 @@ def question_id(track: str, content: Mapping[str, Any]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Contract:
-    """What the agent may see about one question."""
+    """What the agent may see about one question (never its kind, difficulty or anything of the truth)."""
 
     question_id: str
     track: str
-    kind: str
-    difficulty: str
     world: str
     actor: str
     role: str | None
@@ -84,8 +82,7 @@ class Contract:
 
     def to_json(self) -> dict[str, Any]:
         return {"options": dict(self.options), 
-            "question_id": self.question_id, "track": self.track, "kind": self.kind,
-            "difficulty": self.difficulty, "world": self.world, "actor": self.actor, "role": self.role,
+            "question_id": self.question_id, "track": self.track, "world": self.world, "actor": self.actor, "role": self.role,
             "subsystems": list(self.subsystems), "as_of": format_ts(self.as_of), "question": self.question,
             "subject": dict(self.subject), "answer_schema": ANSWER_SCHEMAS[self.track],
         }
@@ -93,8 +90,7 @@ class Contract:
     @staticmethod
     def from_json(obj: Mapping[str, Any]) -> "Contract":
         return Contract(
-            question_id=obj["question_id"], track=obj["track"], kind=obj["kind"],
-            difficulty=obj["difficulty"], world=obj["world"], actor=obj["actor"], role=obj.get("role"),
+            question_id=obj["question_id"], track=obj["track"], world=obj["world"], actor=obj["actor"], role=obj.get("role"),
             subsystems=tuple(obj["subsystems"]), as_of=parse_ts(obj["as_of"]), question=obj["question"],
             subject=dict(obj.get("subject", {})), options=dict(obj.get("options", {})),
         )
@@ -106,6 +102,8 @@ class Truth:
 
     question_id: str
     track: str
+    kind: str
+    difficulty: str
     gold: Mapping[str, Any]
     required_evidence: tuple[str, ...]
     permitted_evidence: tuple[str, ...]
@@ -118,7 +116,8 @@ class Truth:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "question_id": self.question_id, "track": self.track, "gold": dict(self.gold),
+            "question_id": self.question_id, "track": self.track, "kind": self.kind,
+            "difficulty": self.difficulty, "gold": dict(self.gold),
             "required_evidence": list(self.required_evidence),
             "permitted_evidence": list(self.permitted_evidence),
             "required_search_space": [dict(x) for x in self.required_search_space],
@@ -130,7 +129,8 @@ class Truth:
     @staticmethod
     def from_json(obj: Mapping[str, Any]) -> "Truth":
         return Truth(
-            question_id=obj["question_id"], track=obj["track"], gold=dict(obj["gold"]),
+            question_id=obj["question_id"], track=obj["track"], kind=obj["kind"],
+            difficulty=obj["difficulty"], gold=dict(obj["gold"]),
             required_evidence=tuple(obj.get("required_evidence", ())),
             permitted_evidence=tuple(obj.get("permitted_evidence", ())),
             required_search_space=tuple(dict(x) for x in obj.get("required_search_space", ())),

@@ -65,12 +65,12 @@ def _question(view: WorldView, rule: CausalRule, cause: Event, effect: Event, li
     join = ", ".join(f"{a}={b}" for a, b in rule.join)
     why = (f"{rule.name}: joined on {join}" if linked
            else f"no join ({join}) between {cause.event_id} and {effect.event_id}; {effect.ts - cause.ts} apart")
-    contract = Contract(qid, COUNTERFACTUAL, kind, difficulty, view.name, actor.actor_id,
+    contract = Contract(qid, COUNTERFACTUAL, view.name, actor.actor_id,
                         view.policy.role_at(actor.actor_id, at), view.readable_subsystems(actor.actor_id, at), at, text,
                         {"cause_event_id": cause.event_id, "effect_event_id": effect.event_id,
                          "cause_entity": cause.entity.to_json(), "effect_entity": effect.entity.to_json()},
                         {"mechanisms": list(mechanisms)})
-    truth = Truth(qid, COUNTERFACTUAL, gold, required, required, (), tuple(aliases), tuple(involved),
+    truth = Truth(qid, COUNTERFACTUAL, kind, difficulty, gold, required, required, (), tuple(aliases), tuple(involved),
                   cause_refs, effect_refs, why)
     return Question(contract, truth)
 

@@ -58,10 +58,10 @@ def _question(view: WorldView, fact: tuple[str, str, str, str], kind: str, diffi
     text = render_question(PERSPECTIVE, qid, {
         "as_of": when(at), "actor": actor_id, "role": role, "fact": key.replace("_", " "),
         "entity_kind": entity_kind.replace("_", " "), "entity_id": entity_id, "value": value})
-    contract = Contract(qid, PERSPECTIVE, kind, difficulty, view.name, actor_id, role,
+    contract = Contract(qid, PERSPECTIVE, view.name, actor_id, role,
                         view.readable_subsystems(actor_id, at), at, text,
                         {"entity": {"kind": entity_kind, "id": entity_id}, "fact": key, "value": value})
-    truth = Truth(qid, PERSPECTIVE, gold, required, permitted, (), (), (), (), (), why)
+    truth = Truth(qid, PERSPECTIVE, kind, difficulty, gold, required, permitted, (), (), (), (), (), why)
     return Question(contract, truth)
 
 

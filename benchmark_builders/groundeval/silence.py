@@ -78,11 +78,11 @@ def _question(view: WorldView, rule: SilenceRule, trigger: Event, responses: lis
            + ", ".join(f"{a}={b}" for a, b in rule.join)) if exists else (
         f"{rule.name}: no joined response by {when(at)}"
         + (f" (a late one, {late[0].event_id}, came at {when(late[0].ts)})" if late else ""))
-    contract = Contract(qid, SILENCE, kind, "hard" if hard else "easy", view.name, actor.actor_id,
+    contract = Contract(qid, SILENCE, view.name, actor.actor_id,
                         view.policy.role_at(actor.actor_id, at), tuple(sorted(readable)), at, text,
                         {"trigger_event_id": trigger.event_id, "trigger_entity": trigger.entity.to_json(),
                          "response": rule.response_label or rule.response_event_type, "selectors": list(selectors)})
-    truth = Truth(qid, SILENCE, {"exists": exists, "evidence_artifacts": list(required)}, required, permitted,
+    truth = Truth(qid, SILENCE, kind, "hard" if hard else "easy", {"exists": exists, "evidence_artifacts": list(required)}, required, permitted,
                   search_space, (), (), (), (), why)
     return Question(contract, truth)
 

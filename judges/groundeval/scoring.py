@@ -45,6 +45,8 @@ class CompiledTruth:
 
     question_id: str
     track: str
+    kind: str
+    difficulty: str
     verdict: bool
     gold: Mapping[str, Any]
     canon: Mapping[str, str]             # cited id (ID@N or ID) -> canonical ref, for required/permitted refs
@@ -69,7 +71,7 @@ class CompiledTruth:
             tokens = tokenize(str(item["selector"]))
             space.append((str(item["subsystem"]), tokens[0] if tokens else ""))
         return CompiledTruth(
-            truth.question_id, truth.track, bool(truth.gold[VERDICT[truth.track]]), dict(truth.gold), canon,
+            truth.question_id, truth.track, truth.kind, truth.difficulty, bool(truth.gold[VERDICT[truth.track]]), dict(truth.gold), canon,
             frozenset(truth.required_evidence), frozenset(truth.permitted_evidence) | frozenset(truth.required_evidence),
             frozenset(truth.cause_evidence), frozenset(truth.effect_evidence),
             frozenset(truth.gold.get("blocked_subsystems", ())), frozenset(_label(a) for a in truth.mechanism_aliases),
@@ -120,7 +122,8 @@ def _check_calls(calls: Any) -> str | None:
 
 
 def _zero(truth: CompiledTruth, reason: str, calls: list[dict[str, Any]] | Any, mode: str) -> dict[str, Any]:
-    return {"question_id": truth.question_id, "track": truth.track, "mode": mode, "s_answer": 0.0, "s_traj": 0.0,
+    return {"question_id": truth.question_id, "track": truth.track, "kind": truth.kind, "difficulty": truth.difficulty,
+            "mode": mode, "s_answer": 0.0, "s_traj": 0.0,
             "v": 0.0, "s_adj": 0.0, "answer_correct": False, "n_calls": len(calls) if isinstance(calls, list) else 0,
             "malformed": reason, "diagnostics": {"answer": {}, "trajectory": {}, "calls": calls if isinstance(calls, list) else []}}
 
@@ -235,7 +238,8 @@ def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str 
         traj_parts = {"search_space_coverage": coverage, "uncovered_subsystems": missing, "horizon_violations": horizon}
     wa, wt = WEIGHTS[track]
     s_adj = (wa * s_answer + wt * s_traj) * (1.0 - v) ** 2
-    return {"question_id": truth.question_id, "track": track, "mode": mode, "s_answer": round(s_answer, 6),
+    return {"question_id": truth.question_id, "track": track, "kind": truth.kind, "difficulty": truth.difficulty,
+            "mode": mode, "s_answer": round(s_answer, 6),
             "s_traj": round(s_traj, 6), "v": round(v, 6), "s_adj": round(s_adj, 6), "answer_correct": verdict_ok,
             "n_calls": n, "malformed": None,
             "diagnostics": {"answer": answer_parts, "trajectory": traj_parts, "calls": calls}}
@@ -243,7 +247,7 @@ def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str 
 
 def unknown_question(question_id: Any, mode: str) -> dict[str, Any]:
     """The row for an answer whose question id is not in the suite (scored 0)."""
-    return {"question_id": question_id, "track": None, "mode": mode, "s_answer": 0.0, "s_traj": 0.0, "v": 0.0,
+    return {"question_id": question_id, "track": None, "kind": None, "difficulty": None, "mode": mode, "s_answer": 0.0, "s_traj": 0.0, "v": 0.0,
             "s_adj": 0.0, "answer_correct": False, "n_calls": 0, "malformed": "unknown question id",
             "diagnostics": {"answer": {}, "trajectory": {}, "calls": []}}
 

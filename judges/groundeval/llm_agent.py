@@ -1,0 +1,110 @@
+"""The ``openai:MODEL`` agent: an LLM with function calling over the gated runtime (or a context window).
+
+It talks to any OpenAI-compatible chat-completions endpoint through the
+judges' ``ChatClient`` (aiohttp). In tool mode it is offered
+``search_artifacts``, ``fetch_artifact`` and ``submit_answer``; every tool
+call is executed on the contract's ``GatedRuntime`` (and so recorded). In
+context mode it reads the pre-filtered context and submits its answer. The
+model sees the contract only — never the truth.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from benchmark_builders.groundeval.contracts import Contract
+from judges.backends.base import BackendError, GenerationParams
+from judges.groundeval.context import Context
+from judges.groundeval.runtime import GatedRuntime
+from simulator.errors import InputError
+
+SYSTEM = (
+    "You answer questions about an organisation as one of its people, at one moment in time. "
+    "Use only evidence that person could see at that moment. Cite the ids of the artifacts you relied on. "
+    "Submit your answer with submit_answer, as a JSON object following the answer schema."
+)
+
+TOOLS = [
+    {"type": "function", "function": {
+        "name": "search_artifacts",
+        "description": "Search the artifacts you may see (BM25 over title and body). Returns ids, titles and snippets.",
+        "parameters": {"type": "object", "properties": {
+            "query": {"type": "string"},
+            "subsystem": {"type": ["string", "null"], "description": "restrict to one subsystem"},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 50}},
+            "required": ["query"]}}},
+    {"type": "function", "function": {
+        "name": "fetch_artifact",
+        "description": "Read one artifact by id (ID for its version at your moment, or ID@N).",
+        "parameters": {"type": "object", "properties": {"artifact_id": {"type": "string"}},
+                       "required": ["artifact_id"]}}},
+]
+SUBMIT = {"type": "function", "function": {
+    "name": "submit_answer",
+    "description": "Submit the final answer (a JSON object following the answer schema).",
+    "parameters": {"type": "object", "properties": {"answer": {"type": "object"}}, "required": ["answer"]}}}
+
+
+def contract_prompt(contract: Contract) -> str:
+    """The user message: the contract as the agent may see it."""
+    shown = contract.to_json()
+    return json.dumps({k: shown[k] for k in ("question_id", "track", "question", "actor", "role", "subsystems",
+                                             "as_of", "answer_schema", "options")}, ensure_ascii=False, indent=1)
+
+
+class LLMAgent:
+    """Function-calling agent over one OpenAI-compatible endpoint."""
+
+    def __init__(self, model: str, base_url: str | None, api_key: str | None = None, max_turns: int = 12,
+                 api_key_env: str = "OPENAI_API_KEY", timeout: float = 120.0, max_retries: int = 3) -> None:
+        from judges.backends.openai_compat import ChatClient
+
+        self.client = ChatClient(base_url, model, api_key_env=api_key_env, timeout=timeout, max_retries=max_retries)
+        self.max_turns = max_turns
+        self.params = GenerationParams(temperature=0.0)
+
+    async def close(self) -> None:
+        """Close the HTTP session."""
+        await self.client.aclose()
+
+    async def answer(self, contract: Contract, runtime: GatedRuntime | None, context: Context | None) -> Any:
+        """Run the conversation until the model submits; the answer object (or the raw text it gave)."""
+        from judges.backends import FatalBackendError
+
+        messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM},
+                                          {"role": "user", "content": contract_prompt(contract)}]
+        if context is not None:
+            messages.append({"role": "user", "content": "Evidence you may use:\n\n" + context.render()})
+        tools = ([*TOOLS, SUBMIT] if runtime is not None else [SUBMIT])
+        for _ in range(self.max_turns):
+            try:
+                turn = await self.client.chat(messages, tools, self.params)
+            except FatalBackendError as exc:
+                raise InputError(f"--base-url: {exc}") from None
+            except BackendError as exc:
+                return f"backend error: {exc}"
+            message = turn["message"]
+            calls = message.get("tool_calls") or []
+            messages.append({"role": "assistant", "content": message.get("content"), "tool_calls": calls} if calls
+                            else {"role": "assistant", "content": message.get("content") or ""})
+            if not calls:
+                return message.get("content") or ""
+            for call in calls:
+                function = call.get("function") or {}
+                name = function.get("name")
+                try:
+                    args = json.loads(function.get("arguments") or "{}")
+                except json.JSONDecodeError:
+                    args = None
+                if name == "submit_answer":
+                    return args.get("answer") if isinstance(args, dict) and "answer" in args else args
+                if runtime is not None and isinstance(args, dict) and name == "search_artifacts":
+                    result = runtime.search_artifacts(args.get("query"), args.get("subsystem"), args.get("limit", 10))
+                elif runtime is not None and isinstance(args, dict) and name == "fetch_artifact":
+                    result = runtime.fetch_artifact(args.get("artifact_id"))
+                else:
+                    result = {"error": "invalid_call", "message": f"unknown tool or bad arguments for {name!r}"}
+                messages.append({"role": "tool", "tool_call_id": call.get("id", ""),
+                                 "content": json.dumps(result, ensure_ascii=False)})
+        return "no answer submitted within the turn limit"
