@@ -1,0 +1,144 @@
+"""Importers for recorded trajectories: AgentProcessBench-style JSONL and tau2-style messages.
+
+Every record is linked -- each tool result to the call it answers, by id --
+and anything that cannot be linked is reported with its file and line: a
+result that answers no call, a duplicate call id, a message with neither
+content nor calls. Nothing is dropped silently: ``import_file`` returns the
+problems beside the records, and the command refuses to write a suite while
+any problem remains.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmark_builders.trajectories.records import (LABEL_VALUES, ChatMessage, StepLabels, ToolCall, Trajectory,
+                                                     message_from_json)
+from simulator.errors import InputError
+
+FORMATS = ("apb", "tau2")
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    """What an import produced: trajectories, their labels, and one line per problem found."""
+
+    trajectories: tuple[Trajectory, ...]
+    labels: tuple[StepLabels, ...]
+    problems: tuple[str, ...]
+
+
+def link_problems(messages: tuple[ChatMessage, ...], where: str) -> list[str]:
+    """Every unlinkable thing in one trajectory, each line naming ``where`` and the message index."""
+    problems = []
+    open_calls: dict[str, int] = {}
+    seen_ids: dict[str, int] = {}
+    for i, message in enumerate(messages):
+        if message.role in ("user", "assistant") and not message.content and not message.tool_calls:
+            problems.append(f"{where}: messages[{i}]: {message.role} message with neither content nor tool calls")
+        for call in message.tool_calls:
+            if call.id in seen_ids:
+                problems.append(f"{where}: messages[{i}]: duplicate call id {call.id} "
+                                f"(first made in messages[{seen_ids[call.id]}])")
+                continue
+            seen_ids[call.id] = i
+            open_calls[call.id] = i
+        if message.role == "tool":
+            if message.tool_call_id is None:
+                problems.append(f"{where}: messages[{i}]: tool result without a call id")
+            elif message.tool_call_id not in open_calls:
+                answered = " (already answered)" if message.tool_call_id in seen_ids else ""
+                problems.append(f"{where}: messages[{i}]: tool result answers no call: id {message.tool_call_id}"
+                                f"{answered}")
+            else:
+                del open_calls[message.tool_call_id]
+    for call_id, i in sorted(open_calls.items(), key=lambda item: (item[1], item[0])):
+        problems.append(f"{where}: messages[{i}]: call {call_id} is never answered by a tool result")
+    return problems
+
+
+def _labels(obj: dict[str, Any], raw_messages: list[Any], trajectory_id: str, where: str,
+            problems: list[str]) -> StepLabels:
+    labels: dict[int, int] = {}
+    raw = obj.get("labels")
+    if isinstance(raw, dict):
+        items = list(raw.items())
+    elif isinstance(obj.get("step_labels"), list):
+        items = [(s.get("message_index"), s.get("label")) for s in obj["step_labels"] if isinstance(s, dict)]
+    else:
+        items = [(i, m.get("label")) for i, m in enumerate(raw_messages) if isinstance(m, dict) and "label" in m]
+    for key, value in items:
+        try:
+            index = int(key)
+        except (TypeError, ValueError):
+            problems.append(f"{where}: labels: key {key!r} is not a message index")
+            continue
+        if value not in LABEL_VALUES or not 0 <= index < len(raw_messages):
+            problems.append(f"{where}: labels[{key}]: must be -1, 0 or 1 on an existing message, got {value!r}")
+            continue
+        labels[index] = int(value)
+    return StepLabels(trajectory_id, labels)
+
+
+def _tau2_message(raw: Any, where: str) -> ChatMessage:
+    """Convert one tau2-style message (calls with dict arguments, results linked by ``id``)."""
+    if not isinstance(raw, dict):
+        raise InputError(f"{where}: message is not an object")
+    role = raw.get("role")
+    calls = []
+    for k, call in enumerate(raw.get("tool_calls") or ()):
+        if not isinstance(call, dict) or not isinstance(call.get("id"), str) or not isinstance(call.get("name"), str):
+            raise InputError(f"{where}: field tool_calls[{k}] needs id and name")
+        arguments = call.get("arguments", {})
+        calls.append(ToolCall(call["id"], call["name"],
+                              arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)))
+    if role == "tool":
+        call_id = raw.get("id", raw.get("tool_call_id"))
+        return ChatMessage("tool", raw.get("content") or "", (), call_id if isinstance(call_id, str) else None,
+                           raw.get("name") if isinstance(raw.get("name"), str) else None)
+    converted = {"role": role, "content": raw.get("content")}
+    message = message_from_json(converted, where)
+    return ChatMessage(message.role, message.content, tuple(calls))
+
+
+def import_file(path: Path, fmt: str) -> ImportResult:
+    """Read ``path`` in format ``apb`` or ``tau2``; malformed JSON raises, unlinkable records are reported."""
+    if fmt not in FORMATS:
+        raise InputError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+    path = Path(path)
+    trajectories, labels, problems = [], [], []
+    seen: set[str] = set()
+    try:
+        lines = path.read_text(encoding="utf-8").split("\n")
+    except FileNotFoundError:
+        raise InputError(f"{path}: file not found") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 ({exc.reason})") from None
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{where}: invalid JSON ({exc.msg})") from None
+        if not isinstance(obj, dict):
+            raise InputError(f"{where}: record is not an object")
+        trajectory_id = str(obj.get("trajectory_id") or obj.get("id") or f"{path.stem}-{number}")
+        if trajectory_id in seen:
+            problems.append(f"{where}: duplicate trajectory id {trajectory_id}")
+            continue
+        seen.add(trajectory_id)
+        raw_messages = obj.get("messages")
+        if not isinstance(raw_messages, list) or not raw_messages:
+            raise InputError(f"{where}: field messages must be a non-empty list")
+        convert = message_from_json if fmt == "apb" else _tau2_message
+        messages = tuple(convert(m, f"{where}: messages[{i}]") for i, m in enumerate(raw_messages))
+        problems.extend(link_problems(messages, where))
+        cluster = str(obj.get("cluster") or obj.get("task_id") or obj.get("query_id") or trajectory_id)
+        trajectories.append(Trajectory(trajectory_id, cluster, messages, f"{fmt}:{path.name}"))
+        labels.append(_labels(obj, raw_messages, trajectory_id, where, problems))
+    return ImportResult(tuple(trajectories), tuple(labels), tuple(problems))

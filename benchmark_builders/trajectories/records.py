@@ -1,0 +1,196 @@
+"""Trajectory records: OpenAI-chat messages with tool calls, kept apart from their step labels.
+
+A trajectory suite is a directory with ``suite.json``, ``trajectories.jsonl``
+(the messages a judge may read), ``labels.jsonl`` (the truth: per-step labels
++1 / 0 / -1 and how each was constructed) and ``MANIFEST.json``. Labels live
+in their own file so that code rendering judge inputs never holds them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+from simulator.errors import InputError
+from simulator.storage import (MANIFEST, iter_jsonl, read_json, staged_directory, verify_manifest, write_json,
+                               write_jsonl, write_manifest)
+
+ROLES = ("system", "user", "assistant", "tool")
+LABEL_VALUES = (-1, 0, 1)
+TRAJECTORIES_FILE = "trajectories.jsonl"
+LABELS_FILE = "labels.jsonl"
+SUITE_FILE = "suite.json"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One structured call: its id, the tool's name and the arguments exactly as recorded (a JSON string)."""
+
+    id: str
+    name: str
+    arguments: str
+
+    def to_json(self) -> dict[str, Any]:
+        """The call in OpenAI chat format."""
+        return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": self.arguments}}
+
+
+@dataclass(frozen=True, slots=True)
+class ChatMessage:
+    """One message: role, text content (may be empty), calls it makes, and the call id it answers."""
+
+    role: str
+    content: str = ""
+    tool_calls: tuple[ToolCall, ...] = ()
+    tool_call_id: str | None = None
+    name: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The message in OpenAI chat format (absent fields omitted)."""
+        out: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.tool_calls:
+            out["tool_calls"] = [call.to_json() for call in self.tool_calls]
+        if self.tool_call_id is not None:
+            out["tool_call_id"] = self.tool_call_id
+        if self.name is not None:
+            out["name"] = self.name
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class Trajectory:
+    """A recorded run: its id, the cluster it belongs to (shared user request) and its messages."""
+
+    trajectory_id: str
+    cluster: str
+    messages: tuple[ChatMessage, ...]
+    source: str = "orgbench"
+
+    def to_json(self) -> dict[str, Any]:
+        """The trajectory as one JSONL object (no labels)."""
+        return {"trajectory_id": self.trajectory_id, "cluster": self.cluster, "source": self.source,
+                "messages": [m.to_json() for m in self.messages]}
+
+
+@dataclass(frozen=True, slots=True)
+class StepLabels:
+    """The truth for one trajectory: label per judged message index, and why (error kind per index)."""
+
+    trajectory_id: str
+    labels: Mapping[int, int]
+    notes: Mapping[int, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """Labels as JSON (message indices as sorted string keys)."""
+        return {"trajectory_id": self.trajectory_id,
+                "labels": {str(i): self.labels[i] for i in sorted(self.labels)},
+                "notes": {str(i): self.notes[i] for i in sorted(self.notes)}}
+
+
+def message_from_json(obj: Any, where: str) -> ChatMessage:
+    """Parse one OpenAI-chat message; ``where`` names file, line and index for errors."""
+    if not isinstance(obj, dict):
+        raise InputError(f"{where}: message is not an object")
+    role = obj.get("role")
+    if role not in ROLES:
+        raise InputError(f"{where}: field role must be one of {', '.join(ROLES)}, got {role!r}")
+    content = obj.get("content")
+    if content is None:
+        content = ""
+    if not isinstance(content, str):
+        raise InputError(f"{where}: field content must be a string or null")
+    calls = []
+    for k, raw in enumerate(obj.get("tool_calls") or ()):
+        fn = raw.get("function") if isinstance(raw, dict) else None
+        if not isinstance(fn, dict) or not isinstance(raw.get("id"), str) or not isinstance(fn.get("name"), str):
+            raise InputError(f"{where}: field tool_calls[{k}] needs id and function.name")
+        arguments = fn.get("arguments", "")
+        if not isinstance(arguments, str):
+            raise InputError(f"{where}: field tool_calls[{k}].function.arguments must be a JSON string")
+        calls.append(ToolCall(raw["id"], fn["name"], arguments))
+    call_id = obj.get("tool_call_id")
+    if call_id is not None and not isinstance(call_id, str):
+        raise InputError(f"{where}: field tool_call_id must be a string")
+    name = obj.get("name")
+    return ChatMessage(role, content, tuple(calls), call_id, name if isinstance(name, str) else None)
+
+
+def trajectory_from_json(obj: Any, where: str) -> Trajectory:
+    """Parse one trajectory line; ``where`` names the file and line."""
+    if not isinstance(obj, dict) or not isinstance(obj.get("trajectory_id"), str):
+        raise InputError(f"{where}: field trajectory_id missing")
+    raw = obj.get("messages")
+    if not isinstance(raw, list) or not raw:
+        raise InputError(f"{where}: field messages must be a non-empty list")
+    messages = tuple(message_from_json(m, f"{where}: messages[{i}]") for i, m in enumerate(raw))
+    return Trajectory(obj["trajectory_id"], str(obj.get("cluster") or obj["trajectory_id"]), messages,
+                      str(obj.get("source") or "orgbench"))
+
+
+def labels_from_json(obj: Any, where: str) -> StepLabels:
+    """Parse one labels line; ``where`` names the file and line."""
+    if not isinstance(obj, dict) or not isinstance(obj.get("trajectory_id"), str):
+        raise InputError(f"{where}: field trajectory_id missing")
+    labels = {}
+    for key, value in (obj.get("labels") or {}).items():
+        try:
+            index = int(key)
+        except ValueError:
+            raise InputError(f"{where}: field labels key {key!r} is not a message index") from None
+        if value not in LABEL_VALUES:
+            raise InputError(f"{where}: field labels[{key}] must be -1, 0 or 1, got {value!r}")
+        labels[index] = int(value)
+    notes = {int(k): str(v) for k, v in (obj.get("notes") or {}).items()}
+    return StepLabels(obj["trajectory_id"], labels, notes)
+
+
+def write_suite(directory: Path, trajectories: Iterable[Trajectory], labels: Iterable[StepLabels],
+                meta: Mapping[str, Any]) -> None:
+    """Write a sealed trajectory suite atomically (files plus MANIFEST.json)."""
+    trajectories = list(trajectories)
+    labels = list(labels)
+    with staged_directory(Path(directory)) as tmp:
+        write_json(tmp / SUITE_FILE, {**dict(meta), "trajectories": len(trajectories)})
+        write_jsonl(tmp / TRAJECTORIES_FILE, (t.to_json() for t in trajectories))
+        write_jsonl(tmp / LABELS_FILE, (l.to_json() for l in labels))
+        write_manifest(tmp)
+
+
+def read_trajectories(path: Path) -> list[Trajectory]:
+    """Read trajectories.jsonl, naming file and line on any malformed record."""
+    out = []
+    seen: set[str] = set()
+    for number, obj in iter_jsonl(Path(path)):
+        trajectory = trajectory_from_json(obj, f"{path}:{number}")
+        if trajectory.trajectory_id in seen:
+            raise InputError(f"{path}:{number}: duplicate trajectory_id {trajectory.trajectory_id}")
+        seen.add(trajectory.trajectory_id)
+        out.append(trajectory)
+    return out
+
+
+def read_labels(path: Path) -> dict[str, StepLabels]:
+    """Read labels.jsonl into a map by trajectory id."""
+    return {l.trajectory_id: l for l in (labels_from_json(obj, f"{path}:{n}") for n, obj in iter_jsonl(Path(path)))}
+
+
+def read_suite(directory: Path, *, verify: bool = True) -> tuple[list[Trajectory], dict[str, StepLabels]]:
+    """Read a suite; with ``verify``, refuse one whose files differ from its manifest."""
+    directory = Path(directory)
+    if not (directory / TRAJECTORIES_FILE).is_file():
+        raise InputError(f"{directory / TRAJECTORIES_FILE}: file not found (not a trajectory suite)")
+    if verify:
+        if not (directory / MANIFEST).is_file():
+            raise InputError(f"{directory / MANIFEST}: missing; not a sealed trajectory suite")
+        problems = verify_manifest(directory)
+        if problems:
+            raise InputError(problems[0])
+    trajectories = read_trajectories(directory / TRAJECTORIES_FILE)
+    labels = read_labels(directory / LABELS_FILE) if (directory / LABELS_FILE).is_file() else {}
+    return trajectories, labels
+
+
+def suite_meta(directory: Path) -> dict[str, Any]:
+    """The suite.json of a suite directory."""
+    return read_json(Path(directory) / SUITE_FILE)

@@ -1,0 +1,242 @@
+"""Checkers: named requirements on source records and on packets, each able to pass and to fail.
+
+Source requirements cover the records a packet is built from; packet
+requirements compare a packet's bytes, parsed independently of the renderer,
+with the source record they claim to show. Call/result matching runs in both
+directions: ``calls-answered`` (every call, the simulated user's included, has
+a result) and ``results-answer-calls`` (every result answers one earlier,
+not yet answered call) -- the reverse direction is control P3.
+``arguments-json`` only flags invalid argument JSON (it is data to be judged,
+rendered verbatim), it never fails a record.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from benchmark_builders.trajectories.records import Trajectory
+from judges.assurance.render import PacketSpec
+
+REQUIREMENTS: dict[str, str] = {
+    "call-ids-unique": "no two tool calls in a trajectory share an id",
+    "calls-answered": "every tool call (assistant or simulated user) is answered by a tool result",
+    "results-answer-calls": "every tool result answers exactly one earlier, unanswered call (user calls count)",
+    "steps-not-empty": "every user and assistant message has content or tool calls",
+    "arguments-json": "invalid argument JSON is flagged (and must be rendered verbatim)",
+    "packet-structure": "the packet parses: headers, call lines with exact byte lengths, LF line ends",
+    "messages-in-order": "the packet shows the source messages in order with their roles and neutralised content",
+    "calls-rendered": "restored packets show every call under its message: id, name and byte-identical arguments",
+    "results-show-ids": "every rendered tool result shows the id of the call it answers",
+    "target-marked-once": "exactly one target marker pair, enclosing exactly the target message",
+    "extent": "a prefix packet ends at the target step; a full packet reaches the last message",
+    "delimiters-neutralised": "no content line can be read as packet structure",
+    "excluded-fields-absent": "labels and other excluded fields never appear in a packet",
+}
+
+_HEADER = re.compile(rb"^\[MESSAGE (\d+) (system|user|assistant)\]$")
+_RESULT = re.compile(rb"^\[TOOL RESULT (\d+) id=(.*)\]$")
+_CALL = re.compile(rb"\[TOOL CALL id=(\S+) bytes=(\d+)\] ([^(\s]+)\(")
+_EXCLUDED = re.compile(r'(?im)^\\?\s*(labels?|step_labels?|notes?|error_kind)\s*[:=]|"(labels?|step_label|error_kind)"\s*:')
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One requirement's outcome on one object: passed, failed, or a flag that does not fail."""
+
+    requirement: str
+    ok: bool
+    detail: str = ""
+    subject: str = ""
+
+    def to_json(self) -> dict:
+        """The finding as JSON."""
+        return {"requirement": self.requirement, "ok": self.ok, "detail": self.detail, "subject": self.subject}
+
+
+def check_source(trajectory: Trajectory, *, reverse: bool = True) -> list[Finding]:
+    """Source requirements on one trajectory; ``reverse=False`` skips reverse matching (controls below P3)."""
+    subject = trajectory.trajectory_id
+    out: list[Finding] = []
+    calls: dict[str, int] = {}
+    duplicates, empty, invalid = [], [], []
+    for i, message in enumerate(trajectory.messages):
+        if message.role in ("user", "assistant") and not message.content and not message.tool_calls:
+            empty.append(i)
+        for call in message.tool_calls:
+            if call.id in calls:
+                duplicates.append(call.id)
+            calls.setdefault(call.id, i)
+            try:
+                json.loads(call.arguments)
+            except ValueError:
+                invalid.append(f"{call.id}@{i}")
+    out.append(Finding("call-ids-unique", not duplicates, ", ".join(duplicates), subject))
+    out.append(Finding("steps-not-empty", not empty, ", ".join(f"messages[{i}]" for i in empty), subject))
+    out.append(Finding("arguments-json", True, ("invalid JSON: " + ", ".join(invalid)) if invalid else "", subject))
+    answered = {m.tool_call_id for m in trajectory.messages if m.role == "tool" and m.tool_call_id is not None}
+    unanswered = sorted(c for c in calls if c not in answered)
+    out.append(Finding("calls-answered", not unanswered, ", ".join(unanswered), subject))
+    if reverse:
+        out.append(_reverse_matching(trajectory))
+    return out
+
+
+def _reverse_matching(trajectory: Trajectory) -> Finding:
+    """Every tool result must answer one earlier call that no earlier result answered."""
+    open_calls: set[str] = set()
+    answered: set[str] = set()
+    bad = []
+    for i, message in enumerate(trajectory.messages):
+        if message.role == "tool":
+            call_id = message.tool_call_id
+            if call_id is None or call_id not in open_calls:
+                why = "already answered" if call_id in answered else "no such earlier call"
+                bad.append(f"messages[{i}] id={call_id} ({why})")
+            else:
+                open_calls.discard(call_id)
+                answered.add(call_id)
+        for call in message.tool_calls:
+            open_calls.add(call.id)
+    return Finding("results-answer-calls", not bad, "; ".join(bad), trajectory.trajectory_id)
+
+
+@dataclass(frozen=True, slots=True)
+class _Block:
+    kind: str            # message | result | call | begin | end | text
+    index: int = -1
+    role: str = ""
+    ident: str = ""
+    name: str = ""
+    payload: bytes = b""
+
+
+def parse_packet(data: bytes) -> tuple[list[_Block], str]:
+    """Parse packet bytes into blocks; returns (blocks, problem or '')."""
+    blocks: list[_Block] = []
+    pos, size = 0, len(data)
+    if not data.endswith(b"\n"):
+        return blocks, "packet does not end with a newline"
+    while pos < size:
+        call = _CALL.match(data, pos) if data.startswith(b"[TOOL CALL ", pos) else None
+        if call:
+            start = call.end()
+            end = start + int(call.group(2))
+            if data[end:end + 2] != b")\n":
+                return blocks, f"call line at byte {pos}: arguments do not end after {call.group(2).decode()} bytes"
+            blocks.append(_Block("call", ident=call.group(1).decode("utf-8", "replace"),
+                                 name=call.group(3).decode("utf-8", "replace"), payload=data[start:end]))
+            pos = end + 2
+            continue
+        eol = data.index(b"\n", pos)
+        line = data[pos:eol]
+        pos = eol + 1
+        if line.endswith(b"\r"):
+            return blocks, f"line ending in CR at byte {eol - 1} (packets use LF only)"
+        if line.startswith(b"["):
+            if line == b"[BEGIN TARGET STEP]":
+                blocks.append(_Block("begin"))
+            elif line == b"[END TARGET STEP]":
+                blocks.append(_Block("end"))
+            elif (m := _HEADER.match(line)):
+                blocks.append(_Block("message", int(m.group(1)), m.group(2).decode()))
+            elif (m := _RESULT.match(line)):
+                blocks.append(_Block("result", int(m.group(1)), "tool", m.group(2).decode("utf-8", "replace")))
+            else:
+                return blocks, f"unrecognised structural line {line[:60]!r}"
+        else:
+            blocks.append(_Block("text", payload=line))
+    return blocks, ""
+
+
+def _expected_content(content: str) -> list[bytes]:
+    """The neutralised lines a content string must appear as (written apart from the renderer)."""
+    if not content:
+        return []
+    lines = []
+    for line in content.replace("[BEGIN TARGET STEP]", "(BEGIN TARGET STEP)").replace(
+            "[END TARGET STEP]", "(END TARGET STEP)").split("\n"):
+        lines.append(("\\" + line if line.startswith(("[", "\\")) else line).encode("utf-8"))
+    return lines
+
+
+def check_packet(data: bytes, trajectory: Trajectory, spec: PacketSpec) -> list[Finding]:
+    """Packet requirements: the bytes against the source record and the packet's spec."""
+    subject = spec.packet_id
+    blocks, problem = parse_packet(data)
+    if problem:
+        return [Finding("packet-structure", False, problem, subject)]
+    out = [Finding("packet-structure", True, "", subject)]
+    text = data.decode("utf-8", "replace")
+    excluded = _EXCLUDED.search(text)
+    out.append(Finding("excluded-fields-absent", excluded is None,
+                       f"excluded field text {excluded.group(0)!r}" if excluded else "", subject))
+    markers = [k for k, b in enumerate(blocks) if b.kind in ("begin", "end")]
+    kinds = [blocks[k].kind for k in markers]
+    target_ok = kinds == ["begin", "end"]
+    if target_ok:
+        inner = [b for b in blocks[markers[0] + 1:markers[1]] if b.kind in ("message", "result")]
+        target_ok = len(inner) == 1 and inner[0].index == spec.target_index
+    out.append(Finding("target-marked-once", target_ok, "" if target_ok else f"markers {kinds}", subject))
+    messages = trajectory.messages
+    last = spec.target_index if spec.extent == "prefix" else len(messages) - 1
+    if spec.extent == "prefix":
+        extent_ok = bool(blocks) and blocks[-1].kind == "end"
+        extent_why = "" if extent_ok else "prefix packet continues after the target step"
+    else:
+        shown = [b.index for b in blocks if b.kind in ("message", "result")]
+        extent_ok = bool(shown) and shown[-1] == len(messages) - 1
+        extent_why = "" if extent_ok else "full packet stops before the last message"
+    out.append(Finding("extent", extent_ok, extent_why, subject))
+    order_problems: list[str] = []
+    call_problems: list[str] = []
+    id_problems: list[str] = []
+    neutral_problems: list[str] = []
+    restored = spec.rendering == "restored"
+    grouped: list[tuple[_Block, list[_Block]]] = []
+    for block in blocks:
+        if block.kind in ("message", "result"):
+            grouped.append((block, []))
+        elif block.kind in ("text", "call") and grouped:
+            grouped[-1][1].append(block)
+        elif block.kind in ("text", "call"):
+            order_problems.append("content before the first message")
+    if [g[0].index for g in grouped] != list(range(min(last, len(messages) - 1) + 1)):
+        order_problems.append(f"message indices {[g[0].index for g in grouped][:12]} do not run 0..{last}")
+    for header, body in grouped:
+        if not 0 <= header.index < len(messages):
+            continue
+        source = messages[header.index]
+        role = "tool" if header.kind == "result" else header.role
+        if role != source.role:
+            order_problems.append(f"messages[{header.index}] shown as {role}, source is {source.role}")
+        if header.kind == "result" and header.ident != str(source.tool_call_id):
+            id_problems.append(f"messages[{header.index}] shows id={header.ident}, answers {source.tool_call_id}")
+        texts = [b.payload for b in body if b.kind == "text"]
+        if texts != _expected_content(source.content):
+            order_problems.append(f"messages[{header.index}] content differs from the source")
+        for line in texts:
+            if b"[BEGIN TARGET STEP]" in line or b"[END TARGET STEP]" in line:
+                neutral_problems.append(f"messages[{header.index}] content carries a target marker")
+        shown = [(b.ident, b.name, b.payload) for b in body if b.kind == "call"]
+        wanted = [(c.id, c.name, c.arguments.encode("utf-8")) for c in source.tool_calls]
+        if not restored and wanted:
+            call_problems.append(f"messages[{header.index}] original rendering omits {len(wanted)} call(s)")
+        elif shown != wanted:
+            missing = [w[0] for w in wanted if w not in shown]
+            extra = [s[0] for s in shown if s not in wanted]
+            call_problems.append(f"messages[{header.index}] calls missing or changed {missing}, unexpected {extra}")
+        sequence = [b.kind for b in body]
+        if "call" in sequence and "text" in sequence[sequence.index("call"):]:
+            call_problems.append(f"messages[{header.index}] content after its calls (calls out of position)")
+    out.append(Finding("messages-in-order", not order_problems, "; ".join(order_problems[:3]), subject))
+    out.append(Finding("calls-rendered", not call_problems, "; ".join(call_problems[:3]), subject))
+    out.append(Finding("results-show-ids", not id_problems, "; ".join(id_problems[:3]), subject))
+    out.append(Finding("delimiters-neutralised", not neutral_problems, "; ".join(neutral_problems[:3]), subject))
+    return out
+
+
+def failures(findings: list[Finding]) -> list[Finding]:
+    """The findings that failed."""
+    return [f for f in findings if not f.ok]

@@ -1,0 +1,108 @@
+"""Exact-byte hashes and step records: what each pipeline stage read, wrote and returned.
+
+Hashes are SHA-256 of the exact bytes -- no newline or encoding
+normalisation, so a CRLF change is a change. A step record has the in-toto
+link shape (unsigned): ``{step, command, materials {path: sha256}, products
+{path: sha256}, return_code}``, plus the controls in force and the first
+failed requirement with its reason. A stage writes a record with no return
+code when it starts, so an interrupted stage never looks finished.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+from simulator.errors import InputError
+from simulator.storage import read_json, write_json
+
+Hasher = Callable[[bytes], str]
+RECORDS_DIR = "records"
+
+
+def exact_sha256(data: bytes) -> str:
+    """SHA-256 of the exact bytes."""
+    return hashlib.sha256(data).hexdigest()
+
+
+def normalised_sha256(data: bytes) -> str:
+    """A deliberately weakened hash of text with CRLF folded to LF (the paper's defect; tests only)."""
+    return hashlib.sha256(data.replace(b"\r\n", b"\n")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class StepRecord:
+    """One stage's link record: materials read, products written, return code and why it failed."""
+
+    step: str
+    command: str
+    materials: Mapping[str, str] = field(default_factory=dict)
+    products: Mapping[str, str] = field(default_factory=dict)
+    return_code: int | None = None
+    controls: str = "P3"
+    requirement: str = ""
+    reason: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as JSON (paths sorted)."""
+        return {"step": self.step, "command": self.command,
+                "materials": {k: self.materials[k] for k in sorted(self.materials)},
+                "products": {k: self.products[k] for k in sorted(self.products)},
+                "return_code": self.return_code, "controls": self.controls,
+                "requirement": self.requirement, "reason": self.reason}
+
+    @staticmethod
+    def from_json(obj: Any, where: str) -> "StepRecord":
+        """Parse a record, naming ``where`` on a malformed one."""
+        try:
+            return StepRecord(obj["step"], obj["command"], dict(obj["materials"]), dict(obj["products"]),
+                              obj["return_code"], obj.get("controls", ""), obj.get("requirement", ""),
+                              obj.get("reason", ""))
+        except (KeyError, TypeError) as exc:
+            raise InputError(f"{where}: bad or missing field {exc}") from None
+
+
+def record_path(work: Path, step: str) -> Path:
+    """Where a stage's record lives."""
+    return Path(work) / RECORDS_DIR / f"{step}.link.json"
+
+
+def write_record(work: Path, record: StepRecord) -> None:
+    """Write a stage's record atomically."""
+    write_json(record_path(work, record.step), record.to_json())
+
+
+def read_record(work: Path, step: str) -> StepRecord | None:
+    """A stage's record, or None if it never ran."""
+    path = record_path(work, step)
+    if not path.is_file():
+        return None
+    return StepRecord.from_json(read_json(path), str(path))
+
+
+def hash_files(root: Path, rels: Iterable[str], hasher: Hasher = exact_sha256) -> dict[str, str]:
+    """``{relative path: hash}`` of files under ``root``."""
+    root = Path(root)
+    return {rel: hasher((root / rel).read_bytes()) for rel in sorted(rels)}
+
+
+def files_under(root: Path, folder: str) -> list[str]:
+    """Relative paths (posix, from ``root``) of every file under ``root/folder``, sorted."""
+    base = Path(root) / folder
+    if not base.is_dir():
+        return []
+    return sorted(p.relative_to(root).as_posix() for p in base.rglob("*") if p.is_file())
+
+
+def changed_files(root: Path, expected: Mapping[str, str], hasher: Hasher = exact_sha256) -> list[str]:
+    """One line per listed file that is missing or whose bytes no longer hash as recorded."""
+    problems = []
+    for rel in sorted(expected):
+        path = Path(root) / rel
+        if not path.is_file():
+            problems.append(f"{rel} is missing")
+        elif hasher(path.read_bytes()) != expected[rel]:
+            problems.append(f"{rel} changed (sha256 differs from the record)")
+    return problems

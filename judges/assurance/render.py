@@ -1,0 +1,87 @@
+"""Packets: the text an LLM judge reads about one target step of a trajectory.
+
+A packet lists the trajectory's messages in order. The target step is wrapped
+in ``[BEGIN TARGET STEP]`` ... ``[END TARGET STEP]``; a *prefix* packet ends
+there (not even the target's own tool result follows), a *full* packet runs to
+the end. In the *restored* rendering every tool call appears under its message
+as ``[TOOL CALL id=… bytes=N] name(arguments)`` with the arguments copied byte
+for byte (N is their UTF-8 length, so arguments of any shape parse back
+exactly); every result shows the id it answers. The *original* rendering omits
+the calls -- kept only to reproduce the failure the paper studied.
+
+Content is neutralised so it cannot forge structure: a content line starting
+with ``[`` or ``\\`` gets a leading ``\\``, and the target markers inside
+content become ``(BEGIN TARGET STEP)`` / ``(END TARGET STEP)``. Labels and
+other truth never reach this module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from benchmark_builders.trajectories.records import ChatMessage, Trajectory
+
+EXTENTS = ("prefix", "full")
+RENDERINGS = ("original", "restored")
+BEGIN = "[BEGIN TARGET STEP]"
+END = "[END TARGET STEP]"
+
+
+@dataclass(frozen=True, slots=True)
+class PacketSpec:
+    """Which packet to render: trajectory, target message index and kind, extent, rendering."""
+
+    trajectory_id: str
+    target_index: int
+    target_kind: str
+    extent: str
+    rendering: str
+
+    @property
+    def packet_id(self) -> str:
+        """A readable, unique packet name."""
+        return f"{self.trajectory_id}.{self.target_kind}.{self.extent}.{self.rendering}"
+
+    @property
+    def filename(self) -> str:
+        """The packet's file name under ``packets/``."""
+        return f"{self.packet_id}.txt"
+
+    def to_json(self) -> dict:
+        """The spec as a job-list JSON object."""
+        return {"packet_id": self.packet_id, "trajectory_id": self.trajectory_id, "target_index": self.target_index,
+                "target_kind": self.target_kind, "extent": self.extent, "rendering": self.rendering}
+
+
+def neutralise(content: str) -> list[str]:
+    """Content as packet lines that cannot be read as packet structure."""
+    content = content.replace(BEGIN, "(BEGIN TARGET STEP)").replace(END, "(END TARGET STEP)")
+    return ["\\" + line if line[:1] in ("[", "\\") else line for line in content.split("\n")]
+
+
+def _message_lines(index: int, message: ChatMessage, restored: bool, out: list[str]) -> None:
+    if message.role == "tool":
+        out.append(f"[TOOL RESULT {index} id={message.tool_call_id}]")
+    else:
+        out.append(f"[MESSAGE {index} {message.role}]")
+    if message.content:
+        out.extend(neutralise(message.content))
+    if restored:
+        for call in message.tool_calls:
+            out.append(f"[TOOL CALL id={call.id} bytes={len(call.arguments.encode('utf-8'))}] "
+                       f"{call.name}({call.arguments})")
+
+
+def render_packet(trajectory: Trajectory, spec: PacketSpec) -> bytes:
+    """The packet's exact bytes (UTF-8, LF line ends, final newline)."""
+    restored = spec.rendering == "restored"
+    last = spec.target_index if spec.extent == "prefix" else len(trajectory.messages) - 1
+    lines: list[str] = []
+    for index, message in enumerate(trajectory.messages[:last + 1]):
+        if index == spec.target_index:
+            lines.append(BEGIN)
+            _message_lines(index, message, restored, lines)
+            lines.append(END)
+        else:
+            _message_lines(index, message, restored, lines)
+    return ("\n".join(lines) + "\n").encode("utf-8")
