@@ -1,0 +1,245 @@
+"""CARGO-Bench tables and figure from runs: Table 1 (headline), Table 2 (ablations), Table 3 (rubric swap).
+
+Tables are computed from run directories and the suite's truth files only,
+so any table can be rebuilt without calling a judge again. Each table is
+written as Markdown, CSV and LaTeX with the paper's published row beside
+ours; the risk–coverage figure (retrieval gating of the CARGO condition) is
+a PNG with fixed metadata, so its bytes are deterministic, and a CSV.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from judges.metrics import (
+    FAMILIES, SHOULD_PENALIZE, ConditionScore, gating_loss, penalty_table, risk_coverage, score_condition,
+)
+from judges.runner import RUN_JSON, load_judgments
+from simulator.errors import InputError
+from simulator.storage import read_json, read_jsonl, write_json, write_text_atomic
+
+#: The paper's published rows (gpt-oss-120b; mean of 3 judge seeds; Table 3: seed 0, 150 items).
+PAPER: dict[str, dict[str, Any]] = {
+    "noref": {"rates": (0.44, 0.64, 0.96, 0.66), "di": 0.24, "ci": (0.13, 0.35)},
+    "direct": {"rates": (1.00, 1.00, 1.00, 1.00), "di": 0.00, "ci": (0.00, 0.00)},
+    "direct+ctx": {"rates": (1.00, 1.00, 1.00, 1.00), "di": 0.00, "ci": (0.00, 0.00)},
+    "cargo": {"rates": (0.00, None, 1.00, 0.20), "di": 0.58, "ci": (0.48, 0.68)},
+    "cargo+auth": {"rates": (0.00, 0.04, 1.00, 0.20), "di": 0.57, "ci": (0.47, 0.67)},
+    "cargo-ctx": {"rates": (0.00, 0.06, 0.92, 0.20), "di": 0.52, "ci": (0.42, 0.62)},
+    "cargo-exemplar": {"rates": (0.00, 0.02, 1.00, 0.20), "di": 0.59, "ci": (0.49, 0.68)},
+    "cargo-unv": {"rates": (0.00, 0.02, 1.00, 0.20), "di": 0.59, "ci": (0.49, 0.68)},
+    "direct/golden-ref": {"rates": (1.00, 1.00, 1.00, 1.00), "di": 0.00, "ci": None},
+    "direct/ctx-grounded": {"rates": (0.03, 0.17, 0.90, 0.33), "di": 0.49, "ci": None},
+    "cargo/golden-ref": {"rates": (0.23, 0.40, 1.00, 0.47), "di": 0.39, "ci": None},
+    "cargo/ctx-grounded": {"rates": (0.00, 0.02, 1.00, 0.10), "di": 0.54, "ci": None},
+}
+PAPER_JUDGE = "paper: gpt-oss-120b"
+TABLES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "table1_headline": ("Table 1: headline conditions", ("noref", "direct", "direct+ctx", "cargo", "cargo+auth")),
+    "table2_ablations": ("Table 2: component ablations", ("cargo-ctx", "cargo-exemplar", "cargo-unv")),
+    "table3_rubric_swap": ("Table 3: rubric swap (prompt / rubric)", (
+        "direct/golden-ref", "direct/ctx-grounded", "cargo/golden-ref", "cargo/ctx-grounded")),
+}
+COLUMNS = ("condition", "judge", "P1", "P3", "P2", "P4", "DI", "CI95", "judged", "cannot_decide", "unparsed")
+COVERAGES = (0.5, 0.8, 0.9, 1.0)
+
+
+@dataclass(frozen=True)
+class SuiteTruth:
+    """What tables need from a suite: item families, retrieval margins and the gating truth."""
+
+    families: Mapping[str, str]
+    margins: Mapping[str, float]
+    top1_correct: Mapping[str, bool]
+    gating_ids: tuple[str, ...]
+
+    @staticmethod
+    def load(suite_dir: Path) -> "SuiteTruth":
+        """Read truth.jsonl, retrieval.jsonl and gating_truth.jsonl of a suite."""
+        suite_dir = Path(suite_dir)
+        truth = read_jsonl(suite_dir / "truth.jsonl")
+        try:
+            families = {row["item_id"]: row["family"] for row in truth}
+            top1 = {row["item_id"]: bool(row.get("retrieval_top1_correct", True)) for row in truth}
+            margins = {row["item_id"]: float(row["margin"]) for row in read_jsonl(suite_dir / "retrieval.jsonl")}
+            gating = tuple(sorted(row["item_id"] for row in read_jsonl(suite_dir / "gating_truth.jsonl")))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise InputError(f"{suite_dir}: suite truth file lacks field {exc}") from None
+        return SuiteTruth(families, margins, top1, gating)
+
+
+@dataclass(frozen=True)
+class RunScores:
+    """One run's judge and its scored conditions (in table order)."""
+
+    judge: str
+    run_dir: Path
+    scores: Mapping[str, ConditionScore]
+    item_means: Mapping[str, np.ndarray]
+
+
+def score_run(run_dir: Path, truth: SuiteTruth, *, resamples: int = 10_000) -> RunScores:
+    """Score every CARGO condition present in a run (mean of its judge seeds, bootstrap CI)."""
+    run_dir = Path(run_dir)
+    meta = read_json(run_dir / RUN_JSON)
+    judge = meta.get("judge", run_dir.name) if isinstance(meta, dict) else run_dir.name
+    rows = [r for r in load_judgments(run_dir) if r.get("item_id") in truth.families]
+    conditions = sorted({r["condition"] for r in rows})
+    scores, means = {}, {}
+    for condition in conditions:
+        table = penalty_table(rows, truth.families, condition)
+        scores[condition] = score_condition(table, resamples=resamples)
+        means[condition] = table.item_means()
+    return RunScores(judge, run_dir, scores, means)
+
+
+def _fmt(x: float | None) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    text = f"{x:.2f}"
+    return text.replace("0.", ".", 1) if text.startswith(("0.", "-0.")) else text
+
+
+def table_rows(runs: Sequence[RunScores], conditions: Sequence[str]) -> list[dict[str, str]]:
+    """One row per (condition, judge) in our runs, each condition followed by the paper's row."""
+    rows = []
+    for condition in conditions:
+        for run in runs:
+            score = run.scores.get(condition)
+            if score is None:
+                continue
+            mean = score.mean
+            judged = sum(mean.judged.values())
+            rows.append({"condition": condition, "judge": run.judge,
+                         **{f: _fmt(mean.rates.get(f)) for f in FAMILIES},
+                         "DI": _fmt(mean.di), "CI95": f"[{_fmt(mean.ci_low)}, {_fmt(mean.ci_high)}]",
+                         "judged": str(judged), "cannot_decide": str(score.cannot_decide),
+                         "unparsed": str(score.unparsed)})
+        paper = PAPER.get(condition)
+        if paper:
+            ci = paper["ci"]
+            rows.append({"condition": condition, "judge": PAPER_JUDGE,
+                         **{f: _fmt(r) for f, r in zip(FAMILIES, paper["rates"])}, "DI": _fmt(paper["di"]),
+                         "CI95": f"[{_fmt(ci[0])}, {_fmt(ci[1])}]" if ci else "–",
+                         "judged": "–", "cannot_decide": "–", "unparsed": "–"})
+    return rows
+
+
+def to_markdown(title: str, rows: Sequence[Mapping[str, str]]) -> str:
+    """A Markdown table with a title line."""
+    lines = [f"### {title}", "", "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += ["| " + " | ".join(row[c] for c in COLUMNS) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def to_csv(rows: Sequence[Mapping[str, str]]) -> str:
+    """The table as CSV (header first, LF line ends)."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def _tex(text: str) -> str:
+    return (text.replace("\\", "\\textbackslash{}").replace("&", "\\&").replace("%", "\\%")
+            .replace("_", "\\_").replace("#", "\\#").replace("–", "--"))
+
+
+def to_latex(title: str, rows: Sequence[Mapping[str, str]]) -> str:
+    """A booktabs LaTeX table."""
+    lines = ["\\begin{table}[t]", "\\centering", "\\small", "\\begin{tabular}{ll" + "r" * (len(COLUMNS) - 2) + "}",
+             "\\toprule", " & ".join(_tex(c) for c in COLUMNS) + " \\\\", "\\midrule"]
+    lines += [" & ".join(_tex(row[c]) for c in COLUMNS) + " \\\\" for row in rows]
+    lines += ["\\bottomrule", "\\end{tabular}", f"\\caption{{{_tex(title)}}}", "\\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
+def gating_curves(runs: Sequence[RunScores], truth: SuiteTruth, condition: str = "cargo") -> list[dict[str, Any]]:
+    """Risk–coverage of gating ``condition`` by retrieval margin, per judge (judged items plus out-of-scope)."""
+    item_ids = sorted(truth.families)
+    should = np.array([SHOULD_PENALIZE[truth.families[i]] for i in item_ids], dtype=float)
+    curves = []
+    for run in runs:
+        if condition not in run.item_means:
+            continue
+        means = run.item_means[condition]
+        correct = np.where(np.isnan(means), np.nan, 1.0 - np.abs(means - should))
+        correct = np.where([truth.top1_correct[i] for i in item_ids], correct, 0.0)
+        ids = item_ids + list(truth.gating_ids)
+        in_scope = np.array([True] * len(item_ids) + [False] * len(truth.gating_ids))
+        loss = gating_loss(np.concatenate([correct, np.zeros(len(truth.gating_ids))]), in_scope)
+        margins = np.array([truth.margins[i] for i in ids])
+        curve = risk_coverage(margins, loss)
+        curves.append({"judge": run.judge, "condition": condition, "curve": curve,
+                       "selective": {c: curve.selective_risk(c) for c in COVERAGES}})
+    return curves
+
+
+def _plot(curves: Sequence[Mapping[str, Any]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    matplotlib.rcParams.update({"svg.hashsalt": "orgbench", "font.family": "DejaVu Sans"})
+    fig, ax = plt.subplots(figsize=(6.0, 4.0), dpi=100)
+    for entry in curves:
+        curve = entry["curve"]
+        ax.step(curve.coverage, curve.risk, where="post", label=f"{entry['judge']} (AURC {curve.aurc:.3f})")
+    ax.set_xlabel("coverage (share of questions judged, margin ≥ τ)")
+    ax.set_ylabel("selective risk")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_title("CARGO retrieval gating: risk–coverage")
+    ax.legend(loc="upper left", fontsize=8)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", metadata={"Software": None})
+    plt.close(fig)
+    from simulator.storage import write_bytes_atomic
+
+    write_bytes_atomic(path, buffer.getvalue())
+
+
+def write_tables(run_dirs: Sequence[Path], suite_dir: Path, out_dir: Path, *, resamples: int = 10_000) -> list[Path]:
+    """Write Tables 1–3 (md, csv, tex), the risk–coverage PNG and CSV, and scores.json; return the paths."""
+    truth = SuiteTruth.load(suite_dir)
+    runs = [score_run(Path(r), truth, resamples=resamples) for r in run_dirs]
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = []
+    for stem, (title, conditions) in TABLES.items():
+        rows = table_rows(runs, conditions)
+        for suffix, text in ((".md", to_markdown(title, rows)), (".csv", to_csv(rows)),
+                             (".tex", to_latex(title, rows))):
+            write_text_atomic(out_dir / f"{stem}{suffix}", text)
+            written.append(out_dir / f"{stem}{suffix}")
+    curves = gating_curves(runs, truth)
+    rows = [{"judge": c["judge"], "condition": c["condition"], **{k: round(v, 6) for k, v in point.items()}}
+            for c in curves for point in c["curve"].to_rows()]
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=("judge", "condition", "tau", "coverage", "risk"), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    write_text_atomic(out_dir / "risk_coverage.csv", buffer.getvalue())
+    written.append(out_dir / "risk_coverage.csv")
+    if curves:
+        _plot(curves, out_dir / "risk_coverage.png")
+        written.append(out_dir / "risk_coverage.png")
+    summary = {"runs": [{"judge": run.judge, "conditions": {c: s.to_json() for c, s in sorted(run.scores.items())}}
+                        for run in runs],
+               "gating": [{"judge": c["judge"], "condition": c["condition"], "aurc": round(c["curve"].aurc, 6),
+                           "selective_risk": {str(k): {"risk": round(v[0], 6), "coverage": round(v[1], 6),
+                                                       "tau": round(v[2], 6)} for k, v in c["selective"].items()}}
+                          for c in curves]}
+    write_json(out_dir / "scores.json", summary)
+    written.append(out_dir / "scores.json")
+    return written

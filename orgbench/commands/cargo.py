@@ -1,0 +1,195 @@
+"""CARGO-Bench commands: ``build cargo``, ``judge`` and ``tables cargo``.
+
+Heavy imports (numpy, jinja2, the simulator, aiohttp, matplotlib) happen
+inside the commands so that ``orgbench --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+def parse_seeds(text: str, option: str = "--seeds") -> tuple[int, ...]:
+    """Seeds from "0-9" or "0,1,2" (InputError naming the option otherwise)."""
+    from simulator.errors import InputError
+
+    seeds: list[int] = []
+    try:
+        for part in text.split(","):
+            part = part.strip()
+            if "-" in part:
+                lo, hi = part.split("-", 1)
+                seeds.extend(range(int(lo), int(hi) + 1))
+            elif part:
+                seeds.append(int(part))
+    except ValueError:
+        raise InputError(f"{option}: expected a list like 0-9 or 0,1,2, got {text!r}") from None
+    if not seeds or any(s < 0 for s in seeds) or len(set(seeds)) != len(seeds):
+        raise InputError(f"{option}: expected distinct non-negative seeds, got {text!r}")
+    return tuple(seeds)
+
+
+def parse_sizes(text: str) -> dict[str, int]:
+    """Family sizes from "P1=50,P3=96,P2=50,P4=50"."""
+    from simulator.errors import InputError
+
+    sizes = {"P1": 50, "P3": 96, "P2": 50, "P4": 50}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, _, value = part.partition("=")
+        if name not in sizes or not value.isdigit():
+            raise InputError(f"--sizes: expected FAMILY=COUNT for P1, P3, P2, P4, got {part!r}")
+        sizes[name] = int(value)
+    return sizes
+
+
+@click.command("cargo")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Suite directory to write.")
+@click.option("--seeds", default="0-9", show_default=True, help="World seeds, e.g. 0-9 or 0,1,2.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Simulator TOML config for the worlds (default: the built-in one at CARGO's size).")
+@click.option("--world", "worlds", multiple=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Use this world directory instead of simulating (repeatable; --seeds is then ignored).")
+@click.option("--people", type=int, default=None, help="People per simulated world (default 30).")
+@click.option("--days", type=int, default=None, help="Days per simulated world (default 45).")
+@click.option("--sizes", default="", help="Family sizes, e.g. P1=50,P3=96,P2=50,P4=50 (the default).")
+@click.option("--golden-per-procedure", type=int, default=2, show_default=True,
+              help="Golden references per in-scope runbook and world.")
+@click.option("--suite-seed", type=int, default=0, show_default=True, help="Seed of the builder's own draws.")
+def build_cargo(out: Path, seeds: str, config_path: Path | None, worlds: tuple[Path, ...], people: int | None,
+                days: int | None, sizes: str, golden_per_procedure: int, suite_seed: int) -> None:
+    """Build a CARGO-Bench suite: items, truth, golden set, gating set, manifest."""
+    from benchmark_builders.cargo import SuiteConfig, suite_from_world_objects, write_suite
+    from benchmark_builders.cargo.worlds import load_worlds, simulate_worlds
+
+    config = SuiteConfig(sizes=parse_sizes(sizes), golden_per_procedure=golden_per_procedure, seed=suite_seed)
+    if worlds:
+        loaded = load_worlds(worlds)
+    else:
+        loaded = simulate_worlds(parse_seeds(seeds), config_path, people=people, days=days)
+    suite = suite_from_world_objects(loaded, config)
+    write_suite(suite, out)
+    counts = suite.meta["counts"]
+    click.echo(f"wrote {out}: {suite.meta['items']} items ({', '.join(f'{k} {v}' for k, v in counts.items())}), "
+               f"{suite.meta['gating_items']} gating questions, {suite.meta['golden']} golden references "
+               f"from {len(loaded)} worlds")
+
+
+def load_items(suite: Path, limit: int | None = None) -> list[dict]:
+    """The judged items of a suite (the first ``limit`` in id order)."""
+    from simulator.errors import InputError
+    from simulator.storage import iter_jsonl
+
+    path = Path(suite) / "items.jsonl"
+    items = []
+    for number, row in iter_jsonl(path):
+        if not isinstance(row, dict) or not isinstance(row.get("item_id"), str):
+            raise InputError(f"{path}:{number}: field 'item_id' missing")
+        items.append(row)
+    return items[:limit] if limit else items
+
+
+def make_jobs(items: list[dict], conditions, seeds, *, temperature: float = 0.0, max_tokens: int | None = None) -> list:
+    """One job per (item, condition, judge seed)."""
+    from judges.conditions import render
+    from judges.runner import Job
+
+    return [Job(item["item_id"], cond.name, seed, render(cond, item, seed, temperature=temperature,
+                                                         max_tokens=max_tokens))
+            for cond in conditions for item in items for seed in seeds]
+
+
+@click.command("judge")
+@click.option("--suite", type=click.Path(file_okay=False, exists=True, path_type=Path), required=True,
+              help="A CARGO suite directory (from `orgbench build cargo`).")
+@click.option("--judge", "spec", required=True, help="openai:MODEL, builtin:NAME (literal, grounded, token-f1, noref), replay:PATH.")
+@click.option("--conditions", default="all", show_default=True,
+              help="Comma-separated: noref, direct, direct+ctx, cargo, cargo+auth, cargo-ctx, cargo-exemplar, cargo-unv.")
+@click.option("--rubric-swap", is_flag=True, help="Also run the rubric-swap control (prompt × rubric).")
+@click.option("--seeds", default="0", show_default=True, help="Judge seeds, e.g. 0,1,2.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Run directory (resumable).")
+@click.option("--concurrency", type=int, default=16, show_default=True)
+@click.option("--limit", type=int, default=None, help="Judge only the first N items (in id order).")
+@click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")
+@click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True, help="Environment variable with the key.")
+@click.option("--temperature", type=float, default=0.0, show_default=True)
+@click.option("--max-tokens", type=int, default=None)
+@click.option("--timeout", type=float, default=60.0, show_default=True, help="Per-request timeout in seconds.")
+@click.option("--max-retries", type=int, default=5, show_default=True)
+@click.option("--dry-run", is_flag=True, help="Write the rendered requests to OUT/requests.jsonl and stop.")
+def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, seeds: str, out: Path,
+                  concurrency: int, limit: int | None, base_url: str | None, api_key_env: str,
+                  temperature: float, max_tokens: int | None, timeout: float, max_retries: int,
+                  dry_run: bool) -> None:
+    """Judge a CARGO suite under prompt conditions; writes OUT/judgments.jsonl (resumes if interrupted)."""
+    from judges.conditions import parse_conditions
+    from simulator.storage import write_jsonl
+
+    chosen = parse_conditions(conditions, rubric_swap=rubric_swap)
+    judge_seeds = parse_seeds(seeds)
+    items = load_items(suite, limit)
+    jobs = make_jobs(items, chosen, judge_seeds, temperature=temperature, max_tokens=max_tokens)
+    if dry_run:
+        from judges.runner import job_to_json
+
+        count = write_jsonl(Path(out) / "requests.jsonl", (job_to_json(job) for job in jobs))
+        click.echo(f"wrote {Path(out) / 'requests.jsonl'}: {count} rendered requests (nothing sent)")
+        return
+    summary = run_cargo_jobs(jobs, spec, out, suite=suite, conditions=[c.name for c in chosen], seeds=judge_seeds,
+                             concurrency=concurrency, base_url=base_url, api_key_env=api_key_env,
+                             temperature=temperature, max_tokens=max_tokens, timeout=timeout,
+                             max_retries=max_retries, progress=True)
+    click.echo(f"{out}: {summary.judgments} judgments ({summary.penalized} penalised, {summary.passed} passed, "
+               f"{summary.cannot_decide} cannot_decide, {summary.unparsed} unparsed, {summary.errors} errors); "
+               f"{summary.requested} requested, {summary.already_done} already done")
+
+
+def run_cargo_jobs(jobs: list, spec: str, out: Path, *, suite: Path, conditions: list[str], seeds, concurrency: int = 16,
+                   base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY", temperature: float = 0.0,
+                   max_tokens: int | None = None, timeout: float = 60.0, max_retries: int = 5,
+                   progress: bool = False):
+    """Run jobs through the judge named by ``spec`` into run directory ``out`` (response cache beside it)."""
+    from judges.backends import make_backend
+    from judges.cache import ResponseCache
+    from judges.runner import run_jobs_sync
+
+    backend = make_backend(spec, base_url=base_url, api_key_env=api_key_env, timeout=timeout,
+                           max_retries=max_retries, temperature=temperature, max_tokens=max_tokens,
+                           concurrency=concurrency)
+    parameters = {"suite": str(Path(suite)), "conditions": list(conditions), "seeds": list(seeds),
+                  "temperature": temperature, "max_tokens": max_tokens}
+    if spec.startswith("builtin:"):
+        return run_jobs_sync(jobs, backend, out, concurrency=concurrency, progress=progress, parameters=parameters)
+    with ResponseCache(Path(out) / "cache.sqlite") as cache:
+        return run_jobs_sync(jobs, backend, out, concurrency=concurrency, progress=progress, cache=cache,
+                             parameters=parameters)
+
+
+@click.command("cargo")
+@click.argument("runs", nargs=-1, required=True, type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Directory for the tables.")
+@click.option("--suite", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
+              help="The suite the runs judged (default: the one named in the first run's run.json).")
+@click.option("--resamples", type=int, default=10_000, show_default=True, help="Bootstrap resamples for the CIs.")
+def tables_cargo(runs: tuple[Path, ...], out: Path, suite: Path | None, resamples: int) -> None:
+    """Write Tables 1–3 (Markdown, CSV, LaTeX) and the risk–coverage figure from RUN directories."""
+    from judges.cargo_tables import write_tables
+    from simulator.errors import InputError
+    from simulator.storage import read_json
+
+    if suite is None:
+        meta = read_json(Path(runs[0]) / "run.json")
+        named = (meta.get("parameters") or {}).get("suite") if isinstance(meta, dict) else None
+        if not named:
+            raise InputError(f"{Path(runs[0]) / 'run.json'}: names no suite; pass --suite")
+        suite = Path(named)
+    written = write_tables(list(runs), suite, out, resamples=resamples)
+    click.echo(f"wrote {len(written)} files to {out}")
+
+
+def register(cli: click.Group) -> None:
+    """Add ``build cargo``, ``judge`` and ``tables cargo`` to the CLI."""
+    cli.commands["build"].add_command(build_cargo)
+    cli.commands["tables"].add_command(tables_cargo)
+    cli.add_command(judge_command)
