@@ -4,7 +4,7 @@
 to the concurrency, and POSTs to ``{base_url}/chat/completions``. Its retry
 policy:
 
-- 429 and 5xx, timeouts, dropped connections and 200 answers whose body is not
+- 408, 429 and 5xx, timeouts, dropped connections and 200 answers whose body is not
   a chat completion are retried up to ``max_retries`` times, waiting the
   server's ``Retry-After`` (seconds or an HTTP date) when it sends one, else
   exponential backoff with full jitter (``uniform(0, min(cap, base·2^attempt))``);
@@ -111,7 +111,7 @@ class ChatClient:
         self.backoff_base = float(backoff_base)
         self.backoff_cap = float(backoff_cap)
         key = os.environ.get(api_key_env) if api_key_env else None
-        self._headers = {"Content-Type": "application/json"}
+        self._headers = {"Content-Type": "application/json", "User-Agent": "orgbench"}
         if key:
             self._headers["Authorization"] = f"Bearer {key}"
         self._has_key = bool(key)
@@ -130,9 +130,10 @@ class ChatClient:
             connector = aiohttp.TCPConnector(limit=self.pool_size, limit_per_host=0, ttl_dns_cache=300)
             self._session = aiohttp.ClientSession(
                 connector=connector,
-                timeout=aiohttp.ClientTimeout(total=self.timeout),
+                # the timeout bounds connecting and waiting for the answer, not queueing for a pooled connection
+                timeout=aiohttp.ClientTimeout(total=None, connect=None, sock_connect=self.timeout,
+                                              sock_read=self.timeout),
                 headers=self._headers,
-                skip_auto_headers=("User-Agent",),
             )
             self._loop = loop
         return self._session
@@ -189,7 +190,7 @@ class ChatClient:
                     raise FatalBackendError(
                         f"{self.url}: HTTP 404 ({_snippet(raw)}): no chat-completions endpoint there, "
                         f"or the server does not know model {self.model!r}")
-                elif status == 429 or status >= 500:
+                elif status in (408, 429) or status >= 500:
                     problem = f"HTTP {status} ({_snippet(raw)})"
                     wait = parse_retry_after(retry_after)
                 else:

@@ -281,3 +281,43 @@ def test_an_endpoint_that_fails_every_request_stops_the_run(chat, tmp_path):
     chat.reset()
     summary = run_jobs_sync(jobs, backend_for(chat), tmp_path / "run", progress=False)
     assert (summary.errors, summary.judgments, summary.requested) == (0, 40, 40)
+
+
+def test_a_log_cut_at_any_byte_resumes_to_exactly_one_line_per_key(chat, tmp_path):
+    """Wherever a kill cuts the log, resuming asks only for the judgments that were lost."""
+    jobs = make_jobs(items=2)
+    run_jobs_sync(jobs, backend_for(chat), tmp_path / "full", progress=False)
+    full = (tmp_path / "full" / JUDGMENTS).read_bytes()
+    ends = [i + 1 for i, byte in enumerate(full) if byte == ord("\n")]
+    cuts = sorted({0, len(full), *ends, *(e - 7 for e in ends), *(e + 3 for e in ends[:-1])})
+    for cut in cuts:
+        run = tmp_path / f"cut-{cut}"
+        run.mkdir()
+        (run / "run.json").write_bytes((tmp_path / "full" / "run.json").read_bytes())
+        (run / JUDGMENTS).write_bytes(full[:cut])
+        intact = sum(1 for e in ends if e <= cut)
+        chat.reset()
+        summary = run_jobs_sync(jobs, backend_for(chat), run, progress=False)
+        assert (summary.already_done, summary.requested, chat.total) == (intact, 8 - intact, 8 - intact), cut
+        assert (run / JUDGMENTS).read_bytes() == full, cut
+
+
+def test_no_jobs_is_an_empty_run(chat, tmp_path):
+    summary = run_jobs_sync([], backend_for(chat), tmp_path / "run", progress=False)
+    assert (summary.jobs, summary.judgments, summary.requested) == (0, 0, 0)
+    assert (tmp_path / "run" / JUDGMENTS).read_bytes() == b""
+
+
+def test_a_refused_key_stops_the_run_and_keeps_what_was_judged(chat, tmp_path, monkeypatch):
+    jobs = make_jobs(items=4)
+    run_jobs_sync(jobs[:6], backend_for(chat), tmp_path / "run", progress=False)
+    before = (tmp_path / "run" / JUDGMENTS).read_bytes()
+    chat.api_key = "sk-right"
+    monkeypatch.setenv("ORGBENCH_WRONG_KEY", "sk-wrong")
+    try:
+        backend = make_backend("openai:judge", base_url=chat.base_url, api_key_env="ORGBENCH_WRONG_KEY")
+        with pytest.raises(InputError, match=r"HTTP 401 .*ORGBENCH_WRONG_KEY was refused"):
+            run_jobs_sync(jobs, backend, tmp_path / "run", concurrency=4, progress=False)
+    finally:
+        chat.api_key = None
+    assert (tmp_path / "run" / JUDGMENTS).read_bytes() == before

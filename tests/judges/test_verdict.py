@@ -74,3 +74,24 @@ def test_bad_dimensions_and_claims_are_dropped_not_fatal():
 def test_to_json_sorts_dimensions():
     verdict = parse_verdict(json.dumps({"verdict": "pass", "dimensions": {"z": 1, "a": 2}}))
     assert list(verdict.to_json()["dimensions"]) == ["a", "z"]
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_scores = st.dictionaries(st.text(min_size=1, max_size=12), st.integers(0, 10), max_size=4)
+_claims = st.lists(st.fixed_dictionaries({"text": st.text(max_size=30),
+                                          "status": st.sampled_from(["supported", "contradicted", "unverifiable"])}),
+                   max_size=4)
+
+
+@settings(max_examples=150, deadline=None)
+@given(prose=st.text(max_size=200), dims=_scores, claims=_claims, label=st.sampled_from(["pass", "fail", "cannot_decide"]),
+       fenced=st.booleans(), indent=st.sampled_from([None, 2]))
+def test_any_reasoning_then_the_answer_parses_to_the_answer(prose, dims, claims, label, fenced, indent):
+    answer = json.dumps({"dimensions": dims, "claims": claims, "verdict": label}, indent=indent)
+    text = prose + ("\n```json\n" + answer + "\n```" if fenced else "\n" + answer)
+    verdict = parse_verdict(text)
+    assert verdict.verdict == label
+    assert verdict.dimensions == {k: float(v) for k, v in dims.items()}
+    assert [c.to_json() for c in verdict.claims] == [{"status": c["status"], "text": c["text"]} for c in claims]
