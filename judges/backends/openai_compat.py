@@ -259,7 +259,10 @@ class OpenAICompatBackend:
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
         """Send the (already prepared) request and return the assistant's text and usage."""
-        messages = [{"role": m.role, "content": m.text()} for m in request.messages]
+        try:
+            messages = [{"role": m.role, "content": m.text()} for m in request.messages]
+        except UnicodeDecodeError as exc:
+            raise BackendError(f"a message's bytes are not UTF-8 ({exc.reason} at byte {exc.start}); not sent") from None
         body: dict[str, Any] = {"model": self.model, "messages": messages}
         body.update(_params_body(request.params))
         data = await self.client.post(body)

@@ -256,3 +256,10 @@ def test_registry_resolves_backends_owned_by_other_areas_lazily(tmp_path):
     pytest.importorskip("judges.backends.stub")
     assert make_backend("stub").name == "stub"
     assert make_backend(f"stub:{tmp_path / 'reads.jsonl'}").name == "stub"
+
+
+def test_bytes_that_are_not_utf8_fail_that_request_without_sending(chat):
+    request = JudgeRequest((Message("user", b"caf\xe9"),), GenerationParams(seed=1))
+    with pytest.raises(BackendError, match="not UTF-8 .* at byte 3"):
+        _complete(_backend(chat), request)
+    assert chat.total == 0
