@@ -173,6 +173,12 @@ def _pooled(values: np.ndarray, pool: np.ndarray) -> np.ndarray:
         return np.where(count > 0, total / np.maximum(count, 1), np.nan)
 
 
+def penalty_rate(values: np.ndarray) -> float:
+    """Penalised share of the judged values (NaN = not judged; NaN when none was judged)."""
+    values = np.asarray(values, dtype=float).reshape(-1, 1)
+    return float(_pooled(values, np.ones(len(values), dtype=bool))[0])
+
+
 def discrimination_index(values: np.ndarray, should_penalize: np.ndarray) -> float:
     """DI = TP − FP for one vector of item values (NaN = not judged)."""
     values = np.asarray(values, dtype=float)[:, None]

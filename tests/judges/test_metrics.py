@@ -14,6 +14,7 @@ from judges.metrics import (
     di_from_family_rates,
     discrimination_index,
     gating_loss,
+    penalty_rate,
     penalty_table,
     risk_coverage,
     score_condition,
@@ -233,3 +234,17 @@ def test_gating_loss_makes_judging_out_of_scope_items_an_error():
     assert gating_loss(correct, in_scope).tolist() == [0.0, 1.0, 1.0, 1.0, 1.0]
     curve = risk_coverage(np.array([0.8, 0.6, 0.4, 0.2, 0.05]), gating_loss(correct, in_scope))
     assert curve.selective_risk(0.2)[0] == 0.0
+
+
+def test_penalty_rate_ignores_what_was_not_judged():
+    assert penalty_rate(np.array([1.0, 0.0, NAN, 1.0])) == pytest.approx(2 / 3)
+    assert math.isnan(penalty_rate(np.array([NAN, NAN])))
+
+
+def test_a_condition_with_no_judgments_scores_as_missing():
+    table = penalty_table([], {"a": "P1", "b": "P2"}, "cargo")
+    assert table.seeds == () and table.missing == 0
+    score = score_condition(table, resamples=100)
+    assert math.isnan(score.mean.di) and math.isnan(score.mean.ci_low) and score.per_seed == {}
+    table = penalty_table([], {"a": "P1", "b": "P2"}, "cargo", seeds=[0, 1])
+    assert table.missing == 4
