@@ -122,7 +122,8 @@ class _WorldBuilder:
         if len({g["procedure_id"] for g in self.golden}) < 2:
             raise InputError(f"world seed {world_seed}: fewer than two runbooks with completed cases; "
                              "simulate more days or people")
-        self.index = GoldenIndex.build([g["golden_id"] for g in self.golden], [g["question"] for g in self.golden])
+        self.index = GoldenIndex.build([g["golden_id"] for g in self.golden],
+                                        [g["question"] for g in self.golden])
         self.procedure_of = {g["golden_id"]: g["procedure_id"] for g in self.golden}
         self.by_id = {g["golden_id"]: g for g in self.golden}
         self.pool = [c for pid in sorted(self.live) for c in self.live[pid]]

@@ -16,15 +16,28 @@ from typing import Sequence
 import numpy as np
 
 DIMENSIONS = 4096
-_WORD = re.compile(r"[a-z][a-z'-]+")
+_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*[A-Za-z0-9]|[A-Za-z]")
+_SENTENCE_END = re.compile(r"(?<=[.!?:])\s+")
+#: Function words, identifiers' labels and the boilerplate of support questions ("how was this handled?").
 _STOP = frozenset("a an and the to of on in for is are was were it its this that with after from by "
                   "be been has have had not no can cannot will new case account asset serial customer "
-                  "how what which who was done".split())
+                  "how what which who done writes incoming support request report describe handling "
+                  "handled steps taken outcome resolve".split())
 
 
 def tokens(text: str) -> list[str]:
-    """Lower-case words and word bigrams of a question, without stop words or identifiers."""
-    words = [w for w in _WORD.findall(text.lower()) if w not in _STOP]
+    """Words and word bigrams of a question, without stop words, names or identifiers.
+
+    Names and identifiers are the capitalised words that do not open a
+    sentence (customer names, serials, case ids): they say who is asking,
+    not what must be done.
+    """
+    words = []
+    for sentence in _SENTENCE_END.split(text):
+        for index, word in enumerate(_WORD.findall(sentence)):
+            if word.islower() or (index == 0 and word[1:].islower()):
+                if word.lower() not in _STOP:
+                    words.append(word.lower())
     return words + [f"{a} {b}" for a, b in zip(words, words[1:])]
 
 
@@ -53,7 +66,7 @@ class GoldenIndex:
         """Index a golden set (at least two questions, so a margin exists)."""
         counts = _counts(questions)
         df = (counts > 0).sum(axis=0)
-        idf = np.log((1.0 + len(questions)) / (1.0 + df)) + 1.0
+        idf = np.log((1.0 + len(questions)) / (1.0 + df))
         return GoldenIndex(tuple(ids), idf, _normalise(np.log1p(counts) * idf))
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
