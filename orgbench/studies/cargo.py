@@ -1,0 +1,114 @@
+"""The CARGO study: worlds → suite → judgments under every condition → Tables 1–3 and the gating figure.
+
+Offline by default: the four built-in judges (literal, grounded, token-f1,
+noref), each deterministic, so one judge seed suffices. With
+``options.judge`` (e.g. ``openai:MODEL`` and ``options.base_url``) that judge
+runs instead, with judge seeds 0, 1, 2, in a resumable run directory.
+
+Stages under ``options.work_dir / "cargo"`` (reused when their inputs match):
+``suite`` (worlds are simulated in memory; the suite is what is kept) and
+``runs/<judge>`` for the built-in judges.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from orgbench.studies import ReproduceOptions
+
+BUILTIN_JUDGES = ("builtin:literal", "builtin:grounded", "builtin:token-f1", "builtin:noref")
+LLM_JUDGE_SEEDS = (0, 1, 2)
+RULES_VERSION = 1  # bump when the builder or the built-in judges change what they produce
+
+
+def _suite_stage(work: Path, seeds: tuple[int, ...], fresh: bool) -> Path:
+    from benchmark_builders.cargo import SuiteConfig, suite_from_world_objects, write_suite_files
+    from benchmark_builders.cargo.worlds import CARGO_WORLD, simulate_worlds
+    from dataclasses import asdict
+    from orgbench.stages import run_stage
+
+    config = SuiteConfig()
+    inputs = {"stage": "cargo-suite", "rules": RULES_VERSION, "seeds": list(seeds), "world": CARGO_WORLD,
+              "suite": asdict(config)}
+
+    def build(tmp: Path) -> None:
+        write_suite_files(suite_from_world_objects(simulate_worlds(seeds), config), tmp)
+
+    directory = work / "suite"
+    run_stage(directory, inputs, build, fresh=fresh)
+    return directory
+
+
+def _jobs(suite: Path, seeds: tuple[int, ...]) -> list:
+    from judges.conditions import parse_conditions
+    from orgbench.commands.cargo import load_items, make_jobs
+
+    return make_jobs(load_items(suite), parse_conditions("all", rubric_swap=True), seeds)
+
+
+def _builtin_run(work: Path, suite: Path, spec: str, fresh: bool) -> Path:
+    from orgbench.commands.cargo import run_cargo_jobs
+    from orgbench.stages import run_stage
+    from simulator.storage import read_json
+
+    suite_hash = read_json(suite / "MANIFEST.json")["stage_inputs"]
+    inputs = {"stage": "cargo-run", "rules": RULES_VERSION, "judge": spec, "suite": suite_hash, "seeds": [0]}
+
+    def build(tmp: Path) -> None:
+        run_cargo_jobs(_jobs(suite, (0,)), spec, tmp, suite=Path("suite"), conditions=["all", "rubric-swap"],
+                       seeds=(0,), concurrency=8)
+
+    directory = work / "runs" / spec.replace(":", "-")
+    run_stage(directory, inputs, build, fresh=fresh)
+    return directory
+
+
+def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
+    """Build the default suite, judge it under every condition and write results/cargo."""
+    from benchmark_builders.cargo.worlds import DEFAULT_SEEDS
+    from judges.cargo_tables import write_tables
+    from orgbench.commands.cargo import run_cargo_jobs
+
+    seeds = tuple(options.seeds) if options.seeds else DEFAULT_SEEDS
+    work = Path(options.work_dir) / "cargo"
+    suite = _suite_stage(work, seeds, options.fresh)
+    if options.judge:
+        run_dir = work / "runs" / re.sub(r"[^A-Za-z0-9._-]+", "-", options.judge)
+        run_cargo_jobs(_jobs(suite, LLM_JUDGE_SEEDS), options.judge, run_dir, suite=suite,
+                       conditions=["all", "rubric-swap"], seeds=LLM_JUDGE_SEEDS, base_url=options.base_url,
+                       concurrency=int(options.extra.get("concurrency", 16)), progress=True)
+        runs = [run_dir]
+    else:
+        runs = [_builtin_run(work, suite, spec, options.fresh) for spec in BUILTIN_JUDGES]
+    out_dir = Path(out_dir)
+    write_tables(runs, suite, out_dir)
+    _write_notes(out_dir, suite, seeds, options)
+
+
+def _write_notes(out_dir: Path, suite: Path, seeds: tuple[int, ...], options: ReproduceOptions) -> None:
+    from benchmark_builders.cargo.worlds import CARGO_WORLD
+    from simulator.storage import read_json, write_text_atomic
+
+    meta = read_json(suite / "suite.json")
+    judges = options.judge or ", ".join(BUILTIN_JUDGES)
+    counts = ", ".join(f"{k} {meta['counts'][k]}" for k in ("P1", "P3", "P2", "P4"))
+    text = f"""# CARGO-Bench results
+
+Suite: {meta['items']} items ({counts}) from {len(seeds)} simulated worlds (seeds {", ".join(map(str, seeds))};
+{CARGO_WORLD['people']} people over {CARGO_WORLD['days']} days each), {meta['gating_items']} out-of-scope gating
+questions, {meta['golden']} golden references.
+Judges: {judges}. Built-in judges are deterministic and run with one judge seed; the paper's rows are
+gpt-oss-120b, mean of 3 seeds (Table 3: seed 0, 150 items).
+
+- `table1_headline.*`, `table2_ablations.*`, `table3_rubric_swap.*`: penalty rate per family and
+  DI = TP − FP with a 95% item-level bootstrap CI (10,000 resamples, seed 0), our rows beside the paper's.
+- `risk_coverage.png` / `.csv`: CARGO condition gated by retrieval margin (top-1 minus top-2 runbook
+  similarity); loss 1 for a wrong or missing decision, a wrong top-1 runbook, or an out-of-scope question.
+- `scores.json`: every condition's scores per judge, and AURC / selective risk at fixed coverages.
+
+The built-in judges are procedural baselines that read only the rendered request; they show that the
+suite behaves as designed (see docs/cargo.md), not how an LLM judge behaves. P3 (benign divergence) is
+this project's reconstruction: the paper does not define it.
+"""
+    write_text_atomic(out_dir / "NOTES.md", text)
