@@ -31,14 +31,14 @@ SUITE_FORMAT = 1
 #: Causal links and silence pairs of simulated worlds (docs/world.md names the event types and join keys).
 WORLD_RULES = Rules(
     causal=(
-        CausalRule("deploy_regression", "change.deployed", "incident.opened", timedelta(hours=72),
-                   (("entity.id", "payload.change_id"),), ("bad deploy", "regression from a change", "faulty change")),
+        CausalRule("deploy_caused_incident", "deploy.completed", "incident.opened", timedelta(hours=24),
+                   (("payload.change_id", "payload.change_id"),), (), mechanism_fact="mechanism"),
     ),
     silence=(
-        SilenceRule("incident_postmortem", "incident.resolved", "postmortem.published", timedelta(days=10),
-                    ("postmortems", "wiki"), (("entity.id", "payload.incident_id"),), "postmortem"),
+        SilenceRule("incident_postmortem", "incident.opened", "postmortem.published", timedelta(days=14),
+                    ("postmortems",), (("payload.incident_id", "payload.incident_id"),), "published postmortem"),
         SilenceRule("escalation_answer", "escalation.sent", "escalation.answered", timedelta(days=3),
-                    ("email", "chat", "ticketing"), (("entity.id", "entity.id"),), "reply to the escalation"),
+                    ("email",), (("payload.escalation_id", "payload.escalation_id"),), "answer to the escalation"),
     ),
 )
 

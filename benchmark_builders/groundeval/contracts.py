@@ -179,6 +179,7 @@ class CausalRule:
     max_gap: timedelta
     join: tuple[tuple[str, str], ...]
     aliases: tuple[str, ...] = ()
+    mechanism_fact: str | None = None   # per-link mechanism stated in the effect's artifacts (and FACT_aliases)
 
     def joined(self, cause: Event, effect: Event) -> bool:
         """True if every join pair has equal, non-empty values on the two events."""
@@ -229,7 +230,8 @@ class Rules:
     def to_json(self) -> dict[str, Any]:
         return {
             "causal_links": [
-                {"name": r.name, "aliases": list(r.aliases), "cause_event_type": r.cause_event_type,
+                {"name": r.name, "aliases": list(r.aliases), "mechanism_fact": r.mechanism_fact,
+                 "cause_event_type": r.cause_event_type,
                  "effect_event_type": r.effect_event_type, "max_gap_hours": r.max_gap.total_seconds() / 3600,
                  "join": [{"cause": a, "effect": b} for a, b in r.join]}
                 for r in self.causal

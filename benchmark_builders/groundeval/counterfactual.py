@@ -23,9 +23,35 @@ from simulator.model import Event
 MAX_EFFECTS = 400
 
 
+def _stated_mechanism(view: WorldView, rule: CausalRule, effect: Event) -> tuple[str, tuple[str, ...], datetime] | None:
+    """The mechanism the effect's artifacts state (name, aliases, when first stated), if the rule reads one."""
+    if rule.mechanism_fact is None:
+        return None
+    found = []
+    for ref in effect.artifacts:
+        for version in view.world.versions(ref.rsplit("@", 1)[0]):
+            value = version.facts.get(rule.mechanism_fact)
+            if isinstance(value, str) and value:
+                found.append((version.created_at, value, version.facts.get(f"{rule.mechanism_fact}_aliases") or []))
+    if not found:
+        return None
+    at, name, aliases = min(found, key=lambda x: x[0])
+    return name, tuple(a for a in aliases if isinstance(a, str)), at
+
+
 def _question(view: WorldView, rule: CausalRule, cause: Event, effect: Event, linked: bool, difficulty: str,
               rng: random.Random, mechanisms: tuple[str, ...]) -> Question | None:
-    at = floor_minute(min(effect.ts + timedelta(hours=rng.uniform(2, 48)), view.end))
+    earliest = effect.ts
+    mechanism, mechanism_aliases = rule.name, rule.aliases
+    if rule.mechanism_fact is not None:
+        stated = _stated_mechanism(view, rule, effect)
+        if stated is None:
+            return None
+        mechanism, mechanism_aliases = stated[0], stated[1] + rule.aliases
+        earliest = max(earliest, stated[2])
+    at = floor_minute(min(earliest + timedelta(hours=rng.uniform(1, 36)), view.end))
+    if at < earliest:
+        return None
     cause_versions = view.event_artifacts(cause, at)
     effect_versions = view.event_artifacts(effect, at)
     if not cause_versions or not effect_versions:
@@ -56,12 +82,12 @@ def _question(view: WorldView, rule: CausalRule, cause: Event, effect: Event, li
     required = tuple(sorted(set(cause_refs) | set(effect_refs)))
     gold = {
         "outcome_changed": linked,
-        "causal_mechanism": rule.name if linked else NO_LINK_MECHANISM,
+        "causal_mechanism": mechanism if linked else NO_LINK_MECHANISM,
         "cause_event_id": cause.event_id, "effect_event_id": effect.event_id,
         "mechanism_direction": "cause_to_effect" if linked else "no_causal_link",
         "evidence_artifacts": list(required), "actors": involved,
     }
-    aliases = (rule.name, *rule.aliases) if linked else (NO_LINK_MECHANISM, *NO_LINK_ALIASES)
+    aliases = (mechanism, *mechanism_aliases) if linked else (NO_LINK_MECHANISM, *NO_LINK_ALIASES)
     join = ", ".join(f"{a}={b}" for a, b in rule.join)
     why = (f"{rule.name}: joined on {join}" if linked
            else f"no join ({join}) between {cause.event_id} and {effect.event_id}; {effect.ts - cause.ts} apart")
@@ -78,7 +104,16 @@ def _question(view: WorldView, rule: CausalRule, cause: Event, effect: Event, li
 def counterfactual_candidates(view: WorldView, rules: Rules, rng: random.Random) -> list[Question]:
     """Candidate causal and decoy questions for every causal rule."""
     out: list[Question] = []
-    mechanisms = tuple(sorted({r.name for r in rules.causal})) + (NO_LINK_MECHANISM,)
+    names = set()
+    for rule in rules.causal:
+        if rule.mechanism_fact is None:
+            names.add(rule.name)
+            continue
+        for effect in view.events_by_type.get(rule.effect_event_type, []):
+            stated = _stated_mechanism(view, rule, effect)
+            if stated is not None:
+                names.add(stated[0])
+    mechanisms = tuple(sorted(names)) + (NO_LINK_MECHANISM,)
     for rule in rules.causal:
         causes = view.events_by_type.get(rule.cause_event_type, [])
         times = [c.ts for c in causes]

@@ -103,8 +103,12 @@ def read_rules(config: dict[str, Any], path: Path) -> Rules:
         aliases = rule.get("aliases") or rule.get("mechanism_aliases") or []
         if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
             raise InputError(f"{where}.aliases: expected a list of strings")
+        mechanism_fact = rule.get("mechanism_fact")
+        if mechanism_fact is not None and not isinstance(mechanism_fact, str):
+            raise InputError(f"{where}.mechanism_fact: expected a fact name")
         causal.append(CausalRule(rule["name"], rule["cause_event_type"], rule["effect_event_type"],
-                                 _gap(rule, where), _join(rule, where, "cause", "effect"), tuple(aliases)))
+                                 _gap(rule, where), _join(rule, where, "cause", "effect"), tuple(aliases),
+                                 mechanism_fact))
     silence = []
     for i, rule in enumerate(config.get("silence_pairs") or []):
         where = f"{path}: silence_pairs[{i}]"

@@ -1,7 +1,8 @@
 """Perspective questions: as of T, could actor A have known fact F?
 
 A fact is one (entity, key, value) that artifact versions state. Positives
-pick an actor who could see a stating version at T; temporal negatives pick a
+pick an actor who could see the entity's own record state it at T (that
+version is the required evidence; other visible statements are permitted); temporal negatives pick a
 T before the first statement, for an actor whose role would otherwise have
 shown it; permission negatives pick a T after it was stated, for an actor whom
 the policy kept from every statement (role, private space, audience, not yet
@@ -21,19 +22,40 @@ from simulator.model import ArtifactVersion
 from simulator.policy import SUBSYSTEM
 
 MAX_FACTS = 600
-_SKIP_KEYS = frozenset({"id", "event_id", "artifact_id", "title", "body"})
+_SKIP_KEYS = frozenset({"id", "event_id", "artifact_id", "title", "body", "message_id", "email_id", "meeting_id",
+                        "wiki_id", "hr_record_id", "channel", "subject", "summary", "revision_note", "symptom",
+                        "mitigation", "to_external", "strategic", "name", "steps_completed"})
+
+
+#: Kinds of entity a fact can be about; other artifacts (chat, email, notes) state facts about the entity they name.
+RECORD_KINDS = frozenset({"case", "change", "incident", "postmortem", "account", "asset", "contact"})
+_NAMED = (("case_id", "case"), ("incident_id", "incident"), ("change_id", "change"), ("account_id", "account"))
+
+
+def subject_of(version: ArtifactVersion) -> tuple[str, str] | None:
+    """The entity whose facts a version states: its own record, or the record a message names."""
+    if version.entity.kind in RECORD_KINDS:
+        return version.entity.kind, version.entity.id
+    for key, kind in _NAMED:
+        value = version.facts.get(key)
+        if isinstance(value, str) and value:
+            return kind, value
+    return None
 
 
 def _facts(view: WorldView) -> dict[tuple[str, str, str, str], list[ArtifactVersion]]:
     stated: dict[tuple[str, str, str, str], list[ArtifactVersion]] = {}
     for version in view.world.artifacts:
+        subject = subject_of(version)
+        if subject is None:
+            continue
         for key, value in version.facts.items():
             if key in _SKIP_KEYS or isinstance(value, bool) or not isinstance(value, (str, int, float)):
                 continue
             text = str(value)
-            if not text or len(text) > 60 or text == version.entity.id:
+            if not text or len(text) > 60 or text in (subject[1], version.artifact_id):
                 continue
-            stated.setdefault((version.entity.kind, version.entity.id, key, text), []).append(version)
+            stated.setdefault((subject[0], subject[1], key, text), []).append(version)
     for versions in stated.values():
         versions.sort(key=lambda v: (v.created_at, v.artifact_id, v.version))
     return stated
@@ -73,7 +95,9 @@ def perspective_candidates(view: WorldView, rng: random.Random) -> list[Question
         keys = sorted(rng.sample(keys, MAX_FACTS))
     by_entity: dict[tuple[str, str], list[ArtifactVersion]] = {}
     for version in view.world.artifacts:
-        by_entity.setdefault((version.entity.kind, version.entity.id), []).append(version)
+        subject = subject_of(version)
+        if subject is not None:
+            by_entity.setdefault(subject, []).append(version)
     out: list[Question] = []
     policy = view.policy
     for fact in keys:
@@ -93,14 +117,15 @@ def perspective_candidates(view: WorldView, rng: random.Random) -> list[Question
         said = [v for v in versions if v.created_at <= at]
         for actor in actors:
             seen = [v for v in said if policy.can_see(actor.actor_id, v, at)]
-            if seen:
+            record = [v for v in seen if v.artifact_id == fact[1]]
+            if record:   # the primary source is the entity's own record; other visible statements are permitted
                 blocked_some = len(seen) < len(said)
-                required = _refs(seen)
+                required = (max(record, key=lambda v: v.version).ref,)
                 out.append(_question(view, fact, "positive", "hard" if blocked_some else "easy", actor.actor_id, at,
                                      {"could_actor_have_known": True, "blocked_subsystems": [],
                                       "evidence_artifacts": list(required)},
-                                     required, permitted(actor.actor_id, at, required),
-                                     f"{actor.actor_id} could see {', '.join(required)} at {when(at)}"))
+                                     required, permitted(actor.actor_id, at, _refs(seen)),
+                                     f"{actor.actor_id} could see {', '.join(_refs(seen))} at {when(at)}"))
                 break
         # temporal negative: before the first statement, for someone only the horizon stops
         lead = timedelta(hours=rng.uniform(1, 72))

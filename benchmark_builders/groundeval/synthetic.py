@@ -26,6 +26,7 @@ ROLES = {
     "hr": ["hr", "email"],
 }
 SERVICES = ("billing-api", "auth-gateway", "sync-worker", "search", "notifications", "storage")
+MECHANISMS = ("config_regression", "memory_leak", "schema_migration", "dependency_upgrade")
 WORDS = ("latency", "timeout", "rollback", "cache", "queue", "config", "certificate", "memory", "disk", "retry")
 
 
@@ -87,7 +88,7 @@ def synthetic_world(seed: int = 0, days: int = 20, people: int = 16, changes_per
             v = artifact(cid, 1, "deploys", "change", ts, author, entity, f"{cid} deploy {service}",
                          f"Change {cid} deployed to {service} by {author}. Risk {risk}. Touches {rng.choice(WORDS)} handling.",
                          {"service": service, "risk": risk}, Acl(participants=(author,)))
-            deploy = event(ts, "change.deployed", [author], "deploys", entity, {"service": service}, refs=[v.ref])
+            deploy = event(ts, "deploy.completed", [author], "deploys", entity, {"change_id": cid, "service": service}, refs=[v.ref])
             if rng.random() < 0.35 and ts + timedelta(hours=8) < end:
                 incident_n += 1
                 iid = f"INC-{incident_n}"
@@ -98,15 +99,20 @@ def synthetic_world(seed: int = 0, days: int = 20, people: int = 16, changes_per
                 v1 = artifact(iid, 1, "incidents", "incident", opened, responder, ient, f"{iid} {service} degraded",
                               f"Incident {iid}: {service} degraded after change {cid}. Severity {severity}.",
                               {"severity": severity, "service": service, "change_id": cid}, Acl(participants=(responder,)))
-                event(opened, "incident.opened", [responder], "incidents", ient, {"change_id": cid, "service": service},
+                event(opened, "incident.opened", [responder], "incidents", ient,
+                      {"incident_id": iid, "change_id": cid, "service": service},
                       [ParentLink(deploy.event_id, {"change_id": cid})], [v1.ref])
                 cause = rng.choice(WORDS)
+                mechanism = rng.choice(MECHANISMS)
                 resolved = opened + timedelta(hours=rng.uniform(1, 30))
                 v2 = artifact(iid, 2, "incidents", "incident", resolved, responder, ient, f"{iid} {service} resolved",
-                              f"Incident {iid} resolved. Root cause: {cause} regression introduced by {cid}.",
-                              {"severity": severity, "service": service, "change_id": cid, "root_cause": cause},
+                              f"Incident {iid} resolved. Root cause: {cause} regression introduced by {cid} "
+                              f"({mechanism.replace('_', ' ')}).",
+                              {"severity": severity, "service": service, "change_id": cid, "root_cause": cause,
+                               "mechanism": mechanism, "mechanism_aliases": [mechanism.replace("_", " ")]},
                               Acl(participants=(responder,)))
-                event(resolved, "incident.resolved", [responder], "incidents", ient, {"change_id": cid}, refs=[v2.ref])
+                event(resolved, "incident.resolved", [responder], "incidents", ient, {"incident_id": iid, "change_id": cid},
+                      refs=[v2.ref])
                 msg_n += 1
                 mid = f"MSG-{msg_n}"
                 chat_ts = opened + timedelta(minutes=rng.randrange(5, 60))
@@ -149,9 +155,10 @@ def synthetic_world(seed: int = 0, days: int = 20, people: int = 16, changes_per
                 target = rng.choice(engineers)
                 eent = EntityRef("escalation", eid)
                 mail = artifact(f"EML-{eid}", 1, "email", "email", sent, agent, eent, f"Escalation {eid} for {kid}",
-                                f"Escalating {kid} ({code}) to engineering, reference {eid}.", {"case_id": kid},
+                                f"Escalating {kid} ({code}) to engineering, reference {eid}.", {"case_id": kid, "escalation_id": eid},
                                 Acl(audience=(agent, target)))
-                event(sent, "escalation.sent", [agent, target], "email", eent, {"case_id": kid}, refs=[mail.ref])
+                event(sent, "escalation.sent", [agent, target], "email", eent, {"case_id": kid, "escalation_id": eid},
+                      refs=[mail.ref])
                 if rng.random() < 0.6:
                     answered = sent + timedelta(hours=rng.uniform(1, 60))
                     if answered < end:
@@ -159,7 +166,8 @@ def synthetic_world(seed: int = 0, days: int = 20, people: int = 16, changes_per
                                          f"Re: Escalation {eid} for {kid}",
                                          f"Reply on {eid}: engineering looked at {code} for {kid}.", {"case_id": kid},
                                          Acl(audience=(agent, target)))
-                        event(answered, "escalation.answered", [target, agent], "email", eent, {"case_id": kid},
+                        event(answered, "escalation.answered", [target, agent], "email", eent,
+                              {"case_id": kid, "escalation_id": eid},
                               refs=[reply.ref])
     events.sort(key=lambda e: (e.ts, e.event_id))
     versions.sort(key=lambda v: (v.artifact_id, v.version))

@@ -40,8 +40,13 @@ def _answer(contract: Contract, **fields: Any) -> dict[str, Any]:
     return base
 
 
-def _mechanism(contract: Contract) -> str:
+def _mechanism(contract: Contract, text: str = "") -> str:
+    """The mechanism option the text names (spaces or underscores), else the first option."""
     names = [m for m in contract.options.get("mechanisms", []) if m != NO_LINK_MECHANISM]
+    lowered = text.lower()
+    for name in names:
+        if name.lower() in lowered or name.lower().replace("_", " ") in lowered:
+            return name
     return names[0] if names else "causal_link"
 
 
@@ -123,7 +128,8 @@ def _heuristic_counterfactual(contract: Contract, reader: Reader) -> dict[str, A
     evidence = [a["id"] for a in (cause, effect) if a is not None]
     linked = effect is not None and _mentions(effect, cause_id)
     people = sorted({a.get("author", "") for a in (cause, effect) if a} - {""})
-    return _answer(contract, outcome_changed=linked, causal_mechanism=_mechanism(contract) if linked else NO_LINK_MECHANISM,
+    text = " ".join(_text(a) for a in (cause, effect) if a is not None)
+    return _answer(contract, outcome_changed=linked, causal_mechanism=_mechanism(contract, text) if linked else NO_LINK_MECHANISM,
                    mechanism_direction="cause_to_effect" if linked else "no_causal_link",
                    evidence_artifacts=evidence, actors=people,
                    reasoning="the effect's record names the cause" if linked else "no record joins them")
@@ -174,7 +180,8 @@ def proximity_agent(contract: Contract, runtime: GatedRuntime | None, context: C
     candidates.append({"artifact_id": cause["artifact_id"], "created_at": cause["created_at"]})
     nearest = max(candidates, key=lambda h: (parse_ts(h["created_at"]), h["artifact_id"]))
     linked = nearest["artifact_id"] == cause["artifact_id"]
-    return _answer(contract, outcome_changed=linked, causal_mechanism=_mechanism(contract) if linked else NO_LINK_MECHANISM,
+    mechanism = _mechanism(contract, f"{_text(cause)} {_text(effect)}")
+    return _answer(contract, outcome_changed=linked, causal_mechanism=mechanism if linked else NO_LINK_MECHANISM,
                    mechanism_direction="cause_to_effect" if linked else "no_causal_link",
                    evidence_artifacts=[cause["id"], effect["id"]],
                    reasoning=f"the nearest {kind} before the effect is {nearest['artifact_id']}")
@@ -247,8 +254,9 @@ def make_leaky(world: World) -> Callable[..., dict[str, Any]]:
             touch(runtime, refs)
             linked = any(cause_id in map(str, v.facts.values()) or cause_id in v.body for v in effect)
             people = sorted({v.author for v in cause + effect})
+            text = " ".join(f"{v.body} {v.facts}" for v in effect)
             return _answer(contract, outcome_changed=linked,
-                           causal_mechanism=_mechanism(contract) if linked else NO_LINK_MECHANISM,
+                           causal_mechanism=_mechanism(contract, text) if linked else NO_LINK_MECHANISM,
                            mechanism_direction="cause_to_effect" if linked else "no_causal_link",
                            evidence_artifacts=refs, actors=people, reasoning="read both records in full")
         selector = (contract.subject.get("selectors") or [contract.subject["trigger_entity"]["id"]])[0]

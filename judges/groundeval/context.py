@@ -2,9 +2,9 @@
 
 The builder sees only the contract (never the truth). Through a
 ``GatedRuntime`` for the contract's actor and ``as_of`` it searches each
-subsystem the actor could read with the question text, ranks the hits, and
-fetches them (and their earlier, visible versions) until the character
-budget is spent. Its calls are recorded like any agent's, so the context is
+subsystem the actor could read with the question text, ranks the hits (the
+records the question names first), and fetches them — with the earlier,
+visible versions of named records — until the character budget is spent. Its calls are recorded like any agent's, so the context is
 provably gate-clean. The agent must cite the ids it relied on; the runner then
 checks every cited id through the same gates (``cite_artifact`` calls).
 """
@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmark_builders.groundeval.contracts import Contract
-from judges.groundeval.runtime import GatedRuntime
+from judges.groundeval.runtime import GatedRuntime, tokenize
 
 DEFAULT_BUDGET = 24_000
-PER_SUBSYSTEM = 6
+PER_SUBSYSTEM = 8
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,8 @@ def build_context(contract: Contract, runtime: GatedRuntime, budget: int = DEFAU
             score = item["score"]
             if item["id"] not in hits or hits[item["id"]][0] < score:
                 hits[item["id"]] = (score, item["artifact_id"])
-    order = sorted(hits.items(), key=lambda kv: (-kv[1][0], kv[0]))
+    named = set(tokenize(contract.question))
+    order = sorted(hits.items(), key=lambda kv: (kv[1][1].lower() not in named, -kv[1][0], kv[0]))
     items: list[dict[str, Any]] = []
     used = 0
     for ref, (_, artifact_id) in order:
@@ -68,6 +69,8 @@ def build_context(contract: Contract, runtime: GatedRuntime, budget: int = DEFAU
             break
         items.append(artifact)
         used += size
+        if artifact_id.lower() not in named:   # earlier versions only of records the question names
+            continue
         for older in range(artifact["version"] - 1, 0, -1):
             earlier = runtime.fetch_artifact(f"{artifact_id}@{older}")
             previous = earlier.get("artifact")
