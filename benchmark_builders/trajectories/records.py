@@ -145,15 +145,20 @@ def labels_from_json(obj: Any, where: str) -> StepLabels:
     return StepLabels(obj["trajectory_id"], labels, notes)
 
 
+def write_suite_files(directory: Path, trajectories: Iterable[Trajectory], labels: Iterable[StepLabels],
+                      meta: Mapping[str, Any]) -> None:
+    """Write a suite's files into an existing (temporary) directory, without the manifest."""
+    trajectories = list(trajectories)
+    write_json(Path(directory) / SUITE_FILE, {**dict(meta), "trajectories": len(trajectories)})
+    write_jsonl(Path(directory) / TRAJECTORIES_FILE, (t.to_json() for t in trajectories))
+    write_jsonl(Path(directory) / LABELS_FILE, (l.to_json() for l in labels))
+
+
 def write_suite(directory: Path, trajectories: Iterable[Trajectory], labels: Iterable[StepLabels],
                 meta: Mapping[str, Any]) -> None:
     """Write a sealed trajectory suite atomically (files plus MANIFEST.json)."""
-    trajectories = list(trajectories)
-    labels = list(labels)
     with staged_directory(Path(directory)) as tmp:
-        write_json(tmp / SUITE_FILE, {**dict(meta), "trajectories": len(trajectories)})
-        write_jsonl(tmp / TRAJECTORIES_FILE, (t.to_json() for t in trajectories))
-        write_jsonl(tmp / LABELS_FILE, (l.to_json() for l in labels))
+        write_suite_files(tmp, trajectories, labels, meta)
         write_manifest(tmp)
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
 from benchmark_builders.trajectories.records import ChatMessage, StepLabels, ToolCall, Trajectory
+from simulator.case_facts import entitlement as entitlement_status
 from simulator.procedures import PROCEDURES, PROCEDURES_BY_CATEGORY, PROCEDURES_BY_ID
 from simulator.storage import dumps
 
@@ -76,6 +77,8 @@ def cases_from_world(world: Any) -> list[SupportCase]:
     cases = []
     for case_id in sorted(latest):
         facts = dict(latest[case_id].facts)
+        if "entitlement" not in facts and "warranty_end" in facts and "opened_at" in facts:
+            facts["entitlement"] = entitlement_status(str(facts["warranty_end"]), str(facts["opened_at"]))
         if "asset_serial" not in facts or facts.get("entitlement", "active") != "active":
             continue  # the agent flow here ends in a dispatch: it needs an asset under an active entitlement
         procedure_id = str(facts.get("procedure_id") or facts.get("procedure") or "")

@@ -71,6 +71,7 @@ class CaseOutcome:
     stopped_by: str
     reads: int
     detail: str
+    altered: bool = False
 
     def row(self) -> dict[str, str]:
         """The faults.csv row."""
@@ -388,11 +389,12 @@ def run_case(setup: StudySetup, case: FaultCase, control: str, root: Path, *, ha
     vouched = set(json.loads(manifest_path.read_text(encoding="utf-8")).get("packets", {}).values()) \
         if manifest_path.is_file() else set()
     bad = [h for h in stub.accepted_hashes if h not in setup.reference or h not in vouched]
+    altered = any(h not in setup.reference for h in stub.accepted_hashes)
     detail = outcome.reason.replace(str(run_root), "<run>")
     shutil.rmtree(run_root, ignore_errors=True)
     return CaseOutcome(case.case, case.fault, case.injection_point, control, case.injected, bool(bad),
                        not outcome.stopped_at and all(r.return_code == 0 for r in outcome.results),
-                       outcome.stopped_at, outcome.stopped_by, len(stub.accepted_hashes), detail)
+                       outcome.stopped_at, outcome.stopped_by, len(stub.accepted_hashes), detail, altered)
 
 
 def run_study(root: Path, *, cases: tuple[FaultCase, ...] = CASES, controls: tuple[str, ...] = CONTROLS
@@ -417,7 +419,9 @@ def _cell(outcome: CaseOutcome) -> str:
         verb = "stopped" if not outcome.reached_judge else "READ, then stopped"
         return f"{verb} at {outcome.stopped_at} ({outcome.stopped_by})"
     if outcome.reached_judge:
-        return "altered/stale bytes read" if outcome.injected else "UNEXPECTED read"
+        if not outcome.injected:
+            return "UNEXPECTED read"
+        return "altered/stale bytes read" if outcome.altered else "bytes read although their check failed"
     return "completed" if outcome.completed else "no read"
 
 

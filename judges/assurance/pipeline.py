@@ -48,6 +48,7 @@ CONTROLS = ("P0", "P1", "P2", "P3")
 PIPELINE_REQUIREMENTS: dict[str, str] = {
     "render-completed": "the renderer produced every packet",
     "previous-step-succeeded": "the previous step has a record, finished with return code 0 and chains to its own predecessor",
+    "records-chain": "each record's materials are its predecessor's products: no stale or substituted outputs",
     "previous-products-unchanged": "the previous step's materials and products still match byte for byte",
     "source-sealed": "the source records still match their suite manifest",
     "packet-bytes-match-manifest": "each packet's exact bytes match the hash recorded at build",
@@ -190,7 +191,7 @@ def _require_previous(cfg: PipelineConfig, step: str) -> StepRecord | None:
     for earlier, later in zip(chain, chain[1:]):
         stale = [path for path, digest in earlier.products.items() if later.materials.get(path) != digest]
         if stale:
-            raise StageRefused(step, "previous-step-succeeded",
+            raise StageRefused(step, "records-chain",
                                f"{later.step} record was made from other {earlier.step} outputs ({stale[0]}): "
                                f"stale output of an earlier run")
     if cfg.controls.byte_checks:

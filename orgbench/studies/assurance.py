@@ -1,0 +1,84 @@
+"""The assurance study for ``orgbench reproduce``: the fault study and the later-context contrast.
+
+Stages cached under ``options.work_dir/assurance``: a simulated world and the
+trajectory suite drawn from its support cases. Results written to
+``out_dir``: faults.md and faults.csv (22 cases x P0..P3 with the recording
+stub), contrast.md, contrast.json and flags.csv (the built-in step judge, or
+``options.judge``), and a README summarising both. Everything is
+deterministic, so a rerun writes byte-identical files.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from orgbench.stages import run_stage
+from orgbench.studies import ReproduceOptions
+
+DEFAULT_SEED = 7
+WORLD_DAYS = 60
+TRAJECTORIES = 60
+
+
+def _world_stage(directory: Path, seed: int, fresh: bool) -> None:
+    from simulator.config import load_config
+    from simulator.simulate import simulate
+    from simulator.world import save_world
+
+    def build(tmp: Path) -> None:
+        save_world(simulate(load_config(seed=seed, days=WORLD_DAYS)), tmp / "world")
+
+    run_stage(directory, {"stage": "assurance-world", "seed": seed, "days": WORLD_DAYS, "format": 1}, build,
+              fresh=fresh)
+
+
+def _suite_stage(directory: Path, world_dir: Path, seed: int, fresh: bool) -> None:
+    from benchmark_builders.trajectories.records import write_suite_files
+    from benchmark_builders.trajectories.simulate import cases_from_world, simulate_trajectories
+    from simulator.storage import sha256_file
+    from simulator.world import load_world
+
+    def build(tmp: Path) -> None:
+        world = load_world(world_dir)
+        cases = cases_from_world(world)
+        trajectories, labels = simulate_trajectories(cases, TRAJECTORIES, seed)
+        write_suite_files(tmp, trajectories, labels, {"built_by": "orgbench reproduce assurance", "world_seed": seed,
+                                                      "seed": seed, "cases": len(cases)})
+
+    inputs = {"stage": "assurance-suite", "seed": seed, "n": TRAJECTORIES, "simulator": 1,
+              "world": sha256_file(world_dir / "MANIFEST.json")}
+    run_stage(directory, inputs, build, fresh=fresh)
+
+
+def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
+    """Run the fault study and the contrast; write their tables under ``out_dir``."""
+    from orgbench.commands.assurance import make_judge, write_contrast, write_faults
+    from simulator.storage import write_text_atomic
+
+    seed = options.seeds[0] if options.seeds else DEFAULT_SEED
+    work = Path(options.work_dir) / "assurance"
+    _world_stage(work / f"world-s{seed}", seed, options.fresh)
+    suite = work / f"suite-s{seed}-n{TRAJECTORIES}"
+    _suite_stage(suite, work / f"world-s{seed}" / "world", seed, options.fresh)
+    out_dir = Path(out_dir)
+    faults_line = write_faults(out_dir)
+    judge = options.judge or "builtin:step"
+    contrast_line = write_contrast(suite, out_dir, make_judge(judge, options.base_url), 2)
+    readme = [
+        "# Judge-input assurance",
+        "",
+        f"World seed {seed}, {WORLD_DAYS} days; {TRAJECTORIES} simulated support-agent trajectories; judge `{judge}`.",
+        "Regenerate with `orgbench reproduce assurance` (or `orgbench assure faults --out DIR` and",
+        "`orgbench assure contrast --source SUITE --out DIR`).",
+        "",
+        "## Fault study (faults.md, faults.csv)",
+        "",
+        faults_line,
+        "",
+        "## Later-context contrast (contrast.md, contrast.json, flags.csv)",
+        "",
+        contrast_line.rsplit(" -> ", 1)[0] + ".",
+        "",
+    ]
+    write_text_atomic(out_dir / "README.md", "\n".join(readme))

@@ -1,0 +1,125 @@
+"""Importers: AgentProcessBench-style and tau2-style records, and every unlinkable thing reported with file and line."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from benchmark_builders.trajectories.importers import import_file
+from orgbench.cli import cli
+
+
+def _call(call_id, name="get_asset", arguments='{"serial":"SN-1"}'):
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+def _apb(messages, **extra):
+    return json.dumps({"trajectory_id": extra.pop("tid", "apb-1"), "messages": messages, **extra})
+
+
+GOOD_APB = [
+    {"role": "system", "content": "You are an agent."},
+    {"role": "user", "content": "Check SN-1."},
+    {"role": "assistant", "content": None, "tool_calls": [_call("c1"), _call("c2", "check_entitlement")]},
+    {"role": "tool", "tool_call_id": "c1", "content": "{\"model\":\"X\"}"},
+    {"role": "tool", "tool_call_id": "c2", "content": "{\"entitlement\":\"active\"}"},
+    {"role": "assistant", "content": "Done."},
+]
+
+
+def _write(tmp_path, lines, name="in.jsonl"):
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_apb_import_links_calls_and_reads_labels(tmp_path):
+    path = _write(tmp_path, [_apb(GOOD_APB, labels={"2": 1, "5": 0})])
+    result = import_file(path, "apb")
+    assert result.problems == ()
+    [trajectory] = result.trajectories
+    assert [c.id for c in trajectory.messages[2].tool_calls] == ["c1", "c2"]
+    assert trajectory.messages[2].content == ""
+    assert dict(result.labels[0].labels) == {2: 1, 5: 0}
+
+
+def test_apb_per_message_labels(tmp_path):
+    messages = [dict(m) for m in GOOD_APB]
+    messages[2]["label"] = -1
+    result = import_file(_write(tmp_path, [_apb(messages)]), "apb")
+    assert dict(result.labels[0].labels) == {2: -1}
+
+
+def test_tau2_results_link_by_id_and_user_calls_count(tmp_path):
+    record = {"id": "tau-1", "task_id": "task-9", "messages": [
+        {"role": "user", "content": "My phone has no signal."},
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "t1", "name": "get_line", "arguments": {"phone": "555-0100"}, "requestor": "assistant"}]},
+        {"role": "tool", "id": "t1", "content": "line active", "requestor": "assistant"},
+        {"role": "user", "content": "", "tool_calls": [
+            {"id": "u1", "name": "toggle_airplane_mode", "arguments": {}, "requestor": "user"}]},
+        {"role": "tool", "id": "u1", "content": "airplane mode off", "requestor": "user"},
+        {"role": "assistant", "content": "Fixed."},
+    ]}
+    result = import_file(_write(tmp_path, [json.dumps(record)]), "tau2")
+    assert result.problems == ()
+    trajectory = result.trajectories[0]
+    assert trajectory.cluster == "task-9"
+    assert trajectory.messages[1].tool_calls[0].arguments == '{"phone": "555-0100"}'
+    assert trajectory.messages[4].tool_call_id == "u1"
+
+
+def test_result_answering_no_call_is_reported_with_file_and_line(tmp_path):
+    messages = GOOD_APB + [{"role": "tool", "tool_call_id": "ghost", "content": "?"}]
+    path = _write(tmp_path, [_apb(GOOD_APB, tid="ok"), _apb(messages, tid="bad")])
+    result = import_file(path, "apb")
+    assert result.problems == (f"{path}:2: messages[6]: tool result answers no call: id ghost",)
+    assert len(result.trajectories) == 2      # reported, never dropped silently
+
+
+def test_duplicate_call_id_is_reported(tmp_path):
+    messages = GOOD_APB[:5] + [
+        {"role": "assistant", "content": "", "tool_calls": [_call("c1")]},
+        {"role": "tool", "tool_call_id": "c1", "content": "again"},
+    ]
+    result = import_file(_write(tmp_path, [_apb(messages)]), "apb")
+    path = tmp_path / "in.jsonl"
+    assert f"{path}:1: messages[5]: duplicate call id c1 (first made in messages[2])" in result.problems
+
+
+def test_message_with_neither_content_nor_calls_is_reported(tmp_path):
+    messages = GOOD_APB[:5] + [{"role": "assistant", "content": ""}]
+    result = import_file(_write(tmp_path, ["", _apb(messages)]), "apb")
+    assert result.problems == (f"{tmp_path / 'in.jsonl'}:2: messages[5]: assistant message with neither content "
+                               f"nor tool calls",)
+
+
+def test_call_never_answered_is_reported(tmp_path):
+    messages = GOOD_APB[:4] + [GOOD_APB[5]]
+    result = import_file(_write(tmp_path, [_apb(messages)]), "apb")
+    assert result.problems == (f"{tmp_path / 'in.jsonl'}:1: messages[2]: call c2 is never answered by a tool result",)
+
+
+def test_cli_refuses_to_write_a_suite_with_problems(tmp_path):
+    messages = GOOD_APB + [{"role": "tool", "tool_call_id": "ghost", "content": "?"}]
+    path = _write(tmp_path, [_apb(messages)])
+    result = CliRunner().invoke(cli, ["build", "trajectories", "--import", str(path), "--out", str(tmp_path / "s")])
+    assert result.exit_code == 2
+    assert "tool result answers no call: id ghost" in result.output
+    assert "1 unlinkable record(s)" in result.output
+    assert not (tmp_path / "s").exists()
+
+
+def test_cli_imports_a_clean_file(tmp_path):
+    path = _write(tmp_path, [_apb(GOOD_APB, labels={"2": 1})])
+    result = CliRunner().invoke(cli, ["build", "trajectories", "--import", str(path), "--out", str(tmp_path / "s")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "s" / "MANIFEST.json").is_file()
+
+
+def test_malformed_json_names_file_and_line(tmp_path):
+    path = _write(tmp_path, [_apb(GOOD_APB), "{not json"])
+    result = CliRunner().invoke(cli, ["build", "trajectories", "--import", str(path), "--out", str(tmp_path / "s")])
+    assert result.exit_code == 2
+    assert f"{path}:2: invalid JSON" in result.output

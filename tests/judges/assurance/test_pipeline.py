@@ -1,0 +1,224 @@
+"""Obligations 3 and 4: a failed check stops later use; the judge reads the bytes last checked."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+
+import pytest
+from click.testing import CliRunner
+
+from judges.assurance.manifest import exact_sha256, read_record
+from judges.assurance.pipeline import (STEPS, Controls, PipelineConfig, StageRefused, build, check, emit,
+                                       run_pipeline, run_step, stage)
+from judges.backends.base import JudgeRequest, Message
+from judges.backends.stub import RecordingStub
+from orgbench.cli import cli
+
+
+def _cfg(suite_dir, work, level=3, **kw):
+    return PipelineConfig(suite_dir, work, Controls(level), **kw)
+
+
+def _manifest(work):
+    return json.loads((work / "build" / "manifest.json").read_text())["packets"]
+
+
+@pytest.mark.parametrize("level", [0, 1, 2, 3])
+def test_clean_run_completes_under_every_control(suite_dir, tmp_path, level):
+    stub = RecordingStub()
+    outcome = run_pipeline(_cfg(suite_dir, tmp_path / "w", level), stub)
+    assert outcome.stopped_at == "" and [r.return_code for r in outcome.results] == [0] * 5
+    hashes = sorted(_manifest(tmp_path / "w").values())
+    assert sorted(stub.accepted_hashes) == sorted(hashes * 2)        # every packet, two draws, nothing else
+
+
+def test_step_records_have_the_link_shape_and_chain(suite_dir, tmp_path):
+    work = tmp_path / "w"
+    run_pipeline(_cfg(suite_dir, work), RecordingStub())
+    records = [read_record(work, step) for step in STEPS]
+    for record in records:
+        raw = json.loads((work / "records" / f"{record.step}.link.json").read_text())
+        assert {"step", "command", "materials", "products", "return_code"} <= set(raw)
+        assert raw["return_code"] == 0
+    for earlier, later in zip(records, records[1:]):
+        assert all(later.materials[p] == d for p, d in earlier.products.items())
+    for path, digest in records[0].products.items():
+        assert digest == hashlib.sha256((work / path).read_bytes()).hexdigest()
+
+
+def test_manifest_hashes_exact_bytes_without_newline_normalisation(suite_dir, tmp_path):
+    work = tmp_path / "w"
+    build(_cfg(suite_dir, work))
+    manifest = _manifest(work)
+    for rel, digest in manifest.items():
+        data = (work / "build" / rel).read_bytes()
+        assert digest == exact_sha256(data) != exact_sha256(data.replace(b"\n", b"\r\n"))
+
+
+def test_stage_refuses_after_failed_build_with_stale_outputs(suite_dir, tmp_path):
+    work = tmp_path / "w"
+    run_pipeline(_cfg(suite_dir, work), RecordingStub())          # an earlier, good run leaves outputs behind
+
+    def crash(spec, data):
+        raise RuntimeError("disk full")
+
+    failed = build(_cfg(suite_dir, work, render_hook=crash))
+    assert failed.return_code == 1 and failed.requirement == "render-completed"
+    assert (work / "build" / "packets").is_dir()                    # the stale outputs are still there
+    for step in ("check", "stage", "emit"):
+        with pytest.raises(StageRefused) as refused:
+            run_step(_cfg(suite_dir, work), step)
+        assert refused.value.requirement == "previous-step-succeeded"
+        assert "build failed (return_code 1, render-completed: renderer failed: disk full)" in refused.value.reason
+        assert "stale outputs of an earlier run" in refused.value.reason
+    assert read_record(work, "stage").return_code == 3
+
+
+def test_stage_started_by_hand_refuses_and_says_why(suite_dir, tmp_path):
+    source = tmp_path / "suite"
+    shutil.copytree(suite_dir, source)
+    work = tmp_path / "w"
+    runner = CliRunner()
+    for step in ("build", "check", "stage", "emit"):
+        assert runner.invoke(cli, ["assure", step, "--source", str(source), "--work", str(work)]).exit_code == 0
+    # the source gains a result that answers no call (and is resealed): the P3 build fails
+    from simulator.storage import write_manifest
+    lines = (source / "trajectories.jsonl").read_text().splitlines()
+    row = json.loads(lines[0])
+    row["messages"].append({"role": "tool", "tool_call_id": "call_nobody", "content": "stray"})
+    lines[0] = json.dumps(row)
+    (source / "trajectories.jsonl").write_text("\n".join(lines) + "\n")
+    write_manifest(source)
+    result = runner.invoke(cli, ["assure", "build", "--source", str(source), "--work", str(work)])
+    assert result.exit_code == 1 and "results-answer-calls" in result.output
+    result = runner.invoke(cli, ["assure", "stage", "--source", str(source), "--work", str(work)])
+    assert result.exit_code == 3
+    assert "stage: refused (previous-step-succeeded): build failed (return_code 1, results-answer-calls" in result.output
+    result = runner.invoke(cli, ["assure", "dispatch", "--source", str(source), "--work", str(work)])
+    assert result.exit_code == 3 and "build failed" in result.output
+
+
+def test_interrupted_stage_never_looks_finished(suite_dir, tmp_path):
+    work = tmp_path / "w"
+    build(_cfg(suite_dir, work))
+    check(_cfg(suite_dir, work))
+    (work / "records" / "check.link.json").write_text(json.dumps(
+        {**json.loads((work / "records" / "check.link.json").read_text()), "return_code": None}))
+    with pytest.raises(StageRefused, match="check started but never finished"):
+        stage(_cfg(suite_dir, work))
+
+
+def test_stale_record_chain_is_refused(suite_dir, tmp_path):
+    work = tmp_path / "w"
+    run_pipeline(_cfg(suite_dir, work), RecordingStub())
+    record = json.loads((work / "records" / "stage.link.json").read_text())
+    record["materials"] = {k: "0" * 64 for k in record["materials"]}   # stage made from other build outputs
+    (work / "records" / "stage.link.json").write_text(json.dumps(record))
+    with pytest.raises(StageRefused) as refused:
+        emit(_cfg(suite_dir, work, level=1))
+    assert refused.value.requirement == "records-chain"
+
+
+def test_changed_build_output_fails_staging_at_p1_and_is_refused_at_p2(suite_dir, tmp_path):
+    for level, expected in ((1, "staged-bytes-match-manifest"), (2, "previous-products-unchanged")):
+        work = tmp_path / f"w{level}"
+        cfg = _cfg(suite_dir, work, level)
+        build(cfg)
+        check(cfg)
+        victim = sorted((work / "build" / "packets").iterdir())[0]
+        victim.write_bytes(victim.read_bytes().replace(b"\n", b"\r\n"))
+        try:
+            result = stage(cfg)
+            got = result.requirement
+            assert result.return_code == 1
+        except StageRefused as refused:
+            got = refused.requirement
+        assert got == expected
+        assert not (work / "staged").exists()                      # nothing of the failed step is left
+
+
+def test_staging_admits_exactly_the_expected_files(suite_dir, tmp_path):
+    work = tmp_path / "w"
+    cfg = _cfg(suite_dir, work)
+    build(cfg)
+    check(cfg)
+    (work / "build" / "packets" / "extra.txt").write_bytes(b"[MESSAGE 0 user]\nhello\n")
+    result = stage(cfg)
+    assert result.return_code == 1 and result.requirement == "staged-files-exact" and "extra.txt" in result.reason
+    (work / "build" / "packets" / "extra.txt").unlink()
+    assert stage(cfg).return_code == 0
+    assert sorted(p.name for p in (work / "staged" / "packets").iterdir()) == \
+        sorted(p.name for p in (work / "build" / "packets").iterdir())
+
+
+def test_p0_carries_on_after_a_failure(suite_dir, tmp_path):
+    stub = RecordingStub()
+    cfg = _cfg(suite_dir, tmp_path / "w", 0, hooks={"before_stage": lambda c: _crlf_first(c)})
+    outcome = run_pipeline(cfg, stub)
+    assert outcome.stopped_at == ""
+    assert [r.return_code for r in outcome.results] == [0, 0, 1, 0, 0]
+    assert any(h not in _manifest(tmp_path / "w").values() for h in stub.accepted_hashes)
+
+
+def _crlf_first(cfg):
+    victim = sorted((cfg.work / "build" / "packets").iterdir())[0]
+    victim.write_bytes(victim.read_bytes().replace(b"\n", b"\r\n"))
+
+
+def test_dispatch_hands_the_verified_bytes_as_bytes(suite_dir, tmp_path):
+    seen = []
+
+    class Recorder(RecordingStub):
+        async def complete(self, request):
+            seen.append(request.messages[-1].content)
+            return await super().complete(request)
+
+    work = tmp_path / "w"
+    run_pipeline(_cfg(suite_dir, work), Recorder())
+    manifest = _manifest(work)
+    assert seen and all(type(content) is bytes for content in seen)
+    assert {exact_sha256(content) for content in seen} == set(manifest.values())
+    responses = [json.loads(line) for line in (work / "dispatch" / "responses.jsonl").read_text().splitlines()]
+    assert {r["sha256"] for r in responses} == set(manifest.values())
+
+
+def test_change_after_the_last_check_is_read_at_p1_and_refused_at_p2(suite_dir, tmp_path):
+    def change(cfg):
+        victim = sorted((cfg.work / "staged" / "packets").iterdir())[0]
+        victim.write_bytes(victim.read_bytes()[:-10])
+
+    for level in (1, 2):
+        stub = RecordingStub()
+        work = tmp_path / f"w{level}"
+        outcome = run_pipeline(_cfg(suite_dir, work, level, hooks={"after_predispatch_check": change}), stub)
+        altered = [h for h in stub.accepted_hashes if h not in _manifest(work).values()]
+        if level == 1:
+            assert altered and outcome.stopped_at == ""
+        else:
+            assert not altered and stub.reads == []
+            assert (outcome.stopped_at, outcome.stopped_by) == ("dispatch", "read-time-bytes")
+
+
+def test_stub_logs_and_refuses_at_read_time(tmp_path):
+    import asyncio
+
+    log = tmp_path / "stub.jsonl"
+    stub = RecordingStub(log)
+    good, bad = b"packet\n", b"packet\r\n"
+    stub.expect([exact_sha256(good)])
+    request = lambda data: JudgeRequest((Message("system", "judge"), Message("user", data)))
+    response = asyncio.run(stub.complete(request(good)))
+    assert '"verdict": "cannot_decide"' in response.text
+    from judges.backends.base import BackendError
+    with pytest.raises(BackendError, match="not among the hashes checked"):
+        asyncio.run(stub.complete(request(bad)))
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [(l["sha256"], l["accepted"]) for l in lines] == [(exact_sha256(good), True), (exact_sha256(bad), False)]
+
+
+def test_bad_controls_name_is_an_input_error(suite_dir, tmp_path):
+    result = CliRunner().invoke(cli, ["assure", "build", "--source", str(suite_dir), "--work", str(tmp_path / "w"),
+                                      "--controls", "P9"])
+    assert result.exit_code == 2 and "--controls: expected one of P0, P1, P2, P3" in result.output
