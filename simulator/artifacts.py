@@ -82,6 +82,7 @@ def environment(names: Mapping[str, str]) -> jinja2.Environment:
     person = lambda actor_id: names.get(actor_id, actor_id) if actor_id else ""  # noqa: E731
     env.globals.update(say=_say, label=_label, name=person, order=FACT_ORDER)
     env.filters["person"] = person
+    env.filters["sentence"] = lambda text: str(text)[:1].upper() + str(text)[1:]
     return env
 
 

@@ -9,7 +9,7 @@ short. Centrality uses the same distance (1 / weight), never the raw weight.
 from __future__ import annotations
 
 import heapq
-from typing import Any, Iterable, Mapping
+from typing import Any, Collection, Iterable, Mapping
 
 import networkx as nx
 
@@ -63,8 +63,12 @@ class CollaborationGraph:
         edge = self._adj.get(a, {}).get(b)
         return 0.0 if edge is None else self._weight(edge, minute // DAY)
 
-    def route(self, source: str, targets: Iterable[str], minute: float) -> list[str]:
-        """The cheapest path (cost = 1/weight) from ``source`` to any of ``targets``; [] if none."""
+    def route(self, source: str, targets: Iterable[str], minute: float,
+              allowed: Collection[str] | None = None) -> list[str]:
+        """The cheapest path (cost = 1/weight) from ``source`` to any of ``targets``; [] if none.
+
+        With ``allowed``, the path only passes through those people (e.g. the ones employed now).
+        """
         goals = set(targets)
         if not goals:
             return []
@@ -86,6 +90,8 @@ class CollaborationGraph:
                 return path[::-1]
             done.add(node)
             for other in sorted(self._adj[node]):
+                if allowed is not None and other not in allowed:
+                    continue
                 weight = self._weight(self._adj[node][other], day)
                 if weight <= MIN_WEIGHT:
                     continue

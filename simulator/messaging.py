@@ -64,7 +64,7 @@ def send_email(ctx: SimContext, sender: str, recipients: Iterable[str], subject:
                kind: str = "email", event_type: str = "email.sent", parents: Iterable[ParentLink] = (),
                external_to: str | None = None) -> tuple[str, str]:
     """An email from ``sender`` (internal recipients are the audience); returns (event id, email id)."""
-    to = tuple(r for r in dict.fromkeys(recipients) if r != sender)
+    to = tuple(r for r in dict.fromkeys(recipients) if r != sender and ctx.org.is_active(r))
     audience = tuple(sorted({sender, *to}))
     email_id = ctx.ledger.next_id("EML")
     entity = entity or EntityRef("email", email_id)

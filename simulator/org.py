@@ -120,6 +120,9 @@ class Org:
         self.grants: list[Grant] = []
         self._used_names: set[str] = set()
         self._team_members: dict[str, list[str]] = {t: [] for t in TEAM_ROLES}
+        self._cache: dict[tuple[str, str], list[str]] = {}
+        #: People in the middle of something (an incident, an escalation) who do not leave or move now.
+        self.busy: dict[str, int] = {}
 
     # -- identities ---------------------------------------------------------------
     def _identity(self) -> tuple[str, str]:
@@ -137,6 +140,7 @@ class Org:
         person = Person(actor_id, name, email, title, team, role, manager, joined)
         self.people[actor_id] = person
         self._team_members[team].append(actor_id)
+        self._cache.clear()
         self._start_role(person, role, joined)
         return person
 
@@ -199,6 +203,7 @@ class Org:
         """``person`` leaves at ``moment``: roles, memberships and grants end then."""
         self._end_role(person, moment)
         person.left_at = moment
+        self._cache.clear()
 
     def change_role(self, person: Person, team: str, moment: datetime) -> None:
         """``person`` moves to ``team`` (as a member) at ``moment``."""
@@ -206,6 +211,7 @@ class Org:
         self._end_role(person, moment)
         self._team_members[old_team].remove(person.actor_id)
         self._team_members[team].append(person.actor_id)
+        self._cache.clear()
         role = TEAM_ROLES[team][0]
         person.team, person.role = team, role
         person.manager = self.manager_of(team)
@@ -214,6 +220,7 @@ class Org:
         elif role in TITLES:
             person.title = TITLES[role][0]
         self._start_role(person, role, moment)
+        self._cache.clear()
 
     def grant(self, person: Person, subsystem: str, start: datetime, end: datetime, reason: str) -> Grant:
         """Give ``person`` read access to ``subsystem`` for a time window."""
@@ -223,12 +230,24 @@ class Org:
 
     # -- questions ------------------------------------------------------------------------
     def members(self, team: str) -> list[str]:
-        """Actor ids currently employed in ``team`` (managers included), in id order."""
-        return [a for a in self._team_members[team] if self.people[a].left_at is None]
+        """Actor ids currently employed in ``team`` (managers included), in id order (do not modify)."""
+        key = ("team", team)
+        found = self._cache.get(key)
+        if found is None:
+            found = self._cache[key] = [a for a in self._team_members[team] if self.people[a].left_at is None]
+        return found
 
     def with_role(self, role: str) -> list[str]:
-        """Actor ids currently holding ``role``."""
-        return [a for a, p in self.people.items() if p.role == role and p.left_at is None]
+        """Actor ids currently holding ``role`` (do not modify)."""
+        key = ("role", role)
+        found = self._cache.get(key)
+        if found is None:
+            found = self._cache[key] = [a for a, p in self.people.items() if p.role == role and p.left_at is None]
+        return found
+
+    def available(self, team: str) -> list[str]:
+        """Members of ``team`` who are not busy: the people a departure or move may pick."""
+        return [a for a in self.members(team) if not self.busy.get(a)]
 
     def manager_of(self, team: str) -> str:
         """The current manager of ``team`` (its first employed holder of the manager role)."""
@@ -244,8 +263,32 @@ class Org:
         return sorted({a for a, _, end in self.memberships[space_id] if end is None})
 
     def active(self) -> list[str]:
-        """Every employed actor id."""
-        return [a for a, p in self.people.items() if p.left_at is None]
+        """Every employed actor id (do not modify)."""
+        found = self._cache.get(("active", ""))
+        if found is None:
+            found = self._cache[("active", "")] = [a for a, p in self.people.items() if p.left_at is None]
+        return found
+
+    def active_set(self) -> frozenset[str]:
+        """Every employed actor id, as a set."""
+        found = self._cache.get(("active_set", ""))
+        if found is None:
+            found = self._cache[("active_set", "")] = frozenset(self.active())  # type: ignore[assignment]
+        return found  # type: ignore[return-value]
+
+    def hold(self, *actor_ids: str) -> None:
+        """Mark people busy (they will not leave or move until released)."""
+        for actor_id in actor_ids:
+            self.busy[actor_id] = self.busy.get(actor_id, 0) + 1
+
+    def release(self, *actor_ids: str) -> None:
+        """Undo one ``hold`` for each person."""
+        for actor_id in actor_ids:
+            self.busy[actor_id] -= 1
+
+    def is_active(self, actor_id: str) -> bool:
+        """True if the person is employed now."""
+        return self.people[actor_id].left_at is None
 
     # -- output ---------------------------------------------------------------------------
     def actors(self) -> list[Actor]:

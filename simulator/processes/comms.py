@@ -168,7 +168,12 @@ def wiki_pages(ctx: SimContext):
     for kind, title, space, facts in pages:
         wiki_id = ctx.ledger.next_id("WIKI")
         ids.append((wiki_id, kind, title, space, facts))
-        author = support_manager if kind == "runbook" else ctx.pick(rng, ctx.org.members("engineering"))
+        if space is not None:
+            author = ctx.pick(rng, ctx.org.space_members(space))
+        elif kind == "runbook":
+            author = support_manager
+        else:
+            author = ctx.pick(rng, ctx.org.members("engineering"))
         _wiki_version(ctx, wiki_id, kind, title, space, {**facts, "wiki_id": wiki_id, "revision_note": "created"},
                       author, "wiki.page_created")
     while True:

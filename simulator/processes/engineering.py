@@ -173,6 +173,7 @@ def incident(ctx: SimContext, change: Change, rng):
     incident_id = ctx.ledger.next_id("INC")
     severity = rng.choices(SEVERITIES, (1, 3, 4))[0]
     oncall = _on_call(ctx)
+    ctx.org.hold(oncall)
     facts = {"incident_id": incident_id, "service": change.service, "severity": severity, "status": "investigating",
              "symptom": symptom, "opened_at": ctx.ledger.stamp(), "on_call": oncall}
     opened = _record_incident(ctx, incident_id, oncall, facts, "incident.opened",
@@ -194,6 +195,7 @@ def incident(ctx: SimContext, change: Change, rng):
     for _ in range(rng.randint(1, 3)):
         speaker = ctx.pick(rng, ctx.org.space_members("SP-SRE-ONCALL"))
         responders.append(speaker)
+        ctx.org.hold(speaker)
         post_chat(ctx, "CH-SRE-ONCALL", speaker, "chat_oncall",
                   {"incident_id": incident_id, "service": change.service},
                   {"symptom": symptom, "suspect": change.change_id if rng.random() < 0.5 else None}, inc_link)
@@ -225,6 +227,7 @@ def incident(ctx: SimContext, change: Change, rng):
     if rng.random() < chance:
         yield ctx.business_days(rng.randint(2, 6))
         yield from postmortem(ctx, incident_id, facts, change, oncall, responders, rng, inc_link)
+    ctx.org.release(*responders)
 
 
 def incident_escalation(ctx: SimContext, incident_id: str, oncall: str, change: Change, rng, parents):

@@ -77,10 +77,9 @@ def departure(ctx: SimContext, rng) -> None:
     """Someone leaves; from now on they see nothing."""
     candidates = []
     for team in ("support_l1", "support_l2", "engineering", "sre", "sales"):
-        members = ctx.org.members(team)
-        if len(members) >= 3:
+        if len(ctx.org.members(team)) >= 3:
             manager = ctx.org.manager_of(team)
-            candidates.extend(m for m in members if m != manager)
+            candidates.extend(m for m in ctx.org.available(team) if m != manager)
     if not candidates:
         return
     person = ctx.org.people[ctx.pick(rng, candidates)]
@@ -95,12 +94,14 @@ def departure(ctx: SimContext, rng) -> None:
 
 def role_change(ctx: SimContext, rng) -> None:
     """Someone moves to another team; their old access ends and the new one starts now."""
-    moves = [(a, b) for a, b in MOVES if len(ctx.org.members(a)) >= 3]
+    def movable(team: str) -> list[str]:
+        return [m for m in ctx.org.available(team) if m != ctx.org.manager_of(team)]
+
+    moves = [(a, b) for a, b in MOVES if len(ctx.org.members(a)) >= 3 and movable(a)]
     if not moves:
         return
     source, target = rng.choice(moves)
-    manager = ctx.org.manager_of(source)
-    person = ctx.org.people[ctx.pick(rng, [m for m in ctx.org.members(source) if m != manager])]
+    person = ctx.org.people[ctx.pick(rng, movable(source))]
     old_role = person.role
     ctx.org.change_role(person, target, ctx.ledger.now())
     _hr_record(ctx, person, _hr_author(ctx, rng), "hr.role_changed",

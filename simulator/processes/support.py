@@ -105,17 +105,25 @@ def _comment(ctx: SimContext, case: SupportCase, author: str, step: Step | None,
                             Acl(space=case.space, participants=(author,)), context)
 
 
+def _eligible_owner(ctx: SimContext, case: SupportCase, actor_id: str) -> bool:
+    person = ctx.org.people[actor_id]
+    if person.left_at is not None or person.team not in ("support_l1", "support_l2"):
+        return False
+    return case.space is None or actor_id in ctx.org.space_members(case.space)
+
+
 def _ensure_owner(ctx: SimContext, case: SupportCase, rng) -> None:
-    """Reassign the case if its owner has left."""
-    if ctx.org.people[case.owner].left_at is None:
+    """Reassign the case if its owner has left support (or the company)."""
+    if _eligible_owner(ctx, case, case.owner):
         return
     previous = case.owner
-    pool = _owner_pool(ctx, case.account.strategic) or ctx.org.members("support_l2")
+    pool = [a for a in _owner_pool(ctx, case.account.strategic) if _eligible_owner(ctx, case, a)] \
+        or [a for a in ctx.org.members("support_l2") if _eligible_owner(ctx, case, a)]
     case.owner = ctx.pick(rng, pool)
-    ref = _ticket_version(ctx, case, case.owner, f"reassigned from {previous}")
+    ref = _ticket_version(ctx, case, case.owner, f"reassigned from {ctx.org.people[previous].name}")
     case.last_event = ctx.ledger.emit("case.reassigned", (case.owner,), "ticketing", case.entity,
                                       {"case_id": case.case_id, "from": previous, "to": case.owner},
-                                      (ParentLink(case.opened_event, {"case_id": case.case_id}),), (ref,))
+                                      (ParentLink(case.last_event, {"case_id": case.case_id}),), (ref,))
 
 
 def _escalation_targets(ctx: SimContext, target: str) -> list[str]:
@@ -127,7 +135,10 @@ def _escalation_targets(ctx: SimContext, target: str) -> list[str]:
 def escalate(ctx: SimContext, case: SupportCase, step: Step, rng):
     """Hand the case along the org graph to the nearest person of ``step.escalates_to``; returns them."""
     targets = [t for t in _escalation_targets(ctx, step.escalates_to) if t != case.owner]
-    route = ctx.graph.route(case.owner, targets, ctx.now) or [case.owner, ctx.pick(rng, targets)]
+    if case.space is not None:
+        members = ctx.org.space_members(case.space)
+        targets = [t for t in targets if t in members] or targets
+    route = ctx.graph.route(case.owner, targets, ctx.now, ctx.org.active_set()) or [case.owner, ctx.pick(rng, targets)]
     target = route[-1]
     escalation_id = ctx.ledger.next_id("ESC")
     facts = {"case_id": case.case_id, "escalation_id": escalation_id, "step_id": step.step_id,
@@ -137,13 +148,39 @@ def escalate(ctx: SimContext, case: SupportCase, step: Step, rng):
                          event_type="escalation.sent",
                          parents=(ParentLink(case.last_event, {"case_id": case.case_id}),))
     ctx.graph.interact_all(case.owner, route[1:], ctx.now)
+    ctx.org.hold(target, case.owner)
     yield ctx.work(rng.uniform(20, 240))
+    ctx.org.release(target, case.owner)
     answered, _ = send_email(ctx, target, [case.owner], f"Re: Escalation {escalation_id}", "escalation_reply",
                              {**facts}, case.entity, {"route": route, "action": step.action},
                              event_type="escalation.answered",
                              parents=(ParentLink(sent, {"escalation_id": escalation_id}),))
     case.last_event = answered
     return target
+
+
+def ask_engineering(ctx: SimContext, case: SupportCase, rng):
+    """Support asks engineering whether a firmware fault is a known bug; sometimes nobody ever answers."""
+    engineers = ctx.org.members("engineering")
+    route = ctx.graph.route(case.owner, engineers, ctx.now, ctx.org.active_set()) or [case.owner, ctx.pick(rng, engineers)]
+    target = route[-1]
+    escalation_id = ctx.ledger.next_id("ESC")
+    facts = {"case_id": case.case_id, "escalation_id": escalation_id, "escalated_to": target,
+             "target": "engineering", "diagnostic_code": case.facts.get("diagnostic_code"),
+             "firmware_version": case.facts.get("firmware_version")}
+    action = "confirm whether this firmware fault is a known bug"
+    sent, _ = send_email(ctx, case.owner, [target], f"Escalation {escalation_id}: known firmware bug? ({case.case_id})",
+                         "escalation_email", facts, case.entity, {"route": route, "action": action},
+                         event_type="escalation.sent",
+                         parents=(ParentLink(case.last_event, {"case_id": case.case_id}),))
+    if rng.random() < ctx.config.workload.unanswered_escalation_rate:
+        return  # never answered
+    ctx.org.hold(target)
+    yield ctx.work(rng.uniform(30, 600))
+    ctx.org.release(target)
+    send_email(ctx, target, [case.owner], f"Re: Escalation {escalation_id}", "escalation_reply", facts, case.entity,
+               {"route": route, "action": action}, event_type="escalation.answered",
+               parents=(ParentLink(sent, {"escalation_id": escalation_id}),))
 
 
 def support_case(ctx: SimContext, case: SupportCase):
@@ -171,18 +208,19 @@ def support_case(ctx: SimContext, case: SupportCase):
 
     for step in case.procedure.steps:
         yield ctx.work(rng.uniform(20, 180))
+        if step.step_id == "resolve_case" and rng.random() < ctx.config.workload.stalled_case_rate:
+            yield from wait_for_customer(ctx, case, rng, forever=True)
+        elif step.step_id == "resolve_case" and rng.random() < 0.25:
+            yield from wait_for_customer(ctx, case, rng, forever=False)
         _ensure_owner(ctx, case, rng)
         worker = case.owner
         approver = None
         if step.escalates_to:
             approver = yield from escalate(ctx, case, step, rng)
             if step.escalates_to == "support_l2":
-                case.owner = approver  # the case now belongs to level 2
-            worker = approver if step.escalates_to != "support_l2" else case.owner
-        if step.step_id == "resolve_case" and rng.random() < ctx.config.workload.stalled_case_rate:
-            yield from wait_for_customer(ctx, case, rng, forever=True)
-        elif step.step_id == "resolve_case" and rng.random() < 0.25:
-            yield from wait_for_customer(ctx, case, rng, forever=False)
+                case.owner = worker = approver  # the case now belongs to level 2
+            else:
+                worker = approver
         today = ctx.calendar.date_of(ctx.now)
         written = step_writes(step, case.procedure, case.facts, case.asset, today,
                               next_weekday(today, rng.randint(1, 4)), approver, ledger, rng)
@@ -193,6 +231,8 @@ def support_case(ctx: SimContext, case: SupportCase):
             "case.step_completed", (worker,), "ticketing", case.entity,
             {"case_id": case.case_id, "procedure_id": case.procedure.procedure_id, "step_id": step.step_id, **written},
             link(), refs)
+        if step.step_id == "check_known_issue" and rng.random() < 0.5:
+            ctx.env.process(ask_engineering(ctx, case, rng))
         if step.step_id in CUSTOMER_STEPS:
             contact = case.facts["contact_email"]
             send_email(ctx, worker, [], f"Your case {case.case_id}: {step.action}", "customer_email",
@@ -204,13 +244,15 @@ def support_case(ctx: SimContext, case: SupportCase):
             post_chat(ctx, "CH-SUPPORT", worker, "chat_case_update",
                       {"case_id": case.case_id, "step_id": step.step_id, **written},
                       {"action": step.action, "procedure": case.procedure.name}, link())
-        ctx.remember("case", {"case_id": case.case_id, "case_status": case.facts["case_status"], **written})
+        if case.space is None:
+            ctx.remember("case", {"case_id": case.case_id, "case_status": case.facts["case_status"], **written})
         if step.step_id in WAITING_STEPS:
             low, high = WAITING_STEPS[step.step_id]
             yield ctx.business_days(rng.randint(low, high))
 
     # Closed: a few days after resolution, unless the customer reopens it (not modelled).
     yield ctx.business_days(rng.randint(2, 5))
+    _ensure_owner(ctx, case, rng)
     case.facts["case_status"] = "closed"
     ref = _ticket_version(ctx, case, case.owner, "closed after resolution")
     case.last_event = ledger.emit("case.closed", (case.owner,), "ticketing", case.entity,
@@ -229,6 +271,7 @@ def wait_for_customer(ctx: SimContext, case: SupportCase, rng, forever: bool):
         yield ctx.until(ctx.calendar.end_minute + 1.0)
         return
     yield ctx.business_days(rng.randint(1, 4))
+    _ensure_owner(ctx, case, rng)
     event_id, _ = send_email(ctx, case.owner, [], f"Re: Your case {case.case_id}", "customer_reply",
                              {"case_id": case.case_id, "contact_name": case.facts["contact_name"]}, case.entity,
                              {"account_name": case.account.name}, kind="customer_reply",

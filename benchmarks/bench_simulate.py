@@ -1,0 +1,112 @@
+"""Simulator throughput against a bare simpy loop, and how cost per event grows with world size.
+
+Prints one JSON object. For the default world (measured in this process):
+events, seconds (simulate, in memory), write_seconds (save_world), events_per_s,
+and — in the same run — the rate of a bare simpy loop scheduling the same
+number of timeouts (spread over 2,000 processes) and the ratio of the two.
+Then, each in a fresh subprocess for a clean peak RSS: 1×, 4× and 16× the
+default size (people × days: 1×1, 2×2, 4×4), with seconds, events, cost per
+event (µs) and peak RSS (MB), and the 16×/1× cost-per-event ratio.
+
+    python benchmarks/bench_simulate.py            # all of it
+    python benchmarks/bench_simulate.py --quick    # default world only
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SCALES = {"1x": (1, 1), "4x": (2, 2), "16x": (4, 4)}
+
+
+def bare_simpy_rate(timeouts: int, processes: int = 2000) -> float:
+    """Timeouts per second of a bare simpy loop: ``processes`` generators sharing ``timeouts`` timeouts."""
+    import random
+
+    import simpy
+
+    env = simpy.Environment()
+    per = max(1, timeouts // processes)
+    rng = random.Random(0)
+
+    def proc(n: int):
+        for _ in range(n):
+            yield env.timeout(rng.expovariate(1.0))
+
+    for _ in range(processes):
+        env.process(proc(per))
+    started = time.perf_counter()
+    env.run()
+    return per * processes / (time.perf_counter() - started)
+
+
+def peak_rss_mb() -> float:
+    """Peak resident set size of this process in MB."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
+def measure(people_factor: int, days_factor: int, write: bool) -> dict:
+    """Simulate (and optionally write) one world at a multiple of the default size."""
+    from simulator.config import load_config
+    from simulator.simulate import simulate
+    from simulator.world import save_world
+
+    base = load_config()
+    config = load_config(people=base.people * people_factor, days=base.days * days_factor)
+    started = time.perf_counter()
+    world = simulate(config)
+    seconds = time.perf_counter() - started
+    out = {"people": config.people, "days": config.days, "events": len(world.events),
+           "artifact_versions": len(world.artifacts), "seconds": round(seconds, 3),
+           "us_per_event": round(seconds / len(world.events) * 1e6, 2)}
+    if write:
+        with tempfile.TemporaryDirectory() as tmp:
+            started = time.perf_counter()
+            save_world(world, Path(tmp) / "world")
+            out["write_seconds"] = round(time.perf_counter() - started, 3)
+    out["peak_rss_mb"] = round(peak_rss_mb(), 1)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="only the default world")
+    parser.add_argument("--child", nargs=2, type=int, metavar=("PEOPLE_X", "DAYS_X"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(measure(args.child[0], args.child[1], write=False)))
+        return
+
+    default = measure(1, 1, write=True)
+    bare = bare_simpy_rate(default["events"])
+    rate = default["events"] / default["seconds"]
+    result = {
+        "events": default["events"],
+        "seconds": default["seconds"],
+        "write_seconds": default.get("write_seconds"),
+        "total_seconds": round(default["seconds"] + default.get("write_seconds", 0.0), 3),
+        "events_per_s": round(rate),
+        "bare_simpy_timeouts_per_s": round(bare),
+        "ratio": round(rate / bare, 3),
+        "peak_rss_mb": default["peak_rss_mb"],
+    }
+    if not args.quick:
+        scales = {}
+        for name, (pf, df) in SCALES.items():
+            proc = subprocess.run([sys.executable, __file__, "--child", str(pf), str(df)],
+                                  capture_output=True, text=True, check=True)
+            scales[name] = json.loads(proc.stdout)
+        result["scales"] = scales
+        result["cost_ratio_16x_vs_1x"] = round(scales["16x"]["us_per_event"] / scales["1x"]["us_per_event"], 3)
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()

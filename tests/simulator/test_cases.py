@@ -1,0 +1,114 @@
+"""Support cases: versioned tickets, as-of views, runbook order, and realistic, consistent facts."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+from simulator.case_facts import entitlement
+from simulator.procedures import CASE_FACTS, PROCEDURES_BY_ID
+
+EXTRA = {"procedure_id", "category", "steps_completed"}
+PATTERNS = {
+    "case_id": r"CASE-\d{5}", "account_id": r"ACC-\d{4}", "dispatch_id": r"DSP-\d{5}", "rma_number": r"RMA-\d{4}",
+    "invoice_id": r"INV-\d{5}", "diagnostic_code": r"[A-Z]{2,4}-0x[0-9A-F]{2}", "asset_serial": r"SN-[A-Z0-9]{8}",
+    "opened_at": r"\d{4}-\d{2}-\d{2}", "warranty_end": r"\d{4}-\d{2}-\d{2}", "visit_date": r"\d{4}-\d{2}-\d{2}",
+    "license_key": r"LIC-[A-Z0-9]{4}-[A-Z0-9]{4}-[A-Z0-9]{4}", "priority": r"P[1-4]",
+}
+
+
+def _tickets(world):
+    out = {}
+    for version in world.artifacts:
+        if version.kind == "ticket":
+            out.setdefault(version.artifact_id, []).append(version)
+    return out
+
+
+def test_as_of_view_shows_the_state_at_that_time(small_world):
+    tickets = _tickets(small_world)
+    case_id, history = next((k, v) for k, v in sorted(tickets.items()) if len(v) >= 5)
+    assert small_world.as_of(case_id, history[0].created_at - timedelta(seconds=1)) is None
+    for earlier, later in zip(history, history[1:]):
+        if later.created_at == earlier.created_at:
+            continue
+        moment = later.created_at - timedelta(seconds=1)
+        view = small_world.as_of(case_id, moment)
+        assert view.version == earlier.version
+        assert view.facts["steps_completed"] == earlier.facts["steps_completed"]
+        assert set(view.facts) <= set(later.facts)
+    final = small_world.as_of(case_id, history[-1].created_at + timedelta(days=400))
+    assert final.version == history[-1].version
+    # a fact written by a later step is absent before that step
+    written_late = [k for k in history[-1].facts if k not in history[0].facts]
+    assert written_late and not set(written_late) & set(history[0].facts)
+
+
+def test_ticket_facts_follow_the_runbook(small_world):
+    for case_id, history in _tickets(small_world).items():
+        procedure = PROCEDURES_BY_ID[history[0].facts["procedure_id"]]
+        order = [s.step_id for s in procedure.steps]
+        for version in history:
+            facts = version.facts
+            assert set(facts) <= set(CASE_FACTS) | EXTRA, set(facts) - set(CASE_FACTS) - EXTRA
+            done = facts["steps_completed"]
+            assert done == order[:len(done)]
+            for step_id in done:
+                for fact in procedure.step(step_id).writes:
+                    assert fact in facts
+            assert facts["category"] == procedure.category and facts["case_id"] == case_id
+        statuses = [v.facts["case_status"] for v in history]
+        assert statuses[0] == "open"
+        if "closed" in statuses:
+            assert statuses[-1] == "closed" and "resolved" in statuses
+
+
+def test_fact_values_are_realistic_and_consistent(small_world):
+    dispatches = []
+    for history in _tickets(small_world).values():
+        facts = history[-1].facts
+        for key, pattern in PATTERNS.items():
+            if key in facts:
+                assert re.fullmatch(pattern, str(facts[key])), (key, facts[key])
+        if "entitlement" in facts:
+            assert facts["entitlement"] == entitlement(facts["warranty_end"], facts["opened_at"])
+            assert (facts["entitlement"] == "active") == (date.fromisoformat(facts["warranty_end"])
+                                                          >= date.fromisoformat(facts["opened_at"]))
+        if "target_firmware" in facts:
+            assert tuple(map(int, facts["target_firmware"].split("."))) < tuple(map(int, facts["firmware_version"].split(".")))
+        if "dispatch_id" in facts:
+            dispatches.append(facts["dispatch_id"])
+        if "approver" in facts:
+            assert small_world.actor(facts["approver"]).role == "support_manager"
+    assert len(dispatches) == len(set(dispatches)) > 0
+
+
+def test_step_events_carry_written_facts_and_cite_versions(small_world):
+    steps = [e for e in small_world.events if e.type == "case.step_completed"]
+    assert steps
+    for event in steps:
+        procedure = PROCEDURES_BY_ID[event.payload["procedure_id"]]
+        step = procedure.step(event.payload["step_id"])
+        ticket = small_world.version(next(r for r in event.artifacts if r.startswith(event.payload["case_id"] + "@")))
+        assert ticket.created_at == event.ts
+        assert ticket.facts["steps_completed"][-1] == step.step_id
+        for fact in step.writes:
+            assert event.payload[fact] == ticket.facts[fact]
+        assert event.parents and event.parents[0].join_key == {"case_id": event.payload["case_id"]}
+
+
+def test_bodies_state_their_facts(small_world):
+    names = {a.actor_id: a.name for a in small_world.actors}
+    for version in small_world.artifacts:
+        if version.kind not in ("ticket", "ticket_comment", "customer_email"):
+            continue
+        for key, value in version.facts.items():
+            if key in ("steps_completed", "category", "step_id", "subject", "email_id", "to_external"):
+                continue
+            shown = names[value] if key == "approver" else str(value)
+            assert shown in version.body, (version.ref, key, value)
+
+
+def test_wordings_vary(small_world):
+    starts = {v.body.split()[0] for v in small_world.artifacts if v.kind == "ticket_comment"}
+    assert len(starts) >= 3

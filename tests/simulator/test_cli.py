@@ -1,0 +1,46 @@
+"""``orgbench simulate`` and ``orgbench inspect`` end to end, including a tampered world."""
+
+from __future__ import annotations
+
+import shutil
+
+from click.testing import CliRunner
+
+from orgbench.cli import cli
+
+
+def test_simulate_prints_a_summary_and_writes_a_world(tmp_path):
+    out = tmp_path / "w"
+    result = CliRunner().invoke(cli, ["simulate", "--out", str(out), "--days", "7", "--people", "16", "--seed", "2"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(f"wrote {out}: ") and "events" in result.output and "seed 2" in result.output
+    assert (out / "MANIFEST.json").is_file()
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no staging leftovers
+
+
+def test_inspect_summarises_a_verified_world(small_world_dir):
+    result = CliRunner().invoke(cli, ["inspect", str(small_world_dir)])
+    assert result.exit_code == 0, result.output
+    text = result.output
+    assert "manifest verified" in text
+    for needle in ("events by subsystem:", "events by type:", "people by current role", "policy changes during the run:",
+                   "sample artifacts:", "case.step_completed", "support_l1", "SP-SRE-ONCALL"):
+        assert needle in text, needle
+
+
+def test_edited_world_fails_inspect_naming_the_file(small_world_dir, tmp_path):
+    copy = tmp_path / "edited"
+    shutil.copytree(small_world_dir, copy)
+    events = copy / "events.jsonl"
+    lines = events.read_text(encoding="utf-8").splitlines(keepends=True)
+    lines[3] = lines[3].replace("case.", "case_")  if "case." in lines[3] else lines[3].replace('"ts"', '"ts" ')
+    events.write_text("".join(lines), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["inspect", str(copy)])
+    assert result.exit_code == 2
+    message = result.stderr.strip().splitlines()
+    assert len(message) == 1 and str(events) in message[0] and "sha256" in message[0]
+
+
+def test_inspect_of_a_missing_world(tmp_path):
+    result = CliRunner().invoke(cli, ["inspect", str(tmp_path / "nothing")])
+    assert result.exit_code == 2 and "not a world directory" in result.stderr

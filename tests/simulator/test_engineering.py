@@ -1,0 +1,85 @@
+"""Incidents have one causing change (join key) and nearby decoys; postmortems and escalation silence."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from simulator.processes.engineering import MECHANISMS
+
+
+def _index(world):
+    return {e.event_id: e for e in world.events}
+
+
+def _incidents(world):
+    return [e for e in world.events if e.type == "incident.opened"]
+
+
+def test_every_incident_has_exactly_one_causing_change(small_world):
+    events = _index(small_world)
+    incidents = _incidents(small_world)
+    assert len(incidents) >= 3
+    for incident in incidents:
+        change_id = incident.payload["change_id"]
+        assert len(incident.parents) == 1
+        link = incident.parents[0]
+        deploy = events[link.event_id]
+        assert deploy.type == "deploy.completed" and deploy.payload["change_id"] == change_id
+        assert dict(link.join_key) == {"change_id": change_id}
+        assert deploy.ts < incident.ts
+
+
+def test_every_incident_has_a_decoy_change_deployed_nearby_without_a_join_key(small_world):
+    events = _index(small_world)
+    deploys = [e for e in small_world.events if e.type == "deploy.completed"]
+    for incident in _incidents(small_world):
+        cause = events[incident.parents[0].event_id]
+        decoys = [d for d in deploys if d.payload["change_id"] != incident.payload["change_id"]
+                  and cause.ts <= d.ts < incident.ts and incident.ts - d.ts <= timedelta(hours=6)]
+        assert decoys, incident.payload["incident_id"]
+        linked = {p.event_id for e in small_world.events if e.entity.id == incident.entity.id for p in e.parents}
+        assert not linked & {d.event_id for d in decoys}
+        for decoy in decoys:
+            assert all(incident.payload["change_id"] != p.join_key.get("change_id") for p in decoy.parents)
+
+
+def test_some_incidents_have_postmortems_and_some_never_do(small_world, default_world):
+    for world in (small_world, default_world):
+        events = _index(world)
+        with_pm = set()
+        for event in world.events:
+            if event.type == "postmortem.published":
+                for link in event.parents:
+                    if events[link.event_id].type == "incident.opened":
+                        with_pm.add(link.join_key["incident_id"])
+        ids = {e.payload["incident_id"] for e in _incidents(world)}
+        assert with_pm and with_pm < ids
+
+
+def test_incident_and_postmortem_facts_name_the_change_and_mechanism(small_world):
+    final = {}
+    for version in small_world.artifacts:
+        if version.kind in ("incident", "postmortem"):
+            final[version.artifact_id] = version
+    causes = {e.payload["incident_id"]: e.payload["change_id"] for e in _incidents(small_world)}
+    for version in final.values():
+        incident_id = version.facts["incident_id"]
+        if version.kind == "incident":
+            assert version.facts["status"] == "resolved"
+        assert version.facts["change_id"] == causes[incident_id]
+        mechanism = version.facts["mechanism"]
+        assert mechanism in MECHANISMS and version.facts["mechanism_aliases"] == list(MECHANISMS[mechanism][0])
+        assert version.facts["change_id"] in version.body
+    first = [v for v in small_world.artifacts if v.kind == "incident" and v.version == 1]
+    assert first and all("change_id" not in v.facts for v in first)  # the cause is not known when it opens
+
+
+def test_some_escalations_are_never_answered(default_world):
+    answered = {p.join_key["escalation_id"] for e in default_world.events if e.type == "escalation.answered"
+                for p in e.parents if "escalation_id" in p.join_key}
+    sent = {e.payload["escalation_id"] for e in default_world.events if e.type == "escalation.sent"}
+    assert answered < sent
+    unanswered = sent - answered
+    kinds = {e.entity.kind for e in default_world.events if e.type == "escalation.sent"
+             and e.payload["escalation_id"] in unanswered}
+    assert kinds == {"case", "incident"}

@@ -1,0 +1,55 @@
+"""The collaboration graph: interaction growth, daily decay, Dijkstra over 1/weight, centrality on distance."""
+
+from __future__ import annotations
+
+import networkx as nx
+import pytest
+
+from simulator.calendar import DAY
+from simulator.graph import CollaborationGraph
+
+
+def _triangle() -> CollaborationGraph:
+    graph = CollaborationGraph(daily_decay=0.5, interaction_weight=1.0)
+    for node in "abc":
+        graph.add_person(node, team="t")
+    for _ in range(10):
+        graph.interact("a", "b", 0.0)
+        graph.interact("b", "c", 0.0)
+    graph.interact("a", "c", 0.0)
+    return graph
+
+
+def test_strong_ties_make_short_routes():
+    graph = _triangle()
+    # cost a-b-c = 1/10 + 1/10 = 0.2 < cost a-c = 1/1
+    assert graph.route("a", ["c"], 0.0) == ["a", "b", "c"]
+    assert graph.route("a", ["c"], 0.0, allowed={"a", "c"}) == ["a", "c"]
+    assert graph.route("a", ["a"], 0.0) == ["a"]
+    assert graph.route("a", [], 0.0) == []
+
+
+def test_weights_decay_daily():
+    graph = _triangle()
+    assert graph.weight("a", "b", 0.0) == pytest.approx(10.0)
+    assert graph.weight("a", "b", 3 * DAY + 5) == pytest.approx(10.0 * 0.5 ** 3)
+    graph.interact("a", "b", 3 * DAY)
+    assert graph.weight("a", "b", 3 * DAY) == pytest.approx(10.0 * 0.125 + 1.0)
+
+
+def test_centrality_uses_distance_not_weight():
+    graph = _triangle()
+    data = graph.node_link(0.0, seed=1)
+    nodes = {n["id"]: n for n in data["nodes"]}
+    # b lies on the cheapest a-c path, so with distance = 1/weight it is the broker
+    assert nodes["b"]["betweenness"] > 0 and nodes["a"]["betweenness"] == 0
+    g = nx.node_link_graph(data, edges="links")
+    for _, _, edge in g.edges(data=True):
+        assert edge["distance"] == pytest.approx(1 / edge["weight"], rel=1e-5)
+
+
+def test_world_graph_covers_everyone(small_world):
+    g = small_world.org_graph()
+    assert set(g.nodes) == {a.actor_id for a in small_world.actors}
+    assert nx.is_connected(g)
+    assert all(d["interactions"] >= 1 for _, _, d in g.edges(data=True))
