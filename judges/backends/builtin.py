@@ -44,6 +44,8 @@ _LEXICON_WORDS = {w: i for i, group in enumerate(STATUS_LEXICON) for w in group}
 _STOP = frozenset("""a an the and or but to of on in for with by from at as into onto is are was were be been
 being it its this that these those we i our us you your they them he she his her their then next first finally
 after also so up via per""".split())
+#: Words that join a field to its value in running text ("using X", "result: X", "and got X").
+_CONNECTIVES = frozenset("using result results recording recorded got gave giving found showing yielding".split())
 _LIST_MARKER = re.compile(r"^\s*(?:\d+[.)]|[-*•]|step\s+\d+\s*[:.)-])\s*", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 _SECTION = re.compile(r"^## +(.+?)\s*$", re.MULTILINE)
@@ -326,8 +328,8 @@ def judge_token_f1(shown: Shown) -> str:
 
 
 def _field_before(words_before: list[str]) -> str | None:
-    content = [w for w in words_before if w not in _STOP]
-    return " ".join(content[-2:]) if content else None
+    content = [w for w in words_before if w not in _STOP and w not in _CONNECTIVES]
+    return content[-1] if content else None
 
 
 def judge_noref(shown: Shown) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from functools import lru_cache
 from datetime import date, timedelta
 
 from benchmark_builders.cargo.cases import SupportCase, case_from_facts
@@ -53,3 +54,12 @@ def synthetic_cases(world_seed: int, per_procedure: int = 5) -> list[SupportCase
             assert case is not None
             cases.append(case)
     return cases
+
+
+@lru_cache(maxsize=1)
+def default_world_suite():
+    """The default suite (246 items) built from the ten default CARGO worlds, once per test process."""
+    from benchmark_builders.cargo import suite_from_world_objects
+    from benchmark_builders.cargo.worlds import DEFAULT_SEEDS, simulate_worlds
+
+    return suite_from_world_objects(simulate_worlds(DEFAULT_SEEDS))
