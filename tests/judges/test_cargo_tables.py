@@ -1,0 +1,82 @@
+"""CARGO tables from runs: our rows beside the paper's, in Markdown, CSV and LaTeX; a deterministic figure."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "benchmark_builders" / "cargo"))
+
+from benchmark_builders.cargo import SuiteConfig, build_suite, write_suite  # noqa: E402
+from cargo_synthetic import synthetic_cases  # noqa: E402
+from judges.backends import make_backend  # noqa: E402
+from judges.cargo_tables import PAPER, TABLES, write_tables  # noqa: E402
+from judges.conditions import parse_conditions, render  # noqa: E402
+from judges.metrics import di_from_family_rates  # noqa: E402
+from judges.runner import Job, run_jobs_sync  # noqa: E402
+from simulator.errors import InputError  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    """A small suite and one built-in run over four conditions, two judge seeds."""
+    root = tmp_path_factory.mktemp("cargo_tables")
+    config = SuiteConfig(sizes={"P1": 6, "P3": 10, "P2": 8, "P4": 8}, gating_per_world=3)
+    suite = build_suite([(s, synthetic_cases(s, per_procedure=4)) for s in range(2)], config)
+    write_suite(suite, root / "suite")
+    conditions = parse_conditions("noref,direct,cargo,cargo-unv") + parse_conditions("", rubric_swap=True)[8:9]
+    jobs = [Job(item["item_id"], c.name, seed, render(c, item, seed))
+            for c in conditions for item in suite.items for seed in (0, 1)]
+    run_jobs_sync(jobs, make_backend("builtin:grounded"), root / "run", progress=False,
+                  parameters={"suite": str(root / "suite")})
+    return root
+
+
+def test_tables_hold_our_rows_and_the_papers(run):
+    written = write_tables([run / "run"], run / "suite", run / "out", resamples=500)
+    names = sorted(p.name for p in written)
+    assert names == sorted([f"{stem}{ext}" for stem in TABLES for ext in (".md", ".csv", ".tex")]
+                           + ["risk_coverage.csv", "risk_coverage.png", "scores.json"])
+    rows = list(csv.DictReader(io.StringIO((run / "out" / "table1_headline.csv").read_text())))
+    by_key = {(r["condition"], r["judge"]): r for r in rows}
+    ours = by_key[("cargo", "builtin:grounded")]
+    assert (ours["P1"], ours["P3"], ours["P2"], ours["P4"], ours["DI"]) == (".00", ".00", "1.00", "1.00", "1.00")
+    assert ours["judged"] == "32"
+    assert by_key[("cargo", "paper: gpt-oss-120b")]["DI"] == ".58"
+    assert by_key[("direct", "builtin:grounded")]["DI"] == ".00"
+    assert ("cargo+auth", "paper: gpt-oss-120b") in by_key and ("cargo+auth", "builtin:grounded") not in by_key
+    swap = (run / "out" / "table3_rubric_swap.md").read_text()
+    assert "| direct/golden-ref | builtin:grounded | 1.00 | 1.00 | 1.00 | 1.00 | .00 |" in swap
+    tex = (run / "out" / "table2_ablations.tex").read_text()
+    assert "\\begin{tabular}" in tex and "cargo-unv & builtin:grounded & .00 & 1.00 & 1.00 & 1.00" in tex
+    scores = json.loads((run / "out" / "scores.json").read_text())
+    cargo = scores["runs"][0]["conditions"]["cargo"]
+    assert sorted(cargo["per_seed"]) == ["0", "1"]
+    assert scores["gating"][0]["condition"] == "cargo"
+    curve = list(csv.DictReader(io.StringIO((run / "out" / "risk_coverage.csv").read_text())))
+    assert float(curve[-1]["coverage"]) == 1.0
+
+
+def test_tables_and_figure_are_byte_identical_on_rerun(run):
+    write_tables([run / "run"], run / "suite", run / "a", resamples=200)
+    write_tables([run / "run"], run / "suite", run / "b", resamples=200)
+    for path in sorted((run / "a").iterdir()):
+        assert path.read_bytes() == (run / "b" / path.name).read_bytes(), path.name
+
+
+def test_paper_rows_are_consistent_with_default_sizes():
+    for condition, row in PAPER.items():
+        if None in row["rates"] or "/" in condition:
+            continue
+        di = di_from_family_rates(dict(zip(("P1", "P3", "P2", "P4"), row["rates"])))
+        assert abs(di - row["di"]) <= 0.011, condition
+
+
+def test_missing_suite_file_is_one_line(run, tmp_path):
+    with pytest.raises(InputError, match="truth.jsonl: file not found"):
+        write_tables([run / "run"], tmp_path, tmp_path / "out")

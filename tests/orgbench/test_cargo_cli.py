@@ -1,0 +1,95 @@
+"""The CARGO commands end to end: build cargo, judge (dry run and built-in), tables cargo, reproduce cargo."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from orgbench.cli import cli
+from simulator.storage import read_jsonl, verify_manifest
+
+SMALL = ["--seeds", "0,1", "--people", "30", "--days", "45", "--sizes", "P1=4,P3=8,P2=4,P4=4"]
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("cargo_cli") / "suite"
+    result = CliRunner().invoke(cli, ["build", "cargo", "--out", str(out), *SMALL])
+    assert result.exit_code == 0, result.output
+    assert "20 items (P1 4, P3 8, P2 4, P4 4)" in result.output
+    return out
+
+
+def test_build_writes_a_verified_suite(suite):
+    assert verify_manifest(suite) == []
+    for name in ("suite.json", "items.jsonl", "truth.jsonl", "golden.jsonl", "retrieval.jsonl", "gating.jsonl",
+                 "gating_truth.jsonl"):
+        assert (suite / name).is_file()
+    meta = json.loads((suite / "suite.json").read_text())
+    assert meta["counts"] == {"P1": 4, "P2": 4, "P3": 8, "P4": 4} and meta["world_seeds"] == [0, 1]
+
+
+def test_dry_run_writes_rendered_requests_only(suite, tmp_path):
+    out = tmp_path / "dry"
+    result = CliRunner().invoke(cli, ["judge", "--suite", str(suite), "--judge", "openai:none", "--conditions",
+                                      "cargo,direct", "--seeds", "0,1", "--limit", "5", "--out", str(out), "--dry-run"])
+    assert result.exit_code == 0, result.output
+    rows = read_jsonl(out / "requests.jsonl")
+    assert len(rows) == 2 * 5 * 2
+    assert {r["condition"] for r in rows} == {"cargo", "direct"}
+    assert not (out / "judgments.jsonl").exists()
+
+
+def test_judge_and_tables(suite, tmp_path):
+    run = tmp_path / "run"
+    result = CliRunner().invoke(cli, ["judge", "--suite", str(suite), "--judge", "builtin:grounded",
+                                      "--conditions", "cargo,direct", "--rubric-swap", "--out", str(run)])
+    assert result.exit_code == 0, result.output
+    rows = read_jsonl(run / "judgments.jsonl")
+    assert len(rows) == 20 * 6
+    penalized = {(r["condition"]): 0 for r in rows}
+    for r in rows:
+        penalized[r["condition"]] += bool(r["penalized"])
+    assert penalized["direct"] == 20 and penalized["cargo"] == 8
+    again = CliRunner().invoke(cli, ["judge", "--suite", str(suite), "--judge", "builtin:grounded",
+                                     "--conditions", "cargo,direct", "--rubric-swap", "--out", str(run)])
+    assert "0 requested, 120 already done" in again.output
+    tables = tmp_path / "tables"
+    result = CliRunner().invoke(cli, ["tables", "cargo", str(run), "--out", str(tables), "--resamples", "200"])
+    assert result.exit_code == 0, result.output
+    assert "| cargo | builtin:grounded | .00 | .00 | 1.00 | 1.00 | 1.00 |" in (tables / "table1_headline.md").read_text()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--seeds", "x"], "--seeds: expected a list like 0-9"),
+    (["--sizes", "P5=3"], "--sizes: expected FAMILY=COUNT"),
+])
+def test_bad_build_options_end_in_one_line(tmp_path, args, message):
+    result = CliRunner().invoke(cli, ["build", "cargo", "--out", str(tmp_path / "s"), *args])
+    assert result.exit_code == 2
+    assert message in result.output
+    assert not (tmp_path / "s").exists()
+
+
+def test_unknown_condition_and_judge_end_in_one_line(suite, tmp_path):
+    result = CliRunner().invoke(cli, ["judge", "--suite", str(suite), "--judge", "builtin:grounded",
+                                      "--conditions", "cargo,oracle", "--out", str(tmp_path / "r")])
+    assert result.exit_code == 2 and "unknown condition 'oracle'" in result.output
+    result = CliRunner().invoke(cli, ["judge", "--suite", str(suite), "--judge", "builtin:oracle",
+                                      "--out", str(tmp_path / "r")])
+    assert result.exit_code == 2 and "unknown built-in judge" in result.output
+
+
+def test_reproduce_cargo_is_cached_and_byte_identical(tmp_path):
+    args = ["reproduce", "cargo", "--seeds", "0,1", "--work-dir", str(tmp_path / "work")]
+    first = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "a")])
+    assert first.exit_code == 0, first.output
+    second = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "b")])
+    assert second.exit_code == 0, second.output
+    files = sorted(p.name for p in (tmp_path / "a" / "cargo").iterdir())
+    assert "table1_headline.md" in files and "risk_coverage.png" in files and "NOTES.md" in files
+    for name in files:
+        assert (tmp_path / "a" / "cargo" / name).read_bytes() == (tmp_path / "b" / "cargo" / name).read_bytes(), name
