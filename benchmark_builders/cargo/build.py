@@ -165,7 +165,11 @@ class _WorldBuilder:
         """One judged item, its truth and its retrieval record."""
         rng = self.rng
         if family == "P4":
-            case = self._next_case(lambda c: corruption in available_corruptions(c.procedure))
+            # a skipped step shortens the answer, so skip only in the longest runbooks: the corrupted
+            # answer then has as many steps as a correct answer of a shorter runbook
+            longest = max(len(c.procedure.steps) for c in self.pool) if self.pool else 0
+            case = self._next_case(lambda c: corruption in available_corruptions(c.procedure) and (
+                corruption != "skip_step" or len(c.procedure.steps) == longest))
             if case is None:
                 corruption = rng.choice(sorted(set(CORRUPTIONS) - {"wrong_escalation"}))
                 case = self._next_case()
@@ -260,10 +264,29 @@ def _meta(config, worlds, world_meta, items, truth, gating, golden) -> dict[str,
     for t in truth:
         if t["family"] == "P4":
             kinds[t["perturbation"]["kind"]] = kinds.get(t["perturbation"]["kind"], 0) + 1
+    surface = {"majority": _best_threshold_accuracy([(0, t["should_penalize"]) for t in truth]),
+               "length": _best_threshold_accuracy([(len(by_id[t["item_id"]]["candidate"]), t["should_penalize"])
+                                                   for t in truth]),
+               "sentences": _best_threshold_accuracy([(by_id[t["item_id"]]["candidate"].count(". ")
+                                                       + by_id[t["item_id"]]["candidate"].count(".\n"),
+                                                       t["should_penalize"]) for t in truth])}
     return {"format_version": FORMAT_VERSION, "kind": "cargo-bench", "config": asdict(config),
+            "surface_baseline": surface,
             "world_seeds": [seed for seed, _ in worlds], "worlds": list(world_meta),
             "counts": counts, "items": len(items), "gating_items": len(gating), "golden": len(golden),
             "styles": styles, "mean_candidate_chars": length, "p4_kinds": dict(sorted(kinds.items()))}
+
+
+def _best_threshold_accuracy(pairs: list[tuple[float, bool]]) -> float:
+    """In-sample accuracy of the best one-threshold rule on a surface feature (the majority label at worst)."""
+    if not pairs:
+        return 0.0
+    n, positives = len(pairs), sum(y for _, y in pairs)
+    best = max(positives, n - positives)
+    for threshold in sorted({x for x, _ in pairs}):
+        right = sum((x > threshold) == y for x, y in pairs)
+        best = max(best, right, n - right)
+    return round(best / n, 4)
 
 
 def suite_from_world_objects(worlds: Sequence, config: SuiteConfig | None = None) -> Suite:

@@ -96,6 +96,10 @@ def test_procedural_corruptions_are_visible_against_the_reference(synthetic_suit
 def test_p2_p4_share_surface_with_should_not_families(synthetic_suite):
     lengths = synthetic_suite.meta["mean_candidate_chars"]
     assert min(lengths.values()) > 0.8 * max(lengths.values())
+    surface = synthetic_suite.meta["surface_baseline"]
+    assert surface["majority"] == round(146 / 246, 4)
+    assert surface["sentences"] <= surface["majority"] + 0.03
+    assert surface["length"] <= surface["majority"] + 0.08
     variants = {f: {t["variant"] for t in synthetic_suite.truth if t["family"] == f} for f in FAMILIES}
     assert all(len(v) == 5 for v in variants.values())
 
