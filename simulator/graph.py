@@ -75,6 +75,7 @@ class CollaborationGraph:
         if source in goals:
             return [source]
         day = minute // DAY
+        decay = self.decay
         best = {source: 0.0}
         previous: dict[str, str] = {}
         heap = [(0.0, source)]
@@ -89,10 +90,11 @@ class CollaborationGraph:
                     path.append(previous[path[-1]])
                 return path[::-1]
             done.add(node)
-            for other in sorted(self._adj[node]):
-                if allowed is not None and other not in allowed:
+            # adjacency is built in a deterministic order and ties break on the node id in the heap
+            for other, edge in self._adj[node].items():
+                if other in done or (allowed is not None and other not in allowed):
                     continue
-                weight = self._weight(self._adj[node][other], day)
+                weight = edge[0] * decay ** (day - edge[1]) if day > edge[1] else edge[0]
                 if weight <= MIN_WEIGHT:
                     continue
                 candidate = cost + 1.0 / weight

@@ -62,7 +62,7 @@ def send_dm(ctx: SimContext, sender: str, recipient: str, template: str, facts: 
 def send_email(ctx: SimContext, sender: str, recipients: Iterable[str], subject: str, template: str,
                facts: dict[str, Any], entity: EntityRef | None = None, context: dict[str, Any] | None = None,
                kind: str = "email", event_type: str = "email.sent", parents: Iterable[ParentLink] = (),
-               external_to: str | None = None) -> tuple[str, str]:
+               external_to: str | None = None, extra_payload: dict[str, Any] | None = None) -> tuple[str, str]:
     """An email from ``sender`` (internal recipients are the audience); returns (event id, email id)."""
     to = tuple(r for r in dict.fromkeys(recipients) if r != sender and ctx.org.is_active(r))
     audience = tuple(sorted({sender, *to}))
@@ -80,5 +80,7 @@ def send_email(ctx: SimContext, sender: str, recipients: Iterable[str], subject:
     for key in ("case_id", "incident_id", "escalation_id"):
         if key in facts:
             payload[key] = facts[key]
+    if extra_payload:
+        payload.update(extra_payload)
     event_id = ctx.ledger.emit(event_type, (sender, *to), "email", entity, payload, parents, (ref,))
     return event_id, email_id

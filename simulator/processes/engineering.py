@@ -232,15 +232,18 @@ def incident(ctx: SimContext, change: Change, rng):
 
 def incident_escalation(ctx: SimContext, incident_id: str, oncall: str, change: Change, rng, parents):
     """The on-call escalates to the change's engineering manager; sometimes nobody ever answers."""
-    target = ctx.org.people[change.author].manager or change.author
-    route = ctx.graph.route(oncall, [target], ctx.now) or [oncall, target]
+    target = ctx.org.people[change.author].manager
+    if target is None or ctx.org.people[target].role != "engineering_manager" or not ctx.org.is_active(target):
+        target = ctx.org.manager_of("engineering")
+    route = ctx.graph.route(oncall, [target], ctx.now, ctx.org.active_set()) or [oncall, target]
     escalation_id = ctx.ledger.next_id("ESC")
     facts = {"incident_id": incident_id, "escalation_id": escalation_id, "escalated_to": target,
              "service": change.service}
     sent, _ = send_email(ctx, oncall, [target], f"Escalation {escalation_id}: {incident_id} needs an owner",
                          "escalation_email", facts, EntityRef("incident", incident_id),
                          {"route": route, "action": f"take ownership of {incident_id}"},
-                         event_type="escalation.sent", parents=parents)
+                         event_type="escalation.sent", parents=parents,
+                         extra_payload={"route": route, "escalated_to": target, "target": "engineering_manager"})
     if rng.random() < ctx.config.workload.unanswered_escalation_rate:
         return  # never answered
     yield ctx.env.timeout(rng.uniform(5, 60))

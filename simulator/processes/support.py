@@ -146,7 +146,8 @@ def escalate(ctx: SimContext, case: SupportCase, step: Step, rng):
     sent, _ = send_email(ctx, case.owner, [target], f"Escalation {escalation_id}: {case.case_id} needs {step.escalates_to}",
                          "escalation_email", facts, case.entity, {"route": route, "action": step.action},
                          event_type="escalation.sent",
-                         parents=(ParentLink(case.last_event, {"case_id": case.case_id}),))
+                         parents=(ParentLink(case.last_event, {"case_id": case.case_id}),),
+                         extra_payload={"route": route, "escalated_to": target, "target": step.escalates_to})
     ctx.graph.interact_all(case.owner, route[1:], ctx.now)
     ctx.org.hold(target, case.owner)
     yield ctx.work(rng.uniform(20, 240))
@@ -165,14 +166,14 @@ def ask_engineering(ctx: SimContext, case: SupportCase, rng):
     route = ctx.graph.route(case.owner, engineers, ctx.now, ctx.org.active_set()) or [case.owner, ctx.pick(rng, engineers)]
     target = route[-1]
     escalation_id = ctx.ledger.next_id("ESC")
-    facts = {"case_id": case.case_id, "escalation_id": escalation_id, "escalated_to": target,
-             "target": "engineering", "diagnostic_code": case.facts.get("diagnostic_code"),
-             "firmware_version": case.facts.get("firmware_version")}
+    facts = {"case_id": case.case_id, "escalation_id": escalation_id, "escalated_to": target, "target": "engineering",
+             **{k: case.facts[k] for k in ("diagnostic_code", "firmware_version") if k in case.facts}}
     action = "confirm whether this firmware fault is a known bug"
     sent, _ = send_email(ctx, case.owner, [target], f"Escalation {escalation_id}: known firmware bug? ({case.case_id})",
                          "escalation_email", facts, case.entity, {"route": route, "action": action},
                          event_type="escalation.sent",
-                         parents=(ParentLink(case.last_event, {"case_id": case.case_id}),))
+                         parents=(ParentLink(case.last_event, {"case_id": case.case_id}),),
+                         extra_payload={"route": route, "escalated_to": target, "target": "engineering"})
     if rng.random() < ctx.config.workload.unanswered_escalation_rate:
         return  # never answered
     ctx.org.hold(target)

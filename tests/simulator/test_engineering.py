@@ -83,3 +83,21 @@ def test_some_escalations_are_never_answered(default_world):
     kinds = {e.entity.kind for e in default_world.events if e.type == "escalation.sent"
              and e.payload["escalation_id"] in unanswered}
     assert kinds == {"case", "incident"}
+
+
+def test_escalations_follow_the_org_graph_to_the_right_people(small_world):
+    policy = small_world.policy
+    graph = small_world.org_graph()
+    sent = [e for e in small_world.events if e.type == "escalation.sent"]
+    assert sent
+    for event in sent:
+        route = event.payload["route"]
+        target = event.payload["escalated_to"]
+        assert route[0] == event.actors[0] and route[-1] == target
+        assert all(graph.has_edge(a, b) for a, b in zip(route, route[1:]))
+        assert all(policy.employed_at(person, event.ts) for person in route)
+        role = policy.role_at(target, event.ts)
+        expected = {"support_manager": {"support_manager"}, "support_l2": {"support_l2", "support_manager"},
+                    "engineering": {"engineer", "engineering_manager"},
+                    "engineering_manager": {"engineering_manager"}}[event.payload["target"]]
+        assert role in expected, (event.event_id, role)
