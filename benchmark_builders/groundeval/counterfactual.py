@@ -94,6 +94,7 @@ def _question(view: WorldView, rule: CausalRule, cause: Event, effect: Event, li
     contract = Contract(qid, COUNTERFACTUAL, view.name, actor.actor_id,
                         view.policy.role_at(actor.actor_id, at), view.readable_subsystems(actor.actor_id, at), at, text,
                         {"cause_event_id": cause.event_id, "effect_event_id": effect.event_id,
+                         "cause_ts": when(cause.ts), "effect_ts": when(effect.ts),
                          "cause_entity": cause.entity.to_json(), "effect_entity": effect.entity.to_json()},
                         {"mechanisms": list(mechanisms)})
     truth = Truth(qid, COUNTERFACTUAL, kind, difficulty, gold, required, required, (), tuple(aliases), tuple(involved),
@@ -134,7 +135,7 @@ def counterfactual_candidates(view: WorldView, rules: Rules, rng: random.Random)
                 if q is not None:
                     out.append(q)
             decoys.sort(key=lambda d: (effect.ts - d.ts, d.event_id))
-            for decoy in decoys[:2]:
+            for decoy in decoys[:1]:   # the decoy nearest the effect: what proximity would blame
                 hard = nearest_true is None or decoy.ts > nearest_true
                 q = _question(view, rule, decoy, effect, False, "hard" if hard else "easy", rng, mechanisms)
                 if q is not None:

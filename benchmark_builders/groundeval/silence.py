@@ -81,6 +81,7 @@ def _question(view: WorldView, rule: SilenceRule, trigger: Event, responses: lis
     contract = Contract(qid, SILENCE, view.name, actor.actor_id,
                         view.policy.role_at(actor.actor_id, at), tuple(sorted(readable)), at, text,
                         {"trigger_event_id": trigger.event_id, "trigger_entity": trigger.entity.to_json(),
+                         "trigger_ts": when(trigger.ts),
                          "response": rule.response_label or rule.response_event_type, "selectors": list(selectors)})
     truth = Truth(qid, SILENCE, kind, "hard" if hard else "easy", {"exists": exists, "evidence_artifacts": list(required)}, required, permitted,
                   search_space, (), (), (), (), why)

@@ -138,12 +138,14 @@ def _heuristic_counterfactual(contract: Contract, reader: Reader) -> dict[str, A
 def _heuristic_silence(contract: Contract, reader: Reader, subsystems: tuple[str, ...]) -> dict[str, Any]:
     selectors = contract.subject.get("selectors") or [contract.subject["trigger_entity"]["id"]]
     label = str(contract.subject.get("response", "")).lower()
-    label_terms = set(tokenize(label))
+    label_terms = {t for t in tokenize(label) if len(t) > 3}
     found = []
+    after = parse_ts(contract.subject["trigger_ts"])
     for subsystem in subsystems:
         for hit in reader.search(f"{selectors[0]} {label}", subsystem, 10):
             title_terms = set(tokenize(f"{hit['title']} {hit['kind']}"))
-            if _mentions(hit, selectors[0]) and label_terms & title_terms:
+            if (_mentions(hit, selectors[0]) and label_terms & title_terms
+                    and parse_ts(hit["created_at"]) > after):
                 found.append(hit["id"])
     return _answer(contract, exists=bool(found), evidence_artifacts=sorted(set(found)),
                    reasoning="found a matching record" if found else "searched and found none")
@@ -161,30 +163,47 @@ def bm25_agent(contract: Contract, runtime: GatedRuntime | None, context: Contex
     return _heuristic_silence(contract, reader, contract.subsystems)
 
 
+def _moment(artifact: Mapping[str, Any], before: datetime) -> datetime:
+    """When a record says its thing happened: the latest ``*_at`` fact not after ``before``, else its creation."""
+    found = []
+    for key, value in artifact.get("facts", {}).items():
+        if key.endswith("_at") and isinstance(value, str):
+            try:
+                moment = parse_ts(value)
+            except ValueError:
+                continue
+            if moment <= before:
+                found.append(moment)
+    return max(found) if found else parse_ts(artifact["created_at"])
+
+
 def proximity_agent(contract: Contract, runtime: GatedRuntime | None, context: Context | None) -> dict[str, Any]:
-    """Like bm25, but takes the cause-kind record closest in time before the effect as its cause."""
+    """Like bm25, but calls the asked cause causal only if no record of its kind came closer before the effect."""
     if contract.track != COUNTERFACTUAL:
         return bm25_agent(contract, runtime, context)
     reader = Reader(runtime, context)
-    cause_id = contract.subject["cause_entity"]["id"]
-    effect_id = contract.subject["effect_entity"]["id"]
-    cause = _entity_artifact(reader, cause_id)
-    effect = _entity_artifact(reader, effect_id)
+    subject = contract.subject
+    cause = _entity_artifact(reader, subject["cause_entity"]["id"])
+    effect = _entity_artifact(reader, subject["effect_entity"]["id"])
     if cause is None or effect is None:
         return _answer(contract, reasoning="could not read both events")
-    effect_at = parse_ts(effect["created_at"])
-    kind = cause["kind"]
-    day = effect["created_at"][:10]
-    candidates = [h for h in reader.search(f"{day} {kind}", cause["subsystem"], 50)
-                  if h["kind"] == kind and parse_ts(h["created_at"]) <= effect_at]
-    candidates.append({"artifact_id": cause["artifact_id"], "created_at": cause["created_at"]})
-    nearest = max(candidates, key=lambda h: (parse_ts(h["created_at"]), h["artifact_id"]))
-    linked = nearest["artifact_id"] == cause["artifact_id"]
+    effect_at = parse_ts(subject["effect_ts"])
+    cause_at = parse_ts(subject["cause_ts"])
+    kind = subject["cause_entity"]["kind"]
+    nearer = []
+    for hit in reader.search(f"{kind} {effect_at.date().isoformat()} {cause_at.date().isoformat()}", cause["subsystem"], 30):
+        if hit["artifact_id"] == cause["artifact_id"] or hit["kind"] != cause["kind"]:
+            continue
+        other = reader.fetch(hit["id"])
+        if other is not None and cause_at < _moment(other, effect_at) <= effect_at:
+            nearer.append(other["artifact_id"])
+    linked = not nearer
     mechanism = _mechanism(contract, f"{_text(cause)} {_text(effect)}")
     return _answer(contract, outcome_changed=linked, causal_mechanism=mechanism if linked else NO_LINK_MECHANISM,
                    mechanism_direction="cause_to_effect" if linked else "no_causal_link",
                    evidence_artifacts=[cause["id"], effect["id"]],
-                   reasoning=f"the nearest {kind} before the effect is {nearest['artifact_id']}")
+                   reasoning=f"{', '.join(sorted(nearer))} came closer before the effect" if nearer
+                   else "nothing of its kind came closer before the effect")
 
 
 def lazy_agent(contract: Contract, runtime: GatedRuntime | None, context: Context | None) -> dict[str, Any]:
@@ -223,9 +242,13 @@ def make_oracle(truth: Mapping[str, Truth]) -> Callable[..., dict[str, Any]]:
 def make_leaky(world: World) -> Callable[..., dict[str, Any]]:
     """The leaky agent: reads the raw world (future and forbidden included) and asks the runtime for all it used."""
     by_entity: dict[str, list] = {}
+    by_token: dict[str, list] = {}
     for version in world.artifacts:
         by_entity.setdefault(version.entity.id, []).append(version)
         by_entity.setdefault(version.artifact_id, []).append(version)
+        for token in set(tokenize(f"{version.title} {version.body}")):
+            if "-" in token:   # ids only: what a selector looks like
+                by_token.setdefault(token, []).append(version)
 
     def touch(runtime: GatedRuntime | None, refs: list[str]) -> None:
         if runtime is not None:
@@ -260,9 +283,10 @@ def make_leaky(world: World) -> Callable[..., dict[str, Any]]:
                            mechanism_direction="cause_to_effect" if linked else "no_causal_link",
                            evidence_artifacts=refs, actors=people, reasoning="read both records in full")
         selector = (contract.subject.get("selectors") or [contract.subject["trigger_entity"]["id"]])[0]
-        label = set(tokenize(str(contract.subject.get("response", ""))))
-        responses = [v for v in world.artifacts
-                     if selector in v.body and label & set(tokenize(f"{v.title} {v.kind}"))]
+        label = {t for t in tokenize(str(contract.subject.get("response", ""))) if len(t) > 3}
+        after = parse_ts(contract.subject["trigger_ts"])
+        responses = [v for v in by_token.get(selector.lower(), ()) if v.created_at > after
+                     and label & set(tokenize(f"{v.title} {v.kind} {v.body}"))]
         refs = sorted({v.ref for v in responses})
         for subsystem in sorted({v.subsystem for v in world.artifacts}):
             if runtime is not None:

@@ -38,14 +38,20 @@ def _builtin(spec: str, suite: Path, corpus_world) -> Callable[..., dict[str, An
 
 def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: bool = True,
               budget: int = DEFAULT_BUDGET, base_url: str | None = None, api_key: str | None = None,
-              concurrency: int = 8, max_turns: int = 12) -> dict[str, Any]:
-    """Answer every contract of ``suite`` with agent ``spec`` in ``mode``; write the run to ``out``."""
+              concurrency: int = 8, max_turns: int = 12, corpus: Corpus | None = None,
+              world=None) -> dict[str, Any]:
+    """Answer every contract of ``suite`` with agent ``spec`` in ``mode``; write the run to ``out``.
+
+    ``corpus`` and ``world`` may be passed in when several runs share one suite (they must be the suite's own).
+    """
     if mode not in MODES:
         raise InputError(f"--mode: expected tool or context, got {mode!r}")
     suite = Path(suite)
     meta, contracts = load_suite(suite)
-    world = load_corpus_world(suite)
-    corpus = Corpus(world)
+    if world is None:
+        world = load_corpus_world(suite)
+    if corpus is None:
+        corpus = Corpus(world)
     answers: list[dict[str, Any]] = []
     traces: list[dict[str, Any]] = []
     contexts: list[dict[str, Any]] = []

@@ -1,0 +1,185 @@
+"""The GroundEval study: default worlds → contracts → every built-in agent in tool and context mode → tables.
+
+Stages under ``options.work_dir / "groundeval"`` (reused when their inputs
+match): ``suites/seed-N`` (the world is simulated in memory from the default
+config; the suite keeps its corpus) and ``runs/seed-N/<agent>-<mode>``.
+Runs record no latency, so every file — and every table under ``out_dir`` —
+is byte-identical on a rerun. With ``options.judge = "openai:MODEL"`` (and
+``options.base_url``) that agent runs too.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any
+
+from orgbench.studies import ReproduceOptions
+
+DEFAULT_SEEDS = (0, 1, 2)
+AGENTS = ("oracle", "leaky", "lazy", "proximity", "bm25", "zero-shot")
+MODES = ("tool", "context")
+RULES_VERSION = 1  # bump when the builder, runtime, agents or scorer change what they produce
+
+
+def _suite_stage(work: Path, seed: int, fresh: bool) -> Path:
+    from benchmark_builders.groundeval.build import build_suite
+    from orgbench.stages import run_stage
+    from simulator.config import load_config
+    from simulator.simulate import simulate
+
+    inputs = {"stage": "groundeval-suite", "rules": RULES_VERSION, "seed": seed, "world": "default"}
+
+    def build(tmp: Path) -> None:
+        world = simulate(load_config(seed=seed))
+        build_suite(tmp / "suite", world=world, name=f"default-seed-{seed}")
+
+    directory = work / "suites" / f"seed-{seed}"
+    run_stage(directory, inputs, build, fresh=fresh)
+    return directory / "suite"
+
+
+def _run_stage(work: Path, seed: int, suite: Path, spec: str, mode: str, fresh: bool, shared: dict[str, Any],
+               base_url: str | None) -> Path:
+    from judges.groundeval.run import run_agent
+    from judges.groundeval.runtime import Corpus
+    from judges.groundeval.traces import load_corpus_world
+    from orgbench.stages import run_stage
+    from simulator.storage import read_json
+
+    suite_hash = read_json(suite.parent / "MANIFEST.json")["stage_inputs"]
+    inputs = {"stage": "groundeval-run", "rules": RULES_VERSION, "suite": suite_hash, "agent": spec, "mode": mode}
+
+    def build(tmp: Path) -> None:
+        if "corpus" not in shared:
+            shared["world"] = load_corpus_world(suite)
+            shared["corpus"] = Corpus(shared["world"])
+        run_agent(suite, spec, mode, tmp / "run", record_latency=False, base_url=base_url,
+                  corpus=shared["corpus"], world=shared["world"])
+
+    directory = work / "runs" / f"seed-{seed}" / f"{spec.replace(':', '-').replace('/', '-')}-{mode}"
+    run_stage(directory, inputs, build, fresh=fresh)
+    return directory / "run"
+
+
+def _mean(rows: list[dict[str, Any]], key: str) -> float:
+    return sum(float(r[key]) for r in rows) / len(rows) if rows else 0.0
+
+
+def _aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    calls = sum(r["n_calls"] for r in rows)
+    violating = sum(round(r["v"] * r["n_calls"]) for r in rows)
+    return {"n": len(rows), "s_answer": _mean(rows, "s_answer"), "s_traj": _mean(rows, "s_traj"),
+            "s_adj": _mean(rows, "s_adj"), "violation_rate": violating / calls if calls else 0.0,
+            "correct_invalid_path": sum(1 for r in rows if r["answer_correct"] and r["v"] > 0),
+            "min_s_adj": min((r["s_adj"] for r in rows), default=0.0)}
+
+
+def _write_table(out: Path, name: str, header: list[str], rows: list[list[Any]], caption: str) -> None:
+    from simulator.storage import write_text_atomic
+
+    def cell(value: Any) -> str:
+        return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+    text_rows = [[cell(v) for v in row] for row in rows]
+    md = "| " + " | ".join(header) + " |\n|" + "|".join("---" for _ in header) + "|\n"
+    md += "".join("| " + " | ".join(r) + " |\n" for r in text_rows)
+    write_text_atomic(out / f"{name}.md", f"{caption}\n\n{md}")
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(text_rows)
+    write_text_atomic(out / f"{name}.csv", buffer.getvalue())
+
+    def tex(s: str) -> str:
+        return s.replace("\\", "\\textbackslash{}").replace("_", "\\_").replace("%", "\\%").replace("&", "\\&")
+
+    lines = ["\\begin{table}[t]", "\\centering", f"\\caption{{{tex(caption)}}}",
+             "\\begin{tabular}{" + "l" * 3 + "r" * (len(header) - 3) + "}", "\\toprule",
+             " & ".join(tex(h) for h in header) + " \\\\", "\\midrule"]
+    lines += [" & ".join(tex(c) for c in r) + " \\\\" for r in text_rows]
+    lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}", ""]
+    write_text_atomic(out / f"{name}.tex", "\n".join(lines))
+
+
+def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
+    """Build contracts from the default worlds, run every built-in agent in both modes, score, write the tables."""
+    from benchmark_builders.groundeval.contracts import KINDS, TRACKS
+    from judges.groundeval.run import score_submissions
+    from judges.groundeval.traces import load_submissions
+    from simulator.storage import write_json, write_text_atomic
+
+    seeds = tuple(options.seeds) if options.seeds else DEFAULT_SEEDS
+    work = Path(options.work_dir) / "groundeval"
+    agents = list(AGENTS) + ([options.judge] if options.judge and options.judge.startswith("openai:") else [])
+    all_rows: list[dict[str, Any]] = []
+    for seed in seeds:
+        suite = _suite_stage(work, seed, options.fresh)
+        shared: dict[str, Any] = {}
+        submissions = []
+        for spec in agents:
+            for mode in MODES:
+                run = _run_stage(work, seed, suite, spec, mode, options.fresh, shared, options.base_url)
+                submissions.extend(load_submissions(run)[0])
+        rows, _ = score_submissions(suite, submissions)
+        all_rows.extend({**r, "seed": seed} for r in rows)
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    main_rows, kind_rows, summary = [], [], {}
+    for spec in agents:
+        for mode in MODES:
+            mine = [r for r in all_rows if r["agent"] == spec and r["mode"] == mode]
+            for track in TRACKS + ("all",):
+                part = [r for r in mine if track == "all" or r["track"] == track]
+                agg = _aggregate(part)
+                summary.setdefault(spec, {}).setdefault(mode, {})[track] = {k: round(v, 4) if isinstance(v, float) else v
+                                                                            for k, v in agg.items()}
+                main_rows.append([spec, mode, track, agg["n"], agg["s_answer"], agg["s_traj"], agg["s_adj"],
+                                  agg["violation_rate"], agg["correct_invalid_path"]])
+            for track in TRACKS:
+                for kind in KINDS[track]:
+                    part = [r for r in mine if r["track"] == track and r["kind"] == kind]
+                    agg = _aggregate(part)
+                    kind_rows.append([spec, mode, f"{track}/{kind}", agg["n"], agg["s_answer"], agg["s_traj"],
+                                      agg["s_adj"], agg["violation_rate"]])
+    total = len([r for r in all_rows if r["agent"] == "oracle" and r["mode"] == "tool"])
+    _write_table(out, "table_agents", ["agent", "mode", "track", "n", "S_answer", "S_traj", "S_adj", "violation rate",
+                                       "correct, invalid path"], main_rows,
+                 f"GroundEval: built-in agents on {total} contracts from the default worlds (seeds "
+                 f"{', '.join(map(str, seeds))}), tool and context mode.")
+    _write_table(out, "table_kinds", ["agent", "mode", "track/kind", "n", "S_answer", "S_traj", "S_adj",
+                                      "violation rate"], kind_rows,
+                 "GroundEval by question kind: decoys (counterfactual/decoy) and absences (silence/absence) "
+                 "separate the heuristics.")
+    oracle_min = min((r["s_adj"] for r in all_rows if r["agent"] == "oracle"), default=0.0)
+    checks = {
+        "oracle_s_adj_min": oracle_min,
+        "leaky": summary["leaky"]["tool"]["all"],
+        "lazy_silence_absence_tool": _aggregate([r for r in all_rows if r["agent"] == "lazy" and r["mode"] == "tool"
+                                                 and r["kind"] == "absence"]),
+        "proximity_decoy_tool": _aggregate([r for r in all_rows if r["agent"] == "proximity" and r["mode"] == "tool"
+                                            and r["kind"] == "decoy"]),
+    }
+    write_json(out / "summary.json", {"seeds": list(seeds), "contracts": total, "agents": summary,
+                                      "checks": {k: ({kk: round(vv, 4) if isinstance(vv, float) else vv
+                                                      for kk, vv in v.items()} if isinstance(v, dict) else v)
+                                                 for k, v in checks.items()}})
+    lazy = checks["lazy_silence_absence_tool"]
+    prox = checks["proximity_decoy_tool"]
+    leaky = checks["leaky"]
+    write_text_atomic(out / "README.md", f"""# GroundEval: reproduced results
+
+{total} contracts (Perspective, Counterfactual with decoys, Silence) from the default worlds, seeds
+{', '.join(map(str, seeds))}; every built-in agent in tool and context mode; scored by the deterministic scorer.
+Rebuild with `orgbench reproduce groundeval` (byte-identical on rerun).
+
+- oracle: lowest S_adj over every contract and both modes = {oracle_min:.3f} (a valid path exists for each question).
+- leaky (tool mode): S_answer {leaky['s_answer']:.3f} but S_adj {leaky['s_adj']:.3f}; violation rate
+  {leaky['violation_rate']:.3f}; {leaky['correct_invalid_path']} correct answers reached through an invalid path.
+- lazy on Silence absences (tool mode): S_answer {lazy['s_answer']:.3f}, S_traj {lazy['s_traj']:.3f} (it never searched).
+- proximity on Counterfactual decoys (tool mode): S_answer {prox['s_answer']:.3f}, S_adj {prox['s_adj']:.3f}.
+
+Tables: `table_agents.{{md,csv,tex}}` (per agent, mode and track), `table_kinds.{{md,csv,tex}}` (per question kind).
+""")
