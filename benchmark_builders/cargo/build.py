@@ -137,7 +137,7 @@ class _WorldBuilder:
             "reference": render_reference(correct_answer(case)),
         })
 
-    def _next_case(self, accept=lambda case: True) -> SupportCase:
+    def _next_case(self, accept=lambda case: True) -> SupportCase | None:
         if not self.pool:
             raise InputError(f"world seed {self.seed}: no live cases left after the golden set; "
                              "simulate more days or people")

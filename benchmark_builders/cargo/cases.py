@@ -73,7 +73,7 @@ def case_from_facts(world_seed: int, facts: Mapping[str, Any]) -> SupportCase | 
 
 def cases_from_world(world) -> list[SupportCase]:
     """Every completed support case of a world, sorted by case id."""
-    latest: dict[str, Mapping[str, Any]] = {}
+    latest: dict[str, tuple[int, Mapping[str, Any]]] = {}
     for version in world.artifacts:
         facts = version.facts
         if "procedure_id" not in facts or "case_id" not in facts:

@@ -93,3 +93,17 @@ def test_reproduce_cargo_is_cached_and_byte_identical(tmp_path):
     assert "table1_headline.md" in files and "risk_coverage.png" in files and "NOTES.md" in files
     for name in files:
         assert (tmp_path / "a" / "cargo" / name).read_bytes() == (tmp_path / "b" / "cargo" / name).read_bytes(), name
+
+
+def test_build_from_a_world_directory(tmp_path):
+    world = tmp_path / "world"
+    result = CliRunner().invoke(cli, ["simulate", "--out", str(world), "--seed", "4", "--people", "30", "--days", "45"])
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "suite"
+    result = CliRunner().invoke(cli, ["build", "cargo", "--out", str(out), "--world", str(world),
+                                      "--sizes", "P1=3,P3=6,P2=3,P4=4"])
+    assert result.exit_code == 0, result.output
+    meta = json.loads((out / "suite.json").read_text())
+    assert meta["world_seeds"] == [4] and meta["counts"]["P4"] == 4
+    result = CliRunner().invoke(cli, ["build", "cargo", "--out", str(tmp_path / "x"), "--world", str(tmp_path)])
+    assert result.exit_code == 2 and "MANIFEST.json" in result.output
