@@ -19,7 +19,22 @@ from orgbench.studies import ReproduceOptions
 
 BUILTIN_JUDGES = ("builtin:literal", "builtin:grounded", "builtin:token-f1", "builtin:noref")
 LLM_JUDGE_SEEDS = (0, 1, 2)
-RULES_VERSION = 1  # bump when the builder or the built-in judges change what they produce
+RULES_VERSION = 1  # bump to force every CARGO stage to rebuild (code changes already do)
+
+
+def code_fingerprint(*relative: str) -> str:
+    """SHA-256 over the source files (py, j2, yaml, toml) under these repository paths, so stages rebuild on code changes."""
+    import hashlib
+
+    root = Path(__file__).resolve().parents[2]
+    digest = hashlib.sha256()
+    for rel in relative:
+        base = root / rel
+        paths = [base] if base.is_file() else sorted(p for p in base.rglob("*")
+                                                     if p.suffix in (".py", ".j2", ".yaml", ".toml"))
+        for path in paths:
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
 
 
 def _suite_stage(work: Path, seeds: tuple[int, ...], fresh: bool) -> Path:
@@ -30,7 +45,8 @@ def _suite_stage(work: Path, seeds: tuple[int, ...], fresh: bool) -> Path:
 
     config = SuiteConfig()
     inputs = {"stage": "cargo-suite", "rules": RULES_VERSION, "seeds": list(seeds), "world": CARGO_WORLD,
-              "suite": asdict(config)}
+              "suite": asdict(config), "code": code_fingerprint("simulator", "orgbench/defaults",
+                                                                "benchmark_builders/cargo")}
 
     def build(tmp: Path) -> None:
         write_suite_files(suite_from_world_objects(simulate_worlds(seeds), config), tmp)
@@ -53,7 +69,9 @@ def _builtin_run(work: Path, suite: Path, spec: str, fresh: bool) -> Path:
     from simulator.storage import read_json
 
     suite_hash = read_json(suite / "MANIFEST.json")["stage_inputs"]
-    inputs = {"stage": "cargo-run", "rules": RULES_VERSION, "judge": spec, "suite": suite_hash, "seeds": [0]}
+    inputs = {"stage": "cargo-run", "rules": RULES_VERSION, "judge": spec, "suite": suite_hash, "seeds": [0],
+              "code": code_fingerprint("judges/backends/builtin.py", "judges/conditions.py", "judges/prompts",
+                                       "judges/verdict.py", "judges/runner.py")}
 
     def build(tmp: Path) -> None:
         run_cargo_jobs(_jobs(suite, (0,)), spec, tmp, suite=Path("suite"), conditions=["all", "rubric-swap"],
