@@ -56,9 +56,21 @@ FACT_PHRASES: dict[str, tuple[str, str, str]] = {
     "mechanism": ("cause: {v}", "root cause {v}", "mechanism {v}"),
     "postmortem_id": ("postmortem {v}", "{v}", "write-up {v}"),
     "team": ("team {v}", "the {v} team", "{v}"),
+    "account_id": ("account {v}", "account {v}", "account ID {v}"),
+    "account_name": ("customer {v}", "{v}", "the customer {v}"),
+    "contact_name": ("contact {v}", "{v} from the customer", "customer contact {v}"),
+    "contact_email": ("reachable at {v}", "email {v}", "contact email {v}"),
+    "escalation_id": ("escalation {v}", "{v}", "tracked as {v}"),
+    "escalated_to": ("escalated to {v}", "handed to {v}", "now with {v}"),
+    "target": ("needs {v}", "for {v}", "routed to {v}"),
+    "step_id": ("runbook step {v}", "step {v}", "step: {v}"),
+    "mechanism_aliases": ("also described as {v}", "a.k.a. {v}", "aliases: {v}"),
     "actor_id": ("{v}", "{v}", "{v}"),
 }
 FACT_ORDER = tuple(FACT_PHRASES)
+#: Facts whose values are actor ids; bodies show the person's name.
+ACTOR_FACTS = frozenset({"approver", "escalated_to", "actor_id", "on_call", "author", "sales_owner", "deployed_by",
+                         "reviewer", "manager"})
 
 
 def _say(key: str, value: Any, variant: int = 0) -> str:
@@ -72,27 +84,71 @@ def _label(key: str) -> str:
     return key.replace("_", " ").capitalize()
 
 
-def environment(names: Mapping[str, str]) -> jinja2.Environment:
-    """The jinja2 environment with the helpers templates use (``say``, ``label``, ``name``)."""
-    env = jinja2.Environment(
-        loader=jinja2.PackageLoader("simulator", "templates"),
-        autoescape=False, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False,
-        undefined=jinja2.ChainableUndefined, extensions=["jinja2.ext.do"],
-    )
-    person = lambda actor_id: names.get(actor_id, actor_id) if actor_id else ""  # noqa: E731
-    env.globals.update(say=_say, label=_label, name=person, order=FACT_ORDER)
-    env.filters["person"] = person
-    env.filters["sentence"] = lambda text: str(text)[:1].upper() + str(text)[1:]
-    return env
+@jinja2.pass_context
+def _person(context: Any, actor_id: Any) -> str:
+    """An actor id as the person's name (names come from the render context)."""
+    if not actor_id:
+        return ""
+    return context.get("names", {}).get(actor_id, actor_id)
 
 
-def render_bodies(env: jinja2.Environment, template: str, drafts: list[Draft], names: Mapping[str, str]) -> list[str]:
+def fact_keys(facts: Mapping[str, Any], skip: Iterable[str] = ()) -> list[str]:
+    """The keys of ``facts`` in speaking order (known facts first, then the rest sorted), minus ``skip``."""
+    skipped = set(skip)
+    known = [k for k in FACT_ORDER if k in facts and k not in skipped]
+    rest = sorted(k for k in facts if k not in FACT_PHRASES and k not in skipped)
+    return known + rest
+
+
+@jinja2.pass_context
+def _phrases(context: Any, facts: Mapping[str, Any], variant: int, skip: Iterable[str] = ()) -> list[str]:
+    """Every fact of ``facts`` (minus ``skip``) as a phrase, people named rather than numbered."""
+    names = context.get("names", {})
+    out = []
+    for key in fact_keys(facts, skip):
+        value = facts[key]
+        if isinstance(value, (list, tuple)):
+            value = ", ".join(str(names.get(v, v)) if key in ACTOR_FACTS else str(v) for v in value)
+        elif key in ACTOR_FACTS:
+            value = names.get(value, value)
+        out.append(_say(key, value, variant))
+    return out
+
+
+_ENVIRONMENT: jinja2.Environment | None = None
+_WRAPPERS: dict[str, jinja2.Template] = {}
+
+
+def environment() -> jinja2.Environment:
+    """The jinja2 environment with the helpers templates use (``say``, ``label``, ``name``), built once."""
+    global _ENVIRONMENT
+    if _ENVIRONMENT is None:
+        env = jinja2.Environment(
+            loader=jinja2.PackageLoader("simulator", "templates"),
+            autoescape=False, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False,
+            undefined=jinja2.ChainableUndefined, extensions=["jinja2.ext.do"],
+        )
+        env.globals.update(say=_say, label=_label, name=_person, order=FACT_ORDER, phrases=_phrases,
+                           keys_of=fact_keys, actor_facts=ACTOR_FACTS)
+        env.filters["person"] = _person
+        env.filters["sentence"] = lambda text: str(text)[:1].upper() + str(text)[1:]
+        _ENVIRONMENT = env
+    return _ENVIRONMENT
+
+
+def _wrapper(template: str) -> jinja2.Template:
+    found = _WRAPPERS.get(template)
+    if found is None:
+        found = _WRAPPERS[template] = environment().from_string(
+            "{% from '" + template + ".j2' import render with context %}"
+            "{% for d in items %}{{ render(d.facts, d.context, d.variant, name(d.author)) }}" + SEPARATOR + "{% endfor %}"
+        )
+    return found
+
+
+def render_bodies(template: str, drafts: list[Draft], names: Mapping[str, str]) -> list[str]:
     """Render every draft of one template in a single template call."""
-    wrapper = env.from_string(
-        "{% from '" + template + ".j2' import render %}"
-        "{% for d in items %}{{ render(d.facts, d.context, d.variant, name(d.author)) }}" + SEPARATOR + "{% endfor %}"
-    )
-    text = wrapper.render(items=drafts)
+    text = _wrapper(template).render(items=drafts, names=names)
     bodies = text.split(SEPARATOR)[:-1]
     if len(bodies) != len(drafts):
         raise RuntimeError(f"template {template} produced {len(bodies)} bodies for {len(drafts)} drafts")
@@ -102,14 +158,13 @@ def render_bodies(env: jinja2.Environment, template: str, drafts: list[Draft], n
 def render_all(drafts: Iterable[Draft], names: Mapping[str, str]) -> list[ArtifactVersion]:
     """Render every draft into an ArtifactVersion, keeping the drafts' order."""
     drafts = list(drafts)
-    env = environment(names)
     groups: dict[str, list[int]] = defaultdict(list)
     for index, draft in enumerate(drafts):
         groups[draft.template].append(index)
     bodies: list[str] = [""] * len(drafts)
     for template in sorted(groups):
         indexes = groups[template]
-        for index, body in zip(indexes, render_bodies(env, template, [drafts[i] for i in indexes], names)):
+        for index, body in zip(indexes, render_bodies(template, [drafts[i] for i in indexes], names)):
             bodies[index] = body
     return [ArtifactVersion(d.artifact_id, d.version, d.subsystem, d.kind, d.created_at, d.author, d.entity, d.title,
                             body, d.facts, d.acl) for d, body in zip(drafts, bodies)]

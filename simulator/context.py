@@ -74,7 +74,7 @@ class SimContext:
 
     def pick(self, rng: random.Random, options: Sequence[Any]) -> Any:
         """One option chosen by ``rng``."""
-        return options[rng.randrange(len(options))]
+        return options[int(rng.random() * len(options))]
 
     def remember(self, kind: str, facts: dict[str, Any]) -> None:
         """Add something people may mention later in chat or meetings."""

@@ -79,7 +79,7 @@ class Ledger:
 
     def emit(
         self,
-        type: str,
+        event_type: str,
         actors: Iterable[str],
         subsystem: str,
         entity: EntityRef,
@@ -89,8 +89,10 @@ class Ledger:
     ) -> str:
         """Record an event now; returns its event id."""
         event_id = f"EV-{len(self.events) + 1:07d}"
-        self.events.append(Event(event_id, self.now(), type, tuple(actors), subsystem, entity,
-                                 payload or {}, tuple(parents), tuple(artifacts)))
+        self.events.append(Event(event_id, self.now(), event_type,
+                                 actors if isinstance(actors, tuple) else tuple(actors), subsystem, entity,
+                                 payload or {}, parents if isinstance(parents, tuple) else tuple(parents),
+                                 artifacts if isinstance(artifacts, tuple) else tuple(artifacts)))
         return event_id
 
     def draft(
@@ -111,7 +113,7 @@ class Ledger:
         previous = self.latest.get(artifact_id)
         version = 1 if previous is None else previous.version + 1
         draft = Draft(artifact_id, version, subsystem, kind, self.now(), author, entity, title, template,
-                      self.wording.randrange(variants), facts, acl, context or {})
+                      int(self.wording.random() * variants), facts, acl, context or {})
         self.drafts.append(draft)
         self.latest[artifact_id] = draft
         return draft.ref

@@ -237,7 +237,7 @@ def support_case(ctx: SimContext, case: SupportCase):
         if step.step_id in CUSTOMER_STEPS:
             contact = case.facts["contact_email"]
             send_email(ctx, worker, [], f"Your case {case.case_id}: {step.action}", "customer_email",
-                       {"case_id": case.case_id, "step_id": step.step_id, **{k: case.facts[k] for k in step.reads},
+                       {"case_id": case.case_id, **{k: case.facts[k] for k in step.reads},
                         **written, "contact_name": case.facts["contact_name"]},
                        case.entity, {"action": step.action, "account_name": case.account.name},
                        kind="customer_email", event_type="email.sent_external", parents=link(), external_to=contact)
