@@ -107,3 +107,32 @@ def test_build_from_a_world_directory(tmp_path):
     assert meta["world_seeds"] == [4] and meta["counts"]["P4"] == 4
     result = CliRunner().invoke(cli, ["build", "cargo", "--out", str(tmp_path / "x"), "--world", str(tmp_path)])
     assert result.exit_code == 2 and "MANIFEST.json" in result.output
+
+
+def test_judge_through_an_openai_compatible_server(suite, tmp_path, monkeypatch):
+    """The LLM path: rendered prompts over HTTP to a local server whose 'model' reads them like builtin:grounded."""
+    from judges.backends.base import JudgeRequest, Message
+    from judges.backends.builtin import make_builtin
+    from tests.judges.chat_server import ChatServer
+
+    reader = make_builtin("grounded")
+
+    def answer(body: dict) -> str:
+        messages = tuple(Message(m["role"], m["content"]) for m in body["messages"])
+        return "Let me check the claims.\n```json\n" + reader.judge_text(JudgeRequest(messages)).splitlines()[-1] + "\n```"
+
+    monkeypatch.setenv("CARGO_TEST_KEY", "k")
+    with ChatServer(answer=answer) as server:
+        args = ["judge", "--suite", str(suite), "--judge", "openai:judge-model", "--base-url", server.base_url,
+                "--api-key-env", "CARGO_TEST_KEY", "--conditions", "cargo,direct", "--seeds", "0,1",
+                "--out", str(tmp_path / "llm")]
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 0, result.output
+        assert server.total == 20 * 2 * 2
+        again = CliRunner().invoke(cli, args)
+        assert again.exit_code == 0 and server.total == 80
+    rows = read_jsonl(tmp_path / "llm" / "judgments.jsonl")
+    truth = {r["item_id"]: r["should_penalize"] for r in read_jsonl(suite / "truth.jsonl")}
+    assert len(rows) == 80 and all(r["error"] is None for r in rows)
+    assert all(r["penalized"] == truth[r["item_id"]] for r in rows if r["condition"] == "cargo")
+    assert all(r["penalized"] is True for r in rows if r["condition"] == "direct")
