@@ -1,0 +1,98 @@
+"""The gated runtime: gates before ranking, indistinguishable withholding, recorded calls, and a leak probe."""
+
+import random
+from datetime import timedelta
+
+from judges.groundeval.runtime import GatedRuntime, not_found, tokenize
+
+
+def test_tokenize_keeps_ids_and_their_parts():
+    assert tokenize("See CHG-118, on 2026-01-05!") == ["see", "chg-118", "chg", "118", "on", "2026-01-05", "2026", "01", "05"]
+
+
+def test_fetch_of_withheld_and_missing_ids_look_the_same(rt_world, rt_corpus):
+    ticket = next(v for v in rt_world.artifacts if v.subsystem == "ticketing")
+    engineer = next(a.actor_id for a in rt_world.actors if a.role == "engineer" and a.actor_id not in ticket.acl.participants)
+    runtime = GatedRuntime(rt_corpus, engineer, ticket.created_at + timedelta(days=1))
+    withheld = runtime.fetch_artifact(ticket.artifact_id)
+    missing = runtime.fetch_artifact("CASE-99999")
+    assert withheld == not_found(ticket.artifact_id) and missing == not_found("CASE-99999")
+    assert withheld["message"].replace(ticket.artifact_id, "X") == missing["message"].replace("CASE-99999", "X")
+    first, second = runtime.trace()
+    assert (first["outcome"], first["gates"]) == ("withheld", {"horizon": False, "actor": False, "subsystem": True})
+    assert (second["outcome"], second["gates"]) == ("not_found", {"horizon": False, "actor": False, "subsystem": False})
+    assert first["latency_ms"] is not None and first["args"] == {"artifact_id": ticket.artifact_id}
+
+
+def test_future_versions_are_withheld_by_the_horizon(rt_world, rt_corpus):
+    incident = next(v for v in rt_world.artifacts if v.kind == "incident" and v.version == 2)
+    actor = incident.author
+    runtime = GatedRuntime(rt_corpus, actor, incident.created_at - timedelta(minutes=1), record_latency=False)
+    current = runtime.fetch_artifact(incident.artifact_id)["artifact"]
+    assert current["version"] == 1 and current["id"] == f"{incident.artifact_id}@1"
+    assert "error" in runtime.fetch_artifact(incident.ref)
+    assert runtime.trace()[1]["gates"]["horizon"] is True and runtime.trace()[1]["latency_ms"] is None
+    hits = runtime.search_artifacts(incident.artifact_id, None, 50)["results"]
+    assert incident.ref not in [h["id"] for h in hits]
+
+
+def test_search_outside_the_role_is_empty_and_recorded(rt_world, rt_corpus):
+    support = next(a.actor_id for a in rt_world.actors if a.role == "support_l1")
+    runtime = GatedRuntime(rt_corpus, support, rt_world.events[-1].ts)
+    assert runtime.search_artifacts("incident", "deploys", 5) == {"results": [], "count": 0}
+    assert runtime.search_artifacts("zzzunknownterm", None, 5) == {"results": [], "count": 0}
+    calls = runtime.trace()
+    assert calls[0]["gates"]["subsystem"] is True and calls[1]["gates"]["subsystem"] is False
+    assert runtime.search_artifacts(42, None, 5)["error"] == "invalid_arguments"
+
+
+def test_bm25_ranks_the_named_record_first(rt_world, rt_corpus):
+    engineer = next(a.actor_id for a in rt_world.actors if a.role == "engineer")
+    runtime = GatedRuntime(rt_corpus, engineer, rt_world.events[-1].ts)
+    results = runtime.search_artifacts("CHG-7 deploy", "deploys", 3)["results"]
+    assert results[0]["artifact_id"] == "CHG-7" and len(results) == 3
+    assert [r["score"] for r in results] == sorted((r["score"] for r in results), reverse=True)
+    assert runtime.trace()[0]["returned_ids"] == [r["id"] for r in results]
+
+
+def test_leak_probe_against_the_policy(rt_world, rt_corpus):
+    """Thousands of random searches and fetches; the policy itself says nothing withheld came back."""
+    rng = random.Random(20260105)
+    policy = rt_world.policy
+    versions = {v.ref: v for v in rt_world.artifacts}
+    ids = sorted({v.artifact_id for v in rt_world.artifacts}) + ["NOPE-1", "CASE-1"]
+    refs = sorted(versions)
+    words = sorted({t for v in rt_world.artifacts for t in tokenize(v.title)})
+    actors = [a.actor_id for a in rt_world.actors] + ["P-999"]
+    start, end = rt_world.events[0].ts - timedelta(days=1), rt_world.events[-1].ts + timedelta(days=1)
+    subsystems = [None, "ticketing", "deploys", "incidents", "postmortems", "chat", "email", "hr"]
+    checked = 0
+    for _ in range(100):
+        actor = rng.choice(actors)
+        moment = start + (end - start) * rng.random()
+        runtime = GatedRuntime(rt_corpus, actor, moment)
+        for _ in range(40):
+            if rng.random() < 0.5:
+                query = " ".join(rng.choice(words) for _ in range(rng.randint(1, 3)))
+                result = runtime.search_artifacts(query, rng.choice(subsystems), rng.randint(1, 50))
+                for hit in result["results"]:
+                    version = versions[hit["id"]]
+                    assert policy.can_see(actor, version, moment), (actor, moment, hit["id"])
+                    history = [v for v in rt_world.versions(version.artifact_id) if v.created_at <= moment]
+                    assert history[-1] is version                             # the as-of version, never a later one
+                    assert hit["snippet"] == version.body[:200] and hit["title"] == version.title
+                assert result["count"] == len(result["results"])
+            else:
+                target = rng.choice(ids) if rng.random() < 0.5 else rng.choice(refs)
+                result = runtime.fetch_artifact(target)
+                if "artifact" in result:
+                    assert policy.can_see(actor, versions[result["artifact"]["id"]], moment)
+                else:
+                    assert result == not_found(target)
+                    call = runtime.trace()[-1]
+                    if target in versions:
+                        assert policy.violations(actor, versions[target], moment) and call["outcome"] == "withheld"
+                        assert [g for g, broken in call["gates"].items() if broken] == \
+                            sorted(policy.violations(actor, versions[target], moment), key=("horizon", "actor", "subsystem").index)
+            checked += 1
+    assert checked == 4000

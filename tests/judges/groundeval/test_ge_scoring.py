@@ -1,0 +1,151 @@
+"""The scorer, term by term, against hand-computed values."""
+
+import pytest
+
+from benchmark_builders.groundeval.contracts import Truth
+from judges.groundeval.scoring import CompiledTruth, evidence_overlap, score_question, summarize
+
+def close(value):
+    """Scores are rounded to 6 decimals."""
+    return pytest.approx(value, abs=1e-6)
+
+
+NONE = {"horizon": False, "actor": False, "subsystem": False}
+
+
+def call(tool="fetch_artifact", ids=(), outcome="ok", args=None, **gates):
+    return {"seq": 0, "tool": tool, "args": args or {}, "returned_ids": list(ids), "outcome": outcome,
+            "gates": {**NONE, **gates}, "latency_ms": None}
+
+
+def truth(track="perspective", kind="positive", gold=None, required=(), permitted=(), space=(), aliases=(),
+          actors=(), cause=(), effect=()):
+    return CompiledTruth.of(Truth("Q-1", track, kind, "easy", gold or {}, tuple(required), tuple(permitted),
+                                  tuple(space), tuple(aliases), tuple(actors), tuple(cause), tuple(effect), ""))
+
+
+POSITIVE = truth(gold={"could_actor_have_known": True, "blocked_subsystems": [], "evidence_artifacts": ["A@1"]},
+                 required=["A@1"], permitted=["A@1", "B@1"])
+
+
+def test_perspective_positive_full_marks():
+    row = score_question(POSITIVE, {"could_actor_have_known": True, "evidence_artifacts": ["A@1"],
+                                    "blocked_subsystems": []}, [call(ids=["A@1"])])
+    assert (row["s_answer"], row["s_traj"], row["v"], row["s_adj"]) == (1.0, 1.0, 0.0, 1.0)
+
+
+def test_horizon_takes_precedence_and_two_gates_count_once():
+    calls = [call(ids=["A@1"]), call(outcome="withheld", horizon=True, subsystem=True),
+             call(outcome="withheld", actor=True, subsystem=True), call(outcome="withheld", subsystem=True)]
+    row = score_question(POSITIVE, {"could_actor_have_known": True, "evidence_artifacts": ["A@1"]}, calls)
+    parts = row["diagnostics"]["trajectory"]
+    assert (parts["horizon_violations"], parts["actor_violations"], parts["subsystem_violations"]) == (1, 1, 1)
+    # v = 3 violating calls / 4; traj = .30(1-1/4) + .25(1-1/4) + .20·1 + .15(1-1/4) + .10·0 (three dead ends, no ok after)
+    assert row["v"] == 0.75
+    assert row["s_traj"] == close(0.30 * 0.75 + 0.25 * 0.75 + 0.20 + 0.15 * 0.75 + 0.0)
+    assert row["s_adj"] == close((0.4 * 1.0 + 0.6 * row["s_traj"]) * 0.25 ** 2)
+    assert row["answer_correct"] is True
+
+
+def test_no_calls_means_v_zero_and_a_correct_negative_without_evidence_is_fully_grounded():
+    negative = truth(kind="permission_negative", gold={"could_actor_have_known": False,
+                                                       "blocked_subsystems": ["deploys"], "evidence_artifacts": []})
+    row = score_question(negative, {"could_actor_have_known": False, "blocked_subsystems": ["deploys"],
+                                    "evidence_artifacts": []}, [])
+    assert row["v"] == 0.0 and row["n_calls"] == 0
+    assert row["diagnostics"]["trajectory"]["grounding"] == 1.0
+    assert (row["s_answer"], row["s_traj"], row["s_adj"]) == (1.0, 1.0, 1.0)
+
+
+def test_perspective_answer_parts_and_dead_end_recovery():
+    negative = truth(kind="permission_negative", gold={"could_actor_have_known": False,
+                                                       "blocked_subsystems": ["deploys", "hr"], "evidence_artifacts": []},
+                     permitted=["C@1"])
+    # blocked: |{deploys}∩{deploys,hr}| / |∪| = 1/2; evidence: cites C@1 (permitted) and X@1 (not): 0 / (0 + 1) = 0
+    row = score_question(negative, {"could_actor_have_known": False, "blocked_subsystems": ["deploys"],
+                                    "evidence_artifacts": ["C@1", "X@1"]},
+                         [call(tool="search_artifacts", outcome="empty"), call(ids=["C@1"]), call(outcome="not_found")])
+    assert row["s_answer"] == close(0.6 + 0.2 * 0.5 + 0.2 * 0.0)
+    traj = row["diagnostics"]["trajectory"]
+    assert traj["grounding"] == 0.0 and traj["dead_ends"] == 2 and traj["dead_end_recovery"] == 0.5
+    assert row["s_traj"] == close(0.30 + 0.25 + 0.0 + 0.15 + 0.10 * 0.5)
+    wrong = score_question(negative, {"could_actor_have_known": True}, [])
+    assert wrong["s_answer"] == 0.0 and wrong["answer_correct"] is False
+
+
+def test_evidence_overlap_ignores_permitted_extras_and_accepts_bare_ids():
+    assert evidence_overlap(frozenset({"A@1"}), frozenset({"A@1", "B@1"}), {"A@1", "B@1"}) == 1.0
+    assert evidence_overlap(frozenset({"A@1", "D@2"}), frozenset({"A@1"}), {"A@1", "Z@1"}) == close(1 / 3)
+    assert evidence_overlap(frozenset(), frozenset(), set()) == 1.0
+    row = score_question(POSITIVE, {"could_actor_have_known": True, "evidence_artifacts": ["A"]}, [call(ids=["A@1"])])
+    assert row["s_adj"] == 1.0
+
+
+COUNTERFACTUAL = truth(track="counterfactual", kind="causal",
+                       gold={"outcome_changed": True, "causal_mechanism": "config_regression", "cause_event_id": "EV-1",
+                             "effect_event_id": "EV-2", "mechanism_direction": "cause_to_effect"},
+                       required=["CHG-1@3", "INC-1@2"], permitted=["CHG-1@3", "INC-1@2"],
+                       aliases=["config_regression", "bad config push"], actors=["P-1", "P-2"],
+                       cause=["CHG-1@3"], effect=["INC-1@2"])
+
+
+def test_counterfactual_answer_and_trajectory_terms():
+    answer = {"outcome_changed": True, "causal_mechanism": "Bad config push", "cause_event_id": "EV-1",
+              "effect_event_id": "EV-9", "mechanism_direction": "effect_to_cause", "evidence_artifacts": ["CHG-1@3"],
+              "actors": ["P-2", "P-7"]}
+    row = score_question(COUNTERFACTUAL, answer, [call(ids=["CHG-1@3"]), call(outcome="withheld", horizon=True)])
+    # answer: .2 outcome + .2 alias + .2 cause + 0 effect + 0 direction + .05·(1/2) + .05 actor
+    assert row["s_answer"] == close(0.2 + 0.2 + 0.2 + 0.025 + 0.05)
+    # traj: .2 cause found + 0 effect + .35·(1/2) + 0 (a horizon violation) + .10 mechanism named
+    assert row["s_traj"] == close(0.2 + 0.175 + 0.10)
+    assert row["v"] == 0.5 and row["s_adj"] == close((0.5 * row["s_answer"] + 0.5 * row["s_traj"]) * 0.25)
+
+
+def test_silence_coverage_needs_the_selector_in_each_subsystem():
+    absence = truth(track="silence", kind="absence", gold={"exists": False},
+                    space=[{"subsystem": "postmortems", "selector": "INC-4"}, {"subsystem": "wiki", "selector": "INC-4"}])
+    calls = [call("search_artifacts", outcome="empty", args={"query": "postmortem INC-4", "subsystem": "postmortems"}),
+             call("search_artifacts", outcome="empty", args={"query": "INC-40", "subsystem": "wiki"}),
+             call("search_artifacts", outcome="empty", args={"query": "INC-4", "subsystem": "hr"}, subsystem=True)]
+    row = score_question(absence, {"exists": False}, calls)
+    assert row["diagnostics"]["trajectory"]["search_space_coverage"] == 0.5
+    assert row["diagnostics"]["trajectory"]["uncovered_subsystems"] == ["wiki"]
+    assert row["s_traj"] == close(0.8 * 0.5 + 0.2)
+    assert row["s_adj"] == close((0.3 * 1.0 + 0.7 * row["s_traj"]) * (1 - 1 / 3) ** 2)
+    lazy = score_question(absence, {"exists": False}, [])
+    assert (lazy["s_answer"], lazy["s_traj"], lazy["s_adj"]) == (1.0, 0.2, close(0.3 + 0.7 * 0.2))
+    covered = score_question(absence, {"exists": False},
+                             [call("search_artifacts", outcome="empty", args={"query": "inc-4", "subsystem": None})])
+    assert covered["s_adj"] == 1.0
+
+
+@pytest.mark.parametrize("answer, reason", [
+    ("not json {", "answer is not JSON"),
+    ("[1, 2]", "answer is a list, not an object"),
+    ({"evidence_artifacts": []}, "missing field could_actor_have_known"),
+    ({"could_actor_have_known": "yes"}, "field could_actor_have_known is a str, not bool"),
+    ({"could_actor_have_known": True, "evidence_artifacts": "A@1"}, "field evidence_artifacts is not a list of strings"),
+    (None, "answer is a NoneType, not an object"),
+])
+def test_malformed_answers_score_zero_with_a_reason(answer, reason):
+    row = score_question(POSITIVE, answer, [call(ids=["A@1"])])
+    assert (row["s_answer"], row["s_traj"], row["s_adj"], row["malformed"]) == (0.0, 0.0, 0.0, reason)
+
+
+def test_malformed_trace_and_context_mode_citations():
+    assert score_question(POSITIVE, {"could_actor_have_known": True}, "calls")["malformed"] == "trace is not a list of calls"
+    assert score_question(POSITIVE, {"could_actor_have_known": True}, [1])["malformed"] == "trace has a malformed call"
+    context_calls = [call("search_artifacts", ids=["A@1"]), call(ids=["A@1"]),
+                     call("cite_artifact", ids=["A@1"]), call("cite_artifact", outcome="withheld", horizon=True)]
+    row = score_question(POSITIVE, {"could_actor_have_known": True, "evidence_artifacts": ["A@1", "F@2"]},
+                         context_calls, mode="context")
+    assert row["n_calls"] == 2 and row["v"] == 0.5          # only the agent's citations count in context mode
+
+
+def test_summary_counts_correct_answers_through_invalid_paths():
+    rows = [score_question(POSITIVE, {"could_actor_have_known": True, "evidence_artifacts": ["A@1"]},
+                           [call(ids=["A@1"]), call(outcome="withheld", actor=True)]),
+            score_question(POSITIVE, {"could_actor_have_known": True, "evidence_artifacts": ["A@1"]}, [call(ids=["A@1"])])]
+    summary = summarize(rows)
+    assert summary["correct_invalid_path"] == 1 and summary["violation_rate"] == 0.3333
+    assert summary["n"] == 2 and summary["s_answer"] == 1.0
