@@ -136,3 +136,17 @@ def test_judge_through_an_openai_compatible_server(suite, tmp_path, monkeypatch)
     assert len(rows) == 80 and all(r["error"] is None for r in rows)
     assert all(r["penalized"] == truth[r["item_id"]] for r in rows if r["condition"] == "cargo")
     assert all(r["penalized"] is True for r in rows if r["condition"] == "direct")
+
+
+def test_suite_from_simulated_worlds_is_byte_identical_under_any_hash_seed(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    digests = []
+    for hash_seed in ("1", "2"):
+        out = tmp_path / f"suite{hash_seed}"
+        subprocess.run([sys.executable, "-m", "orgbench", "build", "cargo", "--out", str(out), *SMALL], check=True,
+                       env={**os.environ, "PYTHONHASHSEED": hash_seed}, capture_output=True)
+        digests.append((out / "MANIFEST.json").read_bytes())
+    assert digests[0] == digests[1]
