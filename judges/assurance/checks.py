@@ -38,7 +38,9 @@ REQUIREMENTS: dict[str, str] = {
 _HEADER = re.compile(rb"^\[MESSAGE (\d+) (system|user|assistant)\]$")
 _RESULT = re.compile(rb"^\[TOOL RESULT (\d+) id=(.*)\]$")
 _CALL = re.compile(rb"\[TOOL CALL id=(\S+) bytes=(\d+)\] ([^(\s]+)\(")
-_EXCLUDED = re.compile(r'(?im)^\\?\s*(labels?|step_labels?|notes?|error_kind)\s*[:=]|"(labels?|step_label|error_kind)"\s*:')
+_EXCLUDED_PATTERN = r'(?im)^\\?\s*(labels?|step_labels?|notes?|error_kind)\s*[:=]|"(labels?|step_label|error_kind)"\s*:'
+_EXCLUDED = re.compile(_EXCLUDED_PATTERN)
+_EXCLUDED_BYTES = re.compile(_EXCLUDED_PATTERN.encode("ascii"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,8 +163,49 @@ def _expected_content(content: str) -> list[bytes]:
     return lines
 
 
-def check_packet(data: bytes, trajectory: Trajectory, spec: PacketSpec) -> list[Finding]:
-    """Packet requirements: the bytes against the source record and the packet's spec."""
+def message_blocks(trajectory: Trajectory, restored: bool) -> list[bytes]:
+    """Each message as the contract requires it in a packet (header, content lines, calls), one block each."""
+    blocks = []
+    for index, message in enumerate(trajectory.messages):
+        if message.role == "tool":
+            out = [f"[TOOL RESULT {index} id={message.tool_call_id}]".encode("utf-8")]
+        else:
+            out = [f"[MESSAGE {index} {message.role}]".encode("utf-8")]
+        out.extend(_expected_content(message.content))
+        if restored:
+            for call in message.tool_calls:
+                arguments = call.arguments.encode("utf-8")
+                out.append(b"[TOOL CALL id=" + call.id.encode("utf-8") + b" bytes=" + str(len(arguments)).encode()
+                           + b"] " + call.name.encode("utf-8") + b"(" + arguments + b")")
+        blocks.append(b"\n".join(out) + b"\n")
+    return blocks
+
+
+def expected_packet(trajectory: Trajectory, spec: PacketSpec, blocks: list[bytes] | None = None) -> bytes:
+    """The packet the contract requires, derived from the source record (written apart from the renderer)."""
+    if blocks is None:
+        blocks = message_blocks(trajectory, spec.rendering == "restored")
+    target = spec.target_index
+    stop = target + 1 if spec.extent == "prefix" else len(trajectory.messages)
+    return b"".join(blocks[:target]) + b"[BEGIN TARGET STEP]\n" + blocks[target] + b"[END TARGET STEP]\n" + \
+        b"".join(blocks[target + 1:stop])
+
+
+def check_packet(data: bytes, trajectory: Trajectory, spec: PacketSpec,
+                 blocks: list[bytes] | None = None) -> list[Finding]:
+    """Packet requirements: the bytes against the source record and the packet's spec.
+
+    ``blocks`` (from ``message_blocks``) may be passed to reuse one trajectory's expected blocks across packets.
+    """
+    subject = spec.packet_id
+    if spec.rendering == "restored" and data == expected_packet(trajectory, spec, blocks):
+        if _EXCLUDED_BYTES.search(data) is None:   # byte-identical to the contract's packet: every requirement holds
+            return [Finding(name, True, "", subject) for name in _PACKET_REQUIREMENTS]
+    return _check_packet_in_detail(data, trajectory, spec)
+
+
+def _check_packet_in_detail(data: bytes, trajectory: Trajectory, spec: PacketSpec) -> list[Finding]:
+    """Parse the packet and test each requirement on its own, naming what fails."""
     subject = spec.packet_id
     blocks, problem = parse_packet(data)
     if problem:
@@ -234,7 +277,17 @@ def check_packet(data: bytes, trajectory: Trajectory, spec: PacketSpec) -> list[
     out.append(Finding("calls-rendered", not call_problems, "; ".join(call_problems[:3]), subject))
     out.append(Finding("results-show-ids", not id_problems, "; ".join(id_problems[:3]), subject))
     out.append(Finding("delimiters-neutralised", not neutral_problems, "; ".join(neutral_problems[:3]), subject))
+    if all(f.ok for f in out) and data != expected_packet(trajectory, spec) and spec.rendering == "restored":
+        expected = expected_packet(trajectory, spec)
+        at = next((i for i, (a, b) in enumerate(zip(data, expected)) if a != b), min(len(data), len(expected)))
+        out = [f if f.requirement != "messages-in-order" else
+               Finding("messages-in-order", False, f"packet differs from the required packet at byte {at}", subject)
+               for f in out]
     return out
+
+
+_PACKET_REQUIREMENTS = ("packet-structure", "excluded-fields-absent", "target-marked-once", "extent",
+                        "messages-in-order", "calls-rendered", "results-show-ids", "delimiters-neutralised")
 
 
 def failures(findings: list[Finding]) -> list[Finding]:

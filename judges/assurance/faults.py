@@ -257,7 +257,7 @@ def _stale_script(cfg: PipelineConfig, victim: Victim) -> None:
     old.write_bytes(delete_first_call((cfg.work / "staged" / "packets" / victim.filename).read_bytes()))
     script = {"job_id": "zz-stale", "packet": f"old/packets/{victim.filename}", "sha256": exact_sha256(
         old.read_bytes()), "draws": cfg.draws}
-    (cfg.work / "emit" / "scripts" / "zz-stale.json").write_text(dumps(script) + "\n", encoding="utf-8")
+    (cfg.work / "emit" / "scripts" / "zz-stale.jsonl").write_text(dumps(script) + "\n", encoding="utf-8")
 
 
 def _crlf(data: bytes) -> bytes:

@@ -7,7 +7,7 @@ Workspace layout (one directory)::
     build/jobs.jsonl               packet specs       build/report.json    inline-check findings
     check/report.json              the disk check: source records and packets reread from disk
     staged/packets/*.txt           copies for the judge, staged/manifest.json
-    emit/jobs.jsonl, emit/scripts/<packet>.json   one script per packet (its path, hash, draws)
+    emit/scripts/shard-NNNN.jsonl  dispatch scripts: one job per line (packet path, hash, draws)
     dispatch/responses.jsonl       what the judge was handed (hash) and answered
 
 Controls are cumulative. P0: every stage runs whatever the earlier ones did
@@ -26,22 +26,23 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from benchmark_builders.trajectories.records import LABELS_FILE, TRAJECTORIES_FILE, read_suite
-from judges.assurance.checks import Finding, check_packet, check_source
-from judges.assurance.manifest import (Hasher, StepRecord, changed_files, exact_sha256, files_under, read_record,
-                                       write_record)
-from judges.assurance.render import EXTENTS, PacketSpec, render_packet
+from judges.assurance.checks import Finding, check_packet, check_source, message_blocks
+from judges.assurance.manifest import Hasher, StepRecord, exact_sha256, read_record, write_record
+from judges.assurance.render import EXTENTS, PacketSpec, render_packets
 from judges.assurance.targets import select_targets
 from judges.backends.base import BackendError, GenerationParams, JudgeBackend, JudgeRequest, Message
 from simulator.errors import InputError
-from simulator.storage import MANIFEST, dumps, read_json, staged_directory, verify_manifest, write_json
+from simulator.storage import MANIFEST, dumps, dumps_pretty, staged_directory, verify_manifest
 
 STEPS = ("build", "check", "stage", "emit", "dispatch")
+SCRIPT_SHARD = 500   # jobs per dispatch script
 CONTROLS = ("P0", "P1", "P2", "P3")
 
 #: Requirements the pipeline itself enforces (the checkers' are in checks.REQUIREMENTS).
@@ -144,6 +145,68 @@ class StageResult:
     reason: str = ""
 
 
+class _Workspace:
+    """One stage's view of the workspace: each file read and hashed at most once, listed with os.scandir."""
+
+    def __init__(self, cfg: PipelineConfig) -> None:
+        self.root = str(cfg.work)
+        self.hasher = cfg.hasher
+        self.data: dict[str, bytes | None] = {}
+        self.digests: dict[str, str | None] = {}
+
+    def read(self, rel: str) -> bytes | None:
+        """The file's bytes (None if missing), read once."""
+        if rel not in self.data:
+            try:
+                with open(os.path.join(self.root, rel), "rb") as handle:
+                    self.data[rel] = handle.read()
+            except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+                self.data[rel] = None
+        return self.data[rel]
+
+    def digest(self, rel: str) -> str | None:
+        """The file's hash (None if missing), computed once."""
+        if rel not in self.digests:
+            data = self.read(rel)
+            self.digests[rel] = None if data is None else self.hasher(data)
+        return self.digests[rel]
+
+    def listing(self, folder: str) -> list[str]:
+        """Relative paths of every file under ``folder``, sorted."""
+        out = []
+        base = os.path.join(self.root, folder)
+        for current, dirs, files in os.walk(base):
+            dirs.sort()
+            prefix = os.path.relpath(current, self.root).replace(os.sep, "/")
+            out.extend(f"{prefix}/{name}" for name in files)
+        return sorted(out)
+
+    def products(self, folder: str) -> dict[str, str]:
+        """``{path: hash}`` of every file under ``folder``."""
+        return {rel: self.digest(rel) for rel in self.listing(folder)}
+
+    def wrote(self, rel: str, data: bytes) -> None:
+        """Remember bytes this stage just wrote, so its products need no second read."""
+        self.data[rel] = data
+        self.digests.pop(rel, None)
+
+    def changed(self, expected: Mapping[str, str]) -> list[str]:
+        """One line per listed file that is missing or no longer hashes as recorded."""
+        problems = []
+        for rel in sorted(expected):
+            digest = self.digest(rel)
+            if digest is None:
+                problems.append(f"{rel} is missing")
+            elif digest != expected[rel]:
+                problems.append(f"{rel} changed (sha256 differs from the record)")
+        return problems
+
+
+def _write(directory: Path, rel: str, data: bytes) -> None:
+    with open(os.path.join(directory, rel), "wb") as handle:
+        handle.write(data)
+
+
 def _source_files(source: Path) -> list[str]:
     return [name for name in (TRAJECTORIES_FILE, LABELS_FILE, MANIFEST) if (Path(source) / name).is_file()]
 
@@ -165,7 +228,7 @@ def _finish(cfg: PipelineConfig, step: str, materials: Mapping[str, str], produc
     return StageResult(step, code, requirement, reason)
 
 
-def _require_previous(cfg: PipelineConfig, step: str) -> StepRecord | None:
+def _require_previous(cfg: PipelineConfig, step: str, ws: _Workspace) -> StepRecord | None:
     """Refuse (P1+) unless every earlier stage succeeded and chains; (P2+) unless the previous one is unchanged."""
     index = STEPS.index(step)
     if index == 0:
@@ -196,25 +259,30 @@ def _require_previous(cfg: PipelineConfig, step: str) -> StepRecord | None:
                                f"stale output of an earlier run")
     if cfg.controls.byte_checks:
         listed = {p: d for p, d in {**previous.materials, **previous.products}.items() if not p.startswith("source:")}
-        problems = changed_files(cfg.work, listed, cfg.hasher)
+        problems = ws.changed(listed)
         if problems:
             raise StageRefused(step, "previous-products-unchanged",
                                f"{previous.step} outputs changed since it ran: {problems[0]}")
     return previous
 
 
-def _products(cfg: PipelineConfig, folder: str) -> dict[str, str]:
-    return {rel: cfg.hasher((cfg.work / rel).read_bytes()) for rel in files_under(cfg.work, folder)}
+def _read_manifest(ws: _Workspace, rel: str) -> dict[str, str]:
+    data = ws.read(rel)
+    try:
+        packets = json.loads(data)["packets"] if data is not None else {}
+    except (ValueError, KeyError, TypeError):
+        return {}
+    return packets if isinstance(packets, dict) else {}
 
 
 def build(cfg: PipelineConfig) -> StageResult:
     """Render every packet of the cohort, check it inline, and record exact-byte hashes."""
     cfg.hook("before_build")
     _start(cfg, "build")
-    _require_previous(cfg, "build")
+    ws = _Workspace(cfg)
+    _require_previous(cfg, "build", ws)
     trajectories, labels = read_suite(cfg.source, verify=False)
-    specs, packets, failed = [], {}, []
-    by_id = {t.trajectory_id: t for t in trajectories}
+    specs, packets = [], {}
     findings: list[Finding] = []
     try:
         for trajectory in trajectories:
@@ -223,47 +291,45 @@ def build(cfg: PipelineConfig) -> StageResult:
             if targets is None:
                 continue
             findings.extend(check_source(trajectory, reverse=cfg.reverse))
-            for kind, index in (("error", targets.error), ("comparison", targets.comparison)):
-                for extent in cfg.extents:
-                    spec = PacketSpec(trajectory.trajectory_id, index, kind, extent, "restored")
-                    data = render_packet(trajectory, spec)
-                    if cfg.render_hook is not None:
-                        data = cfg.render_hook(spec, data)
-                    specs.append(spec)
-                    packets[spec.filename] = data
+            mine = [PacketSpec(trajectory.trajectory_id, index, kind, extent, "restored")
+                    for kind, index in (("error", targets.error), ("comparison", targets.comparison))
+                    for extent in cfg.extents]
+            rendered = render_packets(trajectory, mine)
+            if cfg.render_hook is not None:
+                rendered = [cfg.render_hook(spec, data) for spec, data in zip(mine, rendered)]
+            blocks = message_blocks(trajectory, True)   # the inline check, against the source record
+            for spec, data in zip(mine, rendered):
+                findings.extend(check_packet(data, trajectory, spec, blocks))
+                specs.append(spec)
+                packets[spec.filename] = data
     except Exception as exc:  # a renderer crash is a failed build that writes nothing
         return _finish(cfg, "build", _source_materials(cfg), {}, [("render-completed", f"renderer failed: {exc}")])
-    for spec in specs:
-        findings.extend(check_packet(packets[spec.filename], by_id[spec.trajectory_id], spec))
     failed = [(f.requirement, f"{f.subject}: {f.detail}") for f in findings if not f.ok]
     if failed and cfg.controls.stop_on_failure:
         return _finish(cfg, "build", _source_materials(cfg), {}, failed)
+    products = {}
     with staged_directory(cfg.work / "build") as tmp:
         (tmp / "packets").mkdir()
         hashes = {}
         for name in sorted(packets):
-            (tmp / "packets" / name).write_bytes(packets[name])
-            hashes[f"packets/{name}"] = cfg.hasher(packets[name])
-        write_json(tmp / "manifest.json", {"packets": hashes})
-        (tmp / "jobs.jsonl").write_text("".join(dumps(s.to_json()) + "\n" for s in specs), encoding="utf-8")
-        write_json(tmp / "report.json", {"findings": [f.to_json() for f in findings if not f.ok],
-                                         "checked": len(findings)})
-    return _finish(cfg, "build", _source_materials(cfg), _products(cfg, "build"), failed)
-
-
-def _read_manifest(path: Path) -> dict[str, str]:
-    try:
-        packets = read_json(path)["packets"]
-    except (InputError, KeyError, TypeError):
-        return {}
-    return packets if isinstance(packets, dict) else {}
+            _write(tmp, f"packets/{name}", packets[name])
+            hashes[f"packets/{name}"] = products[f"build/packets/{name}"] = cfg.hasher(packets[name])
+        extra = {"manifest.json": dumps_pretty({"packets": hashes}).encode("utf-8"),
+                 "jobs.jsonl": "".join(dumps(s.to_json()) + "\n" for s in specs).encode("utf-8"),
+                 "report.json": dumps_pretty({"findings": [f.to_json() for f in findings if not f.ok],
+                                              "checked": len(findings)}).encode("utf-8")}
+        for name, data in extra.items():
+            _write(tmp, name, data)
+            products[f"build/{name}"] = cfg.hasher(data)
+    return _finish(cfg, "build", _source_materials(cfg), products, failed)
 
 
 def check(cfg: PipelineConfig) -> StageResult:
     """The disk check: reread source records and packets, verify bytes and every requirement."""
     cfg.hook("before_check")
     _start(cfg, "check")
-    _require_previous(cfg, "check")
+    ws = _Workspace(cfg)
+    _require_previous(cfg, "check", ws)
     failed: list[tuple[str, str]] = []
     source = Path(cfg.source)
     if not (source / MANIFEST).is_file():
@@ -275,39 +341,43 @@ def check(cfg: PipelineConfig) -> StageResult:
     findings: list[Finding] = []
     for trajectory in trajectories:
         findings.extend(check_source(trajectory, reverse=cfg.reverse))
-    manifest = _read_manifest(cfg.work / "build" / "manifest.json")
-    jobs_path = cfg.work / "build" / "jobs.jsonl"
+    manifest = _read_manifest(ws, "build/manifest.json")
+    jobs = ws.read("build/jobs.jsonl") or b""
     specs = [PacketSpec(**{k: v for k, v in json.loads(line).items() if k != "packet_id"})
-             for line in (jobs_path.read_text(encoding="utf-8").splitlines() if jobs_path.is_file() else [])]
+             for line in jobs.decode("utf-8").splitlines() if line.strip()]
+    blocks: dict[str, list[bytes]] = {}
     if not specs:
         failed.append(("packet-bytes-match-manifest", "no packets to check (build/jobs.jsonl missing or empty)"))
     for spec in specs:
         rel = f"packets/{spec.filename}"
-        path = cfg.work / "build" / rel
-        if not path.is_file():
+        data = ws.read(f"build/{rel}")
+        if data is None:
             failed.append(("packet-bytes-match-manifest", f"build/{rel} missing"))
             continue
-        data = path.read_bytes()
-        if cfg.hasher(data) != manifest.get(rel):
+        if ws.digest(f"build/{rel}") != manifest.get(rel):
             failed.append(("packet-bytes-match-manifest", f"build/{rel}: bytes differ from build/manifest.json"))
         if spec.trajectory_id in by_id:
-            findings.extend(check_packet(data, by_id[spec.trajectory_id], spec))
+            if spec.trajectory_id not in blocks:
+                blocks = {spec.trajectory_id: message_blocks(by_id[spec.trajectory_id], True)}
+            findings.extend(check_packet(data, by_id[spec.trajectory_id], spec, blocks[spec.trajectory_id]))
     failed.extend((f.requirement, f"{f.subject}: {f.detail}") for f in findings if not f.ok)
     flags = [f.to_json() for f in findings if f.ok and f.detail]
+    report = dumps_pretty({"failed": [{"requirement": r, "detail": d} for r, d in failed], "flags": flags,
+                           "checked": len(findings)}).encode("utf-8")
     with staged_directory(cfg.work / "check") as tmp:
-        write_json(tmp / "report.json", {"failed": [{"requirement": r, "detail": d} for r, d in failed],
-                                         "flags": flags, "checked": len(findings)})
-    materials = {**_source_materials(cfg), **_products(cfg, "build")}
-    return _finish(cfg, "check", materials, _products(cfg, "check"), failed)
+        _write(tmp, "report.json", report)
+    materials = {**_source_materials(cfg), **ws.products("build")}
+    return _finish(cfg, "check", materials, {"check/report.json": cfg.hasher(report)}, failed)
 
 
 def stage(cfg: PipelineConfig) -> StageResult:
     """Copy the built packets for the judge, admitting exactly the expected files with their exact bytes."""
     cfg.hook("before_stage")
     _start(cfg, "stage")
-    _require_previous(cfg, "stage")
-    manifest = _read_manifest(cfg.work / "build" / "manifest.json")
-    present = [rel[len("build/"):] for rel in files_under(cfg.work, "build/packets")]
+    ws = _Workspace(cfg)
+    _require_previous(cfg, "stage", ws)
+    manifest = _read_manifest(ws, "build/manifest.json")
+    present = [rel[len("build/"):] for rel in ws.listing("build/packets")]
     failed: list[tuple[str, str]] = []
     missing = sorted(set(manifest) - set(present))
     extra = sorted(set(present) - set(manifest))
@@ -315,63 +385,71 @@ def stage(cfg: PipelineConfig) -> StageResult:
         failed.append(("staged-files-exact", f"missing {missing[:3]}, not in the build manifest {extra[:3]}"
                        if manifest else "build/manifest.json missing or empty"))
     admitted = present if not cfg.controls.stop_on_failure else sorted(set(present) & set(manifest))
-    copies: dict[str, bytes] = {}
     for rel in admitted:
-        data = (cfg.work / "build" / rel).read_bytes()
-        if rel in manifest and cfg.hasher(data) != manifest[rel]:
+        if rel in manifest and ws.digest(f"build/{rel}") != manifest[rel]:
             failed.append(("staged-bytes-match-manifest", f"{rel}: bytes differ from the hash recorded at build"))
-        copies[rel] = data
+    products: dict[str, str] = {}
     if not (failed and cfg.controls.stop_on_failure):
         with staged_directory(cfg.work / "staged") as tmp:
-            for rel, data in copies.items():
-                (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
-                (tmp / rel).write_bytes(data)
-            write_json(tmp / "manifest.json", {"packets": {rel: cfg.hasher(d) for rel, d in sorted(copies.items())}})
-        products = _products(cfg, "staged")
-    else:
-        products = {}
-    return _finish(cfg, "stage", {**_products(cfg, "build"), **_products(cfg, "check")}, products, failed)
+            (tmp / "packets").mkdir()
+            hashes = {}
+            for rel in admitted:
+                data = ws.read(f"build/{rel}")
+                _write(tmp, rel, data)
+                hashes[rel] = products[f"staged/{rel}"] = cfg.hasher(data)
+            manifest_bytes = dumps_pretty({"packets": hashes}).encode("utf-8")
+            _write(tmp, "manifest.json", manifest_bytes)
+            products["staged/manifest.json"] = cfg.hasher(manifest_bytes)
+    materials = {**ws.products("build"), **ws.products("check")}
+    return _finish(cfg, "stage", materials, products, failed)
 
 
 def emit(cfg: PipelineConfig) -> StageResult:
-    """Turn the staged packets into one dispatch script per packet (path, exact-byte hash, draws)."""
+    """Turn the staged packets into dispatch scripts (JSON lines: packet path, exact-byte hash, draws)."""
     cfg.hook("before_emit")
     _start(cfg, "emit")
-    _require_previous(cfg, "emit")
-    staged = _read_manifest(cfg.work / "staged" / "manifest.json")
-    packets = [rel[len("staged/"):] for rel in files_under(cfg.work, "staged/packets")]
+    ws = _Workspace(cfg)
+    _require_previous(cfg, "emit", ws)
+    staged = _read_manifest(ws, "staged/manifest.json")
+    packets = [rel[len("staged/"):] for rel in ws.listing("staged/packets")]
     failed = [] if packets else [("staged-files-exact", "nothing staged")]
+    products: dict[str, str] = {}
     with staged_directory(cfg.work / "emit") as tmp:
         (tmp / "scripts").mkdir()
-        jobs = []
-        for rel in packets:
-            job = {"job_id": Path(rel).stem, "packet": f"staged/{rel}", "sha256": staged.get(rel), "draws": cfg.draws}
-            jobs.append(job)
-            (tmp / "scripts" / f"{Path(rel).stem}.json").write_text(dumps(job) + "\n", encoding="utf-8")
-        (tmp / "jobs.jsonl").write_text("".join(dumps(j) + "\n" for j in jobs), encoding="utf-8")
-    return _finish(cfg, "emit", _products(cfg, "staged"), _products(cfg, "emit"), failed)
+        jobs = [dumps({"job_id": rel[len("packets/"):-len(".txt")], "packet": f"staged/{rel}",
+                       "sha256": staged.get(rel), "draws": cfg.draws}) + "\n" for rel in packets]
+        for shard in range(0, len(jobs), SCRIPT_SHARD):
+            rel = f"scripts/shard-{shard // SCRIPT_SHARD:04d}.jsonl"
+            data = "".join(jobs[shard:shard + SCRIPT_SHARD]).encode("utf-8")
+            _write(tmp, rel, data)
+            products[f"emit/{rel}"] = cfg.hasher(data)
+    return _finish(cfg, "emit", ws.products("staged"), products, failed)
 
 
-def _predispatch(cfg: PipelineConfig, emitted: StepRecord) -> list[dict[str, Any]]:
-    """P2: exactly the emitted scripts, unchanged, and staged packets matching build and staging hashes."""
+def _jobs(data: bytes) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
+
+
+def _predispatch(cfg: PipelineConfig, emitted: StepRecord, ws: _Workspace) -> list[dict[str, Any]]:
+    """P2: exactly the emitted scripts, unchanged, and exactly the staged packets the build manifest lists."""
     expected_scripts = {p for p in emitted.products if p.startswith("emit/scripts/")}
-    present = set(files_under(cfg.work, "emit/scripts"))
+    present = set(ws.listing("emit/scripts"))
     if present != expected_scripts:
         odd = sorted(present ^ expected_scripts)
         raise StageRefused("dispatch", "scripts-exact", f"scripts differ from those emitted: {odd[:3]}")
-    problems = changed_files(cfg.work, {p: emitted.products[p] for p in expected_scripts}, cfg.hasher)
+    problems = ws.changed({p: emitted.products[p] for p in expected_scripts})
     if problems:
         raise StageRefused("dispatch", "scripts-exact", problems[0])
-    build_manifest = _read_manifest(cfg.work / "build" / "manifest.json")
-    staged_manifest = _read_manifest(cfg.work / "staged" / "manifest.json")
-    staged = {rel[len("staged/"):] for rel in files_under(cfg.work, "staged/packets")}
+    build_manifest = _read_manifest(ws, "build/manifest.json")
+    staged_manifest = _read_manifest(ws, "staged/manifest.json")
+    staged = {rel[len("staged/"):] for rel in ws.listing("staged/packets")}
     if staged != set(build_manifest) or set(staged_manifest) != staged:
         raise StageRefused("dispatch", "bytes-before-dispatch", "staged packet set differs from the build manifest")
     for rel in sorted(staged):
-        digest = cfg.hasher((cfg.work / "staged" / rel).read_bytes())
+        digest = ws.digest(f"staged/{rel}")
         if digest != build_manifest[rel] or digest != staged_manifest[rel]:
             raise StageRefused("dispatch", "bytes-before-dispatch", f"staged/{rel} changed after staging")
-    return [json.loads((cfg.work / p).read_text(encoding="utf-8")) for p in sorted(expected_scripts)]
+    return [job for p in sorted(expected_scripts) for job in _jobs(ws.read(p))]
 
 
 async def _judge_all(backend: JudgeBackend, handed: list[tuple[dict, int, bytes]], concurrency: int) -> list[str]:
@@ -379,7 +457,7 @@ async def _judge_all(backend: JudgeBackend, handed: list[tuple[dict, int, bytes]
     gate = asyncio.Semaphore(concurrency)
     system = Message("system", JUDGE_INSTRUCTIONS)
 
-    async def one(data: bytes) -> str | None:
+    async def one(data: bytes) -> str:
         async with gate:
             try:
                 response = await backend.complete(JudgeRequest((system, Message("user", data)), GenerationParams()))
@@ -394,42 +472,42 @@ def dispatch(cfg: PipelineConfig, backend: JudgeBackend, *, concurrency: int = 6
     """Hand each emitted packet to the judge; under P2 verify its bytes immediately before, as the same buffer."""
     cfg.hook("before_dispatch")
     _start(cfg, "dispatch")
-    emitted = _require_previous(cfg, "dispatch")
+    ws = _Workspace(cfg)
+    emitted = _require_previous(cfg, "dispatch", ws)
     if cfg.controls.byte_checks:
-        scripts = _predispatch(cfg, emitted)
-        build_manifest = _read_manifest(cfg.work / "build" / "manifest.json")
+        jobs = _predispatch(cfg, emitted, ws)
+        build_manifest = _read_manifest(ws, "build/manifest.json")
         if hasattr(backend, "expect"):
-            backend.expect(set(build_manifest.values()))   # the recording stub re-checks at read time
+            backend.expect(set(build_manifest.values()), cfg.hasher)   # the recording stub re-checks at read time
     else:
-        scripts = [json.loads(path.read_text(encoding="utf-8")) for path in sorted((cfg.work / "emit" / "scripts")
-                   .glob("*.json"))] if (cfg.work / "emit" / "scripts").is_dir() else []
+        jobs = [job for rel in ws.listing("emit/scripts") for job in _jobs(ws.read(rel) or b"")]
+    materials = {**ws.products("staged"), **ws.products("emit")}
     cfg.hook("after_predispatch_check")
     handed: list[tuple[dict, int, bytes]] = []
     failed: list[tuple[str, str]] = []
-    for script in scripts:
-        path = (cfg.work / script["packet"]) if not Path(script["packet"]).is_absolute() else Path(script["packet"])
+    for job in jobs:
+        path = os.path.join(ws.root, job["packet"])
         try:
-            data = path.read_bytes()
+            with open(path, "rb") as handle:             # read now, verify this buffer, hand this buffer
+                data = handle.read()
         except OSError as exc:
-            failed.append(("read-time-bytes", f"{script['packet']}: {exc.strerror}"))
+            failed.append(("read-time-bytes", f"{job['packet']}: {exc.strerror}"))
             continue
         if cfg.controls.byte_checks:
-            rel = script["packet"][len("staged/"):]
             digest = cfg.hasher(data)
-            if digest != script.get("sha256") or digest != build_manifest.get(rel):
+            if digest != job.get("sha256") or digest != build_manifest.get(job["packet"][len("staged/"):]):
                 raise StageRefused("dispatch", "read-time-bytes",
-                                   f"{script['packet']} changed after the last check, before the judge read it")
-        for draw in range(int(script.get("draws", cfg.draws))):
-            handed.append((script, draw, data))
+                                   f"{job['packet']} changed after the last check, before the judge read it")
+        for draw in range(int(job.get("draws", cfg.draws))):
+            handed.append((job, draw, data))
     texts = asyncio.run(_judge_all(backend, handed, concurrency)) if handed else []
-    failed.extend(("read-time-bytes", f"{s['job_id']}: {t}") for (s, _, _), t in zip(handed, texts)
+    failed.extend(("read-time-bytes", f"{j['job_id']}: {t}") for (j, _, _), t in zip(handed, texts)
                   if t.startswith("error: "))
+    lines = "".join(dumps({"job_id": j["job_id"], "draw": d, "sha256": exact_sha256(data), "response": text}) + "\n"
+                    for (j, d, data), text in zip(handed, texts)).encode("utf-8")
     with staged_directory(cfg.work / "dispatch") as tmp:
-        lines = [dumps({"job_id": s["job_id"], "draw": d, "sha256": exact_sha256(data), "response": text})
-                 for (s, d, data), text in zip(handed, texts)]
-        (tmp / "responses.jsonl").write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    return _finish(cfg, "dispatch", {**_products(cfg, "staged"), **_products(cfg, "emit")},
-                   _products(cfg, "dispatch"), failed)
+        _write(tmp, "responses.jsonl", lines)
+    return _finish(cfg, "dispatch", materials, {"dispatch/responses.jsonl": cfg.hasher(lines)}, failed)
 
 
 @dataclass(frozen=True, slots=True)

@@ -72,16 +72,34 @@ def _message_lines(index: int, message: ChatMessage, restored: bool, out: list[s
                        f"{call.name}({call.arguments})")
 
 
+def _rendered_messages(trajectory: Trajectory, restored: bool) -> list[str]:
+    """Each message rendered on its own (lines joined, with a final newline)."""
+    out = []
+    for index, message in enumerate(trajectory.messages):
+        lines: list[str] = []
+        _message_lines(index, message, restored, lines)
+        out.append("\n".join(lines) + "\n")
+    return out
+
+
+def _assemble(rendered: list[str], spec: PacketSpec) -> bytes:
+    last = spec.target_index if spec.extent == "prefix" else len(rendered) - 1
+    target = spec.target_index
+    return ("".join(rendered[:target]) + BEGIN + "\n" + rendered[target] + END + "\n"
+            + "".join(rendered[target + 1:last + 1])).encode("utf-8")
+
+
 def render_packet(trajectory: Trajectory, spec: PacketSpec) -> bytes:
     """The packet's exact bytes (UTF-8, LF line ends, final newline)."""
-    restored = spec.rendering == "restored"
-    last = spec.target_index if spec.extent == "prefix" else len(trajectory.messages) - 1
-    lines: list[str] = []
-    for index, message in enumerate(trajectory.messages[:last + 1]):
-        if index == spec.target_index:
-            lines.append(BEGIN)
-            _message_lines(index, message, restored, lines)
-            lines.append(END)
-        else:
-            _message_lines(index, message, restored, lines)
-    return ("\n".join(lines) + "\n").encode("utf-8")
+    return _assemble(_rendered_messages(trajectory, spec.rendering == "restored"), spec)
+
+
+def render_packets(trajectory: Trajectory, specs: list[PacketSpec]) -> list[bytes]:
+    """Several packets of one trajectory, rendering each message once per rendering."""
+    cache: dict[str, list[str]] = {}
+    out = []
+    for spec in specs:
+        if spec.rendering not in cache:
+            cache[spec.rendering] = _rendered_messages(trajectory, spec.rendering == "restored")
+        out.append(_assemble(cache[spec.rendering], spec))
+    return out

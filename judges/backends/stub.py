@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from judges.backends.base import BackendError, JudgeRequest, JudgeResponse
 from simulator.storage import dumps
@@ -41,12 +41,15 @@ class RecordingStub:
     def __init__(self, log_path: Path | None = None, expected: Iterable[str] | None = None) -> None:
         self.log_path = Path(log_path) if log_path else None
         self.expected: frozenset[str] | None = frozenset(expected) if expected is not None else None
+        self.check_hash = lambda data: hashlib.sha256(data).hexdigest()
         self.reads: list[Read] = []
         self.received: list[bytes] = []
 
-    def expect(self, hashes: Iterable[str]) -> None:
-        """Accept at read time only bytes whose SHA-256 is among ``hashes``."""
+    def expect(self, hashes: Iterable[str], hasher: Callable[[bytes], str] | None = None) -> None:
+        """Accept at read time only bytes whose hash (exact SHA-256 unless ``hasher``) is among ``hashes``."""
         self.expected = frozenset(hashes)
+        if hasher is not None:
+            self.check_hash = hasher
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
         """Hash every bytes content, refuse unexpected ones when checking, else answer the fixed verdict."""
@@ -56,7 +59,7 @@ class RecordingStub:
             if not isinstance(message.content, bytes):
                 continue
             digest = hashlib.sha256(message.content).hexdigest()
-            ok = self.expected is None or digest in self.expected
+            ok = self.expected is None or self.check_hash(message.content) in self.expected
             reads.append(Read(digest, len(message.content), ok, "" if ok else "hash not expected at read time"))
             self.received.append(message.content)
             if not ok:
