@@ -24,7 +24,9 @@ from typing import Any, Iterable, Sequence
 
 from benchmark_builders.cargo.answers import Answer, correct_answer
 from benchmark_builders.cargo.cases import SupportCase, cases_by_procedure, cases_from_world
-from benchmark_builders.cargo.perturb import CORRUPTIONS, available_corruptions, contradict, corrupt
+from benchmark_builders.cargo.perturb import (
+    CONTRADICTIONS, CORRUPTIONS, available_corruptions, contradict, corrupt, value_kind,
+)
 from benchmark_builders.cargo.retrieval import GoldenIndex, best_per_group, margin
 from benchmark_builders.cargo.wording import (
     ANSWER_VARIANTS, extra_sentences, render_answer, render_context, render_question, render_reference,
@@ -161,9 +163,10 @@ class _WorldBuilder:
         best_same = next(gid for gid, _ in ranking if self.procedure_of[gid] == procedure_id)
         return self.by_id[best_same], record
 
-    def item(self, family: str, style: str, corruption: str | None) -> tuple[dict, dict, dict]:
-        """One judged item, its truth and its retrieval record."""
+    def item(self, family: str, style: str, variety: str | None) -> tuple[dict, dict, dict]:
+        """One judged item, its truth and its retrieval record (``variety``: the P2 value kind or P4 corruption)."""
         rng = self.rng
+        corruption = variety
         if family == "P4":
             # a skipped step shortens the answer, so skip only in the longest runbooks: the corrupted
             # answer then has as many steps as a correct answer of a shorter runbook
@@ -183,7 +186,7 @@ class _WorldBuilder:
         perturbation: dict[str, Any] | None = None
         if family == "P2":
             n_values = 2 if rng.random() < self.config.two_value_share else 1
-            answer, perturbation = contradict(answer, case.facts, rng, n_values)
+            answer, perturbation = contradict(answer, case.facts, rng, n_values, kind=variety)
         elif family == "P4":
             answer, perturbation = corrupt(answer, case.procedure, corruption, rng)
         elif family == "P3":
@@ -228,16 +231,17 @@ def build_suite(worlds: Sequence[tuple[int, Sequence[SupportCase]]], config: Sui
     rng = random.Random(f"cargo-suite:{config.seed}")
     plan = plan_items(config, len(worlds), rng)
     items, truth, retrieval, golden, gating, gating_truth = [], [], [], [], [], []
-    corruption_cycle = 0
+    cycles = {"P2": CONTRADICTIONS, "P4": CORRUPTIONS}
+    turns = {"P2": 0, "P4": 0}
     for (world_seed, cases), specs in zip(worlds, plan):
         builder = _WorldBuilder(world_seed, cases, config, random.Random(f"cargo-world:{config.seed}:{world_seed}"))
         golden += builder.golden
         for family, style in specs:
-            corruption = None
-            if family == "P4":
-                corruption = CORRUPTIONS[corruption_cycle % len(CORRUPTIONS)]
-                corruption_cycle += 1
-            item, row, ret = builder.item(family, style, corruption)
+            variety = None
+            if family in cycles:
+                variety = cycles[family][turns[family] % len(cycles[family])]
+                turns[family] += 1
+            item, row, ret = builder.item(family, style, variety)
             items.append(item); truth.append(row); retrieval.append(ret)
         for _ in range(config.gating_per_world):
             made = builder.gating_item()
@@ -261,9 +265,14 @@ def _meta(config, worlds, world_meta, items, truth, gating, golden) -> dict[str,
     length = {f: round(statistics.fmean(len(by_id[t["item_id"]]["candidate"]) for t in truth if t["family"] == f), 1)
               for f in FAMILIES if counts[f]}
     kinds: dict[str, int] = {}
+    p2_kinds: dict[str, int] = {}
     for t in truth:
         if t["family"] == "P4":
             kinds[t["perturbation"]["kind"]] = kinds.get(t["perturbation"]["kind"], 0) + 1
+        if t["family"] == "P2":
+            change = t["perturbation"]["changes"][0]
+            kind = value_kind(change["field"], change["original"])
+            p2_kinds[kind] = p2_kinds.get(kind, 0) + 1
     surface = {"majority": _best_threshold_accuracy([(0, t["should_penalize"]) for t in truth]),
                "length": _best_threshold_accuracy([(len(by_id[t["item_id"]]["candidate"]), t["should_penalize"])
                                                    for t in truth]),
@@ -274,7 +283,8 @@ def _meta(config, worlds, world_meta, items, truth, gating, golden) -> dict[str,
             "surface_baseline": surface,
             "world_seeds": [seed for seed, _ in worlds], "worlds": list(world_meta),
             "counts": counts, "items": len(items), "gating_items": len(gating), "golden": len(golden),
-            "styles": styles, "mean_candidate_chars": length, "p4_kinds": dict(sorted(kinds.items()))}
+            "styles": styles, "mean_candidate_chars": length, "p4_kinds": dict(sorted(kinds.items())),
+            "p2_kinds": dict(sorted(p2_kinds.items()))}
 
 
 def _best_threshold_accuracy(pairs: list[tuple[float, bool]]) -> float:

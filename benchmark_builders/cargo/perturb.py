@@ -39,11 +39,29 @@ WRONG_TEAMS: dict[str, tuple[str, ...]] = {
 }
 
 
-def contradictable_facts(answer: Answer) -> list[str]:
-    """Facts of an answer whose value can be replaced by a contradicting one (sorted)."""
+#: The kinds of value a contradiction replaces, cycled over the P2 items.
+CONTRADICTIONS: tuple[str, ...] = ("identifier", "date", "status", "entitlement")
+
+
+def value_kind(fact: str, value: str) -> str | None:
+    """status | entitlement | date | identifier (ids, codes, versions, amounts, emails), or None."""
+    if fact == "case_status":
+        return "status"
+    if fact == "entitlement":
+        return "entitlement"
+    if _DATE.match(value):
+        return "date"
+    if any(ch.isdigit() for ch in value) or "@" in value:
+        return "identifier"
+    return None
+
+
+def contradictable_facts(answer: Answer, kind: str | None = None) -> list[str]:
+    """Facts of an answer whose value can be replaced by a contradicting one, of ``kind`` if given (sorted)."""
     out = []
     for name, value in answer.values().items():
-        if name in ENUMERATED or _DATE.match(value) or any(ch.isdigit() for ch in value) or "@" in value:
+        found = value_kind(name, value)
+        if found and (kind is None or found == kind):
             out.append(name)
     return sorted(out)
 
@@ -83,12 +101,19 @@ def contradicting_value(fact: str, value: str, rng: random.Random, taken: set[st
 
 
 def contradict(answer: Answer, live_facts: Mapping[str, str], rng: random.Random,
-               n_values: int = 1) -> tuple[Answer, dict[str, Any]]:
-    """Replace ``n_values`` stated values with ones the live context contradicts."""
-    candidates = contradictable_facts(answer)
+               n_values: int = 1, kind: str = "identifier") -> tuple[Answer, dict[str, Any]]:
+    """Replace ``n_values`` stated values with ones the live context contradicts.
+
+    The first is of ``kind`` (an identifier when the answer states none of that kind), any further
+    one of any kind.
+    """
+    first = contradictable_facts(answer, kind) or contradictable_facts(answer, "identifier")
+    fact = rng.choice(first)
+    others = [f for f in contradictable_facts(answer) if f != fact]
+    chosen = [fact] + rng.sample(others, k=min(n_values - 1, len(others)))
     taken = set(live_facts.values())
     changes = []
-    for fact in rng.sample(candidates, k=min(n_values, len(candidates))):
+    for fact in chosen:
         original = answer.values()[fact]
         new = contradicting_value(fact, original, rng, taken)
         taken.add(new)

@@ -37,6 +37,8 @@ def test_default_family_counts_and_styles(synthetic_suite):
     }
     assert synthetic_suite.meta["p4_kinds"] == {"skip_step": 13, "swap_steps": 13, "wrong_action": 12,
                                                 "wrong_escalation": 12}
+    assert set(synthetic_suite.meta["p2_kinds"]) == {"identifier", "date", "status", "entitlement"}
+    assert sum(synthetic_suite.meta["p2_kinds"].values()) == 50
     assert len({t["world_seed"] for t in synthetic_suite.truth}) == 10
     assert len(synthetic_suite.gating) == 50
 
