@@ -175,8 +175,14 @@ def contrast_table(summary: dict) -> str:
 
 def flags_csv(judged: Sequence[Judged]) -> str:
     """One row per judged packet: cell, draws' verdicts, consensus flag, blank target, failed checks."""
-    rows = ["trajectory_id,cluster,target_kind,extent,rendering,verdicts,flag,blank_target,checks_failed"]
+    import csv
+    import io
+
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["trajectory_id", "cluster", "target_kind", "extent", "rendering", "verdicts", "flag",
+                     "blank_target", "checks_failed"])
     for j in sorted(judged, key=lambda j: (j.trajectory_id, j.target_kind, j.extent, j.rendering)):
-        rows.append(",".join([j.trajectory_id, j.cluster, j.target_kind, j.extent, j.rendering, "|".join(j.verdicts),
-                              str(j.flag).lower(), str(j.blank_target).lower(), "|".join(j.checks_failed)]))
-    return "\n".join(rows) + "\n"
+        writer.writerow([j.trajectory_id, j.cluster, j.target_kind, j.extent, j.rendering, "|".join(j.verdicts),
+                         str(j.flag).lower(), str(j.blank_target).lower(), "|".join(j.checks_failed)])
+    return buffer.getvalue()

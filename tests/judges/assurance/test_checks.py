@@ -173,3 +173,21 @@ def test_content_checks_take_expected_values_from_the_source():
     renamed = replace(GOOD, messages=GOOD.messages[:7] + (
         ChatMessage("assistant", "", (ToolCall("a3", "create_dispatch", '{"serial":"SN-9"}'),)),) + GOOD.messages[8:])
     assert not _outcome(check_packet(data, renamed, FULL), "calls-rendered").ok
+
+
+def test_fast_path_agrees_with_the_detailed_checks(small_cohort):
+    from judges.assurance.checks import _check_packet_in_detail
+    from judges.assurance.targets import select_targets
+
+    trajectories, labels = small_cohort
+    for trajectory in trajectories:
+        targets = select_targets(trajectory, labels[trajectory.trajectory_id])
+        if targets is None:
+            continue
+        for extent in ("prefix", "full"):
+            spec = PacketSpec(trajectory.trajectory_id, targets.error, "error", extent, "restored")
+            data = render_packet(trajectory, spec)
+            fast = check_packet(data, trajectory, spec)
+            assert all(f.ok for f in fast)
+            assert [(f.requirement, f.ok) for f in _check_packet_in_detail(data, trajectory, spec)] == \
+                [(f.requirement, f.ok) for f in fast]
