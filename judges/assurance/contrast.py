@@ -22,7 +22,7 @@ from judges.assurance.checks import check_packet, failures, parse_packet
 from judges.assurance.pipeline import JUDGE_INSTRUCTIONS
 from judges.assurance.render import EXTENTS, RENDERINGS, PacketSpec, render_packet
 from judges.assurance.targets import TARGET_KINDS, select_targets
-from judges.backends.base import GenerationParams, JudgeBackend, JudgeRequest, Message
+from judges.backends.base import BackendError, GenerationParams, JudgeBackend, JudgeRequest, Message
 from judges.verdict import parse_verdict
 
 
@@ -73,8 +73,11 @@ async def _judge(backend: JudgeBackend, packets: list[bytes], draws: int, concur
 
     async def one(data: bytes, draw: int) -> str:
         async with gate:
-            response = await backend.complete(JudgeRequest((system, Message("user", data)),
-                                                           GenerationParams(seed=draw)))
+            try:
+                response = await backend.complete(JudgeRequest((system, Message("user", data)),
+                                                               GenerationParams(seed=draw)))
+            except BackendError:
+                return "error"          # recorded, never counted as a flag
             return parse_verdict(response.text).verdict
 
     flat = await asyncio.gather(*(one(data, d) for data in packets for d in range(draws)))

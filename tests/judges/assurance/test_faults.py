@@ -122,3 +122,19 @@ def test_csv_and_table_format(study):
     assert "| crlf-before-staging |" in table and "P1: stage (staged-bytes-match-manifest)" in table
     assert "- P0: 1 of 1 injected faults reached the judge stub; 1 of 1 fault-free controls completed." in table
     assert "- P3: 0 of 1 injected faults reached the judge stub; 1 of 1 fault-free controls completed." in table
+
+
+def test_faults_command_writes_table_and_csv(tmp_path):
+    from click.testing import CliRunner
+
+    from orgbench.cli import cli
+
+    result = CliRunner().invoke(cli, ["assure", "faults", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "P3: 0 of 20 injected faults reached the judge stub; 2 of 2 fault-free controls completed." in result.output
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "faults.csv").read_text())))
+    assert len(rows) == 22 * 4
+    assert {r["reached_judge"] for r in rows if r["control"] == "P0" and not r["case"].startswith("control")} == \
+        {"true"}
+    assert {r["reached_judge"] for r in rows if r["control"] == "P3"} == {"false"}
+    assert (tmp_path / "faults.md").read_text().startswith("# Fault study")

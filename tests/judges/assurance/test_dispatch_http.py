@@ -1,0 +1,42 @@
+"""Dispatch to an LLM judge over real HTTP: a local OpenAI-compatible server on 127.0.0.1 reads the verified packets."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from click.testing import CliRunner
+
+from judges.assurance.pipeline import STEPS
+from orgbench.cli import cli
+from tests.judges.chat_server import ChatServer
+
+
+def test_openai_judge_receives_exactly_the_verified_packets(suite_dir, tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    work = tmp_path / "w"
+    with ChatServer() as server:
+        runner = CliRunner()
+        for step in STEPS[:-1]:
+            assert runner.invoke(cli, ["assure", step, "--source", str(suite_dir), "--work", str(work)]).exit_code == 0
+        result = runner.invoke(cli, ["assure", "dispatch", "--source", str(suite_dir), "--work", str(work),
+                                     "--judge", "openai:judge-model", "--base-url", server.base_url])
+        assert result.exit_code == 0, result.output
+        received = [m["content"] for body in server.bodies for m in body["messages"] if m["role"] == "user"]
+    manifest = json.loads((work / "build" / "manifest.json").read_text())["packets"]
+    got = sorted(hashlib.sha256(text.encode("utf-8")).hexdigest() for text in received)
+    assert got == sorted(list(manifest.values()) * 2)            # every packet, both draws, byte for byte
+    responses = [json.loads(line) for line in (work / "dispatch" / "responses.jsonl").read_text().splitlines()]
+    assert all('"verdict": "pass"' in r["response"] for r in responses)
+
+
+def test_contrast_with_an_openai_judge(small_cohort, tmp_path):
+    from judges.assurance.contrast import contrast_summary, judge_cohort
+    from judges.backends import make_backend
+
+    trajectories, labels = small_cohort
+    with ChatServer() as server:
+        backend = make_backend("openai:judge-model", base_url=server.base_url, api_key_env="ORGBENCH_NO_KEY")
+        judged = judge_cohort(trajectories[:3], labels, backend, draws=2)
+    assert judged and all(v == "pass" for j in judged for v in j.verdicts)
+    assert contrast_summary(judged, resamples=100)["G"] == {"original": 0, "restored": 0, "reduction": 0}
