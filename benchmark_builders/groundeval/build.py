@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import tomllib
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -20,7 +21,7 @@ from benchmark_builders.groundeval.contracts import (
 from benchmark_builders.groundeval.counterfactual import counterfactual_candidates
 from benchmark_builders.groundeval.perspective import perspective_candidates
 from benchmark_builders.groundeval.silence import silence_candidates
-from benchmark_builders.groundeval.wording import answer_leaks
+from benchmark_builders.groundeval.wording import answer_leaks, render_question
 from benchmark_builders.groundeval.worldview import WorldView
 from simulator.errors import InputError
 from simulator.storage import staged_directory, write_json, write_jsonl, write_manifest
@@ -73,13 +74,16 @@ def build_questions(world: World, rules: Rules, config: BuildConfig, name: str) 
     view = WorldView(world, name)
     rng = random.Random(f"{config.seed}:{name}")
     pools = {
-        PERSPECTIVE: perspective_candidates(view, random.Random(rng.random())),
+        PERSPECTIVE: perspective_candidates(view, random.Random(rng.random()),
+                                            max(60, 8 * int(config.counts.get(PERSPECTIVE, 0)))),
         COUNTERFACTUAL: counterfactual_candidates(view, rules, random.Random(rng.random())),
         SILENCE: silence_candidates(view, rules, random.Random(rng.random())),
     }
     questions: list[Question] = []
     for track in TRACKS:
-        questions.extend(_choose(pools[track], track, config))
+        for q in _choose(pools[track], track, config):
+            text = render_question(track, q.contract.question_id, q.wording)
+            questions.append(Question(replace(q.contract, question=text), q.truth))
     for q in questions:
         subjects = tuple(str(v) for v in _subject_ids(q.contract.subject))
         leaks = answer_leaks(q.contract.question, q.truth, subjects)

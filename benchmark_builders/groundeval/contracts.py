@@ -144,10 +144,11 @@ class Truth:
 
 @dataclass(frozen=True, slots=True)
 class Question:
-    """A contract and its truth, as a builder produces them."""
+    """A contract and its truth, as a builder produces them (``wording``: the template values, rendered once chosen)."""
 
     contract: Contract
     truth: Truth
+    wording: Mapping[str, Any] = field(default_factory=dict)
 
 
 # -- rules -----------------------------------------------------------------------------------------

@@ -16,7 +16,6 @@ from datetime import datetime, timedelta
 from benchmark_builders.groundeval.contracts import (
     COUNTERFACTUAL, NO_LINK_ALIASES, NO_LINK_MECHANISM, CausalRule, Contract, Question, Rules, Truth, question_id,
 )
-from benchmark_builders.groundeval.wording import render_question
 from benchmark_builders.groundeval.worldview import WorldView, describe_entity, floor_minute, when
 from simulator.model import Event
 
@@ -72,11 +71,12 @@ def _question(view: WorldView, rule: CausalRule, cause: Event, effect: Event, li
     content = {"world": view.name, "kind": kind, "rule": rule.name, "actor": actor.actor_id, "as_of": when(at),
                "cause": cause.event_id, "effect": effect.event_id}
     qid = question_id(COUNTERFACTUAL, content)
-    text = render_question(COUNTERFACTUAL, qid, {
+    text = ""
+    wording = {
         "cause_event_id": cause.event_id, "cause_type": cause.type, "cause_entity": describe_entity(cause),
         "cause_ts": when(cause.ts), "effect_event_id": effect.event_id, "effect_type": effect.type,
         "effect_entity": describe_entity(effect), "effect_ts": when(effect.ts), "as_of": when(at),
-        "actor": actor.actor_id})
+        "actor": actor.actor_id}
     cause_refs = tuple(sorted(v.ref for v in seen_cause))
     effect_refs = tuple(sorted(v.ref for v in seen_effect))
     required = tuple(sorted(set(cause_refs) | set(effect_refs)))
@@ -99,7 +99,7 @@ def _question(view: WorldView, rule: CausalRule, cause: Event, effect: Event, li
                         {"mechanisms": list(mechanisms)})
     truth = Truth(qid, COUNTERFACTUAL, kind, difficulty, gold, required, required, (), tuple(aliases), tuple(involved),
                   cause_refs, effect_refs, why)
-    return Question(contract, truth)
+    return Question(contract, truth, wording)
 
 
 def counterfactual_candidates(view: WorldView, rules: Rules, rng: random.Random) -> list[Question]:

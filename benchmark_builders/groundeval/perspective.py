@@ -16,7 +16,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from benchmark_builders.groundeval.contracts import PERSPECTIVE, Contract, Question, Truth, question_id
-from benchmark_builders.groundeval.wording import render_question
 from benchmark_builders.groundeval.worldview import WorldView, floor_minute, when
 from simulator.model import ArtifactVersion
 from simulator.policy import SUBSYSTEM
@@ -77,22 +76,23 @@ def _question(view: WorldView, fact: tuple[str, str, str, str], kind: str, diffi
     content = {"world": view.name, "kind": kind, "actor": actor_id, "as_of": when(at),
                "entity": [entity_kind, entity_id], "fact": key, "value": value}
     qid = question_id(PERSPECTIVE, content)
-    text = render_question(PERSPECTIVE, qid, {
+    text = ""
+    wording = {
         "as_of": when(at), "actor": actor_id, "role": role, "fact": key.replace("_", " "),
-        "entity_kind": entity_kind.replace("_", " "), "entity_id": entity_id, "value": value})
+        "entity_kind": entity_kind.replace("_", " "), "entity_id": entity_id, "value": value}
     contract = Contract(qid, PERSPECTIVE, view.name, actor_id, role,
                         view.readable_subsystems(actor_id, at), at, text,
                         {"entity": {"kind": entity_kind, "id": entity_id}, "fact": key, "value": value})
     truth = Truth(qid, PERSPECTIVE, kind, difficulty, gold, required, permitted, (), (), (), (), (), why)
-    return Question(contract, truth)
+    return Question(contract, truth, wording)
 
 
-def perspective_candidates(view: WorldView, rng: random.Random) -> list[Question]:
-    """Candidate Perspective questions of every kind, for the selector to choose from."""
+def perspective_candidates(view: WorldView, rng: random.Random, max_facts: int = MAX_FACTS) -> list[Question]:
+    """Candidate Perspective questions of every kind (from at most ``max_facts`` sampled facts)."""
     stated = _facts(view)
     keys = sorted(stated)
-    if len(keys) > MAX_FACTS:
-        keys = sorted(rng.sample(keys, MAX_FACTS))
+    if len(keys) > max_facts:
+        keys = sorted(rng.sample(keys, max_facts))
     by_entity: dict[tuple[str, str], list[ArtifactVersion]] = {}
     for version in view.world.artifacts:
         subject = subject_of(version)

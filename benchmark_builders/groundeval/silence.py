@@ -16,7 +16,6 @@ from bisect import bisect_right
 from datetime import timedelta
 
 from benchmark_builders.groundeval.contracts import SILENCE, Contract, Question, Rules, SilenceRule, Truth, question_id
-from benchmark_builders.groundeval.wording import render_question
 from benchmark_builders.groundeval.worldview import WorldView, describe_entity, floor_minute, when
 from simulator.model import Event
 
@@ -66,10 +65,11 @@ def _question(view: WorldView, rule: SilenceRule, trigger: Event, responses: lis
     content = {"world": view.name, "kind": kind, "rule": rule.name, "actor": actor.actor_id, "as_of": when(at),
                "trigger": trigger.event_id}
     qid = question_id(SILENCE, content)
-    text = render_question(SILENCE, qid, {
+    text = ""
+    wording = {
         "trigger_entity": describe_entity(trigger), "trigger_type": trigger.type, "trigger_event_id": trigger.event_id,
         "trigger_ts": when(trigger.ts), "selectors": _selector_text(rule, trigger), "as_of": when(at),
-        "response_label": rule.response_label or rule.response_event_type, "actor": actor.actor_id})
+        "response_label": rule.response_label or rule.response_event_type, "actor": actor.actor_id}
     required = tuple(sorted({v.ref for v in seen})) if exists else ()
     trigger_refs = {v.ref for v in view.visible(actor.actor_id, trigger_versions, at)}
     permitted = tuple(sorted(set(required) | trigger_refs))
@@ -85,7 +85,7 @@ def _question(view: WorldView, rule: SilenceRule, trigger: Event, responses: lis
                          "response": rule.response_label or rule.response_event_type, "selectors": list(selectors)})
     truth = Truth(qid, SILENCE, kind, "hard" if hard else "easy", {"exists": exists, "evidence_artifacts": list(required)}, required, permitted,
                   search_space, (), (), (), (), why)
-    return Question(contract, truth)
+    return Question(contract, truth, wording)
 
 
 def silence_candidates(view: WorldView, rules: Rules, rng: random.Random) -> list[Question]:

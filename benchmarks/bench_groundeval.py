@@ -1,0 +1,154 @@
+"""GroundEval performance: contracts built per second, scoring throughput, gated search latency. Prints JSON.
+
+- ``contracts_per_s``: ``build_questions`` on the default world (simulation excluded), at the default
+  counts and at 10× the counts;
+- ``scoring``: questions scored per second with the full diagnostics, from compiled truth and parsed
+  answers and traces (the oracle's and the leaky agent's runs on the default world, cycled), and the same
+  including JSON parsing of the answer and trace lines;
+- ``search``: p50/p99 latency of ``search_artifacts`` (gates included: each query runs in a session for a
+  random actor and moment) on a synthetic world with ≥ 100,000 artifact versions, plus fetch latency and
+  the one-off cost of indexing and of opening a session.
+
+Usage: ``python benchmarks/bench_groundeval.py [--quick]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def bench_build(world) -> dict:
+    from benchmark_builders.groundeval.build import WORLD_RULES, build_questions
+    from benchmark_builders.groundeval.contracts import BuildConfig
+
+    out = {}
+    for label, scale in (("default_counts", 1), ("10x_counts", 10)):
+        config = BuildConfig()
+        config = BuildConfig(counts={k: v * scale for k, v in config.counts.items()})
+        started = time.perf_counter()
+        questions = build_questions(world, WORLD_RULES, config, "bench")
+        seconds = time.perf_counter() - started
+        out[label] = {"contracts": len(questions), "seconds": round(seconds, 3),
+                      "contracts_per_s": round(len(questions) / seconds, 1)}
+    return out
+
+
+def bench_scoring(world, repeat: int) -> dict:
+    from benchmark_builders.groundeval.build import build_suite
+    from judges.groundeval.run import run_agent
+    from judges.groundeval.runtime import Corpus
+    from judges.groundeval.scoring import CompiledTruth, score_question
+    from judges.groundeval.traces import load_submissions, load_truth
+
+    with tempfile.TemporaryDirectory() as tmp:
+        suite = Path(tmp) / "suite"
+        build_suite(suite, world=world, name="bench")
+        corpus = Corpus(world)
+        submissions = []
+        for agent in ("oracle", "leaky", "bm25"):
+            run_agent(suite, agent, "tool", Path(tmp) / agent, record_latency=False, corpus=corpus, world=world)
+            submissions += load_submissions(Path(tmp) / agent)[0]
+        truths = {q: CompiledTruth.of(t) for q, t in load_truth(suite).items()}
+        lines = [(json.dumps(s.answer), json.dumps(s.calls)) for s in submissions]
+    work = [(truths[s.question_id], s.answer, s.calls) for s in submissions]
+    calls = sum(len(s.calls) for s in submissions) / len(submissions)
+    n = 0
+    started = time.perf_counter()
+    for _ in range(repeat):
+        for truth, answer, trace in work:
+            score_question(truth, answer, trace)
+            n += 1
+    seconds = time.perf_counter() - started
+    m = 0
+    started_json = time.perf_counter()
+    for _ in range(max(1, repeat // 4)):
+        for (truth, _, _), (answer_text, calls_text) in zip(work, lines):
+            score_question(truth, json.loads(answer_text), json.loads(calls_text))
+            m += 1
+    seconds_json = time.perf_counter() - started_json
+    return {"questions_scored": n, "mean_calls_per_question": round(calls, 2),
+            "questions_per_s": round(n / seconds), "us_per_question": round(seconds / n * 1e6, 2),
+            "questions_per_s_with_json_parsing": round(m / seconds_json)}
+
+
+def bench_search(target_versions: int, queries: int, seed: int = 1) -> dict:
+    from benchmark_builders.groundeval.synthetic import synthetic_world
+    from judges.groundeval.runtime import Corpus, GatedRuntime, tokenize
+
+    started = time.perf_counter()
+    days = max(20, target_versions // 240 + 1)
+    world = synthetic_world(seed=seed, days=days, people=200, changes_per_day=40, cases_per_day=60)
+    generated = time.perf_counter() - started
+    started = time.perf_counter()
+    corpus = Corpus(world)
+    indexed = time.perf_counter() - started
+    rng = random.Random(seed)
+    words = sorted({t for v in world.artifacts[:5000] for t in tokenize(v.title)})
+    actors = [a.actor_id for a in world.actors]
+    begin, end = world.events[0].ts, world.events[-1].ts
+    search_ms, fetch_ms, session_ms, hits = [], [], [], []
+    ids = [v.artifact_id for v in world.artifacts]
+    sessions = max(1, queries // 50)
+    for _ in range(sessions):
+        while True:   # an employed actor, at a moment late enough that there is something to find
+            actor = rng.choice(actors)
+            moment = begin + (end - begin) * (0.3 + 0.7 * rng.random())
+            if world.policy.employed_at(actor, moment):
+                break
+        t0 = time.perf_counter()
+        runtime = GatedRuntime(corpus, actor, moment)
+        session_ms.append((time.perf_counter() - t0) * 1000)
+        readable = sorted(runtime.readable)
+        for _ in range(queries // sessions):
+            query = " ".join(rng.choice(words) for _ in range(rng.randint(1, 4)))
+            subsystem = None if rng.random() < 0.5 else rng.choice(readable)
+            t0 = time.perf_counter()
+            result = runtime.search_artifacts(query, subsystem, 10)
+            hits.append(result["count"])
+            search_ms.append((time.perf_counter() - t0) * 1000)
+            t0 = time.perf_counter()
+            runtime.fetch_artifact(rng.choice(ids))
+            fetch_ms.append((time.perf_counter() - t0) * 1000)
+    return {"artifact_versions": len(world.artifacts), "world_seconds": round(generated, 2),
+            "index_seconds": round(indexed, 2), "queries": len(search_ms), "sessions": sessions,
+            "search_p50_ms": round(_percentile(search_ms, 0.5), 3), "search_p99_ms": round(_percentile(search_ms, 0.99), 3),
+            "search_mean_ms": round(statistics.fmean(search_ms), 3),
+            "mean_hits_returned": round(statistics.fmean(hits), 2), "share_of_queries_with_hits": round(
+                sum(1 for h in hits if h) / len(hits), 3),
+            "fetch_p50_ms": round(_percentile(fetch_ms, 0.5), 4), "fetch_p99_ms": round(_percentile(fetch_ms, 0.99), 4),
+            "session_open_p50_ms": round(_percentile(session_ms, 0.5), 2)}
+
+
+def main() -> None:
+    """Run the three measurements and print one JSON object."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="Fewer repetitions (a smoke run).")
+    args = parser.parse_args()
+    from simulator.config import load_config
+    from simulator.simulate import simulate
+
+    world = simulate(load_config())
+    result = {
+        "default_world_artifact_versions": len(world.artifacts),
+        "build": bench_build(world),
+        "scoring": bench_scoring(world, 50 if args.quick else 400),
+        "search": bench_search(100_000, 400 if args.quick else 4000),
+        "goals": {"scoring_questions_per_s": 85_000, "search_p50_ms": 5, "search_p99_ms": 20},
+    }
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
