@@ -35,6 +35,7 @@ from typing import Any, Callable, Mapping
 from benchmark_builders.trajectories.records import LABELS_FILE, TRAJECTORIES_FILE, read_suite
 from judges.assurance.checks import Finding, check_packet, check_source, message_blocks
 from judges.assurance.manifest import Hasher, StepRecord, exact_sha256, read_record, write_record
+from judges.assurance.workspace import Workspace, write_file
 from judges.assurance.render import EXTENTS, PacketSpec, render_packets
 from judges.assurance.targets import select_targets
 from judges.backends.base import BackendError, GenerationParams, JudgeBackend, JudgeRequest, Message
@@ -145,68 +146,6 @@ class StageResult:
     reason: str = ""
 
 
-class _Workspace:
-    """One stage's view of the workspace: each file read and hashed at most once, listed with os.scandir."""
-
-    def __init__(self, cfg: PipelineConfig) -> None:
-        self.root = str(cfg.work)
-        self.hasher = cfg.hasher
-        self.data: dict[str, bytes | None] = {}
-        self.digests: dict[str, str | None] = {}
-
-    def read(self, rel: str) -> bytes | None:
-        """The file's bytes (None if missing), read once."""
-        if rel not in self.data:
-            try:
-                with open(os.path.join(self.root, rel), "rb") as handle:
-                    self.data[rel] = handle.read()
-            except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-                self.data[rel] = None
-        return self.data[rel]
-
-    def digest(self, rel: str) -> str | None:
-        """The file's hash (None if missing), computed once."""
-        if rel not in self.digests:
-            data = self.read(rel)
-            self.digests[rel] = None if data is None else self.hasher(data)
-        return self.digests[rel]
-
-    def listing(self, folder: str) -> list[str]:
-        """Relative paths of every file under ``folder``, sorted."""
-        out = []
-        base = os.path.join(self.root, folder)
-        for current, dirs, files in os.walk(base):
-            dirs.sort()
-            prefix = os.path.relpath(current, self.root).replace(os.sep, "/")
-            out.extend(f"{prefix}/{name}" for name in files)
-        return sorted(out)
-
-    def products(self, folder: str) -> dict[str, str]:
-        """``{path: hash}`` of every file under ``folder``."""
-        return {rel: self.digest(rel) for rel in self.listing(folder)}
-
-    def wrote(self, rel: str, data: bytes) -> None:
-        """Remember bytes this stage just wrote, so its products need no second read."""
-        self.data[rel] = data
-        self.digests.pop(rel, None)
-
-    def changed(self, expected: Mapping[str, str]) -> list[str]:
-        """One line per listed file that is missing or no longer hashes as recorded."""
-        problems = []
-        for rel in sorted(expected):
-            digest = self.digest(rel)
-            if digest is None:
-                problems.append(f"{rel} is missing")
-            elif digest != expected[rel]:
-                problems.append(f"{rel} changed (sha256 differs from the record)")
-        return problems
-
-
-def _write(directory: Path, rel: str, data: bytes) -> None:
-    with open(os.path.join(directory, rel), "wb") as handle:
-        handle.write(data)
-
-
 def _source_files(source: Path) -> list[str]:
     return [name for name in (TRAJECTORIES_FILE, LABELS_FILE, MANIFEST) if (Path(source) / name).is_file()]
 
@@ -228,7 +167,7 @@ def _finish(cfg: PipelineConfig, step: str, materials: Mapping[str, str], produc
     return StageResult(step, code, requirement, reason)
 
 
-def _require_previous(cfg: PipelineConfig, step: str, ws: _Workspace) -> StepRecord | None:
+def _require_previous(cfg: PipelineConfig, step: str, ws: Workspace) -> StepRecord | None:
     """Refuse (P1+) unless every earlier stage succeeded and chains; (P2+) unless the previous one is unchanged."""
     index = STEPS.index(step)
     if index == 0:
@@ -266,7 +205,7 @@ def _require_previous(cfg: PipelineConfig, step: str, ws: _Workspace) -> StepRec
     return previous
 
 
-def _read_manifest(ws: _Workspace, rel: str) -> dict[str, str]:
+def _read_manifest(ws: Workspace, rel: str) -> dict[str, str]:
     data = ws.read(rel)
     try:
         packets = json.loads(data)["packets"] if data is not None else {}
@@ -278,8 +217,10 @@ def _read_manifest(ws: _Workspace, rel: str) -> dict[str, str]:
 def build(cfg: PipelineConfig) -> StageResult:
     """Render every packet of the cohort, check it inline, and record exact-byte hashes."""
     cfg.hook("before_build")
+    if not (Path(cfg.source) / TRAJECTORIES_FILE).is_file():
+        raise InputError(f"{Path(cfg.source) / TRAJECTORIES_FILE}: file not found (--source must be a trajectory suite)")
     _start(cfg, "build")
-    ws = _Workspace(cfg)
+    ws = Workspace(cfg.work, cfg.hasher)
     _require_previous(cfg, "build", ws)
     trajectories, labels = read_suite(cfg.source, verify=False)
     specs, packets = [], {}
@@ -312,14 +253,14 @@ def build(cfg: PipelineConfig) -> StageResult:
         (tmp / "packets").mkdir()
         hashes = {}
         for name in sorted(packets):
-            _write(tmp, f"packets/{name}", packets[name])
+            write_file(tmp, f"packets/{name}", packets[name])
             hashes[f"packets/{name}"] = products[f"build/packets/{name}"] = cfg.hasher(packets[name])
         extra = {"manifest.json": dumps_pretty({"packets": hashes}).encode("utf-8"),
                  "jobs.jsonl": "".join(dumps(s.to_json()) + "\n" for s in specs).encode("utf-8"),
                  "report.json": dumps_pretty({"findings": [f.to_json() for f in findings if not f.ok],
                                               "checked": len(findings)}).encode("utf-8")}
         for name, data in extra.items():
-            _write(tmp, name, data)
+            write_file(tmp, name, data)
             products[f"build/{name}"] = cfg.hasher(data)
     return _finish(cfg, "build", _source_materials(cfg), products, failed)
 
@@ -328,7 +269,7 @@ def check(cfg: PipelineConfig) -> StageResult:
     """The disk check: reread source records and packets, verify bytes and every requirement."""
     cfg.hook("before_check")
     _start(cfg, "check")
-    ws = _Workspace(cfg)
+    ws = Workspace(cfg.work, cfg.hasher)
     _require_previous(cfg, "check", ws)
     failed: list[tuple[str, str]] = []
     source = Path(cfg.source)
@@ -365,7 +306,7 @@ def check(cfg: PipelineConfig) -> StageResult:
     report = dumps_pretty({"failed": [{"requirement": r, "detail": d} for r, d in failed], "flags": flags,
                            "checked": len(findings)}).encode("utf-8")
     with staged_directory(cfg.work / "check") as tmp:
-        _write(tmp, "report.json", report)
+        write_file(tmp, "report.json", report)
     materials = {**_source_materials(cfg), **ws.products("build")}
     return _finish(cfg, "check", materials, {"check/report.json": cfg.hasher(report)}, failed)
 
@@ -374,7 +315,7 @@ def stage(cfg: PipelineConfig) -> StageResult:
     """Copy the built packets for the judge, admitting exactly the expected files with their exact bytes."""
     cfg.hook("before_stage")
     _start(cfg, "stage")
-    ws = _Workspace(cfg)
+    ws = Workspace(cfg.work, cfg.hasher)
     _require_previous(cfg, "stage", ws)
     manifest = _read_manifest(ws, "build/manifest.json")
     present = [rel[len("build/"):] for rel in ws.listing("build/packets")]
@@ -395,10 +336,10 @@ def stage(cfg: PipelineConfig) -> StageResult:
             hashes = {}
             for rel in admitted:
                 data = ws.read(f"build/{rel}")
-                _write(tmp, rel, data)
+                write_file(tmp, rel, data)
                 hashes[rel] = products[f"staged/{rel}"] = cfg.hasher(data)
             manifest_bytes = dumps_pretty({"packets": hashes}).encode("utf-8")
-            _write(tmp, "manifest.json", manifest_bytes)
+            write_file(tmp, "manifest.json", manifest_bytes)
             products["staged/manifest.json"] = cfg.hasher(manifest_bytes)
     materials = {**ws.products("build"), **ws.products("check")}
     return _finish(cfg, "stage", materials, products, failed)
@@ -408,7 +349,7 @@ def emit(cfg: PipelineConfig) -> StageResult:
     """Turn the staged packets into dispatch scripts (JSON lines: packet path, exact-byte hash, draws)."""
     cfg.hook("before_emit")
     _start(cfg, "emit")
-    ws = _Workspace(cfg)
+    ws = Workspace(cfg.work, cfg.hasher)
     _require_previous(cfg, "emit", ws)
     staged = _read_manifest(ws, "staged/manifest.json")
     packets = [rel[len("staged/"):] for rel in ws.listing("staged/packets")]
@@ -421,7 +362,7 @@ def emit(cfg: PipelineConfig) -> StageResult:
         for shard in range(0, len(jobs), SCRIPT_SHARD):
             rel = f"scripts/shard-{shard // SCRIPT_SHARD:04d}.jsonl"
             data = "".join(jobs[shard:shard + SCRIPT_SHARD]).encode("utf-8")
-            _write(tmp, rel, data)
+            write_file(tmp, rel, data)
             products[f"emit/{rel}"] = cfg.hasher(data)
     return _finish(cfg, "emit", ws.products("staged"), products, failed)
 
@@ -430,7 +371,7 @@ def _jobs(data: bytes) -> list[dict[str, Any]]:
     return [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
 
 
-def _predispatch(cfg: PipelineConfig, emitted: StepRecord, ws: _Workspace) -> list[dict[str, Any]]:
+def _predispatch(cfg: PipelineConfig, emitted: StepRecord, ws: Workspace) -> list[dict[str, Any]]:
     """P2: exactly the emitted scripts, unchanged, and exactly the staged packets the build manifest lists."""
     expected_scripts = {p for p in emitted.products if p.startswith("emit/scripts/")}
     present = set(ws.listing("emit/scripts"))
@@ -472,7 +413,7 @@ def dispatch(cfg: PipelineConfig, backend: JudgeBackend, *, concurrency: int = 6
     """Hand each emitted packet to the judge; under P2 verify its bytes immediately before, as the same buffer."""
     cfg.hook("before_dispatch")
     _start(cfg, "dispatch")
-    ws = _Workspace(cfg)
+    ws = Workspace(cfg.work, cfg.hasher)
     emitted = _require_previous(cfg, "dispatch", ws)
     if cfg.controls.byte_checks:
         jobs = _predispatch(cfg, emitted, ws)
@@ -506,7 +447,7 @@ def dispatch(cfg: PipelineConfig, backend: JudgeBackend, *, concurrency: int = 6
     lines = "".join(dumps({"job_id": j["job_id"], "draw": d, "sha256": exact_sha256(data), "response": text}) + "\n"
                     for (j, d, data), text in zip(handed, texts)).encode("utf-8")
     with staged_directory(cfg.work / "dispatch") as tmp:
-        _write(tmp, "responses.jsonl", lines)
+        write_file(tmp, "responses.jsonl", lines)
     return _finish(cfg, "dispatch", materials, {"dispatch/responses.jsonl": cfg.hasher(lines)}, failed)
 
 

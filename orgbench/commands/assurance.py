@@ -135,7 +135,8 @@ def write_faults(out: Path) -> str:
     import os
     import tempfile
 
-    from judges.assurance.faults import faults_csv, faults_table, run_study
+    from judges.assurance.fault_report import faults_csv, faults_table
+    from judges.assurance.faults import run_study
     from simulator.storage import write_text_atomic
 
     # throwaway workspaces: a memory-backed folder when there is one (the runs fsync every step record)

@@ -10,7 +10,6 @@ deterministic, so a rerun writes byte-identical files.
 
 from __future__ import annotations
 
-import tempfile
 from pathlib import Path
 
 from orgbench.stages import run_stage

@@ -7,7 +7,8 @@ import io
 
 import pytest
 
-from judges.assurance.faults import CASES, CASES_BY_NAME, FIELDS, faults_csv, faults_table, prepare, run_case
+from judges.assurance.fault_report import faults_csv, faults_table
+from judges.assurance.faults import CASES, CASES_BY_NAME, FIELDS, prepare, run_case
 from judges.assurance.manifest import normalised_sha256
 from judges.assurance.pipeline import CONTROLS
 

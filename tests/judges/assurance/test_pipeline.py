@@ -222,3 +222,10 @@ def test_bad_controls_name_is_an_input_error(suite_dir, tmp_path):
     result = CliRunner().invoke(cli, ["assure", "build", "--source", str(suite_dir), "--work", str(tmp_path / "w"),
                                       "--controls", "P9"])
     assert result.exit_code == 2 and "--controls: expected one of P0, P1, P2, P3" in result.output
+
+
+def test_missing_source_is_an_input_error(tmp_path):
+    result = CliRunner().invoke(cli, ["assure", "build", "--source", str(tmp_path / "nope"), "--work",
+                                      str(tmp_path / "w")])
+    assert result.exit_code == 2 and "trajectories.jsonl: file not found" in result.output
+    assert not (tmp_path / "w").exists()
