@@ -63,8 +63,8 @@ def link_problems(messages: tuple[ChatMessage, ...], where: str) -> list[str]:
 def _labels(obj: dict[str, Any], raw_messages: list[Any], trajectory_id: str, where: str,
             problems: list[str]) -> StepLabels:
     labels: dict[int, int] = {}
-    raw = obj.get("labels")
-    if isinstance(raw, dict):
+    raw = obj.get("labels", obj.get("step_labels"))
+    if isinstance(raw, dict):                    # {message index: label}, AgentProcessBench's step_labels
         items = list(raw.items())
     elif isinstance(obj.get("step_labels"), list):
         items = [(s.get("message_index"), s.get("label")) for s in obj["step_labels"] if isinstance(s, dict)]

@@ -44,6 +44,17 @@ def test_apb_import_links_calls_and_reads_labels(tmp_path):
     assert dict(result.labels[0].labels) == {2: 1, 5: 0}
 
 
+def test_apb_step_labels_keyed_by_message_index(tmp_path):
+    result = import_file(_write(tmp_path, [_apb(GOOD_APB, step_labels={"2": -1, "5": 1})]), "apb")
+    assert dict(result.labels[0].labels) == {2: -1, 5: 1}
+
+
+def test_apb_label_outside_the_scale_is_reported(tmp_path):
+    result = import_file(_write(tmp_path, [_apb(GOOD_APB, step_labels={"2": 2})]), "apb")
+    assert result.problems == (f"{tmp_path / 'in.jsonl'}:1: labels[2]: must be -1, 0 or 1 on an existing message, "
+                               f"got 2",)
+
+
 def test_apb_per_message_labels(tmp_path):
     messages = [dict(m) for m in GOOD_APB]
     messages[2]["label"] = -1
