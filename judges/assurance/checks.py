@@ -134,8 +134,8 @@ def parse_packet(data: bytes) -> tuple[list[_Block], str]:
         eol = data.index(b"\n", pos)
         line = data[pos:eol]
         pos = eol + 1
-        if line.endswith(b"\r"):
-            return blocks, f"line ending in CR at byte {eol - 1} (packets use LF only)"
+        if line.startswith(b"[") and line.endswith(b"\r"):
+            return blocks, f"structural line ending in CR at byte {eol - 1} (packets use LF line ends)"
         if line.startswith(b"["):
             if line == b"[BEGIN TARGET STEP]":
                 blocks.append(_Block("begin"))

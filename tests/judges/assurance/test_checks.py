@@ -191,3 +191,10 @@ def test_fast_path_agrees_with_the_detailed_checks(small_cohort):
             assert all(f.ok for f in fast)
             assert [(f.requirement, f.ok) for f in _check_packet_in_detail(data, trajectory, spec)] == \
                 [(f.requirement, f.ok) for f in fast]
+
+
+def test_carriage_returns_inside_content_are_data_not_faults():
+    trajectory = _with(list(_messages())[:9] + [ChatMessage("assistant", "line one\r\nline two\r")])
+    data = render_packet(trajectory, FULL)
+    assert b"line one\r\nline two\r\n" in data
+    assert all(f.ok for f in check_packet(data, trajectory, FULL))
