@@ -112,15 +112,6 @@ def parse_answer(raw: Any, track: str) -> tuple[dict[str, Any] | None, str | Non
     return raw, None
 
 
-def _check_calls(calls: Any) -> str | None:
-    if not isinstance(calls, list):
-        return "trace is not a list of calls"
-    for call in calls:
-        if not isinstance(call, dict) or not isinstance(call.get("gates"), dict) or not isinstance(call.get("returned_ids", []), list):
-            return "trace has a malformed call"
-    return None
-
-
 def _zero(truth: CompiledTruth, reason: str, calls: list[dict[str, Any]] | Any, mode: str) -> dict[str, Any]:
     return {"question_id": truth.question_id, "track": truth.track, "kind": truth.kind, "difficulty": truth.difficulty,
             "mode": mode, "s_answer": 0.0, "s_traj": 0.0,
@@ -134,9 +125,8 @@ def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str 
     answer, reason = parse_answer(raw_answer, track)
     if answer is None:
         return _zero(truth, reason, calls, mode)
-    problem = _check_calls(calls)
-    if problem is not None:
-        return _zero(truth, problem, calls, mode)
+    if not isinstance(calls, list):
+        return _zero(truth, "trace is not a list of calls", calls, mode)
 
     # -- calls: violations (first gate in precedence order), what was fetched, searches, dead ends
     n = 0
@@ -146,21 +136,25 @@ def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str 
     pending_dead = 0
     searches: list[tuple[str | None, set[str]]] = []
     context = mode == "context"
+    silence = track == SILENCE
     for call in calls:
+        if type(call) is not dict:
+            return _zero(truth, "trace has a malformed call", calls, mode)
+        gates = call.get("gates")
+        if type(gates) is not dict:
+            return _zero(truth, "trace has a malformed call", calls, mode)
         tool = call.get("tool")
-        # context mode: the builder's calls are provenance; the agent's own acts are its citations
-        counted = not context or tool == "cite_artifact"
-        gates = call["gates"]
         bad = False
-        if counted:
+        # context mode: the builder's calls are provenance; the agent's own acts are its citations
+        if not context or tool == "cite_artifact":
             n += 1
-            if gates.get("horizon"):
+            if gates["horizon"] if "horizon" in gates else False:
                 horizon += 1
                 bad = True
-            elif gates.get("actor"):
+            elif gates["actor"] if "actor" in gates else False:
                 actor += 1
                 bad = True
-            elif gates.get("subsystem"):
+            elif gates["subsystem"] if "subsystem" in gates else False:
                 subsystem += 1
                 bad = True
         outcome = call.get("outcome")
@@ -171,8 +165,11 @@ def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str 
             recovered += pending_dead
             pending_dead = 0
             if tool == "fetch_artifact" or (context and tool != "cite_artifact"):
-                fetched.update(call.get("returned_ids", ()))
-        if track == SILENCE and not bad and tool == "search_artifacts":
+                returned = call.get("returned_ids", ())
+                if type(returned) is not list:
+                    return _zero(truth, "trace has a malformed call", calls, mode)
+                fetched.update(returned)
+        if silence and not bad and tool == "search_artifacts":
             args = call.get("args") or {}
             query = args.get("query")
             if isinstance(query, str):
