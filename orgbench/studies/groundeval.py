@@ -73,6 +73,7 @@ def _aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {"n": len(rows), "s_answer": _mean(rows, "s_answer"), "s_traj": _mean(rows, "s_traj"),
             "s_adj": _mean(rows, "s_adj"), "violation_rate": violating / calls if calls else 0.0,
             "correct_invalid_path": sum(1 for r in rows if r["answer_correct"] and r["v"] > 0),
+            "verdict_correct": sum(1 for r in rows if r["answer_correct"]) / len(rows) if rows else 0.0,
             "min_s_adj": min((r["s_adj"] for r in rows), default=0.0)}
 
 
@@ -142,15 +143,15 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
                 for kind in KINDS[track]:
                     part = [r for r in mine if r["track"] == track and r["kind"] == kind]
                     agg = _aggregate(part)
-                    kind_rows.append([spec, mode, f"{track}/{kind}", agg["n"], agg["s_answer"], agg["s_traj"],
-                                      agg["s_adj"], agg["violation_rate"]])
+                    kind_rows.append([spec, mode, f"{track}/{kind}", agg["n"], agg["verdict_correct"], agg["s_answer"],
+                                      agg["s_traj"], agg["s_adj"], agg["violation_rate"]])
     total = len([r for r in all_rows if r["agent"] == "oracle" and r["mode"] == "tool"])
     _write_table(out, "table_agents", ["agent", "mode", "track", "n", "S_answer", "S_traj", "S_adj", "violation rate",
                                        "correct, invalid path"], main_rows,
                  f"GroundEval: built-in agents on {total} contracts from the default worlds (seeds "
                  f"{', '.join(map(str, seeds))}), tool and context mode.")
-    _write_table(out, "table_kinds", ["agent", "mode", "track/kind", "n", "S_answer", "S_traj", "S_adj",
-                                      "violation rate"], kind_rows,
+    _write_table(out, "table_kinds", ["agent", "mode", "track/kind", "n", "verdict correct", "S_answer", "S_traj",
+                                      "S_adj", "violation rate"], kind_rows,
                  "GroundEval by question kind: decoys (counterfactual/decoy) and absences (silence/absence) "
                  "separate the heuristics.")
     oracle_min = min((r["s_adj"] for r in all_rows if r["agent"] == "oracle"), default=0.0)
@@ -167,6 +168,7 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
                                                       for kk, vv in v.items()} if isinstance(v, dict) else v)
                                                  for k, v in checks.items()}})
     lazy = checks["lazy_silence_absence_tool"]
+    bm25_decoy = _aggregate([r for r in all_rows if r["agent"] == "bm25" and r["mode"] == "tool" and r["kind"] == "decoy"])
     prox = checks["proximity_decoy_tool"]
     leaky = checks["leaky"]
     write_text_atomic(out / "README.md", f"""# GroundEval: reproduced results
@@ -179,7 +181,8 @@ Rebuild with `orgbench reproduce groundeval` (byte-identical on rerun).
 - leaky (tool mode): S_answer {leaky['s_answer']:.3f} but S_adj {leaky['s_adj']:.3f}; violation rate
   {leaky['violation_rate']:.3f}; {leaky['correct_invalid_path']} correct answers reached through an invalid path.
 - lazy on Silence absences (tool mode): S_answer {lazy['s_answer']:.3f}, S_traj {lazy['s_traj']:.3f} (it never searched).
-- proximity on Counterfactual decoys (tool mode): S_answer {prox['s_answer']:.3f}, S_adj {prox['s_adj']:.3f}.
+- proximity on Counterfactual decoys (tool mode): verdict correct on {prox['verdict_correct']:.0%} of them
+  (bm25: {bm25_decoy['verdict_correct']:.0%}); S_answer {prox['s_answer']:.3f}, S_adj {prox['s_adj']:.3f}.
 
 Tables: `table_agents.{{md,csv,tex}}` (per agent, mode and track), `table_kinds.{{md,csv,tex}}` (per question kind).
 """)
