@@ -38,9 +38,16 @@ REQUIREMENTS: dict[str, str] = {
 _HEADER = re.compile(rb"^\[MESSAGE (\d+) (system|user|assistant)\]$")
 _RESULT = re.compile(rb"^\[TOOL RESULT (\d+) id=(.*)\]$")
 _CALL = re.compile(rb"\[TOOL CALL id=(\S+) bytes=(\d+)\] ([^(\s]+)\(")
-_EXCLUDED_PATTERN = r'(?im)^\\?\s*(labels?|step_labels?|notes?|error_kind)\s*[:=]|"(labels?|step_label|error_kind)"\s*:'
-_EXCLUDED = re.compile(_EXCLUDED_PATTERN)
-_EXCLUDED_BYTES = re.compile(_EXCLUDED_PATTERN.encode("ascii"))
+# Excluded fields, matched case-insensitively: a line starting ``label:``/``note=``/... or a JSON key "label".
+_EXCLUDED_LINE = re.compile(rb'\n\\?[ \t]*(?:labels?|step_labels?|notes?|error_kind)[ \t]*[:=]')
+_EXCLUDED_KEY = re.compile(rb'"(?:labels?|step_label|error_kind)"[ \t]*:')
+
+
+def _excluded(data: bytes) -> str | None:
+    """The first excluded-field text in a packet, or None."""
+    lowered = b"\n" + data.lower()
+    found = _EXCLUDED_LINE.search(lowered) or _EXCLUDED_KEY.search(lowered)
+    return found.group(0).strip().decode("utf-8", "replace") if found else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +206,7 @@ def check_packet(data: bytes, trajectory: Trajectory, spec: PacketSpec,
     """
     subject = spec.packet_id
     if spec.rendering == "restored" and data == expected_packet(trajectory, spec, blocks):
-        if _EXCLUDED_BYTES.search(data) is None:   # byte-identical to the contract's packet: every requirement holds
+        if _excluded(data) is None:   # byte-identical to the contract's packet: every requirement holds
             return [Finding(name, True, "", subject) for name in _PACKET_REQUIREMENTS]
     return _check_packet_in_detail(data, trajectory, spec)
 
@@ -211,10 +218,9 @@ def _check_packet_in_detail(data: bytes, trajectory: Trajectory, spec: PacketSpe
     if problem:
         return [Finding("packet-structure", False, problem, subject)]
     out = [Finding("packet-structure", True, "", subject)]
-    text = data.decode("utf-8", "replace")
-    excluded = _EXCLUDED.search(text)
+    excluded = _excluded(data)
     out.append(Finding("excluded-fields-absent", excluded is None,
-                       f"excluded field text {excluded.group(0)!r}" if excluded else "", subject))
+                       f"excluded field text {excluded!r}" if excluded else "", subject))
     markers = [k for k, b in enumerate(blocks) if b.kind in ("begin", "end")]
     kinds = [blocks[k].kind for k in markers]
     target_ok = kinds == ["begin", "end"]
