@@ -124,9 +124,11 @@ class _Recorder:
         self.notes: dict[int, str] = {}
 
     def call_id(self) -> str:
+        """A fresh call id from the trajectory's stream."""
         return "call_" + "".join(self.rng.choice("0123456789abcdef") for _ in range(10))
 
     def say(self, role: str, content: str, label: int | None = None) -> int:
+        """Append a text-only message (optionally labelled); return its index."""
         self.messages.append(ChatMessage(role, content))
         index = len(self.messages) - 1
         if label is not None:

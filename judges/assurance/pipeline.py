@@ -85,18 +85,22 @@ class Controls:
 
     @property
     def name(self) -> str:
+        """The control's name, P0..P3."""
         return CONTROLS[self.level]
 
     @property
     def stop_on_failure(self) -> bool:
+        """P1+: a failed or missing earlier step stops later ones."""
         return self.level >= 1
 
     @property
     def byte_checks(self) -> bool:
+        """P2+: exact-byte checks of earlier outputs, before dispatch and at read."""
         return self.level >= 2
 
     @property
     def reverse_matching(self) -> bool:
+        """P3: every tool result must answer a call."""
         return self.level >= 3
 
 
@@ -120,6 +124,7 @@ class PipelineConfig:
 
     @property
     def reverse(self) -> bool:
+        """Whether the checkers match results to calls (the controls, unless weakened for a test)."""
         return self.controls.reverse_matching if self.reverse_matching is None else self.reverse_matching
 
     def hook(self, point: str) -> None:
