@@ -20,7 +20,6 @@ import random
 import statistics
 import tempfile
 import time
-from datetime import timedelta
 from pathlib import Path
 
 

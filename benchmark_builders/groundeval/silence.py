@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_right
-from datetime import timedelta
 
 from benchmark_builders.groundeval.contracts import SILENCE, Contract, Question, Rules, SilenceRule, Truth, question_id
 from benchmark_builders.groundeval.worldview import WorldView, describe_entity, floor_minute, when

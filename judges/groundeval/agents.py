@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Any, Callable, Mapping
 
 from benchmark_builders.groundeval.contracts import (
-    COUNTERFACTUAL, NO_LINK_MECHANISM, PERSPECTIVE, SILENCE, Contract, Truth,
+    COUNTERFACTUAL, NO_LINK_MECHANISM, PERSPECTIVE, Contract, Truth,
 )
 from judges.groundeval.context import Context
 from judges.groundeval.runtime import GatedRuntime, tokenize

@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 from benchmark_builders.groundeval.build import WORLD_RULES, build_questions, load_build_config
-from benchmark_builders.groundeval.contracts import BuildConfig, question_id
+from benchmark_builders.groundeval.contracts import question_id
 from benchmark_builders.groundeval.wording import answer_leaks
 from simulator.policy import SUBSYSTEM
 
