@@ -18,7 +18,7 @@ from benchmark_builders.groundeval.contracts import TRACKS, Contract
 from judges.groundeval.agents import AGENTS, BUILTIN_AGENTS, make_leaky, make_oracle
 from judges.groundeval.context import DEFAULT_BUDGET, build_context, check_citations
 from judges.groundeval.runtime import Corpus, GatedRuntime
-from judges.groundeval.scoring import CompiledTruth, _zero, score_question, summarize, unknown_question
+from judges.groundeval.scoring import CompiledTruth, score_question, summarize, unanswered, unknown_question
 from judges.groundeval.traces import Submission, load_corpus_world, load_submissions, load_suite, load_truth
 from simulator.errors import InputError
 from simulator.storage import sha256_file, staged_directory, write_json, write_jsonl, write_manifest
@@ -111,8 +111,12 @@ def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: b
     return info
 
 
-def score_submissions(suite: Path, submissions: list[Submission]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Score every suite question for each (agent, mode) present; unknown ids and missing answers score 0."""
+def score_submissions(suite: Path, submissions: list[Submission], *, answered_only: bool = False
+                      ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Score every suite question for each (agent, mode) present; unknown ids and missing answers score 0.
+
+    With ``answered_only`` the questions an agent did not answer are left out (e.g. a few contracts over MCP).
+    """
     truths = {qid: CompiledTruth.of(t) for qid, t in load_truth(suite).items()}
     order = {t: i for i, t in enumerate(TRACKS)}
     groups: dict[tuple[str, str], dict[Any, Submission]] = defaultdict(dict)
@@ -138,8 +142,10 @@ def score_submissions(suite: Path, submissions: list[Submission]) -> tuple[list[
         mine = []
         for qid in sorted(truths, key=lambda q: (order[truths[q].track], q)):
             sub = answered.get(qid)
+            if sub is None and answered_only:
+                continue
             row = (score_question(truths[qid], sub.answer, sub.calls, mode) if sub is not None
-                   else _zero(truths[qid], "no answer", [], mode))
+                   else unanswered(truths[qid], mode))
             mine.append({"agent": agent, **row})
         scored = list(mine)
         mine.extend({"agent": agent, **r} for r in sorted(extra_rows.get(key, []), key=lambda r: str(r["question_id"])))
@@ -151,10 +157,10 @@ def score_submissions(suite: Path, submissions: list[Submission]) -> tuple[list[
     return rows, summary
 
 
-def score_run(suite: Path, answers: Path, out: Path) -> dict[str, Any]:
+def score_run(suite: Path, answers: Path, out: Path, *, answered_only: bool = False) -> dict[str, Any]:
     """Score answers (a run directory or JSONL) against a suite; write questions.jsonl and summary.json."""
     submissions, notes = load_submissions(answers)
-    rows, summary = score_submissions(Path(suite), submissions)
+    rows, summary = score_submissions(Path(suite), submissions, answered_only=answered_only)
     with staged_directory(Path(out)) as tmp:
         write_jsonl(tmp / "questions.jsonl", rows)
         write_json(tmp / "summary.json", {"suite": str(suite), "answers": str(answers), "unreadable_lines": notes,

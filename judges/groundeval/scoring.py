@@ -242,6 +242,11 @@ def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str 
             "diagnostics": {"answer": answer_parts, "trajectory": traj_parts, "calls": calls}}
 
 
+def unanswered(truth: CompiledTruth, mode: str) -> dict[str, Any]:
+    """The row for a suite question the agent did not answer (scored 0)."""
+    return _zero(truth, "no answer", [], mode)
+
+
 def unknown_question(question_id: Any, mode: str) -> dict[str, Any]:
     """The row for an answer whose question id is not in the suite (scored 0)."""
     return {"question_id": question_id, "track": None, "kind": None, "difficulty": None, "mode": mode, "s_answer": 0.0, "s_traj": 0.0, "v": 0.0,

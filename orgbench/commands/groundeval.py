@@ -58,11 +58,13 @@ def register(cli: click.Group) -> None:
     @click.option("--answers", type=click.Path(path_type=Path), required=True,
                   help="A run-agent directory, or a JSONL of answers (with calls) from any agent.")
     @click.option("--out", type=click.Path(path_type=Path), required=True)
-    def score_groundeval(suite: Path, answers: Path, out: Path) -> None:
+    @click.option("--answered-only", is_flag=True,
+                  help="Score only the questions that were answered (default: a missing answer scores 0).")
+    def score_groundeval(suite: Path, answers: Path, out: Path, answered_only: bool) -> None:
         """Score answers and traces: S_answer, S_traj, v, S_adj per question, and a summary per agent and track."""
         from judges.groundeval.run import score_run
 
-        summary = score_run(suite, answers, out)
+        summary = score_run(suite, answers, out, answered_only=answered_only)
         for agent, modes in summary.items():
             for mode, tracks in modes.items():
                 total = tracks["all"]

@@ -101,6 +101,10 @@ def test_mcp_server_over_stdio_with_the_official_client(rt_suite, rt_world, tmp_
     row = next(json.loads(line) for line in (tmp_path / "score" / "questions.jsonl").read_text().splitlines()
                if json.loads(line)["question_id"] == contract["question_id"])
     assert row["n_calls"] == 3 and row["v"] == round(1 / 3, 6) and row["malformed"] is None
+    only = CliRunner().invoke(cli, ["score", "groundeval", "--suite", str(rt_suite), "--answers", str(out),
+                                    "--out", str(tmp_path / "only"), "--answered-only"])
+    assert only.exit_code == 0, only.output
+    assert len((tmp_path / "only" / "questions.jsonl").read_text().splitlines()) == 1
 
 
 def test_openai_agent_calls_tools_through_the_gates(rt_suite, rt_world, rt_corpus, tmp_path):
