@@ -55,3 +55,18 @@ def faults_table(outcomes: list[CaseOutcome]) -> str:
         lines.append(f"- {control}: {reached} of {len(cell)} injected faults reached the judge stub; "
                      f"{done} of {sum(o.control == control for o in clean)} fault-free controls completed.")
     return "\n".join(lines) + "\n"
+
+
+def drilldown_records(outcomes: list[CaseOutcome]) -> list[dict]:
+    """Report drill-down rows: one per (case, control), with what reached the stub and why it stopped."""
+    return [{
+        "id": f"{o.case}.{o.control}",
+        "title": f"{o.case} under {o.control}",
+        "fields": {"kind": "fault" if o.injected else "control", "case": o.case, "control": o.control,
+                   "mode": o.injection_point, "outcome": _cell(o)},
+        "sections": [{"heading": "Fault", "text": o.fault},
+                     {"heading": "Reached the judge stub", "text": str(o.reached_judge).lower()},
+                     {"heading": "Packets the stub accepted", "text": str(o.reads)},
+                     {"heading": "Stop", "text": f"{o.stopped_at} ({o.stopped_by}): {o.detail}" if o.stopped_at
+                      else "not stopped"}],
+    } for o in outcomes]

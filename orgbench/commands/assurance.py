@@ -130,8 +130,8 @@ def register(cli: click.Group) -> None:
         click.echo(write_contrast(source, out, make_judge(judge, base_url), draws))
 
 
-def write_faults(out: Path) -> str:
-    """Run the fault study and write faults.md and faults.csv atomically under ``out``."""
+def run_faults(out: Path) -> tuple[str, list]:
+    """Run the fault study, write faults.md and faults.csv under ``out``; return the summary and the outcomes."""
     import os
     import tempfile
 
@@ -146,22 +146,35 @@ def write_faults(out: Path) -> str:
     write_text_atomic(Path(out) / "faults.csv", faults_csv(outcomes))
     table = faults_table(outcomes)
     write_text_atomic(Path(out) / "faults.md", "# Fault study: 19 cases, CRLF and two controls under P0-P3\n\n" + table)
-    return table.split("\n\n")[-1].strip()
+    return table.split("\n\n")[-1].strip(), outcomes
 
 
-def write_contrast(source: Path, out: Path, backend, draws: int) -> str:
-    """Judge the cohort's eight packets per trajectory and write contrast.json / contrast.md / flags.csv."""
+def write_faults(out: Path) -> str:
+    """Run the fault study and write faults.md and faults.csv atomically under ``out``."""
+    return run_faults(out)[0]
+
+
+def run_contrast(source: Path, out: Path, backend, draws: int, *, per_packet_csv: bool = True) -> tuple[str, list]:
+    """Judge the cohort's eight packets per trajectory; write contrast.json / .md / .csv (and flags.csv)."""
     from benchmark_builders.trajectories.records import read_suite
-    from judges.assurance.contrast import contrast_summary, contrast_table, flags_csv, judge_cohort
+    from judges.assurance.contrast import contrast_csv, contrast_summary, contrast_table, flags_csv, judge_cohort
     from simulator.storage import dumps_pretty, write_text_atomic
 
     trajectories, labels = read_suite(source)
     judged = judge_cohort(trajectories, labels, backend, draws=draws)
     summary = contrast_summary(judged)
-    summary["judge"] = getattr(backend, "name", "unknown")
+    judge = getattr(backend, "name", "unknown")
+    summary["judge"] = judge
     summary["draws"] = draws
     write_text_atomic(Path(out) / "contrast.json", dumps_pretty(summary))
     write_text_atomic(Path(out) / "contrast.md", "# Later-context contrast\n\n" + contrast_table(summary))
-    write_text_atomic(Path(out) / "flags.csv", flags_csv(judged))
+    write_text_atomic(Path(out) / "contrast.csv", contrast_csv(summary, judge))
+    if per_packet_csv:
+        write_text_atomic(Path(out) / "flags.csv", flags_csv(judged))
     g = summary["G"]
-    return f"G original {g['original']}, restored {g['restored']}, reduction {g['reduction']} -> {out}"
+    return f"G original {g['original']}, restored {g['restored']}, reduction {g['reduction']} -> {out}", judged
+
+
+def write_contrast(source: Path, out: Path, backend, draws: int) -> str:
+    """Judge the cohort and write the contrast files under ``out``; return a summary line."""
+    return run_contrast(source, out, backend, draws)[0]

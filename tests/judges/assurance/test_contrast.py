@@ -78,3 +78,21 @@ def test_contrast_counts_and_g(small_cohort):
     assert summary == contrast_summary(judged, resamples=500, seed=1)     # seeded: identical on rerun
     assert "| error | full |" in contrast_table(summary)
     assert flags_csv(judged).count("\n") == len(judged) + 1
+
+
+def test_contrast_csv_and_drilldown(small_cohort):
+    import csv
+    import io
+
+    from judges.assurance.contrast import contrast_csv, drilldown_records
+
+    trajectories, labels = small_cohort
+    judged = judge_cohort(trajectories, labels, PacketStepJudge(), draws=1)
+    summary = contrast_summary(judged, resamples=100)
+    rows = list(csv.DictReader(io.StringIO(contrast_csv(summary, "builtin:step"))))
+    assert [r["source"] for r in rows] == ["orgbench (builtin:step)"] * 3 + ["paper (J0)"] * 3
+    assert rows[0]["G"] == str(summary["G"]["original"]) and rows[3]["G"] == "13"
+    records = drilldown_records(judged)
+    assert len(records) == len(judged) // 2 and all(r["fields"]["kind"] == "packet" for r in records)
+    blank = next(r for r in records if r["fields"]["control"] == "original" and r["fields"]["mode"] == "error prefix")
+    assert blank["sections"][-1]["text"].endswith("[END TARGET STEP]\n")
