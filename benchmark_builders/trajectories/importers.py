@@ -19,7 +19,7 @@ from benchmark_builders.trajectories.records import (LABEL_VALUES, ChatMessage, 
                                                      message_from_json)
 from simulator.errors import InputError
 
-FORMATS = ("apb", "tau2")
+FORMATS = ("apb", "openai", "tau2")   # apb and openai: OpenAI-chat messages; tau2: results linked by id
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +105,7 @@ def _tau2_message(raw: Any, where: str) -> ChatMessage:
 
 
 def import_file(path: Path, fmt: str) -> ImportResult:
-    """Read ``path`` in format ``apb`` or ``tau2``; malformed JSON raises, unlinkable records are reported."""
+    """Read ``path`` (``apb``, ``openai`` or ``tau2``); malformed JSON raises, unlinkable records are reported."""
     if fmt not in FORMATS:
         raise InputError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
     path = Path(path)
@@ -135,7 +135,7 @@ def import_file(path: Path, fmt: str) -> ImportResult:
         raw_messages = obj.get("messages")
         if not isinstance(raw_messages, list) or not raw_messages:
             raise InputError(f"{where}: field messages must be a non-empty list")
-        convert = message_from_json if fmt == "apb" else _tau2_message
+        convert = _tau2_message if fmt == "tau2" else message_from_json
         messages = tuple(convert(m, f"{where}: messages[{i}]") for i, m in enumerate(raw_messages))
         problems.extend(link_problems(messages, where))
         cluster = str(obj.get("cluster") or obj.get("task_id") or obj.get("query_id") or trajectory_id)

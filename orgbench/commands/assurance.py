@@ -66,8 +66,8 @@ def register(cli: click.Group) -> None:
     @click.option("--world", type=click.Path(path_type=Path), help="World directory to take support cases from.")
     @click.option("--import", "import_file", type=click.Path(path_type=Path),
                   help="Import recorded trajectories instead (JSONL).")
-    @click.option("--format", "fmt", type=click.Choice(["apb", "tau2"]), default="apb", show_default=True,
-                  help="Import format: AgentProcessBench-style or tau2-style messages.")
+    @click.option("--format", "fmt", type=click.Choice(["apb", "openai", "tau2"]), default="apb", show_default=True,
+                  help="Import format: AgentProcessBench-style or plain OpenAI-chat JSONL, or tau2-style messages.")
     @click.option("--out", required=True, type=click.Path(path_type=Path), help="Suite directory to write.")
     @click.option("--n", default=60, show_default=True, type=click.IntRange(1), help="Trajectories to simulate.")
     @click.option("--seed", type=int, default=None, help="Trajectory seed (default: the world's seed).")

@@ -55,6 +55,12 @@ def test_apb_label_outside_the_scale_is_reported(tmp_path):
                                f"got 2",)
 
 
+def test_plain_openai_chat_jsonl(tmp_path):
+    result = import_file(_write(tmp_path, [json.dumps({"id": "chat-1", "messages": GOOD_APB})]), "openai")
+    assert result.problems == () and result.trajectories[0].trajectory_id == "chat-1"
+    assert result.labels[0].labels == {}
+
+
 def test_apb_per_message_labels(tmp_path):
     messages = [dict(m) for m in GOOD_APB]
     messages[2]["label"] = -1
