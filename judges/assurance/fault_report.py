@@ -52,7 +52,10 @@ def faults_table(outcomes: list[CaseOutcome]) -> str:
         cell = [o for o in injected if o.control == control]
         reached = sum(o.reached_judge for o in cell)
         done = sum(o.completed and not o.reached_judge for o in clean if o.control == control)
-        lines.append(f"- {control}: {reached} of {len(cell)} injected faults reached the judge stub; "
+        altered = sum(o.reached_judge and o.altered for o in cell)
+        how = f" ({altered} with altered or stale bytes, {reached - altered} read although their check failed)" \
+            if reached and reached != altered else ""
+        lines.append(f"- {control}: {reached} of {len(cell)} injected faults reached the judge stub{how}; "
                      f"{done} of {sum(o.control == control for o in clean)} fault-free controls completed.")
     return "\n".join(lines) + "\n"
 
