@@ -2,7 +2,10 @@
 
 ``run_agent`` writes a run directory (``run.json``, ``answers.jsonl``,
 ``traces.jsonl``, ``contexts.jsonl`` in context mode, ``MANIFEST.json``),
-staged so an interrupted run leaves nothing that looks finished.
+staged so an interrupted run leaves nothing that looks finished. An
+``openai:MODEL`` run journals each finished question beside the output
+(``.NAME.journal.jsonl``); the same command resumes from it, asking the model
+nothing twice.
 ``score_submissions`` scores every suite question for every (agent, mode)
 found in the answers and writes ``questions.jsonl`` and ``summary.json``.
 """
@@ -10,6 +13,7 @@ found in the answers and writes ``questions.jsonl`` and ``summary.json``.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Callable
@@ -21,7 +25,9 @@ from judges.groundeval.runtime import Corpus, GatedRuntime
 from judges.groundeval.scoring import CompiledTruth, score_question, summarize, unanswered, unknown_question
 from judges.groundeval.traces import Submission, load_corpus_world, load_submissions, load_suite, load_truth
 from simulator.errors import InputError
-from simulator.storage import sha256_file, staged_directory, write_json, write_jsonl, write_manifest
+from simulator.storage import (
+    dumps, sha256_file, staged_directory, write_json, write_jsonl, write_manifest, write_text_atomic,
+)
 
 MODES = ("tool", "context")
 
@@ -52,51 +58,65 @@ def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: b
         world = load_corpus_world(suite)
     if corpus is None:
         corpus = Corpus(world)
-    answers: list[dict[str, Any]] = []
-    traces: list[dict[str, Any]] = []
-    contexts: list[dict[str, Any]] = []
 
     def session(contract: Contract) -> tuple[GatedRuntime, Any]:
         runtime = GatedRuntime(corpus, contract.actor, contract.as_of, record_latency=record_latency)
         context = build_context(contract, runtime, budget) if mode == "context" else None
         return runtime, context
 
-    def finish(contract: Contract, runtime: GatedRuntime, context, answer: Any) -> None:
+    def finish(contract: Contract, runtime: GatedRuntime, context, answer: Any) -> dict[str, Any]:
+        row: dict[str, Any] = {"question_id": contract.question_id, "context": None}
         if context is not None:
             check_citations(runtime, answer.get("evidence_artifacts") if isinstance(answer, dict) else None)
-            contexts.append({"question_id": contract.question_id, "ids": list(context.ids()), "used": context.used,
-                             "budget": context.budget})
-        answers.append({"question_id": contract.question_id, "agent": spec, "mode": mode, "answer": answer})
-        traces.append({"question_id": contract.question_id, "agent": spec, "mode": mode, "actor": contract.actor,
-                       "as_of": contract.to_json()["as_of"], "calls": runtime.trace()})
+            row["context"] = {"question_id": contract.question_id, "ids": list(context.ids()), "used": context.used,
+                              "budget": context.budget}
+        row["answer"] = {"question_id": contract.question_id, "agent": spec, "mode": mode, "answer": answer}
+        row["trace"] = {"question_id": contract.question_id, "agent": spec, "mode": mode, "actor": contract.actor,
+                        "as_of": contract.to_json()["as_of"], "calls": runtime.trace()}
+        return row
 
+    done: dict[str, dict[str, Any]] = {}
     if spec.startswith("openai:"):
         from judges.groundeval.llm_agent import LLMAgent
 
+        header = {"journal": 1, "suite_contracts_sha256": sha256_file(suite / "contracts.jsonl"), "agent": spec,
+                  "mode": mode, "budget": budget, "max_turns": max_turns}
+        journal = Path(out).parent / f".{Path(out).name}.journal.jsonl"
+        done = _read_journal(journal, header)
         agent = LLMAgent(model=spec.split(":", 1)[1], base_url=base_url, api_key=api_key, max_turns=max_turns)
 
         async def run_all() -> None:
             limit = asyncio.Semaphore(max(1, concurrency))
-            sessions = {c.question_id: session(c) for c in contracts}
-            async def one(contract: Contract) -> Any:
-                async with limit:
-                    runtime, context = sessions[contract.question_id]
-                    return await agent.answer(contract, None if context is not None else runtime, context)
-            try:
-                results = await asyncio.gather(*(one(c) for c in contracts))
-            finally:
-                await agent.close()
-            for contract, answer in zip(contracts, results):
-                runtime, context = sessions[contract.question_id]
-                finish(contract, runtime, context, answer)
+            with open(journal, "a", encoding="utf-8") as log:
+                if journal.stat().st_size == 0:
+                    log.write(dumps(header) + "\n")
+                    log.flush()
+
+                async def one(contract: Contract) -> None:
+                    async with limit:
+                        runtime, context = session(contract)
+                        answer = await agent.answer(contract, None if context is not None else runtime, context)
+                        row = finish(contract, runtime, context, answer)
+                        log.write(dumps(row) + "\n")      # finished work survives an interruption
+                        log.flush()
+                        done[contract.question_id] = row
+                try:
+                    await asyncio.gather(*(one(c) for c in contracts if c.question_id not in done))
+                finally:
+                    await agent.close()
 
         asyncio.run(run_all())
     else:
+        journal = None
         agent_fn = _builtin(spec, suite, world)
         for contract in contracts:
             runtime, context = session(contract)
             answer = agent_fn(contract, runtime if context is None else None, context)
-            finish(contract, runtime, context, answer)
+            done[contract.question_id] = finish(contract, runtime, context, answer)
+    rows = [done[c.question_id] for c in contracts]
+    answers = [r["answer"] for r in rows]
+    traces = [r["trace"] for r in rows]
+    contexts = [r["context"] for r in rows if r["context"] is not None]
 
     info = {"suite": str(suite), "suite_contracts_sha256": sha256_file(suite / "contracts.jsonl"), "agent": spec,
             "mode": mode, "questions": len(contracts), "context_budget": budget if mode == "context" else None,
@@ -108,7 +128,29 @@ def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: b
         if mode == "context":
             write_jsonl(tmp / "contexts.jsonl", contexts)
         write_manifest(tmp)
+    if journal is not None and journal.exists():
+        journal.unlink()
     return info
+
+
+def _read_journal(path: Path, header: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The finished questions of an interrupted run with the same inputs (empty, and the journal reset, otherwise)."""
+    if not path.is_file():
+        return {}
+    rows: dict[str, dict[str, Any]] = {}
+    with open(path, encoding="utf-8") as handle:
+        lines = handle.read().splitlines()
+    try:
+        if not lines or json.loads(lines[0]) != header:
+            path.unlink()
+            return {}
+        for line in lines[1:]:
+            row = json.loads(line)
+            rows[row["question_id"]] = row
+    except (json.JSONDecodeError, KeyError, TypeError):
+        pass   # a line cut short by the interruption: keep what came before it
+    write_text_atomic(path, "".join(dumps(x) + "\n" for x in [header, *rows.values()]))
+    return rows
 
 
 def score_submissions(suite: Path, submissions: list[Submission], *, answered_only: bool = False

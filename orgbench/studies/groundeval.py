@@ -49,7 +49,8 @@ def _run_stage(work: Path, seed: int, suite: Path, spec: str, mode: str, fresh: 
     from simulator.storage import read_json
 
     suite_hash = read_json(suite.parent / "MANIFEST.json")["stage_inputs"]
-    inputs = {"stage": "groundeval-run", "rules": RULES_VERSION, "suite": suite_hash, "agent": spec, "mode": mode}
+    inputs = {"stage": "groundeval-run", "rules": RULES_VERSION, "suite": suite_hash, "agent": spec, "mode": mode,
+              "base_url": base_url if spec.startswith("openai:") else None}
 
     def build(tmp: Path) -> None:
         if "corpus" not in shared:

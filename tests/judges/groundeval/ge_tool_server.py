@@ -31,7 +31,8 @@ def _answer(track: str, cited: list[str]) -> dict:
 class ToolChatServer:
     """Start with ``with ToolChatServer() as server: server.base_url``."""
 
-    def __init__(self) -> None:
+    def __init__(self, refuse_after: int | None = None) -> None:
+        self.refuse_after = refuse_after       # answer 401 (key refused) from this request on
         self.requests: list[dict] = []
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
@@ -64,6 +65,8 @@ class ToolChatServer:
 
     async def _handle(self, request: web.Request) -> web.Response:
         body = await request.json()
+        if self.refuse_after is not None and len(self.requests) >= self.refuse_after:
+            return web.json_response({"error": {"message": "key refused"}}, status=401)
         reply = self._reply(body)
         self.requests.append(body)
         return web.json_response(reply)

@@ -128,3 +128,25 @@ def test_openai_agent_calls_tools_through_the_gates(rt_suite, rt_world, rt_corpu
     assert summary["openai:scripted"]["tool"]["all"]["malformed"] == 0
     ctx = [json.loads(line) for line in (tmp_path / "context" / "traces.jsonl").read_text().splitlines()]
     assert all(c["tool"] in ("search_artifacts", "fetch_artifact", "cite_artifact") for t in ctx for c in t["calls"])
+
+
+def test_openai_run_resumes_after_an_interruption(rt_suite, rt_world, rt_corpus, tmp_path):
+    import pytest
+    from simulator.errors import InputError
+
+    contracts = len((rt_suite / "contracts.jsonl").read_text().splitlines())
+    with ToolChatServer(refuse_after=30) as server:
+        with pytest.raises(InputError):
+            run_agent(rt_suite, "openai:scripted", "context", tmp_path / "run", base_url=server.base_url,
+                      corpus=rt_corpus, world=rt_world, concurrency=1)
+    journal = tmp_path / ".run.journal.jsonl"
+    finished = len(journal.read_text().splitlines()) - 1
+    assert finished == 30 and not (tmp_path / "run").exists()
+    with ToolChatServer() as server:
+        run_agent(rt_suite, "openai:scripted", "context", tmp_path / "run", base_url=server.base_url,
+                  corpus=rt_corpus, world=rt_world, concurrency=3)
+        asked = len(server.requests)
+    assert asked == contracts - finished and not journal.exists()
+    answers = [json.loads(line) for line in (tmp_path / "run" / "answers.jsonl").read_text().splitlines()]
+    order = [json.loads(line)["question_id"] for line in (rt_suite / "contracts.jsonl").read_text().splitlines()]
+    assert [a["question_id"] for a in answers] == order
