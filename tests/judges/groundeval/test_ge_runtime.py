@@ -96,3 +96,18 @@ def test_leak_probe_against_the_policy(rt_world, rt_corpus):
                             sorted(policy.violations(actor, versions[target], moment), key=("horizon", "actor", "subsystem").index)
             checked += 1
     assert checked == 4000
+
+
+def test_context_holds_only_what_the_gates_allow_within_budget(rt_world, rt_corpus, rt_suite):
+    from judges.groundeval.context import build_context
+    from judges.groundeval.traces import load_suite
+
+    versions = {v.ref: v for v in rt_world.artifacts}
+    _, contracts = load_suite(rt_suite)
+    for contract in contracts[::3]:
+        runtime = GatedRuntime(rt_corpus, contract.actor, contract.as_of, record_latency=False)
+        context = build_context(contract, runtime, budget=3000)
+        assert context.used <= 3000 and len(context.items) == len(set(context.ids()))
+        assert all(rt_world.policy.can_see(contract.actor, versions[ref], contract.as_of) for ref in context.ids())
+        assert all(not any(call["gates"].values()) for call in runtime.trace())
+        assert all(f"[{ref}]" in context.render() for ref in context.ids())
