@@ -59,7 +59,9 @@ class SimContext:
         return self.env.timeout(max(0.0, minute - self.env.now))
 
     def work(self, minutes: float) -> simpy.Timeout:
-        """Wait for ``minutes`` of business time."""
+        """Wait for ``minutes`` of business time (past the end of the run: sleep until after it)."""
+        if minutes > self.calendar.end_minute:
+            return self.until(self.calendar.end_minute + 1.0)
         return self.until(self.calendar.after(self.env.now, minutes))
 
     def business_days(self, days: int) -> simpy.Timeout:

@@ -24,6 +24,18 @@ def _progress_bar(days: int):
     return bar, lambda done, total: bar.update(task, completed=done)
 
 
+def _check_out(out: Path) -> None:
+    """Refuse to replace anything at OUT that is not an empty directory or an earlier world."""
+    from simulator.errors import InputError
+
+    if not out.exists():
+        return
+    if not out.is_dir():
+        raise InputError(f"{out}: exists and is not a directory; refusing to replace it")
+    if any(out.iterdir()) and not ((out / "world.json").is_file() and (out / "MANIFEST.json").is_file()):
+        raise InputError(f"{out}: exists and is not a world written by orgbench; refusing to replace it")
+
+
 @click.command("simulate")
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="World directory to write (replaced atomically if it exists).")
@@ -38,7 +50,8 @@ def simulate_command(out: Path, config_path: Path | None, seed: int | None, days
 
     The world holds people, events, versioned artifacts, the access policy and
     the collaboration graph (see docs/world.md). The same config and seed give
-    byte-identical files.
+    byte-identical files. OUT is written atomically; an earlier world there is
+    replaced, anything else is left alone and the command stops.
     """
     import time
 
@@ -46,6 +59,7 @@ def simulate_command(out: Path, config_path: Path | None, seed: int | None, days
     from simulator.simulate import simulate_to
 
     config = load_config(config_path, seed=seed, days=days, people=people)
+    _check_out(out)
     bar, progress = _progress_bar(config.days)
     started = time.perf_counter()
     if bar is not None:

@@ -44,3 +44,20 @@ def test_edited_world_fails_inspect_naming_the_file(small_world_dir, tmp_path):
 def test_inspect_of_a_missing_world(tmp_path):
     result = CliRunner().invoke(cli, ["inspect", str(tmp_path / "nothing")])
     assert result.exit_code == 2 and "not a world directory" in result.stderr
+
+
+def test_simulate_refuses_to_replace_something_that_is_not_a_world(tmp_path):
+    precious = tmp_path / "notes"
+    precious.mkdir()
+    (precious / "todo.txt").write_text("keep me", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["simulate", "--out", str(precious), "--days", "2", "--people", "16"])
+    assert result.exit_code == 2 and "not a world written by orgbench" in result.stderr
+    assert (precious / "todo.txt").read_text(encoding="utf-8") == "keep me"
+
+
+def test_simulate_replaces_an_earlier_world(tmp_path):
+    out = tmp_path / "w"
+    for seed in ("1", "2"):
+        result = CliRunner().invoke(cli, ["simulate", "--out", str(out), "--days", "2", "--people", "16", "--seed", seed])
+        assert result.exit_code == 0, result.output
+    assert '"seed": 2' in (out / "world.json").read_text(encoding="utf-8")

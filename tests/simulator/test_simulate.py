@@ -46,3 +46,16 @@ def test_every_procedure_has_resolved_and_live_cases_in_default_world(default_wo
         live = [v for v in cases if v.facts["case_status"] != "closed"]
         assert len(cases) >= 20, procedure.procedure_id
         assert len(closed) >= 15 and len(live) >= 1, procedure.procedure_id
+
+
+def test_a_quiet_config_still_finishes(tmp_path):
+    from simulator.config import load_config
+    from simulator.simulate import simulate
+
+    path = tmp_path / "quiet.toml"
+    path.write_text("[workload]\ncases_per_person = 0\nchanges_per_person = 0\nchat_messages_per_person = 0\n"
+                    "direct_messages_per_person = 0\nemails_per_person = 0\nwiki_edits_per_person = 0\n",
+                    encoding="utf-8")
+    world = simulate(load_config(path, days=10, people=16))
+    kinds = {e.subsystem for e in world.events}
+    assert not kinds & {"ticketing", "deploys", "incidents"} and {"crm", "meetings", "wiki"} <= kinds
