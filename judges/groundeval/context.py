@@ -51,7 +51,7 @@ def build_context(contract: Contract, runtime: GatedRuntime, budget: int = DEFAU
     hits: dict[str, tuple[float, str]] = {}
     for subsystem in contract.subsystems:
         result = runtime.search_artifacts(contract.question, subsystem, PER_SUBSYSTEM)
-        for rank, item in enumerate(result.get("results", ())):
+        for item in result.get("results", ()):
             score = item["score"]
             if item["id"] not in hits or hits[item["id"]][0] < score:
                 hits[item["id"]] = (score, item["artifact_id"])
