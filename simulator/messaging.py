@@ -29,13 +29,16 @@ CHANNELS: dict[str, tuple[str, str | None, tuple[str, ...]]] = {
 }
 
 
+_CHANNEL_ENTITIES = {channel: EntityRef("channel", channel) for channel in CHANNELS}
+
+
 def post_chat(ctx: SimContext, channel: str, author: str, template: str, facts: dict[str, Any],
               context: dict[str, Any] | None = None, parents: Iterable[ParentLink] = (),
               event_type: str = "chat.message_posted") -> str:
     """``author`` posts in ``channel``; returns the event id."""
     name, space, _ = CHANNELS[channel]
     message_id = ctx.ledger.next_id("MSG")
-    entity = EntityRef("channel", channel)
+    entity = _CHANNEL_ENTITIES[channel]
     ref = ctx.ledger.draft(message_id, "chat", "chat_message", author, entity, f"{name} message",
                            template, {"message_id": message_id, "channel": name, **facts},
                            Acl(space=space, participants=(author,)), context)

@@ -245,6 +245,13 @@ class Org:
             found = self._cache[key] = [a for a, p in self.people.items() if p.role == role and p.left_at is None]
         return found
 
+    def cached(self, key: tuple[str, str], build) -> list[str]:
+        """A list derived from who is employed where, rebuilt only after a staffing change."""
+        found = self._cache.get(key)
+        if found is None:
+            found = self._cache[key] = build()
+        return found
+
     def available(self, team: str) -> list[str]:
         """Members of ``team`` who are not busy: the people a departure or move may pick."""
         return [a for a in self.members(team) if not self.busy.get(a)]
@@ -260,7 +267,8 @@ class Org:
 
     def space_members(self, space_id: str) -> list[str]:
         """Actor ids who are members of a private space now."""
-        return sorted({a for a, _, end in self.memberships[space_id] if end is None})
+        return self.cached(("space", space_id),
+                           lambda: sorted({a for a, _, end in self.memberships[space_id] if end is None}))
 
     def active(self) -> list[str]:
         """Every employed actor id (do not modify)."""

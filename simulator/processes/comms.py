@@ -23,13 +23,15 @@ TOPICS = ("standup", "question", "fyi", "thanks", "lunch", "reminder", "status")
 
 
 def _posters(ctx: SimContext, channel: str) -> list[str]:
+    """Who may post in ``channel`` now: its space's members, or the members of its teams."""
     _, space, teams = CHANNELS[channel]
-    if space is not None:
-        return ctx.org.space_members(space)
-    out: list[str] = []
-    for team in teams:
-        out.extend(ctx.org.members(team))
-    return out
+
+    def build() -> list[str]:
+        if space is not None:
+            return ctx.org.space_members(space)
+        return [a for team in teams for a in ctx.org.members(team)]
+
+    return ctx.org.cached(("posters", channel), build)
 
 
 def channel_chatter(ctx: SimContext, channel: str):

@@ -25,3 +25,14 @@ def test_byte_identical_across_hash_seeds_and_different_across_seeds(tmp_path):
     files = read_json(tmp_path / "a" / "MANIFEST.json")["files"]
     assert sorted(files) == ["actors.jsonl", "artifacts.jsonl", "events.jsonl", "graph.json", "policy.json", "world.json"]
     assert read_json(tmp_path / "c" / "MANIFEST.json")["files"]["events.jsonl"] != files["events.jsonl"]
+
+
+def test_repeated_runs_in_one_process_are_identical():
+    from simulator.config import load_config
+    from simulator.simulate import simulate
+
+    config = load_config(seed=9, days=10, people=18)
+    first, second = simulate(config), simulate(config)
+    assert [e.to_json() for e in first.events] == [e.to_json() for e in second.events]
+    assert [v.to_json() for v in first.artifacts] == [v.to_json() for v in second.artifacts]
+    assert first.graph == second.graph and first.policy.to_json() == second.policy.to_json()
