@@ -11,7 +11,9 @@ from __future__ import annotations
 from simulator.context import SimContext
 from simulator.messaging import CHANNELS, post_chat, send_dm, send_email
 from simulator.model import Acl, EntityRef
-from simulator.org import SPACES, TEAM_ROLES
+from simulator.org import TEAM_ROLES
+from simulator.procedures import PROCEDURES
+from simulator.processes.engineering import SERVICES
 
 #: Share of all chat posts that go to each channel.
 CHANNEL_SHARE = {
@@ -150,9 +152,6 @@ def hold_meeting(ctx: SimContext, team: str, attendees: list[str], rng) -> str:
 
 def wiki_pages(ctx: SimContext):
     """Runbook and service pages, created at the start and edited through the run; some restricted."""
-    from simulator.procedures import PROCEDURES
-    from simulator.processes.engineering import SERVICES
-
     rng = ctx.rng("comms.wiki")
     pages: list[tuple[str, str, str | None, dict]] = []
     support_manager = ctx.org.with_role("support_manager")[0]
@@ -199,5 +198,3 @@ def _wiki_version(ctx: SimContext, wiki_id: str, kind: str, title: str, space: s
     return ctx.ledger.emit(event_type, (author,), "wiki", entity, {"wiki_id": wiki_id, "restricted": space is not None},
                            (), (ref,))
 
-
-__all__ = ["channel_chatter", "direct_messages", "internal_email", "weekly_meetings", "wiki_pages", "SPACES"]

@@ -19,6 +19,7 @@ from simulator.context import SimContext
 from simulator.customers import Account, Asset
 from simulator.messaging import post_chat, send_email
 from simulator.model import Acl, EntityRef, ParentLink
+from simulator.org import TEAM_ROLES
 from simulator.procedures import PROCEDURES, Procedure, Step
 
 PRIORITIES = ("P1", "P2", "P3", "P4")
@@ -127,7 +128,7 @@ def _ensure_owner(ctx: SimContext, case: SupportCase, rng) -> None:
 
 
 def _escalation_targets(ctx: SimContext, target: str) -> list[str]:
-    if target in ctx.org._team_members:
+    if target in TEAM_ROLES:
         return ctx.org.members(target)
     return ctx.org.with_role(target)
 
