@@ -125,3 +125,9 @@ def test_bodies_state_their_facts(small_world):
 def test_wordings_vary(small_world):
     starts = {v.body.split()[0] for v in small_world.artifacts if v.kind == "ticket_comment"}
     assert len(starts) >= 3
+
+
+def test_bodies_do_not_leak_record_metadata(small_world):
+    for version in small_world.artifacts:
+        for leak in ("message id:", "email id:", "to external:", "channel: #", "subject: "):
+            assert leak not in version.body.lower(), (version.ref, leak)
