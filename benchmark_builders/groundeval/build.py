@@ -37,9 +37,9 @@ WORLD_RULES = Rules(
     ),
     silence=(
         SilenceRule("incident_postmortem", "incident.opened", "postmortem.published", timedelta(days=14),
-                    ("postmortems",), (("payload.incident_id", "payload.incident_id"),), "published postmortem"),
+                    ("postmortems",), (("payload.incident_id", "payload.incident_id"),), "a published postmortem"),
         SilenceRule("escalation_answer", "escalation.sent", "escalation.answered", timedelta(days=3),
-                    ("email",), (("payload.escalation_id", "payload.escalation_id"),), "answer to the escalation"),
+                    ("email",), (("payload.escalation_id", "payload.escalation_id"),), "an answer to the escalation"),
     ),
 )
 

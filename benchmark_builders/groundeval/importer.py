@@ -123,7 +123,7 @@ def read_rules(config: dict[str, Any], path: Path) -> Rules:
         name = rule.get("name") or f"{rule['trigger_event_type']}->{rule['response_event_type']}"
         silence.append(SilenceRule(str(name), rule["trigger_event_type"], rule["response_event_type"],
                                    _gap(rule, where), tuple(space), _join(rule, where, "trigger", "response"),
-                                   str(rule.get("response_label") or rule["response_event_type"].replace("_", " "))))
+                                   str(rule.get("response_label") or "a " + rule["response_event_type"].replace("_", " "))))
     return Rules(tuple(causal), tuple(silence))
 
 

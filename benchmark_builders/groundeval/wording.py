@@ -24,7 +24,8 @@ def _environment() -> jinja2.Environment:
 def render_question(track: str, question_id: str, values: Mapping[str, Any]) -> str:
     """Render a track's template; the variant is chosen from the question id, so it is stable."""
     variant = int(question_id.rsplit("-", 1)[1], 16) % VARIANTS
-    return _environment().get_template(f"{track}.j2").render(variant=variant, **values).strip()
+    text = _environment().get_template(f"{track}.j2").render(variant=variant, **values).strip()
+    return text[:1].upper() + text[1:]
 
 
 def _words(text: str) -> str:

@@ -20,7 +20,7 @@ from orgbench.studies import ReproduceOptions
 DEFAULT_SEEDS = (0, 1, 2)
 AGENTS = ("oracle", "leaky", "lazy", "proximity", "bm25", "zero-shot")
 MODES = ("tool", "context")
-RULES_VERSION = 1  # bump when the builder, runtime, agents or scorer change what they produce
+RULES_VERSION = 2  # bump when the builder, runtime, agents or scorer change what they produce
 
 
 def _suite_stage(work: Path, seed: int, fresh: bool) -> Path:
