@@ -150,3 +150,20 @@ def test_openai_run_resumes_after_an_interruption(rt_suite, rt_world, rt_corpus,
     answers = [json.loads(line) for line in (tmp_path / "run" / "answers.jsonl").read_text().splitlines()]
     order = [json.loads(line)["question_id"] for line in (rt_suite / "contracts.jsonl").read_text().splitlines()]
     assert [a["question_id"] for a in answers] == order
+
+
+def test_runs_are_byte_identical_under_any_hash_seed(rt_suite, tmp_path):
+    import os
+    import subprocess
+
+    outputs = []
+    for hash_seed in ("1", "999"):
+        produced = {}
+        for agent, mode in (("leaky", "tool"), ("proximity", "context")):
+            out = tmp_path / f"{agent}-{mode}-{hash_seed}"
+            subprocess.run([sys.executable, "-m", "orgbench", "run-agent", "--suite", str(rt_suite), "--agent", agent,
+                            "--mode", mode, "--out", str(out), "--no-latency"], check=True, cwd=ROOT,
+                           env={**os.environ, "PYTHONHASHSEED": hash_seed}, capture_output=True)
+            produced.update({f"{agent}-{mode}/{p.name}": p.read_bytes() for p in out.iterdir()})
+        outputs.append(produced)
+    assert outputs[0] == outputs[1] and len(outputs[0]) == 9
