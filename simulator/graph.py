@@ -3,7 +3,10 @@
 Weights decay lazily: an edge remembers the day it was last touched and is
 multiplied by ``daily_decay`` once per day since. Escalation routes are
 shortest paths (Dijkstra) over cost = 1 / weight, so strong working ties are
-short. Centrality uses the same distance (1 / weight), never the raw weight.
+short. Routing first searches only working ties (weight ≥ ``ROUTE_TIE``),
+whose number per person does not grow with headcount, and falls back to every
+tie when those do not connect. Centrality uses the same distance
+(1 / weight), never the raw weight.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ import networkx as nx
 from simulator.calendar import DAY
 
 MIN_WEIGHT = 1e-9
+#: Ties at least this strong are "working ties", searched first when routing.
+ROUTE_TIE = 0.2
 
 
 class CollaborationGraph:
@@ -26,11 +31,14 @@ class CollaborationGraph:
         self.step = interaction_weight
         self.nodes: dict[str, dict[str, Any]] = {}
         self._adj: dict[str, dict[str, list[float]]] = {}  # a -> b -> [weight, day, interactions]
+        self._ties: dict[str, dict[str, list[float]]] = {}  # the working ties (may hold stale ones)
+        self._powers: list[float] = [1.0]
 
     def add_person(self, actor_id: str, **attrs: Any) -> None:
         """Add a node (or update its attributes)."""
         self.nodes.setdefault(actor_id, {}).update(attrs)
         self._adj.setdefault(actor_id, {})
+        self._ties.setdefault(actor_id, {})
 
     def _edge(self, a: str, b: str) -> list[float]:
         edge = self._adj[a].get(b)
@@ -41,7 +49,13 @@ class CollaborationGraph:
         return edge
 
     def _weight(self, edge: list[float], day: float) -> float:
-        return edge[0] * self.decay ** (day - edge[1]) if day > edge[1] else edge[0]
+        if day <= edge[1]:
+            return edge[0]
+        gap = int(day - edge[1])
+        powers = self._powers
+        while len(powers) <= gap:
+            powers.append(powers[-1] * self.decay)
+        return edge[0] * powers[gap]
 
     def interact(self, a: str, b: str, minute: float, amount: float = 1.0) -> None:
         """Strengthen the tie between ``a`` and ``b`` at simulation ``minute``."""
@@ -52,6 +66,9 @@ class CollaborationGraph:
         edge[0] = self._weight(edge, day) + self.step * amount
         edge[1] = day
         edge[2] += 1
+        if edge[0] >= ROUTE_TIE:
+            self._ties[a][b] = edge
+            self._ties[b][a] = edge
 
     def interact_all(self, author: str, others: Iterable[str], minute: float, amount: float = 1.0) -> None:
         """Strengthen the ties between ``author`` and each of ``others``."""
@@ -75,11 +92,17 @@ class CollaborationGraph:
         if source in goals:
             return [source]
         day = minute // DAY
-        decay = self.decay
+        return (self._dijkstra(self._ties, source, goals, day, allowed, prune=True)
+                or self._dijkstra(self._adj, source, goals, day, allowed, prune=False))
+
+    def _dijkstra(self, adjacency: dict[str, dict[str, list[float]]], source: str, goals: set[str], day: float,
+                  allowed: Collection[str] | None, prune: bool) -> list[str]:
         best = {source: 0.0}
         previous: dict[str, str] = {}
         heap = [(0.0, source)]
         done: set[str] = set()
+        powers = self._powers
+        decay = self.decay
         while heap:
             cost, node = heapq.heappop(heap)
             if node in done:
@@ -90,18 +113,29 @@ class CollaborationGraph:
                     path.append(previous[path[-1]])
                 return path[::-1]
             done.add(node)
+            stale = []
             # adjacency is built in a deterministic order and ties break on the node id in the heap
-            for other, edge in self._adj[node].items():
-                if other in done or (allowed is not None and other not in allowed):
+            for other, edge in adjacency[node].items():
+                if day <= edge[1]:
+                    weight = edge[0]
+                else:
+                    gap = int(day - edge[1])
+                    while len(powers) <= gap:
+                        powers.append(powers[-1] * decay)
+                    weight = edge[0] * powers[gap]
+                if prune and weight < ROUTE_TIE:
+                    stale.append(other)
                     continue
-                weight = edge[0] * decay ** (day - edge[1]) if day > edge[1] else edge[0]
-                if weight <= MIN_WEIGHT:
+                if other in done or (allowed is not None and other not in allowed) or weight <= MIN_WEIGHT:
                     continue
                 candidate = cost + 1.0 / weight
                 if candidate < best.get(other, float("inf")):
                     best[other] = candidate
                     previous[other] = node
                     heapq.heappush(heap, (candidate, other))
+            for other in stale:  # a working tie that has decayed: forget it until it is renewed
+                del adjacency[node][other]
+                del adjacency[other][node]
         return []
 
     def to_networkx(self, minute: float) -> nx.Graph:

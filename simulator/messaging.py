@@ -76,7 +76,8 @@ def send_email(ctx: SimContext, sender: str, recipients: Iterable[str], subject:
         body_facts["to_external"] = external_to
     ref = ctx.ledger.draft(email_id, "email", kind, sender, entity, subject, template, body_facts,
                            Acl(audience=audience, participants=audience), context)
-    ctx.graph.interact_all(sender, to, ctx.now, 0.5)
+    if to:  # one email is one interaction, shared among its recipients
+        ctx.graph.interact_all(sender, to, ctx.now, min(0.5, 1.0 / len(to)))
     payload = {"email_id": email_id, "to": list(to)}
     if external_to:
         payload["to_external"] = external_to

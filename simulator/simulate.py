@@ -8,6 +8,7 @@ it with ``save_world``.
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import Callable
 
@@ -53,8 +54,9 @@ def _context(config: SimConfig) -> SimContext:
     for actor_id, person in org.people.items():  # everyone starts with ties to their manager and team
         if person.manager:
             graph.interact(actor_id, person.manager, 0.0, 1.0)
-        for colleague in org.members(person.team):
-            graph.interact(actor_id, colleague, 0.0, 0.25)
+        team = org.members(person.team)
+        for colleague in team:
+            graph.interact(actor_id, colleague, 0.0, min(0.25, 2.0 / len(team)))
     accounts = generate_accounts(
         max(1, round(config.customers.accounts_per_person * config.people)), config.customers.contacts_per_account,
         config.customers.assets_per_account, config.customers.strategic_share, config.start,
@@ -79,6 +81,18 @@ def _start_processes(ctx: SimContext) -> None:
 
 def simulate(config: SimConfig, progress: Progress | None = None) -> World:
     """Run the simulation for ``config`` and return the World (deterministic for a config and seed)."""
+    # The run allocates hundreds of thousands of long-lived records and almost no cyclic garbage;
+    # the cyclic collector would rescan them again and again, so it pauses for the run.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _simulate(config, progress)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _simulate(config: SimConfig, progress: Progress | None) -> World:
     ctx = _context(config)
     _start_processes(ctx)
     for day in range(config.days):

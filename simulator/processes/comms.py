@@ -144,8 +144,8 @@ def hold_meeting(ctx: SimContext, team: str, attendees: list[str], rng) -> str:
     title = f"{team.replace('_', ' ').title()} weekly — {ctx.calendar.date_of(ctx.now).isoformat()}"
     ref = ctx.ledger.draft(meeting_id, "meetings", "meeting_notes", chair, entity, title, "meeting_notes", facts,
                            Acl(audience=audience, participants=audience), {"team": team})
-    for other in audience:
-        ctx.graph.interact(chair, other, ctx.now, 0.3)
+    for other in audience:  # one meeting is one interaction, shared among its attendees
+        ctx.graph.interact(chair, other, ctx.now, min(0.3, 1.0 / len(audience)))
     return ctx.ledger.emit("meeting.held", audience, "meetings", entity,
                            {"meeting_id": meeting_id, "team": team, "chair": chair}, (), (ref,))
 

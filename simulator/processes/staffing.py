@@ -64,8 +64,9 @@ def hire(ctx: SimContext, rng) -> None:
     team = rng.choice(("support_l1", "support_l1", "support_l2", "engineering", "sre", "sales"))
     person = ctx.org.hire(team, ctx.ledger.now())
     ctx.graph.add_person(person.actor_id, name=person.name, team=team)
-    for colleague in ctx.org.members(team):
-        ctx.graph.interact(person.actor_id, colleague, ctx.now, 0.3)
+    colleagues = ctx.org.members(team)
+    for colleague in colleagues:  # introductions, shared among the team
+        ctx.graph.interact(person.actor_id, colleague, ctx.now, min(0.3, 1.0 / len(colleagues)))
     _hr_record(ctx, person, _hr_author(ctx, rng), "hr.hired",
                {"team": team, "role": person.role, "title": person.title, "manager": person.manager,
                 "effective": ctx.ledger.stamp()})

@@ -53,3 +53,16 @@ def test_world_graph_covers_everyone(small_world):
     assert set(g.nodes) == {a.actor_id for a in small_world.actors}
     assert nx.is_connected(g)
     assert all(d["interactions"] >= 1 for _, _, d in g.edges(data=True))
+
+
+def test_routes_prefer_working_ties_and_fall_back_to_weak_ones():
+    graph = CollaborationGraph(daily_decay=0.5, interaction_weight=1.0)
+    for node in "abcd":
+        graph.add_person(node)
+    graph.interact("a", "b", 0.0)
+    graph.interact("b", "c", 0.0)
+    graph.interact("c", "d", 0.0, amount=0.1)  # too weak to be a working tie
+    assert graph.route("a", ["c"], 0.0) == ["a", "b", "c"]
+    assert graph.route("a", ["d"], 0.0) == ["a", "b", "c", "d"]  # only weak ties reach d
+    # ten days later every tie has decayed below a working tie; routes still exist over the weak ones
+    assert graph.route("a", ["c"], 10 * DAY) == ["a", "b", "c"]
