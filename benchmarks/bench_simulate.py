@@ -1,9 +1,13 @@
 """Simulator throughput against a bare simpy loop, and how cost per event grows with world size.
 
 Prints one JSON object. For the default world (measured in this process):
-events, seconds (simulate, in memory), write_seconds (save_world), events_per_s,
-and — in the same run — the rate of a bare simpy loop scheduling the same
-number of timeouts (spread over 2,000 processes) and the ratio of the two.
+events, seconds (the whole ``simulate()``: setup, event loop, bulk rendering,
+graph, assembly — in memory), write_seconds (save_world), events_per_s, the
+seconds of each phase, and — in the same run — the rate of a bare simpy loop
+scheduling the same number of timeouts (2,000 processes, median of 5) with
+two ratios: ``ratio`` = end-to-end events/s over the bare rate, and
+``event_loop_ratio`` = events/s of the event loop alone (rendering happens in
+bulk after it) over the bare rate.
 Then, each in a fresh subprocess for a clean peak RSS: 1×, 4× and 16× the
 default size (people × days: 1×1, 2×2, 4×4), with seconds, events, cost per
 event (µs) and peak RSS (MB), and the 16×/1× cost-per-event ratio.
@@ -26,7 +30,13 @@ from pathlib import Path
 SCALES = {"1x": (1, 1), "4x": (2, 2), "16x": (4, 4)}
 
 
-def bare_simpy_rate(timeouts: int, processes: int = 2000) -> float:
+def bare_simpy_rate(timeouts: int, processes: int = 2000, repeats: int = 5) -> float:
+    """Median over ``repeats`` runs of ``_bare_simpy_rate``."""
+    rates = sorted(_bare_simpy_rate(timeouts, processes) for _ in range(repeats))
+    return rates[len(rates) // 2]
+
+
+def _bare_simpy_rate(timeouts: int, processes: int = 2000) -> float:
     """Timeouts per second of a bare simpy loop: ``processes`` generators sharing ``timeouts`` timeouts."""
     import random
 
@@ -60,12 +70,14 @@ def measure(people_factor: int, days_factor: int, write: bool) -> dict:
 
     base = load_config()
     config = load_config(people=base.people * people_factor, days=base.days * days_factor)
+    phases: dict[str, float] = {}
     started = time.perf_counter()
-    world = simulate(config)
+    world = simulate(config, timings=phases)
     seconds = time.perf_counter() - started
     out = {"people": config.people, "days": config.days, "events": len(world.events),
            "artifact_versions": len(world.artifacts), "seconds": round(seconds, 3),
-           "us_per_event": round(seconds / len(world.events) * 1e6, 2)}
+           "us_per_event": round(seconds / len(world.events) * 1e6, 2),
+           "phases": {name: round(value, 3) for name, value in phases.items()}}
     if write:
         with tempfile.TemporaryDirectory() as tmp:
             started = time.perf_counter()
@@ -87,14 +99,18 @@ def main() -> None:
     default = measure(1, 1, write=True)
     bare = bare_simpy_rate(default["events"])
     rate = default["events"] / default["seconds"]
+    loop_rate = default["events"] / default["phases"]["event_loop"]
     result = {
         "events": default["events"],
         "seconds": default["seconds"],
         "write_seconds": default.get("write_seconds"),
         "total_seconds": round(default["seconds"] + default.get("write_seconds", 0.0), 3),
         "events_per_s": round(rate),
+        "phases": default["phases"],
         "bare_simpy_timeouts_per_s": round(bare),
         "ratio": round(rate / bare, 3),
+        "event_loop_events_per_s": round(loop_rate),
+        "event_loop_ratio": round(loop_rate / bare, 3),
         "peak_rss_mb": default["peak_rss_mb"],
     }
     if not args.quick:

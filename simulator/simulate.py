@@ -9,6 +9,7 @@ it with ``save_world``.
 from __future__ import annotations
 
 import gc
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -79,28 +80,39 @@ def _start_processes(ctx: SimContext) -> None:
     env.process(weekly_meetings(ctx))
 
 
-def simulate(config: SimConfig, progress: Progress | None = None) -> World:
-    """Run the simulation for ``config`` and return the World (deterministic for a config and seed)."""
+def simulate(config: SimConfig, progress: Progress | None = None, timings: dict[str, float] | None = None) -> World:
+    """Run the simulation for ``config`` and return the World (deterministic for a config and seed).
+
+    With ``timings``, the seconds spent in each phase (setup, event_loop, render, graph, assemble)
+    are stored in it — for benchmarks; they never reach the world.
+    """
     # The run allocates hundreds of thousands of long-lived records and almost no cyclic garbage;
     # the cyclic collector would rescan them again and again, so it pauses for the run.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _simulate(config, progress)
+        return _simulate(config, progress, timings if timings is not None else {})
     finally:
         if collecting:
             gc.enable()
 
 
-def _simulate(config: SimConfig, progress: Progress | None) -> World:
+def _simulate(config: SimConfig, progress: Progress | None, timings: dict[str, float]) -> World:
+    clock = time.perf_counter
+    started = clock()
     ctx = _context(config)
     _start_processes(ctx)
+    timings["setup"] = clock() - started
+    started = clock()
     for day in range(config.days):
         ctx.env.run(until=(day + 1) * DAY)
         if progress is not None:
             progress(day + 1, config.days)
+    timings["event_loop"] = clock() - started
+    started = clock()
     names = {a: p.name for a, p in ctx.org.people.items()}
     versions = render_all(ctx.ledger.drafts, names)
+    timings["render"] = clock() - started
     events = ctx.ledger.events
     end = ctx.calendar.moment(config.days * DAY)
     by_subsystem = {s: 0 for s in SUBSYSTEMS}
@@ -118,8 +130,13 @@ def _simulate(config: SimConfig, progress: Progress | None) -> World:
             "artifacts": len(ctx.ledger.latest), "events_by_subsystem": by_subsystem,
         },
     }
+    started = clock()
     graph = ctx.graph.node_link(config.days * DAY, config.seed)
-    return build_world(meta, ctx.org.actors(), events, versions, ctx.org.to_policy(), graph)
+    timings["graph"] = clock() - started
+    started = clock()
+    world = build_world(meta, ctx.org.actors(), events, versions, ctx.org.to_policy(), graph)
+    timings["assemble"] = clock() - started
+    return world
 
 
 def simulate_to(config: SimConfig, out_dir: Path, progress: Progress | None = None) -> World:

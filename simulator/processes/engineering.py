@@ -238,17 +238,17 @@ def incident_escalation(ctx: SimContext, incident_id: str, oncall: str, change: 
     route = ctx.graph.route(oncall, [target], ctx.now, ctx.org.active_set()) or [oncall, target]
     escalation_id = ctx.ledger.next_id("ESC")
     facts = {"incident_id": incident_id, "escalation_id": escalation_id, "escalated_to": target,
-             "service": change.service}
+             "target": "engineering_manager", "service": change.service}
     sent, _ = send_email(ctx, oncall, [target], f"Escalation {escalation_id}: {incident_id} needs an owner",
                          "escalation_email", facts, EntityRef("incident", incident_id),
-                         {"route": route, "action": f"take ownership of {incident_id}"},
+                         {"route": route, "action": "take ownership of the incident"},
                          event_type="escalation.sent", parents=parents,
                          extra_payload={"route": route, "escalated_to": target, "target": "engineering_manager"})
     if rng.random() < ctx.config.workload.unanswered_escalation_rate:
         return  # never answered
     yield ctx.env.timeout(rng.uniform(5, 60))
     send_email(ctx, target, [oncall], f"Re: Escalation {escalation_id}", "escalation_reply", facts,
-               EntityRef("incident", incident_id), {"route": route, "action": f"take ownership of {incident_id}"},
+               EntityRef("incident", incident_id), {"route": route, "action": "take ownership of the incident"},
                event_type="escalation.answered", parents=(ParentLink(sent, {"escalation_id": escalation_id}),))
 
 

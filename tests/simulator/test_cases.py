@@ -131,3 +131,9 @@ def test_bodies_do_not_leak_record_metadata(small_world):
     for version in small_world.artifacts:
         for leak in ("message id:", "email id:", "to external:", "channel: #", "subject: "):
             assert leak not in version.body.lower(), (version.ref, leak)
+
+
+def test_bodies_have_no_empty_slots(small_world):
+    for version in small_world.artifacts:
+        for hole in ("()", "( )", "None", "needs )", " , ", ": ."):
+            assert hole not in version.body, (version.ref, hole, version.body)
