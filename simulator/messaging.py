@@ -65,8 +65,13 @@ def send_dm(ctx: SimContext, sender: str, recipient: str, template: str, facts: 
 def send_email(ctx: SimContext, sender: str, recipients: Iterable[str], subject: str, template: str,
                facts: dict[str, Any], entity: EntityRef | None = None, context: dict[str, Any] | None = None,
                kind: str = "email", event_type: str = "email.sent", parents: Iterable[ParentLink] = (),
-               external_to: str | None = None, extra_payload: dict[str, Any] | None = None) -> tuple[str, str]:
-    """An email from ``sender`` (internal recipients are the audience); returns (event id, email id)."""
+               external_to: str | None = None, extra_payload: dict[str, Any] | None = None,
+               external_from: str | None = None) -> tuple[str, str]:
+    """An email from ``sender`` (internal recipients are the audience); returns (event id, email id).
+
+    Email with a customer names them in ``external_to`` (outbound) or ``external_from`` (inbound; the
+    ``sender`` is then the internal person who received it).
+    """
     to = tuple(r for r in dict.fromkeys(recipients) if r != sender and ctx.org.is_active(r))
     audience = tuple(sorted({sender, *to}))
     email_id = ctx.ledger.next_id("EML")
@@ -74,6 +79,8 @@ def send_email(ctx: SimContext, sender: str, recipients: Iterable[str], subject:
     body_facts = {"email_id": email_id, "subject": subject, **facts}
     if external_to:
         body_facts["to_external"] = external_to
+    if external_from:
+        body_facts["from_external"] = external_from
     ref = ctx.ledger.draft(email_id, "email", kind, sender, entity, subject, template, body_facts,
                            Acl(audience=audience, participants=audience), context)
     if to:  # one email is one interaction, shared among its recipients
@@ -81,6 +88,8 @@ def send_email(ctx: SimContext, sender: str, recipients: Iterable[str], subject:
     payload = {"email_id": email_id, "to": list(to)}
     if external_to:
         payload["to_external"] = external_to
+    if external_from:
+        payload["from_external"] = external_from
     for key in ("case_id", "incident_id", "escalation_id"):
         if key in facts:
             payload[key] = facts[key]

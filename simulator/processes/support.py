@@ -198,6 +198,7 @@ def support_case(ctx: SimContext, case: SupportCase):
         {"case_id": case.case_id, "procedure_id": case.procedure.procedure_id, "account_id": case.account.account_id,
          "priority": case.facts["priority"]}, (), (ref,))
     ctx.open_cases[case.case_id] = case
+    customer_request(ctx, case)
 
     # Triaged: the owner reads it and starts work.
     yield ctx.work(rng.uniform(10, 120))
@@ -262,6 +263,43 @@ def support_case(ctx: SimContext, case: SupportCase):
     ctx.open_cases.pop(case.case_id, None)
 
 
+#: How customers describe the problem behind each category.
+SYMPTOMS: dict[str, tuple[str, ...]] = {
+    "battery": ("the battery warning light is on", "the unit runs on battery for only a few minutes",
+                "the battery module reports a fault"),
+    "firmware": ("the unit keeps rebooting since the last firmware update", "the management console fails after the update",
+                 "the firmware update left the unit unstable"),
+    "hardware_failure": ("the unit is down with a hardware fault", "a component failed and the unit will not power on",
+                         "we see repeated hardware errors"),
+    "account_access": ("we are locked out of the customer portal", "our admin cannot sign in",
+                       "password login fails for our account"),
+    "onsite": ("the unit needs hands-on repair at our site", "a fault that our staff cannot fix remotely",
+               "the controller fails and we need a technician"),
+    "billing": ("an invoice does not reflect the outage we had", "we were billed for service we did not receive",
+                "we dispute a charge after the service-level breach"),
+    "data_loss": ("we lost data after a disk failure", "a volume is unreadable", "files are missing after a crash"),
+    "licensing": ("we need to move a licence to another account", "a licence must be transferred to our subsidiary",
+                  "please transfer our licence"),
+}
+
+
+def customer_request(ctx: SimContext, case: SupportCase) -> str:
+    """The customer's message that opened the case, received into the owner's queue."""
+    rng = ctx.rng("support.requests")
+    facts = {"case_id": case.case_id, "contact_name": case.facts["contact_name"],
+             "account_name": case.facts["account_name"]}
+    for key in ("asset_serial", "asset_model", "license_key", "target_account_id", "invoice_id", "credit_amount"):
+        if key in case.facts:
+            facts[key] = case.facts[key]
+    symptom = ctx.pick(rng, SYMPTOMS[case.procedure.category])
+    event_id, _ = send_email(ctx, case.owner, [], f"{case.case_id}: {symptom}", "customer_request", facts,
+                             case.entity, {"symptom": symptom},
+                             kind="customer_request", event_type="email.received_external",
+                             parents=(ParentLink(case.opened_event, {"case_id": case.case_id}),),
+                             external_from=case.facts["contact_email"])
+    return event_id
+
+
 def wait_for_customer(ctx: SimContext, case: SupportCase, rng, forever: bool):
     """The case waits for the customer; with ``forever`` the reply never comes within the run."""
     case.facts["case_status"] = "pending_customer"
@@ -279,6 +317,6 @@ def wait_for_customer(ctx: SimContext, case: SupportCase, rng, forever: bool):
                              {"account_name": case.account.name}, kind="customer_reply",
                              event_type="email.received_external",
                              parents=(ParentLink(case.last_event, {"case_id": case.case_id}),),
-                             external_to=case.facts["contact_email"])
+                             external_from=case.facts["contact_email"])
     case.facts["case_status"] = "in_progress"
     case.last_event = event_id
