@@ -26,6 +26,9 @@ PRIORITIES = ("P1", "P2", "P3", "P4")
 PRIORITY_WEIGHTS = (1, 3, 5, 3)
 #: Steps that talk to the customer by email.
 CUSTOMER_STEPS = {"notify_customer", "issue_rma", "issue_reset"}
+CUSTOMER_SUBJECTS = {"notify_customer": "Update on your case {case_id}",
+                     "issue_rma": "Return authorisation for your case {case_id}",
+                     "issue_reset": "Password reset link for your case {case_id}"}
 #: Steps after which the case waits for something outside (parts, visits, data).
 WAITING_STEPS = {"create_dispatch": (1, 3), "schedule_visit": (1, 4), "create_exchange": (1, 3),
                  "create_recovery_job": (2, 5), "issue_rma": (2, 6)}
@@ -238,7 +241,7 @@ def support_case(ctx: SimContext, case: SupportCase):
             ctx.env.process(ask_engineering(ctx, case, rng))
         if step.step_id in CUSTOMER_STEPS:
             contact = case.facts["contact_email"]
-            send_email(ctx, worker, [], f"Your case {case.case_id}: {step.action}", "customer_email",
+            send_email(ctx, worker, [], CUSTOMER_SUBJECTS[step.step_id].format(case_id=case.case_id), "customer_email",
                        {"case_id": case.case_id, **{k: case.facts[k] for k in step.reads},
                         **written, "contact_name": case.facts["contact_name"]},
                        case.entity, {"action": step.action, "account_name": case.account.name},
