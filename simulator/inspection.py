@@ -31,6 +31,22 @@ def summarise(world: World, directory: Path, samples: int = 3) -> str:
     lines.append("\nartifact versions by kind:")
     lines += _table(Counter(v.kind for v in world.artifacts))
 
+    last: dict[str, dict] = {}
+    for version in world.artifacts:
+        if version.kind == "ticket":
+            last[version.artifact_id] = dict(version.facts)
+    if last:
+        lines.append("\nsupport cases by runbook (closed / live at the end):")
+        closed = Counter(f.get("procedure_id") for f in last.values() if f.get("case_status") == "closed")
+        live = Counter(f.get("procedure_id") for f in last.values() if f.get("case_status") != "closed")
+        for procedure_id in sorted(closed | live):
+            lines.append(f"  {procedure_id:<20}  {closed[procedure_id]:>4} / {live[procedure_id]}")
+    types = Counter(e.type for e in world.events)
+    answered = {e.payload.get("escalation_id") for e in world.events if e.type == "escalation.answered"}
+    sent = [e for e in world.events if e.type == "escalation.sent"]
+    lines.append(f"incidents: {types['incident.opened']}, postmortems published: {types['postmortem.published']}, "
+                 f"escalations: {len(sent)} ({sum(e.payload.get('escalation_id') not in answered for e in sent)} never answered)")
+
     lines.append("\npeople by current role (employed at the end / left during the run):")
     employed = Counter(a.role for a in world.actors if a.left_at is None)
     left = Counter(a.role for a in world.actors if a.left_at is not None)

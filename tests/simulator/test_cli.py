@@ -24,7 +24,7 @@ def test_inspect_summarises_a_verified_world(small_world_dir):
     text = result.output
     assert "manifest verified" in text
     for needle in ("events by subsystem:", "events by type:", "people by current role", "policy changes during the run:",
-                   "sample artifacts:", "case.step_completed", "support_l1", "SP-SRE-ONCALL"):
+                   "sample artifacts:", "case.step_completed", "support_l1", "SP-SRE-ONCALL", "support cases by runbook", "never answered"):
         assert needle in text, needle
 
 
