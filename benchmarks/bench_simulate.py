@@ -88,6 +88,7 @@ def measure(people_factor: int, days_factor: int, write: bool) -> dict:
 
 
 def main() -> None:
+    """Measure and print the JSON report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="only the default world")
     parser.add_argument("--child", nargs=2, type=int, metavar=("PEOPLE_X", "DAYS_X"), help=argparse.SUPPRESS)

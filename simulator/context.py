@@ -52,6 +52,7 @@ class SimContext:
 
     @property
     def now(self) -> float:
+        """The current simulation minute."""
         return self.env.now
 
     def until(self, minute: float) -> simpy.Timeout:

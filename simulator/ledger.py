@@ -43,6 +43,7 @@ class Draft:
 
     @property
     def ref(self) -> str:
+        """``ARTIFACT-ID@version``."""
         return f"{self.artifact_id}@{self.version}"
 
 

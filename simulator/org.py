@@ -83,9 +83,11 @@ class Person:
 
     @property
     def active(self) -> bool:
+        """True while the person has not left."""
         return self.left_at is None
 
     def to_actor(self) -> Actor:
+        """The Actor record (current role, team and manager)."""
         return Actor(self.actor_id, self.name, self.email, self.title, self.team, self.role,
                      self.manager, self.joined_at, self.left_at)
 

@@ -1,0 +1,1 @@
+"""Embedded default configurations (world.toml)."""

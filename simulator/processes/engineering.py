@@ -57,6 +57,7 @@ class Change:
 
     @property
     def entity(self) -> EntityRef:
+        """The change as an entity reference."""
         return EntityRef("change", self.change_id)
 
 

@@ -50,10 +50,12 @@ class SupportCase:
 
     @property
     def entity(self) -> EntityRef:
+        """The case as an entity reference."""
         return EntityRef("case", self.case_id)
 
     @property
     def space(self) -> str | None:
+        """The restricted queue the case lives in (strategic accounts), or None."""
         return "SP-STRATEGIC-ACCOUNTS" if self.account.strategic else None
 
 
