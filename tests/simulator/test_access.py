@@ -107,3 +107,18 @@ def test_audiences_and_restricted_queues(small_world):
     assert strategic and not [v for v in kinds["chat_message"] if v.facts.get("case_id") in strategic_ids]
     restricted_wiki = [v for v in kinds["runbook"] if v.acl.space == "SP-WIKI-RESTRICTED"]
     assert {v.facts["procedure_id"] for v in restricted_wiki} == {"RB-DATA-RECOVERY"}
+
+
+def test_hires_gain_access_from_their_first_moment(small_world):
+    policy = small_world.policy
+    hires = [e for e in small_world.events if e.type == "hr.hired"]
+    assert hires
+    actors = _by_actor(small_world)
+    for event in hires:
+        actor = actors[event.payload["actor_id"]]
+        assert actor.joined_at == event.ts
+        assert policy.role_at(actor.actor_id, event.ts - timedelta(seconds=1)) is None
+        assert policy.role_at(actor.actor_id, event.ts) == event.payload["role"]
+        earlier = next(v for v in small_world.artifacts if v.subsystem == "wiki" and v.acl.space is None)
+        assert policy.check(actor.actor_id, earlier, event.ts - timedelta(seconds=1)).gate == "actor"
+        assert policy.can_see(actor.actor_id, earlier, event.ts)
