@@ -59,3 +59,15 @@ def test_a_quiet_config_still_finishes(tmp_path):
     world = simulate(load_config(path, days=10, people=16))
     kinds = {e.subsystem for e in world.events}
     assert not kinds & {"ticketing", "deploys", "incidents"} and {"crm", "meetings", "wiki"} <= kinds
+
+
+def test_world_in_memory_equals_the_world_read_back(small_config_path, small_world):
+    from simulator.config import load_config
+    from simulator.simulate import simulate
+
+    fresh = simulate(load_config(small_config_path))
+    assert fresh.meta == small_world.meta
+    assert [e.to_json() for e in fresh.events] == [e.to_json() for e in small_world.events]
+    assert [v.to_json() for v in fresh.artifacts] == [v.to_json() for v in small_world.artifacts]
+    assert [a.to_json() for a in fresh.actors] == [a.to_json() for a in small_world.actors]
+    assert fresh.policy.to_json() == small_world.policy.to_json() and fresh.graph == small_world.graph
