@@ -19,8 +19,8 @@ import networkx as nx
 from simulator.calendar import DAY
 
 MIN_WEIGHT = 1e-9
-#: Ties at least this strong are "working ties", searched first when routing.
-ROUTE_TIE = 0.2
+#: Ties at least this strong (one direct interaction, not yet decayed) are "working ties", searched first.
+ROUTE_TIE = 1.0
 
 
 class CollaborationGraph:
