@@ -21,6 +21,17 @@ from simulator.errors import InputError
 MANIFEST = "MANIFEST.json"
 
 
+def _current_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+#: Temp files and folders are created private (0600/0700); finished ones get the usual modes.
+_FILE_MODE = 0o666 & ~_current_umask()
+_DIR_MODE = 0o777 & ~_current_umask()
+
+
 def dumps(obj: Any) -> str:
     """Canonical one-line JSON: sorted keys, no ASCII escaping, compact separators."""
     return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
@@ -55,6 +66,7 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, _FILE_MODE)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -161,6 +173,7 @@ def staged_directory(final: Path, *, overwrite: bool = True) -> Iterator[Path]:
     final = Path(final)
     final.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".partial", dir=final.parent))
+    os.chmod(tmp, _DIR_MODE)
     try:
         yield tmp
         if final.exists():

@@ -3,8 +3,9 @@
 Each study directory under results/ holds its tables as CSV (with the
 papers' rows beside ours), its figures as PNG, and optionally
 ``drilldown.jsonl``: one record per item / question / case with ``id``,
-``title``, ``fields`` (the filterable columns) and ``sections`` (text or small
-tables). The report embeds all of it in one self-contained ``index.html``:
+``title``, ``fields`` (the filterable columns), ``sections`` (text or small
+tables) and optionally ``shared``: a key into ``drilldown_shared.json``, whose
+sections (the text many records have in common) are shown first. The report embeds all of it in one self-contained ``index.html``:
 no network at view time.
 """
 
@@ -20,7 +21,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from simulator.errors import InputError
-from simulator.storage import read_jsonl, write_text_atomic
+from simulator.storage import read_json, read_jsonl, write_text_atomic
 
 __all__ = ["write_report", "write_results_readme", "STUDY_TITLES"]
 
@@ -64,34 +65,84 @@ def _table(path: Path) -> dict[str, Any] | None:
         paper = source_col is not None and source_col < len(row) and "paper" in row[source_col].lower()
         cells = [{"text": c, "cls": _cell_class(header[i] if i < len(header) else "", c)} for i, c in enumerate(row)]
         out_rows.append({"paper": paper, "cells": cells})
-    title = path.stem.replace("_", " ")
+    title = _md_title(path.with_suffix(".md")) or path.stem.replace("_", " ")
     return {"name": path.stem, "title": title, "header": header, "rows": out_rows}
 
 
-def _drilldown(path: Path) -> dict[str, Any] | None:
+def _md_title(path: Path) -> str | None:
+    if not path.is_file():
+        return None
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#"):
+            return line.lstrip("#").strip()
+    return None
+
+
+def _fault_matrix(path: Path) -> dict[str, Any]:
+    """Pivot faults.csv (one row per case and control) into a case × control matrix."""
+    rows = _read_csv(path)
+    header, body = rows[0], rows[1:]
+    col = {name: i for i, name in enumerate(header)}
+    controls: list[str] = []
+    cases: dict[str, dict[str, list[str]]] = {}
+    for row in body:
+        control, case = row[col["control"]], row[col["case"]]
+        if control not in controls:
+            controls.append(control)
+        cases.setdefault(case, {})[control] = row
+    out_rows = []
+    for case, per_control in cases.items():
+        cells = [{"text": case, "cls": ""}]
+        for control in controls:
+            row = per_control.get(control)
+            if row is None:
+                cells.append({"text": "–", "cls": ""})
+                continue
+            reached = row[col["reached_judge"]].lower() == "true"
+            stop = row[col["stopped_at"]]
+            text = "reached judge" if reached else (f"stopped: {stop} ({row[col['stopped_by']]})" if stop else "completed")
+            cells.append({"text": text, "cls": "yes" if reached else "no"})
+        out_rows.append({"paper": False, "cells": cells})
+    return {"name": "fault_matrix", "title": "Fault matrix: did an altered or stale byte reach the judge?",
+            "header": ["case"] + controls, "rows": out_rows}
+
+
+def _drilldown(directory: Path) -> dict[str, Any] | None:
+    path = directory / "drilldown.jsonl"
     if not path.is_file():
         return None
     records = read_jsonl(path)
     if not records:
         return None
+    shared_path = directory / "drilldown_shared.json"
+    shared = read_json(shared_path) if shared_path.is_file() else {}
     columns: list[str] = []
-    for record in records[:50]:
+    for record in records[:200]:
         for key in record.get("fields", {}):
             if key not in columns:
                 columns.append(key)
+    first = ("item", "question", "case") + FILTER_FIELDS
+    columns.sort(key=lambda c: (first.index(c) if c in first else len(first), c))
     filters = [f for f in FILTER_FIELDS if f in columns]
-    return {"columns": columns, "filters": filters, "records": records}
+    return {"columns": columns, "filters": filters, "records": records, "shared": shared}
 
 
 def _study(results: Path, key: str) -> dict[str, Any] | None:
     directory = results / key
     if not directory.is_dir():
         return None
-    tables = [t for t in (_table(p) for p in sorted(directory.glob("*.csv"))) if t]
+    tables = []
+    for path in sorted(directory.glob("*.csv")):
+        if path.name == "faults.csv":
+            tables.append(_fault_matrix(path))
+        elif path.with_suffix(".md").is_file():  # a published table; other CSVs are figure data
+            table = _table(path)
+            if table:
+                tables.append(table)
     figures = [{"title": p.stem.replace("_", " "), "data": base64.b64encode(p.read_bytes()).decode("ascii")}
                for p in sorted(directory.glob("*.png"))]
     return {"key": key, "title": STUDY_TITLES.get(key, key), "intro": STUDY_INTROS.get(key, ""),
-            "tables": tables, "figures": figures, "drilldown": _drilldown(directory / "drilldown.jsonl")}
+            "tables": tables, "figures": figures, "drilldown": _drilldown(directory)}
 
 
 def write_report(results: Path, target: Path) -> Path:

@@ -12,6 +12,7 @@ Stages under ``options.work_dir / "cargo"`` (reused when their inputs match):
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -101,6 +102,7 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
         runs = [_builtin_run(work, suite, spec, options.fresh) for spec in BUILTIN_JUDGES]
     out_dir = Path(out_dir)
     write_tables(runs, suite, out_dir)
+    _write_drilldown(out_dir, suite, runs)
     _write_notes(out_dir, suite, seeds, options)
 
 
@@ -124,9 +126,78 @@ gpt-oss-120b, mean of 3 seeds (Table 3: seed 0, 150 items).
 - `risk_coverage.png` / `.csv`: CARGO condition gated by retrieval margin (top-1 minus top-2 runbook
   similarity); loss 1 for a wrong or missing decision, a wrong top-1 runbook, or an out-of-scope question.
 - `scores.json`: every condition's scores per judge, and AURC / selective risk at fixed coverages.
+- `drilldown.jsonl`, `drilldown_shared.json`: per item and condition, every judge's verdict and the
+  grounded judge's unsupported claims; per item, the texts the judge saw and the truth (for the HTML report).
 
 The built-in judges are procedural baselines that read only the rendered request; they show that the
 suite behaves as designed (see docs/cargo.md), not how an LLM judge behaves. P3 (benign divergence) is
 this project's reconstruction: the paper does not define it.
 """
     write_text_atomic(out_dir / "NOTES.md", text)
+
+
+def _clip(text: str, limit: int = 180) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _write_drilldown(out_dir: Path, suite: Path, runs: list[Path]) -> None:
+    """drilldown.jsonl (one record per item and condition) and drilldown_shared.json (each item's texts)."""
+    from judges.runner import load_judgments
+    from simulator.storage import read_json, read_jsonl, write_json, write_jsonl
+
+    items = {row["item_id"]: row for row in read_jsonl(suite / "items.jsonl")}
+    truth = {row["item_id"]: row for row in read_jsonl(suite / "truth.jsonl")}
+    shared = {}
+    for item_id, item in items.items():
+        fact = truth[item_id]
+        change = fact.get("perturbation") or {}
+        shared[item_id] = [
+            {"heading": "Question", "text": item["question"]},
+            {"heading": "Live context", "text": item["live_context"]},
+            {"heading": "Retrieved reference", "text": item["reference"]},
+            {"heading": "Candidate answer", "text": item["candidate"]},
+            {"heading": "Truth (never shown to the judge)",
+             "text": f"family {fact['family']} ({fact['family_name']}); should penalise: {fact['should_penalize']}; "
+                     f"perturbation: {json.dumps(change, sort_keys=True) if change else 'none'}"},
+        ]
+    verdicts: dict[tuple[str, str], list[tuple[str, dict]]] = {}
+    for run in runs:
+        judge = read_json(run / "run.json").get("judge", run.name)
+        first_seed: dict[tuple[str, str], dict] = {}
+        for row in load_judgments(run):
+            key = (row["item_id"], row["condition"])
+            if key not in first_seed or row["seed"] < first_seed[key]["seed"]:
+                first_seed[key] = row
+        for key, row in first_seed.items():
+            verdicts.setdefault(key, []).append((judge, row))
+    records = []
+    for (item_id, condition), rows in sorted(verdicts.items()):
+        fact = truth[item_id]
+        table = []
+        fields = {"item": item_id, "family": fact["family"], "condition": condition}
+        for judge, row in rows:
+            verdict = (row.get("verdict") or {}).get("verdict", "unparsed") if row.get("verdict") else "unparsed"
+            claims = (row.get("verdict") or {}).get("claims") or []
+            flagged = sum(1 for c in claims if c.get("status") == "contradicted")
+            table.append([judge, verdict, str(row.get("penalized")), len(claims), flagged])
+            fields[judge.split(":")[-1]] = verdict
+        main_judge, main = next(((j, r) for j, r in rows if j.endswith("grounded")), rows[0])
+        penalized = main.get("penalized")
+        fields["outcome"] = ("undecided" if penalized is None
+                             else "correct" if penalized == fact["should_penalize"] else "wrong")
+        claims = (main.get("verdict") or {}).get("claims") or []
+        records.append({
+            "id": f"{item_id}.{condition}", "title": f"{item_id} under {condition}", "shared": item_id,
+            "fields": fields,
+            "sections": [
+                {"heading": "Verdicts", "columns": ["judge", "verdict", "penalized", "claims", "contradicted"],
+                 "rows": table},
+                {"heading": f"Claims {main_judge} did not find supported "
+                            f"({sum(1 for c in claims if c.get('status') == 'supported')} of {len(claims)} supported)",
+                 "columns": ["claim", "status"],
+                 "rows": [[_clip(str(c.get("text", ""))), str(c.get("status", ""))]
+                          for c in claims if c.get("status") != "supported"]},
+            ],
+        })
+    write_jsonl(out_dir / "drilldown.jsonl", records)
+    write_json(out_dir / "drilldown_shared.json", shared)

@@ -36,6 +36,7 @@ def small_results(tmp_path: Path) -> Path:
         writer.writerow(["condition", "source", "P1", "P3", "P2", "P4", "DI"])
         writer.writerow(["CARGO+Auth", "paper (gpt-oss-120b)", ".00", ".04", "1.00", ".20", ".57"])
         writer.writerow(["CARGO+Auth", "builtin:grounded", ".00", ".01", "1.00", ".94", ".96"])
+    (cargo / "table1_headline.md").write_text("### Table 1: headline conditions\n")
     _png(cargo / "risk_coverage.png")
     records = [
         {"id": f"item-{i}", "title": f"Item {i}", "fields": {"family": fam, "condition": "cargo", "outcome": out},
