@@ -163,6 +163,24 @@ def verify_manifest(directory: Path) -> list[str]:
     return problems
 
 
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _remove_abandoned(final: Path) -> None:
+    """Remove temporary siblings of ``final`` left by a process that was killed."""
+    for leftover in final.parent.glob(f".{final.name}.*.partial"):
+        parts = leftover.name[len(final.name) + 2:].split(".")
+        if parts and parts[0].isdigit() and not _pid_alive(int(parts[0])):
+            shutil.rmtree(leftover, ignore_errors=True)
+
+
 @contextmanager
 def staged_directory(final: Path, *, overwrite: bool = True) -> Iterator[Path]:
     """Build a directory under a temporary name and rename it into place on success.
@@ -172,7 +190,8 @@ def staged_directory(final: Path, *, overwrite: bool = True) -> Iterator[Path]:
     """
     final = Path(final)
     final.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".partial", dir=final.parent))
+    _remove_abandoned(final)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.{os.getpid()}.", suffix=".partial", dir=final.parent))
     os.chmod(tmp, _DIR_MODE)
     try:
         yield tmp

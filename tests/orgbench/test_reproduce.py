@@ -1,0 +1,77 @@
+"""`orgbench reproduce` regenerates results/ byte for byte, survives being killed, and reuses finished stages."""
+
+from __future__ import annotations
+
+import filecmp
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+COMMITTED = REPO / "results"
+
+
+def _orgbench(*args: str, **kwargs) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONHASHSEED="1")
+    return subprocess.Popen([sys.executable, "-m", "orgbench", *args], cwd=REPO, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            # a shell's background job inherits SIGINT ignored; a user's Ctrl-C does not
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), **kwargs)
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _wait_for(path: Path, proc: subprocess.Popen, timeout: float = 240) -> None:
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, f"{path} never appeared"
+        time.sleep(0.05)
+
+
+@pytest.mark.skipif(not COMMITTED.is_dir(), reason="results/ not committed")
+def test_killed_reproduce_resumes_and_regenerates_results_byte_for_byte(tmp_path: Path) -> None:
+    out, work = tmp_path / "results", tmp_path / "build"
+    first = _orgbench("reproduce", "--out", str(out), "--work-dir", str(work))
+    suite_manifest = work / "cargo" / "suite" / "MANIFEST.json"
+    _wait_for(suite_manifest, first)
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    # Killed mid-run: a study directory that exists is complete (it is renamed into place only when
+    # finished); work in progress lives in hidden ".NAME.PID.*.partial" folders.
+    for study in ("cargo", "groundeval", "assurance"):
+        if (out / study).exists():
+            assert _tree(out / study) == _tree(COMMITTED / study)
+    assert not (out / "index.html").exists()
+    suite_stat = suite_manifest.stat()
+
+    second = _orgbench("reproduce", "--out", str(out), "--work-dir", str(work))
+    stdout, stderr = second.communicate(timeout=600)
+    assert second.returncode == 0, stderr
+    assert suite_manifest.stat().st_mtime_ns == suite_stat.st_mtime_ns  # the finished stage was reused
+    assert "report:" in stdout
+
+    assert [p.name for p in out.glob(".*.partial")] == []  # the killed run's leftovers were cleared
+    ours, committed = _tree(out), _tree(COMMITTED)
+    assert sorted(ours) == sorted(committed)
+    changed = [name for name in committed if ours[name] != committed[name]]
+    assert changed == [], f"results differ from the committed ones: {changed[:5]}"
+
+
+def test_interrupted_reproduce_says_so_and_leaves_no_finished_looking_study(tmp_path: Path) -> None:
+    out, work = tmp_path / "results", tmp_path / "build"
+    proc = _orgbench("reproduce", "cargo", "--out", str(out), "--work-dir", str(work))
+    _wait_for(work / "cargo" / "suite" / "MANIFEST.json", proc)  # the suite is built; the judges are running
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    assert "interrupted" in stderr and "Traceback" not in stderr
+    assert not (out / "cargo").exists()
+    assert (work / "cargo" / "suite" / "MANIFEST.json").is_file()  # finished stages are kept
