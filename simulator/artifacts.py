@@ -10,7 +10,7 @@ calls), which costs a fraction of a render per artifact.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import jinja2
 
@@ -116,14 +116,28 @@ def _phrases(context: Any, facts: Mapping[str, Any], variant: int, skip: Iterabl
 
 
 _ENVIRONMENT: jinja2.Environment | None = None
-_WRAPPERS: dict[str, jinja2.Template] = {}
+#: Attribute names a plain dict has (``f.items`` is the method, as in jinja2); other names look up keys.
+_DICT_ATTRIBUTES = frozenset(dir(dict))
+
+
+class _Environment(jinja2.Environment):
+    """jinja2's environment with a fast path for ``facts.key`` on plain dicts (same result, no exception)."""
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        """``obj.attribute``: for a dict, its key (unless dict itself has that attribute); else as jinja2 does."""
+        if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
+            try:
+                return obj[attribute]
+            except KeyError:
+                return self.undefined(obj=obj, name=attribute)
+        return super().getattr(obj, attribute)
 
 
 def environment() -> jinja2.Environment:
     """The jinja2 environment with the helpers templates use (``say``, ``label``, ``name``), built once."""
     global _ENVIRONMENT
     if _ENVIRONMENT is None:
-        env = jinja2.Environment(
+        env = _Environment(
             loader=jinja2.PackageLoader("simulator", "templates"),
             autoescape=False, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False,
             undefined=jinja2.ChainableUndefined, extensions=["jinja2.ext.do"],
@@ -136,23 +150,21 @@ def environment() -> jinja2.Environment:
     return _ENVIRONMENT
 
 
-def _wrapper(template: str) -> jinja2.Template:
-    found = _WRAPPERS.get(template)
-    if found is None:
-        found = _WRAPPERS[template] = environment().from_string(
-            "{% from '" + template + ".j2' import render with context %}"
-            "{% for d in items %}{{ render(d.facts, d.context, d.variant, name(d.author)) }}" + SEPARATOR + "{% endfor %}"
-        )
-    return found
+def _macro(template: str, names: Mapping[str, str]) -> Callable[..., str]:
+    """The template's ``render`` macro as a plain function, bound to a context holding ``names``."""
+    macro = environment().get_template(template + ".j2").make_module(vars={"names": names}).render
+    func = getattr(macro, "_func", None)
+    if func is None or getattr(macro, "catch_kwargs", False) or getattr(macro, "caller", False):
+        return macro  # another jinja2 release: call the macro the public way
+    return func
 
 
 def render_bodies(template: str, drafts: list[Draft], names: Mapping[str, str]) -> list[str]:
-    """Render every draft of one template in a single template call."""
-    text = _wrapper(template).render(items=drafts, names=names)
-    bodies = text.split(SEPARATOR)[:-1]
-    if len(bodies) != len(drafts):
-        raise RuntimeError(f"template {template} produced {len(bodies)} bodies for {len(drafts)} drafts")
-    return [b.strip() for b in bodies]
+    """Render every draft of one template: one module per template, its macro called once per draft."""
+    render = _macro(template, names)
+    get = names.get
+    return [str(render(d.facts, d.context, d.variant, get(d.author, d.author) if d.author else "")).strip()
+            for d in drafts]
 
 
 def render_all(drafts: Iterable[Draft], names: Mapping[str, str]) -> list[ArtifactVersion]:

@@ -12,6 +12,8 @@ def format_ts(moment: datetime) -> str:
     if moment.tzinfo is None:
         raise ValueError("naive datetime: orgbench times are timezone-aware UTC")
     moment = moment.astimezone(UTC)
+    if moment.year >= 1000:  # isoformat gives the same text as the strftime below, several times faster
+        return moment.isoformat()[:-6] + "Z"  # drop "+00:00"
     if moment.microsecond:
         return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -16,11 +16,12 @@ from typing import Any, Iterable, Mapping
 import networkx as nx
 
 from simulator.errors import InputError
+from simulator.jsonlines import Stamps, artifact_lines, event_lines
 from simulator.model import Actor, ArtifactVersion, Event
 from simulator.policy import AccessPolicy
 from simulator.storage import (
     MANIFEST, iter_jsonl, read_json, staged_directory, verify_manifest, write_json, write_jsonl,
-    write_manifest,
+    write_manifest, write_text_atomic,
 )
 
 FORMAT_VERSION = 1
@@ -90,8 +91,10 @@ def save_world(world: World, directory: Path) -> None:
     with staged_directory(Path(directory)) as tmp:
         write_json(tmp / "world.json", dict(world.meta))
         write_jsonl(tmp / "actors.jsonl", (a.to_json() for a in world.actors))
-        write_jsonl(tmp / "events.jsonl", (e.to_json() for e in world.events))
-        write_jsonl(tmp / "artifacts.jsonl", (v.to_json() for v in world.artifacts))
+        # the same bytes as write_jsonl(path, (r.to_json() for r in records)), written without the dicts
+        stamps = Stamps()
+        write_text_atomic(tmp / "events.jsonl", "".join(event_lines(world.events, stamps)))
+        write_text_atomic(tmp / "artifacts.jsonl", "".join(artifact_lines(world.artifacts, stamps)))
         write_json(tmp / "policy.json", world.policy.to_json())
         write_json(tmp / "graph.json", dict(world.graph))
         write_manifest(tmp)

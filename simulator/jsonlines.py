@@ -1,0 +1,96 @@
+"""World records straight to canonical JSON lines, without building their ``to_json`` dicts first.
+
+``event_lines`` and ``artifact_lines`` give, byte for byte, what
+``storage.dumps(record.to_json()) + "\\n"`` gives (sorted keys, no ASCII
+escaping, compact separators): the fixed keys of each record are written in
+sorted order here, and only the free-form parts (payloads, facts, join keys)
+go through the C JSON encoder, one call each. Timestamps shared by many
+records are formatted once.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from json.encoder import encode_basestring
+from typing import Any, Callable, Iterable, Iterator
+
+from simulator.clock import format_ts
+from simulator.model import Acl, ArtifactVersion, EntityRef, Event
+
+try:
+    from _json import make_encoder as _c_make_encoder
+except ImportError:  # pragma: no cover - CPython always has it
+    _c_make_encoder = None
+
+
+def _reject(obj: Any) -> Any:
+    raise TypeError(f"Object of type {obj.__class__.__name__} is not JSON serializable")
+
+
+def _encoder() -> Callable[[Any], str]:
+    """Canonical JSON of one value: the same bytes as ``storage.dumps``."""
+    if _c_make_encoder is None:  # pragma: no cover
+        encoder = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return encoder.encode
+    # the arguments json.JSONEncoder.iterencode passes, minus the cycle check (records hold no cycles)
+    chunks = _c_make_encoder(None, _reject, encode_basestring, None, ":", ",", True, False, True)
+    join = "".join
+    return lambda obj: join(chunks(obj, 0))
+
+
+_dumps = _encoder()
+
+
+def _text(value: Any) -> str:
+    return encode_basestring(value) if value.__class__ is str else _dumps(value)
+
+
+def _texts(values: Iterable[Any]) -> str:
+    return "[" + ",".join([encode_basestring(v) if v.__class__ is str else _dumps(v) for v in values]) + "]"
+
+
+def _mapping(value: Any) -> str:
+    return _dumps(value if value.__class__ is dict else dict(value))
+
+
+def _entity(entity: EntityRef) -> str:
+    return f'{{"id":{_text(entity.id)},"kind":{_text(entity.kind)}}}'
+
+
+def _acl(acl: Acl) -> str:
+    audience = "null" if acl.audience is None else _texts(acl.audience)
+    space = "null" if acl.space is None else _text(acl.space)
+    return f'{{"audience":{audience},"participants":{_texts(acl.participants)},"space":{space}}}'
+
+
+class Stamps(dict):
+    """RFC 3339 text of each datetime, formatted on first use."""
+
+    def __missing__(self, moment: datetime) -> str:
+        text = self[moment] = encode_basestring(format_ts(moment))
+        return text
+
+
+def event_lines(events: Iterable[Event], stamps: dict[datetime, str] | None = None) -> Iterator[str]:
+    """Each event as one canonical JSON line (with its newline); ``stamps`` may share formatted times."""
+    stamps = Stamps() if stamps is None else stamps
+    for e in events:
+        if e.parents:
+            parents = "[" + ",".join([f'{{"event_id":{_text(p.event_id)},"join_key":{_mapping(p.join_key)}}}'
+                                      for p in e.parents]) + "]"
+        else:
+            parents = "[]"
+        yield (f'{{"actors":{_texts(e.actors)},"artifacts":{_texts(e.artifacts)},"entity":{_entity(e.entity)},'
+               f'"event_id":{_text(e.event_id)},"parents":{parents},"payload":{_mapping(e.payload)},'
+               f'"subsystem":{_text(e.subsystem)},"ts":{stamps[e.ts]},"type":{_text(e.type)}}}\n')
+
+
+def artifact_lines(versions: Iterable[ArtifactVersion], stamps: dict[datetime, str] | None = None) -> Iterator[str]:
+    """Each artifact version as one canonical JSON line (with its newline); ``stamps`` may share formatted times."""
+    stamps = Stamps() if stamps is None else stamps
+    for v in versions:
+        yield (f'{{"acl":{_acl(v.acl)},"artifact_id":{_text(v.artifact_id)},"author":{_text(v.author)},'
+               f'"body":{_text(v.body)},"created_at":{stamps[v.created_at]},"entity":{_entity(v.entity)},'
+               f'"facts":{_mapping(v.facts)},"kind":{_text(v.kind)},"subsystem":{_text(v.subsystem)},'
+               f'"title":{_text(v.title)},"version":{_dumps(v.version)}}}\n')

@@ -1,0 +1,56 @@
+"""The fast JSONL writers give exactly the canonical bytes of ``dumps(record.to_json())``."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from simulator.clock import format_ts
+from simulator.jsonlines import Stamps, artifact_lines, event_lines
+from simulator.model import Acl, ArtifactVersion, EntityRef, Event, ParentLink
+from simulator.storage import dumps
+
+
+def test_every_record_of_a_world_matches_its_canonical_line(default_world):
+    stamps = Stamps()
+    events = list(event_lines(default_world.events, stamps))
+    assert events == [dumps(e.to_json()) + "\n" for e in default_world.events]
+    versions = list(artifact_lines(default_world.artifacts, stamps))
+    assert versions == [dumps(v.to_json()) + "\n" for v in default_world.artifacts]
+    assert any(e.parents for e in default_world.events)
+    assert any(v.acl.audience for v in default_world.artifacts)
+
+
+texts = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12)
+values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | texts,
+                      lambda inner: st.lists(inner, max_size=3) | st.dictionaries(texts, inner, max_size=3),
+                      max_leaves=6)
+moments = st.datetimes(min_value=datetime(1000, 1, 1), max_value=datetime(9998, 1, 1),
+                       timezones=st.sampled_from([timezone.utc, timezone(timedelta(hours=5, minutes=30))]))
+entities = st.builds(EntityRef, texts, texts)
+
+
+@settings(max_examples=150, deadline=None)
+@given(texts, moments, st.lists(texts, max_size=3), entities, st.dictionaries(texts, values, max_size=4),
+       st.lists(st.builds(ParentLink, texts, st.dictionaries(texts, texts, max_size=2)), max_size=2))
+def test_odd_events_match_their_canonical_line(text, moment, actors, entity, payload, parents):
+    event = Event(text, moment, text, tuple(actors), text, entity, payload, tuple(parents), tuple(actors))
+    assert list(event_lines([event])) == [dumps(event.to_json()) + "\n"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(texts, st.integers(), moments, entities, st.dictionaries(texts, values, max_size=4),
+       st.builds(Acl, st.none() | texts, st.none() | st.lists(texts, max_size=2).map(tuple),
+                 st.lists(texts, max_size=2).map(tuple)))
+def test_odd_artifact_versions_match_their_canonical_line(text, number, moment, entity, facts, acl):
+    version = ArtifactVersion(text, number, text, text, moment, text, entity, text, text + "\n\"é\x00", facts, acl)
+    assert list(artifact_lines([version])) == [dumps(version.to_json()) + "\n"]
+
+
+@given(moments)
+def test_timestamps_keep_their_rfc3339_text(moment):
+    utc = moment.astimezone(timezone.utc)
+    pattern = "%Y-%m-%dT%H:%M:%S.%fZ" if utc.microsecond else "%Y-%m-%dT%H:%M:%SZ"
+    assert format_ts(moment) == utc.strftime(pattern)
