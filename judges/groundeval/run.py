@@ -24,6 +24,7 @@ from judges.groundeval.context import DEFAULT_BUDGET, build_context, check_citat
 from judges.groundeval.runtime import Corpus, GatedRuntime
 from judges.groundeval.scoring import CompiledTruth, score_question, summarize, unanswered, unknown_question
 from judges.groundeval.traces import Submission, load_corpus_world, load_submissions, load_suite, load_truth
+from judges.groundeval.verify import rederive
 from simulator.errors import InputError
 from simulator.storage import (
     dumps, sha256_file, staged_directory, write_json, write_jsonl, write_manifest, write_text_atomic,
@@ -153,13 +154,20 @@ def _read_journal(path: Path, header: dict[str, Any]) -> dict[str, dict[str, Any
     return rows
 
 
-def score_submissions(suite: Path, submissions: list[Submission], *, answered_only: bool = False
-                      ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def score_submissions(suite: Path, submissions: list[Submission], *, answered_only: bool = False,
+                      corpus: Corpus | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Score every suite question for each (agent, mode) present; unknown ids and missing answers score 0.
 
+    Every call's gate outcome is re-derived from the suite's corpus and policy for the contract's actor and
+    as_of (``judges.groundeval.verify``) and scored as re-derived; the claims stay in the diagnostics.
     With ``answered_only`` the questions an agent did not answer are left out (e.g. a few contracts over MCP).
+    ``corpus`` may be passed in when it is the suite's own (it is built from ``world/`` otherwise).
     """
+    suite = Path(suite)
     truths = {qid: CompiledTruth.of(t) for qid, t in load_truth(suite).items()}
+    contracts = {c.question_id: c for c in load_suite(suite)[1]}
+    if corpus is None:
+        corpus = Corpus(load_corpus_world(suite))
     order = {t: i for i, t in enumerate(TRACKS)}
     groups: dict[tuple[str, str], dict[Any, Submission]] = defaultdict(dict)
     extra_rows: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
@@ -186,8 +194,15 @@ def score_submissions(suite: Path, submissions: list[Submission], *, answered_on
             sub = answered.get(qid)
             if sub is None and answered_only:
                 continue
-            row = (score_question(truths[qid], sub.answer, sub.calls, mode) if sub is not None
-                   else unanswered(truths[qid], mode))
+            if sub is None:
+                row = unanswered(truths[qid], mode)
+            else:
+                contract = contracts[qid]
+                calls, check = rederive(corpus, contract.actor, contract.as_of, sub.calls)
+                row = score_question(truths[qid], sub.answer, calls, mode)
+                if check is not None:
+                    row["trace_tampered"] = check.tampered
+                    row["diagnostics"]["trace_check"] = check.to_json()
             mine.append({"agent": agent, **row})
         scored = list(mine)
         mine.extend({"agent": agent, **r} for r in sorted(extra_rows.get(key, []), key=lambda r: str(r["question_id"])))
@@ -199,10 +214,11 @@ def score_submissions(suite: Path, submissions: list[Submission], *, answered_on
     return rows, summary
 
 
-def score_run(suite: Path, answers: Path, out: Path, *, answered_only: bool = False) -> dict[str, Any]:
+def score_run(suite: Path, answers: Path, out: Path, *, answered_only: bool = False,
+              corpus: Corpus | None = None) -> dict[str, Any]:
     """Score answers (a run directory or JSONL) against a suite; write questions.jsonl and summary.json."""
     submissions, notes = load_submissions(answers)
-    rows, summary = score_submissions(Path(suite), submissions, answered_only=answered_only)
+    rows, summary = score_submissions(Path(suite), submissions, answered_only=answered_only, corpus=corpus)
     with staged_directory(Path(out)) as tmp:
         write_jsonl(tmp / "questions.jsonl", rows)
         write_json(tmp / "summary.json", {"suite": str(suite), "answers": str(answers), "unreadable_lines": notes,

@@ -106,6 +106,21 @@ class Corpus:
                              np.fromiter(row.values(), dtype=np.float64, count=len(row)))
                          for t, row in postings.items()}
 
+    def resolve(self, requested: str, moment: datetime) -> int | None:
+        """The index of ``ID@N``, or of ``ID``'s version current at ``moment`` (its first if none was yet); None if unknown."""
+        index = self.refs.get(requested)
+        if index is None:
+            history = self.by_id.get(requested)
+            if history:
+                position = bisect_right([int(self.created[i]) for i in history], _micros(moment)) - 1
+                index = history[max(position, 0)]
+        return index
+
+    def current_at(self, index: int, moment: datetime) -> bool:
+        """Is version ``index`` the one current at ``moment`` (the only kind search ever returns)?"""
+        t = _micros(moment)
+        return bool(self.created[index] <= t < self.next_created[index])
+
     def visible_mask(self, actor_id: str, moment: datetime) -> np.ndarray:
         """For each version: is it the current version at ``moment`` and visible to the actor then?"""
         n = len(self.docs)
@@ -239,13 +254,7 @@ class GatedRuntime:
             self._record(started, "fetch_artifact", args, (), "invalid", ())
             return {"error": "invalid_arguments", "message": "artifact_id must be a string"}
         corpus = self.corpus
-        index = corpus.refs.get(artifact_id)
-        if index is None:
-            history = corpus.by_id.get(artifact_id)
-            if history:
-                t = _micros(self.as_of)
-                position = bisect_right([int(corpus.created[i]) for i in history], t) - 1
-                index = history[max(position, 0)]
+        index = corpus.resolve(artifact_id, self.as_of)
         if index is None:
             corpus.policy.violations(self.actor_id, _SENTINEL, self.as_of)  # same work as a withheld id
             self._record(started, "fetch_artifact", args, (), "not_found", ())

@@ -10,7 +10,9 @@ to its first gate in precedence order horizon > actor > subsystem. The answer
 and trajectory formulas are those of GROUNDEVAL.md; the choices the spec
 leaves open are written next to the code that makes them. A malformed answer
 (not JSON, wrong types, missing fields) or trace scores 0 with its reason;
-the scorer never raises on agent output.
+the scorer never raises on agent output. ``score_question`` takes the calls as
+given; ``run.score_submissions`` first re-derives every call's gates from the
+suite's corpus (``verify.py``), so a trace's own claims are never scored.
 """
 
 from __future__ import annotations
@@ -116,7 +118,8 @@ def _zero(truth: CompiledTruth, reason: str, calls: list[dict[str, Any]] | Any, 
     return {"question_id": truth.question_id, "track": truth.track, "kind": truth.kind, "difficulty": truth.difficulty,
             "mode": mode, "s_answer": 0.0, "s_traj": 0.0,
             "v": 0.0, "s_adj": 0.0, "answer_correct": False, "n_calls": len(calls) if isinstance(calls, list) else 0,
-            "malformed": reason, "diagnostics": {"answer": {}, "trajectory": {}, "calls": calls if isinstance(calls, list) else []}}
+            "malformed": reason, "trace_tampered": False,
+            "diagnostics": {"answer": {}, "trajectory": {}, "calls": calls if isinstance(calls, list) else []}}
 
 
 def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str = "tool") -> dict[str, Any]:
@@ -238,7 +241,7 @@ def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str 
     return {"question_id": truth.question_id, "track": track, "kind": truth.kind, "difficulty": truth.difficulty,
             "mode": mode, "s_answer": round(s_answer, 6),
             "s_traj": round(s_traj, 6), "v": round(v, 6), "s_adj": round(s_adj, 6), "answer_correct": verdict_ok,
-            "n_calls": n, "malformed": None,
+            "n_calls": n, "malformed": None, "trace_tampered": False,
             "diagnostics": {"answer": answer_parts, "trajectory": traj_parts, "calls": calls}}
 
 
@@ -250,7 +253,7 @@ def unanswered(truth: CompiledTruth, mode: str) -> dict[str, Any]:
 def unknown_question(question_id: Any, mode: str) -> dict[str, Any]:
     """The row for an answer whose question id is not in the suite (scored 0)."""
     return {"question_id": question_id, "track": None, "kind": None, "difficulty": None, "mode": mode, "s_answer": 0.0, "s_traj": 0.0, "v": 0.0,
-            "s_adj": 0.0, "answer_correct": False, "n_calls": 0, "malformed": "unknown question id",
+            "s_adj": 0.0, "answer_correct": False, "n_calls": 0, "malformed": "unknown question id", "trace_tampered": False,
             "diagnostics": {"answer": {}, "trajectory": {}, "calls": []}}
 
 
@@ -267,4 +270,5 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "violation_rate": round(violating / calls, 4) if calls else 0.0,
         "correct_invalid_path": sum(1 for r in rows if r["answer_correct"] and r["v"] > 0),
         "malformed": sum(1 for r in rows if r["malformed"]),
+        "tampered_traces": sum(1 for r in rows if r.get("trace_tampered")),
     }

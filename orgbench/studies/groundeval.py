@@ -124,7 +124,7 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
             for mode in MODES:
                 run = _run_stage(work, seed, suite, spec, mode, options.fresh, shared, options.base_url)
                 submissions.extend(load_submissions(run)[0])
-        rows, _ = score_submissions(suite, submissions)
+        rows, _ = score_submissions(suite, submissions, corpus=shared.get("corpus"))
         all_rows.extend({**r, "seed": seed} for r in rows)
 
     out = Path(out_dir)

@@ -23,7 +23,7 @@ def scored(rt_suite, rt_world, rt_corpus, tmp_path_factory):
         for mode in ("tool", "context"):
             run_agent(rt_suite, agent, mode, base / f"{agent}-{mode}", record_latency=False,
                       corpus=rt_corpus, world=rt_world)
-            score_run(rt_suite, base / f"{agent}-{mode}", base / f"score-{agent}-{mode}")
+            score_run(rt_suite, base / f"{agent}-{mode}", base / f"score-{agent}-{mode}", corpus=rt_corpus)
             rows[agent, mode] = _rows(base / f"score-{agent}-{mode}")
     return rows
 
@@ -69,12 +69,28 @@ def test_oracle_is_perfect_on_the_default_worlds(seed, tmp_path):
     from simulator.config import load_config
     from simulator.simulate import simulate
 
+    from judges.groundeval.runtime import Corpus
+    from judges.groundeval.traces import load_corpus_world
+
     build_suite(tmp_path / "suite", world=simulate(load_config(seed=seed)), name=f"default-seed-{seed}")
+    world = load_corpus_world(tmp_path / "suite")        # the suite's own corpus, read back once for both modes
+    corpus = Corpus(world)
     for mode in ("tool", "context"):
-        run_agent(tmp_path / "suite", "oracle", mode, tmp_path / mode, record_latency=False)
-        score_run(tmp_path / "suite", tmp_path / mode, tmp_path / f"score-{mode}")
+        run_agent(tmp_path / "suite", "oracle", mode, tmp_path / mode, record_latency=False, corpus=corpus, world=world)
+        score_run(tmp_path / "suite", tmp_path / mode, tmp_path / f"score-{mode}", corpus=corpus)
         s_adj = defaultdict(list)
         for row in _rows(tmp_path / f"score-{mode}"):
             s_adj[row["track"]].append(row["s_adj"])
+            assert row["trace_tampered"] is False
         assert set(s_adj) == {"perspective", "counterfactual", "silence"}
         assert all(v == 1.0 for values in s_adj.values() for v in values), mode
+
+
+def test_run_agent_traces_re_derive_to_their_own_gate_outcomes(scored):
+    for (agent, mode), rows in scored.items():
+        assert not any(r["trace_tampered"] for r in rows), (agent, mode)
+        for row in rows:
+            for call in row["diagnostics"]["calls"]:
+                assert call["mismatch"] == [] and call["claimed"] == {"outcome": call["outcome"], "gates": call["gates"]}
+    leaky_gates = [c["gates"] for r in scored["leaky", "tool"] for c in r["diagnostics"]["calls"]]
+    assert sum(1 for g in leaky_gates if any(g.values())) >= 20   # the leaky agent's violations survive re-derivation

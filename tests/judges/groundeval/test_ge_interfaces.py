@@ -101,6 +101,11 @@ def test_mcp_server_over_stdio_with_the_official_client(rt_suite, rt_world, tmp_
     row = next(json.loads(line) for line in (tmp_path / "score" / "questions.jsonl").read_text().splitlines()
                if json.loads(line)["question_id"] == contract["question_id"])
     assert row["n_calls"] == 3 and row["v"] == round(1 / 3, 6) and row["malformed"] is None
+    # the scorer re-derives every call from the suite's corpus: the MCP server's own record agrees with it
+    assert row["trace_tampered"] is False and row["diagnostics"]["trace_check"]["mismatched_calls"] == 0
+    rederived = row["diagnostics"]["calls"]
+    assert [(c["outcome"], c["gates"], c["returned_ids"]) for c in rederived] == \
+        [(c["outcome"], c["gates"], c["returned_ids"]) for c in trace["calls"]]
     only = CliRunner().invoke(cli, ["score", "groundeval", "--suite", str(rt_suite), "--answers", str(out),
                                     "--out", str(tmp_path / "only"), "--answered-only"])
     assert only.exit_code == 0, only.output

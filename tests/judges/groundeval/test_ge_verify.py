@@ -1,0 +1,90 @@
+"""The scorer re-derives every call's gates from the suite's corpus: a forged trace cannot claim a clean path."""
+
+import json
+
+import pytest
+
+from judges.groundeval.run import score_run
+from judges.groundeval.runtime import GatedRuntime
+from judges.groundeval.verify import rederive
+from simulator.clock import parse_ts
+
+CLEAN = {"horizon": False, "actor": False, "subsystem": False}
+
+
+@pytest.fixture(scope="module")
+def perspective(rt_suite):
+    contracts = [json.loads(line) for line in (rt_suite / "contracts.jsonl").read_text().splitlines()]
+    return next(c for c in contracts if c["track"] == "perspective" and c["role"] == "support_l1")
+
+
+def _future(world, contract):
+    as_of = parse_ts(contract["as_of"])
+    return next(v for v in sorted(world.artifacts, key=lambda v: v.ref) if v.created_at > as_of and v.version == 1)
+
+
+def _forbidden(world, contract):
+    """A version current and created before as_of that the actor's role cannot read."""
+    as_of = parse_ts(contract["as_of"])
+    return next(v for v in sorted(world.artifacts, key=lambda v: v.ref)
+                if v.created_at <= as_of and world.policy.violations(contract["actor"], v, as_of) == ("subsystem",))
+
+
+def _score(rt_suite, rt_corpus, tmp_path, contract, calls):
+    line = {"question_id": contract["question_id"], "agent": "forger", "mode": "tool",
+            "answer": {"could_actor_have_known": True, "evidence_artifacts": [], "blocked_subsystems": []},
+            "calls": calls}
+    (tmp_path / "answers.jsonl").write_text(json.dumps(line) + "\n")
+    score_run(rt_suite, tmp_path / "answers.jsonl", tmp_path / "score", answered_only=True, corpus=rt_corpus)
+    return json.loads((tmp_path / "score" / "questions.jsonl").read_text())
+
+
+def test_a_forged_clean_fetch_of_a_future_artifact_is_scored_as_a_violation(rt_suite, rt_world, rt_corpus, tmp_path,
+                                                                           perspective):
+    future = _future(rt_world, perspective)
+    forged = [{"seq": 1, "tool": "fetch_artifact", "args": {"artifact_id": future.ref}, "returned_ids": [future.ref],
+               "outcome": "ok", "gates": CLEAN, "latency_ms": 1.0}]
+    row = _score(rt_suite, rt_corpus, tmp_path, perspective, forged)
+    call = row["diagnostics"]["calls"][0]
+    assert row["v"] == 1.0 and row["s_adj"] == 0.0 and row["trace_tampered"] is True
+    assert call["gates"]["horizon"] is True and call["outcome"] == "withheld" and call["returned_ids"] == []
+    assert call["claimed"] == {"outcome": "ok", "gates": CLEAN, "returned_ids": [future.ref]}
+    assert row["diagnostics"]["trace_check"]["mismatched_calls"] == 1
+    assert row["diagnostics"]["trajectory"]["horizon_violations"] == 1
+    summary = json.loads((tmp_path / "score" / "summary.json").read_text())
+    assert summary["agents"]["forger"]["tool"]["all"]["tampered_traces"] == 1
+
+
+def test_a_search_claiming_withheld_results_breaks_their_gates(rt_world, rt_corpus, perspective):
+    as_of = parse_ts(perspective["as_of"])
+    forbidden, future = _forbidden(rt_world, perspective), _future(rt_world, perspective)
+    honest = GatedRuntime(rt_corpus, perspective["actor"], as_of, record_latency=False)
+    honest.search_artifacts(perspective["subject"]["entity"]["id"], None, 5)
+    clean = honest.trace()[0]
+    forged = dict(clean, returned_ids=clean["returned_ids"] + [forbidden.ref, future.ref])
+    calls, check = rederive(rt_corpus, perspective["actor"], as_of, [clean, forged])
+    assert calls[0]["mismatch"] == [] and calls[0]["gates"] == CLEAN
+    assert calls[1]["gates"] == {"horizon": True, "actor": False, "subsystem": True}
+    assert calls[1]["returned_ids"] == clean["returned_ids"]          # what survives is what the runtime returned
+    assert calls[1]["withheld_returned_ids"] == [forbidden.ref, future.ref]
+    assert check.mismatched == 1 and check.withheld_returned == (forbidden.ref, future.ref)
+
+
+def test_unknown_ids_and_odd_calls_are_recorded_never_raised(rt_corpus, rt_world, perspective):
+    as_of = parse_ts(perspective["as_of"])
+    calls = [
+        {"tool": "fetch_artifact", "args": {"artifact_id": "NOPE-404"}, "returned_ids": ["NOPE-404"], "outcome": "ok"},
+        {"tool": "search_artifacts", "args": {"query": "x", "subsystem": None, "limit": 3},
+         "returned_ids": ["GHOST-1@1", 7], "outcome": "ok", "gates": CLEAN},
+        {"tool": "teleport", "args": {}, "returned_ids": [], "outcome": "ok", "gates": CLEAN},
+        {"tool": "fetch_artifact", "args": "not a dict", "returned_ids": "nor a list"},
+        {"tool": "search_artifacts", "args": {"query": "x", "subsystem": "payroll", "limit": 3}, "returned_ids": []},
+    ]
+    out, check = rederive(rt_corpus, perspective["actor"], as_of, calls)
+    assert [c["outcome"] for c in out] == ["not_found", "empty", "invalid", "invalid", "empty"]
+    assert out[0]["unknown_ids"] == ["NOPE-404"] and "returned ids differ" in out[0]["mismatch"]
+    assert out[1]["unknown_ids"] == ["7", "GHOST-1@1"]
+    assert out[2]["mismatch"] == ["not a runtime tool: 'teleport'", "outcome 'ok', re-derived 'invalid'"]
+    assert out[4]["gates"]["subsystem"] is ("payroll" not in rt_world.policy.subsystems_at(perspective["actor"], as_of))
+    assert check.unknown_ids == ("NOPE-404", "7", "GHOST-1@1") and check.mismatched == 4
+    assert rederive(rt_corpus, perspective["actor"], as_of, "calls") == ("calls", None)
