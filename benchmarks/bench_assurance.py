@@ -20,6 +20,7 @@ from pathlib import Path
 
 from benchmark_builders.trajectories.records import write_suite
 from benchmark_builders.trajectories.simulate import simulate_trajectories, synthetic_cases
+from judges.assurance.pack import read_pack
 from judges.assurance.pipeline import Controls, PipelineConfig, build, check, dispatch, emit, stage
 from judges.assurance.targets import select_targets
 from judges.backends.stub import RecordingStub
@@ -41,7 +42,7 @@ class TimedHasher:
 
 
 def _file_creation_rate(root: Path, n: int = 2000) -> int:
-    """How fast this filesystem creates small files (the stages create one per packet in build and stage)."""
+    """How fast this filesystem creates small files (context: the stages write one pack each, not a file per packet)."""
     probe = root / "probe"
     probe.mkdir()
     started = time.perf_counter()
@@ -83,7 +84,7 @@ def main() -> None:
             timings[name] = time.perf_counter() - started
             if result.return_code:
                 raise SystemExit(f"{name} failed: {result.requirement}: {result.reason}")
-        packets = len(list((root / "work" / "staged" / "packets").iterdir()))
+        packets = len(read_pack(root / "work" / "staged" / "packets.pack"))
         total = sum(timings.values())
         print(json.dumps({
             "packets": packets,

@@ -22,6 +22,7 @@ from typing import Callable, Mapping
 from benchmark_builders.trajectories.records import TRAJECTORIES_FILE, read_suite, write_suite
 from benchmark_builders.trajectories.simulate import simulate_trajectories, synthetic_cases
 from judges.assurance.manifest import Hasher, exact_sha256
+from judges.assurance.pack import add_member, edit_member, read_pack
 from judges.assurance.pipeline import CONTROLS, Controls, PipelineConfig, RenderHook, run_pipeline
 from judges.assurance.render import PacketSpec
 from judges.assurance.targets import select_targets
@@ -137,10 +138,6 @@ def swap_parallel_calls(data: bytes) -> bytes:
     return b"\n".join(lines)
 
 
-def _edit_file(path: Path, edit: Callable[[bytes], bytes]) -> None:
-    path.write_bytes(edit(path.read_bytes()))
-
-
 def _render_fault(edit: Callable[[bytes], bytes]) -> Callable[[Victim], RenderHook]:
     def make(victim: Victim) -> RenderHook:
         def hook(spec: PacketSpec, data: bytes) -> bytes:
@@ -159,7 +156,7 @@ def _crash(victim: Victim) -> RenderHook:
 
 def _on(folder: str, edit: Callable[[bytes], bytes]) -> Callable[[PipelineConfig, Victim], None]:
     def hook(cfg: PipelineConfig, victim: Victim) -> None:
-        _edit_file(cfg.work / folder / "packets" / victim.filename, edit)
+        edit_member(cfg.work / folder / "packets.pack", victim.filename, edit)
     return hook
 
 
@@ -244,14 +241,14 @@ def _previous_run(cfg: PipelineConfig, victim: Victim) -> None:
 
 
 def _extra_packet(cfg: PipelineConfig, victim: Victim) -> None:
-    data = (cfg.work / "build" / "packets" / victim.filename).read_bytes()
-    (cfg.work / "build" / "packets" / ("zz-extra." + victim.filename)).write_bytes(delete_target_call(data))
+    pack = cfg.work / "build" / "packets.pack"
+    add_member(pack, "zz-extra." + victim.filename, delete_target_call(read_pack(pack)[victim.filename]))
 
 
 def _stale_script(cfg: PipelineConfig, victim: Victim) -> None:
     old = cfg.work / "old" / "packets" / victim.filename
     old.parent.mkdir(parents=True, exist_ok=True)
-    old.write_bytes(delete_first_call((cfg.work / "staged" / "packets" / victim.filename).read_bytes()))
+    old.write_bytes(delete_first_call(read_pack(cfg.work / "staged" / "packets.pack")[victim.filename]))
     script = {"job_id": "zz-stale", "packet": f"old/packets/{victim.filename}", "sha256": exact_sha256(
         old.read_bytes()), "draws": cfg.draws}
     (cfg.work / "emit" / "scripts" / "zz-stale.jsonl").write_text(dumps(script) + "\n", encoding="utf-8")

@@ -3,10 +3,11 @@
 Workspace layout (one directory)::
 
     records/<step>.link.json       step records (in-toto link shape)
-    build/packets/*.txt            rendered packets   build/manifest.json  exact-byte hashes recorded at build
+    build/packets.pack             rendered packets (member NAME = build/packets/NAME; see pack.py)
+    build/manifest.json            exact-byte hashes recorded at build
     build/jobs.jsonl               packet specs       build/report.json    inline-check findings
     check/report.json              the disk check: source records and packets reread from disk
-    staged/packets/*.txt           copies for the judge, staged/manifest.json
+    staged/packets.pack            copies for the judge (staged/packets/NAME), staged/manifest.json
     emit/scripts/shard-NNNN.jsonl  dispatch scripts: one job per line (packet path, hash, draws)
     dispatch/responses.jsonl       what the judge was handed (hash) and answered
 
@@ -20,6 +21,12 @@ staged files, verifies each packet's exact bytes immediately before handing
 that same buffer to the backend, and the recording stub re-checks at read.
 P3: reverse call/result matching (every result answers a call, user calls
 included). Packets are always hashed as exact bytes.
+
+Durability: a stage writes its outputs into a temporary folder, fsyncs each
+file (a pack is one file) and the folder, renames it into place, fsyncs the
+workspace, and only then writes its finishing record (atomically, fsynced).
+A crash therefore leaves at worst a record with no return code, which later
+stages refuse, never a record claiming products that are not on disk.
 """
 
 from __future__ import annotations
@@ -35,7 +42,8 @@ from typing import Any, Callable, Mapping
 from benchmark_builders.trajectories.records import LABELS_FILE, TRAJECTORIES_FILE, read_suite
 from judges.assurance.checks import Finding, check_packet, check_source, message_blocks
 from judges.assurance.manifest import Hasher, StepRecord, exact_sha256, read_record, write_record
-from judges.assurance.workspace import Workspace, write_file
+from judges.assurance.pack import write_pack
+from judges.assurance.workspace import Workspace, sync_directory, write_file
 from judges.assurance.render import EXTENTS, PacketSpec, render_packets
 from judges.assurance.targets import select_targets
 from judges.backends.base import BackendError, GenerationParams, JudgeBackend, JudgeRequest, Message
@@ -210,6 +218,20 @@ def _require_previous(cfg: PipelineConfig, step: str, ws: Workspace) -> StepReco
     return previous
 
 
+def _write_stage(cfg: PipelineConfig, step: str, files: Mapping[str, bytes],
+                 packs: Mapping[str, Mapping[str, bytes]] = {}, folders: tuple[str, ...] = ()) -> None:
+    """Write a stage's output folder durably: files and packs fsynced, then renamed into place."""
+    with staged_directory(cfg.work / step) as tmp:
+        for folder in folders:
+            (tmp / folder).mkdir()
+        for rel, data in files.items():
+            write_file(tmp, rel, data)
+        for rel, members in packs.items():
+            write_pack(tmp / rel, members, durable=True)
+        sync_directory(tmp)
+    sync_directory(cfg.work)
+
+
 def _read_manifest(ws: Workspace, rel: str) -> dict[str, str]:
     data = ws.read(rel)
     try:
@@ -253,20 +275,16 @@ def build(cfg: PipelineConfig) -> StageResult:
     failed = [(f.requirement, f"{f.subject}: {f.detail}") for f in findings if not f.ok]
     if failed and cfg.controls.stop_on_failure:
         return _finish(cfg, "build", _source_materials(cfg), {}, failed)
-    products = {}
-    with staged_directory(cfg.work / "build") as tmp:
-        (tmp / "packets").mkdir()
-        hashes = {}
-        for name in sorted(packets):
-            write_file(tmp, f"packets/{name}", packets[name])
-            hashes[f"packets/{name}"] = products[f"build/packets/{name}"] = cfg.hasher(packets[name])
-        extra = {"manifest.json": dumps_pretty({"packets": hashes}).encode("utf-8"),
-                 "jobs.jsonl": "".join(dumps(s.to_json()) + "\n" for s in specs).encode("utf-8"),
-                 "report.json": dumps_pretty({"findings": [f.to_json() for f in findings if not f.ok],
-                                              "checked": len(findings)}).encode("utf-8")}
-        for name, data in extra.items():
-            write_file(tmp, name, data)
-            products[f"build/{name}"] = cfg.hasher(data)
+    products, hashes = {}, {}
+    for name in sorted(packets):                  # hashed from the very buffers that are written
+        hashes[f"packets/{name}"] = products[f"build/packets/{name}"] = cfg.hasher(packets[name])
+    extra = {"manifest.json": dumps_pretty({"packets": hashes}).encode("utf-8"),
+             "jobs.jsonl": "".join(dumps(s.to_json()) + "\n" for s in specs).encode("utf-8"),
+             "report.json": dumps_pretty({"findings": [f.to_json() for f in findings if not f.ok],
+                                          "checked": len(findings)}).encode("utf-8")}
+    for name, data in extra.items():
+        products[f"build/{name}"] = cfg.hasher(data)
+    _write_stage(cfg, "build", extra, {"packets.pack": packets})
     return _finish(cfg, "build", _source_materials(cfg), products, failed)
 
 
@@ -310,8 +328,7 @@ def check(cfg: PipelineConfig) -> StageResult:
     flags = [f.to_json() for f in findings if f.ok and f.detail]
     report = dumps_pretty({"failed": [{"requirement": r, "detail": d} for r, d in failed], "flags": flags,
                            "checked": len(findings)}).encode("utf-8")
-    with staged_directory(cfg.work / "check") as tmp:
-        write_file(tmp, "report.json", report)
+    _write_stage(cfg, "check", {"report.json": report})
     materials = {**_source_materials(cfg), **ws.products("build")}
     return _finish(cfg, "check", materials, {"check/report.json": cfg.hasher(report)}, failed)
 
@@ -336,16 +353,18 @@ def stage(cfg: PipelineConfig) -> StageResult:
             failed.append(("staged-bytes-match-manifest", f"{rel}: bytes differ from the hash recorded at build"))
     products: dict[str, str] = {}
     if not (failed and cfg.controls.stop_on_failure):
-        with staged_directory(cfg.work / "staged") as tmp:
-            (tmp / "packets").mkdir()
-            hashes = {}
-            for rel in admitted:
-                data = ws.read(f"build/{rel}")
-                write_file(tmp, rel, data)
-                hashes[rel] = products[f"staged/{rel}"] = cfg.hasher(data)
-            manifest_bytes = dumps_pretty({"packets": hashes}).encode("utf-8")
-            write_file(tmp, "manifest.json", manifest_bytes)
-            products["staged/manifest.json"] = cfg.hasher(manifest_bytes)
+        hashes, members = {}, {}
+        for rel in admitted:
+            data = ws.read(f"build/{rel}")
+            folder, _, name = rel.rpartition("/")
+            if data is None or folder != "packets":
+                failed.append(("staged-files-exact", f"build/{rel}: not a readable packet"))
+                continue
+            members[name] = data                                  # the very buffer hashed (and checked) above
+            hashes[rel] = products[f"staged/{rel}"] = ws.digest(f"build/{rel}")
+        manifest_bytes = dumps_pretty({"packets": hashes}).encode("utf-8")
+        products["staged/manifest.json"] = cfg.hasher(manifest_bytes)
+        _write_stage(cfg, "staged", {"manifest.json": manifest_bytes}, {"packets.pack": members})
     materials = {**ws.products("build"), **ws.products("check")}
     return _finish(cfg, "stage", materials, products, failed)
 
@@ -360,15 +379,14 @@ def emit(cfg: PipelineConfig) -> StageResult:
     packets = [rel[len("staged/"):] for rel in ws.listing("staged/packets")]
     failed = [] if packets else [("staged-files-exact", "nothing staged")]
     products: dict[str, str] = {}
-    with staged_directory(cfg.work / "emit") as tmp:
-        (tmp / "scripts").mkdir()
-        jobs = [dumps({"job_id": rel[len("packets/"):-len(".txt")], "packet": f"staged/{rel}",
-                       "sha256": staged.get(rel), "draws": cfg.draws}) + "\n" for rel in packets]
-        for shard in range(0, len(jobs), SCRIPT_SHARD):
-            rel = f"scripts/shard-{shard // SCRIPT_SHARD:04d}.jsonl"
-            data = "".join(jobs[shard:shard + SCRIPT_SHARD]).encode("utf-8")
-            write_file(tmp, rel, data)
-            products[f"emit/{rel}"] = cfg.hasher(data)
+    scripts: dict[str, bytes] = {}
+    jobs = [dumps({"job_id": rel[len("packets/"):-len(".txt")], "packet": f"staged/{rel}",
+                   "sha256": staged.get(rel), "draws": cfg.draws}) + "\n" for rel in packets]
+    for shard in range(0, len(jobs), SCRIPT_SHARD):
+        rel = f"scripts/shard-{shard // SCRIPT_SHARD:04d}.jsonl"
+        scripts[rel] = data = "".join(jobs[shard:shard + SCRIPT_SHARD]).encode("utf-8")
+        products[f"emit/{rel}"] = cfg.hasher(data)
+    _write_stage(cfg, "emit", scripts, folders=("scripts",))
     return _finish(cfg, "emit", ws.products("staged"), products, failed)
 
 
@@ -431,13 +449,11 @@ def dispatch(cfg: PipelineConfig, backend: JudgeBackend, *, concurrency: int = 6
     cfg.hook("after_predispatch_check")
     handed: list[tuple[dict, int, bytes]] = []
     failed: list[tuple[str, str]] = []
+    reader = Workspace(cfg.work, cfg.hasher)             # a fresh read, after every earlier check
     for job in jobs:
-        path = os.path.join(ws.root, job["packet"])
-        try:
-            with open(path, "rb") as handle:             # read now, verify this buffer, hand this buffer
-                data = handle.read()
-        except OSError as exc:
-            failed.append(("read-time-bytes", f"{job['packet']}: {exc.strerror}"))
+        data = reader.read(job["packet"])                # read now, verify this buffer, hand this buffer
+        if data is None:
+            failed.append(("read-time-bytes", f"{job['packet']}: No such file or directory"))
             continue
         if cfg.controls.byte_checks:
             digest = cfg.hasher(data)
@@ -451,8 +467,7 @@ def dispatch(cfg: PipelineConfig, backend: JudgeBackend, *, concurrency: int = 6
                   if t.startswith("error: "))
     lines = "".join(dumps({"job_id": j["job_id"], "draw": d, "sha256": exact_sha256(data), "response": text}) + "\n"
                     for (j, d, data), text in zip(handed, texts)).encode("utf-8")
-    with staged_directory(cfg.work / "dispatch") as tmp:
-        write_file(tmp, "responses.jsonl", lines)
+    _write_stage(cfg, "dispatch", {"responses.jsonl": lines})
     return _finish(cfg, "dispatch", materials, {"dispatch/responses.jsonl": cfg.hasher(lines)}, failed)
 
 

@@ -2,7 +2,11 @@
 
 A stage reads its inputs through a ``Workspace`` so that the bytes it verifies
 are the bytes it uses, and so that checking 10,000 packets costs one read and
-one hash each.
+one hash each. Packet folders are stored as packs (see ``pack``): the path
+``build/packets/NAME`` names member ``NAME`` of ``build/packets.pack``, and a
+listing shows a pack's members in place of the pack file. Plain files under a
+packet folder are listed too (so a stray file is seen); a name that is both a
+member and a plain file reads as missing, so neither copy is ever used.
 """
 
 from __future__ import annotations
@@ -12,25 +16,52 @@ from pathlib import Path
 from typing import Mapping
 
 from judges.assurance.manifest import Hasher
+from judges.assurance.pack import SUFFIX, PackError, read_pack
 
 
 class Workspace:
-    """One stage's view of the workspace: each file read and hashed at most once, listed with os.scandir."""
+    """One stage's view of the workspace: each file read and hashed at most once, packs read whole."""
 
     def __init__(self, work: Path, hasher: Hasher) -> None:
         self.root = str(work)
         self.hasher = hasher
         self.data: dict[str, bytes | None] = {}
         self.digests: dict[str, str | None] = {}
+        self.packs: dict[str, dict[str, bytes] | None] = {}
+        self.errors: dict[str, str] = {}
+        self.plain_dirs: dict[str, bool] = {}
+
+    def _plain(self, rel: str) -> bytes | None:
+        try:
+            with open(os.path.join(self.root, rel), "rb") as handle:
+                return handle.read()
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            return None
+
+    def members(self, folder: str) -> dict[str, bytes] | None:
+        """The members of ``folder``'s pack (None if there is no pack, or an empty dict if it is damaged)."""
+        if folder not in self.packs:
+            try:
+                self.packs[folder] = read_pack(os.path.join(self.root, folder + SUFFIX))
+            except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+                self.packs[folder] = None
+            except PackError as exc:
+                self.errors[folder] = str(exc)
+                self.packs[folder] = {}
+        return self.packs[folder]
 
     def read(self, rel: str) -> bytes | None:
-        """The file's bytes (None if missing), read once."""
+        """The file's (or pack member's) bytes, None if missing or ambiguous; read once."""
         if rel not in self.data:
-            try:
-                with open(os.path.join(self.root, rel), "rb") as handle:
-                    self.data[rel] = handle.read()
-            except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-                self.data[rel] = None
+            folder, _, name = rel.rpartition("/")
+            members = self.members(folder) if folder else None
+            if members is not None and name in members:
+                if folder not in self.plain_dirs:
+                    self.plain_dirs[folder] = os.path.isdir(os.path.join(self.root, folder))
+                shadowed = self.plain_dirs[folder] and os.path.lexists(os.path.join(self.root, rel))
+                self.data[rel] = None if shadowed else members[name]
+            else:
+                self.data[rel] = self._plain(rel)
         return self.data[rel]
 
     def digest(self, rel: str) -> str | None:
@@ -41,23 +72,29 @@ class Workspace:
         return self.digests[rel]
 
     def listing(self, folder: str) -> list[str]:
-        """Relative paths of every file under ``folder``, sorted."""
-        out = []
+        """Relative paths of every file and pack member under ``folder``, sorted."""
+        out = set()
+        folder = folder.rstrip("/")
+        members = self.members(folder)
+        if members is not None:
+            out.update(f"{folder}/{name}" for name in members)
+            if folder in self.errors:
+                out.add(folder + SUFFIX)                    # a damaged pack is listed as itself: never admitted
         base = os.path.join(self.root, folder)
         for current, dirs, files in os.walk(base):
-            dirs.sort()
             prefix = os.path.relpath(current, self.root).replace(os.sep, "/")
-            out.extend(f"{prefix}/{name}" for name in files)
+            for name in files:
+                if name.endswith(SUFFIX):
+                    inner = f"{prefix}/{name[:-len(SUFFIX)]}"
+                    if self.members(inner) is not None and inner not in self.errors:
+                        out.update(f"{inner}/{member}" for member in self.packs[inner])
+                        continue
+                out.add(f"{prefix}/{name}")
         return sorted(out)
 
     def products(self, folder: str) -> dict[str, str]:
         """``{path: hash}`` of every file under ``folder``."""
         return {rel: self.digest(rel) for rel in self.listing(folder)}
-
-    def wrote(self, rel: str, data: bytes) -> None:
-        """Remember bytes this stage just wrote, so its products need no second read."""
-        self.data[rel] = data
-        self.digests.pop(rel, None)
 
     def changed(self, expected: Mapping[str, str]) -> list[str]:
         """One line per listed file that is missing or no longer hashes as recorded."""
@@ -71,7 +108,23 @@ class Workspace:
         return problems
 
 
-def write_file(directory: Path, rel: str, data: bytes) -> None:
-    """Write bytes to ``directory/rel`` (inside a stage's temporary directory; the directory rename is atomic)."""
-    with open(os.path.join(directory, rel), "wb") as handle:
-        handle.write(data)
+def write_file(directory: Path, rel: str, data: bytes, *, durable: bool = True) -> None:
+    """Write bytes to ``directory/rel`` inside a stage's temporary directory (fsynced when ``durable``)."""
+    fd = os.open(os.path.join(directory, rel), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        view, done = memoryview(data), 0
+        while done < len(data):
+            done += os.write(fd, view[done:])
+        if durable:
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def sync_directory(path: Path) -> None:
+    """fsync a directory, so a rename into it (a stage's output folder) is durable before its record is."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

@@ -10,10 +10,12 @@ import pytest
 from click.testing import CliRunner
 
 from judges.assurance.manifest import exact_sha256, read_record
+from judges.assurance.pack import edit_member, read_pack
 from judges.assurance.pipeline import (STEPS, Controls, PipelineConfig, StageRefused, build, check, emit,
                                        run_pipeline, run_step, stage)
 from judges.backends.base import JudgeRequest, Message
 from judges.backends.stub import RecordingStub
+from judges.assurance.workspace import Workspace
 from orgbench.cli import cli
 
 
@@ -23,6 +25,17 @@ def _cfg(suite_dir, work, level=3, **kw):
 
 def _manifest(work):
     return json.loads((work / "build" / "manifest.json").read_text())["packets"]
+
+
+def _on_disk(work, rel):
+    """A product's bytes as they are on disk now (a packet is a member of its folder's pack)."""
+    return Workspace(work, exact_sha256).read(rel)
+
+
+def _edit_first(work, folder, edit):
+    """Change the first packet of ``folder`` (build or staged) on disk."""
+    pack = work / folder / "packets.pack"
+    edit_member(pack, sorted(read_pack(pack))[0], edit)
 
 
 @pytest.mark.parametrize("level", [0, 1, 2, 3])
@@ -45,7 +58,7 @@ def test_step_records_have_the_link_shape_and_chain(suite_dir, tmp_path):
     for earlier, later in zip(records, records[1:]):
         assert all(later.materials[p] == d for p, d in earlier.products.items())
     for path, digest in records[0].products.items():
-        assert digest == hashlib.sha256((work / path).read_bytes()).hexdigest()
+        assert digest == hashlib.sha256(_on_disk(work, path)).hexdigest()
 
 
 def test_manifest_hashes_exact_bytes_without_newline_normalisation(suite_dir, tmp_path):
@@ -53,7 +66,7 @@ def test_manifest_hashes_exact_bytes_without_newline_normalisation(suite_dir, tm
     build(_cfg(suite_dir, work))
     manifest = _manifest(work)
     for rel, digest in manifest.items():
-        data = (work / "build" / rel).read_bytes()
+        data = _on_disk(work, f"build/{rel}")
         assert digest == exact_sha256(data) != exact_sha256(data.replace(b"\n", b"\r\n"))
 
 
@@ -66,7 +79,7 @@ def test_stage_refuses_after_failed_build_with_stale_outputs(suite_dir, tmp_path
 
     failed = build(_cfg(suite_dir, work, render_hook=crash))
     assert failed.return_code == 1 and failed.requirement == "render-completed"
-    assert (work / "build" / "packets").is_dir()                    # the stale outputs are still there
+    assert read_pack(work / "build" / "packets.pack")               # the stale outputs are still there
     for step in ("check", "stage", "emit"):
         with pytest.raises(StageRefused) as refused:
             run_step(_cfg(suite_dir, work), step)
@@ -127,8 +140,7 @@ def test_changed_build_output_fails_staging_at_p1_and_is_refused_at_p2(suite_dir
         cfg = _cfg(suite_dir, work, level)
         build(cfg)
         check(cfg)
-        victim = sorted((work / "build" / "packets").iterdir())[0]
-        victim.write_bytes(victim.read_bytes().replace(b"\n", b"\r\n"))
+        _edit_first(work, "build", lambda data: data.replace(b"\n", b"\r\n"))
         try:
             result = stage(cfg)
             got = result.requirement
@@ -144,13 +156,46 @@ def test_staging_admits_exactly_the_expected_files(suite_dir, tmp_path):
     cfg = _cfg(suite_dir, work)
     build(cfg)
     check(cfg)
+    (work / "build" / "packets").mkdir()
     (work / "build" / "packets" / "extra.txt").write_bytes(b"[MESSAGE 0 user]\nhello\n")
     result = stage(cfg)
     assert result.return_code == 1 and result.requirement == "staged-files-exact" and "extra.txt" in result.reason
     (work / "build" / "packets" / "extra.txt").unlink()
     assert stage(cfg).return_code == 0
-    assert sorted(p.name for p in (work / "staged" / "packets").iterdir()) == \
-        sorted(p.name for p in (work / "build" / "packets").iterdir())
+    assert read_pack(work / "staged" / "packets.pack") == read_pack(work / "build" / "packets.pack")
+
+
+def test_staging_refuses_an_extra_or_shadowed_pack_member(suite_dir, tmp_path):
+    work = tmp_path / "w"
+    cfg = _cfg(suite_dir, work)
+    build(cfg)
+    check(cfg)
+    pack = work / "build" / "packets.pack"
+    original = pack.read_bytes()
+    from judges.assurance.pack import add_member
+    add_member(pack, "zz-extra.txt", b"[MESSAGE 0 user]\nhello\n")
+    for level, expected in ((1, "staged-files-exact"), (2, "staged-files-exact")):
+        result = stage(_cfg(suite_dir, work, level))
+        assert result.return_code == 1 and result.requirement == expected and "zz-extra.txt" in result.reason
+    pack.write_bytes(original)
+    name = sorted(read_pack(pack))[0]
+    (work / "build" / "packets").mkdir()
+    (work / "build" / "packets" / name).write_bytes(read_pack(pack)[name])   # same name as a member: ambiguous
+    result = stage(_cfg(suite_dir, work, 1))
+    assert result.return_code == 1 and result.requirement == "staged-bytes-match-manifest" and name in result.reason
+    assert not (work / "staged").exists()
+
+
+def test_a_damaged_pack_is_never_admitted(suite_dir, tmp_path):
+    work = tmp_path / "w"
+    cfg = _cfg(suite_dir, work, 1)
+    build(cfg)
+    check(cfg)
+    pack = work / "build" / "packets.pack"
+    pack.write_bytes(pack.read_bytes() + b"trailing")
+    result = stage(cfg)
+    assert result.return_code == 1 and result.requirement == "staged-files-exact"
+    assert not (work / "staged").exists()
 
 
 def test_p0_carries_on_after_a_failure(suite_dir, tmp_path):
@@ -163,8 +208,7 @@ def test_p0_carries_on_after_a_failure(suite_dir, tmp_path):
 
 
 def _crlf_first(cfg):
-    victim = sorted((cfg.work / "build" / "packets").iterdir())[0]
-    victim.write_bytes(victim.read_bytes().replace(b"\n", b"\r\n"))
+    _edit_first(cfg.work, "build", lambda data: data.replace(b"\n", b"\r\n"))
 
 
 def test_dispatch_hands_the_verified_bytes_as_bytes(suite_dir, tmp_path):
@@ -186,8 +230,7 @@ def test_dispatch_hands_the_verified_bytes_as_bytes(suite_dir, tmp_path):
 
 def test_change_after_the_last_check_is_read_at_p1_and_refused_at_p2(suite_dir, tmp_path):
     def change(cfg):
-        victim = sorted((cfg.work / "staged" / "packets").iterdir())[0]
-        victim.write_bytes(victim.read_bytes()[:-10])
+        _edit_first(cfg.work, "staged", lambda data: data[:-10])
 
     for level in (1, 2):
         stub = RecordingStub()
