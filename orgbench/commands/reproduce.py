@@ -17,27 +17,6 @@ import click
 STUDIES = ("cargo", "groundeval", "assurance")
 
 
-def _parse_seeds(text: str | None) -> tuple[int, ...] | None:
-    if not text:
-        return None
-    from simulator.errors import InputError
-
-    seeds: list[int] = []
-    try:
-        for part in text.split(","):
-            part = part.strip()
-            if "-" in part:
-                lo, hi = part.split("-", 1)
-                seeds.extend(range(int(lo), int(hi) + 1))
-            elif part:
-                seeds.append(int(part))
-    except ValueError:
-        raise InputError(f"--seeds: expected a list like 0-9 or 0,1,2, got {text!r}") from None
-    if not seeds or any(s < 0 for s in seeds):
-        raise InputError(f"--seeds: expected non-negative seeds, got {text!r}")
-    return tuple(seeds)
-
-
 def run_reproduce(study: str, out: Path, options) -> list[str]:
     """Run one study or all of them; return one summary line per study."""
     from simulator.storage import staged_directory
@@ -79,10 +58,11 @@ def register(cli: click.Group) -> None:
         STUDY is one of all (default), cargo, groundeval, assurance. With no
         --judge, the built-in judges and agents run offline (no network, no key).
         """
+        from orgbench.commands.options import parse_seeds
         from orgbench.studies import ReproduceOptions
 
         options = ReproduceOptions(work_dir=work_dir, judge=judge, base_url=base_url,
-                                   seeds=_parse_seeds(seeds), fresh=fresh)
+                                   seeds=parse_seeds(seeds) if seeds else None, fresh=fresh)
         for line in run_reproduce(study, out, options):
             click.echo(line)
 
