@@ -204,11 +204,20 @@ def check_packet(data: bytes, trajectory: Trajectory, spec: PacketSpec,
 
     ``blocks`` (from ``message_blocks``) may be passed to reuse one trajectory's expected blocks across packets.
     """
-    subject = spec.packet_id
-    if spec.rendering == "restored" and data == expected_packet(trajectory, spec, blocks):
-        if _excluded(data) is None:   # byte-identical to the contract's packet: every requirement holds
-            return [Finding(name, True, "", subject) for name in _PACKET_REQUIREMENTS]
+    if packet_holds(data, trajectory, spec, blocks):
+        return [Finding(name, True, "", spec.packet_id) for name in _PACKET_REQUIREMENTS]
     return _check_packet_in_detail(data, trajectory, spec)
+
+
+def packet_holds(data: bytes, trajectory: Trajectory, spec: PacketSpec, blocks: list[bytes] | None = None) -> bool:
+    """Whether every packet requirement holds: the bytes equal the contract's packet and carry no excluded field."""
+    return spec.rendering == "restored" and data == expected_packet(trajectory, spec, blocks) and \
+        _excluded(data) is None
+
+
+def packet_requirement_count() -> int:
+    """How many requirements ``check_packet`` reports on one packet."""
+    return len(_PACKET_REQUIREMENTS)
 
 
 def _check_packet_in_detail(data: bytes, trajectory: Trajectory, spec: PacketSpec) -> list[Finding]:

@@ -20,10 +20,12 @@ pack never yields members that look valid.
 from __future__ import annotations
 
 import os
+import re
 from typing import Callable, Mapping
 
 MAGIC = b"ORGBENCH-PACK 1\n"
 SUFFIX = ".pack"
+_NAME = re.compile(r"[^\s/]+")
 
 
 class PackError(ValueError):
@@ -71,7 +73,7 @@ def decode(blob: bytes, where: str = "pack") -> dict[str, bytes]:
 
 
 def _check_name(name: str) -> None:
-    if not name or "/" in name or any(c.isspace() for c in name) or name in (".", ".."):
+    if _NAME.fullmatch(name) is None or name in (".", ".."):
         raise PackError(f"bad member name {name!r}")
 
 
@@ -89,7 +91,7 @@ def read_pack(path: str | os.PathLike) -> dict[str, bytes]:
 def write_pack(path: str | os.PathLike, members: Mapping[str, bytes], *, durable: bool = False) -> None:
     """Write a pack in one write (fsync it when ``durable``)."""
     blob = encode(members)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
     try:
         view, done = memoryview(blob), 0
         while done < len(blob):

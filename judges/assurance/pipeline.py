@@ -40,7 +40,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from benchmark_builders.trajectories.records import LABELS_FILE, TRAJECTORIES_FILE, read_suite
-from judges.assurance.checks import Finding, check_packet, check_source, message_blocks
+from judges.assurance.checks import (Finding, check_packet, check_source, message_blocks, packet_holds,
+                                     packet_requirement_count)
 from judges.assurance.manifest import Hasher, StepRecord, exact_sha256, read_record, write_record
 from judges.assurance.pack import write_pack
 from judges.assurance.workspace import Workspace, sync_directory, write_file
@@ -252,6 +253,7 @@ def build(cfg: PipelineConfig) -> StageResult:
     trajectories, labels = read_suite(cfg.source, verify=False)
     specs, packets = [], {}
     findings: list[Finding] = []
+    passed = 0                                     # requirements that held on packets equal to the contract's
     try:
         for trajectory in trajectories:
             targets = select_targets(trajectory, labels[trajectory.trajectory_id]) \
@@ -267,7 +269,10 @@ def build(cfg: PipelineConfig) -> StageResult:
                 rendered = [cfg.render_hook(spec, data) for spec, data in zip(mine, rendered)]
             blocks = message_blocks(trajectory, True)   # the inline check, against the source record
             for spec, data in zip(mine, rendered):
-                findings.extend(check_packet(data, trajectory, spec, blocks))
+                if packet_holds(data, trajectory, spec, blocks):
+                    passed += packet_requirement_count()
+                else:
+                    findings.extend(check_packet(data, trajectory, spec, blocks))
                 specs.append(spec)
                 packets[spec.filename] = data
     except Exception as exc:  # a renderer crash is a failed build that writes nothing
@@ -281,7 +286,7 @@ def build(cfg: PipelineConfig) -> StageResult:
     extra = {"manifest.json": dumps_pretty({"packets": hashes}).encode("utf-8"),
              "jobs.jsonl": "".join(dumps(s.to_json()) + "\n" for s in specs).encode("utf-8"),
              "report.json": dumps_pretty({"findings": [f.to_json() for f in findings if not f.ok],
-                                          "checked": len(findings)}).encode("utf-8")}
+                                          "checked": len(findings) + passed}).encode("utf-8")}
     for name, data in extra.items():
         products[f"build/{name}"] = cfg.hasher(data)
     _write_stage(cfg, "build", extra, {"packets.pack": packets})
@@ -303,6 +308,7 @@ def check(cfg: PipelineConfig) -> StageResult:
     trajectories, _ = read_suite(source, verify=False)
     by_id = {t.trajectory_id: t for t in trajectories}
     findings: list[Finding] = []
+    passed = 0
     for trajectory in trajectories:
         findings.extend(check_source(trajectory, reverse=cfg.reverse))
     manifest = _read_manifest(ws, "build/manifest.json")
@@ -323,11 +329,14 @@ def check(cfg: PipelineConfig) -> StageResult:
         if spec.trajectory_id in by_id:
             if spec.trajectory_id not in blocks:
                 blocks = {spec.trajectory_id: message_blocks(by_id[spec.trajectory_id], True)}
-            findings.extend(check_packet(data, by_id[spec.trajectory_id], spec, blocks[spec.trajectory_id]))
+            if packet_holds(data, by_id[spec.trajectory_id], spec, blocks[spec.trajectory_id]):
+                passed += packet_requirement_count()
+            else:
+                findings.extend(check_packet(data, by_id[spec.trajectory_id], spec, blocks[spec.trajectory_id]))
     failed.extend((f.requirement, f"{f.subject}: {f.detail}") for f in findings if not f.ok)
     flags = [f.to_json() for f in findings if f.ok and f.detail]
     report = dumps_pretty({"failed": [{"requirement": r, "detail": d} for r, d in failed], "flags": flags,
-                           "checked": len(findings)}).encode("utf-8")
+                           "checked": len(findings) + passed}).encode("utf-8")
     _write_stage(cfg, "check", {"report.json": report})
     materials = {**_source_materials(cfg), **ws.products("build")}
     return _finish(cfg, "check", materials, {"check/report.json": cfg.hasher(report)}, failed)
@@ -417,19 +426,23 @@ def _predispatch(cfg: PipelineConfig, emitted: StepRecord, ws: Workspace) -> lis
 
 
 async def _judge_all(backend: JudgeBackend, handed: list[tuple[dict, int, bytes]], concurrency: int) -> list[str]:
-    """Hand every buffer to the backend (bounded concurrency); a backend error becomes an ``error:`` text."""
-    gate = asyncio.Semaphore(concurrency)
+    """Hand every buffer to the backend (at most ``concurrency`` at once, in order); an error becomes ``error:``."""
     system = Message("system", JUDGE_INSTRUCTIONS)
+    texts = [""] * len(handed)
+    queue = iter(range(len(handed)))            # shared by the workers: each takes the next job in order
 
-    async def one(data: bytes) -> str:
-        async with gate:
+    async def worker() -> None:
+        for i in queue:
             try:
-                response = await backend.complete(JudgeRequest((system, Message("user", data)), GenerationParams()))
+                response = await backend.complete(JudgeRequest((system, Message("user", handed[i][2])),
+                                                                GenerationParams()))
             except BackendError as exc:
-                return f"error: {exc}"
-            return response.text
+                texts[i] = f"error: {exc}"
+            else:
+                texts[i] = response.text
 
-    return list(await asyncio.gather(*(one(data) for _, _, data in handed)))
+    await asyncio.gather(*(worker() for _ in range(max(1, min(concurrency, len(handed))))))
+    return texts
 
 
 def dispatch(cfg: PipelineConfig, backend: JudgeBackend, *, concurrency: int = 64) -> StageResult:

@@ -110,7 +110,7 @@ class Workspace:
 
 def write_file(directory: Path, rel: str, data: bytes, *, durable: bool = True) -> None:
     """Write bytes to ``directory/rel`` inside a stage's temporary directory (fsynced when ``durable``)."""
-    fd = os.open(os.path.join(directory, rel), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    fd = os.open(os.path.join(directory, rel), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
     try:
         view, done = memoryview(data), 0
         while done < len(data):
