@@ -99,15 +99,21 @@ def make_jobs(items: list[dict], conditions, seeds, *, temperature: float = 0.0,
 @click.option("--max-tokens", type=int, default=None)
 @click.option("--timeout", type=float, default=60.0, show_default=True, help="Per-request timeout in seconds.")
 @click.option("--max-retries", type=int, default=5, show_default=True)
+@click.option("--extra", multiple=True, metavar="KEY=VALUE",
+              help="Extra request parameter passed through (repeatable), e.g. reasoning_effort=high.")
+@click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Response cache file, shareable between runs (default: OUT/cache.sqlite).")
 @click.option("--dry-run", is_flag=True, help="Write the rendered requests to OUT/requests.jsonl and stop.")
 def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, seeds: str, out: Path,
                   concurrency: int, limit: int | None, base_url: str | None, api_key_env: str,
                   temperature: float, max_tokens: int | None, timeout: float, max_retries: int,
-                  dry_run: bool) -> None:
+                  extra: tuple[str, ...], cache: Path | None, dry_run: bool) -> None:
     """Judge a CARGO suite under prompt conditions; writes OUT/judgments.jsonl (resumes if interrupted)."""
+    from judges.backends import parse_extra
     from judges.conditions import parse_conditions
     from simulator.storage import write_jsonl
 
+    extra_params = parse_extra(extra)
     chosen = parse_conditions(conditions, rubric_swap=rubric_swap)
     judge_seeds = parse_seeds(seeds)
     items = load_items(suite, limit)
@@ -121,7 +127,7 @@ def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, se
     summary = run_cargo_jobs(jobs, spec, out, suite=suite, conditions=[c.name for c in chosen], seeds=judge_seeds,
                              concurrency=concurrency, base_url=base_url, api_key_env=api_key_env,
                              temperature=temperature, max_tokens=max_tokens, timeout=timeout,
-                             max_retries=max_retries, progress=True)
+                             max_retries=max_retries, extra=extra_params, cache_path=cache, progress=True)
     click.echo(f"{out}: {summary.judgments} judgments ({summary.penalized} penalised, {summary.passed} passed, "
                f"{summary.cannot_decide} cannot_decide, {summary.unparsed} unparsed, {summary.errors} errors); "
                f"{summary.requested} requested, {summary.already_done} already done")
@@ -130,7 +136,7 @@ def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, se
 def run_cargo_jobs(jobs: list, spec: str, out: Path, *, suite: Path, conditions: list[str], seeds, concurrency: int = 16,
                    base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY", temperature: float = 0.0,
                    max_tokens: int | None = None, timeout: float = 60.0, max_retries: int = 5,
-                   progress: bool = False):
+                   extra: dict | None = None, cache_path: Path | None = None, progress: bool = False):
     """Run jobs through the judge named by ``spec`` into run directory ``out`` (response cache beside it)."""
     from judges.backends import make_backend
     from judges.cache import ResponseCache
@@ -138,12 +144,14 @@ def run_cargo_jobs(jobs: list, spec: str, out: Path, *, suite: Path, conditions:
 
     backend = make_backend(spec, base_url=base_url, api_key_env=api_key_env, timeout=timeout,
                            max_retries=max_retries, temperature=temperature, max_tokens=max_tokens,
-                           concurrency=concurrency)
+                           extra=extra or None, concurrency=concurrency)
     parameters = {"suite": str(Path(suite)), "conditions": list(conditions), "seeds": list(seeds),
                   "temperature": temperature, "max_tokens": max_tokens}
+    if extra:
+        parameters["extra"] = dict(extra)
     if spec.startswith("builtin:"):
         return run_jobs_sync(jobs, backend, out, concurrency=concurrency, progress=progress, parameters=parameters)
-    with ResponseCache(Path(out) / "cache.sqlite") as cache:
+    with ResponseCache(Path(cache_path) if cache_path else Path(out) / "cache.sqlite") as cache:
         return run_jobs_sync(jobs, backend, out, concurrency=concurrency, progress=progress, cache=cache,
                              parameters=parameters)
 

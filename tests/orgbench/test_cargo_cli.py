@@ -150,3 +150,24 @@ def test_suite_from_simulated_worlds_is_byte_identical_under_any_hash_seed(tmp_p
                        env={**os.environ, "PYTHONHASHSEED": hash_seed}, capture_output=True)
         digests.append((out / "MANIFEST.json").read_bytes())
     assert digests[0] == digests[1]
+
+
+def test_extra_parameters_reach_the_endpoint_and_a_shared_cache_answers_a_second_run(suite, tmp_path):
+    """--extra passes through to the request body; --cache shares answers between run directories."""
+    from tests.judges.chat_server import ChatServer
+
+    cache = tmp_path / "shared-cache.sqlite"
+    with ChatServer() as server:
+        base = ["judge", "--suite", str(suite), "--judge", "openai:judge-model", "--base-url", server.base_url,
+                "--conditions", "cargo", "--limit", "3", "--extra", "reasoning_effort=high", "--extra", "top_p=0.5",
+                "--cache", str(cache)]
+        first = CliRunner().invoke(cli, base + ["--out", str(tmp_path / "a")])
+        assert first.exit_code == 0, first.output
+        assert server.total == 3
+        assert all(b["reasoning_effort"] == "high" and b["top_p"] == 0.5 for b in server.bodies)
+        second = CliRunner().invoke(cli, base + ["--out", str(tmp_path / "b")])
+        assert second.exit_code == 0, second.output
+        assert server.total == 3  # answered from the shared cache
+    assert read_jsonl(tmp_path / "a" / "judgments.jsonl") == read_jsonl(tmp_path / "b" / "judgments.jsonl")
+    bad = CliRunner().invoke(cli, base[:-2] + ["--extra", "novalue", "--out", str(tmp_path / "c")])
+    assert bad.exit_code == 2 and "--extra 'novalue'" in bad.output
