@@ -2,22 +2,21 @@
 
 Each template in ``simulator/templates/`` defines one macro
 ``render(f, c, v, who)`` — facts, context, wording variant, author name —
-and states the facts as a person would write them. ``render_all`` renders
-every draft of one template in a single template call (one loop, many macro
-calls), which costs a fraction of a render per artifact.
+and states the facts as a person would write them. ``render_all`` loads each
+template once and calls its macro as a plain function for every draft of
+that template, which costs a fraction of a template render per artifact.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
+from datetime import datetime
 from typing import Any, Callable, Iterable, Mapping
 
 import jinja2
 
 from simulator.ledger import Draft
 from simulator.model import ArtifactVersion
-
-SEPARATOR = "\x1e"
 
 #: How people state each fact, in three wordings; ``{v}`` is the value.
 FACT_PHRASES: dict[str, tuple[str, str, str]] = {
@@ -167,16 +166,17 @@ def render_bodies(template: str, drafts: list[Draft], names: Mapping[str, str]) 
             for d in drafts]
 
 
-def render_all(drafts: Iterable[Draft], names: Mapping[str, str]) -> list[ArtifactVersion]:
-    """Render every draft into an ArtifactVersion, keeping the drafts' order."""
+def render_all(drafts: Iterable[Draft], names: Mapping[str, str],
+               moment: Callable[[float], datetime]) -> list[ArtifactVersion]:
+    """Render every draft into an ArtifactVersion, keeping the drafts' order; ``moment`` dates a minute."""
     drafts = list(drafts)
-    groups: dict[str, list[int]] = defaultdict(list)
-    for index, draft in enumerate(drafts):
-        groups[draft.template].append(index)
-    bodies: list[str] = [""] * len(drafts)
+    groups: dict[str, list[Draft]] = defaultdict(list)
+    for draft in drafts:
+        groups[draft.template].append(draft)
+    bodies: dict[int, str] = {}
     for template in sorted(groups):
-        indexes = groups[template]
-        for index, body in zip(indexes, render_bodies(template, [drafts[i] for i in indexes], names)):
-            bodies[index] = body
-    return [ArtifactVersion(d.artifact_id, d.version, d.subsystem, d.kind, d.created_at, d.author, d.entity, d.title,
-                            body, d.facts, d.acl) for d, body in zip(drafts, bodies)]
+        group = groups[template]
+        for draft, body in zip(group, render_bodies(template, group, names)):
+            bodies[id(draft)] = body
+    return [ArtifactVersion(d.artifact_id, d.version, d.subsystem, d.kind, moment(d.minute), d.author, d.entity,
+                            d.title, bodies[id(d)], d.facts, d.acl) for d in drafts]

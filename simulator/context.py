@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 import simpy
+from simpy.events import Timeout
 
 from simulator.calendar import BusinessCalendar
 from simulator.config import SimConfig
@@ -50,6 +51,10 @@ class SimContext:
             found = self.rngs[name] = stream(self.config.seed, name)
         return found
 
+    def __post_init__(self) -> None:
+        self._end = self.calendar.end_minute
+        self._after = self.calendar.after
+
     @property
     def now(self) -> float:
         """The current simulation minute."""
@@ -57,13 +62,16 @@ class SimContext:
 
     def until(self, minute: float) -> simpy.Timeout:
         """A timeout that ends at simulation ``minute`` (or now, if that has passed)."""
-        return self.env.timeout(max(0.0, minute - self.env.now))
+        env = self.env
+        delay = minute - env.now
+        return Timeout(env, delay if delay > 0.0 else 0.0)
 
     def work(self, minutes: float) -> simpy.Timeout:
         """Wait for ``minutes`` of business time (past the end of the run: sleep until after it)."""
-        if minutes > self.calendar.end_minute:
-            return self.until(self.calendar.end_minute + 1.0)
-        return self.until(self.calendar.after(self.env.now, minutes))
+        env = self.env
+        now = env.now
+        delay = (self._end + 1.0 if minutes > self._end else self._after(now, minutes)) - now
+        return Timeout(env, delay if delay > 0.0 else 0.0)
 
     def business_days(self, days: int) -> simpy.Timeout:
         """Wait ``days`` working days."""

@@ -62,11 +62,22 @@ class CollaborationGraph:
         if a == b:
             return
         day = minute // DAY
-        edge = self._edge(a, b)
-        edge[0] = self._weight(edge, day) + self.step * amount
+        near = self._adj[a]
+        edge = near.get(b)
+        if edge is None:
+            edge = near[b] = self._adj[b][a] = [0.0, 0.0, 0]
+        if day <= edge[1]:
+            weight = edge[0]
+        else:  # decayed since last touched (inline _weight: this runs for every interaction)
+            gap = int(day - edge[1])
+            powers = self._powers
+            while len(powers) <= gap:
+                powers.append(powers[-1] * self.decay)
+            weight = edge[0] * powers[gap]
+        weight = edge[0] = weight + self.step * amount
         edge[1] = day
         edge[2] += 1
-        if edge[0] >= ROUTE_TIE:
+        if weight >= ROUTE_TIE:
             self._ties[a][b] = edge
             self._ties[b][a] = edge
 

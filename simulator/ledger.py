@@ -1,8 +1,8 @@
 """The ledger: what the running simulation records — events, and artifact version drafts to render later.
 
 Processes call ``emit`` for every event and ``draft`` for every artifact
-version. Both are stamped with the current simulation time, so events come
-out in (time, sequence) order. Drafts carry the facts and the template name;
+version. Both are stamped with the current simulation minute, so events come
+out in (time, sequence) order; minutes become datetimes once, after the loop. Drafts carry the facts and the template name;
 their text is rendered in bulk after the event loop (``simulator.artifacts``),
 which keeps the loop fast.
 """
@@ -10,9 +10,8 @@ which keeps the loop fast.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, NamedTuple
 
 import simpy
 
@@ -23,15 +22,14 @@ from simulator.model import Acl, EntityRef, Event, ParentLink
 PUBLIC = Acl()
 
 
-@dataclass(slots=True)
-class Draft:
-    """An artifact version whose body is not rendered yet."""
+class Draft(NamedTuple):
+    """An artifact version whose body is not rendered yet (a plain tuple: drafts are many and short-lived)."""
 
     artifact_id: str
     version: int
     subsystem: str
     kind: str
-    created_at: datetime
+    minute: float  # simulation minute it was written; ``Ledger.moment`` gives the datetime
     author: str
     entity: EntityRef
     title: str
@@ -39,7 +37,7 @@ class Draft:
     variant: int
     facts: dict[str, Any]
     acl: Acl
-    context: dict[str, Any] = field(default_factory=dict)
+    context: dict[str, Any]
 
     @property
     def ref(self) -> str:
@@ -48,25 +46,36 @@ class Draft:
 
 
 class Ledger:
-    """Records events and artifact drafts at the simulation's current time."""
+    """Records events and artifact drafts at the simulation's current time.
+
+    The loop stores each event as a row (its id, minute and fields) and each
+    draft as a ``Draft`` tuple; ``events`` builds the Event records once, after
+    the loop, converting each distinct minute to a datetime once.
+    """
 
     def __init__(self, env: simpy.Environment, calendar: BusinessCalendar, wording: random.Random) -> None:
         self.env = env
         self.calendar = calendar
         self.wording = wording
-        self.events: list[Event] = []
         self.drafts: list[Draft] = []
-        self.latest: dict[str, Draft] = {}
+        #: artifact id → its latest version number
+        self.latest: dict[str, int] = {}
+        self._rows: list[tuple] = []
+        self._events: list[Event] = []
+        self._moments: dict[float, datetime] = {}
         self._counters: dict[str, int] = {}
-        self._now_minute = -1.0
-        self._now = calendar.start
+        self._random = wording.random
+
+    def moment(self, minute: float) -> datetime:
+        """The UTC datetime of a simulation minute (one shared object per minute)."""
+        found = self._moments.get(minute)
+        if found is None:
+            found = self._moments[minute] = self.calendar.moment(minute)
+        return found
 
     def now(self) -> datetime:
         """The current simulation time as a UTC datetime (to the second)."""
-        if self.env.now != self._now_minute:
-            self._now_minute = self.env.now
-            self._now = self.calendar.moment(self.env.now)
-        return self._now
+        return self.moment(self.env.now)
 
     def stamp(self) -> str:
         """The current simulation time as RFC 3339 UTC text."""
@@ -74,8 +83,9 @@ class Ledger:
 
     def next_id(self, prefix: str, first: int = 1) -> str:
         """The next readable id with this prefix: ``CASE-10001``, ``INC-1``, …"""
-        n = self._counters.get(prefix, first - 1) + 1
-        self._counters[prefix] = n
+        counters = self._counters
+        n = counters[prefix] + 1 if prefix in counters else first
+        counters[prefix] = n
         return f"{prefix}-{n}"
 
     def emit(
@@ -89,12 +99,25 @@ class Ledger:
         artifacts: Iterable[str] = (),
     ) -> str:
         """Record an event now; returns its event id."""
-        event_id = f"EV-{len(self.events) + 1:07d}"
-        self.events.append(Event(event_id, self.now(), event_type,
-                                 actors if isinstance(actors, tuple) else tuple(actors), subsystem, entity,
-                                 payload or {}, parents if isinstance(parents, tuple) else tuple(parents),
-                                 artifacts if isinstance(artifacts, tuple) else tuple(artifacts)))
+        rows = self._rows
+        event_id = f"EV-{len(rows) + 1:07d}"
+        rows.append((event_id, self.env.now, event_type, actors if actors.__class__ is tuple else tuple(actors),
+                     subsystem, entity, payload or {}, parents if parents.__class__ is tuple else tuple(parents),
+                     artifacts if artifacts.__class__ is tuple else tuple(artifacts)))
         return event_id
+
+    @property
+    def events(self) -> list[Event]:
+        """Every event recorded so far, in (time, sequence) order."""
+        built = self._events
+        rows = self._rows
+        if len(built) < len(rows):
+            moment = self.moment
+            built.extend([Event(event_id, moment(minute), event_type, actors, subsystem, entity, payload, parents,
+                                artifacts)
+                          for event_id, minute, event_type, actors, subsystem, entity, payload, parents, artifacts
+                          in rows[len(built):]])
+        return built
 
     def draft(
         self,
@@ -111,10 +134,9 @@ class Ledger:
         variants: int = 3,
     ) -> str:
         """Record a new version of an artifact now; returns ``ARTIFACT-ID@version``."""
-        previous = self.latest.get(artifact_id)
-        version = 1 if previous is None else previous.version + 1
-        draft = Draft(artifact_id, version, subsystem, kind, self.now(), author, entity, title, template,
-                      int(self.wording.random() * variants), facts, acl, context or {})
-        self.drafts.append(draft)
-        self.latest[artifact_id] = draft
-        return draft.ref
+        latest = self.latest
+        version = latest[artifact_id] + 1 if artifact_id in latest else 1
+        latest[artifact_id] = version
+        self.drafts.append(Draft(artifact_id, version, subsystem, kind, self.env.now, author, entity, title, template,
+                                 int(self._random() * variants), facts, acl, context or {}))
+        return f"{artifact_id}@{version}"

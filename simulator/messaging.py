@@ -30,6 +30,28 @@ CHANNELS: dict[str, tuple[str, str | None, tuple[str, ...]]] = {
 
 
 _CHANNEL_ENTITIES = {channel: EntityRef("channel", channel) for channel in CHANNELS}
+_CHANNEL_TITLES = {channel: f"{name} message" for channel, (name, _, _) in CHANNELS.items()}
+#: Access lists are immutable, so each distinct one is built once and shared.
+_AUTHOR_ACLS: dict[tuple[str | None, str], Acl] = {}
+_AUDIENCE_ACLS: dict[tuple[str, ...], Acl] = {}
+_DM_ENTITIES: dict[tuple[str, str], EntityRef] = {}
+
+
+def author_acl(space: str | None, author: str) -> Acl:
+    """The ACL of a post by ``author`` in ``space`` (shared between posts)."""
+    key = (space, author)
+    found = _AUTHOR_ACLS.get(key)
+    if found is None:
+        found = _AUTHOR_ACLS[key] = Acl(space=space, participants=(author,))
+    return found
+
+
+def audience_acl(audience: tuple[str, ...]) -> Acl:
+    """The ACL of a message only ``audience`` may see, all of whom took part (shared between messages)."""
+    found = _AUDIENCE_ACLS.get(audience)
+    if found is None:
+        found = _AUDIENCE_ACLS[audience] = Acl(audience=audience, participants=audience)
+    return found
 
 
 def post_chat(ctx: SimContext, channel: str, author: str, template: str, facts: dict[str, Any],
@@ -37,29 +59,33 @@ def post_chat(ctx: SimContext, channel: str, author: str, template: str, facts: 
               event_type: str = "chat.message_posted") -> str:
     """``author`` posts in ``channel``; returns the event id."""
     name, space, _ = CHANNELS[channel]
-    message_id = ctx.ledger.next_id("MSG")
+    ledger = ctx.ledger
+    message_id = ledger.next_id("MSG")
     entity = _CHANNEL_ENTITIES[channel]
-    ref = ctx.ledger.draft(message_id, "chat", "chat_message", author, entity, f"{name} message",
-                           template, {"message_id": message_id, "channel": name, **facts},
-                           Acl(space=space, participants=(author,)), context)
+    ref = ledger.draft(message_id, "chat", "chat_message", author, entity, _CHANNEL_TITLES[channel],
+                       template, {"message_id": message_id, "channel": name, **facts}, author_acl(space, author),
+                       context)
     payload = {"message_id": message_id, "channel": channel}
-    for key in ("case_id", "incident_id", "change_id"):
-        if key in facts:
-            payload[key] = facts[key]
-    return ctx.ledger.emit(event_type, (author,), "chat", entity, payload, parents, (ref,))
+    if facts:
+        for key in ("case_id", "incident_id", "change_id"):
+            if key in facts:
+                payload[key] = facts[key]
+    return ledger.emit(event_type, (author,), "chat", entity, payload, parents, (ref,))
 
 
 def send_dm(ctx: SimContext, sender: str, recipient: str, template: str, facts: dict[str, Any],
             context: dict[str, Any] | None = None) -> str:
     """A direct message between two people; returns the event id."""
-    pair = tuple(sorted((sender, recipient)))
-    message_id = ctx.ledger.next_id("DM")
-    entity = EntityRef("dm", f"{pair[0]}+{pair[1]}")
-    ref = ctx.ledger.draft(message_id, "chat", "direct_message", sender, entity, "Direct message", template,
-                           {"message_id": message_id, **facts}, Acl(audience=pair, participants=pair), context)
-    ctx.graph.interact(sender, recipient, ctx.now)
-    return ctx.ledger.emit("chat.dm_sent", pair, "chat", entity, {"message_id": message_id, "to": recipient},
-                           (), (ref,))
+    pair = (sender, recipient) if sender <= recipient else (recipient, sender)
+    ledger = ctx.ledger
+    message_id = ledger.next_id("DM")
+    entity = _DM_ENTITIES.get(pair)
+    if entity is None:
+        entity = _DM_ENTITIES[pair] = EntityRef("dm", f"{pair[0]}+{pair[1]}")
+    ref = ledger.draft(message_id, "chat", "direct_message", sender, entity, "Direct message", template,
+                       {"message_id": message_id, **facts}, audience_acl(pair), context)
+    ctx.graph.interact(sender, recipient, ctx.env.now)
+    return ledger.emit("chat.dm_sent", pair, "chat", entity, {"message_id": message_id, "to": recipient}, (), (ref,))
 
 
 def send_email(ctx: SimContext, sender: str, recipients: Iterable[str], subject: str, template: str,
@@ -82,7 +108,7 @@ def send_email(ctx: SimContext, sender: str, recipients: Iterable[str], subject:
     if external_from:
         body_facts["from_external"] = external_from
     ref = ctx.ledger.draft(email_id, "email", kind, sender, entity, subject, template, body_facts,
-                           Acl(audience=audience, participants=audience), context)
+                           audience_acl(audience), context)
     if to:  # one email is one interaction, shared among its recipients
         ctx.graph.interact_all(sender, to, ctx.now, min(0.5, 1.0 / len(to)))
     payload = {"email_id": email_id, "to": list(to)}

@@ -247,6 +247,10 @@ class Org:
             found = self._cache[key] = [a for a, p in self.people.items() if p.role == role and p.left_at is None]
         return found
 
+    def cached_or_none(self, key: tuple[str, str]) -> list[str] | None:
+        """The list ``cached`` stored under ``key``, or None if it is not built (or was cleared)."""
+        return self._cache.get(key)
+
     def cached(self, key: tuple[str, str], build) -> list[str]:
         """A list derived from who is employed where, rebuilt only after a staffing change."""
         found = self._cache.get(key)

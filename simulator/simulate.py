@@ -83,7 +83,7 @@ def _start_processes(ctx: SimContext) -> None:
 def simulate(config: SimConfig, progress: Progress | None = None, timings: dict[str, float] | None = None) -> World:
     """Run the simulation for ``config`` and return the World (deterministic for a config and seed).
 
-    With ``timings``, the seconds spent in each phase (setup, event_loop, render, graph, assemble)
+    With ``timings``, the seconds spent in each phase (setup, event_loop, render, events, graph, assemble)
     are stored in it — for benchmarks; they never reach the world.
     """
     # The run allocates hundreds of thousands of long-lived records and almost no cyclic garbage;
@@ -111,9 +111,11 @@ def _simulate(config: SimConfig, progress: Progress | None, timings: dict[str, f
     timings["event_loop"] = clock() - started
     started = clock()
     names = {a: p.name for a, p in ctx.org.people.items()}
-    versions = render_all(ctx.ledger.drafts, names)
+    versions = render_all(ctx.ledger.drafts, names, ctx.ledger.moment)
     timings["render"] = clock() - started
-    events = ctx.ledger.events
+    started = clock()
+    events = ctx.ledger.events  # Event records are built here, once, from the rows the loop stored
+    timings["events"] = clock() - started
     end = ctx.calendar.moment(config.days * DAY)
     by_subsystem = {s: 0 for s in SUBSYSTEMS}
     for event in events:

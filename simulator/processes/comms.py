@@ -9,8 +9,8 @@ notes are visible only to them.
 from __future__ import annotations
 
 from simulator.context import SimContext
-from simulator.messaging import CHANNELS, post_chat, send_dm, send_email
-from simulator.model import Acl, EntityRef
+from simulator.messaging import CHANNELS, audience_acl, author_acl, post_chat, send_dm, send_email
+from simulator.model import EntityRef
 from simulator.org import TEAM_ROLES
 from simulator.procedures import PROCEDURES
 from simulator.processes.engineering import SERVICES
@@ -26,6 +26,9 @@ TOPICS = ("standup", "question", "fyi", "thanks", "lunch", "reminder", "status")
 
 def _posters(ctx: SimContext, channel: str) -> list[str]:
     """Who may post in ``channel`` now: its space's members, or the members of its teams."""
+    found = ctx.org.cached_or_none(("posters", channel))
+    if found is not None:
+        return found
     _, space, teams = CHANNELS[channel]
 
     def build() -> list[str]:
@@ -39,43 +42,50 @@ def _posters(ctx: SimContext, channel: str) -> list[str]:
 def channel_chatter(ctx: SimContext, channel: str):
     """People post in one channel through the business day; some posts repeat recent news."""
     rng = ctx.rng(f"comms.{channel}")
+    random, choice = rng.random, rng.choice
+    per_person = ctx.config.workload.chat_messages_per_person
+    share = CHANNEL_SHARE[channel]
+    public = CHANNELS[channel][1] is None
+    org, news, graph, work, gap = ctx.org, ctx.news, ctx.graph, ctx.work, ctx.gap
     previous: str | None = None
     while True:
-        rate = ctx.config.workload.chat_messages_per_person * len(ctx.org.active()) * CHANNEL_SHARE[channel]
-        yield ctx.work(ctx.gap(rate, rng))
+        yield work(gap(per_person * len(org.active()) * share, rng))
         posters = _posters(ctx, channel)
         if not posters:
             continue
-        author = ctx.pick(rng, posters)
+        author = posters[int(random() * len(posters))]
         facts: dict = {}
-        context = {"topic": rng.choice(TOPICS)}
-        if ctx.news and rng.random() < 0.35 and CHANNELS[channel][1] is None:
-            kind, news = ctx.news[rng.randrange(len(ctx.news))]
-            facts = dict(news)
+        context = {"topic": choice(TOPICS)}
+        if news and random() < 0.35 and public:
+            kind, told = news[rng.randrange(len(news))]
+            facts = dict(told)
             context["news_kind"] = kind
         post_chat(ctx, channel, author, "chat_message", facts, context)
         if previous is not None and previous != author:
-            ctx.graph.interact(author, previous, ctx.now, 0.3)
+            graph.interact(author, previous, ctx.env.now, 0.3)
         previous = author
 
 
 def direct_messages(ctx: SimContext):
     """People message colleagues directly, mostly those they already work with."""
     rng = ctx.rng("comms.dm")
+    random, choice = rng.random, rng.choice
+    per_person = ctx.config.workload.direct_messages_per_person
+    org, news, people, work, gap = ctx.org, ctx.news, ctx.org.people, ctx.work, ctx.gap
     while True:
-        rate = ctx.config.workload.direct_messages_per_person * len(ctx.org.active())
-        yield ctx.work(ctx.gap(rate, rng))
-        sender = ctx.pick(rng, ctx.org.active())
-        team = ctx.org.people[sender].team
-        pool = [p for p in ctx.org.members(team) if p != sender]
-        if rng.random() < 0.3 or not pool:
-            pool = [p for p in ctx.org.active() if p != sender]
-        recipient = ctx.pick(rng, pool)
+        active = org.active()
+        yield work(gap(per_person * len(active), rng))
+        active = org.active()
+        sender = active[int(random() * len(active))]
+        pool = [p for p in org.members(people[sender].team) if p != sender]
+        if random() < 0.3 or not pool:
+            pool = [p for p in active if p != sender]
+        recipient = pool[int(random() * len(pool))]
         facts: dict = {}
-        context = {"topic": rng.choice(TOPICS)}
-        if ctx.news and rng.random() < 0.25:
-            kind, news = ctx.news[rng.randrange(len(ctx.news))]
-            facts = dict(news)
+        context = {"topic": choice(TOPICS)}
+        if news and random() < 0.25:
+            kind, told = news[rng.randrange(len(news))]
+            facts = dict(told)
             context["news_kind"] = kind
         send_dm(ctx, sender, recipient, "direct_message", facts, context)
 
@@ -143,7 +153,7 @@ def hold_meeting(ctx: SimContext, team: str, attendees: list[str], rng) -> str:
     entity = EntityRef("meeting", meeting_id)
     title = f"{team.replace('_', ' ').title()} weekly — {ctx.calendar.date_of(ctx.now).isoformat()}"
     ref = ctx.ledger.draft(meeting_id, "meetings", "meeting_notes", chair, entity, title, "meeting_notes", facts,
-                           Acl(audience=audience, participants=audience), {"team": team})
+                           audience_acl(audience), {"team": team})
     for other in audience:  # one meeting is one interaction, shared among its attendees
         ctx.graph.interact(chair, other, ctx.now, min(0.3, 1.0 / len(audience)))
     return ctx.ledger.emit("meeting.held", audience, "meetings", entity,
@@ -194,7 +204,7 @@ def _wiki_version(ctx: SimContext, wiki_id: str, kind: str, title: str, space: s
     entity = EntityRef("wiki_page", wiki_id)
     template = "wiki_runbook" if kind == "runbook" else "wiki_page"
     ref = ctx.ledger.draft(wiki_id, "wiki", kind, author, entity, title, template, facts,
-                           Acl(space=space, participants=(author,)))
+                           author_acl(space, author))
     return ctx.ledger.emit(event_type, (author,), "wiki", entity, {"wiki_id": wiki_id, "restricted": space is not None},
                            (), (ref,))
 

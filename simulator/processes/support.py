@@ -17,8 +17,8 @@ from typing import Any
 from simulator.case_facts import initial_facts, next_weekday, step_writes, uses_asset
 from simulator.context import SimContext
 from simulator.customers import Account, Asset
-from simulator.messaging import post_chat, send_email
-from simulator.model import Acl, EntityRef, ParentLink
+from simulator.messaging import author_acl, post_chat, send_email
+from simulator.model import EntityRef, ParentLink
 from simulator.org import TEAM_ROLES
 from simulator.procedures import PROCEDURES, Procedure, Step
 
@@ -47,16 +47,14 @@ class SupportCase:
     steps_completed: list[str] = field(default_factory=list)
     opened_event: str = ""
     last_event: str = ""
+    #: The case as an entity reference.
+    entity: EntityRef = field(init=False)
+    #: The restricted queue the case lives in (strategic accounts), or None.
+    space: str | None = field(init=False)
 
-    @property
-    def entity(self) -> EntityRef:
-        """The case as an entity reference."""
-        return EntityRef("case", self.case_id)
-
-    @property
-    def space(self) -> str | None:
-        """The restricted queue the case lives in (strategic accounts), or None."""
-        return "SP-STRATEGIC-ACCOUNTS" if self.account.strategic else None
+    def __post_init__(self) -> None:
+        self.entity = EntityRef("case", self.case_id)
+        self.space = "SP-STRATEGIC-ACCOUNTS" if self.account.strategic else None
 
 
 def case_arrivals(ctx: SimContext):
@@ -97,7 +95,7 @@ def _snapshot(case: SupportCase) -> dict[str, Any]:
 def _ticket_version(ctx: SimContext, case: SupportCase, author: str, note: str) -> str:
     title = f"{case.case_id}: {case.procedure.name} for {case.account.name}"
     return ctx.ledger.draft(case.case_id, "ticketing", "ticket", author, case.entity, title, "ticket", _snapshot(case),
-                            Acl(space=case.space, participants=(author,)), {"note": note, "owner": author})
+                            author_acl(case.space, author), {"note": note, "owner": author})
 
 
 def _comment(ctx: SimContext, case: SupportCase, author: str, step: Step | None, written: dict[str, Any]) -> str:
@@ -108,7 +106,7 @@ def _comment(ctx: SimContext, case: SupportCase, author: str, step: Step | None,
         facts["step_id"] = step.step_id
     return ctx.ledger.draft(comment_id, "ticketing", "ticket_comment", author, case.entity,
                             f"Comment on {case.case_id}", "ticket_comment", facts,
-                            Acl(space=case.space, participants=(author,)), context)
+                            author_acl(case.space, author), context)
 
 
 def _eligible_owner(ctx: SimContext, case: SupportCase, actor_id: str) -> bool:
