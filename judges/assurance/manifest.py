@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Mapping
 
 from simulator.errors import InputError
 from simulator.storage import read_json, write_json
@@ -80,29 +80,3 @@ def read_record(work: Path, step: str) -> StepRecord | None:
     if not path.is_file():
         return None
     return StepRecord.from_json(read_json(path), str(path))
-
-
-def hash_files(root: Path, rels: Iterable[str], hasher: Hasher = exact_sha256) -> dict[str, str]:
-    """``{relative path: hash}`` of files under ``root``."""
-    root = Path(root)
-    return {rel: hasher((root / rel).read_bytes()) for rel in sorted(rels)}
-
-
-def files_under(root: Path, folder: str) -> list[str]:
-    """Relative paths (posix, from ``root``) of every file under ``root/folder``, sorted."""
-    base = Path(root) / folder
-    if not base.is_dir():
-        return []
-    return sorted(p.relative_to(root).as_posix() for p in base.rglob("*") if p.is_file())
-
-
-def changed_files(root: Path, expected: Mapping[str, str], hasher: Hasher = exact_sha256) -> list[str]:
-    """One line per listed file that is missing or whose bytes no longer hash as recorded."""
-    problems = []
-    for rel in sorted(expected):
-        path = Path(root) / rel
-        if not path.is_file():
-            problems.append(f"{rel} is missing")
-        elif hasher(path.read_bytes()) != expected[rel]:
-            problems.append(f"{rel} changed (sha256 differs from the record)")
-    return problems

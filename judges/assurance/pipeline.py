@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path

@@ -4,18 +4,19 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 
 import pytest
 from click.testing import CliRunner
 
 from judges.assurance.manifest import exact_sha256, read_record
-from judges.assurance.pack import edit_member, read_pack
+from judges.assurance.pack import add_member, edit_member, read_pack
 from judges.assurance.pipeline import (STEPS, Controls, PipelineConfig, StageRefused, build, check, emit,
                                        run_pipeline, run_step, stage)
+from judges.assurance.workspace import Workspace
 from judges.backends.base import JudgeRequest, Message
 from judges.backends.stub import RecordingStub
-from judges.assurance.workspace import Workspace
 from orgbench.cli import cli
 
 
@@ -172,7 +173,6 @@ def test_staging_refuses_an_extra_or_shadowed_pack_member(suite_dir, tmp_path):
     check(cfg)
     pack = work / "build" / "packets.pack"
     original = pack.read_bytes()
-    from judges.assurance.pack import add_member
     add_member(pack, "zz-extra.txt", b"[MESSAGE 0 user]\nhello\n")
     for level, expected in ((1, "staged-files-exact"), (2, "staged-files-exact")):
         result = stage(_cfg(suite_dir, work, level))
@@ -273,3 +273,27 @@ def test_missing_source_is_an_input_error(tmp_path):
                                       str(tmp_path / "w")])
     assert result.exit_code == 2 and "trajectories.jsonl: file not found" in result.output
     assert not (tmp_path / "w").exists()
+
+
+def test_outputs_are_durable_before_the_record_that_claims_them(suite_dir, tmp_path, monkeypatch):
+    events = []
+    real_fsync, real_replace = os.fsync, os.replace
+
+    def fsync(fd):
+        events.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")))
+        return real_fsync(fd)
+
+    def replace(src, dst):
+        events.append(("replace", str(dst)))
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", replace)
+    work = tmp_path / "w"
+    assert build(_cfg(suite_dir, work)).return_code == 0
+    record = max(i for i, (kind, path) in enumerate(events) if kind == "replace" and path.endswith("build.link.json"))
+    synced = [path for kind, path in events[:record] if kind == "fsync"]
+    for name in ("packets.pack", "manifest.json", "jobs.jsonl", "report.json"):
+        assert any(path.endswith("/" + name) and ".build." in path for path in synced), name
+    placed = next(i for i, (kind, path) in enumerate(events) if kind == "replace" and path == str(work / "build"))
+    assert ("fsync", str(work)) in events[placed:record]          # the rename into place is durable too
