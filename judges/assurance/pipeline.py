@@ -356,19 +356,21 @@ def stage(cfg: PipelineConfig) -> StageResult:
         failed.append(("staged-files-exact", f"missing {missing[:3]}, not in the build manifest {extra[:3]}"
                        if manifest else "build/manifest.json missing or empty"))
     admitted = present if not cfg.controls.stop_on_failure else sorted(set(present) & set(manifest))
+    members: dict[str, bytes] = {}
     for rel in admitted:
+        data = ws.read(f"build/{rel}")
+        folder, _, name = rel.rpartition("/")
+        if data is None or folder != "packets":
+            failed.append(("staged-files-exact", f"build/{rel}: not a readable packet"))
+            continue
         if rel in manifest and ws.digest(f"build/{rel}") != manifest[rel]:
             failed.append(("staged-bytes-match-manifest", f"{rel}: bytes differ from the hash recorded at build"))
+        members[name] = data                                  # the very buffer hashed and checked here
     products: dict[str, str] = {}
     if not (failed and cfg.controls.stop_on_failure):
-        hashes, members = {}, {}
-        for rel in admitted:
-            data = ws.read(f"build/{rel}")
-            folder, _, name = rel.rpartition("/")
-            if data is None or folder != "packets":
-                failed.append(("staged-files-exact", f"build/{rel}: not a readable packet"))
-                continue
-            members[name] = data                                  # the very buffer hashed (and checked) above
+        hashes = {}
+        for name in members:
+            rel = f"packets/{name}"
             hashes[rel] = products[f"staged/{rel}"] = ws.digest(f"build/{rel}")
         manifest_bytes = dumps_pretty({"packets": hashes}).encode("utf-8")
         products["staged/manifest.json"] = cfg.hasher(manifest_bytes)

@@ -182,7 +182,7 @@ def test_staging_refuses_an_extra_or_shadowed_pack_member(suite_dir, tmp_path):
     (work / "build" / "packets").mkdir()
     (work / "build" / "packets" / name).write_bytes(read_pack(pack)[name])   # same name as a member: ambiguous
     result = stage(_cfg(suite_dir, work, 1))
-    assert result.return_code == 1 and result.requirement == "staged-bytes-match-manifest" and name in result.reason
+    assert result.return_code == 1 and result.requirement == "staged-files-exact" and name in result.reason
     assert not (work / "staged").exists()
 
 
