@@ -79,7 +79,14 @@ class BusinessCalendar:
 
     def after(self, minute: float, work: float) -> float:
         """The moment ``work`` business minutes after ``minute`` (starting at the next open time)."""
-        now = self.next_open(minute)
+        day = int(minute // DAY)
+        within = minute - day * DAY
+        if day < len(self._working) and self._working[day] and self.open_minute <= within < self.close_minute:
+            if work < day * DAY + self.close_minute - minute:  # the common case: done the same business day
+                return minute + work
+            now = minute
+        else:
+            now = self.next_open(minute)
         while True:
             day = int(now // DAY)
             left_today = day * DAY + self.close_minute - now

@@ -38,9 +38,22 @@ def entitlement(warranty_end: str, opened_at: str) -> str:
     return "active" if date.fromisoformat(warranty_end) >= date.fromisoformat(opened_at) else "expired"
 
 
+#: id(procedure) → (procedure, works on an asset, facts it reads but no step writes), computed once per runbook.
+_NEEDS: dict[int, tuple[Procedure, bool, frozenset[str]]] = {}
+
+
+def _needs(procedure: Procedure) -> tuple[Procedure, bool, frozenset[str]]:
+    found = _NEEDS.get(id(procedure))
+    if found is None or found[0] is not procedure:
+        read = procedure.facts_read
+        found = _NEEDS[id(procedure)] = (procedure, "asset_serial" in read,
+                                         frozenset(read) - frozenset(procedure.facts_written))
+    return found
+
+
 def uses_asset(procedure: Procedure) -> bool:
     """True if the runbook works on a hardware asset."""
-    return "asset_serial" in procedure.facts_read
+    return _needs(procedure)[1]
 
 
 def initial_facts(case_id: str, procedure: Procedure, account: Account, contact: Contact, asset: Asset | None,
@@ -55,7 +68,7 @@ def initial_facts(case_id: str, procedure: Procedure, account: Account, contact:
     if asset is not None:
         facts.update(asset_serial=asset.serial, asset_model=asset.model,
                      purchase_date=asset.purchase_date.isoformat(), warranty_end=asset.warranty_end.isoformat())
-    needed = set(procedure.facts_read) - set(procedure.facts_written)
+    needed = _needs(procedure)[2]
     if "license_key" in needed:
         facts["license_key"] = rng.choice(account.license_keys)
     if "target_account_id" in needed:

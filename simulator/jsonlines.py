@@ -5,7 +5,9 @@
 escaping, compact separators): the fixed keys of each record are written in
 sorted order here, and only the free-form parts (payloads, facts, join keys)
 go through the C JSON encoder, one call each. Timestamps shared by many
-records are formatted once.
+records are formatted once. A record with a field of an unexpected type
+(``None`` where text belongs, say) is written by the general encoder, so the
+bytes are the canonical ones either way.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from json.encoder import encode_basestring
 from typing import Any, Callable, Iterable, Iterator
 
 from simulator.clock import format_ts
-from simulator.model import Acl, ArtifactVersion, EntityRef, Event
+from simulator.model import Acl, ArtifactVersion, Event
 
 try:
     from _json import make_encoder as _c_make_encoder
@@ -40,35 +42,29 @@ def _encoder() -> Callable[[Any], str]:
 
 
 _dumps = _encoder()
-
-
-def _text(value: Any) -> str:
-    return encode_basestring(value) if value.__class__ is str else _dumps(value)
+#: JSON text of a str (quoted, escaped); raises TypeError for anything else
+_esc = encode_basestring
 
 
 def _texts(values: Iterable[Any]) -> str:
-    return "[" + ",".join([encode_basestring(v) if v.__class__ is str else _dumps(v) for v in values]) + "]"
+    return "[" + ",".join([_esc(v) if v.__class__ is str else _dumps(v) for v in values]) + "]"
 
 
 def _mapping(value: Any) -> str:
     return _dumps(value if value.__class__ is dict else dict(value))
 
 
-def _entity(entity: EntityRef) -> str:
-    return f'{{"id":{_text(entity.id)},"kind":{_text(entity.kind)}}}'
-
-
 def _acl(acl: Acl) -> str:
     audience = "null" if acl.audience is None else _texts(acl.audience)
-    space = "null" if acl.space is None else _text(acl.space)
+    space = "null" if acl.space is None else _esc(acl.space)
     return f'{{"audience":{audience},"participants":{_texts(acl.participants)},"space":{space}}}'
 
 
 class Stamps(dict):
-    """RFC 3339 text of each datetime, formatted on first use."""
+    """RFC 3339 text (JSON-quoted) of each datetime, formatted on first use."""
 
     def __missing__(self, moment: datetime) -> str:
-        text = self[moment] = encode_basestring(format_ts(moment))
+        text = self[moment] = _esc(format_ts(moment))
         return text
 
 
@@ -76,21 +72,31 @@ def event_lines(events: Iterable[Event], stamps: dict[datetime, str] | None = No
     """Each event as one canonical JSON line (with its newline); ``stamps`` may share formatted times."""
     stamps = Stamps() if stamps is None else stamps
     for e in events:
-        if e.parents:
-            parents = "[" + ",".join([f'{{"event_id":{_text(p.event_id)},"join_key":{_mapping(p.join_key)}}}'
-                                      for p in e.parents]) + "]"
-        else:
-            parents = "[]"
-        yield (f'{{"actors":{_texts(e.actors)},"artifacts":{_texts(e.artifacts)},"entity":{_entity(e.entity)},'
-               f'"event_id":{_text(e.event_id)},"parents":{parents},"payload":{_mapping(e.payload)},'
-               f'"subsystem":{_text(e.subsystem)},"ts":{stamps[e.ts]},"type":{_text(e.type)}}}\n')
+        try:
+            if e.parents:
+                parents = "[" + ",".join([f'{{"event_id":{_esc(p.event_id)},"join_key":{_mapping(p.join_key)}}}'
+                                          for p in e.parents]) + "]"
+            else:
+                parents = "[]"
+            entity = e.entity
+            yield (f'{{"actors":{_texts(e.actors)},"artifacts":{_texts(e.artifacts)},'
+                   f'"entity":{{"id":{_esc(entity.id)},"kind":{_esc(entity.kind)}}},'
+                   f'"event_id":{_esc(e.event_id)},"parents":{parents},"payload":{_mapping(e.payload)},'
+                   f'"subsystem":{_esc(e.subsystem)},"ts":{stamps[e.ts]},"type":{_esc(e.type)}}}\n')
+        except TypeError:  # a field of an unexpected type (e.g. None for a text): the general encoder
+            yield _dumps(e.to_json()) + "\n"
 
 
 def artifact_lines(versions: Iterable[ArtifactVersion], stamps: dict[datetime, str] | None = None) -> Iterator[str]:
     """Each artifact version as one canonical JSON line (with its newline); ``stamps`` may share formatted times."""
     stamps = Stamps() if stamps is None else stamps
     for v in versions:
-        yield (f'{{"acl":{_acl(v.acl)},"artifact_id":{_text(v.artifact_id)},"author":{_text(v.author)},'
-               f'"body":{_text(v.body)},"created_at":{stamps[v.created_at]},"entity":{_entity(v.entity)},'
-               f'"facts":{_mapping(v.facts)},"kind":{_text(v.kind)},"subsystem":{_text(v.subsystem)},'
-               f'"title":{_text(v.title)},"version":{_dumps(v.version)}}}\n')
+        try:
+            entity = v.entity
+            yield (f'{{"acl":{_acl(v.acl)},"artifact_id":{_esc(v.artifact_id)},"author":{_esc(v.author)},'
+                   f'"body":{_esc(v.body)},"created_at":{stamps[v.created_at]},'
+                   f'"entity":{{"id":{_esc(entity.id)},"kind":{_esc(entity.kind)}}},'
+                   f'"facts":{_mapping(v.facts)},"kind":{_esc(v.kind)},"subsystem":{_esc(v.subsystem)},'
+                   f'"title":{_esc(v.title)},"version":{_dumps(v.version)}}}\n')
+        except TypeError:  # a field of an unexpected type (e.g. None for a text): the general encoder
+            yield _dumps(v.to_json()) + "\n"

@@ -45,6 +45,9 @@ class Draft(NamedTuple):
         return f"{self.artifact_id}@{self.version}"
 
 
+_new_draft = tuple.__new__  # Draft(...) without the generated __new__'s extra call
+
+
 class Ledger:
     """Records events and artifact drafts at the simulation's current time.
 
@@ -137,6 +140,6 @@ class Ledger:
         latest = self.latest
         version = latest[artifact_id] + 1 if artifact_id in latest else 1
         latest[artifact_id] = version
-        self.drafts.append(Draft(artifact_id, version, subsystem, kind, self.env.now, author, entity, title, template,
-                                 int(self._random() * variants), facts, acl, context or {}))
+        self.drafts.append(_new_draft(Draft, (artifact_id, version, subsystem, kind, self.env.now, author, entity, title,
+                                              template, int(self._random() * variants), facts, acl, context or {})))
         return f"{artifact_id}@{version}"

@@ -54,3 +54,12 @@ def test_timestamps_keep_their_rfc3339_text(moment):
     utc = moment.astimezone(timezone.utc)
     pattern = "%Y-%m-%dT%H:%M:%S.%fZ" if utc.microsecond else "%Y-%m-%dT%H:%M:%SZ"
     assert format_ts(moment) == utc.strftime(pattern)
+
+
+def test_records_with_fields_of_other_types_still_get_their_canonical_line():
+    moment = datetime(2026, 1, 5, 9, 30, tzinfo=timezone.utc)
+    event = Event("EV-1", moment, None, ("P-1", 7), "chat", EntityRef("dm", None), {"n": 1.5}, (), ())
+    version = ArtifactVersion("A-1", 1, "chat", "dm", moment, "P-1", EntityRef("dm", "D-1"), None, "text",
+                              {"k": [1, None]}, Acl(space=None, audience=None, participants=()))
+    assert list(event_lines([event])) == [dumps(event.to_json()) + "\n"]
+    assert list(artifact_lines([version])) == [dumps(version.to_json()) + "\n"]
