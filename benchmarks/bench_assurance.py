@@ -5,7 +5,7 @@ Builds a simulated suite large enough for ``--packets`` restored packets
 dispatch (recording stub, one draw) under P3, and the share of that time
 spent hashing. Goal: the full pipeline at >= 2,000 packets/s.
 
-    python benchmarks/bench_assurance.py [--packets 10000]
+    python benchmarks/bench_assurance.py [--packets 10000] [--dir DIR]
 """
 
 from __future__ import annotations
