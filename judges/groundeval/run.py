@@ -24,7 +24,7 @@ from judges.groundeval.context import DEFAULT_BUDGET, build_context, check_citat
 from judges.groundeval.runtime import Corpus, GatedRuntime
 from judges.groundeval.scoring import CompiledTruth, score_question, summarize, unanswered, unknown_question
 from judges.groundeval.traces import Submission, load_corpus_world, load_submissions, load_suite, load_truth
-from judges.groundeval.verify import rederive
+from judges.groundeval.verify import TraceVerifier, rederive
 from simulator.errors import InputError
 from simulator.storage import (
     dumps, sha256_file, staged_directory, write_json, write_jsonl, write_manifest, write_text_atomic,
@@ -168,6 +168,7 @@ def score_submissions(suite: Path, submissions: list[Submission], *, answered_on
     contracts = {c.question_id: c for c in load_suite(suite)[1]}
     if corpus is None:
         corpus = Corpus(load_corpus_world(suite))
+    verifiers: dict[str, TraceVerifier] = {}
     order = {t: i for i, t in enumerate(TRACKS)}
     groups: dict[tuple[str, str], dict[Any, Submission]] = defaultdict(dict)
     extra_rows: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
@@ -198,7 +199,10 @@ def score_submissions(suite: Path, submissions: list[Submission], *, answered_on
                 row = unanswered(truths[qid], mode)
             else:
                 contract = contracts[qid]
-                calls, check = rederive(corpus, contract.actor, contract.as_of, sub.calls)
+                verifier = verifiers.get(qid)
+                if verifier is None:   # one per contract, shared by every agent and mode
+                    verifier = verifiers[qid] = TraceVerifier(corpus, contract.actor, contract.as_of)
+                calls, check = rederive(corpus, contract.actor, contract.as_of, sub.calls, verifier=verifier)
                 row = score_question(truths[qid], sub.answer, calls, mode)
                 if check is not None:
                     row["trace_tampered"] = check.tampered

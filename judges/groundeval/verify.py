@@ -77,9 +77,13 @@ class TraceVerifier:
         self.actor_id = actor_id
         self.as_of = as_of
         self.readable = frozenset(corpus.policy.subsystems_at(actor_id, as_of))
+        self._gates: dict[int, tuple[str, ...]] = {}
 
     def _broken(self, index: int) -> tuple[str, ...]:
-        return self.corpus.policy.violations(self.actor_id, self.corpus.docs[index], self.as_of)
+        gates = self._gates.get(index)
+        if gates is None:
+            gates = self._gates[index] = self.corpus.policy.violations(self.actor_id, self.corpus.docs[index], self.as_of)
+        return gates
 
     def _fetch(self, args: dict[str, Any], notes: dict[str, list[str]]) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
         requested = args.get("artifact_id")
@@ -185,11 +189,16 @@ class TraceVerifier:
         return out, notes
 
 
-def rederive(corpus: Corpus, actor_id: str, as_of: datetime, calls: Any) -> tuple[Any, TraceCheck | None]:
-    """The calls with gate outcomes re-derived for the actor at as_of, and what differed; non-lists pass through unchecked."""
+def rederive(corpus: Corpus, actor_id: str, as_of: datetime, calls: Any, *,
+             verifier: TraceVerifier | None = None) -> tuple[Any, TraceCheck | None]:
+    """The calls with gate outcomes re-derived for the actor at as_of, and what differed; non-lists pass through unchecked.
+
+    ``verifier`` (for this corpus, actor and as_of) may be passed in to reuse its gate decisions across traces.
+    """
     if not isinstance(calls, list):
         return calls, None
-    verifier = TraceVerifier(corpus, actor_id, as_of)
+    if verifier is None:
+        verifier = TraceVerifier(corpus, actor_id, as_of)
     out: list[Any] = []
     mismatched = 0
     unknown: list[str] = []

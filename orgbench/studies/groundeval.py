@@ -3,8 +3,9 @@
 Stages under ``options.work_dir / "groundeval"`` (reused when their inputs
 match): ``suites/seed-N`` (the world is simulated in memory from the default
 config; the suite keeps its corpus) and ``runs/seed-N/<agent>-<mode>``.
-Runs record no latency, so every file — and every table under ``out_dir`` —
-is byte-identical on a rerun. With ``options.judge = "openai:MODEL"`` (and
+Runs record no latency, so every file — and everything under ``out_dir``:
+the tables, the figure ``agents_by_track.png`` and ``drilldown.jsonl`` — is
+byte-identical on a rerun. With ``options.judge = "openai:MODEL"`` (and
 ``options.base_url``) that agent runs too.
 """
 
@@ -109,13 +110,16 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     """Build contracts from the default worlds, run every built-in agent in both modes, score, write the tables."""
     from benchmark_builders.groundeval.contracts import KINDS, TRACKS
     from judges.groundeval.run import score_submissions
-    from judges.groundeval.traces import load_submissions
-    from simulator.storage import write_json, write_text_atomic
+    from judges.groundeval.drilldown import records as drilldown_records
+    from judges.groundeval.figure import track_bars_png
+    from judges.groundeval.traces import load_submissions, load_suite
+    from simulator.storage import dumps, write_bytes_atomic, write_json, write_text_atomic
 
     seeds = tuple(options.seeds) if options.seeds else DEFAULT_SEEDS
     work = Path(options.work_dir) / "groundeval"
     agents = list(AGENTS) + ([options.judge] if options.judge and options.judge.startswith("openai:") else [])
     all_rows: list[dict[str, Any]] = []
+    drill: list[dict[str, Any]] = []
     for seed in seeds:
         suite = _suite_stage(work, seed, options.fresh)
         shared: dict[str, Any] = {}
@@ -126,6 +130,10 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
                 submissions.extend(load_submissions(run)[0])
         rows, _ = score_submissions(suite, submissions, corpus=shared.get("corpus"))
         all_rows.extend({**r, "seed": seed} for r in rows)
+        contracts = {c.question_id: c for c in load_suite(suite)[1]}
+        answers = {(s.question_id, s.agent, s.mode): s.answer for s in submissions}
+        drill.extend(drilldown_records([r for r in rows if r["mode"] == "tool"], contracts, answers,
+                                       {qid: seed for qid in contracts}))
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
@@ -155,6 +163,13 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
                                       "S_adj", "violation rate"], kind_rows,
                  "GroundEval by question kind: decoys (counterfactual/decoy) and absences (silence/absence) "
                  "separate the heuristics.")
+    write_bytes_atomic(out / "agents_by_track.png", track_bars_png(
+        summary, agents, MODES, TRACKS,
+        f"GroundEval, {total} contracts (seeds {', '.join(map(str, seeds))}): S_answer vs S_adj per agent and track"))
+    drill.sort(key=lambda r: r["id"])
+    if len({r["id"] for r in drill}) != len(drill):
+        raise AssertionError("groundeval drill-down: question ids repeat across seeds")
+    write_text_atomic(out / "drilldown.jsonl", "".join(dumps(r) + "\n" for r in drill))
     oracle_min = min((r["s_adj"] for r in all_rows if r["agent"] == "oracle"), default=0.0)
     checks = {
         "oracle_s_adj_min": oracle_min,
@@ -186,4 +201,7 @@ Rebuild with `orgbench reproduce groundeval` (byte-identical on rerun).
   (bm25: {bm25_decoy['verdict_correct']:.0%}); S_answer {prox['s_answer']:.3f}, S_adj {prox['s_adj']:.3f}.
 
 Tables: `table_agents.{{md,csv,tex}}` (per agent, mode and track), `table_kinds.{{md,csv,tex}}` (per question kind).
+Figure: `agents_by_track.png` (S_answer beside S_adj per agent, one panel per track, tool mode above context mode).
+Drill-down: `drilldown.jsonl` (one record per question and agent in tool mode: question, answer, score parts, and
+every call with its gates as the scorer re-derived them from the suite's policy), shown in the HTML report.
 """)
