@@ -68,6 +68,7 @@ FACT_PHRASES: dict[str, tuple[str, str, str]] = {
     "actor_id": ("{v}", "{v}", "{v}"),
 }
 FACT_ORDER = tuple(FACT_PHRASES)
+_RANK = {key: rank for rank, key in enumerate(FACT_ORDER)}
 #: Facts whose values are actor ids; bodies show the person's name.
 ACTOR_FACTS = frozenset({"approver", "escalated_to", "actor_id", "on_call", "author", "sales_owner", "deployed_by",
                          "reviewer", "manager"})
@@ -95,8 +96,9 @@ def _person(context: Any, actor_id: Any) -> str:
 def fact_keys(facts: Mapping[str, Any], skip: Iterable[str] = ()) -> list[str]:
     """The keys of ``facts`` in speaking order (known facts first, then the rest sorted), minus ``skip``."""
     skipped = set(skip)
-    known = [k for k in FACT_ORDER if k in facts and k not in skipped]
-    rest = sorted(k for k in facts if k not in FACT_PHRASES and k not in skipped)
+    rank = _RANK.get
+    known = sorted((k for k in facts if k in _RANK and k not in skipped), key=rank)
+    rest = sorted(k for k in facts if k not in _RANK and k not in skipped)
     return known + rest
 
 

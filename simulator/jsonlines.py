@@ -54,7 +54,17 @@ def _mapping(value: Any) -> str:
     return _dumps(value if value.__class__ is dict else dict(value))
 
 
-def _acl(acl: Acl) -> str:
+def _acl(acl: Acl, seen: dict[int, tuple[Acl, str]]) -> str:
+    """The ACL's JSON; the simulator shares ACL objects between versions, so each is written once."""
+    found = seen.get(id(acl))
+    if found is not None and found[0] is acl:
+        return found[1]
+    text = _acl_text(acl)
+    seen[id(acl)] = (acl, text)
+    return text
+
+
+def _acl_text(acl: Acl) -> str:
     audience = "null" if acl.audience is None else _texts(acl.audience)
     space = "null" if acl.space is None else _esc(acl.space)
     return f'{{"audience":{audience},"participants":{_texts(acl.participants)},"space":{space}}}'
@@ -90,10 +100,11 @@ def event_lines(events: Iterable[Event], stamps: dict[datetime, str] | None = No
 def artifact_lines(versions: Iterable[ArtifactVersion], stamps: dict[datetime, str] | None = None) -> Iterator[str]:
     """Each artifact version as one canonical JSON line (with its newline); ``stamps`` may share formatted times."""
     stamps = Stamps() if stamps is None else stamps
+    acls: dict[int, tuple[Acl, str]] = {}
     for v in versions:
         try:
             entity = v.entity
-            yield (f'{{"acl":{_acl(v.acl)},"artifact_id":{_esc(v.artifact_id)},"author":{_esc(v.author)},'
+            yield (f'{{"acl":{_acl(v.acl, acls)},"artifact_id":{_esc(v.artifact_id)},"author":{_esc(v.author)},'
                    f'"body":{_esc(v.body)},"created_at":{stamps[v.created_at]},'
                    f'"entity":{{"id":{_esc(entity.id)},"kind":{_esc(entity.kind)}}},'
                    f'"facts":{_mapping(v.facts)},"kind":{_esc(v.kind)},"subsystem":{_esc(v.subsystem)},'

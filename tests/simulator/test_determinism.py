@@ -9,8 +9,8 @@ import sys
 from simulator.storage import read_json
 
 
-def _simulate(out, seed, hashseed):
-    env = {**os.environ, "PYTHONHASHSEED": str(hashseed)}
+def _simulate(out, seed, hashseed, **extra_env):
+    env = {**os.environ, "PYTHONHASHSEED": str(hashseed), **extra_env}
     subprocess.run([sys.executable, "-m", "orgbench", "simulate", "--out", str(out), "--seed", str(seed),
                     "--days", "14", "--people", "20"], check=True, env=env, capture_output=True)
     return (out / "MANIFEST.json").read_bytes()
@@ -20,7 +20,8 @@ def test_byte_identical_across_hash_seeds_and_different_across_seeds(tmp_path):
     first = _simulate(tmp_path / "a", 5, 0)
     second = _simulate(tmp_path / "b", 5, 1)
     other = _simulate(tmp_path / "c", 6, 0)
-    assert first == second
+    uncached = _simulate(tmp_path / "d", 5, 0, ORGBENCH_NO_TEMPLATE_CACHE="1")  # templates compiled afresh
+    assert first == second == uncached
     assert first != other
     files = read_json(tmp_path / "a" / "MANIFEST.json")["files"]
     assert sorted(files) == ["actors.jsonl", "artifacts.jsonl", "events.jsonl", "graph.json", "policy.json", "world.json"]
