@@ -198,7 +198,9 @@ def score_submissions(suite: Path, submissions: list[Submission], *, answered_on
             if sub is None:
                 row = unanswered(truths[qid], mode)
             else:
-                contract = contracts[qid]
+                contract = contracts.get(qid)
+                if contract is None:
+                    raise InputError(f"{suite / 'contracts.jsonl'}: no contract for question {qid} of truth.jsonl")
                 verifier = verifiers.get(qid)
                 if verifier is None:   # one per contract, shared by every agent and mode
                     verifier = verifiers[qid] = TraceVerifier(corpus, contract.actor, contract.as_of)

@@ -61,7 +61,7 @@ def register(cli: click.Group) -> None:
     @click.option("--answered-only", is_flag=True,
                   help="Score only the questions that were answered (default: a missing answer scores 0).")
     def score_groundeval(suite: Path, answers: Path, out: Path, answered_only: bool) -> None:
-        """Score answers and traces: S_answer, S_traj, v, S_adj per question, and a summary per agent and track."""
+        """Score answers and traces (every call's gates re-derived from the suite): S_answer, S_traj, v, S_adj, summaries."""
         from judges.groundeval.run import score_run
 
         summary = score_run(suite, answers, out, answered_only=answered_only)
@@ -70,7 +70,8 @@ def register(cli: click.Group) -> None:
                 total = tracks["all"]
                 click.echo(f"{agent} ({mode}): S_answer {total['s_answer']:.3f}  S_traj {total['s_traj']:.3f}  "
                            f"S_adj {total['s_adj']:.3f}  violations {total['violation_rate']:.3f}  "
-                           f"correct-but-invalid {total['correct_invalid_path']}")
+                           f"correct-but-invalid {total['correct_invalid_path']}  "
+                           f"tampered traces {total['tampered_traces']}")
 
     @cli.command("serve-mcp")
     @click.option("--suite", type=click.Path(path_type=Path), required=True)
