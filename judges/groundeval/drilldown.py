@@ -17,12 +17,12 @@ from benchmark_builders.groundeval.contracts import Contract
 from simulator.clock import format_ts
 from simulator.policy import GATES
 
-MAX_CALLS = 4
+MAX_CALLS = 4      # calls shown per record (notable ones first), then "… N more"
+MAX_IDS = 2        # returned ids shown per call
+MAX_TEXT = 900     # characters of an answer
+MAX_ARGS = 60      # characters of a call's arguments
 #: how the calls table names the runtime's tools (the trace keeps their full names)
 TOOL_NAMES = {"search_artifacts": "search", "fetch_artifact": "fetch", "cite_artifact": "cite"}
-MAX_IDS = 2
-MAX_TEXT = 900
-MAX_ARGS = 60
 
 
 def _cut(text: str, limit: int) -> str:
@@ -72,7 +72,8 @@ def _notable(call: Any) -> bool:
 def _shown(calls: list[Any]) -> list[tuple[int, Any]]:
     """At most MAX_CALLS (position, call) pairs in trace order: notable calls first, then the earliest others."""
     notable = [i for i, c in enumerate(calls) if _notable(c)][:MAX_CALLS]
-    rest = [i for i, c in enumerate(calls) if i not in set(notable)][:MAX_CALLS - len(notable)]
+    taken = set(notable)
+    rest = [i for i in range(len(calls)) if i not in taken][:MAX_CALLS - len(notable)]
     return [(i + 1, calls[i]) for i in sorted(notable + rest)]
 
 
