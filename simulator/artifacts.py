@@ -120,6 +120,7 @@ def _phrases(context: Any, facts: Mapping[str, Any], variant: int, skip: Iterabl
 _ENVIRONMENT: jinja2.Environment | None = None
 #: Attribute names a plain dict has (``f.items`` is the method, as in jinja2); other names look up keys.
 _DICT_ATTRIBUTES = frozenset(dir(dict))
+_ABSENT = object()
 
 
 class _Environment(jinja2.Environment):
@@ -128,10 +129,8 @@ class _Environment(jinja2.Environment):
     def getattr(self, obj: Any, attribute: str) -> Any:
         """``obj.attribute``: for a dict, its key (unless dict itself has that attribute); else as jinja2 does."""
         if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
-            try:
-                return obj[attribute]
-            except KeyError:
-                return self.undefined(obj=obj, name=attribute)
+            value = obj.get(attribute, _ABSENT)
+            return self.undefined(obj=obj, name=attribute) if value is _ABSENT else value
         return super().getattr(obj, attribute)
 
 

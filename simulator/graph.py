@@ -12,6 +12,9 @@ tie when those do not connect. Centrality uses the same distance
 from __future__ import annotations
 
 import heapq
+import math
+import random
+from itertools import count
 from typing import Any, Collection, Iterable, Mapping
 
 import networkx as nx
@@ -83,8 +86,9 @@ class CollaborationGraph:
 
     def interact_all(self, author: str, others: Iterable[str], minute: float, amount: float = 1.0) -> None:
         """Strengthen the ties between ``author`` and each of ``others``."""
+        interact = self.interact
         for other in others:
-            self.interact(author, other, minute, amount)
+            interact(author, other, minute, amount)
 
     def weight(self, a: str, b: str, minute: float) -> float:
         """The tie strength between two people at ``minute`` (0 if none)."""
@@ -169,9 +173,80 @@ class CollaborationGraph:
         graph = self.to_networkx(minute)
         n = graph.number_of_nodes()
         sample = None if n <= 80 else 80
-        betweenness = nx.betweenness_centrality(graph, k=sample, weight="distance", seed=seed)
+        betweenness = betweenness_centrality(graph, sample, seed)
         for node in graph.nodes:
             graph.nodes[node]["strength"] = round(sum(d["weight"] for _, _, d in graph.edges(node, data=True)), 6)
             graph.nodes[node]["betweenness"] = round(betweenness[node], 6)
         data: Mapping[str, Any] = nx.node_link_data(graph, edges="links")
         return dict(data)
+
+
+def betweenness_centrality(graph: nx.Graph, k: int | None, seed: int) -> dict[str, float]:
+    """Normalised betweenness over edge ``distance``, from ``k`` sampled sources (all if None).
+
+    The same computation as ``nx.betweenness_centrality(graph, k=k, weight="distance", seed=seed)``
+    (Brandes' algorithm, networkx 3.x: same visiting order, sampling and rescaling, so the same
+    floats), run over plain lists of (neighbour, distance) instead of networkx's views.
+    """
+    nodes = list(graph)
+    neighbours = {v: [(w, data.get("distance", 1)) for w, data in graph[v].items()] for v in nodes}
+    if k == len(nodes):
+        k = None
+    sources = nodes if k is None else random.Random(seed).sample(nodes, k)
+    betweenness = dict.fromkeys(nodes, 0.0)
+    for source in sources:
+        order, preds, sigma = _shortest_paths(neighbours, nodes, source)
+        delta = dict.fromkeys(order, 0)
+        while order:
+            w = order.pop()
+            coeff = (1 + delta[w]) / sigma[w]
+            for v in preds[w]:
+                delta[v] += sigma[v] * coeff
+            if w != source:
+                betweenness[w] += delta[w]
+    pairs = len(nodes) - 1  # endpoints excluded
+    if pairs < 2:
+        return betweenness
+    if k is None:
+        scale = 1 / (pairs * (pairs - 1))
+        if scale != 1:
+            for v in betweenness:
+                betweenness[v] *= scale
+        return betweenness
+    scale_source = 1 / ((k - 1) * (pairs - 1)) if k > 1 else math.nan
+    scale_other = 1 / (k * (pairs - 1))
+    sampled = set(sources)
+    for v in betweenness:
+        betweenness[v] *= scale_source if v in sampled else scale_other
+    return betweenness
+
+
+def _shortest_paths(neighbours: dict[str, list[tuple[str, float]]], nodes: list[str], source: str):
+    """Dijkstra from ``source``: nodes in visiting order, their shortest-path predecessors and path counts."""
+    order: list[str] = []
+    preds: dict[str, list[str]] = {v: [] for v in nodes}
+    sigma = dict.fromkeys(nodes, 0.0)
+    done: dict[str, float] = {}
+    sigma[source] = 1.0
+    seen: dict[str, float] = {source: 0}
+    tick = count()
+    heap: list = [(0, next(tick), source, source)]
+    push, pop = heapq.heappush, heapq.heappop
+    while heap:
+        dist, _, pred, v = pop(heap)
+        if v in done:
+            continue
+        sigma[v] += sigma[pred]
+        order.append(v)
+        done[v] = dist
+        for w, length in neighbours[v]:
+            vw_dist = dist + length
+            if w not in done and (w not in seen or vw_dist < seen[w]):
+                seen[w] = vw_dist
+                push(heap, (vw_dist, next(tick), v, w))
+                sigma[w] = 0.0
+                preds[w] = [v]
+            elif vw_dist == seen[w]:
+                sigma[w] += sigma[v]
+                preds[w].append(v)
+    return order, preds, sigma

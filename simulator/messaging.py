@@ -98,7 +98,8 @@ def send_email(ctx: SimContext, sender: str, recipients: Iterable[str], subject:
     Email with a customer names them in ``external_to`` (outbound) or ``external_from`` (inbound; the
     ``sender`` is then the internal person who received it).
     """
-    to = tuple(r for r in dict.fromkeys(recipients) if r != sender and ctx.org.is_active(r))
+    people = ctx.org.people
+    to = tuple(r for r in dict.fromkeys(recipients) if r != sender and people[r].left_at is None)  # active ones
     audience = tuple(sorted({sender, *to}))
     email_id = ctx.ledger.next_id("EML")
     entity = entity or EntityRef("email", email_id)

@@ -66,6 +66,15 @@ def channel_chatter(ctx: SimContext, channel: str):
         previous = author
 
 
+def _pick_other(random, options: list[str], other_than: str) -> str:
+    """One of ``options`` except ``other_than``, drawn exactly as ``ctx.pick`` draws from that shorter list."""
+    if other_than not in options:
+        return options[int(random() * len(options))]
+    skip = options.index(other_than)
+    index = int(random() * (len(options) - 1))
+    return options[index + 1 if index >= skip else index]
+
+
 def direct_messages(ctx: SimContext):
     """People message colleagues directly, mostly those they already work with."""
     rng = ctx.rng("comms.dm")
@@ -77,10 +86,10 @@ def direct_messages(ctx: SimContext):
         yield work(gap(per_person * len(active), rng))
         active = org.active()
         sender = active[int(random() * len(active))]
-        pool = [p for p in org.members(people[sender].team) if p != sender]
-        if random() < 0.3 or not pool:
-            pool = [p for p in active if p != sender]
-        recipient = pool[int(random() * len(pool))]
+        team = org.members(people[sender].team)
+        if random() < 0.3 or len(team) - (sender in team) == 0:
+            team = active
+        recipient = _pick_other(random, team, sender)
         facts: dict = {}
         context = {"topic": choice(TOPICS)}
         if news and random() < 0.25:

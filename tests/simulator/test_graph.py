@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import random
+
 import networkx as nx
 import pytest
 
 from simulator.calendar import DAY
-from simulator.graph import CollaborationGraph
+from simulator.graph import CollaborationGraph, betweenness_centrality
 
 
 def _triangle() -> CollaborationGraph:
@@ -66,3 +68,17 @@ def test_routes_prefer_working_ties_and_fall_back_to_weak_ones():
     assert graph.route("a", ["d"], 0.0) == ["a", "b", "c", "d"]  # only weak ties reach d
     # ten days later every tie has decayed below a working tie; routes still exist over the weak ones
     assert graph.route("a", ["c"], 10 * DAY) == ["a", "b", "c"]
+
+
+def test_betweenness_equals_networkx_exactly_with_and_without_sampling():
+    rng = random.Random(2)
+    for n in (4, 40, 95):
+        graph = nx.Graph()
+        graph.add_nodes_from(f"P-{i:04d}" for i in range(n))
+        for _ in range(3 * n):
+            a, b = rng.sample(range(n), 2)
+            graph.add_edge(f"P-{a:04d}", f"P-{b:04d}", distance=rng.choice([1.0, 0.5, 2.0, round(rng.random() + 0.1, 6)]))
+        k = None if n <= 80 else 80
+        ours = betweenness_centrality(graph, k, seed=7)
+        assert ours == nx.betweenness_centrality(graph, k=k, weight="distance", seed=7)
+        assert list(ours) == list(graph)
