@@ -87,3 +87,49 @@ def test_report_renders_in_chromium(small_results: Path, tmp_path: Path) -> None
     assert "candidate text 1 <b>not bold</b>" in detail and "supported" in detail
     assert shot.stat().st_size > 10_000
     assert errors == []
+
+
+RESULTS = Path(__file__).resolve().parents[2] / "results"
+
+
+@needs_chromium
+@pytest.mark.skipif(not (RESULTS / "cargo").is_dir(), reason="results/ not committed")
+def test_the_committed_report_renders_every_study(tmp_path: Path) -> None:
+    """The real results: Table 1 with the paper's row, the fault matrix, figures and drill-downs, no console errors."""
+    page = write_report(RESULTS, tmp_path / "index.html")
+    table1 = list(csv.reader(open(RESULTS / "cargo" / "table1_headline.csv", encoding="utf-8")))
+    grounded = next(r for r in table1 if r[0] == "cargo+auth" and r[1] == "builtin:grounded")
+    faults = list(csv.DictReader(open(RESULTS / "assurance" / "faults.csv", encoding="utf-8")))
+
+    async def drive():
+        async with Browser() as browser:
+            await browser.open(page)
+            rows = await browser.evaluate(
+                "Array.from(document.querySelectorAll('table[data-table=table1_headline] tr'))"
+                ".map(tr => Array.from(tr.children).map(td => td.textContent))")
+            matrix = await browser.evaluate(
+                "Array.from(document.querySelectorAll('table[data-table=fault_matrix] tbody tr'))"
+                ".map(tr => Array.from(tr.children).map(td => td.textContent))")
+            images = await browser.evaluate(
+                "Array.from(document.images).map(img => [img.alt, img.complete && img.naturalWidth > 0])")
+            studies = await browser.evaluate(
+                "Array.from(document.querySelectorAll('.drill')).map(d => d.getAttribute('data-study'))")
+            await browser.evaluate("var s = document.querySelector('#groundeval select[data-filter=track]');"
+                                   "s.value = 'silence'; s.dispatchEvent(new Event('change'));"
+                                   "document.querySelector('#groundeval .rows tbody tr').click()")
+            detail = await browser.evaluate("document.querySelector('#groundeval .detail').textContent")
+            await browser.screenshot(tmp_path / "report.png")
+            return rows, matrix, images, studies, detail, browser.console_errors
+
+    rows, matrix, images, studies, detail, errors = asyncio.run(drive())
+    assert ["cargo+auth", "paper: gpt-oss-120b", ".00", ".04", "1.00", ".20", ".57", "[.47, .67]"] == rows[
+        next(i for i, r in enumerate(rows) if r[:2] == ["cargo+auth", "paper: gpt-oss-120b"])][:8]
+    assert grounded[:8] in [r[:8] for r in rows]
+    assert len(matrix) == len({f["case"] for f in faults}) == 22
+    p3 = [r[4] for r in matrix]
+    assert not any(cell == "reached judge" for cell in p3)  # under P3 nothing reached the judge
+    assert all(r[1] == "reached judge" for r in matrix if not r[0].startswith("control"))  # under P0 every fault did
+    assert images and all(ok for _, ok in images)
+    assert sorted(studies) == ["assurance", "cargo", "groundeval"]
+    assert "search_artifacts" in detail or "fetch_artifact" in detail or "no tool calls" in detail.lower()
+    assert errors == []
