@@ -54,6 +54,7 @@ class SimContext:
     def __post_init__(self) -> None:
         self._end = self.calendar.end_minute
         self._after = self.calendar.after
+        self._open_length = self.calendar.open_length
 
     @property
     def now(self) -> float:
@@ -81,7 +82,7 @@ class SimContext:
         """An exponential gap in business minutes for events at ``per_business_day``."""
         if per_business_day <= 0:
             return float("inf")
-        return rng.expovariate(per_business_day / self.calendar.open_length)
+        return rng.expovariate(per_business_day / self._open_length)
 
     def pick(self, rng: random.Random, options: Sequence[Any]) -> Any:
         """One option chosen by ``rng``."""

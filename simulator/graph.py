@@ -86,9 +86,29 @@ class CollaborationGraph:
 
     def interact_all(self, author: str, others: Iterable[str], minute: float, amount: float = 1.0) -> None:
         """Strengthen the ties between ``author`` and each of ``others``."""
-        interact = self.interact
-        for other in others:
-            interact(author, other, minute, amount)
+        day = minute // DAY
+        adjacency, ties, powers = self._adj, self._ties, self._powers
+        near = adjacency[author]
+        added = self.step * amount
+        for other in others:  # interact(author, other, minute, amount), inlined: emails reach whole teams
+            if other == author:
+                continue
+            edge = near.get(other)
+            if edge is None:
+                edge = near[other] = adjacency[other][author] = [0.0, 0.0, 0]
+            if day <= edge[1]:
+                weight = edge[0]
+            else:
+                gap = int(day - edge[1])
+                while len(powers) <= gap:
+                    powers.append(powers[-1] * self.decay)
+                weight = edge[0] * powers[gap]
+            weight = edge[0] = weight + added
+            edge[1] = day
+            edge[2] += 1
+            if weight >= ROUTE_TIE:
+                ties[author][other] = edge
+                ties[other][author] = edge
 
     def weight(self, a: str, b: str, minute: float) -> float:
         """The tie strength between two people at ``minute`` (0 if none)."""
@@ -118,8 +138,9 @@ class CollaborationGraph:
         done: set[str] = set()
         powers = self._powers
         decay = self.decay
+        push, pop, inf, lookup = heapq.heappush, heapq.heappop, math.inf, best.get
         while heap:
-            cost, node = heapq.heappop(heap)
+            cost, node = pop(heap)
             if node in done:
                 continue
             if node in goals:
@@ -144,10 +165,10 @@ class CollaborationGraph:
                 if other in done or (allowed is not None and other not in allowed) or weight <= MIN_WEIGHT:
                     continue
                 candidate = cost + 1.0 / weight
-                if candidate < best.get(other, float("inf")):
+                if candidate < lookup(other, inf):
                     best[other] = candidate
                     previous[other] = node
-                    heapq.heappush(heap, (candidate, other))
+                    push(heap, (candidate, other))
             for other in stale:  # a working tie that has decayed: forget it until it is renewed
                 del adjacency[node][other]
                 del adjacency[other][node]

@@ -82,3 +82,16 @@ def test_betweenness_equals_networkx_exactly_with_and_without_sampling():
         ours = betweenness_centrality(graph, k, seed=7)
         assert ours == nx.betweenness_centrality(graph, k=k, weight="distance", seed=7)
         assert list(ours) == list(graph)
+
+
+def test_interact_all_is_interact_for_each_other_person():
+    one, many = (CollaborationGraph(daily_decay=0.9, interaction_weight=0.7) for _ in range(2))
+    for graph in (one, many):
+        for node in "abcd":
+            graph.add_person(node, team="t")
+    moments = [0.0, 10.0, 3 * DAY + 5.0, 3 * DAY + 5.0, 9 * DAY]
+    for minute in moments:
+        for other in "bcad":
+            one.interact("a", other, minute, 0.4)
+        many.interact_all("a", "bcad", minute, 0.4)
+    assert one._adj == many._adj and one._ties == many._ties
