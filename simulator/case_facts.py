@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from datetime import date, timedelta
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 from simulator.customers import Account, Asset, Contact
 from simulator.ledger import Ledger
@@ -85,26 +85,44 @@ def _older_firmware(version: str, rng: random.Random) -> str:
     return f"{major}.{minor}.{max(1, int(patch) - rng.randint(1, 4))}"
 
 
+class _Step(NamedTuple):
+    """What a step's value makers may use."""
+
+    procedure: Procedure
+    facts: dict[str, Any]
+    asset: Asset | None
+    visit_day: date
+    approver: str | None
+    ledger: Ledger
+    rng: random.Random
+
+
+#: fact → how a step writes it (module-level, so a step builds no closures).
+_MAKERS: dict[str, Callable[[_Step], Any]] = {
+    "entitlement": lambda s: entitlement(s.facts["warranty_end"], s.facts["opened_at"]),
+    "diagnostic_code": lambda s: s.rng.choice(DIAGNOSTICS[s.procedure.category]),
+    "dispatch_id": lambda s: s.ledger.next_id("DSP", 55001),
+    "visit_date": lambda s: s.visit_day.isoformat(),
+    "rma_number": lambda s: s.ledger.next_id("RMA", 7701),
+    "firmware_version": lambda s: s.asset.firmware_version if s.asset else "1.0.0",
+    "target_firmware": lambda s: _older_firmware(s.facts.get("firmware_version", "1.0.9"), s.rng),
+    "backup_id": lambda s: s.ledger.next_id("BKP", 9001),
+    "reset_token_id": lambda s: f"RST-{s.rng.getrandbits(32):08x}",
+    "credit_id": lambda s: s.ledger.next_id("CRD", 4001),
+    "approver": lambda s: s.approver,
+    "log_bundle_id": lambda s: s.ledger.next_id("LOG", 60001),
+    "recovery_job_id": lambda s: s.ledger.next_id("RJ", 801),
+    "case_status": lambda s: "resolved",
+}
+
+
 def step_writes(step: Step, procedure: Procedure, facts: dict[str, Any], asset: Asset | None, today: date,
                 visit_day: date, approver: str | None, ledger: Ledger, rng: random.Random) -> dict[str, Any]:
     """The values ``step`` writes for this case, in the runbook's order of ``writes``."""
-    makers: dict[str, Callable[[], Any]] = {
-        "entitlement": lambda: entitlement(facts["warranty_end"], facts["opened_at"]),
-        "diagnostic_code": lambda: rng.choice(DIAGNOSTICS[procedure.category]),
-        "dispatch_id": lambda: ledger.next_id("DSP", 55001),
-        "visit_date": lambda: visit_day.isoformat(),
-        "rma_number": lambda: ledger.next_id("RMA", 7701),
-        "firmware_version": lambda: asset.firmware_version if asset else "1.0.0",
-        "target_firmware": lambda: _older_firmware(facts.get("firmware_version", "1.0.9"), rng),
-        "backup_id": lambda: ledger.next_id("BKP", 9001),
-        "reset_token_id": lambda: f"RST-{rng.getrandbits(32):08x}",
-        "credit_id": lambda: ledger.next_id("CRD", 4001),
-        "approver": lambda: approver,
-        "log_bundle_id": lambda: ledger.next_id("LOG", 60001),
-        "recovery_job_id": lambda: ledger.next_id("RJ", 801),
-        "case_status": lambda: "resolved",
-    }
-    return {fact: makers[fact]() for fact in step.writes}
+    if not step.writes:
+        return {}
+    state = _Step(procedure, facts, asset, visit_day, approver, ledger, rng)
+    return {fact: _MAKERS[fact](state) for fact in step.writes}
 
 
 def next_weekday(day: date, days_ahead: int) -> date:
