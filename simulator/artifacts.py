@@ -161,7 +161,8 @@ def environment() -> jinja2.Environment:
         )
         env.globals.update(say=_say, label=_label, name=_person, order=FACT_ORDER, phrases=_phrases,
                            keys_of=fact_keys, actor_facts=ACTOR_FACTS)
-        env.filters["person"] = _person
+        # templates use these as filters: jinja2 calls filters directly, without Context.call's checks
+        env.filters.update(person=_person, phrases=_phrases, label=_label, keys_of=fact_keys)
         env.filters["sentence"] = lambda text: str(text)[:1].upper() + str(text)[1:]
         _ENVIRONMENT = env
     return _ENVIRONMENT
