@@ -144,9 +144,27 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
     if os.environ.get("ORGBENCH_NO_TEMPLATE_CACHE"):
         return None
     try:
-        return jinja2.FileSystemBytecodeCache()  # a private folder under the system temp dir
+        return _QuietBytecodeCache()  # a private folder under the system temp dir
     except (OSError, RuntimeError):
         return None
+
+
+class _QuietBytecodeCache(jinja2.FileSystemBytecodeCache):
+    """jinja2's file cache of compiled templates, where a cache that cannot be read or written is just a miss."""
+
+    def load_bytecode(self, bucket: Any) -> None:
+        """Load the compiled template if the cache has it (a read error: compile afresh)."""
+        try:
+            super().load_bytecode(bucket)
+        except OSError:
+            bucket.reset()
+
+    def dump_bytecode(self, bucket: Any) -> None:
+        """Store the compiled template (a full disk or lost folder: keep going without it)."""
+        try:
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass
 
 
 def environment() -> jinja2.Environment:

@@ -43,6 +43,8 @@ class SimContext:
     news: deque = field(default_factory=lambda: deque(maxlen=40))
     open_cases: dict[str, Any] = field(default_factory=dict)
     scale: float = 1.0
+    #: Immutable records shared within the run (ACLs, entity refs), built once each; see simulator.messaging.
+    shared: dict[tuple, Any] = field(default_factory=dict)
 
     def rng(self, name: str) -> random.Random:
         """The RNG of one stream (created on first use)."""

@@ -31,26 +31,23 @@ CHANNELS: dict[str, tuple[str, str | None, tuple[str, ...]]] = {
 
 _CHANNEL_ENTITIES = {channel: EntityRef("channel", channel) for channel in CHANNELS}
 _CHANNEL_TITLES = {channel: f"{name} message" for channel, (name, _, _) in CHANNELS.items()}
-#: Access lists are immutable, so each distinct one is built once and shared.
-_AUTHOR_ACLS: dict[tuple[str | None, str], Acl] = {}
-_AUDIENCE_ACLS: dict[tuple[str, ...], Acl] = {}
-_DM_ENTITIES: dict[tuple[str, str], EntityRef] = {}
 
 
-def author_acl(space: str | None, author: str) -> Acl:
-    """The ACL of a post by ``author`` in ``space`` (shared between posts)."""
-    key = (space, author)
-    found = _AUTHOR_ACLS.get(key)
+def author_acl(ctx: SimContext, space: str | None, author: str) -> Acl:
+    """The ACL of a record ``author`` wrote in ``space`` (ACLs are immutable: one shared object per run)."""
+    key = ("author_acl", space, author)
+    found = ctx.shared.get(key)
     if found is None:
-        found = _AUTHOR_ACLS[key] = Acl(space=space, participants=(author,))
+        found = ctx.shared[key] = Acl(space=space, participants=(author,))
     return found
 
 
-def audience_acl(audience: tuple[str, ...]) -> Acl:
-    """The ACL of a message only ``audience`` may see, all of whom took part (shared between messages)."""
-    found = _AUDIENCE_ACLS.get(audience)
+def audience_acl(ctx: SimContext, audience: tuple[str, ...]) -> Acl:
+    """The ACL of a message only ``audience`` may see, all of whom took part (one shared object per run)."""
+    key = ("audience_acl", audience)
+    found = ctx.shared.get(key)
     if found is None:
-        found = _AUDIENCE_ACLS[audience] = Acl(audience=audience, participants=audience)
+        found = ctx.shared[key] = Acl(audience=audience, participants=audience)
     return found
 
 
@@ -62,9 +59,8 @@ def post_chat(ctx: SimContext, channel: str, author: str, template: str, facts: 
     ledger = ctx.ledger
     message_id = ledger.next_id("MSG")
     entity = _CHANNEL_ENTITIES[channel]
-    ref = ledger.draft(message_id, "chat", "chat_message", author, entity, _CHANNEL_TITLES[channel],
-                       template, {"message_id": message_id, "channel": name, **facts}, author_acl(space, author),
-                       context)
+    ref = ledger.draft(message_id, "chat", "chat_message", author, entity, _CHANNEL_TITLES[channel], template,
+                       {"message_id": message_id, "channel": name, **facts}, author_acl(ctx, space, author), context)
     payload = {"message_id": message_id, "channel": channel}
     if facts:
         for key in ("case_id", "incident_id", "change_id"):
@@ -79,11 +75,11 @@ def send_dm(ctx: SimContext, sender: str, recipient: str, template: str, facts: 
     pair = (sender, recipient) if sender <= recipient else (recipient, sender)
     ledger = ctx.ledger
     message_id = ledger.next_id("DM")
-    entity = _DM_ENTITIES.get(pair)
+    entity = ctx.shared.get(("dm", pair))
     if entity is None:
-        entity = _DM_ENTITIES[pair] = EntityRef("dm", f"{pair[0]}+{pair[1]}")
+        entity = ctx.shared[("dm", pair)] = EntityRef("dm", f"{pair[0]}+{pair[1]}")
     ref = ledger.draft(message_id, "chat", "direct_message", sender, entity, "Direct message", template,
-                       {"message_id": message_id, **facts}, audience_acl(pair), context)
+                       {"message_id": message_id, **facts}, audience_acl(ctx, pair), context)
     ctx.graph.interact(sender, recipient, ctx.env.now)
     return ledger.emit("chat.dm_sent", pair, "chat", entity, {"message_id": message_id, "to": recipient}, (), (ref,))
 
@@ -109,7 +105,7 @@ def send_email(ctx: SimContext, sender: str, recipients: Iterable[str], subject:
     if external_from:
         body_facts["from_external"] = external_from
     ref = ctx.ledger.draft(email_id, "email", kind, sender, entity, subject, template, body_facts,
-                           audience_acl(audience), context)
+                           audience_acl(ctx, audience), context)
     if to:  # one email is one interaction, shared among its recipients
         ctx.graph.interact_all(sender, to, ctx.now, min(0.5, 1.0 / len(to)))
     payload = {"email_id": email_id, "to": list(to)}

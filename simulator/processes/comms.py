@@ -162,7 +162,7 @@ def hold_meeting(ctx: SimContext, team: str, attendees: list[str], rng) -> str:
     entity = EntityRef("meeting", meeting_id)
     title = f"{team.replace('_', ' ').title()} weekly — {ctx.calendar.date_of(ctx.now).isoformat()}"
     ref = ctx.ledger.draft(meeting_id, "meetings", "meeting_notes", chair, entity, title, "meeting_notes", facts,
-                           audience_acl(audience), {"team": team})
+                           audience_acl(ctx, audience), {"team": team})
     for other in audience:  # one meeting is one interaction, shared among its attendees
         ctx.graph.interact(chair, other, ctx.now, min(0.3, 1.0 / len(audience)))
     return ctx.ledger.emit("meeting.held", audience, "meetings", entity,
@@ -213,7 +213,7 @@ def _wiki_version(ctx: SimContext, wiki_id: str, kind: str, title: str, space: s
     entity = EntityRef("wiki_page", wiki_id)
     template = "wiki_runbook" if kind == "runbook" else "wiki_page"
     ref = ctx.ledger.draft(wiki_id, "wiki", kind, author, entity, title, template, facts,
-                           author_acl(space, author))
+                           author_acl(ctx, space, author))
     return ctx.ledger.emit(event_type, (author,), "wiki", entity, {"wiki_id": wiki_id, "restricted": space is not None},
                            (), (ref,))
 

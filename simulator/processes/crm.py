@@ -21,7 +21,7 @@ def record_account(ctx: SimContext, account: Account, author: str, event_type: s
              "strategic": account.strategic, "sales_owner": account.sales_owner, "domain": account.domain,
              "license_keys": list(account.license_keys)}
     ref = ctx.ledger.draft(account.account_id, "crm", "account", author, entity, f"Account {account.name}", "account",
-                           facts, author_acl(None, author), {"note": note})
+                           facts, author_acl(ctx, None, author), {"note": note})
     return ctx.ledger.emit(event_type, (author,), "crm", entity, {"account_id": account.account_id}, (), (ref,))
 
 
@@ -32,7 +32,7 @@ def record_asset(ctx: SimContext, account: Account, asset: Asset, author: str, e
              "asset_model": asset.model, "purchase_date": asset.purchase_date.isoformat(),
              "warranty_end": asset.warranty_end.isoformat(), "firmware_version": asset.firmware_version}
     ref = ctx.ledger.draft(asset.asset_id, "crm", "asset", author, entity, f"Asset {asset.serial} ({asset.model})",
-                           "asset", facts, author_acl(None, author), {"account_name": account.name})
+                           "asset", facts, author_acl(ctx, None, author), {"account_name": account.name})
     return ctx.ledger.emit(event_type, (author,), "crm", entity,
                            {"asset_id": asset.asset_id, "account_id": account.account_id}, (), (ref,))
 
@@ -43,7 +43,7 @@ def record_contact(ctx: SimContext, account: Account, contact: Contact, author: 
     facts = {"contact_id": contact.contact_id, "account_id": account.account_id, "contact_name": contact.name,
              "contact_email": contact.email}
     ref = ctx.ledger.draft(contact.contact_id, "crm", "contact", author, entity, f"Contact {contact.name}", "contact",
-                           facts, author_acl(None, author), {"account_name": account.name})
+                           facts, author_acl(ctx, None, author), {"account_name": account.name})
     return ctx.ledger.emit(event_type, (author,), "crm", entity,
                            {"contact_id": contact.contact_id, "account_id": account.account_id}, (), (ref,))
 

@@ -79,7 +79,7 @@ def _record_change(ctx: SimContext, change: Change, author: str, status: str, ev
     change.facts.update(status=status, **extra)
     ref = ctx.ledger.draft(change.change_id, "deploys", "change", author, change.entity,
                            f"{change.change_id}: {change.summary}", "change", dict(change.facts),
-                           author_acl(None, author))
+                           author_acl(ctx, None, author))
     return ctx.ledger.emit(event_type, (author,), "deploys", change.entity,
                            {"change_id": change.change_id, "service": change.service, "status": status, **extra},
                            parents, (ref,))
@@ -157,7 +157,7 @@ def _record_incident(ctx: SimContext, incident_id: str, author: str, facts: dict
                      parents) -> str:
     ref = ctx.ledger.draft(incident_id, "incidents", "incident", author, EntityRef("incident", incident_id),
                            f"{incident_id}: {facts['symptom']} on {facts['service']}", "incident", dict(facts),
-                           author_acl(None, author))
+                           author_acl(ctx, None, author))
     return ctx.ledger.emit(event_type, (author,), "incidents", EntityRef("incident", incident_id),
                            {"incident_id": incident_id, **payload}, parents, (ref,))
 

@@ -95,7 +95,7 @@ def _snapshot(case: SupportCase) -> dict[str, Any]:
 def _ticket_version(ctx: SimContext, case: SupportCase, author: str, note: str) -> str:
     title = f"{case.case_id}: {case.procedure.name} for {case.account.name}"
     return ctx.ledger.draft(case.case_id, "ticketing", "ticket", author, case.entity, title, "ticket", _snapshot(case),
-                            author_acl(case.space, author), {"note": note, "owner": author})
+                            author_acl(ctx, case.space, author), {"note": note, "owner": author})
 
 
 def _comment(ctx: SimContext, case: SupportCase, author: str, step: Step | None, written: dict[str, Any]) -> str:
@@ -106,7 +106,7 @@ def _comment(ctx: SimContext, case: SupportCase, author: str, step: Step | None,
         facts["step_id"] = step.step_id
     return ctx.ledger.draft(comment_id, "ticketing", "ticket_comment", author, case.entity,
                             f"Comment on {case.case_id}", "ticket_comment", facts,
-                            author_acl(case.space, author), context)
+                            author_acl(ctx, case.space, author), context)
 
 
 def _eligible_owner(ctx: SimContext, case: SupportCase, actor_id: str) -> bool:

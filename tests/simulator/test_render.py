@@ -41,3 +41,12 @@ def test_attribute_lookup_on_facts_behaves_as_in_jinja2():
     stock = jinja2.Environment(undefined=jinja2.ChainableUndefined).from_string(source)
     values = {"f": {"case_id": "CASE-1", "items": [1, 2]}, "o": 3}
     assert ours.render(**values) == stock.render(**values) == "CASE-1||True|[1, 2]|3"
+
+
+def test_a_template_cache_that_cannot_be_written_or_read_is_only_a_miss(tmp_path):
+    from simulator.artifacts import _QuietBytecodeCache
+
+    cache = _QuietBytecodeCache(str(tmp_path / "gone"))  # the folder does not exist: every write fails
+    env = jinja2.Environment(loader=jinja2.DictLoader({"t.j2": "{{ x }}!"}), bytecode_cache=cache)
+    assert env.get_template("t.j2").render(x="ok") == "ok!"
+    assert not (tmp_path / "gone").exists()
