@@ -2,9 +2,9 @@
 
 Processes call ``emit`` for every event and ``draft`` for every artifact
 version. Both are stamped with the current simulation minute, so events come
-out in (time, sequence) order; minutes become datetimes once, after the loop. Drafts carry the facts and the template name;
-their text is rendered in bulk after the event loop (``simulator.artifacts``),
-which keeps the loop fast.
+out in (time, sequence) order; minutes become datetimes once, after the loop.
+Drafts carry the facts and the template name; their text is rendered in bulk
+after the event loop (``simulator.artifacts``), which keeps the loop fast.
 """
 
 from __future__ import annotations
@@ -140,6 +140,7 @@ class Ledger:
         latest = self.latest
         version = latest[artifact_id] + 1 if artifact_id in latest else 1
         latest[artifact_id] = version
-        self.drafts.append(_new_draft(Draft, (artifact_id, version, subsystem, kind, self.env.now, author, entity, title,
-                                              template, int(self._random() * variants), facts, acl, context or {})))
+        variant = int(self._random() * variants)
+        self.drafts.append(_new_draft(Draft, (artifact_id, version, subsystem, kind, self.env.now, author, entity,
+                                              title, template, variant, facts, acl, context or {})))
         return f"{artifact_id}@{version}"

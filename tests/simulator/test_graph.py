@@ -77,7 +77,8 @@ def test_betweenness_equals_networkx_exactly_with_and_without_sampling():
         graph.add_nodes_from(f"P-{i:04d}" for i in range(n))
         for _ in range(3 * n):
             a, b = rng.sample(range(n), 2)
-            graph.add_edge(f"P-{a:04d}", f"P-{b:04d}", distance=rng.choice([1.0, 0.5, 2.0, round(rng.random() + 0.1, 6)]))
+            distance = rng.choice([1.0, 0.5, 2.0, round(rng.random() + 0.1, 6)])
+            graph.add_edge(f"P-{a:04d}", f"P-{b:04d}", distance=distance)
         k = None if n <= 80 else 80
         ours = betweenness_centrality(graph, k, seed=7)
         assert ours == nx.betweenness_centrality(graph, k=k, weight="distance", seed=7)
