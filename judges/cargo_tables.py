@@ -21,7 +21,7 @@ import numpy as np
 from judges.metrics import (
     FAMILIES, SHOULD_PENALIZE, ConditionScore, gating_loss, penalty_table, risk_coverage, score_condition,
 )
-from judges.runner import RUN_JSON, load_judgments
+from judges.runner import JUDGMENTS, RUN_JSON, load_judgments
 from simulator.errors import InputError
 from simulator.storage import read_json, read_jsonl, write_json, write_text_atomic
 
@@ -90,7 +90,11 @@ def score_run(run_dir: Path, truth: SuiteTruth, *, resamples: int = 10_000) -> R
     run_dir = Path(run_dir)
     meta = read_json(run_dir / RUN_JSON)
     judge = meta.get("judge", run_dir.name) if isinstance(meta, dict) else run_dir.name
-    rows = [r for r in load_judgments(run_dir) if r.get("item_id") in truth.families]
+    judgments = load_judgments(run_dir)
+    rows = [r for r in judgments if r.get("item_id") in truth.families]
+    if not rows:
+        what = "no judgments" if not judgments else "no judgment of an item in the suite's truth.jsonl (another suite?)"
+        raise InputError(f"{run_dir / JUDGMENTS}: {what}")
     conditions = sorted({r["condition"] for r in rows})
     scores, means = {}, {}
     for condition in conditions:

@@ -80,6 +80,8 @@ def condition(name: str) -> Condition:
 def parse_conditions(text: str | None, *, rubric_swap: bool = False) -> list[Condition]:
     """Conditions from a comma-separated list (None or "all": the eight), plus the rubric swap if asked."""
     names = list(CONDITIONS) if text in (None, "", "all") else [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise InputError(f"--conditions: no condition named in {text!r}; use all or e.g. direct,cargo")
     chosen = [condition(n) for n in names]
     if rubric_swap:
         chosen += [c for c in RUBRIC_SWAP.values() if c not in chosen]

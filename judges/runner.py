@@ -129,6 +129,15 @@ def _row_key(row: Any, path: Path, number: int) -> JobKey:
         raise InputError(f"{path}:{number}: a judgment needs item_id, condition and seed") from None
 
 
+def _decode(path: Path, data: bytes) -> str:
+    """The text of a judgments log (InputError naming the first line that is not UTF-8)."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(f"{path}:{line}: not UTF-8 ({exc.reason})") from None
+
+
 def recover_log(path: Path) -> tuple[dict[JobKey, str], int]:
     """Read a judgments log for resuming: truncate a torn last line, drop error lines and duplicates.
 
@@ -145,7 +154,7 @@ def recover_log(path: Path) -> tuple[dict[JobKey, str], int]:
         data = data[:cut]
     kept: dict[JobKey, str] = {}
     dropped = 0
-    for number, raw in enumerate(data.decode("utf-8").splitlines(), start=1):
+    for number, raw in enumerate(_decode(path, data).splitlines(), start=1):
         if not raw.strip():
             dropped += 1
             continue
@@ -169,15 +178,35 @@ def load_judgments(run_dir: Path) -> list[dict[str, Any]]:
     if not path.exists():
         raise InputError(f"{path}: file not found")
     rows = []
-    lines = path.read_bytes().decode("utf-8").split("\n")
+    lines = _decode(path, path.read_bytes()).split("\n")
     lines.pop()  # what follows the last newline: nothing, or a line torn by a kill
     for number, raw in enumerate(lines, start=1):
         if raw.strip():
             try:
-                rows.append(json.loads(raw))
+                row = json.loads(raw)
             except json.JSONDecodeError as exc:
                 raise InputError(f"{path}:{number}: invalid JSON ({exc.msg})") from None
+            problem = _judgment_problem(row)
+            if problem:
+                raise InputError(f"{path}:{number}: {problem}")
+            rows.append(row)
     return rows
+
+
+def _judgment_problem(row: Any) -> str | None:
+    """What makes ``row`` unusable as a judgment line (None when it is usable)."""
+    if not isinstance(row, dict):
+        return "not a JSON object"
+    for name in ("item_id", "condition"):
+        if not isinstance(row.get(name), str):
+            return f"field {name!r} missing or not text"
+    if not isinstance(row.get("seed"), int) or isinstance(row.get("seed"), bool):
+        return "field 'seed' missing or not an integer"
+    if row.get("penalized") not in (True, False, None):
+        return "field 'penalized' not true, false or null"
+    if not isinstance(row.get("verdict"), (dict, type(None))):
+        return "field 'verdict' not an object or null"
+    return None
 
 
 def _check_run_json(run_dir: Path, backend: JudgeBackend, parameters: Mapping[str, Any] | None) -> None:

@@ -138,10 +138,16 @@ def load_build_config(path: Path | None, **overrides: Any) -> tuple[BuildConfig,
             data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise InputError(f"{path}: file not found") from None
+        except IsADirectoryError:
+            raise InputError(f"{path}: is a directory, not a TOML file") from None
+        except UnicodeDecodeError as exc:
+            raise InputError(f"{path}: not UTF-8 ({exc.reason})") from None
         except tomllib.TOMLDecodeError as exc:
             raise InputError(f"{path}: invalid TOML ({exc})") from None
         table = data.get("groundeval", data)
         where = f"{path}: groundeval"
+        if not isinstance(table, dict):
+            raise InputError(f"{where}: expected a table [groundeval], got {table!r}")
     known = {"seed", "rules", "causal_links", "silence_pairs", *TRACKS}
     for key in table:
         if key not in known:

@@ -115,6 +115,8 @@ def import_file(path: Path, fmt: str) -> ImportResult:
         lines = path.read_text(encoding="utf-8").split("\n")
     except FileNotFoundError:
         raise InputError(f"{path}: file not found") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory; --import takes a JSONL file") from None
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: not UTF-8 ({exc.reason})") from None
     for number, line in enumerate(lines, start=1):
@@ -141,4 +143,6 @@ def import_file(path: Path, fmt: str) -> ImportResult:
         cluster = str(obj.get("cluster") or obj.get("task_id") or obj.get("query_id") or trajectory_id)
         trajectories.append(Trajectory(trajectory_id, cluster, messages, f"{fmt}:{path.name}"))
         labels.append(_labels(obj, raw_messages, trajectory_id, where, problems))
+    if not trajectories and not problems:
+        raise InputError(f"{path}: no trajectory records")
     return ImportResult(tuple(trajectories), tuple(labels), tuple(problems))

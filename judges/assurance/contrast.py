@@ -22,8 +22,10 @@ from judges.assurance.checks import check_packet, failures, parse_packet
 from judges.assurance.pipeline import JUDGE_INSTRUCTIONS
 from judges.assurance.render import EXTENTS, RENDERINGS, PacketSpec, render_packet
 from judges.assurance.targets import TARGET_KINDS, select_targets
+from judges.backends import FatalBackendError
 from judges.backends.base import BackendError, GenerationParams, JudgeBackend, JudgeRequest, Message
 from judges.verdict import parse_verdict
+from simulator.errors import InputError
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,11 +79,22 @@ async def _judge(backend: JudgeBackend, packets: list[bytes], draws: int, concur
             try:
                 response = await backend.complete(JudgeRequest((system, Message("user", data)),
                                                                GenerationParams(seed=draw)))
+            except FatalBackendError as exc:    # bad key, no endpoint: no other packet would fare better
+                raise InputError(f"--base-url: {exc}") from None
             except BackendError:
                 return "error"          # recorded, never counted as a flag
             return parse_verdict(response.text).verdict
 
-    flat = await asyncio.gather(*(one(data, d) for data in packets for d in range(draws)))
+    tasks = [asyncio.ensure_future(one(data, d)) for data in packets for d in range(draws)]
+    try:
+        flat = await asyncio.gather(*tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        close = getattr(backend, "aclose", None)
+        if close is not None:
+            await close()
     return [list(flat[i * draws:(i + 1) * draws]) for i in range(len(packets))]
 
 

@@ -46,6 +46,7 @@ from judges.assurance.pack import write_pack
 from judges.assurance.workspace import Workspace, sync_directory, write_file
 from judges.assurance.render import EXTENTS, PacketSpec, render_packets
 from judges.assurance.targets import select_targets
+from judges.backends import FatalBackendError
 from judges.backends.base import BackendError, GenerationParams, JudgeBackend, JudgeRequest, Message
 from simulator.errors import InputError
 from simulator.storage import MANIFEST, dumps, dumps_pretty, staged_directory, verify_manifest
@@ -437,12 +438,23 @@ async def _judge_all(backend: JudgeBackend, handed: list[tuple[dict, int, bytes]
             try:
                 response = await backend.complete(JudgeRequest((system, Message("user", handed[i][2])),
                                                                 GenerationParams()))
+            except FatalBackendError as exc:    # bad key, no endpoint: a user error, not a failed check
+                raise InputError(f"--base-url: {exc}") from None
             except BackendError as exc:
                 texts[i] = f"error: {exc}"
             else:
                 texts[i] = response.text
 
-    await asyncio.gather(*(worker() for _ in range(max(1, min(concurrency, len(handed))))))
+    workers = [asyncio.ensure_future(worker()) for _ in range(max(1, min(concurrency, len(handed))))]
+    try:
+        await asyncio.gather(*workers)
+    finally:
+        for task in workers:
+            task.cancel()
+        await asyncio.gather(*workers, return_exceptions=True)
+        close = getattr(backend, "aclose", None)
+        if close is not None:
+            await close()
     return texts
 
 

@@ -27,12 +27,14 @@ import json
 import os
 import random
 import time
+import urllib.parse
 from typing import Any, Mapping
 
 import aiohttp
 
 from judges.backends import FatalBackendError, apply_generation_options
 from judges.backends.base import BackendError, GenerationParams, JudgeRequest, JudgeResponse, Usage
+from simulator.errors import InputError
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 RETRY_AFTER_CAP = 300.0
@@ -86,6 +88,17 @@ def _snippet(raw: bytes) -> str:
     return text[:200]
 
 
+def _check_base_url(url: str, source: str) -> None:
+    """InputError naming ``source`` unless ``url`` is an http(s) URL with a host."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+        usable = parts.scheme in ("http", "https") and bool(parts.hostname) and parts.port != 0
+    except ValueError:          # a malformed host or port
+        usable = False
+    if not usable:
+        raise InputError(f"{source}: {url!r} is not an http(s) URL, e.g. http://127.0.0.1:8000/v1")
+
+
 class ChatClient:
     """An async chat-completions client for one endpoint and model, with retries and a shared pool."""
 
@@ -101,7 +114,9 @@ class ChatClient:
         backoff_base: float = 0.5,
         backoff_cap: float = 30.0,
     ) -> None:
-        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        given = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        _check_base_url(given, "--base-url" if base_url else "$OPENAI_BASE_URL")
+        self.base_url = given.rstrip("/")
         self.url = self.base_url + "/chat/completions"
         self.model = model
         self.api_key_env = api_key_env

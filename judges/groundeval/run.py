@@ -80,11 +80,14 @@ def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: b
     if spec.startswith("openai:"):
         from judges.groundeval.llm_agent import LLMAgent
 
+        model = spec.split(":", 1)[1]
+        if not model:
+            raise InputError(f"--agent {spec!r}: name the model, e.g. openai:gpt-4o-mini")
+        agent = LLMAgent(model=model, base_url=base_url, api_key=api_key, max_turns=max_turns)
         header = {"journal": 1, "suite_contracts_sha256": sha256_file(suite / "contracts.jsonl"), "agent": spec,
                   "mode": mode, "budget": budget, "max_turns": max_turns}
         journal = Path(out).parent / f".{Path(out).name}.journal.jsonl"
         done = _read_journal(journal, header)
-        agent = LLMAgent(model=spec.split(":", 1)[1], base_url=base_url, api_key=api_key, max_turns=max_turns)
 
         async def run_all() -> None:
             limit = asyncio.Semaphore(max(1, concurrency))
@@ -101,9 +104,13 @@ def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: b
                         log.write(dumps(row) + "\n")      # finished work survives an interruption
                         log.flush()
                         done[contract.question_id] = row
+                tasks = [asyncio.ensure_future(one(c)) for c in contracts if c.question_id not in done]
                 try:
-                    await asyncio.gather(*(one(c) for c in contracts if c.question_id not in done))
-                finally:
+                    await asyncio.gather(*tasks)
+                finally:                # one failure (e.g. an unreachable endpoint) stops the others first
+                    for task in tasks:
+                        task.cancel()
+                    await asyncio.gather(*tasks, return_exceptions=True)
                     await agent.close()
 
         asyncio.run(run_all())

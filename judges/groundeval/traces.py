@@ -72,14 +72,14 @@ def load_corpus_world(directory: Path) -> World:
 
 def _lines(path: Path) -> list[tuple[int, Any]]:
     rows = []
-    with open(path, encoding="utf-8") as handle:
+    with open(path, "rb") as handle:
         for number, line in enumerate(handle, start=1):
             if not line.strip():
                 continue
             try:
-                rows.append((number, json.loads(line)))
-            except json.JSONDecodeError:
-                rows.append((number, None))
+                rows.append((number, json.loads(line.decode("utf-8"))))
+            except (UnicodeDecodeError, json.JSONDecodeError):
+                rows.append((number, None))     # noted as unreadable, like any line that is not JSON
     return rows
 
 
@@ -91,12 +91,14 @@ def load_submissions(path: Path) -> tuple[list[Submission], list[str]]:
         answers_path, traces_path = path / "answers.jsonl", path / "traces.jsonl"
         if not answers_path.is_file():
             raise InputError(f"{path}: no answers.jsonl (expected a run-agent output directory or a JSONL file)")
+        if not traces_path.is_file():
+            raise InputError(f"{traces_path}: file not found (a run directory holds answers.jsonl and traces.jsonl)")
     elif path.is_file():
         answers_path, traces_path = path, None
     else:
         raise InputError(f"{path}: no such file or directory")
     traces: dict[tuple[Any, str, str], Any] = {}
-    if traces_path is not None and traces_path.is_file():
+    if traces_path is not None:
         for number, obj in _lines(traces_path):
             if not isinstance(obj, dict) or "question_id" not in obj:
                 notes.append(f"{traces_path}:{number}: not a trace line")
@@ -112,4 +114,6 @@ def load_submissions(path: Path) -> tuple[list[Submission], list[str]]:
         qid = obj["question_id"]
         calls = obj.get("calls", traces.get((str(qid), agent, mode), []))
         submissions.append(Submission(qid, agent, mode, obj.get("answer"), calls))
+    if not submissions:
+        raise InputError(f"{answers_path}: no answer lines (each needs a question_id; {len(notes)} unreadable)")
     return submissions, notes
