@@ -27,8 +27,10 @@ def make_judge(spec: str, base_url: str | None):
 
 def _trajectories(world: Path | None, import_file: Path | None, fmt: str, out: Path, n: int, seed: int | None) -> str:
     from benchmark_builders.trajectories.records import write_suite
+    from orgbench.commands.options import check_out_dir
     from simulator.errors import InputError
 
+    check_out_dir(out, ("trajectories.jsonl", "MANIFEST.json"), "a trajectory suite")
     if import_file is not None:
         from benchmark_builders.trajectories.importers import import_file as run_import
 
@@ -90,7 +92,9 @@ def register(cli: click.Group) -> None:
         @click.pass_context
         def command(ctx, source, work, controls, draws, judge, base_url):
             from judges.assurance.pipeline import Controls, PipelineConfig, StageRefused, run_step
+            from orgbench.commands.options import check_out_dir
 
+            check_out_dir(work, option="--work")
             cfg = PipelineConfig(source, work, Controls.parse(controls), draws=draws)
             backend = make_judge(judge, base_url) if step == "dispatch" else None
             try:
@@ -117,6 +121,9 @@ def register(cli: click.Group) -> None:
     @click.option("--out", required=True, type=click.Path(path_type=Path), help="Where to write the table and CSV.")
     def faults(out):
         """The 19 fault cases + CRLF + 2 controls under P0..P3 with the recording stub."""
+        from orgbench.commands.options import check_out_dir
+
+        check_out_dir(out)
         click.echo(write_faults(out))
 
     @assure.command("contrast")
@@ -127,6 +134,9 @@ def register(cli: click.Group) -> None:
     @click.option("--draws", default=2, show_default=True, type=click.IntRange(1))
     def contrast(source, out, judge, base_url, draws):
         """Later-context contrast G on original vs restored packets, with a cluster bootstrap."""
+        from orgbench.commands.options import check_out_dir
+
+        check_out_dir(out)
         click.echo(write_contrast(source, out, make_judge(judge, base_url), draws))
 
 

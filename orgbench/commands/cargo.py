@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from orgbench.commands.options import parse_seeds
+from orgbench.commands.options import check_out_dir, parse_seeds
 
 
 def parse_sizes(text: str) -> dict[str, int]:
@@ -46,6 +46,7 @@ def build_cargo(out: Path, seeds: str, config_path: Path | None, worlds: tuple[P
     from benchmark_builders.cargo.worlds import load_worlds, simulate_worlds
 
     config = SuiteConfig(sizes=parse_sizes(sizes), golden_per_procedure=golden_per_procedure, seed=suite_seed)
+    check_out_dir(out, ("items.jsonl", "MANIFEST.json"), "a CARGO suite")
     if worlds:
         loaded = load_worlds(worlds)
     else:
@@ -60,15 +61,25 @@ def build_cargo(out: Path, seeds: str, config_path: Path | None, worlds: tuple[P
 
 def load_items(suite: Path, limit: int | None = None) -> list[dict]:
     """The judged items of a suite (the first ``limit`` in id order)."""
+    from judges.conditions import ITEM_FIELDS
     from simulator.errors import InputError
     from simulator.storage import iter_jsonl
 
     path = Path(suite) / "items.jsonl"
     items = []
+    lines: dict[str, int] = {}
     for number, row in iter_jsonl(path):
         if not isinstance(row, dict) or not isinstance(row.get("item_id"), str):
             raise InputError(f"{path}:{number}: field 'item_id' missing")
+        missing = [name for name in ITEM_FIELDS if not isinstance(row.get(name), str)]
+        if missing:
+            raise InputError(f"{path}:{number}: field {missing[0]!r} missing or not text")
+        if row["item_id"] in lines:
+            raise InputError(f"{path}:{number}: item_id {row['item_id']!r} repeats line {lines[row['item_id']]}")
+        lines[row["item_id"]] = number
         items.append(row)
+    if not items:
+        raise InputError(f"{path}: no items")
     return items[:limit] if limit else items
 
 
@@ -92,13 +103,13 @@ def make_jobs(items: list[dict], conditions, seeds, *, temperature: float = 0.0,
 @click.option("--seeds", default="0", show_default=True, help="Judge seeds, e.g. 0,1,2.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Run directory (resumable).")
 @click.option("--concurrency", type=int, default=16, show_default=True)
-@click.option("--limit", type=int, default=None, help="Judge only the first N items (in id order).")
+@click.option("--limit", type=click.IntRange(1), default=None, help="Judge only the first N items (in id order).")
 @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True, help="Environment variable with the key.")
 @click.option("--temperature", type=float, default=0.0, show_default=True)
-@click.option("--max-tokens", type=int, default=None)
-@click.option("--timeout", type=float, default=60.0, show_default=True, help="Per-request timeout in seconds.")
-@click.option("--max-retries", type=int, default=5, show_default=True)
+@click.option("--max-tokens", type=click.IntRange(1), default=None)
+@click.option("--timeout", type=click.FloatRange(0, min_open=True), default=60.0, show_default=True, help="Per-request timeout in seconds.")
+@click.option("--max-retries", type=click.IntRange(0), default=5, show_default=True)
 @click.option("--extra", multiple=True, metavar="KEY=VALUE",
               help="Extra request parameter passed through (repeatable), e.g. reasoning_effort=high.")
 @click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=None,
@@ -116,6 +127,7 @@ def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, se
     extra_params = parse_extra(extra)
     chosen = parse_conditions(conditions, rubric_swap=rubric_swap)
     judge_seeds = parse_seeds(seeds)
+    check_out_dir(out)
     items = load_items(suite, limit)
     jobs = make_jobs(items, chosen, judge_seeds, temperature=temperature, max_tokens=max_tokens)
     if dry_run:
@@ -161,7 +173,7 @@ def run_cargo_jobs(jobs: list, spec: str, out: Path, *, suite: Path, conditions:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Directory for the tables.")
 @click.option("--suite", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
               help="The suite the runs judged (default: the one named in the first run's run.json).")
-@click.option("--resamples", type=int, default=10_000, show_default=True, help="Bootstrap resamples for the CIs.")
+@click.option("--resamples", type=click.IntRange(1), default=10_000, show_default=True, help="Bootstrap resamples for the CIs.")
 def tables_cargo(runs: tuple[Path, ...], out: Path, suite: Path | None, resamples: int) -> None:
     """Write Tables 1–3 (Markdown, CSV, LaTeX) and the risk–coverage figure from RUN directories."""
     from judges.cargo_tables import write_tables
@@ -170,10 +182,12 @@ def tables_cargo(runs: tuple[Path, ...], out: Path, suite: Path | None, resample
 
     if suite is None:
         meta = read_json(Path(runs[0]) / "run.json")
-        named = (meta.get("parameters") or {}).get("suite") if isinstance(meta, dict) else None
-        if not named:
+        parameters = meta.get("parameters") if isinstance(meta, dict) else None
+        named = parameters.get("suite") if isinstance(parameters, dict) else None
+        if not isinstance(named, str) or not named:
             raise InputError(f"{Path(runs[0]) / 'run.json'}: names no suite; pass --suite")
         suite = Path(named)
+    check_out_dir(out)
     written = write_tables(list(runs), suite, out, resamples=resamples)
     click.echo(f"wrote {len(written)} files to {out}")
 

@@ -24,10 +24,12 @@ def register(cli: click.Group) -> None:
                          seed: int | None) -> None:
         """Write GroundEval contracts, truth and corpus from a world or a GroundEval-format domain."""
         from benchmark_builders.groundeval.build import build_suite
+        from orgbench.commands.options import check_out_dir
         from simulator.errors import InputError
 
         if (world_dir is None) == (domain_dir is None):
             raise InputError("build groundeval: give exactly one of --world DIR or --domain DIR")
+        check_out_dir(out, ("contracts.jsonl", "MANIFEST.json"), "a GroundEval suite")
         overrides = {} if seed is None else {"seed": seed}
         counts = build_suite(out, world_dir=world_dir, domain_dir=domain_dir, config_path=config_path, **overrides)
         click.echo(f"{out}: " + ", ".join(f"{n} {t}" for t, n in counts.items()) + f" ({sum(counts.values())} questions)")
@@ -39,16 +41,18 @@ def register(cli: click.Group) -> None:
     @click.option("--mode", type=click.Choice(("tool", "context")), default="tool", show_default=True)
     @click.option("--out", type=click.Path(path_type=Path), required=True, help="Run directory to write.")
     @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")
-    @click.option("--budget", type=int, default=24_000, show_default=True, help="Context-mode size budget (characters).")
-    @click.option("--concurrency", type=int, default=8, show_default=True, help="Questions in flight (openai:MODEL).")
-    @click.option("--max-turns", type=int, default=12, show_default=True, help="Tool-calling turns per question.")
+    @click.option("--budget", type=click.IntRange(1), default=24_000, show_default=True, help="Context-mode size budget (characters).")
+    @click.option("--concurrency", type=click.IntRange(1), default=8, show_default=True, help="Questions in flight (openai:MODEL).")
+    @click.option("--max-turns", type=click.IntRange(1), default=12, show_default=True, help="Tool-calling turns per question.")
     @click.option("--latency/--no-latency", default=True, show_default=True,
                   help="Record each call's latency in the trace (off: byte-identical reruns).")
     def run_agent_command(suite: Path, spec: str, mode: str, out: Path, base_url: str | None, budget: int,
                           concurrency: int, max_turns: int, latency: bool) -> None:
         """Answer every contract of a suite with one agent, recording every tool call."""
         from judges.groundeval.run import run_agent
+        from orgbench.commands.options import check_out_dir
 
+        check_out_dir(out, ("answers.jsonl", "run.json"), "a run-agent directory")
         info = run_agent(suite, spec, mode, out, record_latency=latency, budget=budget, base_url=base_url,
                          concurrency=concurrency, max_turns=max_turns)
         click.echo(f"{out}: {info['questions']} answers from {spec} ({mode} mode)")
@@ -63,7 +67,9 @@ def register(cli: click.Group) -> None:
     def score_groundeval(suite: Path, answers: Path, out: Path, answered_only: bool) -> None:
         """Score answers and traces (every call's gates re-derived from the suite): S_answer, S_traj, v, S_adj, summaries."""
         from judges.groundeval.run import score_run
+        from orgbench.commands.options import check_out_dir
 
+        check_out_dir(out, ("summary.json", "questions.jsonl"), "a score groundeval directory")
         summary = score_run(suite, answers, out, answered_only=answered_only)
         for agent, modes in summary.items():
             for mode, tracks in modes.items():
@@ -72,6 +78,12 @@ def register(cli: click.Group) -> None:
                            f"S_adj {total['s_adj']:.3f}  violations {total['violation_rate']:.3f}  "
                            f"correct-but-invalid {total['correct_invalid_path']}  "
                            f"tampered traces {total['tampered_traces']}")
+        from simulator.storage import read_json
+
+        notes = read_json(out / "summary.json").get("unreadable_lines") or []
+        if notes:
+            click.echo(f"note: {len(notes)} unreadable line(s) left out (listed in {out / 'summary.json'}), "
+                       f"first: {notes[0]}", err=True)
 
     @cli.command("serve-mcp")
     @click.option("--suite", type=click.Path(path_type=Path), required=True)
@@ -82,5 +94,7 @@ def register(cli: click.Group) -> None:
     def serve_mcp(suite: Path, question_id: str, out: Path, agent_name: str) -> None:
         """Serve one contract's gated runtime over MCP (stdio): search_artifacts, fetch_artifact, submit_answer."""
         from judges.groundeval.mcp_server import serve
+        from orgbench.commands.options import check_out_dir
 
+        check_out_dir(out)
         serve(suite, question_id, out, agent_name)

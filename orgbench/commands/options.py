@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 
 def parse_seeds(text: str, option: str = "--seeds") -> tuple[int, ...]:
     """Seeds from "0-9" or "0,1,2" (InputError naming the option otherwise)."""
@@ -21,3 +23,25 @@ def parse_seeds(text: str, option: str = "--seeds") -> tuple[int, ...]:
     if not seeds or any(s < 0 for s in seeds) or len(set(seeds)) != len(seeds):
         raise InputError(f"{option}: expected distinct non-negative seeds, got {text!r}")
     return tuple(seeds)
+
+
+def check_out_dir(path: Path, marker: tuple[str, ...] = (), what: str = "", option: str = "--out") -> None:
+    """Refuse an output directory that is a file, lies under one, or holds something other than ``what``.
+
+    ``marker`` names files that an earlier output of the same kind has; a
+    non-empty directory without them is never replaced (InputError naming ``option``).
+    """
+    from simulator.errors import InputError
+
+    path = Path(path)
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise InputError(f"{option} {path}: {parent} is a file, not a directory")
+            break
+    if not path.exists():
+        return
+    if not path.is_dir():
+        raise InputError(f"{option} {path}: exists and is not a directory; refusing to replace it")
+    if marker and any(path.iterdir()) and not all((path / name).is_file() for name in marker):
+        raise InputError(f"{option} {path}: exists and is not {what}; refusing to replace it")

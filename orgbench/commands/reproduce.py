@@ -58,9 +58,11 @@ def register(cli: click.Group) -> None:
         STUDY is one of all (default), cargo, groundeval, assurance. With no
         --judge, the built-in judges and agents run offline (no network, no key).
         """
-        from orgbench.commands.options import parse_seeds
+        from orgbench.commands.options import check_out_dir, parse_seeds
         from orgbench.studies import ReproduceOptions
 
+        check_out_dir(out)
+        check_out_dir(work_dir, option="--work-dir")
         options = ReproduceOptions(work_dir=work_dir, judge=judge, base_url=base_url,
                                    seeds=parse_seeds(seeds) if seeds else None, fresh=fresh)
         for line in run_reproduce(study, out, options):
@@ -75,6 +77,9 @@ def register(cli: click.Group) -> None:
         """Write a static, self-contained index.html of every study's results (no network at view time)."""
         from orgbench.report import write_report
 
+        from orgbench.commands.options import check_out_dir
+
         target = out or results_dir / "index.html"
+        check_out_dir(target.parent, option="--out")
         write_report(results_dir, target)
         click.echo(f"report: {target}")

@@ -26,14 +26,9 @@ def _progress_bar(days: int):
 
 def _check_out(out: Path) -> None:
     """Refuse to replace anything at OUT that is not an empty directory or an earlier world."""
-    from simulator.errors import InputError
+    from orgbench.commands.options import check_out_dir
 
-    if not out.exists():
-        return
-    if not out.is_dir():
-        raise InputError(f"{out}: exists and is not a directory; refusing to replace it")
-    if any(out.iterdir()) and not ((out / "world.json").is_file() and (out / "MANIFEST.json").is_file()):
-        raise InputError(f"{out}: exists and is not a world written by orgbench; refusing to replace it")
+    check_out_dir(out, ("world.json", "MANIFEST.json"), "a world written by orgbench")
 
 
 @click.command("simulate")
@@ -76,7 +71,7 @@ def simulate_command(out: Path, config_path: Path | None, seed: int | None, days
 
 @click.command("inspect")
 @click.argument("world_dir", type=click.Path(path_type=Path))
-@click.option("--samples", type=int, default=3, show_default=True, help="Sample artifacts to show.")
+@click.option("--samples", type=click.IntRange(0), default=3, show_default=True, help="Sample artifacts to show.")
 def inspect_command(world_dir: Path, samples: int) -> None:
     """Summarise the world in WORLD_DIR after verifying its MANIFEST.json.
 

@@ -1,0 +1,306 @@
+"""Bad input a user can give any command ends in one line naming the file and field, and exit code 2.
+
+Each test corrupts a copy of small fixtures (one world, the suites and runs
+built from it, built once for the module) or passes a bad option value, runs
+the command through click's CliRunner and checks the exit code, the single
+``error:`` line on stderr, and that nothing the user already had was replaced.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from orgbench.cli import cli
+
+SIZES = ["--sizes", "P1=3,P3=3,P2=3,P4=3"]
+
+
+def run(*args) -> "click.testing.Result":
+    """Invoke the orgbench CLI in-process with string arguments."""
+    return CliRunner().invoke(cli, [str(a) for a in args])
+
+
+def ok(*args) -> str:
+    result = run(*args)
+    assert result.exit_code == 0, (result.output, result.exception)
+    return result.stdout
+
+
+def fails(*args, says: tuple[str, ...]) -> str:
+    """Run a command that must fail with exit code 2 and exactly one ``error:`` line containing ``says``."""
+    result = run(*args)
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert isinstance(result.exception, SystemExit), result.exception   # no traceback
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    for text in says:
+        assert text in lines[0], lines[0]
+    return lines[0]
+
+
+def usage_error(*args, option: str) -> None:
+    """A bad option value is refused by click itself: exit code 2 and a line naming the option."""
+    result = run(*args)
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert f"Invalid value for '{option}'" in result.stderr.strip().splitlines()[-1], result.stderr
+
+
+def tree(directory: Path) -> dict[str, bytes]:
+    """Every file under ``directory`` with its bytes (to show nothing was replaced)."""
+    return {p.relative_to(directory).as_posix(): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def fx(tmp_path_factory) -> dict[str, Path]:
+    """A world and what is built from it: CARGO, GroundEval and trajectory suites, a judge run, an agent run."""
+    base = tmp_path_factory.mktemp("cli_errors")
+    paths = {name: base / name for name in ("world", "cargo", "ge", "tr", "judged", "answered")}
+    ok("simulate", "--out", paths["world"], "--days", 20, "--people", 25)
+    ok("build", "cargo", "--world", paths["world"], "--out", paths["cargo"], *SIZES)
+    ok("build", "groundeval", "--world", paths["world"], "--out", paths["ge"])
+    ok("build", "trajectories", "--world", paths["world"], "--out", paths["tr"], "--n", 6)
+    ok("judge", "--suite", paths["cargo"], "--judge", "builtin:literal", "--conditions", "direct,cargo",
+       "--out", paths["judged"])
+    ok("run-agent", "--suite", paths["ge"], "--agent", "oracle", "--out", paths["answered"])
+    (base / "a-file").write_text("mine\n")
+    paths["file"] = base / "a-file"
+    return paths
+
+
+def copy(source: Path, tmp_path: Path) -> Path:
+    target = tmp_path / source.name
+    shutil.copytree(source, target)
+    return target
+
+
+def rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def write_rows(path: Path, items: list) -> None:
+    path.write_text("".join(json.dumps(item) + "\n" for item in items))
+
+
+# --- output paths: never replace a file, or a directory that holds something else -----------------------------
+
+def test_simulate_out_under_a_regular_file(fx):
+    fails("simulate", "--out", fx["file"] / "w", "--days", 5, "--people", 16,
+          says=(f"--out {fx['file'] / 'w'}", f"{fx['file']} is a file"))
+
+
+@pytest.mark.parametrize("command, what", [
+    (["build", "cargo", *SIZES], "a CARGO suite"),
+    (["build", "groundeval"], "a GroundEval suite"),
+    (["build", "trajectories", "--n", "3"], "a trajectory suite"),
+])
+def test_build_refuses_to_replace_a_directory_of_another_kind(fx, command, what):
+    before = tree(fx["world"])
+    fails(*command, "--world", fx["world"], "--out", fx["world"],
+          says=(f"--out {fx['world']}: exists and is not {what}", "refusing to replace it"))
+    assert tree(fx["world"]) == before
+
+
+def test_build_cargo_refuses_to_replace_a_groundeval_suite(fx):
+    before = tree(fx["ge"])
+    fails("build", "cargo", "--world", fx["world"], "--out", fx["ge"], *SIZES, says=("is not a CARGO suite",))
+    assert tree(fx["ge"]) == before
+
+
+def test_run_agent_out_is_a_regular_file_which_is_kept(fx):
+    fails("run-agent", "--suite", fx["ge"], "--agent", "oracle", "--out", fx["file"],
+          says=(f"--out {fx['file']}: exists and is not a directory",))
+    assert fx["file"].read_text() == "mine\n"
+
+
+def test_score_refuses_to_replace_a_world(fx):
+    before = tree(fx["world"])
+    fails("score", "groundeval", "--suite", fx["ge"], "--answers", fx["answered"], "--out", fx["world"],
+          says=("is not a score groundeval directory",))
+    assert tree(fx["world"]) == before
+
+
+@pytest.mark.parametrize("command", [
+    ["judge", "--judge", "builtin:literal", "--suite", "{cargo}", "--out", "{file}/run"],
+    ["tables", "cargo", "{judged}", "--suite", "{cargo}", "--out", "{file}/tables"],
+    ["assure", "contrast", "--source", "{tr}", "--out", "{file}/contrast"],
+    ["report", "--results", "{world}", "--out", "{file}/index.html"],
+])
+def test_out_under_a_regular_file(fx, command):
+    fails(*[part.format(**fx) for part in command], says=(f"{fx['file']}",))
+
+
+def test_assure_work_and_reproduce_work_dir_that_are_files(fx):
+    fails("assure", "build", "--source", fx["tr"], "--work", fx["file"],
+          says=(f"--work {fx['file']}: exists and is not a directory",))
+    fails("reproduce", "cargo", "--out", fx["file"].parent / "results", "--work-dir", fx["file"],
+          says=(f"--work-dir {fx['file']}: exists and is not a directory",))
+
+
+# --- judge: the suite's items, the options, the endpoint ------------------------------------------------------
+
+def test_judge_with_no_condition_named(fx, tmp_path):
+    fails("judge", "--suite", fx["cargo"], "--judge", "builtin:literal", "--conditions", ",", "--out", tmp_path / "r",
+          says=("--conditions: no condition named",))
+
+
+def test_judge_suite_with_empty_duplicate_or_mistyped_items(fx, tmp_path):
+    suite = copy(fx["cargo"], tmp_path)
+    items = rows(suite / "items.jsonl")
+    judge = ("judge", "--suite", suite, "--judge", "builtin:literal", "--out", tmp_path / "r")
+    (suite / "items.jsonl").write_text("")
+    fails(*judge, says=(f"{suite / 'items.jsonl'}: no items",))
+    write_rows(suite / "items.jsonl", [items[0], {**items[1], "question": 5}])
+    fails(*judge, says=(f"{suite / 'items.jsonl'}:2: field 'question' missing or not text",))
+    write_rows(suite / "items.jsonl", [items[0], items[1], {**items[2], "item_id": items[0]["item_id"]}])
+    fails(*judge, says=(f"{suite / 'items.jsonl'}:3: item_id {items[0]['item_id']!r} repeats line 1",))
+    assert not (tmp_path / "r").exists()
+
+
+def test_judge_resuming_a_log_with_a_non_utf8_line(fx, tmp_path):
+    run_dir = copy(fx["judged"], tmp_path)
+    count = len((run_dir / "judgments.jsonl").read_text().splitlines())
+    with open(run_dir / "judgments.jsonl", "ab") as log:
+        log.write(b'{"item_id": "\xff"}\n')
+    fails("judge", "--suite", fx["cargo"], "--judge", "builtin:literal", "--conditions", "direct,cargo",
+          "--out", run_dir, says=(f"{run_dir / 'judgments.jsonl'}:{count + 1}: not UTF-8",))
+
+
+def test_judge_base_url_that_is_not_a_url_writes_nothing(fx, tmp_path):
+    fails("judge", "--suite", fx["cargo"], "--judge", "openai:m", "--base-url", "notaurl", "--out", tmp_path / "r",
+          says=("--base-url: 'notaurl' is not an http(s) URL",))
+    assert not (tmp_path / "r").exists()
+
+
+def test_judge_unreachable_endpoint(fx, tmp_path):
+    port = closed_port()
+    fails("judge", "--suite", fx["cargo"], "--judge", "openai:m", "--base-url", f"http://127.0.0.1:{port}/v1",
+          "--conditions", "direct", "--limit", 1, "--max-retries", 0, "--out", tmp_path / "r",
+          says=(f"http://127.0.0.1:{port}/v1/chat/completions: unreachable",))
+
+
+def test_numeric_options_out_of_range(fx, tmp_path):
+    usage_error("judge", "--suite", fx["cargo"], "--judge", "builtin:literal", "--limit", 0, "--out", tmp_path / "r",
+                option="--limit")
+    usage_error("judge", "--suite", fx["cargo"], "--judge", "openai:m", "--max-retries", -1, "--out", tmp_path / "r",
+                option="--max-retries")
+    usage_error("run-agent", "--suite", fx["ge"], "--agent", "bm25", "--mode", "context", "--budget", 0,
+                "--out", tmp_path / "a", option="--budget")
+    usage_error("inspect", fx["world"], "--samples", -1, option="--samples")
+
+
+# --- tables cargo: judgments and run.json ---------------------------------------------------------------------
+
+def test_tables_from_broken_judgments(fx, tmp_path):
+    run_dir = copy(fx["judged"], tmp_path)
+    log = run_dir / "judgments.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    tables = ("tables", "cargo", run_dir, "--suite", fx["cargo"], "--resamples", 10, "--out", tmp_path / "t")
+    log.write_bytes(lines[0] + b"7\n" + b"".join(lines[1:]))
+    fails(*tables, says=(f"{log}:2: not a JSON object",))
+    log.write_bytes(lines[0] + b'{"x": "\xfe"}\n')
+    fails(*tables, says=(f"{log}:2: not UTF-8",))
+    first = json.loads(lines[0])
+    log.write_text(json.dumps({**first, "penalized": "yes"}) + "\n")
+    fails(*tables, says=(f"{log}:1: field 'penalized' not true, false or null",))
+    log.write_text("")
+    fails(*tables, says=(f"{log}: no judgments",))
+    assert not (tmp_path / "t").exists()
+
+
+def test_tables_run_json_naming_no_suite(fx, tmp_path):
+    run_dir = copy(fx["judged"], tmp_path)
+    for meta in ({"parameters": 3}, {"parameters": {"suite": 5}}):
+        (run_dir / "run.json").write_text(json.dumps(meta))
+        fails("tables", "cargo", run_dir, "--out", tmp_path / "t", says=(f"{run_dir / 'run.json'}: names no suite",))
+
+
+# --- run-agent and score groundeval ---------------------------------------------------------------------------
+
+def test_run_agent_openai_without_a_model_or_with_a_bad_url(fx, tmp_path):
+    fails("run-agent", "--suite", fx["ge"], "--agent", "openai:", "--out", tmp_path / "a",
+          says=("--agent 'openai:': name the model",))
+    fails("run-agent", "--suite", fx["ge"], "--agent", "openai:m", "--base-url", "ftp://127.0.0.1/", "--out",
+          tmp_path / "a", says=("--base-url: 'ftp://127.0.0.1/' is not an http(s) URL",))
+    assert list(tmp_path.iterdir()) == []       # no run, no journal
+
+
+def test_run_agent_unreachable_endpoint(fx, tmp_path):
+    port = closed_port()
+    fails("run-agent", "--suite", fx["ge"], "--agent", "openai:m", "--base-url", f"http://127.0.0.1:{port}",
+          "--concurrency", 2, "--out", tmp_path / "a", says=("--base-url:", f"127.0.0.1:{port}", "unreachable"))
+    assert not (tmp_path / "a").exists()
+
+
+def test_score_empty_answers_and_a_run_without_traces(fx, tmp_path):
+    answered = copy(fx["answered"], tmp_path)
+    score = ("score", "groundeval", "--suite", fx["ge"], "--answers", answered, "--out", tmp_path / "s")
+    (answered / "traces.jsonl").unlink()
+    fails(*score, says=(f"{answered / 'traces.jsonl'}: file not found",))
+    (answered / "traces.jsonl").write_text("")
+    (answered / "answers.jsonl").write_text("")
+    fails(*score, says=(f"{answered / 'answers.jsonl'}: no answer lines",))
+    fails("score", "groundeval", "--suite", fx["ge"], "--answers", fx["file"], "--out", tmp_path / "s",
+          says=(f"{fx['file']}: no answer lines", "1 unreadable"))
+    assert not (tmp_path / "s").exists()
+
+
+def test_score_notes_a_non_utf8_answer_line(fx, tmp_path):
+    answered = copy(fx["answered"], tmp_path)
+    count = len((answered / "answers.jsonl").read_text().splitlines())
+    with open(answered / "answers.jsonl", "ab") as handle:
+        handle.write(b'{"question_id": "\xff"}\n')
+    result = run("score", "groundeval", "--suite", fx["ge"], "--answers", answered, "--out", tmp_path / "s")
+    assert result.exit_code == 0, result.output
+    assert f"first: {answered / 'answers.jsonl'}:{count + 1}: not an answer line" in result.stderr
+
+
+# --- builders' inputs -----------------------------------------------------------------------------------------
+
+def test_import_trajectories_from_a_directory_or_an_empty_file(fx, tmp_path):
+    fails("build", "trajectories", "--import", tmp_path, "--out", tmp_path / "t",
+          says=(f"{tmp_path}: is a directory",))
+    (tmp_path / "empty.jsonl").write_text("\n")
+    fails("build", "trajectories", "--import", tmp_path / "empty.jsonl", "--out", tmp_path / "t",
+          says=(f"{tmp_path / 'empty.jsonl'}: no trajectory records",))
+
+
+def test_groundeval_config_that_is_not_a_table_or_not_a_file(fx, tmp_path):
+    config = tmp_path / "ge.toml"
+    config.write_text("groundeval = 3\n")
+    build = ("build", "groundeval", "--world", fx["world"], "--out", tmp_path / "s", "--config")
+    fails(*build, config, says=(f"{config}: groundeval: expected a table",))
+    fails(*build, tmp_path, says=(f"{tmp_path}: is a directory",))
+    config.write_bytes(b"[groundeval]\nseed = \xff\n")
+    fails(*build, config, says=(f"{config}: not UTF-8",))
+
+
+# --- assurance against an endpoint that is not there ----------------------------------------------------------
+
+def test_contrast_unreachable_endpoint_writes_nothing(fx, tmp_path):
+    port = closed_port()
+    fails("assure", "contrast", "--source", fx["tr"], "--out", tmp_path / "c", "--judge", "openai:m",
+          "--base-url", f"http://127.0.0.1:{port}", "--draws", 1, says=("--base-url:", "unreachable"))
+    assert not (tmp_path / "c").exists()
+
+
+def test_dispatch_unreachable_endpoint_leaves_the_step_unfinished(fx, tmp_path):
+    work = tmp_path / "work"
+    for step in ("build", "check", "stage", "emit"):
+        ok("assure", step, "--source", fx["tr"], "--work", work, "--draws", 1)
+    fails("assure", "dispatch", "--source", fx["tr"], "--work", work, "--draws", 1, "--judge", "openai:m",
+          "--base-url", f"http://127.0.0.1:{closed_port()}", says=("--base-url:", "unreachable"))
+    record = json.loads((work / "records" / "dispatch.link.json").read_text())
+    assert record["return_code"] is None       # started, never claimed finished
