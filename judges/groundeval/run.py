@@ -114,6 +114,11 @@ def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: b
                     await agent.close()
 
         asyncio.run(run_all())
+        failed = [row for row in done.values() if str(row["answer"]["answer"]).startswith("backend error: ")]
+        if failed and len(failed) == len(done):     # nothing answered: a wrong endpoint or model, not a result
+            journal.unlink()
+            raise InputError(f"--base-url: every question failed, e.g. {failed[0]['answer']['answer'][15:]}; "
+                             f"nothing written")
     else:
         journal = None
         agent_fn = _builtin(spec, suite, world)

@@ -140,9 +140,21 @@ def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, se
                              concurrency=concurrency, base_url=base_url, api_key_env=api_key_env,
                              temperature=temperature, max_tokens=max_tokens, timeout=timeout,
                              max_retries=max_retries, extra=extra_params, cache_path=cache, progress=True)
+    if summary.judgments and summary.errors == summary.judgments:
+        _every_request_failed(Path(out))
     click.echo(f"{out}: {summary.judgments} judgments ({summary.penalized} penalised, {summary.passed} passed, "
                f"{summary.cannot_decide} cannot_decide, {summary.unparsed} unparsed, {summary.errors} errors); "
                f"{summary.requested} requested, {summary.already_done} already done")
+
+
+def _every_request_failed(out: Path) -> None:
+    """Stop with the first error when no request of a run got an answer (a wrong endpoint, model or key)."""
+    from judges.runner import JUDGMENTS, load_judgments
+    from simulator.errors import InputError
+
+    first = next(row["error"] for row in load_judgments(out) if row.get("error"))
+    raise InputError(f"{out / JUDGMENTS}: every request failed, e.g. {first}; check --judge and --base-url "
+                     f"and run again (failed requests are retried)")
 
 
 def run_cargo_jobs(jobs: list, spec: str, out: Path, *, suite: Path, conditions: list[str], seeds, concurrency: int = 16,

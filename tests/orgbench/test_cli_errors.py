@@ -8,9 +8,11 @@ the command through click's CliRunner and checks the exit code, the single
 
 from __future__ import annotations
 
+import http.server
 import json
 import shutil
 import socket
+import threading
 from pathlib import Path
 
 import pytest
@@ -61,6 +63,33 @@ def closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+class Refusing(http.server.BaseHTTPRequestHandler):
+    """A chat-completions endpoint that answers every request with HTTP 400 (e.g. a model it cannot run)."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        body = b'{"error": {"message": "model m cannot do that"}}'
+        self.send_response(400)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def refusing_url():
+    """The base URL of a real local server (127.0.0.1) that refuses every request."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Refusing)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+    server.server_close()
 
 
 @pytest.fixture(scope="module")
@@ -191,6 +220,13 @@ def test_judge_unreachable_endpoint(fx, tmp_path):
           says=(f"http://127.0.0.1:{port}/v1/chat/completions: unreachable",))
 
 
+def test_judge_whose_every_request_failed(fx, tmp_path, refusing_url):
+    out = tmp_path / "r"
+    fails("judge", "--suite", fx["cargo"], "--judge", "openai:m", "--base-url", refusing_url, "--conditions", "direct",
+          "--limit", 2, "--max-retries", 0, "--out", out,
+          says=(f"{out / 'judgments.jsonl'}: every request failed", "HTTP 400", "run again"))
+
+
 def test_numeric_options_out_of_range(fx, tmp_path):
     usage_error("judge", "--suite", fx["cargo"], "--judge", "builtin:literal", "--limit", 0, "--out", tmp_path / "r",
                 option="--limit")
@@ -242,6 +278,12 @@ def test_run_agent_unreachable_endpoint(fx, tmp_path):
     fails("run-agent", "--suite", fx["ge"], "--agent", "openai:m", "--base-url", f"http://127.0.0.1:{port}",
           "--concurrency", 2, "--out", tmp_path / "a", says=("--base-url:", f"127.0.0.1:{port}", "unreachable"))
     assert not (tmp_path / "a").exists()
+
+
+def test_run_agent_whose_every_question_failed_writes_nothing(fx, tmp_path, refusing_url):
+    fails("run-agent", "--suite", fx["ge"], "--agent", "openai:m", "--base-url", refusing_url, "--out", tmp_path / "a",
+          says=("--base-url: every question failed", "HTTP 400", "nothing written"))
+    assert list(tmp_path.iterdir()) == []       # no run, and no journal claiming the questions were done
 
 
 def test_score_empty_answers_and_a_run_without_traces(fx, tmp_path):
