@@ -23,7 +23,7 @@ from judges.metrics import (
 )
 from judges.runner import JUDGMENTS, RUN_JSON, load_judgments
 from simulator.errors import InputError
-from simulator.storage import read_json, read_jsonl, write_json, write_text_atomic
+from simulator.storage import iter_jsonl, read_json, write_json, write_text_atomic
 
 #: The paper's published rows (gpt-oss-120b; mean of 3 judge seeds; Table 3: seed 0, 150 items).
 PAPER: dict[str, dict[str, Any]] = {
@@ -64,15 +64,32 @@ class SuiteTruth:
     def load(suite_dir: Path) -> "SuiteTruth":
         """Read truth.jsonl, retrieval.jsonl and gating_truth.jsonl of a suite."""
         suite_dir = Path(suite_dir)
-        truth = read_jsonl(suite_dir / "truth.jsonl")
-        try:
-            families = {row["item_id"]: row["family"] for row in truth}
-            top1 = {row["item_id"]: bool(row.get("retrieval_top1_correct", True)) for row in truth}
-            margins = {row["item_id"]: float(row["margin"]) for row in read_jsonl(suite_dir / "retrieval.jsonl")}
-            gating = tuple(sorted(row["item_id"] for row in read_jsonl(suite_dir / "gating_truth.jsonl")))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise InputError(f"{suite_dir}: suite truth file lacks field {exc}") from None
-        return SuiteTruth(families, margins, top1, gating)
+        families, top1, margins, gating = {}, {}, {}, []
+        for where, row in _rows(suite_dir / "truth.jsonl", "family"):
+            if row["family"] not in SHOULD_PENALIZE:
+                raise InputError(f"{where}: field 'family' is {row['family']!r}, not one of {', '.join(FAMILIES)}")
+            families[row["item_id"]] = row["family"]
+            top1[row["item_id"]] = bool(row.get("retrieval_top1_correct", True))
+        for where, row in _rows(suite_dir / "retrieval.jsonl", "margin"):
+            if isinstance(row["margin"], bool) or not isinstance(row["margin"], (int, float)):
+                raise InputError(f"{where}: field 'margin' is not a number")
+            margins[row["item_id"]] = float(row["margin"])
+        gating = [row["item_id"] for _, row in _rows(suite_dir / "gating_truth.jsonl")]
+        return SuiteTruth(families, margins, top1, tuple(sorted(gating)))
+
+
+def _rows(path: Path, *fields: str):
+    """(``path:line``, row) for each line of a suite truth file; InputError naming the line and the field."""
+    for number, row in iter_jsonl(path):
+        where = f"{path}:{number}"
+        if not isinstance(row, dict):
+            raise InputError(f"{where}: not a JSON object")
+        if not isinstance(row.get("item_id"), str):
+            raise InputError(f"{where}: field 'item_id' missing or not text")
+        for name in fields:
+            if name not in row:
+                raise InputError(f"{where}: field {name!r} missing")
+        yield where, row
 
 
 @dataclass(frozen=True)

@@ -132,6 +132,9 @@ def labels_from_json(obj: Any, where: str) -> StepLabels:
     """Parse one labels line; ``where`` names the file and line."""
     if not isinstance(obj, dict) or not isinstance(obj.get("trajectory_id"), str):
         raise InputError(f"{where}: field trajectory_id missing")
+    for name in ("labels", "notes"):
+        if not isinstance(obj.get(name) or {}, dict):
+            raise InputError(f"{where}: field {name} must be an object {{message index: value}}")
     labels = {}
     for key, value in (obj.get("labels") or {}).items():
         try:
@@ -141,7 +144,10 @@ def labels_from_json(obj: Any, where: str) -> StepLabels:
         if value not in LABEL_VALUES:
             raise InputError(f"{where}: field labels[{key}] must be -1, 0 or 1, got {value!r}")
         labels[index] = int(value)
-    notes = {int(k): str(v) for k, v in (obj.get("notes") or {}).items()}
+    try:
+        notes = {int(k): str(v) for k, v in (obj.get("notes") or {}).items()}
+    except ValueError:
+        raise InputError(f"{where}: field notes has a key that is not a message index") from None
     return StepLabels(obj["trajectory_id"], labels, notes)
 
 

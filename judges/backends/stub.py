@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from judges.backends.base import BackendError, JudgeRequest, JudgeResponse
+from simulator.errors import InputError
 from simulator.storage import dumps
 
 FIXED_VERDICT = '{"dimensions": {}, "claims": [], "verdict": "cannot_decide"}'
@@ -81,6 +82,10 @@ class RecordingStub:
 def from_spec(spec: str) -> RecordingStub:
     """``stub`` or ``stub:LOG.jsonl`` (append each read to that log)."""
     _, _, path = spec.partition(":")
+    if path:
+        log = Path(path)
+        if log.is_dir() or not log.parent.is_dir():
+            raise InputError(f"judge spec {spec!r}: {log} cannot be a log file (a directory, or not in one)")
     return RecordingStub(Path(path) if path else None)
 
 

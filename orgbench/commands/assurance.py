@@ -168,9 +168,12 @@ def run_contrast(source: Path, out: Path, backend, draws: int, *, per_packet_csv
     """Judge the cohort's eight packets per trajectory; write contrast.json / .md / .csv (and flags.csv)."""
     from benchmark_builders.trajectories.records import read_suite
     from judges.assurance.contrast import contrast_csv, contrast_summary, contrast_table, flags_csv, judge_cohort
+    from simulator.errors import InputError
     from simulator.storage import dumps_pretty, write_text_atomic
 
     trajectories, labels = read_suite(source)
+    if not trajectories:
+        raise InputError(f"{Path(source) / 'trajectories.jsonl'}: no trajectories")
     judged = judge_cohort(trajectories, labels, backend, draws=draws)
     summary = contrast_summary(judged)
     judge = getattr(backend, "name", "unknown")

@@ -128,6 +128,8 @@ def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, se
     chosen = parse_conditions(conditions, rubric_swap=rubric_swap)
     judge_seeds = parse_seeds(seeds)
     check_out_dir(out)
+    if cache is not None and not cache.exists():
+        check_out_dir(cache, option="--cache")      # its folder must be one (or creatable)
     items = load_items(suite, limit)
     jobs = make_jobs(items, chosen, judge_seeds, temperature=temperature, max_tokens=max_tokens)
     if dry_run:

@@ -263,6 +263,25 @@ def test_tables_run_json_naming_no_suite(fx, tmp_path):
         fails("tables", "cargo", run_dir, "--out", tmp_path / "t", says=(f"{run_dir / 'run.json'}: names no suite",))
 
 
+def test_tables_from_a_suite_with_broken_truth_files(fx, tmp_path):
+    suite = copy(fx["cargo"], tmp_path)
+    tables = ("tables", "cargo", fx["judged"], "--suite", suite, "--resamples", 10, "--out", tmp_path / "t")
+    truth = rows(suite / "truth.jsonl")
+    write_rows(suite / "truth.jsonl", [truth[0], {**truth[1], "family": "P9"}])
+    fails(*tables, says=(f"{suite / 'truth.jsonl'}:2: field 'family' is 'P9'",))
+    write_rows(suite / "truth.jsonl", truth)
+    retrieval = rows(suite / "retrieval.jsonl")
+    write_rows(suite / "retrieval.jsonl", [{**retrieval[0], "margin": "wide"}])
+    fails(*tables, says=(f"{suite / 'retrieval.jsonl'}:1: field 'margin' is not a number",))
+    fails("tables", "cargo", fx["judged"], "--suite", fx["ge"], "--out", tmp_path / "t",
+          says=(f"{fx['ge'] / 'truth.jsonl'}:1: field 'item_id'",))
+
+
+def test_judge_cache_under_a_regular_file(fx, tmp_path):
+    fails("judge", "--suite", fx["cargo"], "--judge", "openai:m", "--cache", fx["file"] / "cache.sqlite",
+          "--out", tmp_path / "r", says=(f"--cache {fx['file'] / 'cache.sqlite'}: {fx['file']} is a file",))
+
+
 # --- run-agent and score groundeval ---------------------------------------------------------------------------
 
 def test_run_agent_openai_without_a_model_or_with_a_bad_url(fx, tmp_path):
@@ -327,6 +346,35 @@ def test_groundeval_config_that_is_not_a_table_or_not_a_file(fx, tmp_path):
     fails(*build, tmp_path, says=(f"{tmp_path}: is a directory",))
     config.write_bytes(b"[groundeval]\nseed = \xff\n")
     fails(*build, config, says=(f"{config}: not UTF-8",))
+
+
+# --- assurance: the trajectory suite and the judge ---------------------------------------------------------------
+
+def test_trajectory_suite_with_mistyped_labels_or_no_trajectories(fx, tmp_path):
+    from simulator.storage import write_manifest
+
+    suite = copy(fx["tr"], tmp_path)
+    labels = rows(suite / "labels.jsonl")
+    write_rows(suite / "labels.jsonl", [{**labels[0], "labels": "all fine"}, *labels[1:]])
+    (suite / "MANIFEST.json").unlink()
+    write_manifest(suite)                       # sealed again: the content itself is wrong
+    for command in (["assure", "contrast", "--source", suite, "--out", tmp_path / "c"],
+                    ["assure", "build", "--source", suite, "--work", tmp_path / "w"]):
+        fails(*command, says=(f"{suite / 'labels.jsonl'}:1: field labels must be an object",))
+    (suite / "trajectories.jsonl").write_text("")
+    (suite / "labels.jsonl").write_text("")
+    (suite / "MANIFEST.json").unlink()
+    write_manifest(suite)
+    fails("assure", "contrast", "--source", suite, "--out", tmp_path / "c",
+          says=(f"{suite / 'trajectories.jsonl'}: no trajectories",))
+    assert not (tmp_path / "c").exists()
+
+
+def test_stub_judge_log_that_cannot_be_written(fx, tmp_path):
+    fails("assure", "contrast", "--source", fx["tr"], "--out", tmp_path / "c", "--judge", f"stub:{tmp_path}",
+          says=(f"judge spec 'stub:{tmp_path}'", "cannot be a log file"))
+    fails("assure", "contrast", "--source", fx["tr"], "--out", tmp_path / "c", "--judge",
+          f"stub:{tmp_path / 'no' / 'log.jsonl'}", says=("cannot be a log file",))
 
 
 # --- assurance against an endpoint that is not there ----------------------------------------------------------
