@@ -27,6 +27,15 @@ def simulate_worlds(seeds: Sequence[int], config_path: Path | None = None, **ove
 
 def load_worlds(directories: Sequence[Path]) -> list:
     """Load world directories (verified against their manifests)."""
+    from simulator.errors import InputError
     from simulator.world import load_world
 
-    return [load_world(Path(d)) for d in directories]
+    worlds, given = [], {}
+    for directory in directories:
+        world = load_world(Path(directory))
+        if world.seed in given:     # items are keyed by world seed: one world twice would repeat them
+            raise InputError(f"--world {directory}: world seed {world.seed} is already given by --world "
+                             f"{given[world.seed]}")
+        given[world.seed] = directory
+        worlds.append(world)
+    return worlds

@@ -330,6 +330,12 @@ def test_score_notes_a_non_utf8_answer_line(fx, tmp_path):
 
 # --- builders' inputs -----------------------------------------------------------------------------------------
 
+def test_build_cargo_from_one_world_given_twice(fx, tmp_path):
+    fails("build", "cargo", "--world", fx["world"], "--world", fx["world"], "--out", tmp_path / "s", *SIZES,
+          says=(f"--world {fx['world']}: world seed", "already given"))
+    assert not (tmp_path / "s").exists()
+
+
 def test_import_trajectories_from_a_directory_or_an_empty_file(fx, tmp_path):
     fails("build", "trajectories", "--import", tmp_path, "--out", tmp_path / "t",
           says=(f"{tmp_path}: is a directory",))
