@@ -45,6 +45,10 @@ def _load_yaml(path: Path) -> dict[str, Any]:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputError(f"{path}: file not found") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, not a YAML file") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 ({exc.reason})") from None
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -163,13 +167,15 @@ def _read_events(path: Path, artifacts: dict[str, dict[str, Any]]) -> list[dict[
         raise InputError(f"{path}: file not found")
     events = []
     seen: set[str] = set()
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
                 continue
             where = f"{path}:{number}"
             try:
-                obj = json.loads(line)
+                obj = json.loads(raw.decode("utf-8"))
+            except UnicodeDecodeError as exc:
+                raise InputError(f"{where}: not UTF-8 ({exc.reason})") from None
             except json.JSONDecodeError as exc:
                 raise InputError(f"{where}: invalid JSON ({exc.msg})") from None
             if not isinstance(obj, dict):

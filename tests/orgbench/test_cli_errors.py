@@ -354,6 +354,21 @@ def test_groundeval_config_that_is_not_a_table_or_not_a_file(fx, tmp_path):
     fails(*build, config, says=(f"{config}: not UTF-8",))
 
 
+def test_groundeval_domain_with_non_utf8_events_or_a_config_directory(tmp_path):
+    from tests.benchmark_builders.groundeval.test_ge_importer import write_domain
+
+    root = write_domain(tmp_path / "d")
+    with open(root / "events.jsonl", "ab") as handle:
+        handle.write(b'{"id": "\xff"}\n')
+    count = len((root / "events.jsonl").read_bytes().splitlines())
+    build = ("build", "groundeval", "--domain", root, "--out", tmp_path / "s")
+    fails(*build, says=(f"{root / 'events.jsonl'}:{count}: not UTF-8",))
+    (root / "config.yaml").unlink()
+    (root / "config.yaml").mkdir()
+    fails(*build, says=(f"{root / 'config.yaml'}: is a directory",))
+    assert not (tmp_path / "s").exists()
+
+
 # --- assurance: the trajectory suite and the judge ---------------------------------------------------------------
 
 def test_trajectory_suite_with_mistyped_labels_or_no_trajectories(fx, tmp_path):
