@@ -94,7 +94,7 @@ def register(cli: click.Group) -> None:
             from judges.assurance.pipeline import Controls, PipelineConfig, StageRefused, run_step
             from orgbench.commands.options import check_out_dir
 
-            check_out_dir(work, option="--work")
+            check_out_dir(work, option="--work", into=True)
             cfg = PipelineConfig(source, work, Controls.parse(controls), draws=draws)
             backend = make_judge(judge, base_url) if step == "dispatch" else None
             try:
@@ -123,7 +123,7 @@ def register(cli: click.Group) -> None:
         """The 19 fault cases + CRLF + 2 controls under P0..P3 with the recording stub."""
         from orgbench.commands.options import check_out_dir
 
-        check_out_dir(out)
+        check_out_dir(out, into=True)
         click.echo(write_faults(out))
 
     @assure.command("contrast")
@@ -136,7 +136,7 @@ def register(cli: click.Group) -> None:
         """Later-context contrast G on original vs restored packets, with a cluster bootstrap."""
         from orgbench.commands.options import check_out_dir
 
-        check_out_dir(out)
+        check_out_dir(out, into=True)
         click.echo(write_contrast(source, out, make_judge(judge, base_url), draws))
 
 

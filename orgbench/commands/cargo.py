@@ -127,7 +127,7 @@ def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, se
     extra_params = parse_extra(extra)
     chosen = parse_conditions(conditions, rubric_swap=rubric_swap)
     judge_seeds = parse_seeds(seeds)
-    check_out_dir(out)
+    check_out_dir(out, into=True)
     if cache is not None and not cache.exists():
         check_out_dir(cache, option="--cache")      # its folder must be one (or creatable)
     items = load_items(suite, limit)
@@ -201,7 +201,7 @@ def tables_cargo(runs: tuple[Path, ...], out: Path, suite: Path | None, resample
         if not isinstance(named, str) or not named:
             raise InputError(f"{Path(runs[0]) / 'run.json'}: names no suite; pass --suite")
         suite = Path(named)
-    check_out_dir(out)
+    check_out_dir(out, into=True)
     written = write_tables(list(runs), suite, out, resamples=resamples)
     click.echo(f"wrote {len(written)} files to {out}")
 

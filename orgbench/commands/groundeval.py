@@ -96,5 +96,5 @@ def register(cli: click.Group) -> None:
         from judges.groundeval.mcp_server import serve
         from orgbench.commands.options import check_out_dir
 
-        check_out_dir(out)
+        check_out_dir(out, into=True)
         serve(suite, question_id, out, agent_name)

@@ -25,11 +25,14 @@ def parse_seeds(text: str, option: str = "--seeds") -> tuple[int, ...]:
     return tuple(seeds)
 
 
-def check_out_dir(path: Path, marker: tuple[str, ...] = (), what: str = "", option: str = "--out") -> None:
+def check_out_dir(path: Path, marker: tuple[str, ...] = (), what: str = "", option: str = "--out", *,
+                  into: bool = False) -> None:
     """Refuse an output directory that is a file, lies under one, or holds something other than ``what``.
 
     ``marker`` names files that an earlier output of the same kind has; a
     non-empty directory without them is never replaced (InputError naming ``option``).
+    With ``into`` (commands that add files to the directory), a sealed world,
+    suite or run (one with a MANIFEST.json) is refused: added files would break it.
     """
     from simulator.errors import InputError
 
@@ -45,3 +48,6 @@ def check_out_dir(path: Path, marker: tuple[str, ...] = (), what: str = "", opti
         raise InputError(f"{option} {path}: exists and is not a directory; refusing to replace it")
     if marker and any(path.iterdir()) and not all((path / name).is_file() for name in marker):
         raise InputError(f"{option} {path}: exists and is not {what}; refusing to replace it")
+    if into and (path / "MANIFEST.json").is_file():
+        raise InputError(f"{option} {path}: holds a MANIFEST.json (a world, suite or run written by orgbench); "
+                         f"files added there would break it, choose another directory")

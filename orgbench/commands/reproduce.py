@@ -61,8 +61,8 @@ def register(cli: click.Group) -> None:
         from orgbench.commands.options import check_out_dir, parse_seeds
         from orgbench.studies import ReproduceOptions
 
-        check_out_dir(out)
-        check_out_dir(work_dir, option="--work-dir")
+        check_out_dir(out, into=True)
+        check_out_dir(work_dir, option="--work-dir", into=True)
         options = ReproduceOptions(work_dir=work_dir, judge=judge, base_url=base_url,
                                    seeds=parse_seeds(seeds) if seeds else None, fresh=fresh)
         for line in run_reproduce(study, out, options):

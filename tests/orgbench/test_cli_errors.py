@@ -171,6 +171,20 @@ def test_out_under_a_regular_file(fx, command):
     fails(*[part.format(**fx) for part in command], says=(f"{fx['file']}",))
 
 
+@pytest.mark.parametrize("command", [
+    ["judge", "--judge", "builtin:literal", "--suite", "{cargo}", "--out", "{world}"],
+    ["tables", "cargo", "{judged}", "--suite", "{cargo}", "--out", "{world}"],
+    ["assure", "contrast", "--source", "{tr}", "--out", "{world}"],
+    ["assure", "build", "--source", "{tr}", "--work", "{world}"],
+    ["serve-mcp", "--suite", "{ge}", "--contract", "X", "--out", "{answered}"],
+])
+def test_commands_that_add_files_refuse_a_sealed_directory(fx, command):
+    target = Path(command[-1].format(**fx))
+    before = tree(target)
+    fails(*[part.format(**fx) for part in command], says=(f"{target}: holds a MANIFEST.json",))
+    assert tree(target) == before
+
+
 def test_assure_work_and_reproduce_work_dir_that_are_files(fx):
     fails("assure", "build", "--source", fx["tr"], "--work", fx["file"],
           says=(f"--work {fx['file']}: exists and is not a directory",))
