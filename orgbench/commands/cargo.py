@@ -106,7 +106,7 @@ def make_jobs(items: list[dict], conditions, seeds, *, temperature: float = 0.0,
 @click.option("--limit", type=click.IntRange(1), default=None, help="Judge only the first N items (in id order).")
 @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True, help="Environment variable with the key.")
-@click.option("--temperature", type=float, default=0.0, show_default=True)
+@click.option("--temperature", type=click.FloatRange(0), default=0.0, show_default=True)
 @click.option("--max-tokens", type=click.IntRange(1), default=None)
 @click.option("--timeout", type=click.FloatRange(0, min_open=True), default=60.0, show_default=True, help="Per-request timeout in seconds.")
 @click.option("--max-retries", type=click.IntRange(0), default=5, show_default=True)

@@ -246,6 +246,8 @@ def test_numeric_options_out_of_range(fx, tmp_path):
                 option="--limit")
     usage_error("judge", "--suite", fx["cargo"], "--judge", "openai:m", "--max-retries", -1, "--out", tmp_path / "r",
                 option="--max-retries")
+    usage_error("judge", "--suite", fx["cargo"], "--judge", "openai:m", "--temperature", -1, "--out", tmp_path / "r",
+                option="--temperature")
     usage_error("run-agent", "--suite", fx["ge"], "--agent", "bm25", "--mode", "context", "--budget", 0,
                 "--out", tmp_path / "a", option="--budget")
     usage_error("inspect", fx["world"], "--samples", -1, option="--samples")
