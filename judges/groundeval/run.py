@@ -151,17 +151,18 @@ def _read_journal(path: Path, header: dict[str, Any]) -> dict[str, dict[str, Any
     if not path.is_file():
         return {}
     rows: dict[str, dict[str, Any]] = {}
-    with open(path, encoding="utf-8") as handle:
-        lines = handle.read().splitlines()
+    lines = path.read_bytes().splitlines()
     try:
-        if not lines or json.loads(lines[0]) != header:
+        if not lines or json.loads(lines[0].decode("utf-8")) != header:
             path.unlink()
             return {}
         for line in lines[1:]:
-            row = json.loads(line)
+            row = json.loads(line.decode("utf-8"))
+            if not {"question_id", "context", "answer", "trace"} <= set(row):
+                break
             rows[row["question_id"]] = row
-    except (json.JSONDecodeError, KeyError, TypeError):
-        pass   # a line cut short by the interruption: keep what came before it
+    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError):
+        pass   # a line cut short by the interruption (even inside a character): keep what came before it
     write_text_atomic(path, "".join(dumps(x) + "\n" for x in [header, *rows.values()]))
     return rows
 

@@ -321,6 +321,17 @@ def test_run_agent_whose_every_question_failed_writes_nothing(fx, tmp_path, refu
     assert list(tmp_path.iterdir()) == []       # no run, and no journal claiming the questions were done
 
 
+def test_run_agent_resumes_past_a_journal_line_cut_inside_a_character(fx, tmp_path, refusing_url):
+    from simulator.storage import sha256_file
+
+    header = {"journal": 1, "suite_contracts_sha256": sha256_file(fx["ge"] / "contracts.jsonl"), "agent": "openai:m",
+              "mode": "tool", "budget": 24_000, "max_turns": 12}
+    torn = json.dumps({"question_id": "Q", "answer": "caf\u00e9"}, ensure_ascii=False).encode("utf-8")[:-3]
+    (tmp_path / ".a.journal.jsonl").write_bytes(json.dumps(header).encode() + b"\n" + torn)
+    fails("run-agent", "--suite", fx["ge"], "--agent", "openai:m", "--base-url", refusing_url, "--out", tmp_path / "a",
+          says=("--base-url: every question failed",))
+
+
 def test_score_empty_answers_and_a_run_without_traces(fx, tmp_path):
     answered = copy(fx["answered"], tmp_path)
     score = ("score", "groundeval", "--suite", fx["ge"], "--answers", answered, "--out", tmp_path / "s")
