@@ -178,8 +178,9 @@ def load_judgments(run_dir: Path) -> list[dict[str, Any]]:
     if not path.exists():
         raise InputError(f"{path}: file not found")
     rows = []
-    lines = _decode(path, path.read_bytes()).split("\n")
-    lines.pop()  # what follows the last newline: nothing, or a line torn by a kill
+    data = path.read_bytes()
+    lines = _decode(path, data[:data.rfind(b"\n") + 1]).split("\n")
+    lines.pop()  # what followed the last newline (nothing, or a line torn by a kill, maybe inside a character) is gone
     for number, raw in enumerate(lines, start=1):
         if raw.strip():
             try:
