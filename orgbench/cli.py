@@ -18,7 +18,24 @@ COMMAND_MODULES = ("simulate", "cargo", "groundeval", "assurance", "reproduce")
 
 
 class OrgbenchGroup(click.Group):
-    """A click group that turns InputError into one line and exit code 2."""
+    """A click group that turns InputError and usage errors into one line and exit code 2."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.UsageError as exc:
+            where = exc.ctx.command_path if exc.ctx is not None else (prog_name or "orgbench")
+            click.echo(f"error: {exc.format_message()} (see `{where} --help`)", err=True)
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            click.echo(f"error: {exc.format_message()}", err=True)
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            click.echo("interrupted", err=True)
+            sys.exit(130)
+        sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx: click.Context):
         try:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from simulator.errors import InputError
 from simulator.storage import MANIFEST, dumps, read_json, sha256_bytes, staged_directory, verify_manifest, write_manifest
 
 
@@ -30,7 +31,10 @@ def is_current(directory: Path, inputs: Mapping[str, Any]) -> bool:
         return False
     if not isinstance(manifest, dict) or manifest.get("stage_inputs") != fingerprint(inputs):
         return False
-    return not verify_manifest(Path(directory))
+    try:
+        return not verify_manifest(Path(directory))
+    except InputError:  # a damaged manifest: rebuild the stage
+        return False
 
 
 def run_stage(directory: Path, inputs: Mapping[str, Any], build: Callable[[Path], None], *, fresh: bool = False) -> bool:

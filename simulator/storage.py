@@ -110,11 +110,17 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
     """Yield (line number, object) from a JSONL file; blank lines are skipped."""
     path = Path(path)
     try:
-        handle = open(path, "r", encoding="utf-8")
+        handle = open(path, "rb")
     except FileNotFoundError:
         raise InputError(f"{path}: file not found") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, expected a JSONL file") from None
     with handle:
-        for number, line in enumerate(handle, start=1):
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(f"{path}:{number}: not UTF-8 ({exc.reason})") from None
             if not line.strip():
                 continue
             try:
@@ -148,7 +154,9 @@ def verify_manifest(directory: Path) -> list[str]:
     """Return one problem line per file that is missing, extra or changed (empty if intact)."""
     directory = Path(directory)
     manifest = read_json(directory / MANIFEST)
-    listed = manifest.get("files", {}) if isinstance(manifest, dict) else {}
+    listed = manifest.get("files") if isinstance(manifest, dict) else None
+    if not isinstance(listed, dict) or not all(isinstance(e, dict) for e in listed.values()):
+        raise InputError(f"{directory / MANIFEST}: field files: expected an object of {{path: {{sha256, bytes}}}}")
     problems = []
     for rel, entry in sorted(listed.items()):
         path = directory / rel

@@ -103,6 +103,8 @@ def save_world(world: World, directory: Path) -> None:
 def _records(path: Path, build) -> tuple:
     rows = []
     for number, obj in iter_jsonl(path):
+        if not isinstance(obj, dict):
+            raise InputError(f"{path}:{number}: expected a JSON object, got {type(obj).__name__}")
         try:
             rows.append(build(obj))
         except (KeyError, TypeError, ValueError) as exc:
@@ -123,6 +125,8 @@ def load_world(directory: Path, *, verify: bool = True) -> World:
         if problems:
             raise InputError(problems[0])
     meta = read_json(directory / "world.json")
+    if not isinstance(meta, dict) or not isinstance(meta.get("seed"), int):
+        raise InputError(f"{directory / 'world.json'}: field seed: missing or not an integer")
     try:
         policy = AccessPolicy.from_json(read_json(directory / "policy.json"))
     except (KeyError, TypeError, ValueError) as exc:

@@ -44,8 +44,13 @@ FILTER_FIELDS = ("family", "condition", "judge", "track", "agent", "mode", "outc
 
 
 def _read_csv(path: Path) -> list[list[str]]:
-    with open(path, newline="", encoding="utf-8") as handle:
-        return [row for row in csv.reader(handle)]
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            return [row for row in csv.reader(handle)]
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 ({exc.reason})") from None
+    except csv.Error as exc:
+        raise InputError(f"{path}: not a CSV table ({exc})") from None
 
 
 def _cell_class(header: str, text: str) -> str:
@@ -81,8 +86,13 @@ def _md_title(path: Path) -> str | None:
 def _fault_matrix(path: Path) -> dict[str, Any]:
     """Pivot faults.csv (one row per case and control) into a case × control matrix."""
     rows = _read_csv(path)
-    header, body = rows[0], rows[1:]
+    header, body = (rows[0], rows[1:]) if rows else ([], [])
     col = {name: i for i, name in enumerate(header)}
+    missing = [c for c in ("case", "control", "reached_judge", "stopped_at", "stopped_by") if c not in col]
+    if missing:
+        raise InputError(f"{path}: column {missing[0]} missing (expected case, control, reached_judge, ...)")
+    if any(len(row) != len(header) for row in body):
+        raise InputError(f"{path}: a row does not have {len(header)} columns")
     controls: list[str] = []
     cases: dict[str, dict[str, list[str]]] = {}
     for row in body:
@@ -114,6 +124,10 @@ def _drilldown(directory: Path) -> dict[str, Any] | None:
     records = read_jsonl(path)
     if not records:
         return None
+    for number, record in enumerate(records, start=1):
+        if not isinstance(record, dict) or not isinstance(record.get("fields"), dict) \
+                or not isinstance(record.get("sections"), list):
+            raise InputError(f"{path}: record {number}: expected an object with fields and sections")
     shared_path = directory / "drilldown_shared.json"
     shared = read_json(shared_path) if shared_path.is_file() else {}
     columns: list[str] = []

@@ -444,3 +444,33 @@ def test_dispatch_unreachable_endpoint_leaves_the_step_unfinished(fx, tmp_path):
           "--base-url", f"http://127.0.0.1:{closed_port()}", says=("--base-url:", "unreachable"))
     record = json.loads((work / "records" / "dispatch.link.json").read_text())
     assert record["return_code"] is None       # started, never claimed finished
+
+
+def test_usage_errors_are_one_line_naming_the_option() -> None:
+    import subprocess
+    import sys
+
+    for args, needle in ((["simulate", "--days", "x"], "'--days'"), (["nosuch"], "No such command 'nosuch'"),
+                         (["simulate"], "Missing option '--out'")):
+        proc = subprocess.run([sys.executable, "-m", "orgbench", *args], capture_output=True, text=True)
+        assert proc.returncode == 2
+        lines = proc.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("error: ") and needle in lines[0], proc.stderr
+
+
+@pytest.mark.parametrize("damage, message", [
+    ("assurance/faults.csv", "column case missing"),
+    ("cargo/table1_headline.csv", "not UTF-8"),
+    ("groundeval/drilldown.jsonl", "record 1: expected an object"),
+])
+def test_report_on_damaged_results_names_the_file(tmp_path, damage, message) -> None:
+    results = Path(__file__).resolve().parents[2] / "results"
+    if not (results / "cargo").is_dir():
+        pytest.skip("results/ not committed")
+    copy = tmp_path / "results"
+    shutil.copytree(results, copy)
+    payload = {"assurance/faults.csv": b"", "cargo/table1_headline.csv": b"\xff\xfe",
+               "groundeval/drilldown.jsonl": b"[1, 2]\n"}[damage]
+    (copy / damage).write_bytes(payload)
+    result = CliRunner().invoke(cli, ["report", "--results", str(copy)])
+    assert result.exit_code == 2 and message in result.output and damage.split("/")[1] in result.output
