@@ -91,15 +91,23 @@ def write_jsonl(path: Path, rows: Iterable[Any]) -> int:
     return len(lines)
 
 
+def read_text(path: Path, kind: str = "file") -> str:
+    """A UTF-8 text file's content, or InputError naming the file (missing, a directory, not UTF-8)."""
+    path = Path(path)
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: file not found") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, not a {kind}") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 ({exc.reason})") from None
+
+
 def read_json(path: Path) -> Any:
     """Read a JSON file, raising InputError naming the file on any problem."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 ({exc.reason})") from None
+    text = read_text(path, "JSON file")
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

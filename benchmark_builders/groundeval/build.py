@@ -24,7 +24,7 @@ from benchmark_builders.groundeval.silence import silence_candidates
 from benchmark_builders.groundeval.wording import answer_leaks, render_question
 from benchmark_builders.groundeval.worldview import WorldView
 from simulator.errors import InputError
-from simulator.storage import staged_directory, write_json, write_jsonl, write_manifest
+from simulator.storage import read_text, staged_directory, write_json, write_jsonl, write_manifest
 from simulator.world import World, save_world
 
 SUITE_FORMAT = 1
@@ -135,13 +135,7 @@ def load_build_config(path: Path | None, **overrides: Any) -> tuple[BuildConfig,
     where = "groundeval"
     if path is not None:
         try:
-            data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise InputError(f"{path}: file not found") from None
-        except IsADirectoryError:
-            raise InputError(f"{path}: is a directory, not a TOML file") from None
-        except UnicodeDecodeError as exc:
-            raise InputError(f"{path}: not UTF-8 ({exc.reason})") from None
+            data = tomllib.loads(read_text(Path(path), "TOML file"))
         except tomllib.TOMLDecodeError as exc:
             raise InputError(f"{path}: invalid TOML ({exc})") from None
         table = data.get("groundeval", data)

@@ -26,6 +26,7 @@ from simulator.clock import UTC, parse_ts
 from simulator.errors import InputError
 from simulator.model import Acl, Actor, ArtifactVersion, EntityRef, Event
 from simulator.policy import AccessPolicy, RoleAssignment
+from simulator.storage import read_text
 from simulator.world import World, build_world
 
 _TIME_KEYS = ("timestamp", "created_at", "date")
@@ -41,14 +42,7 @@ def _ts(value: Any, where: str) -> datetime:
 def _load_yaml(path: Path) -> dict[str, Any]:
     import yaml
 
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, not a YAML file") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 ({exc.reason})") from None
+    text = read_text(path, "YAML file")
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:

@@ -18,6 +18,7 @@ from typing import Any
 from benchmark_builders.trajectories.records import (LABEL_VALUES, ChatMessage, StepLabels, ToolCall, Trajectory,
                                                      message_from_json)
 from simulator.errors import InputError
+from simulator.storage import read_text
 
 FORMATS = ("apb", "openai", "tau2")   # apb and openai: OpenAI-chat messages; tau2: results linked by id
 
@@ -111,14 +112,7 @@ def import_file(path: Path, fmt: str) -> ImportResult:
     path = Path(path)
     trajectories, labels, problems = [], [], []
     seen: set[str] = set()
-    try:
-        lines = path.read_text(encoding="utf-8").split("\n")
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory; --import takes a JSONL file") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 ({exc.reason})") from None
+    lines = read_text(path, "JSONL file (--import takes a JSONL file)").split("\n")
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
