@@ -19,7 +19,7 @@ import numpy as np
 
 from benchmark_builders.trajectories.records import StepLabels, Trajectory
 from judges.assurance.checks import check_packet, failures, parse_packet
-from judges.assurance.pipeline import JUDGE_INSTRUCTIONS
+from judges.assurance.pipeline import JUDGE_INSTRUCTIONS, gather_then_close
 from judges.assurance.render import EXTENTS, RENDERINGS, PacketSpec, render_packet
 from judges.assurance.targets import TARGET_KINDS, select_targets
 from judges.backends import FatalBackendError
@@ -85,16 +85,7 @@ async def _judge(backend: JudgeBackend, packets: list[bytes], draws: int, concur
                 return "error"          # recorded, never counted as a flag
             return parse_verdict(response.text).verdict
 
-    tasks = [asyncio.ensure_future(one(data, d)) for data in packets for d in range(draws)]
-    try:
-        flat = await asyncio.gather(*tasks)
-    finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        close = getattr(backend, "aclose", None)
-        if close is not None:
-            await close()
+    flat = await gather_then_close([one(data, d) for data in packets for d in range(draws)], backend)
     return [list(flat[i * draws:(i + 1) * draws]) for i in range(len(packets))]
 
 

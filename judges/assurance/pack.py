@@ -88,18 +88,22 @@ def read_pack(path: str | os.PathLike) -> dict[str, bytes]:
         return decode(handle.read(), str(path))
 
 
-def write_pack(path: str | os.PathLike, members: Mapping[str, bytes], *, durable: bool = False) -> None:
-    """Write a pack in one write (fsync it when ``durable``)."""
-    blob = encode(members)
+def write_bytes(path: str | os.PathLike, data: bytes, *, durable: bool = False) -> None:
+    """Write ``data`` to ``path`` with raw writes (fsync it when ``durable``)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
     try:
-        view, done = memoryview(blob), 0
-        while done < len(blob):
+        view, done = memoryview(data), 0
+        while done < len(data):
             done += os.write(fd, view[done:])
         if durable:
             os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def write_pack(path: str | os.PathLike, members: Mapping[str, bytes], *, durable: bool = False) -> None:
+    """Write a pack in one write (fsync it when ``durable``)."""
+    write_bytes(path, encode(members), durable=durable)
 
 
 def edit_member(path: str | os.PathLike, name: str, edit: Callable[[bytes], bytes]) -> None:

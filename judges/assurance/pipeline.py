@@ -427,6 +427,20 @@ def _predispatch(cfg: PipelineConfig, emitted: StepRecord, ws: Workspace) -> lis
     return [job for p in sorted(expected_scripts) for job in _jobs(ws.read(p))]
 
 
+async def gather_then_close(coroutines: list, backend: JudgeBackend) -> list:
+    """Run the coroutines together; on any failure cancel the rest; always close the backend's session."""
+    tasks = [asyncio.ensure_future(c) for c in coroutines]
+    try:
+        return await asyncio.gather(*tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        close = getattr(backend, "aclose", None)
+        if close is not None:
+            await close()
+
+
 async def _judge_all(backend: JudgeBackend, handed: list[tuple[dict, int, bytes]], concurrency: int) -> list[str]:
     """Hand every buffer to the backend (at most ``concurrency`` at once, in order); an error becomes ``error:``."""
     system = Message("system", JUDGE_INSTRUCTIONS)
@@ -445,16 +459,7 @@ async def _judge_all(backend: JudgeBackend, handed: list[tuple[dict, int, bytes]
             else:
                 texts[i] = response.text
 
-    workers = [asyncio.ensure_future(worker()) for _ in range(max(1, min(concurrency, len(handed))))]
-    try:
-        await asyncio.gather(*workers)
-    finally:
-        for task in workers:
-            task.cancel()
-        await asyncio.gather(*workers, return_exceptions=True)
-        close = getattr(backend, "aclose", None)
-        if close is not None:
-            await close()
+    await gather_then_close([worker() for _ in range(max(1, min(concurrency, len(handed))))], backend)
     return texts
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Mapping
 
 from judges.assurance.manifest import Hasher
-from judges.assurance.pack import SUFFIX, PackError, read_pack
+from judges.assurance.pack import SUFFIX, PackError, read_pack, write_bytes
 
 
 class Workspace:
@@ -110,15 +110,7 @@ class Workspace:
 
 def write_file(directory: Path, rel: str, data: bytes, *, durable: bool = True) -> None:
     """Write bytes to ``directory/rel`` inside a stage's temporary directory (fsynced when ``durable``)."""
-    fd = os.open(os.path.join(directory, rel), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
-    try:
-        view, done = memoryview(data), 0
-        while done < len(data):
-            done += os.write(fd, view[done:])
-        if durable:
-            os.fsync(fd)
-    finally:
-        os.close(fd)
+    write_bytes(os.path.join(directory, rel), data, durable=durable)
 
 
 def sync_directory(path: Path) -> None:
