@@ -126,6 +126,11 @@ class ChatServer:
             number = self.total
             if self.record:
                 self.arrivals.append(time.monotonic())
+        if self.stop_after is not None and number > self.stop_after:
+            # gone away: a request that slipped in before the shutdown finished gets its connection dropped
+            if request.transport is not None:
+                request.transport.abort()
+            raise asyncio.CancelledError
         if self.api_key is not None and request.headers.get("Authorization") != f"Bearer {self.api_key}":
             return web.json_response({"error": {"message": "Incorrect API key provided"}}, status=401)
         try:
