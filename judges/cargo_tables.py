@@ -21,7 +21,8 @@ import numpy as np
 from judges.metrics import (
     FAMILIES, SHOULD_PENALIZE, ConditionScore, gating_loss, penalty_table, risk_coverage, score_condition,
 )
-from judges.runner import JUDGMENTS, RUN_JSON, load_judgments
+from judges.judgments import JUDGMENTS, load_judgments
+from judges.runner import RUN_JSON
 from simulator.errors import InputError
 from simulator.storage import iter_jsonl, read_json, write_json, write_text_atomic
 

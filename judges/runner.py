@@ -23,31 +23,31 @@ How it stays exact:
 - A fatal backend error (bad key, unreachable endpoint, unrecorded replay),
   or a long streak of failed requests, stops the run with an ``InputError``
   after the batch in hand is written.
+
+Reading, recovering and sorting the log live in ``judges.judgments``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from judges.backends import FatalBackendError
 from judges.backends.base import BackendError, GenerationParams, JudgeBackend, JudgeRequest, JudgeResponse, Message
 from judges.cache import ResponseCache, backend_identity, cache_key, request_hash
+from judges.judgments import JUDGMENTS, JobKey, recover_log, sort_log
 from judges.verdict import UNPARSED, parse_verdict
 from simulator.errors import InputError
-from simulator.storage import dumps, read_json, write_json, write_text_atomic
+from simulator.storage import dumps, read_json, write_json
 
-JUDGMENTS = "judgments.jsonl"
 RUN_JSON = "run.json"
 FORMAT_VERSION = 1
 
-JobKey = tuple[str, str, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,93 +121,6 @@ class _Tally:
         elif verdict == UNPARSED:
             self.unparsed += 1
 
-
-def _row_key(row: Any, path: Path, number: int) -> JobKey:
-    try:
-        return (str(row["item_id"]), str(row["condition"]), int(row["seed"]))
-    except (TypeError, KeyError, ValueError):
-        raise InputError(f"{path}:{number}: a judgment needs item_id, condition and seed") from None
-
-
-def _decode(path: Path, data: bytes) -> str:
-    """The text of a judgments log (InputError naming the first line that is not UTF-8)."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise InputError(f"{path}:{line}: not UTF-8 ({exc.reason})") from None
-
-
-def recover_log(path: Path) -> tuple[dict[JobKey, str], int]:
-    """Read a judgments log for resuming: truncate a torn last line, drop error lines and duplicates.
-
-    Returns the kept lines by key and the number of lines dropped (the file is
-    rewritten atomically when any were).
-    """
-    path = Path(path)
-    if not path.exists():
-        return {}, 0
-    data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        cut = data.rfind(b"\n") + 1
-        os.truncate(path, cut)
-        data = data[:cut]
-    kept: dict[JobKey, str] = {}
-    dropped = 0
-    for number, raw in enumerate(_decode(path, data).splitlines(), start=1):
-        if not raw.strip():
-            dropped += 1
-            continue
-        try:
-            row = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}:{number}: invalid JSON ({exc.msg})") from None
-        key = _row_key(row, path, number)
-        if row.get("error") or key in kept:
-            dropped += 1
-            continue
-        kept[key] = raw
-    if dropped:
-        write_text_atomic(path, "".join(line + "\n" for line in kept.values()))
-    return kept, dropped
-
-
-def load_judgments(run_dir: Path) -> list[dict[str, Any]]:
-    """Every judgment of a run, in file order (a torn last line from a killed run is ignored)."""
-    path = Path(run_dir) / JUDGMENTS
-    if not path.exists():
-        raise InputError(f"{path}: file not found")
-    rows = []
-    data = path.read_bytes()
-    lines = _decode(path, data[:data.rfind(b"\n") + 1]).split("\n")
-    lines.pop()  # what followed the last newline (nothing, or a line torn by a kill, maybe inside a character) is gone
-    for number, raw in enumerate(lines, start=1):
-        if raw.strip():
-            try:
-                row = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}:{number}: invalid JSON ({exc.msg})") from None
-            problem = _judgment_problem(row)
-            if problem:
-                raise InputError(f"{path}:{number}: {problem}")
-            rows.append(row)
-    return rows
-
-
-def _judgment_problem(row: Any) -> str | None:
-    """What makes ``row`` unusable as a judgment line (None when it is usable)."""
-    if not isinstance(row, dict):
-        return "not a JSON object"
-    for name in ("item_id", "condition"):
-        if not isinstance(row.get(name), str):
-            return f"field {name!r} missing or not text"
-    if not isinstance(row.get("seed"), int) or isinstance(row.get("seed"), bool):
-        return "field 'seed' missing or not an integer"
-    if row.get("penalized") not in (True, False, None):
-        return "field 'penalized' not true, false or null"
-    if not isinstance(row.get("verdict"), (dict, type(None))):
-        return "field 'verdict' not an object or null"
-    return None
 
 
 def _check_run_json(run_dir: Path, backend: JudgeBackend, parameters: Mapping[str, Any] | None) -> None:
@@ -296,17 +209,6 @@ class _Log:
         self.flush()
         self.handle.close()
 
-
-def _sort_log(path: Path) -> None:
-    """Rewrite the log sorted by key (atomically), unless it already is."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    keyed = []
-    for raw in lines:
-        row = json.loads(raw)
-        keyed.append(((str(row["item_id"]), str(row["condition"]), int(row["seed"])), raw))
-    ordered = sorted(keyed, key=lambda pair: pair[0])
-    if ordered != keyed:
-        write_text_atomic(path, "".join(raw + "\n" for _, raw in ordered))
 
 
 async def run_jobs(
@@ -427,7 +329,7 @@ async def run_jobs(
             await aclose()
     if fatal:
         raise InputError(fatal[0])
-    _sort_log(path)
+    sort_log(path)
     return RunSummary(
         run_dir=run_dir, jobs=len(jobs), already_done=already, requested=len(remaining),
         from_cache=from_cache, written=log.written, judgments=tally.judgments, penalized=tally.penalized,

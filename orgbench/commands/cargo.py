@@ -151,7 +151,7 @@ def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, se
 
 def _every_request_failed(out: Path) -> None:
     """Stop with the first error when no request of a run got an answer (a wrong endpoint, model or key)."""
-    from judges.runner import JUDGMENTS, load_judgments
+    from judges.judgments import JUDGMENTS, load_judgments
     from simulator.errors import InputError
 
     first = next(row["error"] for row in load_judgments(out) if row.get("error"))

@@ -142,7 +142,7 @@ def _clip(text: str, limit: int = 180) -> str:
 
 def _write_drilldown(out_dir: Path, suite: Path, runs: list[Path]) -> None:
     """drilldown.jsonl (one record per item and condition) and drilldown_shared.json (each item's texts)."""
-    from judges.runner import load_judgments
+    from judges.judgments import load_judgments
     from simulator.storage import read_json, read_jsonl, write_json, write_jsonl
 
     items = {row["item_id"]: row for row in read_jsonl(suite / "items.jsonl")}

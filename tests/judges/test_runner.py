@@ -14,7 +14,8 @@ import pytest
 
 from judges.backends import GenerationParams, JudgeRequest, Message, make_backend
 from judges.cache import ResponseCache
-from judges.runner import JUDGMENTS, Job, job_to_json, load_judgments, run_jobs_sync
+from judges.judgments import JUDGMENTS, load_judgments
+from judges.runner import Job, job_to_json, run_jobs_sync
 from simulator.errors import InputError
 from tests.judges.chat_server import ChatServer, Reply, request_key
 
