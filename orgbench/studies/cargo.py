@@ -72,7 +72,7 @@ def _builtin_run(work: Path, suite: Path, spec: str, fresh: bool) -> Path:
     suite_hash = read_json(suite / "MANIFEST.json")["stage_inputs"]
     inputs = {"stage": "cargo-run", "rules": RULES_VERSION, "judge": spec, "suite": suite_hash, "seeds": [0],
               "code": code_fingerprint("judges/backends/builtin.py", "judges/conditions.py", "judges/prompts",
-                                       "judges/verdict.py", "judges/runner.py")}
+                                       "judges/verdict.py", "judges/runner.py", "judges/judgments.py")}
 
     def build(tmp: Path) -> None:
         run_cargo_jobs(_jobs(suite, (0,)), spec, tmp, suite=Path("suite"), conditions=["all", "rubric-swap"],
