@@ -7,26 +7,13 @@ import socket
 
 import pytest
 
-from tests.judges.chat_server import ChatServer, Reply
+from tests.judges.chat_server import Reply
 from judges.backends import FatalBackendError, GenerationParams, JudgeRequest, Message, make_backend
 from judges.backends.base import BackendError, JudgeResponse, Usage
 from judges.backends.openai_compat import ChatClient, OpenAICompatBackend, parse_retry_after
 from simulator.errors import InputError
 
 KEY_ENV = "ORGBENCH_TEST_JUDGE_KEY"
-
-
-@pytest.fixture(scope="module")
-def server():
-    with ChatServer() as running:
-        yield running
-
-
-@pytest.fixture
-def chat(server):
-    server.reset()
-    server.api_key = None
-    return server
 
 
 def _backend(server, **options) -> OpenAICompatBackend:

@@ -41,19 +41,6 @@ def server_key(job: Job) -> str:
                         "seed": job.request.params.seed})
 
 
-@pytest.fixture(scope="module")
-def server():
-    with ChatServer() as running:
-        yield running
-
-
-@pytest.fixture
-def chat(server):
-    server.reset()
-    server.delay = 0.0
-    return server
-
-
 def backend_for(server, **options):
     options.setdefault("backoff_base", 0.01)
     return make_backend("openai:judge", base_url=server.base_url, api_key_env="ORGBENCH_NO_KEY", **options)
