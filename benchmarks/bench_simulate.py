@@ -14,6 +14,16 @@ ratios: ``ratio`` = end-to-end events/s over the bare rate, and
 ``event_loop_ratio`` = events/s of the event loop alone (rendering and the
 event records are built in bulk after it) over the bare rate;
 ``event_loop_and_records_ratio`` also counts building the event records.
+``recording_floor`` calibrates those ratios: the same bare loop, but each
+timeout also does the least any simulator writing this world format must
+do per event — one event row and one artifact draft through the real
+``Ledger``, then (after the loop) the drafts rendered in bulk through the
+real jinja2 path with the shortest template and the Event records built —
+with its events/s, its ratio to the bare loop (the highest end-to-end
+``ratio`` such a simulator can reach here) and ``share_of_floor``, the
+simulator's end-to-end rate over the floor's. ``documented_anchor``
+divides the simulator's rate by the bare-loop rate PERFORMANCE.md records
+for this machine kind (68,000 timeouts/s), which is not measured here.
 Then, each in a fresh subprocess for a clean peak RSS: 1×, 4× and 16× the
 default size (people × days: 1×1, 2×2, 4×4), with seconds, events, cost per
 event (µs) and peak RSS (MB), and the 16×/1× cost-per-event ratio.
@@ -34,6 +44,8 @@ import time
 from pathlib import Path
 
 SCALES = {"1x": (1, 1), "4x": (2, 2), "16x": (4, 4)}
+#: PERFORMANCE.md's bare simpy loop on this machine kind (timeouts/s, 2,000 processes) — documented, not measured.
+DOCUMENTED_BARE_RATE = 68_000
 
 
 def bare_simpy_rate(timeouts: int, processes: int = 2000, repeats: int = 5) -> float:
@@ -48,18 +60,80 @@ def _bare_simpy_rate(timeouts: int, processes: int = 2000) -> float:
     import simpy
 
     env = simpy.Environment()
-    per = max(1, timeouts // processes)
     rng = random.Random(0)
 
     def proc(n: int):
         for _ in range(n):
             yield env.timeout(rng.expovariate(1.0))
 
-    for _ in range(processes):
-        env.process(proc(per))
+    for n in _shares(timeouts, processes):
+        env.process(proc(n))
     started = time.perf_counter()
     env.run()
-    return per * processes / (time.perf_counter() - started)
+    return timeouts / (time.perf_counter() - started)
+
+
+def _shares(timeouts: int, processes: int) -> list[int]:
+    """``timeouts`` split over ``processes`` as evenly as possible (they add up to exactly ``timeouts``)."""
+    per, extra = divmod(timeouts, processes)
+    return [per + (i < extra) for i in range(processes)]
+
+
+def recording_floor(timeouts: int, processes: int = 2000, repeats: int = 5) -> dict:
+    """Best over ``repeats`` runs of ``_recording_floor``: the least per-event work of this world format."""
+    runs = [_recording_floor(timeouts, processes) for _ in range(repeats)]
+    best = min(runs, key=lambda run: run["seconds"])
+    return {**best, "events_per_s": round(best["events"] / best["seconds"])}
+
+
+def _recording_floor(timeouts: int, processes: int = 2000) -> dict:
+    """The bare loop, where each timeout also records one event and one artifact version, rendered after it.
+
+    Uses the simulator's own Ledger (event rows, drafts stamped with the minute), ``render_all`` (one
+    macro call per draft) and the Event records built after the loop, with the shortest template
+    (``chat_message``, a fixed line) — what ``simulate()`` cannot do less of per event.
+    """
+    import gc
+    import random
+
+    import simpy
+
+    from simulator.artifacts import render_all
+    from simulator.calendar import BusinessCalendar
+    from simulator.config import load_config
+    from simulator.ledger import Ledger
+    from simulator.model import EntityRef
+
+    config = load_config()
+    env = simpy.Environment()
+    ledger = Ledger(env, BusinessCalendar(config.start, config.days, config.calendar), random.Random(1))
+    rng = random.Random(0)
+    entity = EntityRef("channel", "CH-GENERAL")
+    emit, draft = ledger.emit, ledger.draft
+
+    def proc(n: int):
+        for _ in range(n):
+            yield env.timeout(rng.expovariate(1.0))
+            ref = draft("CH-GENERAL", "chat", "chat_message", "P-0001", entity, "#general", "chat_message",
+                        {"channel": "CH-GENERAL"}, context={"topic": "lunch"})
+            emit("chat.message_posted", ("P-0001",), "chat", entity, {"channel": "CH-GENERAL"}, (), (ref,))
+
+    for n in _shares(timeouts, processes):
+        env.process(proc(n))
+    collecting = gc.isenabled()
+    gc.disable()  # as simulate() does
+    try:
+        started = time.perf_counter()
+        env.run()
+        loop = time.perf_counter() - started
+        versions = render_all(ledger.drafts, {"P-0001": "Ada Lovelace"}, ledger.moment)
+        events = ledger.events
+        seconds = time.perf_counter() - started
+    finally:
+        if collecting:
+            gc.enable()
+    assert len(events) == len(versions) == timeouts
+    return {"events": len(events), "seconds": round(seconds, 4), "event_loop_seconds": round(loop, 4)}
 
 
 def peak_rss_mb() -> float:
@@ -119,6 +193,7 @@ def main() -> None:
     runs = [measure(1, 1, write=True) for _ in range(max(1, args.repeats))]
     default = best_of(runs)
     bare = bare_simpy_rate(default["events"])
+    floor = recording_floor(default["events"])
     rate = default["events"] / default["seconds"]
     loop_rate = default["events"] / default["phases"]["event_loop"]
     first = runs[0]
@@ -139,6 +214,16 @@ def main() -> None:
         # the loop stores event rows; counting the Event records built from them after it too:
         "event_loop_and_records_ratio": round(
             default["events"] / (default["phases"]["event_loop"] + default["phases"].get("events", 0.0)) / bare, 3),
+        "recording_floor": {
+            **floor,
+            "ratio": round(floor["events_per_s"] / bare, 3),
+            "event_loop_ratio": round(floor["events"] / floor["event_loop_seconds"] / bare, 3),
+        },
+        "share_of_floor": round(rate / floor["events_per_s"], 3),
+        "documented_anchor": {"bare_simpy_timeouts_per_s": DOCUMENTED_BARE_RATE,
+                              "ratio": round(rate / DOCUMENTED_BARE_RATE, 3),
+                              "ratio_with_write": round(default["events"] / (default["seconds"] + default.get(
+                                  "write_seconds", 0.0)) / DOCUMENTED_BARE_RATE, 3)},
         "first_run": {"seconds": first["seconds"], "write_seconds": first.get("write_seconds"),
                       "total_seconds": round(first["seconds"] + first.get("write_seconds", 0.0), 3),
                       "phases": first["phases"]},
