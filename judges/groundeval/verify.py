@@ -14,9 +14,11 @@ when):
   subsystem outside the actor's role breaks the subsystem gate and returns
   nothing; every claimed returned id is checked — unknown ids, ids the gates
   withhold (the gates they break count as broken by the call), versions not
-  current at ``as_of``, ids outside the subsystem filter, more ids than the
-  limit. The returned ids kept are the claimed ones the runtime could have
-  returned; the outcome is ok if any is left, else empty.
+  current at ``as_of``, ids outside the subsystem filter, ids the search
+  itself does not return (the query is run again through the gated runtime,
+  once per distinct query, subsystem and limit), more ids than the limit.
+  The returned ids kept are the claimed ones the runtime did return; the
+  outcome is ok if any is left, else empty.
 - any other tool is not the runtime's: outcome invalid.
 
 Each re-derived call keeps what the trace claimed (``claimed``: outcome,
@@ -32,7 +34,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from judges.groundeval.runtime import MAX_LIMIT, Corpus
+from judges.groundeval.runtime import MAX_LIMIT, Corpus, GatedRuntime
 from simulator.policy import GATES, SUBSYSTEM
 
 FETCHES = ("fetch_artifact", "cite_artifact")
@@ -78,6 +80,19 @@ class TraceVerifier:
         self.as_of = as_of
         self.readable = frozenset(corpus.policy.subsystems_at(actor_id, as_of))
         self._gates: dict[int, tuple[str, ...]] = {}
+        self._runtime: GatedRuntime | None = None
+        self._searches: dict[tuple[str, str | None, int], frozenset[str]] = {}
+
+    def _search_results(self, query: str, subsystem: str | None, limit: int) -> frozenset[str]:
+        """The ids the gated runtime returns for this search (run once per distinct query, subsystem and limit)."""
+        key = (query, subsystem, max(1, min(MAX_LIMIT, limit)))
+        found = self._searches.get(key)
+        if found is None:
+            if self._runtime is None:
+                self._runtime = GatedRuntime(self.corpus, self.actor_id, self.as_of, record_latency=False)
+            results = self._runtime.search_artifacts(*key)["results"]
+            found = self._searches[key] = frozenset(r["id"] for r in results)
+        return found
 
     def _broken(self, index: int) -> tuple[str, ...]:
         gates = self._gates.get(index)
@@ -125,6 +140,8 @@ class TraceVerifier:
                 notes["mismatch"].append(f"returned {ref}, outside subsystem {subsystem}")
             elif answers_nothing:
                 notes["mismatch"].append(f"returned {ref} from a search the runtime answers with nothing")
+            elif version.ref not in self._search_results(query, subsystem, limit):
+                notes["mismatch"].append(f"returned {ref}, which this search does not return")
             else:
                 kept.append(version.ref)
         if valid and len(claimed_ids) > max(1, min(MAX_LIMIT, limit)):

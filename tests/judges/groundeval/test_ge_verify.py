@@ -88,3 +88,23 @@ def test_unknown_ids_and_odd_calls_are_recorded_never_raised(rt_corpus, rt_world
     assert out[4]["gates"]["subsystem"] is ("payroll" not in rt_world.policy.subsystems_at(perspective["actor"], as_of))
     assert check.unknown_ids == ("NOPE-404", "7", "GHOST-1@1") and check.mismatched == 4
     assert rederive(rt_corpus, perspective["actor"], as_of, "calls") == ("calls", None)
+
+
+def test_a_search_claiming_a_visible_version_it_never_returned_is_caught(rt_world, rt_corpus, perspective):
+    """Visible, current and in no gate's way — but not what this query returns: the query is run again."""
+    as_of = parse_ts(perspective["as_of"])
+    honest = GatedRuntime(rt_corpus, perspective["actor"], as_of, record_latency=False)
+    honest.search_artifacts(perspective["subject"]["entity"]["id"], None, 3)
+    clean = honest.trace()[0]
+    assert clean["returned_ids"], "the subject's id must find something"
+    returned = set(clean["returned_ids"])
+    planted = next(v.ref for v in sorted(rt_world.artifacts, key=lambda v: v.ref)
+                   if v.ref not in returned and not rt_world.policy.violations(perspective["actor"], v, as_of)
+                   and rt_corpus.current_at(rt_corpus.resolve(v.ref, as_of), as_of))
+    forged = dict(clean, returned_ids=[planted] + clean["returned_ids"][:2])
+    calls, check = rederive(rt_corpus, perspective["actor"], as_of, [clean, forged])
+    assert calls[0]["mismatch"] == []
+    assert calls[1]["mismatch"] == [f"returned {planted}, which this search does not return"]
+    assert calls[1]["returned_ids"] == clean["returned_ids"][:2] and calls[1]["gates"] == CLEAN
+    assert calls[1]["claimed"]["returned_ids"] == [planted] + clean["returned_ids"][:2]
+    assert check.mismatched == 1 and check.withheld_returned == () and check.tampered
