@@ -3,8 +3,9 @@
 The plan (which family and style each item has) is drawn once for the whole
 suite so the family counts are exact; items are then spread over the world
 seeds. Each item pairs a live case with the golden reference of the same
-runbook that best matches its question. Item ids are random draws, so they
-say nothing about the family, and items are written in id order.
+runbook that best matches its question. Item ids are hashes of the item's
+content (``identity``), so the same item has the same id in every suite and
+the id says nothing about the family; items are written in id order.
 
 Files (ARCHITECTURE.md "Suites and runs"):
 ``items.jsonl`` what a judge may see; ``truth.jsonl`` family, label and the
@@ -24,6 +25,7 @@ from typing import Any, Iterable, Sequence
 
 from benchmark_builders.cargo.answers import Answer, correct_answer
 from benchmark_builders.cargo.cases import SupportCase, cases_by_procedure, cases_from_world
+from benchmark_builders.cargo.identity import gating_id, golden_id, item_id
 from benchmark_builders.cargo.perturb import (
     CONTRADICTIONS, CORRUPTIONS, available_corruptions, contradict, corrupt, value_kind,
 )
@@ -133,10 +135,12 @@ class _WorldBuilder:
         self.cursor = 0
 
     def _add_golden(self, case: SupportCase) -> None:
+        self.rng.getrandbits(40)  # the draw that was the id before ids were content hashes: keeps the suite's content
+        question, reference = render_question(case, self.rng), render_reference(correct_answer(case))
         self.golden.append({
-            "golden_id": f"G-{self.rng.getrandbits(40):010x}", "world_seed": self.seed, "case_id": case.case_id,
-            "procedure_id": case.procedure_id, "question": render_question(case, self.rng),
-            "reference": render_reference(correct_answer(case)),
+            "golden_id": golden_id(self.seed, case.case_id, case.procedure_id, question, reference),
+            "world_seed": self.seed, "case_id": case.case_id, "procedure_id": case.procedure_id,
+            "question": question, "reference": reference,
         })
 
     def _next_case(self, accept=lambda case: True) -> SupportCase | None:
@@ -194,16 +198,17 @@ class _WorldBuilder:
         variant = rng.choice(ANSWER_VARIANTS)
         question = render_question(case, rng)
         golden, retrieval = self._retrieve(question, case.procedure_id)
-        item_id = f"cb-{rng.getrandbits(48):012x}"
-        item = {"item_id": item_id, "question": question, "live_context": render_context(case),
+        rng.getrandbits(48)  # the draw that was the id before ids were content hashes: keeps the suite's content
+        item = {"item_id": "", "question": question, "live_context": render_context(case),
                 "reference": golden["reference"], "candidate": render_answer(answer, variant)}
-        truth = {"item_id": item_id, "family": family, "family_name": FAMILY_NAMES[family],
+        truth = {"item_id": "", "family": family, "family_name": FAMILY_NAMES[family],
                  "should_penalize": SHOULD_PENALIZE[family], "style": style, "variant": variant,
                  "world_seed": self.seed, "case_id": case.case_id, "procedure_id": case.procedure_id,
                  "reference_golden_id": golden["golden_id"], "reference_case_id": golden["case_id"],
                  "perturbation": perturbation,
                  "retrieval_top1_correct": self.procedure_of[retrieval["top1"]] == case.procedure_id}
-        return item, truth, {"item_id": item_id, "set": "judged", **retrieval}
+        item["item_id"] = truth["item_id"] = item_id(item, truth)
+        return item, truth, {"item_id": item["item_id"], "set": "judged", **retrieval}
 
     def gating_item(self) -> tuple[dict, dict, dict] | None:
         """One out-of-scope question (its runbook has no golden reference), or None if the world has none."""
@@ -212,13 +217,14 @@ class _WorldBuilder:
         case = self.oos[self.rng.randrange(len(self.oos))]
         question = render_question(case, self.rng)
         golden, retrieval = self._retrieve(question, None)
-        item_id = f"cg-{self.rng.getrandbits(48):012x}"
-        item = {"item_id": item_id, "question": question, "live_context": render_context(case),
+        self.rng.getrandbits(48)  # the draw that was the id before ids were content hashes: keeps the suite's content
+        item = {"item_id": "", "question": question, "live_context": render_context(case),
                 "reference": golden["reference"],
                 "candidate": render_answer(correct_answer(case), self.rng.choice(ANSWER_VARIANTS))}
-        truth = {"item_id": item_id, "should_abstain": True, "world_seed": self.seed, "case_id": case.case_id,
+        truth = {"item_id": "", "should_abstain": True, "world_seed": self.seed, "case_id": case.case_id,
                  "procedure_id": case.procedure_id, "retrieved_procedure_id": self.procedure_of[retrieval["top1"]]}
-        return item, truth, {"item_id": item_id, "set": "gating", **retrieval}
+        item["item_id"] = truth["item_id"] = gating_id(item, truth)
+        return item, truth, {"item_id": item["item_id"], "set": "gating", **retrieval}
 
 
 def build_suite(worlds: Sequence[tuple[int, Sequence[SupportCase]]], config: SuiteConfig | None = None,
@@ -247,14 +253,22 @@ def build_suite(worlds: Sequence[tuple[int, Sequence[SupportCase]]], config: Sui
             made = builder.gating_item()
             if made:
                 gating.append(made[0]); gating_truth.append(made[1]); retrieval.append(made[2])
-    ids = [i["item_id"] for i in items] + [g["item_id"] for g in gating]
-    if len(set(ids)) != len(ids):
-        raise InputError("item id collision; change the suite seed")
+    _refuse_repeats(truth + gating_truth)
     key = lambda row: row["item_id"]
     items.sort(key=key); truth.sort(key=key); retrieval.sort(key=key); gating.sort(key=key); gating_truth.sort(key=key)
     golden.sort(key=lambda g: g["golden_id"])
     meta = _meta(config, worlds, world_meta, items, truth, gating, golden)
     return Suite(meta, items, truth, golden, retrieval, gating, gating_truth)
+
+
+def _refuse_repeats(truth: Sequence[dict]) -> None:
+    """InputError if one item was drawn twice (same content, so the same id): the suite would count it twice."""
+    seen: set[str] = set()
+    for row in truth:
+        if row["item_id"] in seen:
+            raise InputError(f"item {row['item_id']} (world seed {row['world_seed']}, {row['case_id']}) was drawn "
+                             "twice; simulate more cases per world or change the suite seed")
+        seen.add(row["item_id"])
 
 
 def _meta(config, worlds, world_meta, items, truth, gating, golden) -> dict[str, Any]:

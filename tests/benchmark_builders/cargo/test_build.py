@@ -14,6 +14,7 @@ import pytest
 
 from benchmark_builders.cargo import SuiteConfig, build_suite, case_from_facts, write_suite
 from benchmark_builders.cargo.build import FAMILIES
+from benchmark_builders.cargo.identity import gating_id, golden_id, item_id, suite_digest
 from cargo_synthetic import synthetic_cases
 from simulator.errors import InputError
 from simulator.storage import verify_manifest
@@ -46,7 +47,7 @@ def test_default_family_counts_and_styles(synthetic_suite):
 def test_items_show_only_judge_inputs_and_ids_hide_family(synthetic_suite):
     for item in synthetic_suite.items:
         assert set(item) == ITEM_KEYS
-        assert re.fullmatch(r"cb-[0-9a-f]{12}", item["item_id"])
+        assert re.fullmatch(r"cb-[0-9a-f]{16}", item["item_id"])
     ids = [i["item_id"] for i in synthetic_suite.items]
     assert ids == sorted(ids)
     families_in_order = [t["family"] for t in synthetic_suite.truth]
@@ -158,3 +159,58 @@ def test_suite_is_byte_identical_across_runs_and_hash_seeds(tmp_path, synthetic_
     assert _digest(tmp_path / "a") == _digest(tmp_path / "b")
     suite_json = json.loads((tmp_path / "a" / "suite.json").read_text())
     assert suite_json["counts"] == {"P1": 50, "P3": 96, "P2": 50, "P4": 50}
+
+
+def _content(item: dict, truth: dict) -> str:
+    """An item as what defines it: the texts a judge sees and its truth, without the id and suite-level fields."""
+    kept = {k: v for k, v in truth.items() if k not in ("item_id", "reference_golden_id", "retrieval_top1_correct")}
+    return json.dumps({**{k: v for k, v in item.items() if k != "item_id"}, **kept}, sort_keys=True)
+
+
+def test_ids_are_content_hashes(synthetic_suite):
+    truth = {t["item_id"]: t for t in synthetic_suite.truth}
+    for item in synthetic_suite.items:
+        assert item["item_id"] == item_id(item, truth[item["item_id"]])
+    gating_truth = {t["item_id"]: t for t in synthetic_suite.gating_truth}
+    for item in synthetic_suite.gating:
+        assert re.fullmatch(r"cg-[0-9a-f]{16}", item["item_id"])
+        assert item["item_id"] == gating_id(item, gating_truth[item["item_id"]])
+    for golden in synthetic_suite.golden:
+        assert golden["golden_id"] == golden_id(golden["world_seed"], golden["case_id"], golden["procedure_id"],
+                                                golden["question"], golden["reference"])
+    item, row = synthetic_suite.items[0], truth[synthetic_suite.items[0]["item_id"]]
+    changed = [item_id({**item, "candidate": item["candidate"] + " "}, row),
+               item_id({**item, "reference": item["reference"] + " "}, row),
+               item_id(item, {**row, "family": "P1" if row["family"] != "P1" else "P3"}),
+               item_id(item, {**row, "world_seed": row["world_seed"] + 1}),
+               item_id(item, {**row, "case_id": row["case_id"] + "0"})]
+    assert len(set(changed)) == 5 and item["item_id"] not in changed
+
+
+def test_the_same_item_has_the_same_id_in_suites_of_other_sizes(synthetic_suite):
+    """Ids name items, not positions in a suite's random draws: shared items agree, different items never collide."""
+    other = build_suite([(s, synthetic_cases(s)) for s in range(10)],
+                        SuiteConfig(sizes={"P1": 4, "P3": 8, "P2": 6, "P4": 6}))
+    ids: dict[str, str] = {}
+    contents: dict[str, str] = {}
+    for suite in (synthetic_suite, other):
+        truth = {t["item_id"]: t for t in suite.truth}
+        for item in suite.items:
+            content = _content(item, truth[item["item_id"]])
+            assert ids.setdefault(content, item["item_id"]) == item["item_id"]
+            assert contents.setdefault(item["item_id"], content) == content
+    shared = set(i["item_id"] for i in synthetic_suite.items) & set(i["item_id"] for i in other.items)
+    assert len(shared) == 2  # the items both suites happened to draw
+    assert len(contents) == 246 + 24 - 2
+    assert {g["golden_id"] for g in other.golden} == {g["golden_id"] for g in synthetic_suite.golden}
+
+
+def test_the_suite_digest_names_its_files(tmp_path, synthetic_suite):
+    write_suite(synthetic_suite, tmp_path / "a")
+    write_suite(synthetic_suite, tmp_path / "b")
+    assert suite_digest(tmp_path / "a") == suite_digest(tmp_path / "b")
+    assert re.fullmatch(r"[0-9a-f]{64}", suite_digest(tmp_path / "a"))
+    with open(tmp_path / "b" / "items.jsonl", "a") as handle:
+        handle.write("\n")
+    with pytest.raises(InputError, match=r"items.jsonl: content differs from MANIFEST.json .*rebuild it"):
+        suite_digest(tmp_path / "b")
