@@ -1,7 +1,8 @@
 """The judgments log: one JSON line per (item_id, condition, seed), read strictly and recovered after a kill.
 
-``recover_log`` prepares a log for resuming (a torn last line is truncated,
-error lines and duplicates dropped); ``load_judgments`` reads a finished or
+``scan_log`` reads a log for resuming without touching it and
+``write_log`` / ``recover_log`` then rewrite it (a torn last line, error
+lines and duplicates dropped); ``load_judgments`` reads a finished or
 interrupted run for tables and reports; ``sort_log`` gives the final,
 byte-stable order.
 """
@@ -9,7 +10,6 @@ byte-stable order.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -37,25 +37,22 @@ def _decode(path: Path, data: bytes) -> str:
         raise InputError(f"{path}:{line}: not UTF-8 ({exc.reason})") from None
 
 
-def recover_log(path: Path) -> tuple[dict[JobKey, str], int]:
-    """Read a judgments log for resuming: truncate a torn last line, drop error lines and duplicates.
+def scan_log(path: Path) -> tuple[dict[JobKey, str], bool]:
+    """Read a judgments log for resuming without changing it: the lines to keep by key, and whether to rewrite.
 
-    Returns the kept lines by key and the number of lines dropped (the file is
-    rewritten atomically when any were).
+    Kept are the finished judgments; a torn last line, error lines, blank
+    lines and repeated keys are left out (and make ``recover_log`` rewrite).
     """
     path = Path(path)
     if not path.exists():
-        return {}, 0
+        return {}, False
     data = path.read_bytes()
-    if data and not data.endswith(b"\n"):
-        cut = data.rfind(b"\n") + 1
-        os.truncate(path, cut)
-        data = data[:cut]
+    rewrite = bool(data) and not data.endswith(b"\n")
+    data = data[:data.rfind(b"\n") + 1]
     kept: dict[JobKey, str] = {}
-    dropped = 0
     for number, raw in enumerate(_decode(path, data).splitlines(), start=1):
         if not raw.strip():
-            dropped += 1
+            rewrite = True
             continue
         try:
             row = json.loads(raw)
@@ -63,12 +60,23 @@ def recover_log(path: Path) -> tuple[dict[JobKey, str], int]:
             raise InputError(f"{path}:{number}: invalid JSON ({exc.msg})") from None
         key = _row_key(row, path, number)
         if row.get("error") or key in kept:
-            dropped += 1
+            rewrite = True
             continue
         kept[key] = raw
-    if dropped:
-        write_text_atomic(path, "".join(line + "\n" for line in kept.values()))
-    return kept, dropped
+    return kept, rewrite
+
+
+def write_log(path: Path, kept: dict[JobKey, str]) -> None:
+    """Rewrite a judgments log atomically with only the ``kept`` lines (as ``scan_log`` returned them)."""
+    write_text_atomic(Path(path), "".join(line + "\n" for line in kept.values()))
+
+
+def recover_log(path: Path) -> dict[JobKey, str]:
+    """Prepare a judgments log for resuming (see ``scan_log``), rewriting it if anything was left out."""
+    kept, rewrite = scan_log(path)
+    if rewrite:
+        write_log(path, kept)
+    return kept
 
 
 def load_judgments(run_dir: Path) -> list[dict[str, Any]]:

@@ -20,6 +20,15 @@ How it stays exact:
 - When every job is done the log is rewritten once, atomically, sorted by
   key, so the same inputs give a byte-identical file however requests
   interleaved.
+- A run is bound to what it was started with. ``run.json`` records the judge,
+  the backend's identity (kind, model, base URL) and the caller's
+  ``parameters`` (everything that changes an answer: for CARGO the suite's
+  digest, conditions, judge seeds, temperature, max tokens, extra parameters).
+  Resuming with any of them different, or with a job whose request differs
+  from the one its logged judgment answered, is refused before anything in
+  the run is touched. ``locations`` (where the inputs were found, e.g. the
+  suite's path) are recorded too but may change. Concurrency, progress,
+  timeouts, retries and the cache are not recorded.
 - A fatal backend error (bad key, unreachable endpoint, unrecorded replay),
   or a long streak of failed requests, stops the run with an ``InputError``
   after the batch in hand is written.
@@ -40,14 +49,13 @@ from typing import Any, Callable, Iterable, Mapping
 from judges.backends import FatalBackendError
 from judges.backends.base import BackendError, GenerationParams, JudgeBackend, JudgeRequest, JudgeResponse, Message
 from judges.cache import ResponseCache, backend_identity, cache_key, request_hash
-from judges.judgments import JUDGMENTS, JobKey, recover_log, sort_log
+from judges.judgments import JUDGMENTS, JobKey, scan_log, sort_log, write_log
 from judges.verdict import UNPARSED, parse_verdict
 from simulator.errors import InputError
 from simulator.storage import dumps, read_json, write_json
 
 RUN_JSON = "run.json"
-FORMAT_VERSION = 1
-
+FORMAT_VERSION = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,20 +131,56 @@ class _Tally:
 
 
 
-def _check_run_json(run_dir: Path, backend: JudgeBackend, parameters: Mapping[str, Any] | None) -> None:
-    path = run_dir / RUN_JSON
-    identity = backend_identity(backend)
-    record = {"format_version": FORMAT_VERSION, "judge": backend.name, "backend": identity,
-              "parameters": dict(parameters or {})}
-    if path.exists():
-        old = read_json(path)
-        old_judge = old.get("judge") if isinstance(old, dict) else None
-        if old_judge != backend.name:
-            raise InputError(f"{path}: this run was made by judge {old_judge!r}, not {backend.name!r};"
-                             " resume it with the same judge or choose a new run directory")
-        if old == record:
-            return
-    write_json(path, record)
+def _first_difference(old: Any, new: Any, where: str) -> str | None:
+    """The dotted name of the first field that differs between two JSON values (None if equal)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in sorted(set(old) | set(new)):
+            found = _first_difference(old.get(key), new.get(key), f"{where}.{key}")
+            if found:
+                return found
+        return None
+    return None if old == new else where
+
+
+def _field(record: Any, dotted: str) -> Any:
+    for part in dotted.split("."):
+        record = record.get(part) if isinstance(record, dict) else None
+    return record
+
+
+def _run_record(backend: JudgeBackend, parameters: Mapping[str, Any] | None,
+                locations: Mapping[str, Any] | None) -> dict[str, Any]:
+    """What run.json says about a run: the judge, its identity, the caller's parameters and locations."""
+    return {"format_version": FORMAT_VERSION, "judge": backend.name, "backend": backend_identity(backend),
+            "parameters": json.loads(dumps(dict(parameters or {}))), "locations": dict(locations or {})}
+
+
+def _check_run_json(path: Path, record: Mapping[str, Any]) -> bool:
+    """Refuse (InputError naming run.json and the field) a run.json made differently; True if it must be written."""
+    if not path.exists():
+        return True
+    old = read_json(path)
+    if not isinstance(old, dict) or old.get("format_version") != FORMAT_VERSION:
+        version = old.get("format_version") if isinstance(old, dict) else None
+        raise InputError(f"{path}: format_version {version!r}, not {FORMAT_VERSION}: it does not record what the"
+                         " run was made with, so it cannot be resumed safely; choose a new run directory")
+    for name in ("judge", "backend", "parameters"):
+        field = _first_difference(old.get(name), record[name], name)
+        if field:
+            raise InputError(f"{path}: {field} is {dumps(_field(old, field))} in this run, "
+                             f"{dumps(_field(record, field))} now; resume with the same settings or choose a"
+                             " new run directory")
+    return old != record
+
+
+def _check_requests(path: Path, done: Mapping[JobKey, Mapping[str, Any]], hashes: Mapping[JobKey, str]) -> None:
+    """Refuse a resume whose jobs are not the requests that the logged judgments answered."""
+    for key, req_hash in hashes.items():
+        row = done.get(key)
+        if row is not None and row.get("request_hash") != req_hash:
+            raise InputError(f"{path}: item {key[0]} condition {key[1]} seed {key[2]} was judged from another"
+                             " request than this run makes now (request_hash differs: other suite, prompt or"
+                             " settings); choose a new run directory")
 
 
 class _Progress:
@@ -220,11 +264,16 @@ async def run_jobs(
     progress: bool = True,
     cache: ResponseCache | None = None,
     parameters: Mapping[str, Any] | None = None,
+    locations: Mapping[str, Any] | None = None,
     flush_interval: float = 0.05,
     flush_size: int = 512,
     max_consecutive_errors: int | None = None,
 ) -> RunSummary:
     """Judge every job not already in RUN_DIR/judgments.jsonl; resumable, bounded concurrency.
+
+    ``parameters`` are what the jobs were made from and that changes answers
+    (a resume with different ones is refused); ``locations`` are recorded
+    where the inputs were found and may change (see the module docstring).
 
     ``max_consecutive_errors`` (default max(20, 2 × concurrency); 0 disables)
     stops the run when that many requests fail in a row after their retries —
@@ -241,20 +290,24 @@ async def run_jobs(
         seen.add(job.key)
     if concurrency < 1:
         raise InputError(f"concurrency: must be at least 1, got {concurrency}")
-    _check_run_json(run_dir, backend, parameters)
     path = run_dir / JUDGMENTS
-    done, _ = recover_log(path)
-    tally = _Tally()
-    for raw in done.values():
-        tally.add(json.loads(raw))
-    already = sum(1 for job in jobs if job.key in done)
-
     prepare: Callable[[JudgeRequest], JudgeRequest] = getattr(backend, "prepare", None) or (lambda r: r)
-    todo = []
-    for job in jobs:
-        if job.key not in done:
-            request = prepare(job.request)
-            todo.append((job, request, request_hash(request)))
+    prepared = [(job, request, request_hash(request)) for job in jobs for request in (prepare(job.request),)]
+    # every check comes before the first write, so a refused resume leaves the run as it was
+    record = _run_record(backend, parameters, locations)
+    write_record = _check_run_json(run_dir / RUN_JSON, record)
+    done, dirty = scan_log(path)
+    rows = {key: json.loads(raw) for key, raw in done.items()}
+    _check_requests(path, rows, {job.key: h for job, _, h in prepared})
+    if write_record:
+        write_json(run_dir / RUN_JSON, record)
+    if dirty:
+        write_log(path, done)
+    tally = _Tally()
+    for row in rows.values():
+        tally.add(row)
+    already = sum(1 for job in jobs if job.key in done)
+    todo = [entry for entry in prepared if entry[0].key not in done]
     identity = backend_identity(backend)
     log = _Log(path, cache, identity, tally)
     from_cache = 0

@@ -69,7 +69,8 @@ class ChatServer:
     """The scriptable chat-completions server (see the module docstring)."""
 
     def __init__(self, *, delay: float = 0.0, api_key: str | None = None,
-                 answer: Callable[[dict[str, Any]], str] = judge_answer, record: bool = True) -> None:
+                 answer: Callable[[dict[str, Any]], str] = judge_answer, record: bool = True,
+                 port: int = 0) -> None:
         self.delay = delay
         self.api_key = api_key
         self.answer = answer
@@ -86,7 +87,7 @@ class ChatServer:
         self._runner: web.AppRunner | None = None
         self._thread: threading.Thread | None = None
         self._release: asyncio.Event | None = None
-        self.port = 0
+        self.port = port  # 0: any free port (the bound one is stored here once started)
 
     @property
     def base_url(self) -> str:
@@ -194,7 +195,7 @@ class ChatServer:
 
         def run() -> None:
             self._loop = asyncio.new_event_loop()
-            self._loop.run_until_complete(self._serve())
+            self._loop.run_until_complete(self._serve(self.port))
             ready.set()
             self._loop.run_forever()
             self._loop.run_until_complete(self._shutdown())

@@ -71,6 +71,7 @@ def test_a_run_writes_one_sorted_line_per_key(chat, tmp_path):
     assert rows[4]["item_id"] == "item-001" and rows[4]["penalized"] is True
     run = json.loads((tmp_path / "run" / "run.json").read_text())
     assert run["judge"] == "openai:judge" and run["parameters"] == {"suite": "s1"}
+    assert run["backend"] == {"kind": "openai", "model": "judge", "base_url": chat.base_url}
     assert set(chat.counts.values()) == {1}
 
 
@@ -165,8 +166,13 @@ def test_endpoint_going_away_stops_the_run_and_keeps_its_judgments(tmp_path):
         assert "unreachable after 3 attempts" in message and server.base_url in message and "\n" not in message
     kept = lines_of(tmp_path / "run")
     assert len(kept) == 12 and len(set(keys_of(kept))) == 12
-    with ChatServer() as other:  # the server comes back on another port: resume there
+    port = server.port
+    with ChatServer() as other:  # a server on another port may serve other weights: refused
         backend = make_backend("openai:judge", base_url=other.base_url)
+        with pytest.raises(InputError, match=r"run.json: backend.base_url is .* in this run, .* now"):
+            run_jobs_sync(jobs, backend, tmp_path / "run", progress=False)
+    with ChatServer(port=port) as back:  # the server comes back where it was: resume there
+        backend = make_backend("openai:judge", base_url=back.base_url)
         summary = run_jobs_sync(jobs, backend, tmp_path / "run", progress=False)
         assert (summary.already_done, summary.requested) == (12, 28)
         assert keys_of(lines_of(tmp_path / "run")) == sorted(job.key for job in jobs)
@@ -178,7 +184,7 @@ def test_bad_arguments_are_input_errors(chat, tmp_path):
         run_jobs_sync(jobs + jobs[:1], backend_for(chat), tmp_path / "run", progress=False)
     run_jobs_sync(jobs, backend_for(chat), tmp_path / "run", progress=False)
     other = make_backend("openai:other", base_url=chat.base_url)
-    with pytest.raises(InputError, match="made by judge 'openai:judge', not 'openai:other'"):
+    with pytest.raises(InputError, match='run.json: judge is "openai:judge" in this run, "openai:other" now'):
         run_jobs_sync(jobs, other, tmp_path / "run", progress=False)
     (tmp_path / "run" / JUDGMENTS).write_text('{"item_id": "x"}\n')
     with pytest.raises(InputError, match=r"judgments.jsonl:1: a judgment needs item_id, condition and seed"):
@@ -309,3 +315,86 @@ def test_a_refused_key_stops_the_run_and_keeps_what_was_judged(chat, tmp_path, m
     finally:
         chat.api_key = None
     assert (tmp_path / "run" / JUDGMENTS).read_bytes() == before
+
+
+def _snapshot(run_dir: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(run_dir.iterdir()) if p.is_file()}
+
+
+def _with_temperature(jobs, temperature: float) -> list[Job]:
+    return [Job(j.item_id, j.condition, j.seed, JudgeRequest(j.request.messages, GenerationParams(
+        temperature=temperature, seed=j.request.params.seed))) for j in jobs]
+
+
+@pytest.mark.parametrize("change", ["temperature", "suite", "judge", "backend option"])
+def test_a_resume_with_other_settings_is_refused_and_changes_nothing(chat, tmp_path, change):
+    """A different suite or answer-changing setting into an existing run: one line naming run.json and the field."""
+    jobs = make_jobs(items=3)
+    parameters = {"suite_digest": "a" * 64, "temperature": 0.0, "conditions": ["cargo", "direct"], "seeds": [0, 1]}
+    run_jobs_sync(jobs[:8], backend_for(chat), tmp_path / "run", progress=False, parameters=parameters)
+    before = _snapshot(tmp_path / "run")
+    backend, again = backend_for(chat), jobs
+    if change == "temperature":
+        parameters, again = {**parameters, "temperature": 0.7}, _with_temperature(jobs, 0.7)
+        expected = r"parameters.temperature is 0.0 in this run, 0.7 now"
+    elif change == "suite":
+        parameters = {**parameters, "suite_digest": "b" * 64}
+        expected = r"parameters.suite_digest is \"a+\" in this run, \"b+\" now"
+    elif change == "judge":
+        backend = make_backend("openai:other", base_url=chat.base_url, api_key_env="ORGBENCH_NO_KEY")
+        expected = r'judge is "openai:judge" in this run, "openai:other" now'
+    else:
+        backend = backend_for(chat, max_tokens=50)  # generation options the backend adds change every request
+        expected = r"item item-000 condition cargo seed 0 was judged from another request"
+    asked = chat.total
+    with pytest.raises(InputError, match=expected) as info:
+        run_jobs_sync(again, backend, tmp_path / "run", progress=False, parameters=parameters)
+    assert "\n" not in str(info.value) and str(tmp_path / "run") in str(info.value)
+    assert _snapshot(tmp_path / "run") == before and chat.total == asked
+
+
+def test_a_resume_that_changes_only_how_it_runs_is_accepted(chat, tmp_path):
+    """Concurrency, progress, timeouts, retries, the cache and recorded locations may change between resumes."""
+    jobs = make_jobs(items=3)
+    parameters = {"suite_digest": "a" * 64, "temperature": 0.0}
+    run_jobs_sync(jobs[:5], backend_for(chat), tmp_path / "run", progress=False, concurrency=1,
+                  parameters=parameters, locations={"suite": "/old/place"})
+    with ResponseCache(tmp_path / "cache.sqlite") as cache:
+        summary = run_jobs_sync(jobs, backend_for(chat, timeout=5, max_retries=1), tmp_path / "run", concurrency=7,
+                                progress=True, cache=cache, parameters=parameters, locations={"suite": "/new/place"})
+    assert (summary.already_done, summary.requested, summary.judgments) == (5, 7, 12)
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run["locations"] == {"suite": "/new/place"} and run["parameters"] == parameters
+
+
+def test_jobs_whose_requests_changed_are_refused_without_parameters(tmp_path):
+    """python -m judges.runner records no parameters: the logged request hashes still bind the run."""
+    jobs = make_jobs(items=2)
+    jobs_path = tmp_path / "jobs.jsonl"
+    _write_jobs(jobs_path, jobs)
+    out = tmp_path / "run"
+    with ChatServer() as server:
+        first = subprocess.run(_runner_cmd(jobs_path, out, server.base_url), cwd=REPO, capture_output=True,
+                               text=True, timeout=60)
+        assert first.returncode == 0, first.stderr
+        before = _snapshot(out)
+        changed = [Job(j.item_id, j.condition, j.seed, JudgeRequest(
+            j.request.messages[:1] + (Message("user", j.request.messages[1].text() + " (another suite)"),),
+            j.request.params)) for j in jobs]  # same keys, other prompts: another suite's items
+        _write_jobs(jobs_path, changed)
+        second = subprocess.run(_runner_cmd(jobs_path, out, server.base_url), cwd=REPO, capture_output=True,
+                                text=True, timeout=60)
+        assert server.total == 8
+    assert second.returncode == 2 and second.stdout == "" and second.stderr.count("\n") == 1
+    assert "judgments.jsonl: item item-000 condition cargo seed 0 was judged from another request" in second.stderr
+    assert _snapshot(out) == before
+
+
+def test_a_run_json_of_an_older_format_is_refused(chat, tmp_path):
+    jobs = make_jobs(items=1)
+    run_jobs_sync(jobs, backend_for(chat), tmp_path / "run", progress=False)
+    (tmp_path / "run" / "run.json").write_text('{"format_version": 1, "judge": "openai:judge", "parameters": {}}\n')
+    before = _snapshot(tmp_path / "run")
+    with pytest.raises(InputError, match="run.json: format_version 1, not 2: it does not record"):
+        run_jobs_sync(jobs, backend_for(chat), tmp_path / "run", progress=False)
+    assert _snapshot(tmp_path / "run") == before
