@@ -72,7 +72,7 @@ def _question(view: WorldView, fact: tuple[str, str, str, str], kind: str, diffi
               at: datetime, gold: dict[str, Any], required: tuple[str, ...], permitted: tuple[str, ...],
               why: str) -> Question:
     entity_kind, entity_id, key, value = fact
-    role = view.policy.role_at(actor_id, at)
+    role = view.nearest_role(actor_id, at)   # never "not employed": that would give a negative away
     content = {"world": view.name, "kind": kind, "actor": actor_id, "as_of": when(at),
                "entity": [entity_kind, entity_id], "fact": key, "value": value}
     qid = question_id(PERSPECTIVE, content)

@@ -51,6 +51,18 @@ class WorldView:
         """The versions that no gate withholds from the actor at ``moment``."""
         return [v for v in versions if self.policy.can_see(actor_id, v, moment)]
 
+    def nearest_role(self, actor_id: str, moment: datetime) -> str | None:
+        """The actor's role at ``moment``; if not employed then, the last role held before it, else the next one."""
+        role = self.policy.role_at(actor_id, moment)
+        if role is not None:
+            return role
+        history = [a for a in self.policy.assignments if a.actor_id == actor_id]
+        before = [a for a in history if a.valid_from <= moment]
+        after = [a for a in history if a.valid_from > moment]
+        if before:
+            return max(before, key=lambda a: a.valid_from).role
+        return min(after, key=lambda a: a.valid_from).role if after else None
+
     def readable_subsystems(self, actor_id: str, moment: datetime) -> tuple[str, ...]:
         """The subsystems the actor's role and grants covered at ``moment``, sorted."""
         return tuple(sorted(self.policy.subsystems_at(actor_id, moment)))

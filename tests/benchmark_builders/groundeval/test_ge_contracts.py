@@ -117,3 +117,18 @@ def test_build_is_byte_identical_under_any_hash_seed(tmp_path):
                        env={**os.environ, "PYTHONHASHSEED": hash_seed})
         outputs.append({p.name: p.read_bytes() for p in out.iterdir() if p.is_file()})
     assert outputs[0] == outputs[1] and set(outputs[0]) == {"suite.json", "contracts.jsonl", "truth.jsonl", "MANIFEST.json"}
+
+
+def test_actors_not_employed_at_as_of_are_named_plainly(ge_world, ge_questions):
+    policy = ge_world.policy
+    assert not any("not employed" in q.contract.question for q in ge_questions)
+    gone = [q for q in ge_questions if q.contract.track == "perspective"
+            and not policy.employed_at(q.contract.actor, q.contract.as_of)]
+    assert len(gone) == 4                       # still asked: they test the actor gate
+    for q in gone:
+        c = q.contract
+        history = sorted((a for a in policy.assignments if a.actor_id == c.actor), key=lambda a: a.valid_from)
+        earlier = [a for a in history if a.valid_from <= c.as_of]
+        assert c.role == (earlier[-1] if earlier else history[0]).role and c.role is not None
+        assert c.subsystems == () and q.truth.gold["could_actor_have_known"] is False
+        assert f"{c.actor} ({c.role})" in c.question or f"{c.actor}, acting as {c.role}," in c.question
