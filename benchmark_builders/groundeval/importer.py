@@ -8,10 +8,15 @@ the file name) and ``config.yaml`` (``actors``, ``roles``, ``causal_links``,
 UTC). Anything malformed raises InputError naming the file and the key.
 
 Mapping onto the world's records: every actor holds its role from the first
-to past the last timestamp of the domain; an artifact's facts are those of the
-events that list it; the actors of those events are its participants (they
-may see it whatever their role); a role's ``broadcast_event_types`` make the
-artifacts of those events visible to everyone in the role.
+to past the last timestamp of the domain. An artifact is versioned, so that
+no future state leaks into the past: version 1, at the artifact's own
+timestamp, holds its own ``facts`` and those of the events that listed it by
+then; each later event that changes what is known (a fact, or who took part)
+adds a version at that event's time with everything known so far (a later
+value of a fact replaces an earlier one). The actors of those events are its
+participants from then on (they may see it whatever their role); a role's
+``broadcast_event_types`` make the artifacts of those events visible to
+everyone in the role.
 """
 
 from __future__ import annotations
@@ -150,6 +155,8 @@ def _read_artifacts(root: Path) -> dict[str, dict[str, Any]]:
         for key in ("title", "body"):
             if key in obj and not isinstance(obj[key], str):
                 raise InputError(f"{path}: key {key}: expected a string")
+        if "facts" in obj and not isinstance(obj["facts"], dict):
+            raise InputError(f"{path}: key facts: expected an object")
         if artifact_id in found:
             raise InputError(f"{path}: duplicate artifact id {artifact_id!r} (also in {found[artifact_id]['_path']})")
         found[artifact_id] = {"_path": str(path), "subsystem": subsystem, "created": created, **obj}
@@ -207,6 +214,58 @@ def _read_events(path: Path, artifacts: dict[str, dict[str, Any]]) -> list[dict[
     return events
 
 
+def _artifact_versions(artifacts: dict[str, dict[str, Any]], events: list[dict[str, Any]],
+                       broadcast_to: dict[str, frozenset[str]]) -> list[ArtifactVersion]:
+    """Every artifact's versions: one at its creation, then one per later moment at which events change it.
+
+    ``broadcast_to`` maps an event type to the actors whose role sees that event's artifacts.
+    """
+
+    def learn(event: dict[str, Any], facts: dict[str, Any], people: set[str]) -> None:
+        facts.update(event["facts"])
+        people.update(event["actors"])
+        people.update(broadcast_to.get(event["type"], ()))
+
+    listed: dict[str, list[dict[str, Any]]] = {}
+    for event in events:                     # already in (time, line) order
+        for _, artifact_id in event["ids"]:
+            if not listed.get(artifact_id) or listed[artifact_id][-1] is not event:
+                listed.setdefault(artifact_id, []).append(event)
+    versions: list[ArtifactVersion] = []
+    for artifact_id in sorted(artifacts):
+        obj = artifacts[artifact_id]
+        created: datetime = obj["created"]
+        mentions = listed.get(artifact_id, [])
+        entity = EntityRef(mentions[0]["type"], mentions[0]["id"]) if mentions else EntityRef(obj["subsystem"], artifact_id)
+
+        facts: dict[str, Any] = {}
+        people: set[str] = set()
+        for event in mentions:
+            if event["ts"] <= created:
+                learn(event, facts, people)
+        facts.update(obj.get("facts") or {})   # the file's own facts are stated at its timestamp
+        states = [(created, dict(facts), tuple(sorted(people)))]
+        for event in mentions:
+            if event["ts"] <= created:
+                continue
+            learn(event, facts, people)
+            state = (event["ts"], dict(facts), tuple(sorted(people)))
+            if state[1:] == states[-1][1:]:
+                continue                       # the event told nothing new about this artifact
+            if state[0] == states[-1][0]:
+                states[-1] = state             # events at the same moment make one version
+            else:
+                states.append(state)
+        for number, (at, known, participants) in enumerate(states, start=1):
+            versions.append(ArtifactVersion(
+                artifact_id=artifact_id, version=number, subsystem=obj["subsystem"], kind=obj["subsystem"],
+                created_at=at, author=str(obj.get("author", "")), entity=entity,
+                title=obj.get("title", artifact_id), body=obj.get("body", ""), facts=known,
+                acl=Acl(participants=participants),
+            ))
+    return versions
+
+
 def load_domain(directory: Path) -> tuple[World, Rules]:
     """Read a GroundEval-format domain directory as a World and its Rules."""
     root = Path(directory)
@@ -246,43 +305,26 @@ def load_domain(directory: Path) -> tuple[World, Rules]:
     end = max(times) if times else start
     origin = start - timedelta(days=365)
 
-    facts: dict[str, dict[str, Any]] = {}
-    participants: dict[str, set[str]] = {}
-    entity: dict[str, EntityRef] = {}
-    by_type_roles: dict[str, set[str]] = {}
+    broadcast_to: dict[str, frozenset[str]] = {}
     for role, types in broadcast.items():
+        members = frozenset(str(n) for n, r in actors_cfg.items() if str(r) == role)
         for event_type in types:
-            by_type_roles.setdefault(event_type, set()).add(role)
-    for event in events:
-        for _, artifact_id in event["ids"]:
-            merged = facts.setdefault(artifact_id, {})
-            for key, value in event["facts"].items():
-                merged.setdefault(key, value)
-            people = participants.setdefault(artifact_id, set())
-            people.update(event["actors"])
-            for role in by_type_roles.get(event["type"], ()):
-                people.update(n for n, r in actors_cfg.items() if str(r) == role)
-            entity.setdefault(artifact_id, EntityRef(event["type"], event["id"]))
-
-    versions = []
-    for artifact_id in sorted(artifacts):
-        obj = artifacts[artifact_id]
-        own = obj.get("facts") if isinstance(obj.get("facts"), dict) else {}
-        merged = {**facts.get(artifact_id, {}), **own}
-        versions.append(ArtifactVersion(
-            artifact_id=artifact_id, version=1, subsystem=obj["subsystem"], kind=obj["subsystem"],
-            created_at=obj["created"], author=str(obj.get("author", "")),
-            entity=entity.get(artifact_id, EntityRef(obj["subsystem"], artifact_id)),
-            title=obj.get("title", artifact_id), body=obj.get("body", ""), facts=merged,
-            acl=Acl(participants=tuple(sorted(participants.get(artifact_id, ())))),
-        ))
+            broadcast_to[event_type] = broadcast_to.get(event_type, frozenset()) | members
+    versions = _artifact_versions(artifacts, events, broadcast_to)
+    history: dict[str, list[ArtifactVersion]] = {}
+    for version in versions:
+        history.setdefault(version.artifact_id, []).append(version)
     world_events = []
     for event in events:
         subsystem = event["ids"][0][0] if event["ids"] else "events"
+        refs = []
+        for _, artifact_id in event["ids"]:
+            made = [v for v in history[artifact_id] if v.created_at <= event["ts"]]
+            refs.append((made[-1] if made else history[artifact_id][0]).ref)
         world_events.append(Event(
             event_id=event["id"], ts=event["ts"], type=event["type"], actors=event["actors"],
             subsystem=subsystem, entity=EntityRef(event["type"], event["id"]), payload=dict(event["facts"]),
-            artifacts=tuple(f"{artifact_id}@1" for _, artifact_id in event["ids"]),
+            artifacts=tuple(refs),
         ))
     people = [Actor(actor_id=str(name), name=str(name), email=f"{name}@domain.invalid", title=str(role),
                     team=str(role), role=str(role), manager=None, joined_at=origin)

@@ -1,6 +1,7 @@
-"""The GroundEval-format importer: a small domain, its time zones, ids from file names, and clear errors."""
+"""The GroundEval-format importer: a small domain, its time zones, ids from file names, versions, and clear errors."""
 
 import json
+from collections import Counter
 from datetime import datetime, timezone
 
 import pytest
@@ -9,6 +10,7 @@ from click.testing import CliRunner
 from benchmark_builders.groundeval.build import build_questions
 from benchmark_builders.groundeval.contracts import BuildConfig
 from benchmark_builders.groundeval.importer import load_domain
+from judges.groundeval.runtime import Corpus, GatedRuntime
 from orgbench.cli import cli
 from simulator.errors import InputError
 
@@ -98,6 +100,9 @@ def test_domain_contracts_have_decoys_and_absences(tmp_path):
     (lambda r: (r / "artifacts/deploys/CHG-1.json").write_text('{"title": "x"}', encoding="utf-8"), "CHG-1.json: missing key timestamp"),
     (lambda r: (r / "artifacts/deploys/CHG-1.json").write_text('{"timestamp": "yesterday"}', encoding="utf-8"),
      "CHG-1.json: key timestamp: not a timestamp"),
+    (lambda r: (r / "artifacts/deploys/CHG-1.json").write_text('{"timestamp": "2026-03-01T10:00:00Z", "facts": ["x"]}',
+                                                               encoding="utf-8"),
+     "CHG-1.json: key facts: expected an object"),
     (lambda r: (r / "events.jsonl").write_text('{"id": "E1", "type": "deploy"}\n', encoding="utf-8"), "events.jsonl:1: missing key timestamp"),
     (lambda r: (r / "events.jsonl").write_text('{"id": "E1", "type": "deploy", "timestamp": "2026-03-01T10:00:00Z", '
                                                '"artifact_ids": {"deploys": "CHG-9"}}\n', encoding="utf-8"),
@@ -124,3 +129,69 @@ def test_cli_builds_from_a_domain_and_exits_2_on_bad_input(tmp_path):
     (root / "config.yaml").write_text("actors: [", encoding="utf-8")
     result = runner.invoke(cli, ["build", "groundeval", "--domain", str(root), "--out", str(tmp_path / "bad")])
     assert result.exit_code == 2 and "config.yaml" in result.output and not (tmp_path / "bad").exists()
+
+
+def utc(*args):
+    return datetime(*args, tzinfo=timezone.utc)
+
+
+LATER_EVENTS = [
+    # INC-2 (created 03-03 09:00) is resolved three days later; INC-1 is mentioned again with nothing new.
+    {"id": "R2", "type": "incident_resolved", "timestamp": "2026-03-06T10:00:00Z", "actors": ["morgan"],
+     "artifact_ids": {"incidents": "INC-2"}, "facts": {"incident_id": "INC-2", "resolution": "rolled back RB2"}},
+    {"id": "N1", "type": "incident_note", "timestamp": "2026-03-04T08:00:00Z", "actors": ["morgan"],
+     "artifact_ids": {"incidents": "INC-1"}, "facts": {"incident_id": "INC-1"}},
+    {"id": "S2", "type": "incident_updated", "timestamp": "2026-03-07T10:00:00Z", "actors": ["morgan"],
+     "artifact_ids": {"incidents": "INC-2"}, "facts": {"severity": "SEV1"}},
+]
+
+
+def versioned_domain(root):
+    root = write_domain(root)
+    with open(root / "events.jsonl", "a", encoding="utf-8") as handle:
+        handle.write("".join(json.dumps(e) + "\n" for e in LATER_EVENTS))
+    return root
+
+
+def test_later_events_add_versions_and_the_past_keeps_its_state(tmp_path):
+    world, _ = load_domain(versioned_domain(tmp_path / "d"))
+    history = world.versions("INC-2")
+    assert [(v.ref, v.created_at) for v in history] == [
+        ("INC-2@1", utc(2026, 3, 3, 9)), ("INC-2@2", utc(2026, 3, 6, 10)), ("INC-2@3", utc(2026, 3, 7, 10))]
+    assert dict(history[0].facts) == {"incident_id": "INC-2", "change_id": "CHG-2", "severity": "SEV2"}
+    assert dict(history[1].facts) == {**history[0].facts, "resolution": "rolled back RB2"}
+    assert dict(history[2].facts) == {**history[1].facts, "severity": "SEV1"}      # a later value replaces the earlier
+    assert [v.ref for v in world.versions("INC-1")] == ["INC-1@1"]               # N1 told nothing new
+    refs = {e.event_id: e.artifacts for e in world.events}
+    assert (refs["E5"], refs["R2"], refs["S2"], refs["N1"]) == (("INC-2@1",), ("INC-2@2",), ("INC-2@3",), ("INC-1@1",))
+
+    before = utc(2026, 3, 4, 21, 4)            # after INC-2 was opened, before it was resolved
+    assert "resolution" not in world.as_of("INC-2", before).facts
+    fetched = GatedRuntime(Corpus(world), "sam", before, record_latency=False).fetch_artifact("INC-2")
+    assert fetched["artifact"]["id"] == "INC-2@1" and "resolution" not in fetched["artifact"]["facts"]
+    later = GatedRuntime(Corpus(world), "sam", utc(2026, 3, 6, 12), record_latency=False).fetch_artifact("INC-2")
+    assert later["artifact"]["facts"]["resolution"] == "rolled back RB2"
+
+
+def test_perspective_truth_follows_the_first_version_that_states_a_fact(tmp_path):
+    world, rules = load_domain(versioned_domain(tmp_path / "d"))
+    questions = build_questions(world, rules, BuildConfig(counts={"perspective": 200, "counterfactual": 0, "silence": 0}),
+                                "domain:d")
+    resolved = utc(2026, 3, 6, 10)
+    about = [q for q in questions if q.contract.subject["entity"]["id"] == "INC-2"
+             and q.contract.subject["fact"] == "resolution"]
+    kinds = Counter(q.truth.kind for q in about)
+    assert kinds["positive"] >= 1 and kinds["temporal_negative"] >= 1
+    for q in about:
+        if q.truth.gold["could_actor_have_known"]:
+            assert q.contract.as_of >= resolved and q.truth.required_evidence in (("INC-2@2",), ("INC-2@3",))
+        if q.truth.kind == "temporal_negative":
+            # placed before the resolution was stated, yet after INC-2 itself existed: the old leak's exact case
+            assert utc(2026, 3, 3, 9) < q.contract.as_of < resolved
+            assert world.as_of("INC-2", q.contract.as_of).ref == "INC-2@1"
+    for q in questions:                        # no positive anywhere before its fact was first stated
+        if q.truth.gold["could_actor_have_known"]:
+            subject = q.contract.subject
+            first = min(v.created_at for v in world.versions(subject["entity"]["id"])
+                        if str(v.facts.get(subject["fact"])) == subject["value"])
+            assert first <= q.contract.as_of
