@@ -1,7 +1,10 @@
 """CARGO-Bench tables and figure from runs: Table 1 (headline), Table 2 (ablations), Table 3 (rubric swap).
 
 Tables are computed from run directories and the suite's truth files only,
-so any table can be rebuilt without calling a judge again. Each table is
+so any table can be rebuilt without calling a judge again. The suite is the
+one the runs' ``run.json`` records (its digest, and its path unless another
+copy is named); every run must have judged it, and a judgment of an item the
+suite's truth does not hold is an error, never dropped. Each table is
 written as Markdown, CSV and LaTeX with the paper's published row beside
 ours; the risk–coverage figure (retrieval gating of the CARGO condition) is
 a PNG with fixed metadata, so its bytes are deterministic, and a CSV.
@@ -18,6 +21,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from benchmark_builders.cargo.identity import suite_digest
 from judges.metrics import (
     FAMILIES, SHOULD_PENALIZE, ConditionScore, gating_loss, penalty_table, risk_coverage, score_condition,
 )
@@ -103,16 +107,65 @@ class RunScores:
     item_means: Mapping[str, np.ndarray]
 
 
+def suite_binding(suite_dir: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """What a run of ``suite_dir`` records: ``parameters`` {suite_digest} (binding) and ``locations`` {suite} (its path)."""
+    return {"suite_digest": suite_digest(suite_dir)}, {"suite": str(Path(suite_dir).resolve())}
+
+
+def run_suite(run_dir: Path) -> tuple[str, Path]:
+    """The suite digest and path a run's run.json records (InputError naming run.json if it records none)."""
+    path = Path(run_dir) / RUN_JSON
+    meta = read_json(path)
+    parameters = meta.get("parameters") if isinstance(meta, dict) else None
+    locations = meta.get("locations") if isinstance(meta, dict) else None
+    digest = parameters.get("suite_digest") if isinstance(parameters, dict) else None
+    where = locations.get("suite") if isinstance(locations, dict) else None
+    if not isinstance(digest, str) or not isinstance(where, str):
+        raise InputError(f"{path}: names no suite digest and path (a run from before run.json format 2); judge "
+                         "the suite again, e.g. with --judge replay:RUN into a new run directory")
+    return digest, Path(where)
+
+
+def suite_of_runs(run_dirs: Sequence[Path], suite_dir: Path | None = None) -> SuiteTruth:
+    """The truth of the suite every run judged: ``suite_dir`` if given, else the first run's; InputError on any mismatch.
+
+    A malformed truth file is named first, then a suite whose digest is not the runs'.
+    """
+    if not run_dirs:
+        raise InputError("no runs given")
+    recorded = [(Path(r) / RUN_JSON, *run_suite(r)) for r in run_dirs]
+    first_json, digest, where = recorded[0]
+    for path, other, _ in recorded[1:]:
+        if other != digest:
+            raise InputError(f"{path}: parameters.suite_digest is {other}, but {first_json} has {digest}: "
+                             "the runs judged different suites")
+    if suite_dir is None:
+        if not where.is_dir():
+            raise InputError(f"{first_json}: locations.suite {where} is not a directory (moved?); pass --suite")
+        suite_dir = where
+    truth = SuiteTruth.load(suite_dir)
+    found = suite_digest(suite_dir)
+    if found != digest:
+        raise InputError(f"{first_json}: parameters.suite_digest is {digest}, but suite {suite_dir} has {found}: "
+                         "not the suite this run judged")
+    return truth
+
+
 def score_run(run_dir: Path, truth: SuiteTruth, *, resamples: int = 10_000) -> RunScores:
-    """Score every CARGO condition present in a run (mean of its judge seeds, bootstrap CI)."""
+    """Score every CARGO condition present in a run (mean of its judge seeds, bootstrap CI).
+
+    Every judgment must be of an item in ``truth`` (InputError naming the log and the first unknown id).
+    """
     run_dir = Path(run_dir)
     meta = read_json(run_dir / RUN_JSON)
     judge = meta.get("judge", run_dir.name) if isinstance(meta, dict) else run_dir.name
-    judgments = load_judgments(run_dir)
-    rows = [r for r in judgments if r.get("item_id") in truth.families]
+    rows = load_judgments(run_dir)
     if not rows:
-        what = "no judgments" if not judgments else "no judgment of an item in the suite's truth.jsonl (another suite?)"
-        raise InputError(f"{run_dir / JUDGMENTS}: {what}")
+        raise InputError(f"{run_dir / JUDGMENTS}: no judgments")
+    unknown = next((r["item_id"] for r in rows if r["item_id"] not in truth.families), None)
+    if unknown is not None:
+        raise InputError(f"{run_dir / JUDGMENTS}: item {unknown} is not in the suite's truth.jsonl "
+                         "(judged from another suite?)")
     conditions = sorted({r["condition"] for r in rows})
     scores, means = {}, {}
     for condition in conditions:
@@ -231,9 +284,13 @@ def _plot(curves: Sequence[Mapping[str, Any]], path: Path) -> None:
     write_bytes_atomic(path, buffer.getvalue())
 
 
-def write_tables(run_dirs: Sequence[Path], suite_dir: Path, out_dir: Path, *, resamples: int = 10_000) -> list[Path]:
-    """Write Tables 1–3 (md, csv, tex), the risk–coverage PNG and CSV, and scores.json; return the paths."""
-    truth = SuiteTruth.load(suite_dir)
+def write_tables(run_dirs: Sequence[Path], suite_dir: Path | None, out_dir: Path, *,
+                 resamples: int = 10_000) -> list[Path]:
+    """Write Tables 1–3 (md, csv, tex), the risk–coverage PNG and CSV, and scores.json; return the paths.
+
+    ``suite_dir`` None means the suite the runs' run.json records (see ``suite_of_runs``).
+    """
+    truth = suite_of_runs(run_dirs, suite_dir)
     runs = [score_run(Path(r), truth, resamples=resamples) for r in run_dirs]
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -101,7 +101,8 @@ def make_jobs(items: list[dict], conditions, seeds, *, temperature: float = 0.0,
               help="Comma-separated: noref, direct, direct+ctx, cargo, cargo+auth, cargo-ctx, cargo-exemplar, cargo-unv.")
 @click.option("--rubric-swap", is_flag=True, help="Also run the rubric-swap control (prompt × rubric).")
 @click.option("--seeds", default="0", show_default=True, help="Judge seeds, e.g. 0,1,2.")
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Run directory (resumable).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Run directory. Resumable with the same suite and settings; anything else is refused.")
 @click.option("--concurrency", type=int, default=16, show_default=True)
 @click.option("--limit", type=click.IntRange(1), default=None, help="Judge only the first N items (in id order).")
 @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")
@@ -119,7 +120,16 @@ def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, se
                   concurrency: int, limit: int | None, base_url: str | None, api_key_env: str,
                   temperature: float, max_tokens: int | None, timeout: float, max_retries: int,
                   extra: tuple[str, ...], cache: Path | None, dry_run: bool) -> None:
-    """Judge a CARGO suite under prompt conditions; writes OUT/judgments.jsonl (resumes if interrupted)."""
+    """Judge a CARGO suite under prompt conditions; writes OUT/judgments.jsonl and OUT/run.json.
+
+    OUT/run.json records the suite (its digest and path) and every setting
+    that changes an answer: judge, model, base URL, conditions, seeds,
+    temperature, max tokens, extra parameters. Run the same command again to
+    resume an interrupted run; a resume with another suite or any of those
+    settings different is refused (exit 2). --concurrency, --limit,
+    --timeout, --max-retries, --cache and --api-key-env may change between
+    resumes.
+    """
     from judges.backends import parse_extra
     from judges.conditions import parse_conditions
     from simulator.storage import write_jsonl
@@ -163,44 +173,46 @@ def run_cargo_jobs(jobs: list, spec: str, out: Path, *, suite: Path, conditions:
                    base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY", temperature: float = 0.0,
                    max_tokens: int | None = None, timeout: float = 60.0, max_retries: int = 5,
                    extra: dict | None = None, cache_path: Path | None = None, progress: bool = False):
-    """Run jobs through the judge named by ``spec`` into run directory ``out`` (response cache beside it)."""
+    """Run jobs made from ``suite`` through the judge named by ``spec`` into run directory ``out`` (cache beside it).
+
+    run.json binds the run to the suite's digest and the answer-changing
+    settings (see ``judges.runner``); the suite's absolute path is recorded
+    so that ``tables cargo`` can find it.
+    """
     from judges.backends import make_backend
     from judges.cache import ResponseCache
+    from judges.cargo_tables import suite_binding
     from judges.runner import run_jobs_sync
 
+    binding, locations = suite_binding(suite)
     backend = make_backend(spec, base_url=base_url, api_key_env=api_key_env, timeout=timeout,
                            max_retries=max_retries, temperature=temperature, max_tokens=max_tokens,
                            extra=extra or None, concurrency=concurrency)
-    parameters = {"suite": str(Path(suite)), "conditions": list(conditions), "seeds": list(seeds),
-                  "temperature": temperature, "max_tokens": max_tokens}
-    if extra:
-        parameters["extra"] = dict(extra)
+    parameters = {**binding, "conditions": list(conditions), "seeds": list(seeds),
+                  "temperature": temperature, "max_tokens": max_tokens, "extra": dict(extra or {})}
+    options = {"concurrency": concurrency, "progress": progress, "parameters": parameters, "locations": locations}
     if spec.startswith("builtin:"):
-        return run_jobs_sync(jobs, backend, out, concurrency=concurrency, progress=progress, parameters=parameters)
+        return run_jobs_sync(jobs, backend, out, **options)
     with ResponseCache(Path(cache_path) if cache_path else Path(out) / "cache.sqlite") as cache:
-        return run_jobs_sync(jobs, backend, out, concurrency=concurrency, progress=progress, cache=cache,
-                             parameters=parameters)
+        return run_jobs_sync(jobs, backend, out, cache=cache, **options)
 
 
 @click.command("cargo")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(file_okay=False, exists=True, path_type=Path))
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Directory for the tables.")
 @click.option("--suite", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
-              help="The suite the runs judged (default: the one named in the first run's run.json).")
+              help="The suite the runs judged (default: the path in the first run's run.json). It must be the "
+                   "suite every run's run.json records (same digest), or the command is refused.")
 @click.option("--resamples", type=click.IntRange(1), default=10_000, show_default=True, help="Bootstrap resamples for the CIs.")
 def tables_cargo(runs: tuple[Path, ...], out: Path, suite: Path | None, resamples: int) -> None:
-    """Write Tables 1–3 (Markdown, CSV, LaTeX) and the risk–coverage figure from RUN directories."""
-    from judges.cargo_tables import write_tables
-    from simulator.errors import InputError
-    from simulator.storage import read_json
+    """Write Tables 1–3 (Markdown, CSV, LaTeX) and the risk–coverage figure from RUN directories.
 
-    if suite is None:
-        meta = read_json(Path(runs[0]) / "run.json")
-        parameters = meta.get("parameters") if isinstance(meta, dict) else None
-        named = parameters.get("suite") if isinstance(parameters, dict) else None
-        if not isinstance(named, str) or not named:
-            raise InputError(f"{Path(runs[0]) / 'run.json'}: names no suite; pass --suite")
-        suite = Path(named)
+    The suite is the one the runs' run.json records; every run must have
+    judged that same suite (same digest), and a judgment of an item that is
+    not in the suite's truth is an error.
+    """
+    from judges.cargo_tables import write_tables
+
     check_out_dir(out, into=True)
     written = write_tables(list(runs), suite, out, resamples=resamples)
     click.echo(f"wrote {len(written)} files to {out}")

@@ -75,7 +75,7 @@ def _builtin_run(work: Path, suite: Path, spec: str, fresh: bool) -> Path:
                                        "judges/verdict.py", "judges/runner.py", "judges/judgments.py")}
 
     def build(tmp: Path) -> None:
-        run_cargo_jobs(_jobs(suite, (0,)), spec, tmp, suite=Path("suite"), conditions=["all", "rubric-swap"],
+        run_cargo_jobs(_jobs(suite, (0,)), spec, tmp, suite=suite, conditions=["all", "rubric-swap"],
                        seeds=(0,), concurrency=8)
 
     directory = work / "runs" / spec.replace(":", "-")

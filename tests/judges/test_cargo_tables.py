@@ -15,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "benchmark_builders" / "cargo
 from benchmark_builders.cargo import SuiteConfig, build_suite, write_suite  # noqa: E402
 from cargo_synthetic import synthetic_cases  # noqa: E402
 from judges.backends import make_backend  # noqa: E402
-from judges.cargo_tables import PAPER, TABLES, write_tables  # noqa: E402
+from judges.cargo_tables import PAPER, TABLES, suite_binding, write_tables  # noqa: E402
 from judges.conditions import parse_conditions, render  # noqa: E402
 from judges.metrics import di_from_family_rates  # noqa: E402
 from judges.runner import Job, run_jobs_sync  # noqa: E402
@@ -32,8 +32,12 @@ def run(tmp_path_factory):
     conditions = parse_conditions("noref,direct,cargo,cargo-unv") + parse_conditions("", rubric_swap=True)[8:9]
     jobs = [Job(item["item_id"], c.name, seed, render(c, item, seed))
             for c in conditions for item in suite.items for seed in (0, 1)]
+    parameters, locations = suite_binding(root / "suite")
     run_jobs_sync(jobs, make_backend("builtin:grounded"), root / "run", progress=False,
-                  parameters={"suite": str(root / "suite")})
+                  parameters=parameters, locations=locations)
+    other = build_suite([(s, synthetic_cases(s, per_procedure=4)) for s in range(2)],
+                        SuiteConfig(sizes={"P1": 6, "P3": 10, "P2": 8, "P4": 6}, gating_per_world=3))
+    write_suite(other, root / "other")
     return root
 
 
@@ -77,6 +81,73 @@ def test_paper_rows_are_consistent_with_default_sizes():
         assert abs(di - row["di"]) <= 0.011, condition
 
 
-def test_missing_suite_file_is_one_line(run, tmp_path):
+def test_a_suite_that_is_not_one_is_one_line(run, tmp_path):
     with pytest.raises(InputError, match="truth.jsonl: file not found"):
         write_tables([run / "run"], tmp_path, tmp_path / "out")
+
+
+def _copy(src: Path, dst: Path) -> Path:
+    import shutil
+
+    shutil.copytree(src, dst)
+    return dst
+
+
+def test_the_suite_comes_from_run_json_wherever_the_command_runs(run, tmp_path, monkeypatch):
+    """The audit's case: run from a directory whose ./suite is another suite; run.json's absolute path wins."""
+    _copy(run / "other", tmp_path / "suite")
+    monkeypatch.chdir(tmp_path)
+    write_tables([run / "run"], None, tmp_path / "found", resamples=200)
+    write_tables([run / "run"], run / "suite", tmp_path / "named", resamples=200)
+    for path in sorted((tmp_path / "named").iterdir()):
+        assert path.read_bytes() == (tmp_path / "found" / path.name).read_bytes(), path.name
+    copy = _copy(run / "suite", tmp_path / "copy")  # the same suite elsewhere: same digest, accepted
+    write_tables([run / "run"], copy, tmp_path / "copied", resamples=200)
+    assert (tmp_path / "copied" / "table1_headline.md").read_bytes() == (tmp_path / "named" / "table1_headline.md").read_bytes()
+
+
+def test_a_suite_other_than_the_runs_is_refused(run, tmp_path):
+    with pytest.raises(InputError, match=r"run/run.json: parameters.suite_digest is [0-9a-f]{64}, but suite .*other "
+                                         r"has [0-9a-f]{64}: not the suite this run judged") as info:
+        write_tables([run / "run"], run / "other", tmp_path / "out")
+    assert "\n" not in str(info.value) and not (tmp_path / "out").exists()
+
+
+def test_a_suite_changed_after_the_run_is_refused(run, tmp_path):
+    suite = _copy(run / "suite", tmp_path / "suite")
+    truth = (suite / "truth.jsonl").read_text().splitlines()
+    (suite / "truth.jsonl").write_text("\n".join(truth[1:]) + "\n")
+    with pytest.raises(InputError, match=r"truth.jsonl: content differs from MANIFEST.json"):
+        write_tables([run / "run"], suite, tmp_path / "out")
+
+
+def test_runs_of_different_suites_are_refused_together(run, tmp_path):
+    jobs = [Job(item["item_id"], "cargo", 0, render(parse_conditions("cargo")[0], item, 0))
+            for item in json.loads("[" + ",".join((run / "other" / "items.jsonl").read_text().splitlines()) + "]")]
+    parameters, locations = suite_binding(run / "other")
+    run_jobs_sync(jobs, make_backend("builtin:grounded"), tmp_path / "other-run", progress=False,
+                  parameters=parameters, locations=locations)
+    with pytest.raises(InputError, match=r"other-run/run.json: parameters.suite_digest is .* the runs judged "
+                                         r"different suites"):
+        write_tables([run / "run", tmp_path / "other-run"], None, tmp_path / "out")
+
+
+def test_judgments_of_items_not_in_the_suite_are_an_error(run, tmp_path):
+    """Never dropped silently: the file and the first unknown id, in one line."""
+    copied = _copy(run / "run", tmp_path / "run")
+    rows = (copied / "judgments.jsonl").read_text().splitlines()
+    stranger = json.loads(rows[3])
+    stranger["item_id"] = "cb-0000000000000000"
+    (copied / "judgments.jsonl").write_text("\n".join(rows + [json.dumps(stranger)]) + "\n")
+    with pytest.raises(InputError, match=r"run/judgments.jsonl: item cb-0000000000000000 is not in the suite's "
+                                         r"truth.jsonl") as info:
+        write_tables([copied], None, tmp_path / "out")
+    assert "\n" not in str(info.value)
+
+
+def test_a_run_without_a_suite_digest_is_refused(run, tmp_path):
+    copied = _copy(run / "run", tmp_path / "run")
+    (copied / "run.json").write_text('{"format_version": 1, "judge": "builtin:grounded", '
+                                     '"parameters": {"suite": "suite"}}\n')
+    with pytest.raises(InputError, match=r"run.json: names no suite digest and path"):
+        write_tables([copied], run / "suite", tmp_path / "out")
