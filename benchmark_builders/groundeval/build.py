@@ -1,19 +1,23 @@
 """Build a GroundEval suite: choose questions by ratio and difficulty, and write contracts and truth apart.
 
-``build_questions(world, rules, config)`` is pure; ``write_suite`` writes
-``suite.json``, ``contracts.jsonl`` (what agents may see), ``truth.jsonl``
-(never shown to agents), the corpus the gated runtime serves (``world/``, the
-world files) and ``MANIFEST.json``, all in a staged directory.
+``build_questions(world, rules, config)`` is pure (``assemble_questions`` also
+returns a ``BuildSummary``: the split asked for and built per track and kind,
+and the questions left out because every wording would reveal the answer);
+``write_suite`` writes ``suite.json`` (with that summary), ``contracts.jsonl``
+(what agents may see), ``truth.jsonl`` (never shown to agents), the corpus the
+gated runtime serves (``world/``, the world files) and ``MANIFEST.json``, all
+in a staged directory.
 """
 
 from __future__ import annotations
 
 import random
+import sys
 import tomllib
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from benchmark_builders.groundeval.contracts import (
     COUNTERFACTUAL, KINDS, PERSPECTIVE, SILENCE, TRACKS, BuildConfig, CausalRule, Question, Rules, SilenceRule,
@@ -21,7 +25,7 @@ from benchmark_builders.groundeval.contracts import (
 from benchmark_builders.groundeval.counterfactual import counterfactual_candidates
 from benchmark_builders.groundeval.perspective import perspective_candidates
 from benchmark_builders.groundeval.silence import silence_candidates
-from benchmark_builders.groundeval.wording import answer_leaks, render_question
+from benchmark_builders.groundeval.wording import word_question
 from benchmark_builders.groundeval.worldview import WorldView
 from simulator.errors import InputError
 from simulator.storage import read_text, staged_directory, write_json, write_jsonl, write_manifest
@@ -44,33 +48,95 @@ WORLD_RULES = Rules(
 )
 
 
-def _choose(candidates: list[Question], track: str, config: BuildConfig) -> list[Question]:
-    count = int(config.counts.get(track, 0))
-    ratios = config.ratios.get(track, {})
-    total = sum(ratios.get(k, 0.0) for k in KINDS[track]) or 1.0
+@dataclass(frozen=True)
+class BuildSummary:
+    """What a build asked for and what it made, per track and kind, and the questions left out for their wording."""
+
+    requested: Mapping[str, Mapping[str, int]]
+    built: Mapping[str, Mapping[str, int]]
+    left_out: Mapping[str, int]      # per track: chosen questions whose every wording would reveal the answer
+
+    def shortfalls(self) -> list[str]:
+        """``track kind built/requested`` for every kind built short of its request, in track and kind order."""
+        return [f"{track} {kind} {self.built.get(track, {}).get(kind, 0)}/{want}"
+                for track, kinds in self.requested.items() for kind, want in kinds.items()
+                if self.built.get(track, {}).get(kind, 0) < want]
+
+    def note(self) -> str | None:
+        """One line saying what fell short and why, or None when everything asked for was built."""
+        short = self.shortfalls()
+        if not short:
+            return None
+        dropped = sum(self.left_out.values())
+        why = "not enough candidates in the source" + (
+            f"; {dropped} left out because every wording would reveal the answer" if dropped else "")
+        return f"groundeval: built fewer questions than requested ({', '.join(short)}): {why}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"requested": {t: dict(k) for t, k in self.requested.items()},
+                "built": {t: dict(k) for t, k in self.built.items()},
+                "left_out": {"wording_reveals_answer": dict(self.left_out)}}
+
+
+def _split(count: int, ratios: Mapping[str, float], kinds: tuple[str, ...]) -> dict[str, int]:
+    """``count`` split over the kinds by ratio, summing exactly to ``count`` (largest remainders, ties in kind order)."""
+    total = sum(max(0.0, ratios.get(k, 0.0)) for k in kinds)
+    if count <= 0 or total <= 0:
+        return {k: 0 for k in kinds}
+    exact = {k: count * max(0.0, ratios.get(k, 0.0)) / total for k in kinds}
+    out = {k: int(exact[k]) for k in kinds}
+    order = sorted(kinds, key=lambda k: (-(exact[k] - out[k]), kinds.index(k)))
+    for k in order[:count - sum(out.values())]:
+        out[k] += 1
+    return out
+
+
+def _choose(candidates: list[Question], track: str, config: BuildConfig,
+            finish: Callable[[Question], Question | None]) -> tuple[list[Question], dict[str, int], int]:
+    """The chosen questions of a track (each finished: worded, or None to leave it out), the split asked, the count left out."""
+    wanted = _split(int(config.counts.get(track, 0)), config.ratios.get(track, {}), KINDS[track])
     hard_share = float(config.hard_share.get(track, 0.5))
     chosen: list[Question] = []
+    left_out = 0
     unique: dict[str, Question] = {}
     for q in candidates:
         unique.setdefault(q.contract.question_id, q)
+
+    def take(pool: list[Question], n: int, start: int = 0) -> tuple[list[Question], int]:
+        nonlocal left_out
+        picked, index = [], start
+        while len(picked) < n and index < len(pool):
+            done = finish(pool[index])
+            index += 1
+            if done is None:
+                left_out += 1
+            else:
+                picked.append(done)
+        return picked, index
+
     for kind in KINDS[track]:
-        want = round(count * ratios.get(kind, 0.0) / total)
+        want = wanted[kind]
         rng = random.Random(f"{config.seed}:{track}:{kind}")
         pool = sorted((q for q in unique.values() if q.truth.kind == kind), key=lambda q: q.contract.question_id)
         hard = [q for q in pool if q.truth.difficulty == "hard"]
         easy = [q for q in pool if q.truth.difficulty != "hard"]
         rng.shuffle(hard)
         rng.shuffle(easy)
-        want_hard = round(want * hard_share)
-        picked = hard[:want_hard] + easy[:want - min(want_hard, len(hard))]
-        if len(picked) < want:
-            picked += hard[want_hard:want_hard + want - len(picked)]
-        chosen.extend(picked)
-    return chosen
+        picked_hard, next_hard = take(hard, round(want * hard_share))
+        picked_easy, _ = take(easy, want - len(picked_hard))
+        topped_up, _ = take(hard, want - len(picked_hard) - len(picked_easy), next_hard)
+        chosen.extend(picked_hard + picked_easy + topped_up)
+    return chosen, wanted, left_out
 
 
 def build_questions(world: World, rules: Rules, config: BuildConfig, name: str) -> list[Question]:
     """Every chosen question of every track, sorted by track and id, with no answer leaking into wording."""
+    return assemble_questions(world, rules, config, name)[0]
+
+
+def assemble_questions(world: World, rules: Rules, config: BuildConfig,
+                       name: str) -> tuple[list[Question], BuildSummary]:
+    """The chosen questions (as ``build_questions``) and the summary of what was asked for and built."""
     view = WorldView(world, name)
     rng = random.Random(f"{config.seed}:{name}")
     pools = {
@@ -79,18 +145,24 @@ def build_questions(world: World, rules: Rules, config: BuildConfig, name: str) 
         COUNTERFACTUAL: counterfactual_candidates(view, rules, random.Random(rng.random())),
         SILENCE: silence_candidates(view, rules, random.Random(rng.random())),
     }
-    questions: list[Question] = []
-    for track in TRACKS:
-        for q in _choose(pools[track], track, config):
-            text = render_question(track, q.contract.question_id, q.wording)
-            questions.append(Question(replace(q.contract, question=text), q.truth))
-    for q in questions:
+
+    def finish(q: Question) -> Question | None:
         subjects = tuple(str(v) for v in _subject_ids(q.contract.subject))
-        leaks = answer_leaks(q.contract.question, q.truth, subjects)
-        if leaks:
-            raise AssertionError(f"{q.contract.question_id}: wording reveals {leaks}")
+        text = word_question(q.contract.track, q.contract.question_id, q.wording, q.truth, subjects)
+        return None if text is None else Question(replace(q.contract, question=text), q.truth)
+
+    questions: list[Question] = []
+    requested: dict[str, dict[str, int]] = {}
+    left_out: dict[str, int] = {}
+    for track in TRACKS:
+        chosen, requested[track], left_out[track] = _choose(pools[track], track, config, finish)
+        questions.extend(chosen)
+    built = {t: {k: 0 for k in KINDS[t]} for t in TRACKS}
+    for q in questions:
+        built[q.truth.track][q.truth.kind] += 1
     order = {t: i for i, t in enumerate(TRACKS)}
-    return sorted(questions, key=lambda q: (order[q.contract.track], q.contract.question_id))
+    ordered = sorted(questions, key=lambda q: (order[q.contract.track], q.contract.question_id))
+    return ordered, BuildSummary(requested, built, left_out)
 
 
 def _subject_ids(subject: Mapping[str, Any]) -> Iterable[str]:
@@ -102,7 +174,7 @@ def _subject_ids(subject: Mapping[str, Any]) -> Iterable[str]:
 
 
 def write_suite(out: Path, world: World, rules: Rules, config: BuildConfig, questions: list[Question],
-                source: Mapping[str, Any]) -> None:
+                source: Mapping[str, Any], summary: BuildSummary | None = None) -> None:
     """Write the suite directory atomically (contracts, truth, corpus, manifest)."""
     counts: dict[str, dict[str, int]] = {}
     for q in questions:
@@ -112,6 +184,7 @@ def write_suite(out: Path, world: World, rules: Rules, config: BuildConfig, ques
         write_json(tmp / "suite.json", {
             "format": "groundeval-suite", "format_version": SUITE_FORMAT, "source": dict(source),
             "config": config.to_json(), "rules": rules.to_json(), "counts": counts, "questions": len(questions),
+            **(summary.to_json() if summary is not None else {}),
         })
         write_jsonl(tmp / "contracts.jsonl", (q.contract.to_json() for q in questions))
         write_jsonl(tmp / "truth.jsonl", (q.truth.to_json() for q in questions))
@@ -175,10 +248,17 @@ def load_build_config(path: Path | None, **overrides: Any) -> tuple[BuildConfig,
     return BuildConfig(seed=seed, counts=counts, ratios=ratios, hard_share=hard), rules
 
 
+def _note_on_stderr(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
 def build_suite(out: Path, *, world_dir: Path | None = None, domain_dir: Path | None = None,
                 config_path: Path | None = None, world: World | None = None, name: str | None = None,
-                **overrides: Any) -> dict[str, int]:
-    """Build and write a suite from a world directory, a GroundEval domain, or an in-memory World."""
+                note: Callable[[str], None] | None = _note_on_stderr, **overrides: Any) -> dict[str, int]:
+    """Build and write a suite from a world directory, a GroundEval domain, or an in-memory World.
+
+    When fewer questions were built than requested, ``note`` gets one line saying so (by default on stderr).
+    """
     config, config_rules = load_build_config(config_path, **overrides)
     if domain_dir is not None:
         from benchmark_builders.groundeval.importer import load_domain
@@ -198,8 +278,11 @@ def build_suite(out: Path, *, world_dir: Path | None = None, domain_dir: Path | 
         name = name or str(world.meta.get("name") or f"world-seed-{world.meta.get('seed', 0)}")
     if config_rules is not None:
         rules = config_rules
-    questions = build_questions(world, rules, config, name)
-    write_suite(Path(out), world, rules, config, questions, {**source, "name": name})
+    questions, summary = assemble_questions(world, rules, config, name)
+    write_suite(Path(out), world, rules, config, questions, {**source, "name": name}, summary)
+    line = summary.note()
+    if line is not None and note is not None:
+        note(line)
     counts: dict[str, int] = {}
     for q in questions:
         counts[q.contract.track] = counts.get(q.contract.track, 0) + 1

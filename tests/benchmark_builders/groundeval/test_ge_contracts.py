@@ -7,8 +7,10 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from benchmark_builders.groundeval.build import WORLD_RULES, build_questions, load_build_config
-from benchmark_builders.groundeval.contracts import question_id
+from benchmark_builders.groundeval.build import (
+    WORLD_RULES, BuildSummary, _split, assemble_questions, build_questions, build_suite, load_build_config,
+)
+from benchmark_builders.groundeval.contracts import BuildConfig, Truth, question_id
 from benchmark_builders.groundeval.wording import answer_leaks
 from simulator.policy import SUBSYSTEM
 
@@ -119,6 +121,25 @@ def test_build_is_byte_identical_under_any_hash_seed(tmp_path):
     assert outputs[0] == outputs[1] and set(outputs[0]) == {"suite.json", "contracts.jsonl", "truth.jsonl", "MANIFEST.json"}
 
 
+def _truth(**gold):
+    return Truth("PER-000000000000", "perspective", "positive", "easy", gold, ("CASE-1@2",), (), (), (), (), (), (), "")
+
+
+def test_leak_check_ignores_common_words_and_catches_distinctive_labels():
+    verdict = _truth(could_actor_have_known=False, evidence_artifacts=[])
+    for value in ("no", "none", "yes", "true", "false"):
+        assert answer_leaks(f"Could P-1 have known that the paged of case CASE-1 was {value}?", verdict, ("CASE-1",)) == []
+    assert answer_leaks("Could P-1 (not employed at the time) have known it?", verdict) == ["not employed"]
+    assert answer_leaks("Was CASE-1 noted?", verdict) == ["CASE-1@2"]                  # evidence id, not a subject
+    assert answer_leaks("Was CASE-10 noted?", verdict) == []                           # whole ids only
+    causal = Truth("CF-000000000000", "counterfactual", "causal", "easy",
+                   {"outcome_changed": True, "causal_mechanism": "config_regression"}, (), (), (),
+                   ("config_regression", "bad config", "none"), (), (), (), "")
+    assert answer_leaks("Did the config regression cause it?", causal) == ["config_regression"]
+    assert answer_leaks("Was there a bad config here, or none?", causal) == ["bad config"]
+    assert answer_leaks("Was the configuration bad?", causal) == []
+
+
 def test_actors_not_employed_at_as_of_are_named_plainly(ge_world, ge_questions):
     policy = ge_world.policy
     assert not any("not employed" in q.contract.question for q in ge_questions)
@@ -132,3 +153,33 @@ def test_actors_not_employed_at_as_of_are_named_plainly(ge_world, ge_questions):
         assert c.role == (earlier[-1] if earlier else history[0]).role and c.role is not None
         assert c.subsystems == () and q.truth.gold["could_actor_have_known"] is False
         assert f"{c.actor} ({c.role})" in c.question or f"{c.actor}, acting as {c.role}," in c.question
+
+
+def test_kind_split_sums_to_the_count():
+    assert _split(40, {"positive": 0.4, "temporal_negative": 0.3, "permission_negative": 0.3},
+                  ("positive", "temporal_negative", "permission_negative")) == {
+        "positive": 16, "temporal_negative": 12, "permission_negative": 12}
+    assert _split(5, {"positive": 0.4, "temporal_negative": 0.3, "permission_negative": 0.3},
+                  ("positive", "temporal_negative", "permission_negative")) == {
+        "positive": 2, "temporal_negative": 2, "permission_negative": 1}
+    assert _split(7, {"exists": 0, "absence": 0}, ("exists", "absence")) == {"exists": 0, "absence": 0}
+
+
+def test_shortfalls_are_recorded_and_noted_once(ge_world, tmp_path):
+    config = BuildConfig(counts={"perspective": 0, "counterfactual": 4, "silence": 400})
+    questions, summary = assemble_questions(ge_world, WORLD_RULES, config, "syn-3")
+    assert summary.requested["silence"] == {"exists": 200, "absence": 200}
+    built = Counter(q.truth.kind for q in questions if q.truth.track == "silence")
+    assert summary.built["silence"] == {"exists": built["exists"], "absence": built["absence"]}
+    assert 0 < built["exists"] < 200 and 0 < built["absence"] < 200
+    assert summary.built["counterfactual"] == summary.requested["counterfactual"] == {"causal": 2, "decoy": 2}
+    assert summary.shortfalls() == [f"silence exists {built['exists']}/200", f"silence absence {built['absence']}/200"]
+    notes = []
+    build_suite(tmp_path / "suite", world=ge_world, name="syn-3", note=notes.append,
+                counts={"perspective": 0, "counterfactual": 4, "silence": 400})
+    assert notes == [summary.note()] and "\n" not in notes[0] and "silence absence" in notes[0]
+    meta = json.loads((tmp_path / "suite" / "suite.json").read_text())
+    assert meta["requested"] == summary.to_json()["requested"] and meta["built"] == summary.to_json()["built"]
+    assert meta["left_out"] == {"wording_reveals_answer": {"perspective": 0, "counterfactual": 0, "silence": 0}}
+    full = BuildSummary({"silence": {"exists": 1}}, {"silence": {"exists": 1}}, {"silence": 0})
+    assert full.note() is None

@@ -1,6 +1,7 @@
 """The GroundEval-format importer: a small domain, its time zones, ids from file names, versions, and clear errors."""
 
 import json
+import re
 from collections import Counter
 from datetime import datetime, timezone
 
@@ -195,3 +196,34 @@ def test_perspective_truth_follows_the_first_version_that_states_a_fact(tmp_path
             first = min(v.created_at for v in world.versions(subject["entity"]["id"])
                         if str(v.facts.get(subject["fact"])) == subject["value"])
             assert first <= q.contract.as_of
+
+
+def test_common_word_values_build_and_are_asked_about(tmp_path):
+    root = write_domain(tmp_path / "d")
+    lines = (root / "events.jsonl").read_text(encoding="utf-8").splitlines()
+    events = [json.loads(line) for line in lines]
+    for event in events:
+        if event["type"] == "incident_opened":
+            event["facts"].update({"paged": "no", "customer_impact": "none", "acknowledged": "yes", "rollback": "true"})
+    (root / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["build", "groundeval", "--domain", str(root), "--out", str(tmp_path / "suite")])
+    assert result.exit_code == 0 and result.exception is None, result.output
+    contracts = [json.loads(line) for line in (tmp_path / "suite" / "contracts.jsonl").read_text().splitlines()]
+    asked = {c["subject"]["value"] for c in contracts if c["track"] == "perspective"}
+    assert {"no", "none", "yes", "true"} <= asked
+    paged = next(c for c in contracts if c["track"] == "perspective" and c["subject"]["fact"] == "paged")
+    assert re.search(r"\bpaged\b.*\bno\b", paged["question"])
+
+
+def test_wording_that_would_reveal_the_answer_is_left_out_and_counted(tmp_path):
+    # every wording names the cause's event type, "deploy": an alias of the mechanism, so causal questions can't be asked
+    root = write_domain(tmp_path / "d", config=CONFIG.replace("aliases: [bad deploy]", "aliases: [deploy]"))
+    result = CliRunner().invoke(cli, ["build", "groundeval", "--domain", str(root), "--out",
+                                                      str(tmp_path / "suite")])
+    assert result.exit_code == 0, result.output
+    suite = json.loads((tmp_path / "suite" / "suite.json").read_text())
+    assert suite["left_out"]["wording_reveals_answer"] == {"perspective": 0, "counterfactual": 2, "silence": 0}
+    assert suite["requested"]["counterfactual"] == {"causal": 15, "decoy": 15}
+    assert suite["built"]["counterfactual"] == {"causal": 0, "decoy": 2}
+    assert result.stderr.count("\n") == 1 and "counterfactual causal 0/15" in result.stderr
+    assert "2 left out because every wording would reveal the answer" in result.stderr
