@@ -3,7 +3,7 @@
 Every record is linked -- each tool result to the call it answers, by id --
 and anything that cannot be linked is reported with its file and line: a
 result that answers no call, a duplicate call id, a message with neither
-content nor calls. Nothing is dropped silently: ``import_file`` returns the
+content nor calls, a label of a shape or value that cannot be read. Nothing is dropped silently: ``import_file`` returns the
 problems beside the records, and the command refuses to write a suite while
 any problem remains.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmark_builders.trajectories.records import (LABEL_VALUES, ChatMessage, StepLabels, ToolCall, Trajectory,
-                                                     message_from_json)
+                                                     check_token, message_from_json)
 from simulator.errors import InputError
 from simulator.storage import read_text
 
@@ -61,24 +61,63 @@ def link_problems(messages: tuple[ChatMessage, ...], where: str) -> list[str]:
     return problems
 
 
+def _label_items(obj: dict[str, Any], raw_messages: list[Any], where: str,
+                 problems: list[str]) -> list[tuple[Any, Any]]:
+    """(message index, label) pairs from the one label field a record uses; any other shape is a problem."""
+    given = [key for key in ("labels", "step_labels") if obj.get(key) is not None]
+    if any(isinstance(m, dict) and "label" in m for m in raw_messages):
+        given.append("messages[].label")
+    if len(given) > 1:
+        problems.append(f"{where}: labels given in more than one field ({', '.join(given)}); keep one")
+        return []
+    if not given:
+        return []
+    key = given[0]
+    if key == "messages[].label":
+        return [(i, m["label"]) for i, m in enumerate(raw_messages) if isinstance(m, dict) and "label" in m]
+    raw = obj[key]
+    if isinstance(raw, dict):                    # {message index: label}, AgentProcessBench's step_labels
+        return list(raw.items())
+    if not isinstance(raw, list):
+        problems.append(f"{where}: field {key} must be an object {{message index: label}} or a list of "
+                        f"{{message_index, label}} objects, got {type(raw).__name__}")
+        return []
+    items = []
+    for k, item in enumerate(raw):
+        if not isinstance(item, dict) or "message_index" not in item or "label" not in item:
+            problems.append(f"{where}: field {key}[{k}] must be an object {{message_index, label}}, "
+                            f"got {json.dumps(item)[:60]}")
+            continue
+        items.append((item["message_index"], item["label"]))
+    return items
+
+
+def _index(key: Any) -> int | None:
+    """A message index from a label key: an integer or a string of one; anything else is None."""
+    if isinstance(key, int) and not isinstance(key, bool):
+        return key
+    if isinstance(key, str):
+        try:
+            return int(key)
+        except ValueError:
+            return None
+    return None
+
+
 def _labels(obj: dict[str, Any], raw_messages: list[Any], trajectory_id: str, where: str,
             problems: list[str]) -> StepLabels:
+    """The record's step labels; every label that cannot be read is a problem, never dropped silently."""
     labels: dict[int, int] = {}
-    raw = obj.get("labels", obj.get("step_labels"))
-    if isinstance(raw, dict):                    # {message index: label}, AgentProcessBench's step_labels
-        items = list(raw.items())
-    elif isinstance(obj.get("step_labels"), list):
-        items = [(s.get("message_index"), s.get("label")) for s in obj["step_labels"] if isinstance(s, dict)]
-    else:
-        items = [(i, m.get("label")) for i, m in enumerate(raw_messages) if isinstance(m, dict) and "label" in m]
-    for key, value in items:
-        try:
-            index = int(key)
-        except (TypeError, ValueError):
+    for key, value in _label_items(obj, raw_messages, where, problems):
+        index = _index(key)
+        if index is None:
             problems.append(f"{where}: labels: key {key!r} is not a message index")
             continue
-        if value not in LABEL_VALUES or not 0 <= index < len(raw_messages):
+        if isinstance(value, bool) or value not in LABEL_VALUES or not 0 <= index < len(raw_messages):
             problems.append(f"{where}: labels[{key}]: must be -1, 0 or 1 on an existing message, got {value!r}")
+            continue
+        if index in labels:
+            problems.append(f"{where}: labels[{key}]: message {index} is labelled twice")
             continue
         labels[index] = int(value)
     return StepLabels(trajectory_id, labels)
@@ -93,11 +132,15 @@ def _tau2_message(raw: Any, where: str) -> ChatMessage:
     for k, call in enumerate(raw.get("tool_calls") or ()):
         if not isinstance(call, dict) or not isinstance(call.get("id"), str) or not isinstance(call.get("name"), str):
             raise InputError(f"{where}: field tool_calls[{k}] needs id and name")
+        check_token(call["id"], f"{where}: field tool_calls[{k}].id")
+        check_token(call["name"], f"{where}: field tool_calls[{k}].name", name=True)
         arguments = call.get("arguments", {})
         calls.append(ToolCall(call["id"], call["name"],
                               arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)))
     if role == "tool":
         call_id = raw.get("id", raw.get("tool_call_id"))
+        if isinstance(call_id, str):
+            check_token(call_id, f"{where}: field id")
         return ChatMessage("tool", raw.get("content") or "", (), call_id if isinstance(call_id, str) else None,
                            raw.get("name") if isinstance(raw.get("name"), str) else None)
     converted = {"role": role, "content": raw.get("content")}

@@ -23,6 +23,24 @@ LABELS_FILE = "labels.jsonl"
 SUITE_FILE = "suite.json"
 
 
+def token_problem(text: str, *, name: bool = False) -> str:
+    """Why ``text`` cannot stand in a packet's frame as one token (a call id or tool name), or ''.
+
+    Ids are rendered byte for byte and names verbatim, so neither may contain
+    whitespace or non-printable characters (a line break would forge packet
+    structure); a name also may not contain ``(``, which ends it.
+    """
+    if text.isprintable() and " " not in text and "(" not in text:
+        return ""                                   # the common case, decided in C
+    if not text:
+        return "must not be empty"
+    if any(ch.isspace() or not ch.isprintable() for ch in text):
+        return "must be one token (no whitespace or control characters)"
+    if name and "(" in text:
+        return "must not contain '('"
+    return ""
+
+
 @dataclass(frozen=True, slots=True)
 class ToolCall:
     """One structured call: its id, the tool's name and the arguments exactly as recorded (a JSON string)."""
@@ -88,6 +106,13 @@ class StepLabels:
                 "notes": {str(i): self.notes[i] for i in sorted(self.notes)}}
 
 
+def check_token(text: str, field_name: str, *, name: bool = False) -> None:
+    """Raise an input error naming ``field_name`` when ``text`` is not one frame token (see ``token_problem``)."""
+    problem = token_problem(text, name=name)
+    if problem:
+        raise InputError(f"{field_name} {problem}, got {text!r}")
+
+
 def message_from_json(obj: Any, where: str) -> ChatMessage:
     """Parse one OpenAI-chat message; ``where`` names file, line and index for errors."""
     if not isinstance(obj, dict):
@@ -108,10 +133,14 @@ def message_from_json(obj: Any, where: str) -> ChatMessage:
         arguments = fn.get("arguments", "")
         if not isinstance(arguments, str):
             raise InputError(f"{where}: field tool_calls[{k}].function.arguments must be a JSON string")
+        check_token(raw["id"], f"{where}: field tool_calls[{k}].id")
+        check_token(fn["name"], f"{where}: field tool_calls[{k}].function.name", name=True)
         calls.append(ToolCall(raw["id"], fn["name"], arguments))
     call_id = obj.get("tool_call_id")
     if call_id is not None and not isinstance(call_id, str):
         raise InputError(f"{where}: field tool_call_id must be a string")
+    if call_id is not None:
+        check_token(call_id, f"{where}: field tool_call_id")
     name = obj.get("name")
     return ChatMessage(role, content, tuple(calls), call_id, name if isinstance(name, str) else None)
 

@@ -38,7 +38,7 @@ def _trajectories(world: Path | None, import_file: Path | None, fmt: str, out: P
         if result.problems:
             for line in result.problems:
                 click.echo(f"problem: {line}", err=True)
-            raise InputError(f"{import_file}: {len(result.problems)} unlinkable record(s) (listed above); "
+            raise InputError(f"{import_file}: {len(result.problems)} problem(s) in the records (listed above); "
                              f"nothing written")
         write_suite(out, result.trajectories, result.labels, {"built_by": "orgbench build trajectories",
                                                               "import": str(import_file.name), "format": fmt})
