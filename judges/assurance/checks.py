@@ -6,8 +6,13 @@ with the source record they claim to show. Call/result matching runs in both
 directions: ``calls-answered`` (every call, the simulated user's included, has
 a result) and ``results-answer-calls`` (every result answers one earlier,
 not yet answered call) -- the reverse direction is control P3.
-``arguments-json`` only flags invalid argument JSON (it is data to be judged,
-rendered verbatim), it never fails a record.
+``arguments-json`` only flags invalid argument JSON -- text that does not
+parse, a JSON string holding the JSON (double encoded) or any other
+non-object -- (it is data to be judged, rendered verbatim), it never fails a
+record. Call ids, result ids and tool names must be single tokens
+(``records.token_problem``): the packet checks fail a trajectory whose frame
+tokens could forge structure, on the quick path and in detail alike.
+
 """
 
 from __future__ import annotations
@@ -15,8 +20,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 
-from benchmark_builders.trajectories.records import Trajectory
+from benchmark_builders.trajectories.records import StepLabels, Trajectory, token_problem
 from judges.assurance.render import PacketSpec
 
 REQUIREMENTS: dict[str, str] = {
@@ -24,7 +30,7 @@ REQUIREMENTS: dict[str, str] = {
     "calls-answered": "every tool call (assistant or simulated user) is answered by a tool result",
     "results-answer-calls": "every tool result answers exactly one earlier, unanswered call (user calls count)",
     "steps-not-empty": "every user and assistant message has content or tool calls",
-    "arguments-json": "invalid argument JSON is flagged (and must be rendered verbatim)",
+    "arguments-json": "invalid argument JSON (not parsing, double encoded, not an object) is flagged and rendered verbatim",
     "packet-structure": "the packet parses: headers, call lines with exact byte lengths, LF line ends",
     "messages-in-order": "the packet shows the source messages in order with their roles and neutralised content",
     "calls-rendered": "restored packets show every call under its message: id, name and byte-identical arguments",
@@ -32,22 +38,40 @@ REQUIREMENTS: dict[str, str] = {
     "target-marked-once": "exactly one target marker pair, enclosing exactly the target message",
     "extent": "a prefix packet ends at the target step; a full packet reaches the last message",
     "delimiters-neutralised": "no content line can be read as packet structure",
-    "excluded-fields-absent": "labels and other excluded fields never appear in a packet",
+    "excluded-fields-absent": "labels and other excluded fields never appear in a packet: text the source does not "
+                              "account for names no excluded field and carries none of the record's excluded values",
 }
 
 _HEADER = re.compile(rb"^\[MESSAGE (\d+) (system|user|assistant)\]$")
 _RESULT = re.compile(rb"^\[TOOL RESULT (\d+) id=(.*)\]$")
 _CALL = re.compile(rb"\[TOOL CALL id=(\S+) bytes=(\d+)\] ([^(\s]+)\(")
-# Excluded fields, matched case-insensitively: a line starting ``label:``/``note=``/... or a JSON key "label".
-_EXCLUDED_LINE = re.compile(rb'\n\\?[ \t]*(?:labels?|step_labels?|notes?|error_kind)[ \t]*[:=]')
-_EXCLUDED_KEY = re.compile(rb'"(?:labels?|step_label|error_kind)"[ \t]*:')
+# An excluded field's name used as a key (``label:``, ``"notes" =``, ``error_kind:`` ...), matched case-insensitively.
+_EXCLUDED_KEY = re.compile(rb'(?i)(?<![a-z0-9_])(?:labels?|step_labels?|notes?|error_kinds?)"?[ \t]*[:=]')
 
 
-def _excluded(data: bytes) -> str | None:
-    """The first excluded-field text in a packet, or None."""
-    lowered = b"\n" + data.lower()
-    found = _EXCLUDED_LINE.search(lowered) or _EXCLUDED_KEY.search(lowered)
-    return found.group(0).strip().decode("utf-8", "replace") if found else None
+def excluded_values(labels: StepLabels | None) -> tuple[bytes, ...]:
+    """The record's own excluded values a packet must not carry: its notes (how each label was made)."""
+    if labels is None:
+        return ()
+    return tuple(sorted({note.encode("utf-8") for note in labels.notes.values() if note}))
+
+
+def _excluded(residual: list[bytes], values: tuple[bytes, ...] = ()) -> str | None:
+    """The first excluded-field text in the packet's residual (bytes not accounted for by the source), or None.
+
+    Only the residual is searched: text that is the source's own content is data to be judged, so a user who
+    writes "Note: ..." or a tool that returns ``"label": 1`` is shown as is. An excluded field can only reach
+    a packet as bytes the source does not account for, and there it is found by name or by the record's value.
+    """
+    for text in residual:
+        found = _EXCLUDED_KEY.search(text)
+        if found:
+            return found.group(0).strip().decode("utf-8", "replace")
+        lowered = text.lower()
+        for value in values:
+            if value.lower() in lowered:
+                return value.decode("utf-8", "replace")
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,9 +102,14 @@ def check_source(trajectory: Trajectory, *, reverse: bool = True) -> list[Findin
                 duplicates.append(call.id)
             calls.setdefault(call.id, i)
             try:
-                json.loads(call.arguments)
+                value = json.loads(call.arguments)
             except ValueError:
                 invalid.append(f"{call.id}@{i}")
+            else:
+                if isinstance(value, str):
+                    invalid.append(f"{call.id}@{i} (double encoded)")
+                elif not isinstance(value, dict):
+                    invalid.append(f"{call.id}@{i} (not an object)")
     out.append(Finding("call-ids-unique", not duplicates, ", ".join(duplicates), subject))
     out.append(Finding("steps-not-empty", not empty, ", ".join(f"messages[{i}]" for i in empty), subject))
     out.append(Finding("arguments-json", True, ("invalid JSON: " + ", ".join(invalid)) if invalid else "", subject))
@@ -198,21 +227,52 @@ def expected_packet(trajectory: Trajectory, spec: PacketSpec, blocks: list[bytes
         b"".join(blocks[target + 1:stop])
 
 
-def check_packet(data: bytes, trajectory: Trajectory, spec: PacketSpec,
-                 blocks: list[bytes] | None = None) -> list[Finding]:
+@dataclass(frozen=True, slots=True)
+class Contract:
+    """One trajectory's expected message blocks (restored) and whether its frame tokens are unambiguous."""
+
+    blocks: list[bytes]
+    frame_safe: bool
+
+
+def packet_contract(trajectory: Trajectory) -> Contract:
+    """The contract every restored packet of ``trajectory`` is held to (computed once per trajectory)."""
+    return Contract(message_blocks(trajectory, True), frame_tokens_safe(trajectory))
+
+
+def check_packet(data: bytes, trajectory: Trajectory, spec: PacketSpec, contract: Contract | None = None,
+                 excluded: tuple[bytes, ...] = ()) -> list[Finding]:
     """Packet requirements: the bytes against the source record and the packet's spec.
 
-    ``blocks`` (from ``message_blocks``) may be passed to reuse one trajectory's expected blocks across packets.
+    ``contract`` (from ``packet_contract``) may be passed to reuse one trajectory's contract across packets;
+    ``excluded`` (from ``excluded_values``) are the record's own excluded values.
     """
-    if packet_holds(data, trajectory, spec, blocks):
+    if packet_holds(data, trajectory, spec, contract):
         return [Finding(name, True, "", spec.packet_id) for name in _PACKET_REQUIREMENTS]
-    return _check_packet_in_detail(data, trajectory, spec)
+    return _check_packet_in_detail(data, trajectory, spec, excluded)
 
 
-def packet_holds(data: bytes, trajectory: Trajectory, spec: PacketSpec, blocks: list[bytes] | None = None) -> bool:
-    """Whether every packet requirement holds: the bytes equal the contract's packet and carry no excluded field."""
-    return spec.rendering == "restored" and data == expected_packet(trajectory, spec, blocks) and \
-        _excluded(data) is None
+def frame_tokens_safe(trajectory: Trajectory) -> bool:
+    """Whether every call id, result id and tool name is one token, so the contract's frame is unambiguous."""
+    for message in trajectory.messages:
+        if message.tool_call_id is not None and token_problem(message.tool_call_id):
+            return False
+        for call in message.tool_calls:
+            if token_problem(call.id) or token_problem(call.name, name=True):
+                return False
+    return True
+
+
+def packet_holds(data: bytes, trajectory: Trajectory, spec: PacketSpec, contract: Contract | None = None) -> bool:
+    """Whether every packet requirement holds: the bytes equal the contract's packet, whose frame is unambiguous.
+
+    Equal bytes leave no residual, so no excluded field can be present (see ``_excluded``).
+    """
+    if spec.rendering != "restored":
+        return False
+    if contract is None:
+        contract = packet_contract(trajectory)
+    return contract.frame_safe and data == expected_packet(trajectory, spec, contract.blocks)
 
 
 def packet_requirement_count() -> int:
@@ -220,16 +280,22 @@ def packet_requirement_count() -> int:
     return len(_PACKET_REQUIREMENTS)
 
 
-def _check_packet_in_detail(data: bytes, trajectory: Trajectory, spec: PacketSpec) -> list[Finding]:
+def _residual_lines(shown: list[bytes], wanted: list[bytes]) -> list[bytes]:
+    """The shown lines not matched, in order, to the wanted ones (what the source does not account for)."""
+    if shown == wanted:
+        return []
+    matcher = SequenceMatcher(None, wanted, shown, autojunk=False)
+    return [line for tag, _, _, j1, j2 in matcher.get_opcodes() if tag != "equal" for line in shown[j1:j2]]
+
+
+def _check_packet_in_detail(data: bytes, trajectory: Trajectory, spec: PacketSpec,
+                            excluded: tuple[bytes, ...] = ()) -> list[Finding]:
     """Parse the packet and test each requirement on its own, naming what fails."""
     subject = spec.packet_id
     blocks, problem = parse_packet(data)
     if problem:
         return [Finding("packet-structure", False, problem, subject)]
     out = [Finding("packet-structure", True, "", subject)]
-    excluded = _excluded(data)
-    out.append(Finding("excluded-fields-absent", excluded is None,
-                       f"excluded field text {excluded!r}" if excluded else "", subject))
     markers = [k for k, b in enumerate(blocks) if b.kind in ("begin", "end")]
     kinds = [blocks[k].kind for k in markers]
     target_ok = kinds == ["begin", "end"]
@@ -251,6 +317,7 @@ def _check_packet_in_detail(data: bytes, trajectory: Trajectory, spec: PacketSpe
     call_problems: list[str] = []
     id_problems: list[str] = []
     neutral_problems: list[str] = []
+    residual: list[bytes] = []          # packet text the source does not account for
     restored = spec.rendering == "restored"
     grouped: list[tuple[_Block, list[_Block]]] = []
     for block in blocks:
@@ -260,10 +327,13 @@ def _check_packet_in_detail(data: bytes, trajectory: Trajectory, spec: PacketSpe
             grouped[-1][1].append(block)
         elif block.kind in ("text", "call"):
             order_problems.append("content before the first message")
+            residual.extend((block.ident.encode("utf-8"), block.name.encode("utf-8"), block.payload))
     if [g[0].index for g in grouped] != list(range(min(last, len(messages) - 1) + 1)):
         order_problems.append(f"message indices {[g[0].index for g in grouped][:12]} do not run 0..{last}")
     for header, body in grouped:
         if not 0 <= header.index < len(messages):
+            residual.extend(part for b in body for part in (b.ident.encode("utf-8"), b.name.encode("utf-8"),
+                                                            b.payload))
             continue
         source = messages[header.index]
         role = "tool" if header.kind == "result" else header.role
@@ -271,14 +341,24 @@ def _check_packet_in_detail(data: bytes, trajectory: Trajectory, spec: PacketSpe
             order_problems.append(f"messages[{header.index}] shown as {role}, source is {source.role}")
         if header.kind == "result" and header.ident != str(source.tool_call_id):
             id_problems.append(f"messages[{header.index}] shows id={header.ident}, answers {source.tool_call_id}")
+            residual.append(header.ident.encode("utf-8"))
+        if source.tool_call_id is not None and token_problem(source.tool_call_id):
+            id_problems.append(f"messages[{header.index}] answers id {source.tool_call_id!r}, which is not one token")
         texts = [b.payload for b in body if b.kind == "text"]
-        if texts != _expected_content(source.content):
+        wanted_texts = _expected_content(source.content)
+        if texts != wanted_texts:
             order_problems.append(f"messages[{header.index}] content differs from the source")
+            residual.extend(_residual_lines(texts, wanted_texts))
         for line in texts:
             if b"[BEGIN TARGET STEP]" in line or b"[END TARGET STEP]" in line:
                 neutral_problems.append(f"messages[{header.index}] content carries a target marker")
         shown = [(b.ident, b.name, b.payload) for b in body if b.kind == "call"]
         wanted = [(c.id, c.name, c.arguments.encode("utf-8")) for c in source.tool_calls]
+        residual.extend(part for s in shown if s not in wanted
+                        for part in (s[0].encode("utf-8"), s[1].encode("utf-8"), s[2]))
+        unsafe = [c.id for c in source.tool_calls if token_problem(c.id) or token_problem(c.name, name=True)]
+        if unsafe:
+            call_problems.append(f"messages[{header.index}] call id or name of {unsafe[:3]!r} is not one token")
         if not restored and wanted:
             call_problems.append(f"messages[{header.index}] original rendering omits {len(wanted)} call(s)")
         elif shown != wanted:
@@ -288,6 +368,9 @@ def _check_packet_in_detail(data: bytes, trajectory: Trajectory, spec: PacketSpe
         sequence = [b.kind for b in body]
         if "call" in sequence and "text" in sequence[sequence.index("call"):]:
             call_problems.append(f"messages[{header.index}] content after its calls (calls out of position)")
+    found = _excluded(residual, excluded)
+    out.insert(1, Finding("excluded-fields-absent", found is None,
+                          f"excluded field text {found!r} not in the source" if found else "", subject))
     out.append(Finding("messages-in-order", not order_problems, "; ".join(order_problems[:3]), subject))
     out.append(Finding("calls-rendered", not call_problems, "; ".join(call_problems[:3]), subject))
     out.append(Finding("results-show-ids", not id_problems, "; ".join(id_problems[:3]), subject))

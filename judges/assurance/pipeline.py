@@ -39,8 +39,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from benchmark_builders.trajectories.records import LABELS_FILE, TRAJECTORIES_FILE, read_suite
-from judges.assurance.checks import (Finding, check_packet, check_source, message_blocks, packet_holds,
-                                     packet_requirement_count)
+from judges.assurance.checks import (Contract, Finding, check_packet, check_source, excluded_values,
+                                     packet_contract, packet_holds, packet_requirement_count)
 from judges.assurance.manifest import Hasher, StepRecord, exact_sha256, read_record, write_record
 from judges.assurance.pack import write_pack
 from judges.assurance.workspace import Workspace, sync_directory, write_file
@@ -267,12 +267,13 @@ def build(cfg: PipelineConfig) -> StageResult:
             rendered = render_packets(trajectory, mine)
             if cfg.render_hook is not None:
                 rendered = [cfg.render_hook(spec, data) for spec, data in zip(mine, rendered)]
-            blocks = message_blocks(trajectory, True)   # the inline check, against the source record
+            contract = packet_contract(trajectory)   # the inline check, against the source record
             for spec, data in zip(mine, rendered):
-                if packet_holds(data, trajectory, spec, blocks):
+                if packet_holds(data, trajectory, spec, contract):
                     passed += packet_requirement_count()
                 else:
-                    findings.extend(check_packet(data, trajectory, spec, blocks))
+                    findings.extend(check_packet(data, trajectory, spec, contract,
+                                                 excluded_values(labels[trajectory.trajectory_id])))
                 specs.append(spec)
                 packets[spec.filename] = data
     except Exception as exc:  # a renderer crash is a failed build that writes nothing
@@ -305,7 +306,7 @@ def check(cfg: PipelineConfig) -> StageResult:
         failed.append(("source-sealed", f"{source}: no {MANIFEST}"))
     else:
         failed.extend(("source-sealed", p) for p in verify_manifest(source))
-    trajectories, _ = read_suite(source, verify=False)
+    trajectories, labels = read_suite(source, verify=False)
     by_id = {t.trajectory_id: t for t in trajectories}
     findings: list[Finding] = []
     passed = 0
@@ -315,7 +316,7 @@ def check(cfg: PipelineConfig) -> StageResult:
     jobs = ws.read("build/jobs.jsonl") or b""
     specs = [PacketSpec(**{k: v for k, v in json.loads(line).items() if k != "packet_id"})
              for line in jobs.decode("utf-8").splitlines() if line.strip()]
-    blocks: dict[str, list[bytes]] = {}
+    contracts: dict[str, Contract] = {}
     if not specs:
         failed.append(("packet-bytes-match-manifest", "no packets to check (build/jobs.jsonl missing or empty)"))
     for spec in specs:
@@ -327,12 +328,13 @@ def check(cfg: PipelineConfig) -> StageResult:
         if ws.digest(f"build/{rel}") != manifest.get(rel):
             failed.append(("packet-bytes-match-manifest", f"build/{rel}: bytes differ from build/manifest.json"))
         if spec.trajectory_id in by_id:
-            if spec.trajectory_id not in blocks:
-                blocks = {spec.trajectory_id: message_blocks(by_id[spec.trajectory_id], True)}
-            if packet_holds(data, by_id[spec.trajectory_id], spec, blocks[spec.trajectory_id]):
+            if spec.trajectory_id not in contracts:
+                contracts = {spec.trajectory_id: packet_contract(by_id[spec.trajectory_id])}
+            if packet_holds(data, by_id[spec.trajectory_id], spec, contracts[spec.trajectory_id]):
                 passed += packet_requirement_count()
             else:
-                findings.extend(check_packet(data, by_id[spec.trajectory_id], spec, blocks[spec.trajectory_id]))
+                findings.extend(check_packet(data, by_id[spec.trajectory_id], spec, contracts[spec.trajectory_id],
+                                             excluded_values(labels.get(spec.trajectory_id))))
     failed.extend((f.requirement, f"{f.subject}: {f.detail}") for f in findings if not f.ok)
     flags = [f.to_json() for f in findings if f.ok and f.detail]
     report = dumps_pretty({"failed": [{"requirement": r, "detail": d} for r, d in failed], "flags": flags,
