@@ -3,8 +3,8 @@
 Hashes are SHA-256 of the exact bytes -- no newline or encoding
 normalisation, so a CRLF change is a change. A step record has the in-toto
 link shape (unsigned): ``{step, command, materials {path: sha256}, products
-{path: sha256}, return_code}``, plus the controls in force and the first
-failed requirement with its reason. A stage writes a record with no return
+{path: sha256}, return_code}``, plus the controls in force, the first
+failed requirement with its reason, and every failure found. A stage writes a record with no return
 code when it starts, so an interrupted stage never looks finished.
 """
 
@@ -44,22 +44,25 @@ class StepRecord:
     controls: str = "P3"
     requirement: str = ""
     reason: str = ""
+    failures: tuple[tuple[str, str], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        """The record as JSON (paths sorted)."""
+        """The record as JSON (paths sorted; every failure, in the order found)."""
         return {"step": self.step, "command": self.command,
                 "materials": {k: self.materials[k] for k in sorted(self.materials)},
                 "products": {k: self.products[k] for k in sorted(self.products)},
                 "return_code": self.return_code, "controls": self.controls,
-                "requirement": self.requirement, "reason": self.reason}
+                "requirement": self.requirement, "reason": self.reason,
+                "failures": [{"requirement": r, "detail": d} for r, d in self.failures]}
 
     @staticmethod
     def from_json(obj: Any, where: str) -> "StepRecord":
         """Parse a record, naming ``where`` on a malformed one."""
         try:
+            failures = tuple((str(f["requirement"]), str(f["detail"])) for f in obj.get("failures") or ())
             return StepRecord(obj["step"], obj["command"], dict(obj["materials"]), dict(obj["products"]),
                               obj["return_code"], obj.get("controls", ""), obj.get("requirement", ""),
-                              obj.get("reason", ""))
+                              obj.get("reason", ""), failures)
         except (KeyError, TypeError) as exc:
             raise InputError(f"{where}: bad or missing field {exc}") from None
 

@@ -13,9 +13,10 @@ Workspace layout (one directory)::
 
 Controls are cumulative. P0: every stage runs whatever the earlier ones did
 (the unguarded pipeline). P1: a stage refuses unless every earlier record
-exists, finished with return code 0 and chains to its predecessor (its
-materials are the predecessor's products); a failed check stops the stage and
-writes nothing. P2: a stage also refuses if the previous stage's materials or
+exists, finished with return code 0 under controls at least as strong as its
+own, and chains to its predecessor (its materials are the predecessor's
+products); a failed check stops the stage and writes nothing but its record,
+which lists every failure found. P2: a stage also refuses if the previous stage's materials or
 products changed on disk; dispatch admits exactly the emitted scripts and
 staged files, verifies each packet's exact bytes immediately before handing
 that same buffer to the backend, and the recording stub re-checks at read.
@@ -59,6 +60,7 @@ CONTROLS = ("P0", "P1", "P2", "P3")
 PIPELINE_REQUIREMENTS: dict[str, str] = {
     "render-completed": "the renderer produced every packet",
     "previous-step-succeeded": "the previous step has a record, finished with return code 0 and chains to its own predecessor",
+    "controls-not-weaker": "no earlier step ran under weaker controls than this one",
     "records-chain": "each record's materials are its predecessor's products: no stale or substituted outputs",
     "previous-products-unchanged": "the previous step's materials and products still match byte for byte",
     "source-sealed": "the source records still match their suite manifest",
@@ -152,12 +154,24 @@ class StageRefused(Exception):
 
 @dataclass(frozen=True, slots=True)
 class StageResult:
-    """What a stage did: return code and, on failure, the first failed requirement and why."""
+    """What a stage did: return code and, on failure, the first failed requirement, why, and every failure."""
 
     step: str
     return_code: int
     requirement: str = ""
     reason: str = ""
+    failures: tuple[tuple[str, str], ...] = ()
+
+    def summary(self, shown: int = 3) -> str:
+        """One line: the first failure, then how many more and the next few (all are in the step record)."""
+        line = f"{self.step}: failed ({self.requirement}): {self.reason}"
+        rest = self.failures[1:]
+        if rest:
+            more = "; ".join(f"{r}: {d}" for r, d in rest[:shown - 1])
+            tail = "; ..." if len(rest) > shown - 1 else ""
+            line += (f" [{len(self.failures)} failures; also {more}{tail}; all in "
+                     f"records/{self.step}.link.json]")
+        return line
 
 
 def _source_files(source: Path) -> list[str]:
@@ -177,8 +191,8 @@ def _finish(cfg: PipelineConfig, step: str, materials: Mapping[str, str], produc
     requirement, reason = failed[0] if failed else ("", "")
     code = 1 if failed else 0
     write_record(cfg.work, StepRecord(step, f"orgbench assure {step}", dict(materials), dict(products), code,
-                                      cfg.controls.name, requirement, reason))
-    return StageResult(step, code, requirement, reason)
+                                      cfg.controls.name, requirement, reason, tuple(failed)))
+    return StageResult(step, code, requirement, reason, tuple(failed))
 
 
 def _require_previous(cfg: PipelineConfig, step: str, ws: Workspace) -> StepRecord | None:
@@ -204,6 +218,10 @@ def _require_previous(cfg: PipelineConfig, step: str, ws: Workspace) -> StepReco
             raise StageRefused(step, "previous-step-succeeded",
                                f"{name} failed (return_code {record.return_code}, {record.requirement}: "
                                f"{record.reason}); refusing its outputs and any stale outputs of an earlier run")
+        if (CONTROLS.index(record.controls) if record.controls in CONTROLS else -1) < cfg.controls.level:
+            raise StageRefused(step, "controls-not-weaker",
+                               f"{name} ran under {record.controls or 'unrecorded controls'}, weaker than "
+                               f"{cfg.controls.name}: run it again under {cfg.controls.name}")
     for earlier, later in zip(chain, chain[1:]):
         stale = [path for path, digest in earlier.products.items() if later.materials.get(path) != digest]
         if stale:

@@ -103,7 +103,7 @@ def register(cli: click.Group) -> None:
                 click.echo(f"{step}: refused ({refused.requirement}): {refused.reason}", err=True)
                 ctx.exit(3)
             if result.return_code:
-                click.echo(f"{step}: failed ({result.requirement}): {result.reason}", err=True)
+                click.echo(result.summary(), err=True)
                 ctx.exit(1)
             click.echo(f"{step}: ok (record {work}/records/{step}.link.json)")
 
