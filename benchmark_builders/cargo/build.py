@@ -180,6 +180,10 @@ class _WorldBuilder:
             if case is None:
                 corruption = rng.choice(sorted(set(CORRUPTIONS) - {"wrong_escalation"}))
                 case = self._next_case()
+        elif family == "P2" and variety == "status":
+            # only a case that shows "resolved" now has a status an answer can contradict without
+            # contradicting its own resolving step (see perturb.contradict); else another kind is used
+            case = self._next_case(lambda c: c.facts.get("case_status") == "resolved") or self._next_case()
         else:
             case = self._next_case()
         answer = correct_answer(case)

@@ -2,7 +2,9 @@
 
 - **Contradiction** (P2): one or more stated values are replaced by values of
   the same kind that the live context contradicts (a status, a date, an
-  identifier, the entitlement).
+  identifier, the entitlement). The answer stays consistent with itself: a
+  reader of the answer alone cannot tell it is wrong (see
+  :func:`self_inconsistencies`), only a comparison with the live context can.
 - **Procedural corruption** (P4): a required step is skipped, two dependent
   steps are swapped, a step's action is replaced by a wrong one, or an
   escalation goes to the wrong team.
@@ -20,6 +22,7 @@ from datetime import date, timedelta
 from typing import Any, Mapping
 
 from benchmark_builders.cargo.answers import TEAM_PHRASES, Answer, past_tense
+from simulator.case_facts import CREDIT_AMOUNTS, entitlement
 from simulator.procedures import PROCEDURES, Procedure
 
 #: Facts whose values are mutually exclusive words, and the words they can take.
@@ -27,8 +30,13 @@ ENUMERATED: dict[str, tuple[str, ...]] = {
     "entitlement": ("active", "expired"),
     "case_status": ("open", "in_progress", "pending_customer", "resolved", "closed"),
 }
-#: Status values a completed case cannot have (a contradiction of "resolved" or "closed").
-_OPEN_STATUSES = ("open", "in_progress", "pending_customer")
+#: The statuses an answer may state: every runbook ends by resolving the case, so an answer that
+#: states an open status contradicts its own last step.
+CLOSING_STATUSES = ("resolved", "closed")
+#: The one status change the live context alone decides: a case that shows "resolved" now was never
+#: closed (closing comes after resolving). "closed" -> "resolved" is not a contradiction: the resolving
+#: step did record "resolved" before the case was closed.
+_STATUS_CONTRADICTION = {"resolved": "closed"}
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 CORRUPTIONS: tuple[str, ...] = ("skip_step", "swap_steps", "wrong_action", "wrong_escalation")
 
@@ -61,30 +69,70 @@ def contradictable_facts(answer: Answer, kind: str | None = None) -> list[str]:
     out = []
     for name, value in answer.values().items():
         found = value_kind(name, value)
+        if found == "status" and value not in _STATUS_CONTRADICTION:
+            continue
         if found and (kind is None or found == kind):
             out.append(name)
     return sorted(out)
 
 
+def _version(value: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in value.split("."))
+
+
+def self_inconsistencies(stated: Mapping[str, str], live: Mapping[str, str]) -> list[str]:
+    """How an answer stating ``stated`` gives itself away without the live context (empty if it does not).
+
+    ``live`` supplies the case facts an answer does not state (the opening day). Checked: the status
+    against the answer's own last step (resolving the case), the entitlement against the warranty end
+    it states, a rolled-back firmware against the version it replaced, a visit against the opening day.
+    """
+    facts = {**live, **stated}
+    out = []
+    if "case_status" in stated and stated["case_status"] not in CLOSING_STATUSES:
+        out.append(f"states status {stated['case_status']} after resolving the case")
+    if "entitlement" in stated and "warranty_end" in facts and "opened_at" in facts:
+        implied = entitlement(facts["warranty_end"], facts["opened_at"])
+        if implied != stated["entitlement"]:
+            out.append(f"entitlement {stated['entitlement']} with warranty end {facts['warranty_end']}")
+    if "target_firmware" in stated and "firmware_version" in facts:
+        if _version(stated["target_firmware"]) >= _version(facts["firmware_version"]):
+            out.append(f"rolled back to {stated['target_firmware']} from {facts['firmware_version']}")
+    if "visit_date" in stated and "opened_at" in facts and stated["visit_date"] < facts["opened_at"]:
+        out.append(f"visit on {stated['visit_date']} before the case opened")
+    return out
+
+
+def _same_shape(value: str, new: str) -> bool:
+    """No number gains a leading zero ("4.1.00", "ACC-0009"): the simulator never writes one."""
+    return all(len(n) < 2 or n[0] != "0" or (len(o) > 1 and o[0] == "0")
+               for o, n in zip(re.findall(r"\d+", value), re.findall(r"\d+", new)))
+
+
 def _mutate_digits(value: str, rng: random.Random, taken: set[str]) -> str:
-    positions = [i for i, ch in enumerate(value) if ch.isdigit()]
+    # the "0" of a hexadecimal code ("BAT-0x42") is part of its shape, not of its value
+    positions = [i for i, ch in enumerate(value) if ch.isdigit() and value[i + 1:i + 2] != "x"]
     for _ in range(100):
         chars = list(value)
         for i in rng.sample(positions, k=min(len(positions), rng.choice((1, 2)))):
             chars[i] = rng.choice([d for d in "0123456789" if d != chars[i]])
         new = "".join(chars)
-        if new != value and new not in taken:
+        if new != value and new not in taken and _same_shape(value, new):
             return new
     raise ValueError(f"cannot mutate {value!r}")
 
 
 def contradicting_value(fact: str, value: str, rng: random.Random, taken: set[str]) -> str:
     """A value of the same kind as ``value`` that differs from it and from every value in ``taken``."""
+    if fact == "case_status":
+        return _STATUS_CONTRADICTION[value]
     if fact in ENUMERATED:
-        choices = [v for v in ENUMERATED[fact] if v != value]
-        if fact == "case_status":
-            choices = [v for v in _OPEN_STATUSES if v != value]
-        return rng.choice(choices)
+        return rng.choice([v for v in ENUMERATED[fact] if v != value])
+    if fact == "credit_amount":  # another amount the simulator grants, not an odd figure
+        amounts = [str(a) for a in CREDIT_AMOUNTS if str(a) != value]
+        # not inside another value either ("150" in "CASE-15031"): the new value must be absent from the context
+        free = [a for a in amounts if not any(a in t for t in taken)]
+        return rng.choice(free or [a for a in amounts if a not in taken])
     if _DATE.match(value):
         day = date.fromisoformat(value)
         while True:
@@ -100,26 +148,45 @@ def contradicting_value(fact: str, value: str, rng: random.Random, taken: set[st
     return _mutate_digits(value, rng, taken)
 
 
+def _warranty_end_for(new_entitlement: str, opened_at: str, rng: random.Random) -> str:
+    """A warranty end that makes ``new_entitlement`` true on the opening day (3-90 days either side)."""
+    days = rng.randint(3, 90)
+    opened = date.fromisoformat(opened_at)
+    return (opened + timedelta(days=days if new_entitlement == "active" else -days)).isoformat()
+
+
 def contradict(answer: Answer, live_facts: Mapping[str, str], rng: random.Random,
                n_values: int = 1, kind: str = "identifier") -> tuple[Answer, dict[str, Any]]:
-    """Replace ``n_values`` stated values with ones the live context contradicts.
+    """Replace ``n_values`` stated values with ones the live context contradicts, keeping the answer consistent.
 
     The first is of ``kind`` (an identifier when the answer states none of that kind), any further
-    one of any kind.
+    one of any kind but the entitlement. A changed entitlement takes the warranty end it is verified
+    from along (moved to the other side of the opening day), so the pair still agrees; that pair is
+    the item's two values. New values are drawn again until :func:`self_inconsistencies` finds nothing.
     """
+    stated = answer.values()
     first = contradictable_facts(answer, kind) or contradictable_facts(answer, "identifier")
     fact = rng.choice(first)
-    others = [f for f in contradictable_facts(answer) if f != fact]
-    chosen = [fact] + rng.sample(others, k=min(n_values - 1, len(others)))
-    taken = set(live_facts.values())
-    changes = []
-    for fact in chosen:
-        original = answer.values()[fact]
-        new = contradicting_value(fact, original, rng, taken)
-        taken.add(new)
-        answer = answer.with_value(fact, new)
-        changes.append({"field": fact, "original": original, "new": new})
-    return answer, {"kind": "contradiction", "changes": changes}
+    chosen = [fact]
+    if fact == "entitlement" and "warranty_end" in stated:
+        chosen.append("warranty_end")
+    others = [f for f in contradictable_facts(answer) if f not in chosen and f != "entitlement"]
+    chosen += rng.sample(others, k=max(0, min(n_values - len(chosen), len(others))))
+    for _ in range(100):
+        taken = set(live_facts.values())
+        trial, changes = answer, []
+        for name in chosen:
+            original = stated[name]
+            if name == "warranty_end" and "entitlement" in chosen:
+                new = _warranty_end_for(trial.values()["entitlement"], live_facts["opened_at"], rng)
+            else:
+                new = contradicting_value(name, original, rng, taken)
+            taken.add(new)
+            trial = trial.with_value(name, new)
+            changes.append({"field": name, "original": original, "new": new})
+        if not self_inconsistencies(trial.values(), live_facts):
+            return trial, {"kind": "contradiction", "changes": changes}
+    raise ValueError(f"no self-consistent contradiction of {chosen} in case {stated.get('case_id')}")
 
 
 def available_corruptions(procedure: Procedure) -> tuple[str, ...]:

@@ -1,0 +1,120 @@
+"""No candidate gives itself away: read alone, a P2 answer is as consistent as a correct one.
+
+The scan reads the candidate text as a NoRef judge would (plus the opening day, which every answer
+leaves unstated), so it checks the rendered suite, not the builder's own bookkeeping.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import replace
+
+import pytest
+
+from benchmark_builders.cargo.answers import correct_answer
+from benchmark_builders.cargo.perturb import contradict, contradictable_facts, self_inconsistencies
+from cargo_synthetic import default_world_suite, synthetic_cases
+
+_STATUS = re.compile(r"\bstatus (open|in progress|pending customer|resolved|closed)\b")
+
+
+def _one(pattern: str, text: str) -> str | None:
+    found = re.search(pattern, text)
+    return found.group(1) if found else None
+
+
+def _version(text: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in text.split("."))
+
+
+def text_inconsistencies(candidate: str, opened_at: str) -> list[str]:
+    """What a reader of the candidate alone (knowing the opening day) can tell is wrong with it."""
+    out = []
+    statuses = set(_STATUS.findall(candidate))
+    if re.search(r"\bresolved the case\b", candidate, re.I) and statuses - {"resolved", "closed"}:
+        out.append(f"narrates resolving the case, states status {sorted(statuses)}")
+    if len(statuses) > 1:
+        out.append(f"states two statuses {sorted(statuses)}")
+    entitled = _one(r"\bentitlement (active|expired)\b", candidate)
+    warranty_end = _one(r"\bwarranty end (\d{4}-\d{2}-\d{2})", candidate)
+    if entitled and warranty_end and entitled != ("active" if warranty_end >= opened_at else "expired"):
+        out.append(f"entitlement {entitled} with warranty end {warranty_end}, opened {opened_at}")
+    current = _one(r"\bfirmware version (\d+\.\d+\.\d+)", candidate)
+    target = _one(r"\btarget firmware (\d+\.\d+\.\d+)", candidate)
+    if current and target and _version(target) >= _version(current):
+        out.append(f"rolled back from {current} to {target}")
+    visit = _one(r"\bvisit date (\d{4}-\d{2}-\d{2})", candidate)
+    if visit and visit < opened_at:
+        out.append(f"visit {visit} before the case opened {opened_at}")
+    if re.search(r"\b[A-Z]+-[1-9]x[0-9A-F]", candidate):
+        out.append("a diagnostic code not shaped 0x..")
+    if any(len(part) > 1 and part[0] == "0" for v in re.findall(r"\d+\.\d+\.\d+", candidate) for part in v.split(".")):
+        out.append("a version with a leading zero")
+    return out
+
+
+def _scan(suite) -> dict[str, list[str]]:
+    items = {i["item_id"]: i for i in suite.items}
+    found = {}
+    for truth in suite.truth:
+        item = items[truth["item_id"]]
+        opened_at = _one(r"Opened on: (\d{4}-\d{2}-\d{2})", item["live_context"])
+        problems = text_inconsistencies(item["candidate"], opened_at)
+        if problems:
+            found[f"{truth['family']} {truth['item_id']}"] = problems
+    return found
+
+
+def _status_changes(suite) -> list[tuple[str, str]]:
+    return [(c["original"], c["new"]) for t in suite.truth if t["family"] == "P2"
+            for c in t["perturbation"]["changes"] if c["field"] == "case_status"]
+
+
+def test_no_candidate_of_the_synthetic_suite_contradicts_itself(synthetic_suite):
+    assert _scan(synthetic_suite) == {}
+    assert set(_status_changes(synthetic_suite)) == {("resolved", "closed")}
+
+
+def test_no_candidate_of_the_default_suite_contradicts_itself():
+    suite = default_world_suite()
+    assert _scan(suite) == {}
+    # every status contradiction narrates resolving and states a closing status the context does not show
+    assert _status_changes(suite) == [("resolved", "closed")] * 14  # 12 first changes, 2 second ones
+    assert suite.meta["p2_kinds"] == {"date": 7, "entitlement": 8, "identifier": 23, "status": 12}
+    entitlement = [t for t in suite.truth if t["family"] == "P2"
+                   and t["perturbation"]["changes"][0]["field"] == "entitlement"]
+    assert [[c["field"] for c in t["perturbation"]["changes"]] for t in entitlement] == [
+        ["entitlement", "warranty_end"]] * 8
+
+
+def test_the_scan_catches_what_the_old_contradictions_did():
+    old = ("Verified the warranty entitlement of the asset (asset serial SN-1, warranty end 2027-03-20): "
+           "entitlement expired. Rolled the firmware back (target firmware 5.6.23, firmware version 5.0.25). "
+           "Resolved the case (dispatch DSP-1): status in progress.")
+    assert len(text_inconsistencies(old, "2026-02-03")) == 3
+
+
+def _case(status: str):
+    """A synthetic on-site dispatch case (it states a status, an entitlement, a warranty end and a visit)."""
+    base = next(c for c in synthetic_cases(0) if c.procedure_id == "RB-ONSITE-DISPATCH")
+    return replace(base, facts={**base.facts, "case_status": status})
+
+
+def test_only_a_resolved_status_is_contradicted_and_only_to_closed():
+    closed, resolved = _case("closed"), _case("resolved")
+    assert "case_status" not in contradictable_facts(correct_answer(closed))
+    answer, record = contradict(correct_answer(resolved), resolved.facts, random.Random(0), kind="status")
+    assert record["changes"] == [{"field": "case_status", "original": "resolved", "new": "closed"}]
+    # a closed case falls back to an identifier
+    _, record = contradict(correct_answer(closed), closed.facts, random.Random(0), kind="status")
+    assert record["changes"][0]["field"] != "case_status"
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_changed_entitlement_takes_its_warranty_end_along(seed):
+    case = _case("resolved")
+    answer, record = contradict(correct_answer(case), case.facts, random.Random(seed), n_values=2, kind="entitlement")
+    assert [c["field"] for c in record["changes"]] == ["entitlement", "warranty_end"]
+    assert self_inconsistencies(answer.values(), case.facts) == []
+    assert answer.values()["entitlement"] != case.facts["entitlement"]
