@@ -15,6 +15,24 @@ from simulator.errors import InputError
 from simulator.storage import MANIFEST, dumps, read_json, sha256_bytes, staged_directory, verify_manifest, write_manifest
 
 
+def code_fingerprint(*relative: str, root: Path | None = None) -> str:
+    """SHA-256 over the source files (py, j2, yaml, toml) under these paths of the source tree (or ``root``).
+
+    A stage puts it in its inputs so that it rebuilds when the code that builds it changes.
+    """
+    import hashlib
+
+    root = Path(__file__).resolve().parents[1] if root is None else Path(root)
+    digest = hashlib.sha256()
+    for rel in relative:
+        base = root / rel
+        paths = [base] if base.is_file() else sorted(p for p in base.rglob("*")
+                                                     if p.suffix in (".py", ".j2", ".yaml", ".toml"))
+        for path in paths:
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 def fingerprint(inputs: Mapping[str, Any]) -> str:
     """SHA-256 of the canonical JSON of a stage's inputs."""
     return sha256_bytes(dumps(inputs).encode("utf-8"))

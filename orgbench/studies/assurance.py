@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from orgbench.stages import run_stage
+from orgbench.stages import code_fingerprint, run_stage
 from orgbench.studies import ReproduceOptions
 
 DEFAULT_SEED = 7
@@ -28,8 +28,9 @@ def _world_stage(directory: Path, seed: int, fresh: bool) -> None:
     def build(tmp: Path) -> None:
         save_world(simulate(load_config(seed=seed, days=WORLD_DAYS)), tmp / "world")
 
-    run_stage(directory, {"stage": "assurance-world", "seed": seed, "days": WORLD_DAYS, "format": 1}, build,
-              fresh=fresh)
+    inputs = {"stage": "assurance-world", "seed": seed, "days": WORLD_DAYS, "format": 1,
+              "code": code_fingerprint("simulator", "orgbench/defaults")}
+    run_stage(directory, inputs, build, fresh=fresh)
 
 
 def _suite_stage(directory: Path, world_dir: Path, seed: int, fresh: bool) -> None:
@@ -46,7 +47,7 @@ def _suite_stage(directory: Path, world_dir: Path, seed: int, fresh: bool) -> No
                                                       "seed": seed, "cases": len(cases)})
 
     inputs = {"stage": "assurance-suite", "seed": seed, "n": TRAJECTORIES, "simulator": 1,
-              "world": sha256_file(world_dir / "MANIFEST.json")}
+              "world": sha256_file(world_dir / "MANIFEST.json"), "code": code_fingerprint("benchmark_builders/trajectories")}
     run_stage(directory, inputs, build, fresh=fresh)
 
 

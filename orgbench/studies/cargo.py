@@ -16,26 +16,12 @@ import json
 import re
 from pathlib import Path
 
+from orgbench.stages import code_fingerprint
 from orgbench.studies import ReproduceOptions
 
 BUILTIN_JUDGES = ("builtin:literal", "builtin:grounded", "builtin:token-f1", "builtin:noref")
 LLM_JUDGE_SEEDS = (0, 1, 2)
 RULES_VERSION = 1  # bump to force every CARGO stage to rebuild (code changes already do)
-
-
-def code_fingerprint(*relative: str) -> str:
-    """SHA-256 over the source files (py, j2, yaml, toml) under these repository paths, so stages rebuild on code changes."""
-    import hashlib
-
-    root = Path(__file__).resolve().parents[2]
-    digest = hashlib.sha256()
-    for rel in relative:
-        base = root / rel
-        paths = [base] if base.is_file() else sorted(p for p in base.rglob("*")
-                                                     if p.suffix in (".py", ".j2", ".yaml", ".toml"))
-        for path in paths:
-            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
 
 
 def _suite_stage(work: Path, seeds: tuple[int, ...], fresh: bool) -> Path:

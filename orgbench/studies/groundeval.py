@@ -16,12 +16,13 @@ import io
 from pathlib import Path
 from typing import Any
 
+from orgbench.stages import code_fingerprint
 from orgbench.studies import ReproduceOptions
 
 DEFAULT_SEEDS = (0, 1, 2)
 AGENTS = ("oracle", "leaky", "lazy", "proximity", "bm25", "zero-shot")
 MODES = ("tool", "context")
-RULES_VERSION = 2  # bump when the builder, runtime, agents or scorer change what they produce
+RULES_VERSION = 2  # bump to force every GroundEval stage to rebuild (code changes already do)
 
 
 def _suite_stage(work: Path, seed: int, fresh: bool) -> Path:
@@ -30,7 +31,8 @@ def _suite_stage(work: Path, seed: int, fresh: bool) -> Path:
     from simulator.config import load_config
     from simulator.simulate import simulate
 
-    inputs = {"stage": "groundeval-suite", "rules": RULES_VERSION, "seed": seed, "world": "default"}
+    inputs = {"stage": "groundeval-suite", "rules": RULES_VERSION, "seed": seed, "world": "default",
+              "code": code_fingerprint("simulator", "orgbench/defaults", "benchmark_builders/groundeval")}
 
     def build(tmp: Path) -> None:
         world = simulate(load_config(seed=seed))
@@ -51,7 +53,7 @@ def _run_stage(work: Path, seed: int, suite: Path, spec: str, mode: str, fresh: 
 
     suite_hash = read_json(suite.parent / "MANIFEST.json")["stage_inputs"]
     inputs = {"stage": "groundeval-run", "rules": RULES_VERSION, "suite": suite_hash, "agent": spec, "mode": mode,
-              "base_url": base_url if spec.startswith("openai:") else None}
+              "base_url": base_url if spec.startswith("openai:") else None, "code": code_fingerprint("judges/groundeval")}
 
     def build(tmp: Path) -> None:
         if "corpus" not in shared:
