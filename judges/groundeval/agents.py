@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping
 from benchmark_builders.groundeval.contracts import (
     COUNTERFACTUAL, NO_LINK_MECHANISM, PERSPECTIVE, Contract, Truth,
 )
-from judges.groundeval.context import Context
+from judges.groundeval.context import Context, search_citation
 from judges.groundeval.runtime import GatedRuntime, tokenize
 from simulator.clock import parse_ts
 from simulator.world import World
@@ -147,7 +147,11 @@ def _heuristic_silence(contract: Contract, reader: Reader, subsystems: tuple[str
             if (_mentions(hit, selectors[0]) and label_terms & title_terms
                     and parse_ts(hit["created_at"]) > after):
                 found.append(hit["id"])
-    return _answer(contract, exists=bool(found), evidence_artifacts=sorted(set(found)),
+    looked: list[str] = []
+    if reader.context is not None:   # context mode: cite the context's searches it read through
+        searched = {s["id"] for s in reader.context.searches}
+        looked = [c for c in (search_citation(s) for s in subsystems) if c in searched]
+    return _answer(contract, exists=bool(found), evidence_artifacts=sorted(set(found)) + looked,
                    reasoning="found a matching record" if found else "searched and found none")
 
 
@@ -233,6 +237,10 @@ def make_oracle(truth: Mapping[str, Truth]) -> Callable[..., dict[str, Any]]:
                 runtime.fetch_artifact(ref)
         answer = dict(gold.gold)
         answer["evidence_artifacts"] = list(gold.required_evidence)
+        if context is not None:   # context mode: where it looked is the context's searches of the search space
+            searched = {s["id"] for s in context.searches}
+            wanted = [search_citation(str(item["subsystem"])) for item in gold.required_search_space]
+            answer["evidence_artifacts"] += [c for c in dict.fromkeys(wanted) if c in searched]
         answer["reasoning"] = gold.why
         return answer
 

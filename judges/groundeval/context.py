@@ -2,23 +2,41 @@
 
 The builder sees only the contract (never the truth). Through a
 ``GatedRuntime`` for the contract's actor and ``as_of`` it searches each
-subsystem the actor could read with the question text, ranks the hits (the
-records the question names first), and fetches them — with the earlier,
-visible versions of named records — until the character budget is spent. Its calls are recorded like any agent's, so the context is
-provably gate-clean. The agent must cite the ids it relied on; the runner then
-checks every cited id through the same gates (``cite_artifact`` calls).
+subsystem the actor could read with the question text, and — without a
+subsystem filter, so whatever else the actor may read (artifacts of events it
+took part in, in subsystems outside its role) is reached too — each record the
+question names, by its id, and each day it names, by that day's date with the
+question. It ranks the hits (the records the question names
+first) and fetches them, with the earlier visible versions of named records,
+until the character budget is spent. It never filters a search to a subsystem
+outside the actor's readable ones: the runtime answers such a search with
+nothing and records a subsystem violation, for the builder as for any agent.
+Its calls are recorded like any agent's, so the context is provably
+gate-clean, and each search is listed in the context as ``search:<subsystem>``
+(``search:*`` unfiltered) with what it found. The agent cites the artifact ids
+it relied on and, to show where it looked, the searches; the runner checks
+every cited artifact id through the same gates (``cite_artifact`` calls).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from benchmark_builders.groundeval.contracts import Contract
 from judges.groundeval.runtime import GatedRuntime, tokenize
+from judges.groundeval.scoring import SEARCH_CITATION
 
 DEFAULT_BUDGET = 24_000
 PER_SUBSYSTEM = 8
+_DAY = re.compile(r"\b\d{4}-\d{2}-\d{2}")          # the days a question names: records of that day, by date token
+_NAMED = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*-[0-9][A-Za-z0-9]*")   # record ids: INC-22, CASE-10362
+
+
+def search_citation(subsystem: str | None) -> str:
+    """How an agent cites one of its context's searches: ``search:<subsystem>``, or ``search:*`` when unfiltered."""
+    return SEARCH_CITATION + (subsystem if subsystem is not None else "*")
 
 
 @dataclass(frozen=True)
@@ -29,16 +47,19 @@ class Context:
     items: tuple[dict[str, Any], ...]
     budget: int
     used: int
+    searches: tuple[dict[str, Any], ...] = ()     # {"id": "search:<subsystem>", "subsystem", "query", "ids"}
 
     def ids(self) -> tuple[str, ...]:
         """The ids of the artifact versions in the context."""
         return tuple(item["id"] for item in self.items)
 
     def render(self) -> str:
-        """The context as the agent reads it: one block per artifact version, id first."""
+        """The context as the agent reads it: the searches that built it, then one block per artifact version, id first."""
+        lines = [f"[{s['id']}] searched {s['subsystem'] or 'every subsystem'} for {s['query']!r}: "
+                 + (", ".join(s["ids"]) if s["ids"] else "nothing found") for s in self.searches]
         blocks = [f"[{i['id']}] {i['subsystem']} / {i['kind']} / {i['created_at']}\n{i['title']}\n{i['body']}"
                   for i in self.items]
-        return "\n\n".join(blocks)
+        return "\n\n".join((["\n".join(lines)] if lines else []) + blocks)
 
 
 def _block_size(artifact: dict[str, Any]) -> int:
@@ -46,12 +67,25 @@ def _block_size(artifact: dict[str, Any]) -> int:
         + len(artifact["body"]) + 40
 
 
+def named_records(question: str) -> list[str]:
+    """The record ids a question names (``INC-22``, ``CASE-10362``), in order, each once."""
+    return list(dict.fromkeys(_NAMED.findall(question)))
+
+
 def build_context(contract: Contract, runtime: GatedRuntime, budget: int = DEFAULT_BUDGET) -> Context:
-    """Search every readable subsystem with the question, then fetch the best hits within ``budget`` characters."""
+    """Search every readable subsystem with the question and the whole visible corpus for each record it names,
+    then fetch the best hits within ``budget`` characters."""
     hits: dict[str, tuple[float, str]] = {}
-    for subsystem in contract.subsystems:
-        result = runtime.search_artifacts(contract.question, subsystem, PER_SUBSYSTEM)
-        for item in result.get("results", ()):
+    searches: list[dict[str, Any]] = []
+    plan: list[tuple[str, str | None]] = [(contract.question, s) for s in contract.subsystems]
+    plan += [(record, None) for record in named_records(contract.question)]
+    plan += [(f"{day} {contract.question}", None) for day in dict.fromkeys(_DAY.findall(contract.question))]
+    for query, subsystem in plan:
+        result = runtime.search_artifacts(query, subsystem, PER_SUBSYSTEM)
+        found = result.get("results", ())
+        searches.append({"id": search_citation(subsystem), "subsystem": subsystem, "query": query,
+                         "ids": [item["id"] for item in found]})
+        for item in found:
             score = item["score"]
             if item["id"] not in hits or hits[item["id"]][0] < score:
                 hits[item["id"]] = (score, item["artifact_id"])
@@ -81,14 +115,19 @@ def build_context(contract: Contract, runtime: GatedRuntime, budget: int = DEFAU
                 break
             items.append(previous)
             used += size
-    return Context(contract.question_id, tuple(items), budget, used)
+    return Context(contract.question_id, tuple(items), budget, used, tuple(searches))
 
 
 def check_citations(runtime: GatedRuntime, cited: Any) -> None:
-    """Record one ``cite_artifact`` call per cited id, with the gates it would break (context mode)."""
+    """Record one ``cite_artifact`` call per cited artifact id, with the gates it would break (context mode).
+
+    Cited searches (``search:…``) are not artifacts: the scorer checks them against the builder's recorded searches.
+    """
     if not isinstance(cited, list):
         return
     for ref in cited:
+        if isinstance(ref, str) and ref.startswith(SEARCH_CITATION):
+            continue
         before = len(runtime.calls)
         runtime.fetch_artifact(ref)
         if len(runtime.calls) > before:

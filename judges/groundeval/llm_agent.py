@@ -75,7 +75,8 @@ class LLMAgent:
         messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM},
                                           {"role": "user", "content": contract_prompt(contract)}]
         if context is not None:
-            messages.append({"role": "user", "content": "Evidence you may use:\n\n" + context.render()})
+            messages.append({"role": "user", "content": "Evidence you may use (first the searches that gathered it; "
+                             "cite a search by its [search:…] id to show where you looked):\n\n" + context.render()})
         tools = ([*TOOLS, SUBMIT] if runtime is not None else [SUBMIT])
         for _ in range(self.max_turns):
             try:

@@ -70,6 +70,7 @@ def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: b
         if context is not None:
             check_citations(runtime, answer.get("evidence_artifacts") if isinstance(answer, dict) else None)
             row["context"] = {"question_id": contract.question_id, "ids": list(context.ids()), "used": context.used,
+                              "searches": [{"id": x["id"], "query": x["query"], "ids": x["ids"]} for x in context.searches],
                               "budget": context.budget}
         row["answer"] = {"question_id": contract.question_id, "agent": spec, "mode": mode, "answer": answer}
         row["trace"] = {"question_id": contract.question_id, "agent": spec, "mode": mode, "actor": contract.actor,
@@ -218,10 +219,11 @@ def score_submissions(suite: Path, submissions: list[Submission], *, answered_on
                 if verifier is None:   # one per contract, shared by every agent and mode
                     verifier = verifiers[qid] = TraceVerifier(corpus, contract.actor, contract.as_of)
                 calls, check = rederive(corpus, contract.actor, contract.as_of, sub.calls, verifier=verifier)
-                row = score_question(truths[qid], sub.answer, calls, mode)
-                if check is not None:
-                    row["trace_tampered"] = check.tampered
-                    row["diagnostics"]["trace_check"] = check.to_json()
+                row = score_question(truths[qid], sub.answer, calls, mode, trace_problems_found=list(check.malformed))
+                row["trace_tampered"] = check.tampered
+                row["diagnostics"]["trace_check"] = check.to_json()
+                if check.malformed and "malformed_calls" not in row["diagnostics"]:   # the answer was malformed too
+                    row["diagnostics"]["malformed_calls"] = list(check.malformed)
             mine.append({"agent": agent, **row})
         scored = list(mine)
         mine.extend({"agent": agent, **r} for r in sorted(extra_rows.get(key, []), key=lambda r: str(r["question_id"])))

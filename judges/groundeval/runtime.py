@@ -9,6 +9,11 @@ BM25 statistics computed over the visible set, so nothing withheld can shape a
 result, a snippet, a count or a score. Fetching a withheld id returns the very
 same answer as fetching an id that does not exist; only the trace, which the
 agent never sees, records which gates it broke. Every call is recorded.
+
+A search may be filtered only to a subsystem the actor's role and grants open
+at ``as_of`` (``readable``); filtering to any other returns nothing and breaks
+the subsystem gate, even where participation or a private space lets the actor
+read some artifacts there — those are reached by an unfiltered search or by id.
 """
 
 from __future__ import annotations
@@ -75,6 +80,8 @@ class Corpus:
             for a, b in zip(indices, indices[1:]):
                 nxt[a] = self.created[b]
         self.next_created = nxt
+        self._created = self.created.tolist()          # plain ints: resolve and current_at run per scored call
+        self._next_created = nxt.tolist()
         self.subsystems = sorted({v.subsystem for v in docs})
         code = {s: i for i, s in enumerate(self.subsystems)}
         self.subsystem_code = np.fromiter((code[v.subsystem] for v in docs), dtype=np.int16, count=n)
@@ -111,15 +118,15 @@ class Corpus:
         index = self.refs.get(requested)
         if index is None:
             history = self.by_id.get(requested)
-            if history:
-                position = bisect_right([int(self.created[i]) for i in history], _micros(moment)) - 1
-                index = history[max(position, 0)]
+            if history:   # an artifact's versions are contiguous in ``docs`` (sorted by id, then version)
+                first = history[0]
+                index = max(bisect_right(self._created, _micros(moment), first, history[-1] + 1) - 1, first)
         return index
 
     def current_at(self, index: int, moment: datetime) -> bool:
         """Is version ``index`` the one current at ``moment`` (the only kind search ever returns)?"""
         t = _micros(moment)
-        return bool(self.created[index] <= t < self.next_created[index])
+        return self._created[index] <= t < self._next_created[index]
 
     def visible_mask(self, actor_id: str, moment: datetime) -> np.ndarray:
         """For each version: is it the current version at ``moment`` and visible to the actor then?"""
@@ -204,6 +211,26 @@ class GatedRuntime:
         if subsystem is not None and subsystem not in self.readable:
             self._record(started, "search_artifacts", args, (), "empty", (SUBSYSTEM,))
             return {"results": [], "count": 0}
+        ranked = self._rank(query, subsystem, limit)
+        if not ranked:
+            self._record(started, "search_artifacts", args, (), "empty", ())
+            return {"results": [], "count": 0}
+        docs = self.corpus.docs
+        results = [self._summary(docs[index]) | {"score": round(score, 4)} for index, score in ranked]
+        ids = tuple(r["id"] for r in results)
+        self._record(started, "search_artifacts", args, ids, "ok", ())
+        return {"results": results, "count": len(results)}
+
+    def ranked_ids(self, query: str, subsystem: str | None, limit: int) -> tuple[str, ...]:
+        """The ids ``search_artifacts`` returns for these (valid) arguments, unrecorded: the scorer's re-run."""
+        limit = max(1, min(MAX_LIMIT, limit))
+        if subsystem is not None and subsystem not in self.readable:
+            return ()
+        docs = self.corpus.docs
+        return tuple(docs[index].ref for index, _ in self._rank(query, subsystem, limit))
+
+    def _rank(self, query: str, subsystem: str | None, limit: int) -> list[tuple[int, float]]:
+        """BM25 over the visible versions (of one subsystem if given): the best ``limit`` (index, score), best first."""
         corpus = self.corpus
         mask = self._mask
         if subsystem is not None:
@@ -230,8 +257,7 @@ class GatedRuntime:
             parts_d.append(docs)
             parts_s.append(idf * tf * (K1 + 1.0) / (tf + norm))
         if not parts_d:
-            self._record(started, "search_artifacts", args, (), "empty", ())
-            return {"results": [], "count": 0}
+            return []
         all_d = np.concatenate(parts_d)
         all_s = np.concatenate(parts_s)
         candidates, inverse = np.unique(all_d, return_inverse=True)
@@ -241,10 +267,7 @@ class GatedRuntime:
             keep = np.nonzero(scores >= kth)[0]
             candidates, scores = candidates[keep], scores[keep]
         order = np.lexsort((candidates, -np.round(scores, 9)))[:limit]
-        results = [self._summary(corpus.docs[int(candidates[i])]) | {"score": round(float(scores[i]), 4)} for i in order]
-        ids = tuple(r["id"] for r in results)
-        self._record(started, "search_artifacts", args, ids, "ok", ())
-        return {"results": results, "count": len(results)}
+        return [(int(candidates[i]), float(scores[i])) for i in order]
 
     def fetch_artifact(self, artifact_id: Any) -> dict[str, Any]:
         """The artifact (``ID`` for the version current at as_of, or ``ID@N``), or not_found if withheld or absent."""

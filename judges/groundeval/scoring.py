@@ -9,8 +9,13 @@ counts once; v = 0 when n = 0). Per-gate counts attribute each violating call
 to its first gate in precedence order horizon > actor > subsystem. The answer
 and trajectory formulas are those of GROUNDEVAL.md; the choices the spec
 leaves open are written next to the code that makes them. A malformed answer
-(not JSON, wrong types, missing fields) or trace scores 0 with its reason;
-the scorer never raises on agent output. ``score_question`` takes the calls as
+(not JSON, wrong types, missing fields) or trace (not a list, or a call that
+is not an object with a string ``tool``, an object ``args``, an integer
+``seq``, a list of string ``returned_ids``, a string ``outcome``, an object of
+boolean ``gates``) scores 0 with its reason; the scorer never raises on agent
+output. In context mode the trajectory is the agent's citations: what it cites
+from its context, and for Silence which of the context's searches
+(``search:<subsystem>``, ``search:*`` for an unfiltered one) it cites. ``score_question`` takes the calls as
 given; ``run.score_submissions`` first re-derives every call's gates from the
 suite's corpus (``verify.py``), so a trace's own claims are never scored.
 """
@@ -21,20 +26,80 @@ import json
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from benchmark_builders.groundeval.contracts import COUNTERFACTUAL, PERSPECTIVE, SILENCE, Truth
+from benchmark_builders.groundeval.contracts import COUNTERFACTUAL, NO_LINK_MECHANISM, PERSPECTIVE, SILENCE, Truth
 from judges.groundeval.runtime import tokenize
 
 WEIGHTS: dict[str, tuple[float, float]] = {PERSPECTIVE: (0.40, 0.60), COUNTERFACTUAL: (0.50, 0.50), SILENCE: (0.30, 0.70)}
 VERDICT = {PERSPECTIVE: "could_actor_have_known", COUNTERFACTUAL: "outcome_changed", SILENCE: "exists"}
-_REQUIRED = {
+_NULLABLE_STR = (str, type(None))   # "no such event / no mechanism": scores 0 unless the truth is also null or no link
+_REQUIRED: dict[str, tuple[tuple[str, Any], ...]] = {
     PERSPECTIVE: (("could_actor_have_known", bool),),
-    COUNTERFACTUAL: (("outcome_changed", bool), ("causal_mechanism", str), ("cause_event_id", str),
-                     ("effect_event_id", str), ("mechanism_direction", str)),
+    COUNTERFACTUAL: (("outcome_changed", bool), ("causal_mechanism", _NULLABLE_STR), ("cause_event_id", _NULLABLE_STR),
+                     ("effect_event_id", _NULLABLE_STR), ("mechanism_direction", str)),
     SILENCE: (("exists", bool),),
 }
+SEARCH_CITATION = "search:"          # context mode: cites one of the context's searches (search:<subsystem> | search:*)
 _LISTS = {PERSPECTIVE: ("evidence_artifacts", "blocked_subsystems"), COUNTERFACTUAL: ("evidence_artifacts", "actors"),
           SILENCE: ("evidence_artifacts",)}
 _DEAD = frozenset({"empty", "not_found", "withheld", "invalid"})
+
+
+def _type_name(kind: Any) -> str:
+    if isinstance(kind, tuple):
+        return " or ".join("null" if k is type(None) else k.__name__ for k in kind)
+    return kind.__name__
+
+
+# (field, type, required: True always, False when scored (a claim may leave it out), None never — seq)
+_CALL_FIELDS = (("tool", str, True), ("args", dict, True), ("seq", int, None), ("returned_ids", list, False),
+                ("outcome", str, False), ("gates", dict, False))
+_KIND_NAMES = {str: "a string", dict: "an object", int: "an integer", list: "a list"}
+
+
+def call_problem(call: Any, *, claim: bool = False) -> str | None:
+    """Why one recorded call is malformed, or None.
+
+    Always: an object with a string ``tool`` and an object ``args``; ``seq`` (an integer), ``returned_ids`` (a
+    list of strings), ``outcome`` (a string) and ``gates`` (an object of booleans) have those types when
+    present. A call as scored (``claim=False``: re-derived, or given straight to ``score_question``) must also
+    carry ``returned_ids``, ``outcome`` and ``gates``; a trace's claim (``claim=True``) may leave them out.
+    """
+    if type(call) is not dict:
+        return f"not an object (a {type(call).__name__})"
+    for key, kind, required in _CALL_FIELDS:
+        value = call.get(key)
+        if value is None:
+            if required or (required is False and not claim):
+                return f"no {key}"
+        elif type(value) is not kind:
+            return f"{key} is a {type(value).__name__}, not {_KIND_NAMES[kind]}"
+        elif key == "returned_ids" and not all(type(item) is str for item in value):
+            return f"returned_ids holds a {next(type(i).__name__ for i in value if type(i) is not str)}, not only strings"
+        elif key == "gates" and not _only_booleans(value):
+            return f"a gate is a {next(type(v).__name__ for v in value.values() if type(v) is not bool)}, not a boolean"
+    return None
+
+
+class ShapedCalls(list):
+    """Calls the trace verifier built itself from a well-formed claim: their shape needs no second check."""
+
+    __slots__ = ()
+
+
+def _only_booleans(gates: dict[str, Any]) -> bool:
+    return all(type(value) is bool for value in gates.values())
+
+
+def trace_problems(calls: Any, *, claim: bool = False) -> list[dict[str, Any]]:
+    """Every malformed call of a trace (``{"call": position, "problem": reason}``); one entry if it is not a list."""
+    if not isinstance(calls, list):
+        return [{"call": None, "problem": f"the trace is a {type(calls).__name__}, not a list of calls"}]
+    out = []
+    for position, call in enumerate(calls, start=1):
+        problem = call_problem(call, claim=claim)
+        if problem is not None:
+            out.append({"call": position, "problem": problem})
+    return out
 
 
 def _label(text: str) -> str:
@@ -98,7 +163,7 @@ def parse_answer(raw: Any, track: str) -> tuple[dict[str, Any] | None, str | Non
     if isinstance(raw, (str, bytes)):
         try:
             raw = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        except (ValueError, RecursionError):   # not JSON, not UTF-8, too deep, or an integer too long to read
             return None, "answer is not JSON"
     if not isinstance(raw, dict):
         return None, f"answer is a {type(raw).__name__}, not an object"
@@ -106,30 +171,49 @@ def parse_answer(raw: Any, track: str) -> tuple[dict[str, Any] | None, str | Non
         if key not in raw:
             return None, f"missing field {key}"
         if not isinstance(raw[key], kind):
-            return None, f"field {key} is a {type(raw[key]).__name__}, not {kind.__name__}"
+            return None, f"field {key} is a {type(raw[key]).__name__}, not {_type_name(kind)}"
     for key in _LISTS[track]:
-        value = raw.get(key, [])
-        if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+        value = raw.get(key, ())
+        if value.__class__ is not list and value != ():
             return None, f"field {key} is not a list of strings"
+        for item in value:
+            if not isinstance(item, str):
+                return None, f"field {key} is not a list of strings"
     return raw, None
 
 
-def _zero(truth: CompiledTruth, reason: str, calls: list[dict[str, Any]] | Any, mode: str) -> dict[str, Any]:
+def _zero(truth: CompiledTruth, reason: str, calls: list[dict[str, Any]] | Any, mode: str,
+          problems: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    diagnostics: dict[str, Any] = {"answer": {}, "trajectory": {}, "calls": calls if isinstance(calls, list) else []}
+    if problems:
+        diagnostics["malformed_calls"] = problems
     return {"question_id": truth.question_id, "track": truth.track, "kind": truth.kind, "difficulty": truth.difficulty,
             "mode": mode, "s_answer": 0.0, "s_traj": 0.0,
             "v": 0.0, "s_adj": 0.0, "answer_correct": False, "n_calls": len(calls) if isinstance(calls, list) else 0,
-            "malformed": reason, "trace_tampered": False,
-            "diagnostics": {"answer": {}, "trajectory": {}, "calls": calls if isinstance(calls, list) else []}}
+            "malformed": reason, "trace_tampered": False, "diagnostics": diagnostics}
 
 
-def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str = "tool") -> dict[str, Any]:
-    """Score one answer and its recorded calls against one compiled truth, with full diagnostics."""
+def _malformed_trace(truth: CompiledTruth, calls: Any, mode: str, problems: list[dict[str, Any]]) -> dict[str, Any]:
+    first = problems[0]
+    reason = first["problem"] if first["call"] is None else f"trace has a malformed call: call {first['call']}: {first['problem']}"
+    return _zero(truth, reason, calls, mode, problems)
+
+
+def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str = "tool", *,
+                   trace_problems_found: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Score one answer and its recorded calls against one compiled truth, with full diagnostics.
+
+    ``trace_problems_found`` (from ``trace_problems``) marks a trace already found malformed as a claim: the
+    question then scores 0 with the first problem as its reason and every problem in the diagnostics.
+    """
     track = truth.track
     answer, reason = parse_answer(raw_answer, track)
     if answer is None:
         return _zero(truth, reason, calls, mode)
+    if trace_problems_found:
+        return _malformed_trace(truth, calls, mode, trace_problems_found)
     if not isinstance(calls, list):
-        return _zero(truth, "trace is not a list of calls", calls, mode)
+        return _malformed_trace(truth, calls, mode, trace_problems(calls))
 
     # -- calls: violations (first gate in precedence order), what was fetched, searches, dead ends
     n = 0
@@ -137,30 +221,43 @@ def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str 
     fetched: set[str] = set()
     dead_ends = recovered = 0
     pending_dead = 0
-    searches: list[tuple[str | None, set[str]]] = []
+    searches: list[tuple[str | None, set[str], list[str]]] = []
     context = mode == "context"
     silence = track == SILENCE
+    shaped = calls.__class__ is ShapedCalls
     for call in calls:
-        if type(call) is not dict:
-            return _zero(truth, "trace has a malformed call", calls, mode)
-        gates = call.get("gates")
-        if type(gates) is not dict:
-            return _zero(truth, "trace has a malformed call", calls, mode)
-        tool = call.get("tool")
-        bad = False
+        if not shaped:   # the shape call_problem checks, inline (the scorer's hot path); any doubt: its reason
+            try:
+                seq = call.get("seq")
+                if (call["tool"].__class__ is not str or call["args"].__class__ is not dict
+                        or call["outcome"].__class__ is not str or call["returned_ids"].__class__ is not list
+                        or call["gates"].__class__ is not dict or (seq is not None and seq.__class__ is not int)
+                        or not _only_booleans(call["gates"])
+                        or not all(ref.__class__ is str for ref in call["returned_ids"])):
+                    return _malformed_trace(truth, calls, mode, trace_problems(calls))
+            except (KeyError, TypeError, AttributeError):
+                return _malformed_trace(truth, calls, mode, trace_problems(calls))
+        tool = call["tool"]
+        gates = call["gates"]
+        outcome = call["outcome"]
+        returned = call["returned_ids"]
+        if gates.get("horizon"):     # the first gate the call broke: 1 horizon, 2 actor, 3 subsystem
+            broken = 1
+        elif gates.get("actor"):
+            broken = 2
+        elif gates.get("subsystem"):
+            broken = 3
+        else:
+            broken = 0
         # context mode: the builder's calls are provenance; the agent's own acts are its citations
         if not context or tool == "cite_artifact":
             n += 1
-            if gates["horizon"] if "horizon" in gates else False:
+            if broken == 1:
                 horizon += 1
-                bad = True
-            elif gates["actor"] if "actor" in gates else False:
+            elif broken == 2:
                 actor += 1
-                bad = True
-            elif gates["subsystem"] if "subsystem" in gates else False:
+            elif broken == 3:
                 subsystem += 1
-                bad = True
-        outcome = call.get("outcome")
         if outcome in _DEAD:
             dead_ends += 1
             pending_dead += 1
@@ -168,21 +265,24 @@ def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str 
             recovered += pending_dead
             pending_dead = 0
             if tool == "fetch_artifact" or (context and tool != "cite_artifact"):
-                returned = call.get("returned_ids", ())
-                if type(returned) is not list:
-                    return _zero(truth, "trace has a malformed call", calls, mode)
                 fetched.update(returned)
-        if silence and not bad and tool == "search_artifacts":
-            args = call.get("args") or {}
+        if silence and not broken and tool == "search_artifacts":
+            args = call["args"]
             query = args.get("query")
             if isinstance(query, str):
                 sub = args.get("subsystem")
-                searches.append((sub if isinstance(sub, str) else None, set(tokenize(query))))
+                searches.append((sub if isinstance(sub, str) else None, set(tokenize(query)), returned))
     violating = horizon + actor + subsystem
     v = violating / n if n else 0.0
 
     canon = truth.canon
-    cited = {canon.get(c, c) for c in answer.get("evidence_artifacts", ())}
+    raw_cited = answer.get("evidence_artifacts", ())
+    cited_searches: set[str] = set()
+    if context:     # search:<subsystem> names one of the context's searches, not an artifact
+        cited_searches = {c[len(SEARCH_CITATION):] for c in raw_cited if c.startswith(SEARCH_CITATION)}
+        if cited_searches:
+            raw_cited = [c for c in raw_cited if not c.startswith(SEARCH_CITATION)]
+    cited = {canon.get(c, c) for c in raw_cited}
     verdict_ok = answer[VERDICT[track]] is truth.verdict
 
     if track == PERSPECTIVE:
@@ -194,7 +294,7 @@ def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str 
             blocked = evidence = 0.0
             s_answer = 0.0
         answer_parts = {"verdict": verdict_ok, "blocked_overlap": blocked, "evidence_overlap": evidence}
-        if truth.required:
+        if truth.required:   # context mode: "fetched" is "in the context", so this is the cited evidence
             grounding = len(truth.required & fetched & cited) / len(truth.required)
         else:   # nothing required: full grounding unless something not permitted was cited
             grounding = 1.0 if cited <= truth.permitted else 0.0
@@ -205,7 +305,11 @@ def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str 
                       "grounding": grounding, "dead_ends": dead_ends, "dead_end_recovery": recovery}
     elif track == COUNTERFACTUAL:
         gold = truth.gold
-        mechanism = _label(answer["causal_mechanism"]) in truth.aliases
+        named = answer["causal_mechanism"]
+        if named is None:     # "no mechanism" is right exactly when there is no link
+            mechanism = gold["causal_mechanism"] in (None, NO_LINK_MECHANISM)
+        else:
+            mechanism = _label(named) in truth.aliases
         cause_id = answer["cause_event_id"] == gold["cause_event_id"]
         effect_id = answer["effect_event_id"] == gold["effect_event_id"]
         direction = answer["mechanism_direction"] == gold["mechanism_direction"]
@@ -226,10 +330,14 @@ def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str 
     else:
         s_answer = 1.0 if verdict_ok else 0.0
         answer_parts = {"verdict": verdict_ok}
+        if context:   # a search counts when the agent cites it, or cites an id it returned
+            cited_any = cited | set(raw_cited)
+            searches = [(s, tokens, ids) for s, tokens, ids in searches
+                        if (s if s is not None else "*") in cited_searches or not cited_any.isdisjoint(ids)]
         covered = 0
         missing = []
         for sub, selector in truth.search_space:
-            if any((s is None or s == sub) and selector in tokens for s, tokens in searches):
+            if any((s is None or s == sub) and selector in tokens for s, tokens, _ in searches):
                 covered += 1
             else:
                 missing.append(sub)

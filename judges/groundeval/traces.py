@@ -78,7 +78,7 @@ def _lines(path: Path) -> list[tuple[int, Any]]:
                 continue
             try:
                 rows.append((number, json.loads(line.decode("utf-8"))))
-            except (UnicodeDecodeError, json.JSONDecodeError):
+            except (ValueError, RecursionError):   # not UTF-8, not JSON, nested too deep, an integer too long
                 rows.append((number, None))     # noted as unreadable, like any line that is not JSON
     return rows
 

@@ -25,7 +25,16 @@ Each re-derived call keeps what the trace claimed (``claimed``: outcome,
 gates, and the returned ids when they differ) and lists under ``mismatch`` how
 the claim differs. A call whose claim leaves a field out is not counted as a
 mismatch for that field; a call that claims something the runtime would not
-have done is. Unknown ids are recorded, never raised.
+have done is. Unknown ids are recorded, never raised. A trace that is not a
+list, or holds a call of the wrong shape (``scoring.call_problem``: not an
+object, ``tool`` not a string, ``args`` not an object, odd ``seq``,
+``returned_ids``, ``outcome`` or ``gates``), is not re-derived: every problem is
+listed and the scorer scores the question 0 as malformed.
+
+Re-derivation is the cost of scoring an external trace: gate decisions are
+cached per version and search re-runs per distinct (query, subsystem, limit)
+on the contract's verifier, which ``score_submissions`` shares across every
+agent and mode.
 """
 
 from __future__ import annotations
@@ -35,20 +44,23 @@ from datetime import datetime
 from typing import Any
 
 from judges.groundeval.runtime import MAX_LIMIT, Corpus, GatedRuntime
+from judges.groundeval.scoring import ShapedCalls, trace_problems
 from simulator.policy import GATES, SUBSYSTEM
 
 FETCHES = ("fetch_artifact", "cite_artifact")
 SEARCH = "search_artifacts"
+_CLEAN: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
 class TraceCheck:
-    """What re-deriving one trace found: calls whose claims differ, unknown ids, withheld ids claimed as returned."""
+    """What re-deriving one trace found: mismatched calls, unknown ids, withheld ids claimed, malformed calls."""
 
     calls: int
     mismatched: int
     unknown_ids: tuple[str, ...]
     withheld_returned: tuple[str, ...]
+    malformed: tuple[dict[str, Any], ...] = ()
 
     @property
     def tampered(self) -> bool:
@@ -57,18 +69,24 @@ class TraceCheck:
 
     def to_json(self) -> dict[str, Any]:
         return {"calls": self.calls, "mismatched_calls": self.mismatched, "unknown_ids": list(self.unknown_ids),
-                "withheld_returned_ids": list(self.withheld_returned), "tampered": self.tampered}
+                "withheld_returned_ids": list(self.withheld_returned), "malformed_calls": len(self.malformed),
+                "tampered": self.tampered}
 
 
-def _claimed_gates(gates: Any) -> tuple[str, ...] | None:
-    """The gates a call claims it broke, in precedence order; None when it claims nothing readable."""
-    if not isinstance(gates, dict):
-        return None
+def _claimed_gates(gates: dict[str, bool]) -> tuple[str, ...]:
+    """The gates a call claims it broke, in precedence order."""
     return tuple(g for g in GATES if gates.get(g))
 
 
-def _gates_json(broken: set[str] | tuple[str, ...]) -> dict[str, bool]:
-    return {g: g in broken for g in GATES}
+_GATES_JSON: dict[tuple[str, ...], dict[str, bool]] = {}
+
+
+def _gates_json(broken: tuple[str, ...]) -> dict[str, bool]:
+    """The gates object of a call (a fresh dict each time: rows are written, and may be edited, one by one)."""
+    template = _GATES_JSON.get(broken)
+    if template is None:
+        template = _GATES_JSON[broken] = {g: g in broken for g in GATES}
+    return dict(template)
 
 
 class TraceVerifier:
@@ -80,6 +98,7 @@ class TraceVerifier:
         self.as_of = as_of
         self.readable = frozenset(corpus.policy.subsystems_at(actor_id, as_of))
         self._gates: dict[int, tuple[str, ...]] = {}
+        self._resolved: dict[str, int | None] = {}
         self._runtime: GatedRuntime | None = None
         self._searches: dict[tuple[str, str | None, int], frozenset[str]] = {}
 
@@ -90,9 +109,15 @@ class TraceVerifier:
         if found is None:
             if self._runtime is None:
                 self._runtime = GatedRuntime(self.corpus, self.actor_id, self.as_of, record_latency=False)
-            results = self._runtime.search_artifacts(*key)["results"]
-            found = self._searches[key] = frozenset(r["id"] for r in results)
+            found = self._searches[key] = frozenset(self._runtime.ranked_ids(*key))
         return found
+
+    def _resolve(self, requested: str) -> int | None:
+        try:
+            return self._resolved[requested]
+        except KeyError:
+            index = self._resolved[requested] = self.corpus.resolve(requested, self.as_of)
+            return index
 
     def _broken(self, index: int) -> tuple[str, ...]:
         gates = self._gates.get(index)
@@ -100,21 +125,21 @@ class TraceVerifier:
             gates = self._gates[index] = self.corpus.policy.violations(self.actor_id, self.corpus.docs[index], self.as_of)
         return gates
 
-    def _fetch(self, args: dict[str, Any], notes: dict[str, list[str]]) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    def _fetch(self, args: dict[str, Any], unknown: list[str]) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
         requested = args.get("artifact_id")
         if not isinstance(requested, str):
-            return "invalid", (), ()
-        index = self.corpus.resolve(requested, self.as_of)
+            return "invalid", _CLEAN, ()
+        index = self._resolve(requested)
         if index is None:
-            notes["unknown_ids"].append(requested)
-            return "not_found", (), ()
+            unknown.append(requested)
+            return "not_found", _CLEAN, ()
         broken = self._broken(index)
         if broken:
             return "withheld", broken, ()
-        return "ok", (), (self.corpus.docs[index].ref,)
+        return "ok", _CLEAN, (self.corpus.docs[index].ref,)
 
-    def _search(self, args: dict[str, Any], claimed_ids: list[str], notes: dict[str, list[str]]
-                ) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
+    def _search(self, args: dict[str, Any], claimed_ids: list[str], unknown: list[str], withheld: list[str],
+                mismatch: list[str]) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
         query, subsystem, limit = args.get("query"), args.get("subsystem"), args.get("limit", 10)
         valid = (isinstance(query, str) and (subsystem is None or isinstance(subsystem, str))
                  and isinstance(limit, int) and not isinstance(limit, bool))
@@ -123,110 +148,117 @@ class TraceVerifier:
         if valid and answers_nothing:
             broken.add(SUBSYSTEM)
         kept: list[str] = []
+        results: frozenset[str] | None = None
+        corpus = self.corpus
         for ref in claimed_ids:
-            index = self.corpus.resolve(ref, self.as_of)
+            index = self._resolve(ref)
             if index is None:
-                notes["unknown_ids"].append(ref)
+                unknown.append(ref)
                 continue
-            version = self.corpus.docs[index]
+            version = corpus.docs[index]
             gates = self._broken(index)
             if gates:
                 broken.update(gates)
-                notes["withheld_returned"].append(ref)
-                notes["mismatch"].append(f"returned withheld {ref}")
-            elif not self.corpus.current_at(index, self.as_of):
-                notes["mismatch"].append(f"returned {ref}, not current at as_of")
+                withheld.append(ref)
+                mismatch.append(f"returned withheld {ref}")
+            elif not corpus.current_at(index, self.as_of):
+                mismatch.append(f"returned {ref}, not current at as_of")
             elif subsystem is not None and version.subsystem != subsystem:
-                notes["mismatch"].append(f"returned {ref}, outside subsystem {subsystem}")
+                mismatch.append(f"returned {ref}, outside subsystem {subsystem}")
             elif answers_nothing:
-                notes["mismatch"].append(f"returned {ref} from a search the runtime answers with nothing")
-            elif version.ref not in self._search_results(query, subsystem, limit):
-                notes["mismatch"].append(f"returned {ref}, which this search does not return")
+                mismatch.append(f"returned {ref} from a search the runtime answers with nothing")
             else:
-                kept.append(version.ref)
+                if results is None:
+                    results = self._search_results(query, subsystem, limit)
+                if version.ref not in results:
+                    mismatch.append(f"returned {ref}, which this search does not return")
+                else:
+                    kept.append(version.ref)
         if valid and len(claimed_ids) > max(1, min(MAX_LIMIT, limit)):
-            notes["mismatch"].append("more results than the limit")
-        order = tuple(g for g in GATES if g in broken)
+            mismatch.append("more results than the limit")
+        order = tuple(g for g in GATES if g in broken) if broken else _CLEAN
         if not valid:
             return "invalid", order, ()
         return ("ok" if kept else "empty"), order, tuple(kept)
 
-    def call(self, position: int, raw: dict[str, Any]) -> tuple[dict[str, Any], dict[str, list[str]]]:
-        """One call re-derived, with its claim and how the claim differs."""
-        notes: dict[str, list[str]] = {"unknown_ids": [], "withheld_returned": [], "mismatch": []}
-        tool = raw.get("tool")
-        args = raw.get("args") if isinstance(raw.get("args"), dict) else {}
-        returned_raw = raw.get("returned_ids", [])
-        claimed_ids: list[str] = []
-        if isinstance(returned_raw, list):
-            for item in returned_raw:
-                if isinstance(item, str):
-                    claimed_ids.append(item)
-                else:
-                    notes["unknown_ids"].append(repr(item))
-        else:
-            notes["mismatch"].append("returned_ids is not a list")
+    def call(self, position: int, raw: dict[str, Any]) -> tuple[dict[str, Any], list[str], list[str], list[str]]:
+        """One well-formed call re-derived (``scoring.call_problem(raw, claim=True)`` is None), with its claim.
+
+        Returns the call and what differed: its mismatches, unknown ids and withheld ids claimed as returned.
+        """
+        unknown: list[str] = []
+        withheld: list[str] = []
+        mismatch: list[str] = []
+        tool = raw["tool"]
+        args = raw["args"]
+        claimed_raw = raw.get("returned_ids")
+        claimed_ids: list[str] = claimed_raw if claimed_raw is not None else []
         if tool in FETCHES:
-            outcome, gates, returned = self._fetch(args, notes)
+            outcome, gates, returned = self._fetch(args, unknown)
             for ref in claimed_ids:   # ids a fetch claims beyond what it would have returned
                 if ref in returned:
                     continue
-                index = self.corpus.resolve(ref, self.as_of)
+                index = self._resolve(ref)
                 if index is None:
-                    notes["unknown_ids"].append(ref)
+                    unknown.append(ref)
                 elif self._broken(index):
-                    notes["withheld_returned"].append(ref)
+                    withheld.append(ref)
         elif tool == SEARCH:
-            outcome, gates, returned = self._search(args, claimed_ids, notes)
+            outcome, gates, returned = self._search(args, claimed_ids, unknown, withheld, mismatch)
         else:
-            outcome, gates, returned = "invalid", (), ()
-            notes["mismatch"].append(f"not a runtime tool: {tool!r}")
+            outcome, gates, returned = "invalid", _CLEAN, ()
+            mismatch.append(f"not a runtime tool: {tool!r}")
         claimed_outcome = raw.get("outcome")
-        claimed_gates = _claimed_gates(raw.get("gates"))
-        if "outcome" in raw and claimed_outcome != outcome:
-            notes["mismatch"].append(f"outcome {claimed_outcome!r}, re-derived {outcome!r}")
-        if "gates" in raw and claimed_gates != gates:
-            notes["mismatch"].append(f"gates {list(claimed_gates) if claimed_gates is not None else raw.get('gates')!r}, "
-                                     f"re-derived {list(gates)}")
-        if tool in FETCHES and isinstance(returned_raw, list) and tuple(claimed_ids) != returned:
-            notes["mismatch"].append("returned ids differ")
-        claim: dict[str, Any] = {"outcome": claimed_outcome, "gates": raw.get("gates")}
-        if tuple(claimed_ids) != returned or not isinstance(returned_raw, list):
-            claim["returned_ids"] = returned_raw
+        claimed_gates_raw = raw.get("gates")
+        if claimed_outcome is not None and claimed_outcome != outcome:
+            mismatch.append(f"outcome {claimed_outcome!r}, re-derived {outcome!r}")
+        if claimed_gates_raw is not None:
+            claimed_gates = _claimed_gates(claimed_gates_raw)
+            if claimed_gates != gates:
+                mismatch.append(f"gates {list(claimed_gates)!r}, re-derived {list(gates)}")
+        same_ids = claimed_raw is None or tuple(claimed_ids) == returned
+        if tool in FETCHES and not same_ids:
+            mismatch.append("returned ids differ")
+        claim: dict[str, Any] = {"outcome": claimed_outcome, "gates": claimed_gates_raw}
+        if not same_ids:
+            claim["returned_ids"] = claimed_raw
         seq = raw.get("seq")
-        out = {"seq": seq if isinstance(seq, int) and not isinstance(seq, bool) else position, "tool": tool,
-               "args": raw.get("args"), "returned_ids": list(returned), "outcome": outcome, "gates": _gates_json(gates),
-               "latency_ms": raw.get("latency_ms"), "claimed": claim, "mismatch": notes["mismatch"]}
-        for key in ("unknown_ids", "withheld_returned"):
-            notes[key] = list(dict.fromkeys(notes[key]))
-        if notes["unknown_ids"]:
-            out["unknown_ids"] = notes["unknown_ids"]
-        if notes["withheld_returned"]:
-            out["withheld_returned_ids"] = notes["withheld_returned"]
-        return out, notes
+        out = {"seq": seq if seq is not None else position, "tool": tool, "args": args, "returned_ids": list(returned),
+               "outcome": outcome, "gates": _gates_json(gates), "latency_ms": raw.get("latency_ms"), "claimed": claim,
+               "mismatch": mismatch}
+        if unknown:
+            unknown = list(dict.fromkeys(unknown))
+            out["unknown_ids"] = unknown
+        if withheld:
+            withheld = list(dict.fromkeys(withheld))
+            out["withheld_returned_ids"] = withheld
+        return out, mismatch, unknown, withheld
 
 
 def rederive(corpus: Corpus, actor_id: str, as_of: datetime, calls: Any, *,
-             verifier: TraceVerifier | None = None) -> tuple[Any, TraceCheck | None]:
-    """The calls with gate outcomes re-derived for the actor at as_of, and what differed; non-lists pass through unchecked.
+             verifier: TraceVerifier | None = None) -> tuple[Any, TraceCheck]:
+    """The calls with gate outcomes re-derived for the actor at as_of, and what differed.
 
-    ``verifier`` (for this corpus, actor and as_of) may be passed in to reuse its gate decisions across traces.
+    A malformed trace (not a list, or any call of the wrong shape) comes back unchanged, its problems listed in
+    ``TraceCheck.malformed`` (the scorer scores it 0). ``verifier`` (for this corpus, actor and as_of) may be passed
+    in to reuse its gate decisions and search re-runs across traces.
     """
-    if not isinstance(calls, list):
-        return calls, None
+    problems = trace_problems(calls, claim=True)
+    if problems:
+        return calls, TraceCheck(len(calls) if isinstance(calls, list) else 0, 0, (), (), tuple(problems))
     if verifier is None:
         verifier = TraceVerifier(corpus, actor_id, as_of)
-    out: list[Any] = []
+    out = ShapedCalls()
     mismatched = 0
     unknown: list[str] = []
     withheld: list[str] = []
     for position, raw in enumerate(calls, start=1):
-        if type(raw) is not dict:
-            out.append(raw)            # the scorer reports a malformed call
-            continue
-        call, notes = verifier.call(position, raw)
+        call, mismatch, call_unknown, call_withheld = verifier.call(position, raw)
         out.append(call)
-        mismatched += bool(notes["mismatch"])
-        unknown.extend(notes["unknown_ids"])
-        withheld.extend(notes["withheld_returned"])
+        if mismatch:
+            mismatched += 1
+        if call_unknown:
+            unknown.extend(call_unknown)
+        if call_withheld:
+            withheld.extend(call_withheld)
     return out, TraceCheck(len(calls), mismatched, tuple(dict.fromkeys(unknown)), tuple(dict.fromkeys(withheld)))

@@ -94,3 +94,82 @@ def test_run_agent_traces_re_derive_to_their_own_gate_outcomes(scored):
                 assert call["mismatch"] == [] and call["claimed"] == {"outcome": call["outcome"], "gates": call["gates"]}
     leaky_gates = [c["gates"] for r in scored["leaky", "tool"] for c in r["diagnostics"]["calls"]]
     assert sum(1 for g in leaky_gates if any(g.values())) >= 20   # the leaky agent's violations survive re-derivation
+
+
+def test_lazy_fails_silence_absence_trajectories_in_context_mode_too(scored):
+    """The context builder's searches are not the agent's: citing nothing covers no search space."""
+    for agent in ("lazy", "zero-shot"):
+        silence = [r for r in scored[agent, "context"] if r["track"] == "silence"]
+        assert silence and all(r["s_traj"] == 0.2 and r["n_calls"] == 0 for r in silence), agent
+        assert all(r["diagnostics"]["trajectory"]["search_space_coverage"] == 0.0 for r in silence), agent
+    assert all(r["diagnostics"]["trajectory"]["search_space_coverage"] == 1.0
+               for r in scored["oracle", "context"] if r["track"] == "silence")
+
+
+DOMAIN_CONFIG = """\
+actors: {morgan: engineer, riley: support, sam: support}
+roles:
+  engineer: {subsystems: [deploys, incidents, postmortems]}
+  support: {subsystems: [tickets], broadcast_event_types: [incident_opened]}
+causal_links:
+  - {name: deploy_regression, aliases: [bad deploy], cause_event_type: deploy, effect_event_type: incident_opened,
+     max_gap_days: 2, join: [{cause: change_id, effect: change_id}]}
+silence_pairs:
+  - {trigger_event_type: incident_opened, response_event_type: postmortem_published, max_gap_days: 5,
+     search_space_subsystems: [postmortems], join: [{trigger: incident_id, response: incident_id}]}
+"""
+
+
+def _participation_domain(root):
+    """Deploys and incidents (engineering subsystems) that support people take part in, plus support tickets."""
+    events = []
+
+    def add(event_id, kind, day, hour, actors, subsystem, record, facts, title):
+        ts = f"2026-03-{day:02d}T{hour:02d}:00:00Z"
+        events.append({"id": event_id, "type": kind, "timestamp": ts, "actors": actors,
+                       "artifact_ids": {subsystem: record}, "facts": facts})
+        path = root / "artifacts" / subsystem / f"{record}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists():
+            path.write_text(json.dumps({"timestamp": ts, "title": title, "body": f"{title}."}))
+
+    for i in range(1, 21):
+        helper = ["riley", "sam"][i % 2]
+        add(f"D{i}", "deploy", 1 + i, 10, ["morgan", helper] if i % 3 else ["morgan"], "deploys", f"CHG-{i}",
+            {"change_id": f"CHG-{i}"}, f"CHG-{i} rollout")
+        add(f"I{i}", "incident_opened", 1 + i, 12, ["morgan"], "incidents", f"INC-{i}",
+            {"incident_id": f"INC-{i}", "change_id": f"CHG-{i if i % 4 else i - 1}", "severity": "SEV1"}, f"INC-{i} down")
+        add(f"R{i}", "incident_resolved", 3 + i, 10, ["morgan", helper], "incidents", f"INC-{i}",
+            {"incident_id": f"INC-{i}", "resolution": f"rolled back RB{i}"}, f"INC-{i} down")
+        add(f"T{i}", "ticket_opened", 2 + i, 9, [helper], "tickets", f"T-{i}", {"ticket_status": "open"},
+            f"T-{i} customer reports INC-{i}")
+        if i % 2:
+            add(f"P{i}", "postmortem_published", 2 + i, 10, ["morgan"], "postmortems", f"PM-{i}",
+                {"incident_id": f"INC-{i}"}, f"Postmortem INC-{i}")
+    events.sort(key=lambda e: e["timestamp"])
+    (root / "events.jsonl").write_text("".join(json.dumps(e) + "\n" for e in events))
+    (root / "config.yaml").write_text(DOMAIN_CONFIG)
+    return root
+
+
+def test_oracle_is_perfect_in_context_mode_when_participation_opens_other_subsystems(tmp_path):
+    """What an actor may read because it took part reaches the context, though its role cannot search there."""
+    from benchmark_builders.groundeval.build import build_suite
+    from judges.groundeval.runtime import Corpus
+    from judges.groundeval.traces import load_corpus_world
+
+    build_suite(tmp_path / "suite", domain_dir=_participation_domain(tmp_path / "domain"))
+    contracts = {c["question_id"]: c for c in map(json.loads, (tmp_path / "suite" / "contracts.jsonl").read_text().splitlines())}
+    truths = [json.loads(line) for line in (tmp_path / "suite" / "truth.jsonl").read_text().splitlines()]
+    outside = [t for t in truths if t["required_evidence"] and contracts[t["question_id"]]["role"] == "support"
+               and t["track"] == "perspective"]
+    assert outside, "the world must hold evidence only participation lets a support person read"
+    world = load_corpus_world(tmp_path / "suite")
+    corpus = Corpus(world)
+    for mode in ("tool", "context"):
+        run_agent(tmp_path / "suite", "oracle", mode, tmp_path / mode, record_latency=False, corpus=corpus, world=world)
+        score_run(tmp_path / "suite", tmp_path / mode, tmp_path / f"score-{mode}", corpus=corpus)
+        rows = _rows(tmp_path / f"score-{mode}")
+        assert {r["s_adj"] for r in rows} == {1.0}, (mode, [r["question_id"] for r in rows if r["s_adj"] < 1])
+        # the builder never filters a search to a subsystem the role cannot read
+        assert not any(c["gates"]["subsystem"] for r in rows for c in r["diagnostics"]["calls"])

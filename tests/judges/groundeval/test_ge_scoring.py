@@ -133,8 +133,10 @@ def test_malformed_answers_score_zero_with_a_reason(answer, reason):
 
 
 def test_malformed_trace_and_context_mode_citations():
-    assert score_question(POSITIVE, {"could_actor_have_known": True}, "calls")["malformed"] == "trace is not a list of calls"
-    assert score_question(POSITIVE, {"could_actor_have_known": True}, [1])["malformed"] == "trace has a malformed call"
+    assert score_question(POSITIVE, {"could_actor_have_known": True}, "calls")["malformed"] == \
+        "the trace is a str, not a list of calls"
+    assert score_question(POSITIVE, {"could_actor_have_known": True}, [1])["malformed"] == \
+        "trace has a malformed call: call 1: not an object (a int)"
     context_calls = [call("search_artifacts", ids=["A@1"]), call(ids=["A@1"]),
                      call("cite_artifact", ids=["A@1"]), call("cite_artifact", outcome="withheld", horizon=True)]
     row = score_question(POSITIVE, {"could_actor_have_known": True, "evidence_artifacts": ["A@1", "F@2"]},
@@ -149,3 +151,86 @@ def test_summary_counts_correct_answers_through_invalid_paths():
     summary = summarize(rows)
     assert summary["correct_invalid_path"] == 1 and summary["violation_rate"] == 0.3333
     assert summary["n"] == 2 and summary["s_answer"] == 1.0
+
+
+@pytest.mark.parametrize("bad, problem", [
+    (dict(call("search_artifacts"), args=["ESC-23"]), "args is a list, not an object"),
+    (dict(call(), tool=["fetch_artifact"]), "tool is a list, not a string"),
+    ({k: v for k, v in call().items() if k != "tool"}, "no tool"),
+    ({k: v for k, v in call().items() if k != "args"}, "no args"),
+    (dict(call(), returned_ids="A@1"), "returned_ids is a str, not a list"),
+    (dict(call(), returned_ids=["A@1", 7]), "returned_ids holds a int, not only strings"),
+    (dict(call(), seq="1"), "seq is a str, not an integer"),
+    (dict(call(), seq=True), "seq is a bool, not an integer"),
+    (dict(call(), outcome=["ok"]), "outcome is a list, not a string"),
+    (dict(call(), gates=[True]), "gates is a list, not an object"),
+    (dict(call(), gates={"horizon": "no"}), "a gate is a str, not a boolean"),
+    ("fetch A@1", "not an object (a str)"),
+])
+def test_every_malformed_call_shape_scores_the_question_zero_with_its_reason(bad, problem):
+    for track_truth, answer in ((POSITIVE, {"could_actor_have_known": True, "evidence_artifacts": ["A@1"]}),
+                                (SILENCE_ABSENCE, {"exists": False})):
+        for mode in ("tool", "context"):
+            row = score_question(track_truth, answer, [call(ids=["A@1"]), bad], mode=mode)
+            assert row["malformed"] == f"trace has a malformed call: call 2: {problem}"
+            assert (row["s_answer"], row["s_traj"], row["s_adj"]) == (0.0, 0.0, 0.0)
+            assert row["diagnostics"]["malformed_calls"] == [{"call": 2, "problem": problem}]
+
+
+SILENCE_ABSENCE = truth(track="silence", kind="absence", gold={"exists": False}, permitted=["INC-4@2"],
+                        space=[{"subsystem": "postmortems", "selector": "INC-4"}, {"subsystem": "wiki", "selector": "INC-4"}])
+
+
+def _builder_search(where, query, ids=(), **gates):
+    return call("search_artifacts", ids=ids, outcome="ok" if ids else "empty",
+                args={"query": query, "subsystem": where, "limit": 8}, **gates)
+
+
+def test_context_mode_silence_coverage_counts_only_the_searches_the_agent_cites():
+    """The builder's searches are provenance: coverage needs the agent to cite a search (or an id it returned)."""
+    context_calls = [_builder_search("postmortems", "did INC-4 get a postmortem"),
+                     _builder_search("wiki", "did INC-4 get a postmortem", ids=["WIKI-9@1"]),
+                     _builder_search("hr", "did INC-4 get a postmortem", subsystem=True)]
+    lazy = score_question(SILENCE_ABSENCE, {"exists": False, "evidence_artifacts": []}, context_calls, mode="context")
+    assert lazy["diagnostics"]["trajectory"]["search_space_coverage"] == 0.0
+    assert (lazy["s_traj"], lazy["s_adj"]) == (close(0.2), close(0.3 + 0.7 * 0.2))
+    half = score_question(SILENCE_ABSENCE, {"exists": False, "evidence_artifacts": ["search:postmortems"]},
+                          context_calls, mode="context")
+    assert half["diagnostics"]["trajectory"]["uncovered_subsystems"] == ["wiki"] and half["n_calls"] == 0
+    full = score_question(SILENCE_ABSENCE, {"exists": False, "evidence_artifacts": ["search:postmortems", "WIKI-9@1"]},
+                          context_calls + [call("cite_artifact", ids=["WIKI-9@1"])], mode="context")
+    assert full["s_adj"] == 1.0
+    # a cited search that broke a gate covers nothing; in tool mode citations of searches mean nothing
+    assert score_question(SILENCE_ABSENCE, {"exists": False, "evidence_artifacts": ["search:hr"]},
+                          context_calls, mode="context")["diagnostics"]["trajectory"]["search_space_coverage"] == 0.0
+    assert score_question(SILENCE_ABSENCE, {"exists": False, "evidence_artifacts": []},
+                          context_calls[:2], mode="tool")["diagnostics"]["trajectory"]["search_space_coverage"] == 1.0
+
+
+DECOY = truth(track="counterfactual", kind="decoy",
+              gold={"outcome_changed": False, "causal_mechanism": "no_causal_link", "cause_event_id": "EV-1",
+                    "effect_event_id": "EV-2", "mechanism_direction": "no_causal_link"},
+              required=["CHG-1@3", "INC-1@2"], aliases=["no_causal_link", "none"], actors=["P-1"],
+              cause=["CHG-1@3"], effect=["INC-1@2"])
+
+
+def test_counterfactual_null_ids_and_mechanism_are_answers_not_malformed():
+    answer = {"outcome_changed": False, "causal_mechanism": None, "cause_event_id": None, "effect_event_id": "EV-2",
+              "mechanism_direction": "no_causal_link", "evidence_artifacts": ["CHG-1@3", "INC-1@2"], "actors": ["P-1"]}
+    calls = [call(ids=["CHG-1@3"]), call(ids=["INC-1@2"])]
+    row = score_question(DECOY, answer, calls)
+    # null mechanism matches "no link"; a null cause id does not match EV-1
+    assert row["malformed"] is None and row["answer_correct"] is True
+    assert row["diagnostics"]["answer"]["mechanism"] is True and row["diagnostics"]["answer"]["cause_id"] is False
+    assert row["s_answer"] == close(0.2 + 0.2 + 0.0 + 0.2 + 0.1 + 0.05 + 0.05)
+    causal = score_question(COUNTERFACTUAL, dict(answer, outcome_changed=True, effect_event_id=None), calls)
+    assert causal["diagnostics"]["answer"]["mechanism"] is False and causal["diagnostics"]["answer"]["effect_id"] is False
+    null_truth = truth(track="counterfactual", kind="decoy",
+                       gold={"outcome_changed": False, "causal_mechanism": None, "cause_event_id": None,
+                             "effect_event_id": None, "mechanism_direction": "no_causal_link"})
+    both_null = score_question(null_truth, answer | {"effect_event_id": None}, [])
+    assert both_null["diagnostics"]["answer"] == {"outcome": True, "mechanism": True, "cause_id": True,
+                                                        "effect_id": True, "direction": True, "evidence_overlap": 0.0,
+                                                        "correct_actor": False}
+    assert score_question(DECOY, answer | {"cause_event_id": 7}, calls)["malformed"] == \
+        "field cause_event_id is a int, not str or null"

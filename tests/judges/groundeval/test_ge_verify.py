@@ -75,19 +75,30 @@ def test_unknown_ids_and_odd_calls_are_recorded_never_raised(rt_corpus, rt_world
     calls = [
         {"tool": "fetch_artifact", "args": {"artifact_id": "NOPE-404"}, "returned_ids": ["NOPE-404"], "outcome": "ok"},
         {"tool": "search_artifacts", "args": {"query": "x", "subsystem": None, "limit": 3},
-         "returned_ids": ["GHOST-1@1", 7], "outcome": "ok", "gates": CLEAN},
+         "returned_ids": ["GHOST-1@1", "GHOST-2"], "outcome": "ok", "gates": CLEAN},
         {"tool": "teleport", "args": {}, "returned_ids": [], "outcome": "ok", "gates": CLEAN},
-        {"tool": "fetch_artifact", "args": "not a dict", "returned_ids": "nor a list"},
+        {"tool": "fetch_artifact", "args": {"artifact_id": 7}},
         {"tool": "search_artifacts", "args": {"query": "x", "subsystem": "payroll", "limit": 3}, "returned_ids": []},
     ]
     out, check = rederive(rt_corpus, perspective["actor"], as_of, calls)
     assert [c["outcome"] for c in out] == ["not_found", "empty", "invalid", "invalid", "empty"]
     assert out[0]["unknown_ids"] == ["NOPE-404"] and "returned ids differ" in out[0]["mismatch"]
-    assert out[1]["unknown_ids"] == ["7", "GHOST-1@1"]
+    assert out[1]["unknown_ids"] == ["GHOST-1@1", "GHOST-2"]
     assert out[2]["mismatch"] == ["not a runtime tool: 'teleport'", "outcome 'ok', re-derived 'invalid'"]
+    assert out[3]["mismatch"] == [] and out[3]["seq"] == 4           # nothing claimed, nothing to differ
     assert out[4]["gates"]["subsystem"] is ("payroll" not in rt_world.policy.subsystems_at(perspective["actor"], as_of))
-    assert check.unknown_ids == ("NOPE-404", "7", "GHOST-1@1") and check.mismatched == 4
-    assert rederive(rt_corpus, perspective["actor"], as_of, "calls") == ("calls", None)
+    assert check.unknown_ids == ("NOPE-404", "GHOST-1@1", "GHOST-2") and check.mismatched == 3 and check.malformed == ()
+
+
+def test_a_malformed_trace_is_listed_not_re_derived(rt_corpus, perspective):
+    as_of = parse_ts(perspective["as_of"])
+    bad = [{"tool": "search_artifacts", "args": ["ESC-23"]}, 3, {"tool": "fetch_artifact", "args": {}, "seq": "x"}]
+    out, check = rederive(rt_corpus, perspective["actor"], as_of, bad)
+    assert out is bad and check.malformed == ({"call": 1, "problem": "args is a list, not an object"},
+                                              {"call": 2, "problem": "not an object (a int)"},
+                                              {"call": 3, "problem": "seq is a str, not an integer"})
+    out, check = rederive(rt_corpus, perspective["actor"], as_of, "calls")
+    assert out == "calls" and check.malformed == ({"call": None, "problem": "the trace is a str, not a list of calls"},)
 
 
 def test_a_search_claiming_a_visible_version_it_never_returned_is_caught(rt_world, rt_corpus, perspective):
