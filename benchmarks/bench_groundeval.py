@@ -2,9 +2,14 @@
 
 - ``contracts_per_s``: ``build_questions`` on the default world (simulation excluded), at the default
   counts and at 10× the counts;
-- ``scoring``: questions scored per second with the full diagnostics, from compiled truth and parsed
-  answers and traces (the oracle's and the leaky agent's runs on the default world, cycled), and the same
-  including JSON parsing of the answer and trace lines;
+- ``scoring``: questions scored per second with the full diagnostics on realistic traces (every built-in
+  agent's tool-mode run on the default world: oracle, leaky, lazy, proximity, bm25, zero-shot), on two paths:
+  ``score_question`` alone (arithmetic only, from compiled truth and re-derived calls: the spec's anchor,
+  also with JSON parsing of the answer and trace lines), and the full ``score_submissions`` path that
+  ``score groundeval`` runs (load the suite's truth and contracts, re-derive every call from the corpus —
+  gate decisions, each claimed search run again once per distinct query, subsystem and limit of a
+  contract — then score), each repetition with fresh caches; plus the share of the full path spent
+  re-deriving;
 - ``search``: p50/p99 latency of ``search_artifacts`` (gates included: each query runs in a session for a
   random actor and moment) on a synthetic world with ≥ 100,000 artifact versions, plus fetch latency and
   the one-off cost of indexing and of opening a session.
@@ -46,23 +51,49 @@ def bench_build(world) -> dict:
 
 def bench_scoring(world, repeat: int) -> dict:
     from benchmark_builders.groundeval.build import build_suite
-    from judges.groundeval.run import run_agent
+    from judges.groundeval.run import run_agent, score_submissions
     from judges.groundeval.runtime import Corpus
     from judges.groundeval.scoring import CompiledTruth, score_question
-    from judges.groundeval.traces import load_submissions, load_truth
+    from judges.groundeval.traces import load_submissions, load_suite, load_truth
+    from judges.groundeval.verify import TraceVerifier, rederive
 
+    agents = ("oracle", "leaky", "lazy", "proximity", "bm25", "zero-shot")
     with tempfile.TemporaryDirectory() as tmp:
         suite = Path(tmp) / "suite"
         build_suite(suite, world=world, name="bench")
         corpus = Corpus(world)
         submissions = []
-        for agent in ("oracle", "leaky", "bm25"):
+        for agent in agents:
             run_agent(suite, agent, "tool", Path(tmp) / agent, record_latency=False, corpus=corpus, world=world)
             submissions += load_submissions(Path(tmp) / agent)[0]
         truths = {q: CompiledTruth.of(t) for q, t in load_truth(suite).items()}
-        lines = [(json.dumps(s.answer), json.dumps(s.calls)) for s in submissions]
-    work = [(truths[s.question_id], s.answer, s.calls) for s in submissions]
-    calls = sum(len(s.calls) for s in submissions) / len(submissions)
+        contracts = {c.question_id: c for c in load_suite(suite)[1]}
+
+        # -- the full path: what ``score groundeval`` does between reading the answers and writing the rows
+        full_repeat = max(1, repeat // 40)
+        started = time.perf_counter()
+        for _ in range(full_repeat):
+            score_submissions(suite, submissions, corpus=corpus)
+        full_seconds = time.perf_counter() - started
+        full_n = full_repeat * len(submissions)
+
+        # -- its re-derivation alone (fresh verifiers, one per contract, shared across agents: as the full path does)
+        started = time.perf_counter()
+        for _ in range(full_repeat):
+            verifiers: dict[str, TraceVerifier] = {}
+            rederived = []
+            for sub in submissions:
+                contract = contracts[sub.question_id]
+                verifier = verifiers.get(sub.question_id)
+                if verifier is None:
+                    verifier = verifiers[sub.question_id] = TraceVerifier(corpus, contract.actor, contract.as_of)
+                rederived.append(rederive(corpus, contract.actor, contract.as_of, sub.calls, verifier=verifier)[0])
+        rederive_seconds = time.perf_counter() - started
+
+    # -- score_question alone, on the re-derived calls (arithmetic only)
+    work = [(truths[s.question_id], s.answer, calls) for s, calls in zip(submissions, rederived)]
+    lines = [(json.dumps(s.answer), json.dumps(calls)) for s, calls in zip(submissions, rederived)]
+    calls_per_question = sum(len(s.calls) for s in submissions) / len(submissions)
     n = 0
     started = time.perf_counter()
     for _ in range(repeat):
@@ -77,9 +108,16 @@ def bench_scoring(world, repeat: int) -> dict:
             score_question(truth, json.loads(answer_text), json.loads(calls_text))
             m += 1
     seconds_json = time.perf_counter() - started_json
-    return {"questions_scored": n, "mean_calls_per_question": round(calls, 2),
-            "questions_per_s": round(n / seconds), "us_per_question": round(seconds / n * 1e6, 2),
-            "questions_per_s_with_json_parsing": round(m / seconds_json)}
+    return {
+        "agents": list(agents), "mode": "tool", "questions": len(submissions),
+        "mean_calls_per_question": round(calls_per_question, 2),
+        "score_question_only": {"questions_scored": n, "questions_per_s": round(n / seconds),
+                                "us_per_question": round(seconds / n * 1e6, 2),
+                                "questions_per_s_with_json_parsing": round(m / seconds_json)},
+        "full_path_score_submissions": {"questions_scored": full_n, "questions_per_s": round(full_n / full_seconds),
+                                        "us_per_question": round(full_seconds / full_n * 1e6, 1),
+                                        "share_rederivation": round(min(1.0, rederive_seconds / full_seconds), 3)},
+    }
 
 
 def bench_search(target_versions: int, queries: int, seed: int = 1) -> dict:
@@ -151,7 +189,9 @@ def main() -> None:
         "build": bench_build(world),
         "scoring": bench_scoring(world, 50 if args.quick else 400),
         "search": bench_search(100_000, 400 if args.quick else 4000),
-        "goals": {"scoring_questions_per_s": 85_000, "search_p50_ms": 5, "search_p99_ms": 20},
+        "goals": {"scoring_questions_per_s": 85_000, "search_p50_ms": 5, "search_p99_ms": 20,
+                  "note": "the 85,000/s anchor is the preprint's arithmetic-only scoring: compare score_question_only; "
+                          "the full path also re-derives every call (and re-runs each claimed search) from the corpus"},
     }
     print(json.dumps(result, indent=2))
 
