@@ -87,6 +87,11 @@ class Procedure:
         return tuple(seen)
 
     @property
+    def covers_entitled_units_only(self) -> bool:
+        """True if the runbook verifies an entitlement: the work it does is for units under warranty only."""
+        return "entitlement" in self.facts_written
+
+    @property
     def facts_written(self) -> tuple[str, ...]:
         """Every fact any step writes, in step order."""
         seen: dict[str, None] = {}

@@ -72,17 +72,31 @@ def _owner_pool(ctx: SimContext, strategic: bool) -> list[str]:
     return [a for a in ctx.org.members("support_l1") if ctx.org.people[a].role == "support_l1"]
 
 
+#: Runbooks a customer can request for a unit out of warranty.
+OPEN_TO_ANY_UNIT = tuple(p for p in PROCEDURES if not p.covers_entitled_units_only)
+
+
 def open_case(ctx: SimContext, rng) -> SupportCase:
-    """A new case: a customer, an asset if the runbook needs one, and its opening facts."""
+    """A new case: a customer, an asset if the runbook needs one, and its opening facts.
+
+    The portal checks the warranty: a runbook that covers entitled units only (battery replacement,
+    advance exchange, on-site service, data recovery) is opened for one of the account's units under
+    warranty that day; an account with none requests one of the other runbooks instead.
+    """
     procedure = PROCEDURES[rng.randrange(len(PROCEDURES))]
     account = ctx.pick(rng, ctx.accounts)
     contact = ctx.pick(rng, account.contacts)
-    asset = ctx.pick(rng, account.assets) if uses_asset(procedure) else None
+    today = ctx.calendar.date_of(ctx.now)
+    assets = account.assets
+    if procedure.covers_entitled_units_only:
+        assets = [a for a in account.assets if a.warranty_end >= today]
+        if not assets:
+            procedure, assets = ctx.pick(rng, OPEN_TO_ANY_UNIT), account.assets
+    asset = ctx.pick(rng, assets) if uses_asset(procedure) else None
     case_id = ctx.ledger.next_id("CASE", 10001)
     priority = rng.choices(PRIORITIES, PRIORITY_WEIGHTS)[0]
     others = [a for a in ctx.accounts if a is not account]
-    facts = initial_facts(case_id, procedure, account, contact, asset, ctx.calendar.date_of(ctx.now), priority,
-                          ctx.ledger, rng, others)
+    facts = initial_facts(case_id, procedure, account, contact, asset, today, priority, ctx.ledger, rng, others)
     owner = ctx.pick(rng, _owner_pool(ctx, account.strategic))
     return SupportCase(case_id, procedure, account, asset, owner, facts)
 
@@ -305,6 +319,7 @@ def customer_request(ctx: SimContext, case: SupportCase) -> str:
 
 def wait_for_customer(ctx: SimContext, case: SupportCase, rng, forever: bool):
     """The case waits for the customer; with ``forever`` the reply never comes within the run."""
+    _ensure_owner(ctx, case, rng)  # the owner may have left while the case sat in the queue
     case.facts["case_status"] = "pending_customer"
     refs = (_ticket_version(ctx, case, case.owner, "waiting for the customer to confirm"),)
     case.last_event = ctx.ledger.emit("case.pending_customer", (case.owner,), "ticketing", case.entity,

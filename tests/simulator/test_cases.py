@@ -137,3 +137,20 @@ def test_bodies_have_no_empty_slots(small_world):
     for version in small_world.artifacts:
         for hole in ("()", "( )", "None", "needs )", " , ", ": ."):
             assert hole not in version.body, (version.ref, hole, version.body)
+
+
+def test_runbooks_for_entitled_units_only_open_on_units_under_warranty(small_world):
+    """A battery dispatch, exchange, visit or recovery never goes ahead on an expired entitlement."""
+    latest = {}
+    for version in small_world.artifacts:
+        if version.kind == "ticket":
+            latest[version.artifact_id] = version
+    gated = [v for v in latest.values() if PROCEDURES_BY_ID[v.facts["procedure_id"]].covers_entitled_units_only]
+    assert len(gated) >= 10
+    for ticket in gated:
+        facts = ticket.facts
+        assert entitlement(facts["warranty_end"], facts["opened_at"]) == "active", ticket.ref
+        assert facts.get("entitlement", "active") == "active", ticket.ref
+    # the other runbooks still see units out of warranty
+    others = [v.facts for v in latest.values() if "warranty_end" in v.facts and v not in gated]
+    assert any(entitlement(f["warranty_end"], f["opened_at"]) == "expired" for f in others)
