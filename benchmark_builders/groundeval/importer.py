@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmark_builders.groundeval.contracts import CausalRule, Rules, SilenceRule
-from simulator.clock import UTC, parse_ts
+from simulator.clock import UTC, format_ts, parse_ts
 from simulator.errors import InputError
 from simulator.model import Acl, Actor, ArtifactVersion, EntityRef, Event
 from simulator.policy import AccessPolicy, RoleAssignment
@@ -256,14 +256,38 @@ def _artifact_versions(artifacts: dict[str, dict[str, Any]], events: list[dict[s
                 states[-1] = state             # events at the same moment make one version
             else:
                 states.append(state)
+        body = obj.get("body", "")
         for number, (at, known, participants) in enumerate(states, start=1):
+            if number > 1:
+                body += _update_line(at, states[number - 2][1], known)
             versions.append(ArtifactVersion(
                 artifact_id=artifact_id, version=number, subsystem=obj["subsystem"], kind=obj["subsystem"],
                 created_at=at, author=str(obj.get("author", "")), entity=entity,
-                title=obj.get("title", artifact_id), body=obj.get("body", ""), facts=known,
+                title=obj.get("title", artifact_id), body=body, facts=known,
                 acl=Acl(participants=participants),
             ))
     return versions
+
+
+def _update_line(at: datetime, before: dict[str, Any], after: dict[str, Any]) -> str:
+    """The line a later version adds to the body: the facts that changed at ``at`` (none: no line).
+
+    The file's body was written at the artifact's creation; what events add later is stated in the text
+    too, so that search finds a later version by what it newly says.
+    """
+    changed = [key for key in sorted(after) if key not in before or before[key] != after[key]]
+    if not changed:
+        return ""
+    told = "; ".join(f"{key.replace('_', ' ')}: {_text(after[key])}" for key in changed)
+    return f"\n\nUpdate {format_ts(at)}: {told}"
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_text(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_text(v)}" for k, v in sorted(value.items()))
+    return str(value)
 
 
 def load_domain(directory: Path) -> tuple[World, Rules]:

@@ -174,6 +174,19 @@ def test_later_events_add_versions_and_the_past_keeps_its_state(tmp_path):
     assert later["artifact"]["facts"]["resolution"] == "rolled back RB2"
 
 
+def test_later_versions_state_what_they_add_so_search_finds_them(tmp_path):
+    world, _ = load_domain(versioned_domain(tmp_path / "d"))
+    first, resolved, escalated = world.versions("INC-2")
+    assert first.body == "INC-2 after CHG-2."
+    assert resolved.body == "INC-2 after CHG-2.\n\nUpdate 2026-03-06T10:00:00Z: resolution: rolled back RB2"
+    assert escalated.body == resolved.body + "\n\nUpdate 2026-03-07T10:00:00Z: severity: SEV1"
+    corpus = Corpus(world)
+    hits = GatedRuntime(corpus, "sam", utc(2026, 3, 6, 12), record_latency=False).search_artifacts("RB2", None, 5)
+    assert [r["id"] for r in hits["results"]] == ["INC-2@2"]
+    before = GatedRuntime(corpus, "sam", utc(2026, 3, 4, 21, 4), record_latency=False).search_artifacts("RB2", None, 5)
+    assert before["results"] == []            # not said yet, and the later version is past the horizon
+
+
 def test_perspective_truth_follows_the_first_version_that_states_a_fact(tmp_path):
     world, rules = load_domain(versioned_domain(tmp_path / "d"))
     questions = build_questions(world, rules, BuildConfig(counts={"perspective": 200, "counterfactual": 0, "silence": 0}),
