@@ -42,6 +42,8 @@ SEARCH_CITATION = "search:"          # context mode: cites one of the context's 
 _LISTS = {PERSPECTIVE: ("evidence_artifacts", "blocked_subsystems"), COUNTERFACTUAL: ("evidence_artifacts", "actors"),
           SILENCE: ("evidence_artifacts",)}
 _DEAD = frozenset({"empty", "not_found", "withheld", "invalid"})
+_NOTHING: frozenset[str] = frozenset()
+_NO_GATES = {"horizon": False, "actor": False, "subsystem": False}   # a call that broke no gate
 
 
 def _type_name(kind: Any) -> str:
@@ -80,6 +82,40 @@ def call_problem(call: Any, *, claim: bool = False) -> str | None:
     return None
 
 
+def _well_shaped(calls: list[Any]) -> bool:
+    """``call_problem`` finds nothing in any call (inline: the scorer's hot path; any doubt, ``trace_problems`` says why)."""
+    try:
+        for call in calls:
+            seq = call.get("seq")
+            returned = call["returned_ids"]
+            gates = call["gates"]
+            if (call["tool"].__class__ is not str or call["args"].__class__ is not dict
+                    or call["outcome"].__class__ is not str or returned.__class__ is not list
+                    or gates.__class__ is not dict or (seq is not None and seq.__class__ is not int)
+                    or not _only_booleans(gates) or not all(ref.__class__ is str for ref in returned)):
+                return False
+    except (KeyError, TypeError, AttributeError):
+        return False
+    return True
+
+
+def _shaped(call: Any, claim: bool) -> bool:
+    """``call_problem(call, claim=claim) is None``, answered without building a reason (the common case)."""
+    if call.__class__ is not dict:
+        return False
+    get = call.get
+    seq = get("seq")
+    if get("tool").__class__ is not str or get("args").__class__ is not dict or (seq is not None and seq.__class__ is not int):
+        return False
+    returned, outcome, gates = get("returned_ids"), get("outcome"), get("gates")
+    if returned is None or outcome is None or gates is None:
+        if not claim:
+            return False
+    return ((returned is None or (returned.__class__ is list and all(ref.__class__ is str for ref in returned)))
+            and (outcome is None or outcome.__class__ is str)
+            and (gates is None or (gates.__class__ is dict and _only_booleans(gates))))
+
+
 class ShapedCalls(list):
     """Calls the trace verifier built itself from a well-formed claim: their shape needs no second check."""
 
@@ -94,12 +130,41 @@ def trace_problems(calls: Any, *, claim: bool = False) -> list[dict[str, Any]]:
     """Every malformed call of a trace (``{"call": position, "problem": reason}``); one entry if it is not a list."""
     if not isinstance(calls, list):
         return [{"call": None, "problem": f"the trace is a {type(calls).__name__}, not a list of calls"}]
+    if all(_shaped(call, claim) for call in calls):
+        return []
     out = []
     for position, call in enumerate(calls, start=1):
         problem = call_problem(call, claim=claim)
         if problem is not None:
             out.append({"call": position, "problem": problem})
     return out
+
+
+_MEMO_SIZE = 1 << 16      # bound on each memo below (cleared when full)
+_ROUNDED: dict[float, float] = {}
+_TOKENS: dict[str, frozenset[str]] = {}
+
+
+def _round6(x: float) -> float:
+    """``round(x, 6)``, memoised: a question's scores take few distinct values and ``round`` is costly."""
+    if not x:       # ±0.0 as given (a memo would hand -0.0 the entry of 0.0)
+        return x
+    rounded = _ROUNDED.get(x)
+    if rounded is None:
+        if len(_ROUNDED) >= _MEMO_SIZE:
+            _ROUNDED.clear()
+        rounded = _ROUNDED[x] = round(x, 6)
+    return rounded
+
+
+def _query_tokens(query: str) -> frozenset[str]:
+    """The tokens of a search query, memoised (the same queries recur across agents and questions)."""
+    tokens = _TOKENS.get(query)
+    if tokens is None:
+        if len(_TOKENS) >= _MEMO_SIZE:
+            _TOKENS.clear()
+        tokens = _TOKENS[query] = frozenset(tokenize(query))
+    return tokens
 
 
 def _label(text: str) -> str:
@@ -160,13 +225,14 @@ def evidence_overlap(required: frozenset[str], permitted: frozenset[str], cited:
 
 def parse_answer(raw: Any, track: str) -> tuple[dict[str, Any] | None, str | None]:
     """The answer as a dict, or None and the reason it is malformed."""
-    if isinstance(raw, (str, bytes)):
-        try:
-            raw = json.loads(raw)
-        except (ValueError, RecursionError):   # not JSON, not UTF-8, too deep, or an integer too long to read
-            return None, "answer is not JSON"
-    if not isinstance(raw, dict):
-        return None, f"answer is a {type(raw).__name__}, not an object"
+    if raw.__class__ is not dict:
+        if isinstance(raw, (str, bytes)):
+            try:
+                raw = json.loads(raw)
+            except (ValueError, RecursionError):   # not JSON, not UTF-8, too deep, or an integer too long to read
+                return None, "answer is not JSON"
+        if not isinstance(raw, dict):
+            return None, f"answer is a {type(raw).__name__}, not an object"
     for key, kind in _REQUIRED[track]:
         if key not in raw:
             return None, f"missing field {key}"
@@ -214,34 +280,25 @@ def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str 
         return _malformed_trace(truth, calls, mode, trace_problems_found)
     if not isinstance(calls, list):
         return _malformed_trace(truth, calls, mode, trace_problems(calls))
+    if calls.__class__ is not ShapedCalls and not _well_shaped(calls):
+        return _malformed_trace(truth, calls, mode, trace_problems(calls))
 
     # -- calls: violations (first gate in precedence order), what was fetched, searches, dead ends
-    n = 0
     horizon = actor = subsystem = 0
     fetched: set[str] = set()
-    dead_ends = recovered = 0
-    pending_dead = 0
-    searches: list[tuple[str | None, set[str], list[str]]] = []
+    dead_ends = recovered = pending_dead = 0
+    searches: list[tuple[str | None, frozenset[str], list[str]]] = []
     context = mode == "context"
     silence = track == SILENCE
-    shaped = calls.__class__ is ShapedCalls
+    n = 0 if context else len(calls)    # context mode: the builder's calls are provenance; the agent's acts are its citations
     for call in calls:
-        if not shaped:   # the shape call_problem checks, inline (the scorer's hot path); any doubt: its reason
-            try:
-                seq = call.get("seq")
-                if (call["tool"].__class__ is not str or call["args"].__class__ is not dict
-                        or call["outcome"].__class__ is not str or call["returned_ids"].__class__ is not list
-                        or call["gates"].__class__ is not dict or (seq is not None and seq.__class__ is not int)
-                        or not _only_booleans(call["gates"])
-                        or not all(ref.__class__ is str for ref in call["returned_ids"])):
-                    return _malformed_trace(truth, calls, mode, trace_problems(calls))
-            except (KeyError, TypeError, AttributeError):
-                return _malformed_trace(truth, calls, mode, trace_problems(calls))
-        tool = call["tool"]
         gates = call["gates"]
-        outcome = call["outcome"]
-        returned = call["returned_ids"]
-        if gates.get("horizon"):     # the first gate the call broke: 1 horizon, 2 actor, 3 subsystem
+        tool = call["tool"]
+        if context and tool == "cite_artifact":
+            n += 1
+        if gates == _NO_GATES:       # (every gate value is a boolean by now)
+            broken = 0
+        elif gates.get("horizon"):     # the first gate the call broke: 1 horizon, 2 actor, 3 subsystem
             broken = 1
         elif gates.get("actor"):
             broken = 2
@@ -249,40 +306,39 @@ def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str 
             broken = 3
         else:
             broken = 0
-        # context mode: the builder's calls are provenance; the agent's own acts are its citations
-        if not context or tool == "cite_artifact":
-            n += 1
+        if broken and (not context or tool == "cite_artifact"):
             if broken == 1:
                 horizon += 1
             elif broken == 2:
                 actor += 1
-            elif broken == 3:
+            else:
                 subsystem += 1
-        if outcome in _DEAD:
-            dead_ends += 1
-            pending_dead += 1
-        elif outcome == "ok":
+        outcome = call["outcome"]
+        if outcome == "ok":
             recovered += pending_dead
             pending_dead = 0
-            if tool == "fetch_artifact" or (context and tool != "cite_artifact"):
-                fetched.update(returned)
+            if not silence and (tool == "fetch_artifact" or (context and tool != "cite_artifact")):
+                fetched.update(call["returned_ids"])     # (Silence never reads what was fetched)
+        elif outcome in _DEAD:
+            dead_ends += 1
+            pending_dead += 1
         if silence and not broken and tool == "search_artifacts":
             args = call["args"]
             query = args.get("query")
             if isinstance(query, str):
                 sub = args.get("subsystem")
-                searches.append((sub if isinstance(sub, str) else None, set(tokenize(query)), returned))
+                searches.append((sub if isinstance(sub, str) else None, _query_tokens(query), call["returned_ids"]))
     violating = horizon + actor + subsystem
     v = violating / n if n else 0.0
 
     canon = truth.canon
     raw_cited = answer.get("evidence_artifacts", ())
-    cited_searches: set[str] = set()
+    cited_searches: frozenset[str] | set[str] = _NOTHING
     if context:     # search:<subsystem> names one of the context's searches, not an artifact
         cited_searches = {c[len(SEARCH_CITATION):] for c in raw_cited if c.startswith(SEARCH_CITATION)}
         if cited_searches:
             raw_cited = [c for c in raw_cited if not c.startswith(SEARCH_CITATION)]
-    cited = {canon.get(c, c) for c in raw_cited}
+    cited = {canon.get(c, c) for c in raw_cited} if raw_cited else set()
     verdict_ok = answer[VERDICT[track]] is truth.verdict
 
     if track == PERSPECTIVE:
@@ -320,8 +376,8 @@ def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str 
         answer_parts = {"outcome": verdict_ok, "mechanism": mechanism, "cause_id": cause_id, "effect_id": effect_id,
                         "direction": direction, "evidence_overlap": evidence, "correct_actor": people}
         seen = fetched & cited if context else fetched
-        cause_found = bool(truth.cause & seen)
-        effect_found = bool(truth.effect & seen)
+        cause_found = not truth.cause.isdisjoint(seen)
+        effect_found = not truth.effect.isdisjoint(seen)
         coverage = len(truth.required & seen) / len(truth.required) if truth.required else 1.0
         s_traj = (0.20 * cause_found + 0.20 * effect_found + 0.35 * coverage + 0.15 * (horizon == 0)
                   + 0.10 * mechanism)
@@ -347,10 +403,9 @@ def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str 
     wa, wt = WEIGHTS[track]
     s_adj = (wa * s_answer + wt * s_traj) * (1.0 - v) ** 2
     return {"question_id": truth.question_id, "track": track, "kind": truth.kind, "difficulty": truth.difficulty,
-            "mode": mode, "s_answer": round(s_answer, 6),
-            "s_traj": round(s_traj, 6), "v": round(v, 6), "s_adj": round(s_adj, 6), "answer_correct": verdict_ok,
-            "n_calls": n, "malformed": None, "trace_tampered": False,
-            "diagnostics": {"answer": answer_parts, "trajectory": traj_parts, "calls": calls}}
+            "mode": mode, "s_answer": _round6(s_answer), "s_traj": _round6(s_traj), "v": _round6(v) if violating else 0.0,
+            "s_adj": _round6(s_adj), "answer_correct": verdict_ok, "n_calls": n, "malformed": None,
+            "trace_tampered": False, "diagnostics": {"answer": answer_parts, "trajectory": traj_parts, "calls": calls}}
 
 
 def unanswered(truth: CompiledTruth, mode: str) -> dict[str, Any]:

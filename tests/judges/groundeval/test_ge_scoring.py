@@ -3,7 +3,11 @@
 import pytest
 
 from benchmark_builders.groundeval.contracts import Truth
-from judges.groundeval.scoring import CompiledTruth, evidence_overlap, score_question, summarize
+from judges.groundeval.runtime import tokenize
+from judges.groundeval.scoring import (
+    CompiledTruth, ShapedCalls, _query_tokens, _round6, call_problem, evidence_overlap, score_question, summarize,
+    trace_problems,
+)
 
 def close(value):
     """Scores are rounded to 6 decimals."""
@@ -234,3 +238,30 @@ def test_counterfactual_null_ids_and_mechanism_are_answers_not_malformed():
                                                         "correct_actor": False}
     assert score_question(DECOY, answer | {"cause_event_id": 7}, calls)["malformed"] == \
         "field cause_event_id is a int, not str or null"
+
+
+ODD_CALLS = [call(), call(ids=[3]), call(ids="A@1"), call(outcome=None), call(outcome=4), dict(call(), seq=True),
+             {"tool": "fetch_artifact", "args": {}}, {"tool": "fetch_artifact", "args": {}, "seq": "1"},
+             {"tool": 5, "args": {}}, {"args": {}}, {"tool": "x", "args": []}, [], "call", None,
+             dict(call(), gates={"horizon": 1}), dict(call(), gates=[]), dict(call(), returned_ids=None)]
+
+
+@pytest.mark.parametrize("claim", [False, True])
+@pytest.mark.parametrize("position", range(len(ODD_CALLS)))
+def test_the_shape_fast_path_agrees_with_call_problem(position, claim):
+    odd = ODD_CALLS[position]
+    problem = call_problem(odd, claim=claim)
+    assert trace_problems([call(), odd], claim=claim) == ([] if problem is None else [{"call": 2, "problem": problem}])
+
+
+def test_memoised_rounding_and_query_tokens_match_the_plain_ones():
+    for x in (0.0, -0.0, 1.0000000000000002, 0.1234565, 0.8 * 0.75 + 0.2 * (1 / 3), 2.5e-7, 1 / 3):
+        for _ in range(2):   # a miss, then a hit
+            assert repr(_round6(x)) == repr(round(x, 6))
+    assert _query_tokens("INC-22 rollback") == frozenset(tokenize("INC-22 rollback")) == _query_tokens("INC-22 rollback")
+
+
+def test_checked_and_verifier_built_calls_score_alike():
+    calls = [call(ids=["A@1"]), call(outcome="withheld", actor=True), call(tool="search_artifacts", outcome="empty")]
+    answer = {"could_actor_have_known": True, "evidence_artifacts": ["A@1"]}
+    assert score_question(POSITIVE, answer, calls) == score_question(POSITIVE, answer, ShapedCalls(calls))
