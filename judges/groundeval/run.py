@@ -182,7 +182,7 @@ def score_submissions(suite: Path, submissions: list[Submission], *, answered_on
     contracts = {c.question_id: c for c in load_suite(suite)[1]}
     if corpus is None:
         corpus = Corpus(load_corpus_world(suite))
-    verifiers: dict[str, TraceVerifier] = {}
+    verifiers: dict[tuple[str, Any], TraceVerifier] = {}
     order = {t: i for i, t in enumerate(TRACKS)}
     groups: dict[tuple[str, str], dict[Any, Submission]] = defaultdict(dict)
     extra_rows: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
@@ -215,9 +215,10 @@ def score_submissions(suite: Path, submissions: list[Submission], *, answered_on
                 contract = contracts.get(qid)
                 if contract is None:
                     raise InputError(f"{suite / 'contracts.jsonl'}: no contract for question {qid} of truth.jsonl")
-                verifier = verifiers.get(qid)
-                if verifier is None:   # one per contract, shared by every agent and mode
-                    verifier = verifiers[qid] = TraceVerifier(corpus, contract.actor, contract.as_of)
+                moment = (contract.actor, contract.as_of)
+                verifier = verifiers.get(moment)
+                if verifier is None:   # one per actor and as_of, shared by every contract, agent and mode there
+                    verifier = verifiers[moment] = TraceVerifier(corpus, contract.actor, contract.as_of)
                 calls, check = rederive(corpus, contract.actor, contract.as_of, sub.calls, verifier=verifier)
                 row = score_question(truths[qid], sub.answer, calls, mode, trace_problems_found=list(check.malformed))
                 row["trace_tampered"] = check.tampered

@@ -31,10 +31,11 @@ object, ``tool`` not a string, ``args`` not an object, odd ``seq``,
 ``returned_ids``, ``outcome`` or ``gates``), is not re-derived: every problem is
 listed and the scorer scores the question 0 as malformed.
 
-Re-derivation is the cost of scoring an external trace: gate decisions are
-cached per version and search re-runs per distinct (query, subsystem, limit)
-on the contract's verifier, which ``score_submissions`` shares across every
-agent and mode.
+Re-derivation is the cost of scoring an external trace: gate decisions and
+what a claimed id is at ``as_of`` are cached per version, and search re-runs
+per distinct (query, subsystem, limit), on the verifier for the contract's
+actor and ``as_of``, which ``score_submissions`` shares across every contract
+with that actor and moment, and every agent and mode.
 """
 
 from __future__ import annotations
@@ -101,6 +102,7 @@ class TraceVerifier:
         self._resolved: dict[str, int | None] = {}
         self._runtime: GatedRuntime | None = None
         self._searches: dict[tuple[str, str | None, int], frozenset[str]] = {}
+        self._claims: dict[str, tuple[str, tuple[str, ...], bool, str] | None] = {}
 
     def _search_results(self, query: str, subsystem: str | None, limit: int) -> frozenset[str]:
         """The ids the gated runtime returns for this search (run once per distinct query, subsystem and limit)."""
@@ -124,6 +126,21 @@ class TraceVerifier:
         if gates is None:
             gates = self._gates[index] = self.corpus.policy.violations(self.actor_id, self.corpus.docs[index], self.as_of)
         return gates
+
+    def _claimed(self, ref: str) -> tuple[str, tuple[str, ...], bool, str] | None:
+        """What a search's claimed id is at as_of: (its version's ref, the gates it breaks, current?, subsystem); None if unknown."""
+        try:
+            return self._claims[ref]
+        except KeyError:
+            pass
+        index = self._resolve(ref)
+        if index is None:
+            found = None
+        else:
+            version = self.corpus.docs[index]
+            found = (version.ref, self._broken(index), self.corpus.current_at(index, self.as_of), version.subsystem)
+        self._claims[ref] = found
+        return found
 
     def _fetch(self, args: dict[str, Any], unknown: list[str]) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
         requested = args.get("artifact_id")
@@ -149,31 +166,30 @@ class TraceVerifier:
             broken.add(SUBSYSTEM)
         kept: list[str] = []
         results: frozenset[str] | None = None
-        corpus = self.corpus
+        claims = self._claims
         for ref in claimed_ids:
-            index = self._resolve(ref)
-            if index is None:
+            claimed = claims[ref] if ref in claims else self._claimed(ref)
+            if claimed is None:
                 unknown.append(ref)
                 continue
-            version = corpus.docs[index]
-            gates = self._broken(index)
+            version_ref, gates, current, version_subsystem = claimed
             if gates:
                 broken.update(gates)
                 withheld.append(ref)
                 mismatch.append(f"returned withheld {ref}")
-            elif not corpus.current_at(index, self.as_of):
+            elif not current:
                 mismatch.append(f"returned {ref}, not current at as_of")
-            elif subsystem is not None and version.subsystem != subsystem:
+            elif subsystem is not None and version_subsystem != subsystem:
                 mismatch.append(f"returned {ref}, outside subsystem {subsystem}")
             elif answers_nothing:
                 mismatch.append(f"returned {ref} from a search the runtime answers with nothing")
             else:
                 if results is None:
                     results = self._search_results(query, subsystem, limit)
-                if version.ref not in results:
+                if version_ref not in results:
                     mismatch.append(f"returned {ref}, which this search does not return")
                 else:
-                    kept.append(version.ref)
+                    kept.append(version_ref)
         if valid and len(claimed_ids) > max(1, min(MAX_LIMIT, limit)):
             mismatch.append("more results than the limit")
         order = tuple(g for g in GATES if g in broken) if broken else _CLEAN

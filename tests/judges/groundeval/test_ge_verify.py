@@ -6,7 +6,7 @@ import pytest
 
 from judges.groundeval.run import score_run
 from judges.groundeval.runtime import GatedRuntime
-from judges.groundeval.verify import rederive
+from judges.groundeval.verify import TraceVerifier, rederive
 from simulator.clock import parse_ts
 
 CLEAN = {"horizon": False, "actor": False, "subsystem": False}
@@ -119,3 +119,20 @@ def test_a_search_claiming_a_visible_version_it_never_returned_is_caught(rt_worl
     assert calls[1]["returned_ids"] == clean["returned_ids"][:2] and calls[1]["gates"] == CLEAN
     assert calls[1]["claimed"]["returned_ids"] == [planted] + clean["returned_ids"][:2]
     assert check.mismatched == 1 and check.withheld_returned == () and check.tampered
+
+
+def test_a_shared_verifier_re_derives_exactly_what_a_fresh_one_does(rt_world, rt_corpus, perspective):
+    """score_submissions shares one verifier per actor and as_of: its memos must not change any re-derived call."""
+    as_of = parse_ts(perspective["as_of"])
+    actor = perspective["actor"]
+    honest = GatedRuntime(rt_corpus, actor, as_of, record_latency=False)
+    honest.search_artifacts(perspective["subject"]["entity"]["id"], None, 3)
+    clean = honest.trace()[0]
+    future, forbidden = _future(rt_world, perspective), _forbidden(rt_world, perspective)
+    claims = [clean["returned_ids"], [future.ref, "NOPE-1", forbidden.ref], [future.artifact_id, *clean["returned_ids"]],
+              [forbidden.ref, *clean["returned_ids"]]]
+    traces = [[dict(clean, returned_ids=ids), dict(clean, args=dict(clean["args"], limit=1), returned_ids=ids),
+               {"tool": "fetch_artifact", "args": {"artifact_id": ids[0]}}] for ids in claims]
+    shared = TraceVerifier(rt_corpus, actor, as_of)
+    for calls in traces + traces[::-1]:
+        assert rederive(rt_corpus, actor, as_of, calls, verifier=shared) == rederive(rt_corpus, actor, as_of, calls)
