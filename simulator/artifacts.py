@@ -67,6 +67,15 @@ FACT_PHRASES: dict[str, tuple[str, str, str]] = {
     "mechanism_aliases": ("also described as {v}", "a.k.a. {v}", "aliases: {v}"),
     "actor_id": ("{v}", "{v}", "{v}"),
 }
+#: How someone who did not do the work reports a fact they heard (no "marking this …", no "I raised …");
+#: facts not named here are reported in their ``FACT_PHRASES`` wording, which already reads as a report.
+REPORT_PHRASES: dict[str, tuple[str, str, str]] = {
+    "case_status": ("status {v}", "currently {v}", "status is {v}"),
+    "dispatch_id": ("dispatch {v} is created", "dispatch {v} was raised", "the dispatch reference is {v}"),
+    "rma_number": ("return authorisation {v} is issued", "the RMA number is {v}", "RMA {v} was issued"),
+    "target_firmware": ("firmware was rolled back to {v}", "the unit is now on firmware {v}", "rollback target: {v}"),
+    "backup_id": ("the configuration is backed up as {v}", "config backup {v} was taken", "backup reference {v}"),
+}
 FACT_ORDER = tuple(FACT_PHRASES)
 _RANK = {key: rank for rank, key in enumerate(FACT_ORDER)}
 #: Facts whose values are actor ids; bodies show the person's name.
@@ -79,6 +88,11 @@ def _say(key: str, value: Any, variant: int = 0) -> str:
     if phrases is None:
         return f"{key.replace('_', ' ')}: {value}"
     return phrases[variant % 3].format(v=value)
+
+
+def _report(key: str, value: Any, variant: int = 0) -> str:
+    phrases = REPORT_PHRASES.get(key)
+    return _say(key, value, variant) if phrases is None else phrases[variant % 3].format(v=value)
 
 
 def _label(key: str) -> str:
@@ -102,10 +116,8 @@ def fact_keys(facts: Mapping[str, Any], skip: Iterable[str] = ()) -> list[str]:
     return known + rest
 
 
-@jinja2.pass_context
-def _phrases(context: Any, facts: Mapping[str, Any], variant: int, skip: Iterable[str] = ()) -> list[str]:
-    """Every fact of ``facts`` (minus ``skip``) as a phrase, people named rather than numbered."""
-    names = context.get("names", {})
+def _worded(names: Mapping[str, str], facts: Mapping[str, Any], variant: int, skip: Iterable[str],
+            say: Callable[[str, Any, int], str]) -> list[str]:
     out = []
     for key in fact_keys(facts, skip):
         value = facts[key]
@@ -113,8 +125,20 @@ def _phrases(context: Any, facts: Mapping[str, Any], variant: int, skip: Iterabl
             value = ", ".join(str(names.get(v, v)) if key in ACTOR_FACTS else str(v) for v in value)
         elif key in ACTOR_FACTS:
             value = names.get(value, value)
-        out.append(_say(key, value, variant))
+        out.append(say(key, value, variant))
     return out
+
+
+@jinja2.pass_context
+def _phrases(context: Any, facts: Mapping[str, Any], variant: int, skip: Iterable[str] = ()) -> list[str]:
+    """Every fact of ``facts`` (minus ``skip``) as a phrase, people named rather than numbered."""
+    return _worded(context.get("names", {}), facts, variant, skip, _say)
+
+
+@jinja2.pass_context
+def _reports(context: Any, facts: Mapping[str, Any], variant: int, skip: Iterable[str] = ()) -> list[str]:
+    """Like ``phrases``, worded as someone repeating what they heard (``REPORT_PHRASES``), not doing it."""
+    return _worded(context.get("names", {}), facts, variant, skip, _report)
 
 
 _ENVIRONMENT: jinja2.Environment | None = None
@@ -177,10 +201,10 @@ def environment() -> jinja2.Environment:
             autoescape=False, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False,
             undefined=jinja2.ChainableUndefined, extensions=["jinja2.ext.do"],
         )
-        env.globals.update(say=_say, label=_label, name=_person, order=FACT_ORDER, phrases=_phrases,
+        env.globals.update(say=_say, label=_label, name=_person, order=FACT_ORDER, phrases=_phrases, reports=_reports,
                            keys_of=fact_keys, actor_facts=ACTOR_FACTS)
         # templates use these as filters: jinja2 calls filters directly, without Context.call's checks
-        env.filters.update(person=_person, phrases=_phrases, label=_label, keys_of=fact_keys)
+        env.filters.update(person=_person, phrases=_phrases, reports=_reports, label=_label, keys_of=fact_keys)
         env.filters["sentence"] = lambda text: str(text)[:1].upper() + str(text)[1:]
         _ENVIRONMENT = env
     return _ENVIRONMENT

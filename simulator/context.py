@@ -3,6 +3,11 @@
 One ``SimContext`` per run: the simpy environment, the calendar, the ledger,
 the organisation, the collaboration graph, the customers, one seeded RNG per
 stream, and a short feed of recent news that chat and meetings repeat.
+
+News is gossip with rules: each item remembers where its facts live (the
+subsystem and private space of its source record), so only people who could
+read that source at the moment repeat it; a repeated case states the status
+its ticket shows at that moment, never the status it had when it was news.
 """
 
 from __future__ import annotations
@@ -19,8 +24,25 @@ from simulator.calendar import BusinessCalendar
 from simulator.config import SimConfig
 from simulator.customers import Account
 from simulator.graph import CollaborationGraph
-from simulator.ledger import Ledger
+from simulator.ledger import Draft, Ledger
 from simulator.org import Org
+
+#: News kind → (subsystem its source lives in, the fact naming the source record).
+NEWS_SOURCES: dict[str, tuple[str, str]] = {
+    "case": ("ticketing", "case_id"), "incident": ("incidents", "incident_id"), "deploy": ("deploys", "change_id"),
+    "postmortem": ("postmortems", "postmortem_id"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class NewsItem:
+    """Something people may repeat: its facts as first told, and the record (and where it lives) they came from."""
+
+    kind: str
+    facts: dict[str, Any]
+    source_id: str
+    subsystem: str
+    space: str | None = None
 
 
 def stream(seed: int, name: str) -> random.Random:
@@ -45,6 +67,8 @@ class SimContext:
     scale: float = 1.0
     #: Immutable records shared within the run (ACLs, entity refs), built once each; see simulator.messaging.
     shared: dict[tuple, Any] = field(default_factory=dict)
+    #: Service → the change most recently deployed on it (what on-call suspects first).
+    last_deploys: dict[str, str] = field(default_factory=dict)
 
     def rng(self, name: str) -> random.Random:
         """The RNG of one stream (created on first use)."""
@@ -57,6 +81,9 @@ class SimContext:
         self._end = self.calendar.end_minute
         self._after = self.calendar.after
         self._open_length = self.calendar.open_length
+        self._roles = self.config.roles_map
+        self._latest: dict[str, Draft] = {}  # artifact id → its latest draft, caught up lazily
+        self._seen = 0
 
     @property
     def now(self) -> float:
@@ -91,8 +118,49 @@ class SimContext:
         return options[int(rng.random() * len(options))]
 
     def remember(self, kind: str, facts: dict[str, Any]) -> None:
-        """Add something people may mention later in chat or meetings."""
-        self.news.append((kind, facts))
+        """Add something people may mention later in chat or meetings (``kind`` is a ``NEWS_SOURCES`` key)."""
+        subsystem, key = NEWS_SOURCES[kind]
+        source_id = facts[key]
+        case = self.open_cases.get(source_id) if kind == "case" else None
+        self.news.append(NewsItem(kind, facts, source_id, subsystem, getattr(case, "space", None)))
+
+    def latest(self, artifact_id: str) -> Draft | None:
+        """The latest version (draft) of an artifact recorded so far: the record as it stands now."""
+        drafts = self.ledger.drafts
+        if self._seen < len(drafts):
+            latest = self._latest
+            for index in range(self._seen, len(drafts)):
+                draft = drafts[index]
+                latest[draft.artifact_id] = draft
+            self._seen = len(drafts)
+        return self._latest.get(artifact_id)
+
+    def can_read(self, actor_id: str, subsystem: str, space: str | None = None) -> bool:
+        """Could ``actor_id`` read records of ``subsystem`` (in ``space``) now: role or a grant, and membership."""
+        person = self.org.people[actor_id]
+        if person.left_at is not None:
+            return False
+        if subsystem not in self._roles.get(person.role, ()):
+            moment = self.ledger.now()
+            if not any(g.actor_id == actor_id and g.subsystem == subsystem and g.covers(moment)
+                       for g in self.org.grants):
+                return False
+        return space is None or actor_id in self.org.space_members(space)
+
+    def told(self, item: NewsItem, teller: str) -> dict[str, Any] | None:
+        """The facts of ``item`` as ``teller`` would repeat them now, or None if they could not read its source.
+
+        Facts are true now: a case states its ticket's current status (the facts its steps wrote never change).
+        """
+        if not self.can_read(teller, item.subsystem, item.space):
+            return None
+        if item.kind != "case":
+            return dict(item.facts)
+        ticket = self.latest(item.source_id)
+        facts = dict(item.facts)
+        if ticket is not None and "case_status" in ticket.facts:
+            facts["case_status"] = ticket.facts["case_status"]
+        return facts
 
     def after_end(self, minute: float) -> bool:
         """True if ``minute`` lies beyond the end of the run."""

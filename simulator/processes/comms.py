@@ -1,9 +1,15 @@
 """Everyday communication: channel chatter, direct messages, internal email and weekly meetings.
 
-People talk during business hours. Channel posts and direct messages
-sometimes repeat recent news (a case's status, a deploy, an incident);
-weekly team meetings repeat the facts of open work to their attendees, whose
-notes are visible only to them.
+People talk during business hours. Channel posts, direct messages and
+internal email sometimes repeat recent news (a case's status, a deploy, an
+incident) — but only when the person could read where that news lives at
+that moment (``SimContext.told``), and always as it stands then: a case is
+repeated with its ticket's current status, as a report ("CASE-10004 is
+resolved"), never as an action. Weekly team meetings repeat the facts of
+open work to their attendees under the same rule; the notes are visible
+only to the attendees. The wiki holds the runbooks, each step with its
+action, the facts it reads and writes, the steps it requires and where it
+escalates.
 """
 
 from __future__ import annotations
@@ -12,7 +18,7 @@ from simulator.context import SimContext
 from simulator.messaging import CHANNELS, audience_acl, author_acl, post_chat, send_dm, send_email
 from simulator.model import EntityRef
 from simulator.org import TEAM_ROLES
-from simulator.procedures import PROCEDURES
+from simulator.procedures import PROCEDURES, Step
 from simulator.processes.engineering import SERVICES
 
 #: Share of all chat posts that go to each channel.
@@ -57,9 +63,11 @@ def channel_chatter(ctx: SimContext, channel: str):
         facts: dict = {}
         context = {"topic": choice(TOPICS)}
         if news and random() < 0.35 and public:
-            kind, told = news[rng.randrange(len(news))]
-            facts = dict(told)
-            context["news_kind"] = kind
+            item = news[rng.randrange(len(news))]
+            told = ctx.told(item, author)
+            if told is not None:
+                facts = told
+                context["news_kind"] = item.kind
         post_chat(ctx, channel, author, "chat_message", facts, context)
         if previous is not None and previous != author:
             graph.interact(author, previous, ctx.env.now, 0.3)
@@ -93,9 +101,11 @@ def direct_messages(ctx: SimContext):
         facts: dict = {}
         context = {"topic": choice(TOPICS)}
         if news and random() < 0.25:
-            kind, told = news[rng.randrange(len(news))]
-            facts = dict(told)
-            context["news_kind"] = kind
+            item = news[rng.randrange(len(news))]
+            told = ctx.told(item, sender)
+            if told is not None:
+                facts = told
+                context["news_kind"] = item.kind
         send_dm(ctx, sender, recipient, "direct_message", facts, context)
 
 
@@ -117,9 +127,11 @@ def internal_email(ctx: SimContext):
         facts: dict = {}
         context = {"topic": rng.choice(TOPICS), "team": person.team}
         if ctx.news and rng.random() < 0.5:
-            kind, news = ctx.news[rng.randrange(len(ctx.news))]
-            facts = dict(news)
-            context["news_kind"] = kind
+            item = ctx.news[rng.randrange(len(ctx.news))]
+            told = ctx.told(item, sender)
+            if told is not None:
+                facts = told
+                context["news_kind"] = item.kind
         if recipients:
             send_email(ctx, sender, recipients, subject, "internal_email", facts, None, context)
 
@@ -139,14 +151,33 @@ def weekly_meetings(ctx: SimContext):
             hold_meeting(ctx, team, attendees, rng)
 
 
-def _agenda(ctx: SimContext, team: str, rng) -> list[dict]:
+#: Case facts a support meeting goes through, as the ticket shows them that day.
+AGENDA_CASE_FACTS = ("case_id", "case_status", "priority", "dispatch_id", "rma_number", "visit_date",
+                     "diagnostic_code")
+
+
+def _agenda(ctx: SimContext, team: str, attendees: list[str], rng) -> list[dict]:
+    """The items a team goes through: facts every attendee could read at their source now, as they stand now."""
     if team in ("support_l1", "support_l2"):
         cases = [c for c in ctx.open_cases.values() if c.space is None]
         picked = [cases[i] for i in sorted(rng.sample(range(len(cases)), min(6, len(cases))))]
-        keys = ("case_id", "case_status", "priority", "dispatch_id", "rma_number", "visit_date", "diagnostic_code")
-        return [{k: c.facts[k] for k in keys if k in c.facts} for c in picked]
+        items = []
+        for case in picked:
+            if not all(ctx.can_read(a, "ticketing", case.space) for a in attendees):
+                continue
+            ticket = ctx.latest(case.case_id)
+            facts = ticket.facts if ticket is not None else case.facts
+            items.append({k: facts[k] for k in AGENDA_CASE_FACTS if k in facts})
+        return items
     if team in ("engineering", "sre", "leadership"):
-        return [dict(news) for kind, news in list(ctx.news)[-6:] if kind in ("deploy", "incident", "postmortem")]
+        items = []
+        for item in list(ctx.news)[-6:]:
+            if item.kind not in ("deploy", "incident", "postmortem"):
+                continue
+            told = [ctx.told(item, a) for a in attendees]
+            if all(t is not None for t in told):
+                items.append(told[0])
+        return items
     return []
 
 
@@ -157,7 +188,7 @@ def hold_meeting(ctx: SimContext, team: str, attendees: list[str], rng) -> str:
     if chair not in attendees:
         chair = attendees[0]
     audience = tuple(sorted(attendees))
-    agenda = _agenda(ctx, team, rng)
+    agenda = _agenda(ctx, team, attendees, rng)
     facts = {"meeting_id": meeting_id, "team": team, "attendees": list(audience), "items": agenda}
     entity = EntityRef("meeting", meeting_id)
     title = f"{team.replace('_', ' ').title()} weekly — {ctx.calendar.date_of(ctx.now).isoformat()}"
@@ -169,6 +200,15 @@ def hold_meeting(ctx: SimContext, team: str, attendees: list[str], rng) -> str:
                            {"meeting_id": meeting_id, "team": team, "chair": chair}, (), (ref,))
 
 
+def _step_details(step: Step) -> dict:
+    """A runbook step as its wiki page states it: action, facts read and written, required steps, escalation."""
+    details = {"step_id": step.step_id, "action": step.action, "reads": list(step.reads),
+               "writes": list(step.writes), "requires": list(step.requires)}
+    if step.escalates_to:
+        details["escalates_to"] = step.escalates_to
+    return details
+
+
 def wiki_pages(ctx: SimContext):
     """Runbook and service pages, created at the start and edited through the run; some restricted."""
     rng = ctx.rng("comms.wiki")
@@ -177,7 +217,8 @@ def wiki_pages(ctx: SimContext):
     for procedure in PROCEDURES:
         restricted = "SP-WIKI-RESTRICTED" if procedure.procedure_id == "RB-DATA-RECOVERY" else None
         facts = {"procedure_id": procedure.procedure_id, "name": procedure.name, "category": procedure.category,
-                 "steps": [s.step_id for s in procedure.steps]}
+                 "steps": [s.step_id for s in procedure.steps],
+                 "step_details": [_step_details(step) for step in procedure.steps]}
         pages.append(("runbook", f"Runbook: {procedure.name}", restricted, facts))
     for service in SERVICES:
         pages.append(("service_page", f"Service: {service}", None, {"service": service}))
