@@ -1,13 +1,19 @@
 """Changes, deploys and the incidents they cause: proposed, reviewed, deployed; paged, mitigated, resolved.
 
-Engineers propose changes that a colleague reviews and an engineer or SRE
-deploys. A deploy may be faulty: some time later an incident opens whose
-event carries the change id and a parent link to the deploy with join key
-``{"change_id": ...}``. Before the incident fires, an unrelated standard
-change is always deployed close in time (a decoy with no join key). The
-on-call SRE is paged, mitigates by rolling the change back, sometimes
-escalates (and sometimes never hears back), resolves, and for some incidents
-writes a postmortem naming the mechanism.
+Engineers propose changes that a colleague reviews (standard changes are
+pre-approved) and an engineer or SRE deploys. Every change — harmless,
+faulty or decoy — draws its type, summary and risk from one table
+(``CHANGE_KINDS``), so none of them tells which change broke something. A
+deploy may be faulty: some time later an incident opens whose event carries
+the change id and a parent link to the deploy with join key
+``{"change_id": ...}``. Before the incident fires, an unrelated change is
+always deployed close in time (a decoy with no join key). The on-call SRE is
+paged; responders suspect the change most recently deployed on the service
+(often the decoy) and say so in #sre-oncall with the suspect in the facts —
+the cause is named only once the incident is mitigated. The on-call
+mitigates by rolling the cause back, sometimes escalates (and sometimes
+never hears back), resolves, and for some incidents writes a postmortem
+naming the mechanism.
 """
 
 from __future__ import annotations
@@ -20,25 +26,40 @@ from simulator.model import Acl, EntityRef, ParentLink
 
 SERVICES = ("billing-api", "device-telemetry", "license-service", "auth-gateway", "firmware-updates",
             "support-portal", "dispatch-scheduler", "crm-sync")
-#: Failure mechanisms: label → (aliases, change type, change summary pattern, symptom).
-MECHANISMS: dict[str, tuple[tuple[str, ...], str, str, str]] = {
-    "config_regression": (("configuration regression", "bad config push", "config change"), "config",
-                          "Tune {svc} rate limiter and timeout settings", "elevated 5xx error rate"),
-    "memory_leak": (("memory leak", "heap exhaustion", "out of memory"), "code",
-                    "Cache device lookups in {svc}", "pods restarting with OOM kills"),
-    "schema_migration": (("database migration", "schema change", "migration lock"), "migration",
-                         "Add index and column to {svc} orders table", "write latency above 5 s"),
-    "dependency_upgrade": (("library upgrade", "dependency bump", "incompatible dependency"), "dependency",
-                           "Upgrade HTTP client library in {svc}", "TLS handshake failures"),
-    "feature_flag": (("feature flag rollout", "flag misconfiguration", "toggle"), "flag",
-                     "Enable new request router flag for {svc}", "requests routed to the wrong region"),
-    "connection_pool_exhaustion": (("connection pool exhaustion", "pool saturation", "too many connections"), "code",
-                                   "Raise worker concurrency in {svc}", "database connection timeouts"),
+#: Failure mechanisms: label → (aliases, symptom).
+MECHANISMS: dict[str, tuple[tuple[str, ...], str]] = {
+    "config_regression": (("configuration regression", "bad config push", "config change"), "elevated 5xx error rate"),
+    "memory_leak": (("memory leak", "heap exhaustion", "out of memory"), "pods restarting with OOM kills"),
+    "schema_migration": (("database migration", "schema change", "migration lock"), "write latency above 5 s"),
+    "dependency_upgrade": (("library upgrade", "dependency bump", "incompatible dependency"), "TLS handshake failures"),
+    "feature_flag": (("feature flag rollout", "flag misconfiguration", "toggle"),
+                     "requests routed to the wrong region"),
+    "connection_pool_exhaustion": (("connection pool exhaustion", "pool saturation", "too many connections"),
+                                   "database connection timeouts"),
 }
-ROUTINE_SUMMARIES = ("Rotate TLS certificate for {svc}", "Bump base image for {svc}", "Update dashboards for {svc}",
-                     "Add structured logging fields to {svc}", "Refactor retry helper in {svc}",
-                     "Increase log retention for {svc}", "Fix typo in {svc} error message",
-                     "Add metrics for {svc} queue depth", "Clean up unused endpoints in {svc}")
+#: Every kind of change anyone ships: (change type, summary pattern, the mechanism it causes if it goes wrong).
+#: Harmless, faulty and decoy changes all draw from this one table, so type, summary and risk say nothing
+#: about which change caused an incident.
+CHANGE_KINDS: tuple[tuple[str, str, str], ...] = (
+    ("standard", "Rotate TLS certificate for {svc}", "config_regression"),
+    ("standard", "Bump base image for {svc}", "dependency_upgrade"),
+    ("standard", "Increase log retention for {svc}", "config_regression"),
+    ("config", "Tune {svc} rate limiter and timeout settings", "config_regression"),
+    ("config", "Lower cache TTL for {svc}", "config_regression"),
+    ("code", "Cache device lookups in {svc}", "memory_leak"),
+    ("code", "Add structured logging fields to {svc}", "memory_leak"),
+    ("code", "Raise worker concurrency in {svc}", "connection_pool_exhaustion"),
+    ("code", "Refactor retry helper in {svc}", "connection_pool_exhaustion"),
+    ("migration", "Add index and column to {svc} orders table", "schema_migration"),
+    ("migration", "Backfill audit table for {svc}", "schema_migration"),
+    ("dependency", "Upgrade HTTP client library in {svc}", "dependency_upgrade"),
+    ("dependency", "Bump database driver in {svc}", "dependency_upgrade"),
+    ("flag", "Enable new request router flag for {svc}", "feature_flag"),
+    ("flag", "Turn on batched writes flag for {svc}", "feature_flag"),
+)
+#: Risk by change type: standard changes are pre-approved because they are low risk; the rest vary.
+RISKS: dict[str, tuple[str, ...]] = {"standard": ("low",)}
+OTHER_RISKS = ("low", "low", "medium", "high")
 SEVERITIES = ("SEV1", "SEV2", "SEV3")
 
 
@@ -85,66 +106,69 @@ def _record_change(ctx: SimContext, change: Change, author: str, status: str, ev
                            parents, (ref,))
 
 
-def _new_change(ctx: SimContext, rng, author: str, service: str, faulty: str | None, routine: bool) -> Change:
+def _new_change(ctx: SimContext, rng, author: str, service: str, faulty: bool) -> Change:
+    """A change drawn from ``CHANGE_KINDS`` (the same draw for every change); ``faulty`` ones carry a mechanism."""
     change_id = ctx.ledger.next_id("CHG", 101)
-    if faulty:
-        _, change_type, pattern, _ = MECHANISMS[faulty]
-    else:
-        change_type, pattern = ("standard" if routine else rng.choice(("code", "config", "dependency"))), \
-            rng.choice(ROUTINE_SUMMARIES)
+    change_type, pattern, mechanism = CHANGE_KINDS[int(rng.random() * len(CHANGE_KINDS))]
+    risks = RISKS.get(change_type, OTHER_RISKS)
     summary = pattern.format(svc=service)
     facts = {"change_id": change_id, "service": service, "summary": summary, "change_type": change_type,
-             "author": author, "risk": rng.choice(("low", "low", "medium", "high"))}
-    return Change(change_id, service, author, summary, change_type, faulty, facts)
+             "author": author, "risk": risks[int(rng.random() * len(risks))]}
+    return Change(change_id, service, author, summary, change_type, mechanism if faulty else None, facts)
 
 
-def change_lifecycle(ctx: SimContext, rng):
-    """One change: proposed, reviewed, deployed — and, if faulty, the incident it causes."""
-    engineers = _engineers(ctx)
-    author = ctx.pick(rng, engineers)
-    service = ctx.pick(rng, SERVICES)
-    faulty = None
-    if rng.random() < ctx.config.workload.incident_rate:
-        faulty = rng.choice(sorted(MECHANISMS))
-    change = _new_change(ctx, rng, author, service, faulty, routine=False)
+def _ship(ctx: SimContext, rng, change: Change, review_wait: float, deploy_wait: float, business: bool):
+    """Propose, review (standard changes are pre-approved) and deploy ``change``; waits in business time or not."""
+    author = change.author
+    wait = ctx.work if business else ctx.env.timeout
     proposed = _record_change(ctx, change, author, "proposed", "change.proposed", {})
     ctx.graph.interact(author, ctx.org.people[author].manager or author, ctx.now, 0.2)
-
-    yield ctx.work(rng.uniform(30, 480))
-    reviewers = [e for e in _engineers(ctx) if e != author] or [author]
-    reviewer = ctx.pick(rng, reviewers)
-    approved = _record_change(ctx, change, reviewer, "approved", "change.approved", {"reviewer": reviewer},
-                              (ParentLink(proposed, {"change_id": change.change_id}),))
-    ctx.graph.interact(author, reviewer, ctx.now)
-
-    yield ctx.work(rng.uniform(30, 900))
-    deployers = ctx.org.members("sre") + [change.author]
+    previous = ParentLink(proposed, {"change_id": change.change_id})
+    review = {"reviewer": "pre-approved"}
+    if change.change_type != "standard":
+        yield wait(review_wait)
+        reviewers = [e for e in _engineers(ctx) if e != author] or [author]
+        reviewer = ctx.pick(rng, reviewers)
+        approved = _record_change(ctx, change, reviewer, "approved", "change.approved", {"reviewer": reviewer},
+                                  (previous,))
+        ctx.graph.interact(author, reviewer, ctx.now)
+        previous, review = ParentLink(approved, {"change_id": change.change_id}), {}
+    yield wait(deploy_wait)
+    deployers = ctx.org.members("sre") + [author]
     deployer = ctx.pick(rng, deployers)
     if ctx.org.people[deployer].left_at is not None:
         deployer = ctx.pick(rng, ctx.org.members("sre"))
     change.deploy_event = _record_change(ctx, change, deployer, "deployed", "deploy.completed",
-                                         {"deployed_by": deployer, "deployed_at": ctx.ledger.stamp()},
-                                         (ParentLink(approved, {"change_id": change.change_id}),))
-    post_chat(ctx, "CH-DEPLOYS", deployer, "chat_deploy", {"change_id": change.change_id, "service": service},
+                                         {**review, "deployed_by": deployer, "deployed_at": ctx.ledger.stamp()},
+                                         (previous,))
+    post_chat(ctx, "CH-DEPLOYS", deployer, "chat_deploy", {"change_id": change.change_id, "service": change.service},
               {"summary": change.summary})
     ctx.graph.interact(author, deployer, ctx.now)
-    ctx.remember("deploy", {"change_id": change.change_id, "service": service})
+    ctx.last_deploys[change.service] = change.change_id
+    ctx.remember("deploy", {"change_id": change.change_id, "service": change.service})
+
+
+def change_lifecycle(ctx: SimContext, rng):
+    """One change: proposed, reviewed, deployed — and, if faulty, the incident it causes."""
+    author = ctx.pick(rng, _engineers(ctx))
+    service = ctx.pick(rng, SERVICES)
+    faulty = rng.random() < ctx.config.workload.incident_rate
+    change = _new_change(ctx, rng, author, service, faulty)
+    yield from _ship(ctx, rng, change, rng.uniform(30, 480), rng.uniform(30, 900), business=True)
     if faulty:
         yield from incident(ctx, change, rng)
 
 
 def _decoy_deploy(ctx: SimContext, rng, service: str, delay: float):
-    """An unrelated standard change deployed shortly before an incident opens (no join key to it)."""
-    yield ctx.env.timeout(delay)
-    sres = ctx.org.members("sre")
-    author = ctx.pick(rng, sres)
-    change = _new_change(ctx, rng, author, service, None, routine=True)
-    proposed = _record_change(ctx, change, author, "proposed", "change.proposed", {})
-    _record_change(ctx, change, author, "deployed", "deploy.completed",
-                   {"deployed_by": author, "deployed_at": ctx.ledger.stamp(), "reviewer": "pre-approved"},
-                   (ParentLink(proposed, {"change_id": change.change_id}),))
-    post_chat(ctx, "CH-DEPLOYS", author, "chat_deploy", {"change_id": change.change_id, "service": service},
-              {"summary": change.summary})
+    """An unrelated change deployed shortly before an incident opens (no join key to it).
+
+    It is drawn, reviewed and deployed like any other change, only faster: it must go out between the
+    faulty deploy and the incident.
+    """
+    author = ctx.pick(rng, _engineers(ctx))
+    change = _new_change(ctx, rng, author, service, faulty=False)
+    review_wait = delay * rng.uniform(0.2, 0.6)
+    yield from _ship(ctx, rng, change, review_wait, delay - review_wait, business=False)
 
 
 def _on_call(ctx: SimContext) -> str:
@@ -168,9 +192,10 @@ def incident(ctx: SimContext, change: Change, rng):
     other = rng.choice([s for s in SERVICES if s != change.service]) if rng.random() < 0.7 else change.service
     ctx.env.process(_decoy_deploy(ctx, rng, other, gap * rng.uniform(0.2, 0.8)))
     yield ctx.env.timeout(gap)
+    suspect = ctx.last_deploys.get(change.service)  # what on-call sees first: the service's latest deploy
 
     mechanism = change.mechanism or "config_regression"
-    aliases, _, _, symptom = MECHANISMS[mechanism]
+    aliases, symptom = MECHANISMS[mechanism]
     incident_id = ctx.ledger.next_id("INC")
     severity = rng.choices(SEVERITIES, (1, 3, 4))[0]
     oncall = _on_call(ctx)
@@ -197,9 +222,10 @@ def incident(ctx: SimContext, change: Change, rng):
         speaker = ctx.pick(rng, ctx.org.space_members("SP-SRE-ONCALL"))
         responders.append(speaker)
         ctx.org.hold(speaker)
-        post_chat(ctx, "CH-SRE-ONCALL", speaker, "chat_oncall",
-                  {"incident_id": incident_id, "service": change.service},
-                  {"symptom": symptom, "suspect": change.change_id if rng.random() < 0.5 else None}, inc_link)
+        said = {"incident_id": incident_id, "service": change.service}
+        if rng.random() < 0.5 and suspect is not None:
+            said["suspected_change_id"] = suspect
+        post_chat(ctx, "CH-SRE-ONCALL", speaker, "chat_oncall", said, {"symptom": symptom}, inc_link)
         yield ctx.env.timeout(rng.uniform(3, 20))
 
     if rng.random() < 0.5:
