@@ -7,7 +7,9 @@ faulty or decoy — draws its type, summary and risk from one table
 deploy may be faulty: some time later an incident opens whose event carries
 the change id and a parent link to the deploy with join key
 ``{"change_id": ...}``. Before the incident fires, an unrelated change is
-always deployed close in time (a decoy with no join key). The on-call SRE is
+always deployed close in time (a decoy with no join key). Every change —
+decoys included — is proposed, reviewed and deployed in business hours, and
+incidents open in business hours, so the clock tells no decoy apart. The on-call SRE is
 paged; responders suspect the change most recently deployed on the service
 (often the decoy) and say so in #sre-oncall with the suspect in the facts —
 the cause is named only once the incident is mitigated. The on-call
@@ -117,10 +119,10 @@ def _new_change(ctx: SimContext, rng, author: str, service: str, faulty: bool) -
     return Change(change_id, service, author, summary, change_type, mechanism if faulty else None, facts)
 
 
-def _ship(ctx: SimContext, rng, change: Change, review_wait: float, deploy_wait: float, business: bool):
-    """Propose, review (standard changes are pre-approved) and deploy ``change``; waits in business time or not."""
+def _ship(ctx: SimContext, rng, change: Change, review_wait: float, deploy_wait: float):
+    """Propose, review (standard changes are pre-approved) and deploy ``change``; waits are business minutes."""
     author = change.author
-    wait = ctx.work if business else ctx.env.timeout
+    wait = ctx.work
     proposed = _record_change(ctx, change, author, "proposed", "change.proposed", {})
     ctx.graph.interact(author, ctx.org.people[author].manager or author, ctx.now, 0.2)
     previous = ParentLink(proposed, {"change_id": change.change_id})
@@ -154,21 +156,24 @@ def change_lifecycle(ctx: SimContext, rng):
     service = ctx.pick(rng, SERVICES)
     faulty = rng.random() < ctx.config.workload.incident_rate
     change = _new_change(ctx, rng, author, service, faulty)
-    yield from _ship(ctx, rng, change, rng.uniform(30, 480), rng.uniform(30, 900), business=True)
+    yield from _ship(ctx, rng, change, rng.uniform(30, 480), rng.uniform(30, 900))
     if faulty:
         yield from incident(ctx, change, rng)
 
 
-def _decoy_deploy(ctx: SimContext, rng, service: str, delay: float):
-    """An unrelated change deployed shortly before an incident opens (no join key to it).
+def _decoy_deploy(ctx: SimContext, rng, service: str, window: float):
+    """An unrelated change deployed within ``window`` business minutes of a faulty deploy (no join key to it).
 
-    It is drawn, reviewed and deployed like any other change, only faster: it must go out between the
-    faulty deploy and the incident.
+    It is drawn, proposed, reviewed and deployed like any other change, in business hours, only sooner:
+    it must go out after the faulty deploy and before the incident opens.
     """
     author = ctx.pick(rng, _engineers(ctx))
     change = _new_change(ctx, rng, author, service, faulty=False)
-    review_wait = delay * rng.uniform(0.2, 0.6)
-    yield from _ship(ctx, rng, change, review_wait, delay - review_wait, business=False)
+    deploy_at = window * rng.uniform(0.2, 0.8)
+    proposed_at = deploy_at * rng.uniform(0.0, 0.3)
+    yield ctx.work(proposed_at)
+    review_wait = (deploy_at - proposed_at) * rng.uniform(0.2, 0.6)
+    yield from _ship(ctx, rng, change, review_wait, deploy_at - proposed_at - review_wait)
 
 
 def _on_call(ctx: SimContext) -> str:
@@ -190,8 +195,8 @@ def incident(ctx: SimContext, change: Change, rng):
     """The incident a faulty change causes, from the first alert to the postmortem (if any)."""
     gap = rng.uniform(40, 360)
     other = rng.choice([s for s in SERVICES if s != change.service]) if rng.random() < 0.7 else change.service
-    ctx.env.process(_decoy_deploy(ctx, rng, other, gap * rng.uniform(0.2, 0.8)))
-    yield ctx.env.timeout(gap)
+    ctx.env.process(_decoy_deploy(ctx, rng, other, gap))
+    yield ctx.work(gap)  # noticed during the working day, like the deploys before it
     suspect = ctx.last_deploys.get(change.service)  # what on-call sees first: the service's latest deploy
 
     mechanism = change.mechanism or "config_regression"
