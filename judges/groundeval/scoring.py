@@ -143,6 +143,7 @@ def trace_problems(calls: Any, *, claim: bool = False) -> list[dict[str, Any]]:
 _MEMO_SIZE = 1 << 16      # bound on each memo below (cleared when full)
 _ROUNDED: dict[float, float] = {}
 _TOKENS: dict[str, frozenset[str]] = {}
+_LABELS: dict[str, str] = {}         # a named mechanism, as a label
 
 
 def _round6(x: float) -> float:
@@ -365,7 +366,12 @@ def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str 
         if named is None:     # "no mechanism" is right exactly when there is no link
             mechanism = gold["causal_mechanism"] in (None, NO_LINK_MECHANISM)
         else:
-            mechanism = _label(named) in truth.aliases
+            label = _LABELS.get(named)
+            if label is None:
+                if len(_LABELS) >= _MEMO_SIZE:
+                    _LABELS.clear()
+                label = _LABELS[named] = _label(named)
+            mechanism = label in truth.aliases
         cause_id = answer["cause_event_id"] == gold["cause_event_id"]
         effect_id = answer["effect_event_id"] == gold["effect_event_id"]
         direction = answer["mechanism_direction"] == gold["mechanism_direction"]
