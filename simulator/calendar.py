@@ -3,6 +3,9 @@
 Simulation time is a float number of minutes since ``start`` 00:00 UTC.
 People work only inside business hours; ``after`` turns an amount of work
 into the moment it is finished, skipping nights, weekends and holidays.
+Moments are stamped to the second (rounded), so working time ends one second
+before ``workday_end``: a moment in the last second would be stamped at the
+closing time itself, outside the (exclusive) business hours.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from simulator.clock import UTC
 from simulator.config import WEEKDAYS, CalendarConfig
 
 DAY = 1440.0
+#: One second, in minutes: the resolution at which moments are stamped.
+SECOND = 1.0 / 60.0
 
 
 class BusinessCalendar:
@@ -23,6 +28,8 @@ class BusinessCalendar:
         self.days = days
         self.open_minute = config.workday_start * 60.0
         self.close_minute = config.workday_end * 60.0
+        #: Work stops here, one second before close, so every working moment is stamped before closing time.
+        self.work_end = self.close_minute - SECOND
         holidays = set(config.holidays)
         workdays = {WEEKDAYS.index(d) for d in config.workdays}
         # A generous horizon so processes can look past the end of the run.
@@ -60,10 +67,10 @@ class BusinessCalendar:
         return [d for d in range(self.days) if self._working[d]]
 
     def is_open(self, minute: float) -> bool:
-        """True if ``minute`` falls inside business hours."""
+        """True if ``minute`` falls inside business hours (and is stamped before closing time)."""
         day = int(minute // DAY)
         within = minute - day * DAY
-        return self.is_working_day(day) and self.open_minute <= within < self.close_minute
+        return self.is_working_day(day) and self.open_minute <= within < self.work_end
 
     def next_open(self, minute: float) -> float:
         """``minute`` if inside business hours, else the start of the next business period."""
@@ -72,7 +79,7 @@ class BusinessCalendar:
         if day < len(self._working) and self._working[day]:
             if within < self.open_minute:
                 return day * DAY + self.open_minute
-            if within < self.close_minute:
+            if within < self.work_end:
                 return minute
         nxt = self._next_working[day + 1] if day + 1 < len(self._next_working) else day + 1
         return nxt * DAY + self.open_minute
@@ -81,15 +88,15 @@ class BusinessCalendar:
         """The moment ``work`` business minutes after ``minute`` (starting at the next open time)."""
         day = int(minute // DAY)
         within = minute - day * DAY
-        if day < len(self._working) and self._working[day] and self.open_minute <= within < self.close_minute:
-            if work < day * DAY + self.close_minute - minute:  # the common case: done the same business day
+        if day < len(self._working) and self._working[day] and self.open_minute <= within < self.work_end:
+            if work < day * DAY + self.work_end - minute:  # the common case: done the same business day
                 return minute + work
             now = minute
         else:
             now = self.next_open(minute)
         while True:
             day = int(now // DAY)
-            left_today = day * DAY + self.close_minute - now
+            left_today = day * DAY + self.work_end - now
             if work < left_today:
                 return now + work
             work -= left_today
