@@ -6,13 +6,18 @@ lays a user's TOML file over it (tables merge key by key; ``teams`` and
 ``days=``, ``people=``) and returns a frozen :class:`SimConfig`. Anything
 wrong ends in one :class:`InputError` line such as
 ``config.toml: days: must be a positive integer``.
+
+Every rate has a finite ceiling (``RATE_MAXIMA``), well above the default
+world but low enough that a run still finishes, and a run must contain at
+least one working day.
 """
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import asdict, dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -31,6 +36,24 @@ ROLES: tuple[str, ...] = (
 )
 WEEKDAYS: tuple[str, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 MIN_PEOPLE_PER_TEAM = 2
+#: The largest relative headcount share a team may be given.
+MAX_TEAM_SHARE = 10_000
+#: The largest staffing count (per 60 people) of each kind.
+MAX_STAFFING_COUNT = 1_000
+#: Ceilings of the workload rates, per person per business day: about a hundred
+#: times the default world, so a run with any accepted rate still finishes.
+RATE_MAXIMA: dict[str, float] = {
+    "cases_per_person": 10.0,
+    "changes_per_person": 10.0,
+    "chat_messages_per_person": 200.0,
+    "direct_messages_per_person": 100.0,
+    "emails_per_person": 50.0,
+    "wiki_edits_per_person": 10.0,
+}
+#: Ceiling of customer accounts per employee.
+MAX_ACCOUNTS_PER_PERSON = 100.0
+#: Ceiling of the weight one interaction adds to a collaboration tie.
+MAX_INTERACTION_WEIGHT = 100.0
 
 
 @dataclass(frozen=True)
@@ -142,14 +165,19 @@ def _int(lo: int | None = None, hi: int | None = None, what: str = "an integer")
     return check
 
 
-def _float(lo: float, hi: float | None = None, what: str = "a number") -> Callable[[str, str, Any], float]:
+def _float(lo: float, hi: float, what: str = "a number") -> Callable[[str, str, Any], float]:
     def check(source: str, field: str, value: Any) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise _fail(source, field, f"must be {what}")
-        if value != value or value < lo or (hi is not None and value > hi):
+        if not math.isfinite(value) or value < lo or value > hi:  # nan, inf and out of range
             raise _fail(source, field, f"must be {what}")
         return float(value)
     return check
+
+
+def _rate(name: str) -> Callable[[str, str, Any], float]:
+    hi = RATE_MAXIMA[name]
+    return _float(0.0, hi, f"a finite number between 0 and {hi:g} per person per business day")
 
 
 def _date(source: str, field: str, value: Any) -> date:
@@ -181,8 +209,7 @@ def _weekdays(source: str, field: str, value: Any) -> tuple[str, ...]:
 
 
 SHARE = _float(0.0, 1.0, "a number between 0 and 1")
-RATE = _float(0.0, None, "a non-negative number")
-COUNT = _int(0, None, "a non-negative integer")
+COUNT = _int(0, MAX_STAFFING_COUNT, f"an integer between 0 and {MAX_STAFFING_COUNT}")
 
 TOP: dict[str, Callable] = {
     "seed": _int(0, 2**63 - 1, "a non-negative integer"),
@@ -199,21 +226,22 @@ TABLES: dict[str, dict[str, Callable]] = {
         "holidays": _dates,
     },
     "customers": {
-        "accounts_per_person": _float(0.0, None, "a positive number"),
+        "accounts_per_person": _float(0.0, MAX_ACCOUNTS_PER_PERSON,
+                                      f"a positive number of at most {MAX_ACCOUNTS_PER_PERSON:g}"),
         "assets_per_account": _int(1, 1000, "a positive integer"),
         "contacts_per_account": _int(1, 1000, "a positive integer"),
         "strategic_share": SHARE,
     },
     "workload": {
-        "cases_per_person": RATE, "changes_per_person": RATE, "chat_messages_per_person": RATE,
-        "direct_messages_per_person": RATE, "emails_per_person": RATE, "wiki_edits_per_person": RATE,
+        **{name: _rate(name) for name in RATE_MAXIMA},
         "incident_rate": SHARE, "postmortem_rate": SHARE, "stalled_case_rate": SHARE,
         "unanswered_escalation_rate": SHARE,
     },
     "staffing": {"hires": COUNT, "departures": COUNT, "role_changes": COUNT, "grants": COUNT},
     "graph": {
         "daily_decay": _float(0.0, 1.0, "a number between 0 and 1"),
-        "interaction_weight": _float(0.0, None, "a positive number"),
+        "interaction_weight": _float(0.0, MAX_INTERACTION_WEIGHT,
+                                     f"a positive number of at most {MAX_INTERACTION_WEIGHT:g}"),
     },
 }
 REPLACED_WHOLE = ("teams", "roles")
@@ -256,7 +284,7 @@ def _teams(source: str, value: Any) -> tuple[tuple[str, int], ...]:
     for name in TEAMS:
         if name not in value:
             raise _fail(source, "teams", f"missing team {name!r}")
-    share = _int(1, 10_000, "a positive integer share")
+    share = _int(1, MAX_TEAM_SHARE, f"a positive integer share of at most {MAX_TEAM_SHARE}")
     return tuple((name, share(source, f"teams.{name}", value[name])) for name in TEAMS)
 
 
@@ -280,6 +308,21 @@ def _roles(source: str, value: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple(out)
 
 
+def _require_a_working_day(source: str, start: date, days: int, workdays: tuple[str, ...],
+                           holidays: tuple[date, ...]) -> None:
+    """A run needs at least one working day: people, cases and staffing all happen on working days."""
+    dates = [start + timedelta(days=i) for i in range(days)]
+    weekdays = [d for d in dates if WEEKDAYS[d.weekday()] in workdays]
+    last = dates[-1].isoformat()
+    if not weekdays:
+        raise _fail(source, "days", f"the run from start {start.isoformat()} to {last} ({days} day(s)) has no "
+                    f"working day ({', '.join(workdays)}); a run needs at least one")
+    off = set(holidays)
+    if all(d in off for d in weekdays):
+        raise _fail(source, "calendar.holidays", f"cover every working day of the run ({start.isoformat()} to "
+                    f"{last}); a run needs at least one working day")
+
+
 def _build(raw: Mapping[str, Any], source: str) -> SimConfig:
     for key in TOP:
         if key not in raw:
@@ -298,7 +341,9 @@ def _build(raw: Mapping[str, Any], source: str) -> SimConfig:
     if cal["workday_end"] <= cal["workday_start"]:
         raise _fail(source, "calendar.workday_end", "must be later than calendar.workday_start")
     if tables["customers"]["accounts_per_person"] <= 0:
-        raise _fail(source, "customers.accounts_per_person", "must be a positive number")
+        raise _fail(source, "customers.accounts_per_person",
+                    f"must be a positive number of at most {MAX_ACCOUNTS_PER_PERSON:g}")
+    _require_a_working_day(source, top["start"], top["days"], cal["workdays"], cal["holidays"])
     teams = _teams(source, raw.get("teams"))
     if top["people"] < MIN_PEOPLE_PER_TEAM * len(teams):
         raise _fail(source, "people", f"must be at least {MIN_PEOPLE_PER_TEAM * len(teams)} (two per team)")

@@ -32,13 +32,17 @@ def staffing(ctx: SimContext):
         return 0 if n == 0 else max(1, round(n * scale))
 
     days = ctx.calendar.working_days()
+    # Away from the first and last day when the run is long enough; a short run uses any working day.
     window = [d for d in days if 1 <= d < ctx.config.days - 1] or days
+    if not window:  # config validation requires a working day; nothing to plan without one
+        return
+    workday = ctx.calendar.work_end - ctx.calendar.open_minute  # ends a second before close
     plan = []
     for kind, n in (("hire", cfg.hires), ("departure", cfg.departures), ("role_change", cfg.role_changes),
                     ("grant", cfg.grants)):
         for _ in range(count(n)):
             day = rng.choice(window)
-            plan.append((ctx.calendar.day_open(day) + rng.uniform(0, ctx.calendar.open_length), kind))
+            plan.append((ctx.calendar.day_open(day) + rng.uniform(0, workday), kind))
     plan.sort()
     for minute, kind in plan:
         yield ctx.until(minute)
