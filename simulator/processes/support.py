@@ -32,6 +32,8 @@ CUSTOMER_SUBJECTS = {"notify_customer": "Update on your case {case_id}",
 #: Steps after which the case waits for something outside (parts, visits, data).
 WAITING_STEPS = {"create_dispatch": (1, 3), "schedule_visit": (1, 4), "create_exchange": (1, 3),
                  "create_recovery_job": (2, 5), "issue_rma": (2, 6)}
+#: After a wait of whole business days, people pick the case up within this many business minutes.
+PICKUP_MINUTES = 180.0
 
 
 @dataclass
@@ -55,6 +57,13 @@ class SupportCase:
     def __post_init__(self) -> None:
         self.entity = EntityRef("case", self.case_id)
         self.space = "SP-STRATEGIC-ACCOUNTS" if self.account.strategic else None
+
+
+def business_days_later(ctx: SimContext, rng, days: int):
+    """Wait ``days`` working days, then 0–``PICKUP_MINUTES`` business minutes more: nobody picks a case up
+    again at the same second of the day it was put down, and the work stays inside business hours."""
+    calendar = ctx.calendar
+    return ctx.until(calendar.after(calendar.business_days_after(ctx.now, days), rng.uniform(0, PICKUP_MINUTES)))
 
 
 def case_arrivals(ctx: SimContext):
@@ -268,10 +277,10 @@ def support_case(ctx: SimContext, case: SupportCase):
             ctx.remember("case", {"case_id": case.case_id, "case_status": case.facts["case_status"], **written})
         if step.step_id in WAITING_STEPS:
             low, high = WAITING_STEPS[step.step_id]
-            yield ctx.business_days(rng.randint(low, high))
+            yield business_days_later(ctx, rng, rng.randint(low, high))
 
     # Closed: a few days after resolution, unless the customer reopens it (not modelled).
-    yield ctx.business_days(rng.randint(2, 5))
+    yield business_days_later(ctx, rng, rng.randint(2, 5))
     _ensure_owner(ctx, case, rng)
     case.facts["case_status"] = "closed"
     ref = _ticket_version(ctx, case, case.owner, "closed after resolution")
@@ -328,7 +337,7 @@ def wait_for_customer(ctx: SimContext, case: SupportCase, rng, forever: bool):
     if forever:
         yield ctx.until(ctx.calendar.end_minute + 1.0)
         return
-    yield ctx.business_days(rng.randint(1, 4))
+    yield business_days_later(ctx, rng, rng.randint(1, 4))
     _ensure_owner(ctx, case, rng)
     event_id, _ = send_email(ctx, case.owner, [], f"Re: Your case {case.case_id}", "customer_reply",
                              {"case_id": case.case_id, "contact_name": case.facts["contact_name"]}, case.entity,
@@ -336,5 +345,11 @@ def wait_for_customer(ctx: SimContext, case: SupportCase, rng, forever: bool):
                              event_type="email.received_external",
                              parents=(ParentLink(case.last_event, {"case_id": case.case_id}),),
                              external_from=case.facts["contact_email"])
+    # The reply puts the case back in progress: a ticket version records it, so the history reads
+    # pending_customer → in_progress → resolved.
     case.facts["case_status"] = "in_progress"
-    case.last_event = event_id
+    ref = _ticket_version(ctx, case, case.owner, "customer replied")
+    case.last_event = ctx.ledger.emit("case.customer_replied", (case.owner,), "ticketing", case.entity,
+                                      {"case_id": case.case_id, "case_status": "in_progress"},
+                                      (ParentLink(event_id, {"case_id": case.case_id}),), (ref,))
+    yield ctx.work(rng.uniform(10, 90))  # the owner reads the reply before going on

@@ -154,3 +154,69 @@ def test_runbooks_for_entitled_units_only_open_on_units_under_warranty(small_wor
     # the other runbooks still see units out of warranty
     others = [v.facts for v in latest.values() if "warranty_end" in v.facts and v not in gated]
     assert any(entitlement(f["warranty_end"], f["opened_at"]) == "expired" for f in others)
+
+
+def _case_events(world):
+    out = {}
+    for event in world.events:
+        if event.entity.kind == "case":
+            out.setdefault(event.entity.id, []).append(event)
+    return out
+
+
+def test_a_customer_reply_is_a_ticket_version(small_world, default_world):
+    """pending_customer → in_progress ("customer replied") → resolved, each a version cited by its event."""
+    for world, least in ((small_world, 3), (default_world, 40)):
+        by_id = {e.event_id: e for e in world.events}
+        for case_id, history in _tickets(world).items():
+            changes = [s for i, s in enumerate(v.facts["case_status"] for v in history)
+                       if i == 0 or s != history[i - 1].facts["case_status"]]
+            for before, after in zip(changes, changes[1:]):
+                if before == "pending_customer":
+                    assert after == "in_progress", (case_id, changes)
+        replied = [e for e in world.events if e.type == "case.customer_replied"]
+        assert len(replied) >= least
+        for event in replied:
+            assert event.payload == {"case_id": event.entity.id, "case_status": "in_progress"}
+            (ref,) = event.artifacts
+            version = world.version(ref)
+            assert version.kind == "ticket" and version.created_at == event.ts
+            assert version.facts["case_status"] == "in_progress" and "customer replied" in version.body
+            assert "resolve_case" not in version.facts["steps_completed"]
+            assert world.as_of(event.entity.id, event.ts).version == version.version
+            assert world.versions(event.entity.id)[version.version - 2].facts["case_status"] == "pending_customer"
+            (parent,) = event.parents
+            reply = by_id[parent.event_id]
+            assert reply.type == "email.received_external" and parent.join_key == {"case_id": event.entity.id}
+            assert world.version(reply.artifacts[0]).kind == "customer_reply"
+
+
+def test_waits_of_business_days_do_not_repeat_the_second_of_the_day(small_world, default_world):
+    """No three consecutive case events share a time of day across days: pickups after waits are jittered."""
+    for world in (small_world, default_world):
+        repeats = 0
+        for case_id, events in _case_events(world).items():
+            for a, b, c in zip(events, events[1:], events[2:]):
+                if a.ts.time() == b.ts.time() == c.ts.time() and len({a.ts.date(), b.ts.date(), c.ts.date()}) > 1:
+                    raise AssertionError((case_id, a.event_id, b.event_id, c.event_id))
+            repeats += sum(1 for a, b in zip(events, events[1:])
+                           if a.ts.date() != b.ts.date() and a.ts.time() == b.ts.time())
+        assert repeats <= 2  # a pair on the same second of different days is left to chance (1 in 28,800)
+
+
+def test_case_and_staffing_events_fall_inside_working_hours(small_world, default_world):
+    """Work done by people lands on a working day, from workday_start up to (not at) workday_end."""
+    for world in (small_world, default_world):
+        calendar = world.meta["config"]["calendar"]
+        start, end = calendar["workday_start"], calendar["workday_end"]
+        assert (start, end, calendar["workdays"]) == (9, 17, ["mon", "tue", "wed", "thu", "fri"])
+        holidays = {date.fromisoformat(d) for d in calendar["holidays"]}
+        checked = 0
+        for event in world.events:
+            if event.entity.kind != "case" and event.subsystem != "hr":
+                continue
+            checked += 1
+            ts = event.ts
+            assert ts.weekday() < 5 and ts.date() not in holidays, (event.event_id, event.type, ts)
+            assert start <= ts.hour < end, (event.event_id, event.type, ts)
+        assert checked > 400
