@@ -26,7 +26,7 @@ gates, and the returned ids when they differ) and lists under ``mismatch`` how
 the claim differs. A call whose claim leaves a field out is not counted as a
 mismatch for that field; a call that claims something the runtime would not
 have done is. Unknown ids are recorded, never raised. A trace that is not a
-list, or holds a call of the wrong shape (``scoring.call_problem``: not an
+list, or holds a call of the wrong shape (``call_shape.call_problem``: not an
 object, ``tool`` not a string, ``args`` not an object, odd ``seq``,
 ``returned_ids``, ``outcome`` or ``gates``), is not re-derived: every problem is
 listed and the scorer scores the question 0 as malformed.
@@ -45,7 +45,7 @@ from datetime import datetime
 from typing import Any
 
 from judges.groundeval.runtime import MAX_LIMIT, Corpus, GatedRuntime
-from judges.groundeval.scoring import ShapedCalls, trace_problems
+from judges.groundeval.call_shape import ShapedCalls, trace_problems
 from simulator.policy import GATES, SUBSYSTEM
 
 FETCHES = ("fetch_artifact", "cite_artifact")
@@ -198,7 +198,7 @@ class TraceVerifier:
         return ("ok" if kept else "empty"), order, tuple(kept)
 
     def call(self, position: int, raw: dict[str, Any]) -> tuple[dict[str, Any], list[str], list[str], list[str]]:
-        """One well-formed call re-derived (``scoring.call_problem(raw, claim=True)`` is None), with its claim.
+        """One well-formed call re-derived (``call_shape.call_problem(raw, claim=True)`` is None), with its claim.
 
         Returns the call and what differed: its mismatches, unknown ids and withheld ids claimed as returned.
         """

@@ -3,10 +3,10 @@
 import pytest
 
 from benchmark_builders.groundeval.contracts import Truth
+from judges.groundeval.call_shape import ShapedCalls, call_problem, trace_problems
 from judges.groundeval.runtime import tokenize
 from judges.groundeval.scoring import (
-    CompiledTruth, ShapedCalls, _query_tokens, _round6, call_problem, evidence_overlap, score_question, summarize,
-    trace_problems,
+    CompiledTruth, _query_tokens, _round6, evidence_overlap, score_question, summarize,
 )
 
 def close(value):

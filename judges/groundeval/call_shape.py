@@ -1,0 +1,99 @@
+"""The shape of a recorded tool call: what a well-formed call carries, and why one is malformed.
+
+A call is an object with a string ``tool`` and an object ``args``; ``seq`` (an
+integer), ``returned_ids`` (a list of strings), ``outcome`` (a string) and
+``gates`` (an object of booleans) have those types when present. The scorer
+and the trace verifier both ask here first, so agent output of any shape is
+reported, never raised on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# (field, type, required: True always, False when scored (a claim may leave it out), None never — seq)
+_CALL_FIELDS = (("tool", str, True), ("args", dict, True), ("seq", int, None), ("returned_ids", list, False),
+                ("outcome", str, False), ("gates", dict, False))
+_KIND_NAMES = {str: "a string", dict: "an object", int: "an integer", list: "a list"}
+
+
+def call_problem(call: Any, *, claim: bool = False) -> str | None:
+    """Why one recorded call is malformed, or None.
+
+    Always: an object with a string ``tool`` and an object ``args``; ``seq`` (an integer), ``returned_ids`` (a
+    list of strings), ``outcome`` (a string) and ``gates`` (an object of booleans) have those types when
+    present. A call as scored (``claim=False``: re-derived, or given straight to ``score_question``) must also
+    carry ``returned_ids``, ``outcome`` and ``gates``; a trace's claim (``claim=True``) may leave them out.
+    """
+    if type(call) is not dict:
+        return f"not an object (a {type(call).__name__})"
+    for key, kind, required in _CALL_FIELDS:
+        value = call.get(key)
+        if value is None:
+            if required or (required is False and not claim):
+                return f"no {key}"
+        elif type(value) is not kind:
+            return f"{key} is a {type(value).__name__}, not {_KIND_NAMES[kind]}"
+        elif key == "returned_ids" and not all(type(item) is str for item in value):
+            return f"returned_ids holds a {next(type(i).__name__ for i in value if type(i) is not str)}, not only strings"
+        elif key == "gates" and not _only_booleans(value):
+            return f"a gate is a {next(type(v).__name__ for v in value.values() if type(v) is not bool)}, not a boolean"
+    return None
+
+
+def well_shaped(calls: list[Any]) -> bool:
+    """``call_problem`` finds nothing in any call (inline: the scorer's hot path; any doubt, ``trace_problems`` says why)."""
+    try:
+        for call in calls:
+            seq = call.get("seq")
+            returned = call["returned_ids"]
+            gates = call["gates"]
+            if (call["tool"].__class__ is not str or call["args"].__class__ is not dict
+                    or call["outcome"].__class__ is not str or returned.__class__ is not list
+                    or gates.__class__ is not dict or (seq is not None and seq.__class__ is not int)
+                    or not _only_booleans(gates) or not all(ref.__class__ is str for ref in returned)):
+                return False
+    except (KeyError, TypeError, AttributeError):
+        return False
+    return True
+
+
+def _shaped(call: Any, claim: bool) -> bool:
+    """``call_problem(call, claim=claim) is None``, answered without building a reason (the common case)."""
+    if call.__class__ is not dict:
+        return False
+    get = call.get
+    seq = get("seq")
+    if get("tool").__class__ is not str or get("args").__class__ is not dict or (seq is not None and seq.__class__ is not int):
+        return False
+    returned, outcome, gates = get("returned_ids"), get("outcome"), get("gates")
+    if returned is None or outcome is None or gates is None:
+        if not claim:
+            return False
+    return ((returned is None or (returned.__class__ is list and all(ref.__class__ is str for ref in returned)))
+            and (outcome is None or outcome.__class__ is str)
+            and (gates is None or (gates.__class__ is dict and _only_booleans(gates))))
+
+
+class ShapedCalls(list):
+    """Calls the trace verifier built itself from a well-formed claim: their shape needs no second check."""
+
+    __slots__ = ()
+
+
+def _only_booleans(gates: dict[str, Any]) -> bool:
+    return all(type(value) is bool for value in gates.values())
+
+
+def trace_problems(calls: Any, *, claim: bool = False) -> list[dict[str, Any]]:
+    """Every malformed call of a trace (``{"call": position, "problem": reason}``); one entry if it is not a list."""
+    if not isinstance(calls, list):
+        return [{"call": None, "problem": f"the trace is a {type(calls).__name__}, not a list of calls"}]
+    if all(_shaped(call, claim) for call in calls):
+        return []
+    out = []
+    for position, call in enumerate(calls, start=1):
+        problem = call_problem(call, claim=claim)
+        if problem is not None:
+            out.append({"call": position, "problem": problem})
+    return out
