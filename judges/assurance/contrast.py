@@ -218,6 +218,28 @@ def contrast_csv(summary: dict, judge: str) -> str:
     return buffer.getvalue()
 
 
+def contrast_latex(summary: dict, judge: str) -> str:
+    """G per rendering, ours beside the paper's J0, as a booktabs LaTeX table (the style of the CARGO tables)."""
+    def tex(text: str) -> str:
+        return str(text).replace("&", "\\&").replace("%", "\\%").replace("_", "\\_").replace("#", "\\#")
+
+    rows = []
+    for name in ("original", "restored", "reduction"):
+        per = summary["per_trajectory"][name]
+        rows.append([f"orgbench ({judge})", name, summary["G"][name], f"{per['mean']:.3f}",
+                     f"{per['ci95'][0]:.3f} to {per['ci95'][1]:.3f}", summary["trajectories"]])
+    for name, g, mean, lo, hi in PAPER_J0:
+        rows.append(["paper (J0)", name, g, f"{mean:.3f}", f"{lo} to {hi}" if lo != "" else "--", 30])
+    lines = ["\\begin{table}[t]", "\\centering", "\\small", "\\begin{tabular}{llrrlr}", "\\toprule",
+             "source & rendering & G & per trajectory & 95\\% cluster-bootstrap CI & trajectories \\\\", "\\midrule"]
+    lines += [" & ".join(tex(c) for c in row) + " \\\\" for row in rows]
+    lines += ["\\bottomrule", "\\end{tabular}",
+              f"\\caption{{Later-context contrast G = (F\\_E - P\\_E) - (F\\_C - P\\_C) over "
+              f"{summary['trajectories']} trajectories, original (calls omitted) and restored packets; "
+              f"ours ({tex(judge)}, {summary.get('draws', '?')} draws) beside the paper's J0}}", "\\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
 def drilldown_records(judged: Sequence[Judged]) -> list[dict]:
     """Report drill-down rows for prefix packets: the cell, the verdicts, and the packet text the judge read."""
     rows = []

@@ -1,4 +1,8 @@
-"""The fault study's report: faults.csv (one row per case and control) and the Markdown table."""
+"""The fault study's report: faults.csv (one row per case and control), the Markdown and LaTeX tables.
+
+Each case carries the paper's first stop for its kind of fault (ASSURANCE.md,
+the paper's Table II and Section IV.B), so the paper's outcome sits beside ours.
+"""
 
 from __future__ import annotations
 
@@ -9,13 +13,35 @@ from judges.assurance.faults import FIELDS, CaseOutcome
 from judges.assurance.pipeline import CONTROLS
 
 
+#: The paper's first stop per kind of fault (its Table II); cases outside its 19 say so.
+PAPER_FIRST_STOP = {
+    "restored call deleted or changed during build": "P1: build",
+    "restored call deleted after build": "P1: staging",
+    "invalid argument JSON in a source record": "P1: disk check",
+    "unmatched tool result added to a source record": "P3: reverse matching",
+    "manifest hash corrupted after build": "P1: staging",
+    "failed build with previous outputs present": "P1: build",
+    "packet changed after staging": "P2: before dispatch",
+    "extra file present before staging": "P2: before dispatch",
+    "extra stale script": "none: unused under P0-P3 (never ran)",
+    "line endings changed to CRLF before staging": "not among the paper's 19 cases",
+    "no fault (control)": "none needed (completed)",
+}
+PAPER_COLUMN = "paper_first_stop"
+
+
+def paper_first_stop(outcome: CaseOutcome) -> str:
+    """The paper's first stop for this case's kind of fault ('' when the paper has no such case)."""
+    return PAPER_FIRST_STOP.get(outcome.fault, "")
+
+
 def faults_csv(outcomes: list[CaseOutcome]) -> str:
-    """faults.csv: one row per (case, control)."""
+    """faults.csv: one row per (case, control), with the paper's first stop for the case."""
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=FIELDS, lineterminator="\n")
+    writer = csv.DictWriter(buffer, fieldnames=FIELDS + (PAPER_COLUMN,), lineterminator="\n")
     writer.writeheader()
     for outcome in outcomes:
-        writer.writerow(outcome.row())
+        writer.writerow({**outcome.row(), PAPER_COLUMN: paper_first_stop(outcome)})
     return buffer.getvalue()
 
 
@@ -30,21 +56,30 @@ def _cell(outcome: CaseOutcome) -> str:
     return "completed" if outcome.completed else "no read"
 
 
-def faults_table(outcomes: list[CaseOutcome]) -> str:
-    """The study as a Markdown table, with the summary counts the claim rests on."""
+def _matrix(outcomes: list[CaseOutcome]) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the case x control matrix: fault, injection point, cells, our and the paper's first stop."""
     by_case: dict[str, dict[str, CaseOutcome]] = {}
     for outcome in outcomes:
         by_case.setdefault(outcome.case, {})[outcome.control] = outcome
     controls = [c for c in CONTROLS if any(c in row for row in by_case.values())]
-    lines = ["| case | fault | injection point | " + " | ".join(controls) + " | first stop |",
-             "|---|---|---|" + "---|" * len(controls) + "---|"]
+    header = ["case", "fault", "injection point", *controls, "first stop", "paper's first stop"]
+    rows = []
     for case, row in by_case.items():
-        first = next((f"{c}: {row[c].stopped_at} ({row[c].stopped_by})" for c in controls
-                      if row[c].stopped_at and not row[c].reached_judge), "none needed" if not
-                     next(iter(row.values())).injected else "NOT STOPPED")
         any_row = next(iter(row.values()))
-        lines.append(f"| {case} | {any_row.fault} | {any_row.injection_point} | "
-                     + " | ".join(_cell(row[c]) for c in controls) + f" | {first} |")
+        first = next((f"{c}: {row[c].stopped_at} ({row[c].stopped_by})" for c in controls
+                      if row[c].stopped_at and not row[c].reached_judge),
+                     "none needed" if not any_row.injected else "NOT STOPPED")
+        rows.append([case, any_row.fault, any_row.injection_point, *(_cell(row[c]) for c in controls), first,
+                     paper_first_stop(any_row) or "–"])
+    return header, rows
+
+
+def faults_table(outcomes: list[CaseOutcome]) -> str:
+    """The study as a Markdown table, with the summary counts the claim rests on."""
+    header, rows = _matrix(outcomes)
+    controls = [c for c in CONTROLS if c in header]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
     injected = [o for o in outcomes if o.injected]
     clean = [o for o in outcomes if not o.injected]
     lines.append("")
@@ -60,6 +95,25 @@ def faults_table(outcomes: list[CaseOutcome]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _tex(text: str) -> str:
+    return (text.replace("\\", "\\textbackslash{}").replace("&", "\\&").replace("%", "\\%")
+            .replace("_", "\\_").replace("#", "\\#").replace("–", "--"))
+
+
+def faults_latex(outcomes: list[CaseOutcome]) -> str:
+    """The case x control matrix as a booktabs LaTeX table (the style of the CARGO tables)."""
+    header, rows = _matrix(outcomes)
+    header = [h for h in header if h not in ("fault", "injection point")]
+    rows = [[r[0], *r[3:]] for r in rows]
+    lines = ["\\begin{table}[t]", "\\centering", "\\small", "\\begin{tabular}{l" + "l" * (len(header) - 1) + "}",
+             "\\toprule", " & ".join(_tex(h) for h in header) + " \\\\", "\\midrule"]
+    lines += [" & ".join(_tex(c) for c in row) + " \\\\" for row in rows]
+    lines += ["\\bottomrule", "\\end{tabular}",
+              "\\caption{Fault study: each constructed case under controls P0--P3 with the recording stub as the "
+              "judge; our first stop beside the paper's}", "\\end{table}"]
+    return "\n".join(lines) + "\n"
+
+
 def drilldown_records(outcomes: list[CaseOutcome]) -> list[dict]:
     """Report drill-down rows: one per (case, control), with what reached the stub and why it stopped."""
     return [{
@@ -69,6 +123,7 @@ def drilldown_records(outcomes: list[CaseOutcome]) -> list[dict]:
                    "mode": o.injection_point, "outcome": _cell(o)},
         "sections": [{"heading": "Fault", "text": o.fault},
                      {"heading": "Reached the judge stub", "text": str(o.reached_judge).lower()},
+                     {"heading": "The paper's first stop for this kind of fault", "text": paper_first_stop(o) or "–"},
                      {"heading": "Packets the stub accepted", "text": str(o.reads)},
                      {"heading": "Stop", "text": f"{o.stopped_at} ({o.stopped_by}): {o.detail}" if o.stopped_at
                       else "not stopped"}],

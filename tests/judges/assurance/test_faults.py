@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from judges.assurance.fault_report import faults_csv, faults_table
+from judges.assurance.fault_report import faults_csv, faults_latex, faults_table
 from judges.assurance.faults import CASES, CASES_BY_NAME, FIELDS, prepare, run_case
 from judges.assurance.manifest import normalised_sha256
 from judges.assurance.pipeline import CONTROLS
@@ -114,15 +114,36 @@ def test_csv_and_table_format(study):
     outcomes = [run_case(setup, CASES_BY_NAME[n], c, root / "runs")
                 for n in ("crlf-before-staging", "control-unaltered") for c in CONTROLS]
     rows = list(csv.DictReader(io.StringIO(faults_csv(outcomes))))
-    assert tuple(rows[0]) == FIELDS == ("case", "injection_point", "control", "reached_judge", "stopped_at",
-                                        "stopped_by")
+    assert FIELDS == ("case", "injection_point", "control", "reached_judge", "stopped_at", "stopped_by")
+    assert tuple(rows[0]) == FIELDS + ("paper_first_stop",)
     assert rows[0] == {"case": "crlf-before-staging", "injection_point": "build packet, before staging",
-                       "control": "P0", "reached_judge": "true", "stopped_at": "", "stopped_by": ""}
+                       "control": "P0", "reached_judge": "true", "stopped_at": "", "stopped_by": "",
+                       "paper_first_stop": "not among the paper's 19 cases"}
+    assert rows[-1]["case"] == "control-unaltered" and rows[-1]["paper_first_stop"] == "none needed (completed)"
     assert rows[1]["reached_judge"] == "false" and rows[1]["stopped_by"] == "staged-bytes-match-manifest"
     table = faults_table(outcomes)
     assert "| crlf-before-staging |" in table and "P1: stage (staged-bytes-match-manifest)" in table
     assert "- P0: 1 of 1 injected faults reached the judge stub; 1 of 1 fault-free controls completed." in table
     assert "- P3: 0 of 1 injected faults reached the judge stub; 1 of 1 fault-free controls completed." in table
+    assert "| P1: stage (staged-bytes-match-manifest) | not among the paper's 19 cases |" in table
+    tex = faults_latex(outcomes)
+    assert tex.startswith("\\begin{table}[t]") and "\\toprule\ncase & P0 & P1 & P2 & P3 & first stop & " \
+        "paper's first stop \\\\" in tex
+    assert "control-unaltered & completed & completed & completed & completed & none needed & none needed " \
+           "(completed) \\\\" in tex
+
+
+def test_every_constructed_case_has_the_papers_first_stop():
+    """Each of the paper's 19 cases maps to its Table II row; CRLF and the controls say what the paper says."""
+    from collections import Counter
+
+    from judges.assurance.fault_report import PAPER_FIRST_STOP
+
+    stops = Counter(PAPER_FIRST_STOP[c.fault] for c in CASES if c.injected and not c.case.startswith("crlf"))
+    assert sum(stops.values()) == 19
+    assert stops == {"P1: build": 6, "P1: staging": 4, "P1: disk check": 1, "P3: reverse matching": 3,
+                     "P2: before dispatch": 4, "none: unused under P0-P3 (never ran)": 1}
+    assert all(c.fault in PAPER_FIRST_STOP for c in CASES)
 
 
 def test_faults_command_writes_table_and_csv(tmp_path):
