@@ -284,6 +284,51 @@ def _plot(curves: Sequence[Mapping[str, Any]], path: Path) -> None:
     write_bytes_atomic(path, buffer.getvalue())
 
 
+SELECTIVE_COLUMNS = ("judge", "condition", "target coverage", "coverage reached (smallest ≥ target)", "tau",
+                     "selective risk", "AURC")
+SELECTIVE_TITLE = "Selective risk at fixed coverages: CARGO condition gated by retrieval margin"
+SELECTIVE_NOTE = ("Coverage reached is the smallest coverage any threshold τ gives that is at least the target "
+                  "(margins tie, so a target may be unreachable exactly); selective risk is measured there.")
+
+
+def selective_risk_rows(scores: Mapping[str, Any]) -> list[dict[str, str]]:
+    """One row per judge and target coverage from scores.json's gating entries."""
+    rows = []
+    for entry in scores.get("gating", []):
+        for point in entry["selective_risk"].values():
+            rows.append({"judge": entry["judge"], "condition": entry["condition"],
+                         "target coverage": f"{point['target_coverage']:.2f}",
+                         SELECTIVE_COLUMNS[3]: f"{point['coverage_reached']:.3f}", "tau": f"{point['tau']:.3f}",
+                         "selective risk": f"{point['risk']:.3f}", "AURC": f"{entry['aurc']:.3f}"})
+    return rows
+
+
+def write_selective_risk(out_dir: Path) -> list[Path]:
+    """Write selective_risk.{md,csv,tex} from ``out_dir``/scores.json (written by ``write_tables``)."""
+    out_dir = Path(out_dir)
+    rows = selective_risk_rows(read_json(out_dir / "scores.json"))
+    md = [f"### {SELECTIVE_TITLE}", "", "| " + " | ".join(SELECTIVE_COLUMNS) + " |",
+          "|" + "---|" * len(SELECTIVE_COLUMNS)]
+    md += ["| " + " | ".join(r[c] for c in SELECTIVE_COLUMNS) + " |" for r in rows]
+    md += ["", SELECTIVE_NOTE]
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=SELECTIVE_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    tex = ["\\begin{table}[t]", "\\centering", "\\small", "\\begin{tabular}{ll" + "r" * (len(SELECTIVE_COLUMNS) - 2) + "}",
+           "\\toprule", " & ".join(_tex(c) for c in SELECTIVE_COLUMNS).replace("tau", "$\\tau$").replace("≥", "$\\geq$")
+           + " \\\\",
+           "\\midrule"]
+    tex += [" & ".join(_tex(r[c]) for c in SELECTIVE_COLUMNS) + " \\\\" for r in rows]
+    note = _tex(SELECTIVE_NOTE).replace("τ", "$\\tau$")
+    tex += ["\\bottomrule", "\\end{tabular}", f"\\caption{{{_tex(SELECTIVE_TITLE)}. {note}}}", "\\end{table}"]
+    written = []
+    for suffix, text in ((".md", "\n".join(md) + "\n"), (".csv", buffer.getvalue()), (".tex", "\n".join(tex) + "\n")):
+        write_text_atomic(out_dir / f"selective_risk{suffix}", text)
+        written.append(out_dir / f"selective_risk{suffix}")
+    return written
+
+
 def write_tables(run_dirs: Sequence[Path], suite_dir: Path | None, out_dir: Path, *,
                  resamples: int = 10_000) -> list[Path]:
     """Write Tables 1–3 (md, csv, tex), the risk–coverage PNG and CSV, and scores.json; return the paths.
@@ -316,8 +361,9 @@ def write_tables(run_dirs: Sequence[Path], suite_dir: Path | None, out_dir: Path
     summary = {"runs": [{"judge": run.judge, "conditions": {c: s.to_json() for c, s in sorted(run.scores.items())}}
                         for run in runs],
                "gating": [{"judge": c["judge"], "condition": c["condition"], "aurc": round(c["curve"].aurc, 6),
-                           "selective_risk": {str(k): {"risk": round(v[0], 6), "coverage": round(v[1], 6),
-                                                       "tau": round(v[2], 6)} for k, v in c["selective"].items()}}
+                           "selective_risk": {str(k): {"target_coverage": k, "coverage_reached": round(v[1], 6),
+                                                       "risk": round(v[0], 6), "tau": round(v[2], 6)}
+                                              for k, v in c["selective"].items()}}
                           for c in curves]}
     write_json(out_dir / "scores.json", summary)
     written.append(out_dir / "scores.json")
