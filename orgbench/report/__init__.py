@@ -100,6 +100,7 @@ def _fault_matrix(path: Path) -> dict[str, Any]:
         if control not in controls:
             controls.append(control)
         cases.setdefault(case, {})[control] = row
+    paper = col.get("paper_first_stop")  # the paper's first stop for the case (optional column)
     out_rows = []
     for case, per_control in cases.items():
         cells = [{"text": case, "cls": ""}]
@@ -112,9 +113,11 @@ def _fault_matrix(path: Path) -> dict[str, Any]:
             stop = row[col["stopped_at"]]
             text = "reached judge" if reached else (f"stopped: {stop} ({row[col['stopped_by']]})" if stop else "completed")
             cells.append({"text": text, "cls": "yes" if reached else "no"})
+        if paper is not None:
+            cells.append({"text": next(iter(per_control.values()))[paper] or "–", "cls": "paper"})
         out_rows.append({"paper": False, "cells": cells})
     return {"name": "fault_matrix", "title": "Fault matrix: did an altered or stale byte reach the judge?",
-            "header": ["case"] + controls, "rows": out_rows}
+            "header": ["case"] + controls + (["paper: first stop"] if paper is not None else []), "rows": out_rows}
 
 
 def _drilldown(directory: Path) -> dict[str, Any] | None:
@@ -155,7 +158,16 @@ def _study(results: Path, key: str) -> dict[str, Any] | None:
                 tables.append(table)
     figures = [{"title": p.stem.replace("_", " "), "data": base64.b64encode(p.read_bytes()).decode("ascii")}
                for p in sorted(directory.glob("*.png"))]
+    from orgbench.report.readme import judges_present
+
+    names = judges_present(results).get(key, [])
+    builtin = [n for n in names if n.startswith("builtin:") or ":" not in n]
+    llm = [n for n in names if n not in builtin]
+    provenance = "; ".join(part for part in (
+        "built-in: " + ", ".join(builtin) if builtin else "",
+        "LLM (OpenAI-compatible endpoint): " + ", ".join(llm) if llm else "") if part)
     return {"key": key, "title": STUDY_TITLES.get(key, key), "intro": STUDY_INTROS.get(key, ""),
+            "provenance": f"Our numbers come from {provenance}." if provenance else "",
             "tables": tables, "figures": figures, "drilldown": _drilldown(directory)}
 
 

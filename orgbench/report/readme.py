@@ -3,32 +3,87 @@
 from __future__ import annotations
 
 import csv
+import json
 from pathlib import Path
 
-PROVENANCE = """\
-## Where the numbers come from
+LLM_HOWTO = """\
+To put an LLM in place of the built-in judges and agents, run for example
 
-Every number here was computed by `orgbench reproduce` with its defaults:
-seeded worlds, suites built from them with ground truth by construction, and
-the **built-in** procedural judges and agents, offline. The built-in judges
-read only the rendered request an LLM judge would read — never the truth
-files — so their rows are honest baselines and a check that every item is
-decidable from what the judge is shown, not a claim about any LLM.
+    orgbench reproduce --judge openai:MODEL --base-url http://127.0.0.1:8000/v1 --out results-llm
 
-Rows marked *paper* are the published numbers (CARGO: gpt-oss-120b, mean of 3
-judge seeds; assurance: the paper's fault study and its J0 contrast). To put an
-LLM in place of the built-in judges, run for example
+and the same tables are written from its judgments (CARGO: judge seeds 0, 1, 2; GroundEval: the model
+runs as an agent beside the built-in ones; assurance: the model judges the contrast packets)."""
 
-    orgbench reproduce cargo --judge openai:MODEL --base-url http://127.0.0.1:8000/v1 --out results-llm
 
-and the same tables are written from its judgments.
-"""
+def _is_builtin(name: str) -> bool:
+    return name.startswith("builtin:") or ":" not in name  # GroundEval's built-in agents have bare names
+
+
+def judges_present(results: Path) -> dict[str, list[str]]:
+    """The judges (CARGO, the assurance contrast) and agents (GroundEval) whose numbers each study folder holds."""
+    found: dict[str, list[str]] = {}
+
+    def load(path: Path):
+        try:
+            return json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+
+    scores = load(results / "cargo" / "scores.json")
+    if isinstance(scores, dict):
+        found["cargo"] = [str(r.get("judge")) for r in scores.get("runs", []) if isinstance(r, dict)]
+    summary = load(results / "groundeval" / "summary.json")
+    if isinstance(summary, dict) and isinstance(summary.get("agents"), dict):
+        found["groundeval"] = list(summary["agents"])
+    contrast = load(results / "assurance" / "contrast.json")
+    if isinstance(contrast, dict) and contrast.get("judge"):
+        found["assurance"] = [str(contrast["judge"])]
+    return found
+
+
+STUDY_ROLES = {"cargo": ("CARGO tables", "judges"), "groundeval": ("GroundEval tables", "agents"),
+               "assurance": ("later-context contrast", "judge")}
+
+
+def render_provenance(results: Path) -> str:
+    """'Where the numbers come from', written from the judges and agents the results actually hold."""
+    present = judges_present(results)
+    lines = ["## Where the numbers come from", ""]
+    any_llm = any_builtin = False
+    for study, names in present.items():
+        what, role = STUDY_ROLES[study]
+        builtin = [n for n in names if _is_builtin(n)]
+        llm = [n for n in names if not _is_builtin(n)]
+        any_llm, any_builtin = any_llm or bool(llm), any_builtin or bool(builtin)
+        parts = []
+        if builtin:
+            parts.append("built-in (procedural, offline, deterministic): " + ", ".join(f"`{n}`" for n in builtin))
+        if llm:
+            parts.append("**LLM** through an OpenAI-compatible endpoint: " + ", ".join(f"`{n}`" for n in llm))
+        lines.append(f"- {study} — {what}, {role}: " + "; ".join(parts) + ".")
+    if "assurance" in present:
+        lines.append("- assurance — fault study: the recording stub (no judge model), so that what reached the "
+                     "judge is known byte for byte.")
+    lines.append("")
+    if any_builtin:
+        lines += ["Rows named `builtin:*` (and GroundEval's bare agent names) come from the built-in judges and agents.",
+                  "They read only the rendered request an LLM judge would read — never the truth files — so their",
+                  "rows are honest baselines and a check that every item is decidable from what the judge is shown,",
+                  "not a claim about any LLM."]
+    if any_llm:
+        lines += ["Rows named after a model (`openai:MODEL`) come from that model: its own judgments and answers, read",
+                  "back from its run directories — the rows to set beside the paper's."]
+    lines += ["", "Rows marked *paper* are the published numbers (CARGO: gpt-oss-120b, mean of 3 judge seeds;",
+              "assurance: the paper's fault study and its J0 contrast)."]
+    if not any_llm:
+        lines += ["No number here comes from an LLM. " + LLM_HOWTO]
+    return "\n".join(lines) + "\n"
+
 
 STUDY_NOTES = {
     "cargo": "CARGO-Bench (Chhabra et al.): penalty rates per family and DI per prompt condition, the rubric "
              "swap, and retrieval gating (risk–coverage).",
-    "groundeval": "GroundEval: built-in agents scored by the deterministic scorer, in tool and context mode, "
-                  "per track.",
+    "groundeval": "GroundEval: agents scored by the deterministic scorer, in tool and context mode, per track.",
     "assurance": "Judge-input assurance (Xia et al.): the constructed fault cases under controls P0–P3, and the "
                  "later-context contrast on original (calls omitted) and restored packets.",
 }
@@ -43,9 +98,13 @@ DESCRIPTIONS = {
     "drilldown_shared": "texts shared by drill-down records (what the judge saw, and the truth)",
     "table_agents": "S_answer, S_traj, S_adj, violation rate per agent, mode and track",
     "table_kinds": "the same per question kind (positives, negatives, decoys, absences)",
-    "track_scores": "per-track bars: S_answer and S_adj per agent",
+    "agents_by_track": "figure: S_answer beside S_adj per agent, one panel per track (Perspective, Counterfactual, "
+                       "Silence), tool mode above context mode",
+    "selective_risk": "selective risk at target coverages 0.5/0.8/0.9/1.0, the coverage actually reached (smallest "
+                      "≥ target), τ and AURC",
     "summary": "the scorer's summary per agent, mode and track",
-    "faults": "fault study: one row per (case, control) with reached_judge, stopped_at, stopped_by",
+    "faults": "fault study: each case under P0–P3 (reached_judge, stopped_at, stopped_by), ours beside the paper's "
+              "first stop",
     "contrast": "later-context contrast G on original and restored packets, paper (J0) beside ours",
     "NOTES": "notes on this study, inlined above",
     "README": "notes on this study, inlined above",
@@ -72,21 +131,41 @@ def _cargo_comparison(directory: Path) -> list[str]:
     rows = _rows(directory / "table1_headline.csv") + _rows(directory / "table2_ablations.csv")
     if not rows:
         return []
+    paper = "paper: gpt-oss-120b"
     by = {(r["condition"], r["judge"]): r for r in rows}
     conditions = list(dict.fromkeys(r["condition"] for r in rows))
-    out = ["| condition | paper P1 / P3 / P2 / P4, DI | builtin:grounded | builtin:literal |", "|---|---|---|---|"]
+    ours = [j for j in dict.fromkeys(r["judge"] for r in rows) if j != paper]
+    llm = [j for j in ours if not _is_builtin(j)]
+    shown = llm + [j for j in ("builtin:grounded", "builtin:literal") if j in ours] if llm else \
+        [j for j in ("builtin:grounded", "builtin:literal") if j in ours] or ours
+    out = ["| condition | paper P1 / P3 / P2 / P4, DI | " + " | ".join(shown) + " |",
+           "|---|---|" + "---|" * len(shown)]
     for condition in conditions:
         cells = []
-        for judge in ("paper: gpt-oss-120b", "builtin:grounded", "builtin:literal"):
+        for judge in [paper] + shown:
             r = by.get((condition, judge))
             cells.append("–" if r is None else f"{r['P1']} / {r['P3']} / {r['P2']} / {r['P4']}, DI {r['DI']}")
         out.append(f"| {condition} | " + " | ".join(cells) + " |")
-    return ["### Compared with the paper", "",
+    text = ["### Compared with the paper", "",
             "The paper's judge penalises every correct transplant under Direct (DI .00) and recovers under",
-            "CARGO (DI ≈ .57) while missing most procedural corruptions (P4 .20). The literal judge shows the",
-            "Direct failure on our suite; the grounded judge reads the same CARGO prompts. It compares step",
-            "actions exactly, so its P4 rate shows that every corruption is decidable from what the judge is",
-            "shown — not how an LLM judge behaves.", ""] + out + [""]
+            "CARGO (DI ≈ .57) while missing most procedural corruptions (P4 .20)."]
+    if llm:
+        text += [f"Beside it: {', '.join(f'`{j}`' for j in llm)} (an LLM judge, this folder's numbers to compare "
+                 "with the paper's)"
+                 + (f" and the built-in {', '.join(f'`{j}`' for j in shown if _is_builtin(j))}." if len(shown) > len(llm)
+                    else ".")]
+    if "builtin:literal" in shown:
+        text += ["The literal judge shows the Direct failure on our suite."]
+    if "builtin:grounded" in shown:
+        text += ["The grounded judge reads the same CARGO prompts. It compares step actions exactly, so its P4",
+                 "rate shows that every corruption is decidable from what the judge is shown — not how an LLM",
+                 "judge behaves."]
+    return text + [""] + out + [""]
+
+
+PAPER_FAULT_CLAIM = ("the paper: \"Three added controls stopped 18 of 19 constructed fault cases before the stub "
+                     "read any packet. The remaining stale script never ran.\" Its CRLF line-ending change \"was not "
+                     "among the 19 cases\" (by code inspection, P2 and P3 would accept it)")
 
 
 def _assurance_comparison(directory: Path) -> list[str]:
@@ -96,20 +175,24 @@ def _assurance_comparison(directory: Path) -> list[str]:
         return []
     injected = sorted({r["case"] for r in faults if not r["case"].startswith("control")})
     p3_reached = sorted({r["case"] for r in faults if r["control"] == "P3" and r["reached_judge"] == "true"})
+    stopped = len(injected) - len([c for c in p3_reached if c in injected])
     lines = ["### Compared with the paper", "",
-             f"- Fault study: the paper's controls stopped 18 of 19 faults and missed the CRLF change; here "
-             f"{len(injected) - len([c for c in p3_reached if c in injected])} of {len(injected)} injected faults "
-             f"(its 19 and the CRLF case) are stopped under P3, because every hash is exact-byte."]
+             f"- Fault study: {PAPER_FAULT_CLAIM}. Here {stopped} of {len(injected)} injected faults (its 19 "
+             f"cases rebuilt, and the CRLF change) are stopped under P3, the stale script and the CRLF change "
+             f"included, because every hash is exact-byte; `faults.*` gives the paper's first stop per case."]
     if ("paper", "original") in contrast and ("orgbench", "original") in contrast:
-        p, o = contrast, contrast
+        p = contrast
+        judge = next((r["source"].split(" ", 1)[1].strip("()") for k, r in contrast.items()
+                      if k[0] == "orgbench" and " " in r["source"]), "")
+        who = (f"built-in step judge `{judge}`" if _is_builtin(judge) else f"LLM judge `{judge}`") if judge else "ours"
         lines.append(
             f"- Later-context contrast G (original → restored): paper J0 {p[('paper', 'original')]['G']} → "
             f"{p[('paper', 'restored')]['G']} over {p[('paper', 'original')]['trajectories']} trajectories; ours "
-            f"{o[('orgbench', 'original')]['G']} → {o[('orgbench', 'restored')]['G']} over "
-            f"{o[('orgbench', 'original')]['trajectories']} (built-in step judge)." + (
+            f"{p[('orgbench', 'original')]['G']} → {p[('orgbench', 'restored')]['G']} over "
+            f"{p[('orgbench', 'original')]['trajectories']} ({who})." + (
                 " Restoring the calls shrinks the contrast in both."
-                if all(float(c[(src, "restored")]["G"]) < float(c[(src, "original")]["G"])
-                       for c in (contrast,) for src in ("paper", "orgbench")) else ""))
+                if all(float(p[(src, "restored")]["G"]) < float(p[(src, "original")]["G"])
+                       for src in ("paper", "orgbench")) else ""))
     return lines + [""]
 
 
@@ -128,9 +211,10 @@ COMPARISONS = {"cargo": _cargo_comparison, "groundeval": _groundeval_comparison,
 def render_results_readme(results: Path) -> str:
     """The text of results/README.md for the studies present under ``results``."""
     lines = ["# Results", "",
-             "Regenerated byte for byte by `orgbench reproduce` (defaults). `index.html` is the interactive",
+             "Written by `orgbench reproduce` (with the defaults, byte for byte what is committed). `index.html` is the interactive",
              "report (`orgbench report --results results`): every table with the papers' numbers beside ours,",
              "the figures, the fault matrix and a drill-down per item, question and case.", ""]
+    lines += [render_provenance(results)]
     for study in ("cargo", "groundeval", "assurance"):
         directory = results / study
         if not directory.is_dir():
@@ -147,7 +231,7 @@ def render_results_readme(results: Path) -> str:
         for stem, suffixes in groups.items():
             names = ", ".join(f"`{study}/{stem}{s}`" for s in suffixes)
             kinds = ", ".join(KIND.get(s, s) for s in suffixes)
-            lines.append(f"| {names} | {DESCRIPTIONS.get(stem, kinds)} ({kinds}) |")
+            lines.append(f"| {names} | {DESCRIPTIONS[stem]} ({kinds}) |" if stem in DESCRIPTIONS
+                         else f"| {names} | {kinds} |")
         lines.append("")
-    lines += [PROVENANCE]
     return "\n".join(lines)
