@@ -3,7 +3,9 @@
 Each study runs its stages (worlds, suites, runs) as cached directories under
 ``--work-dir``; a second run with the same inputs reuses them. Each study's
 results directory is written under a temporary name and renamed into place,
-so an interrupted run never leaves a partial table that looks finished.
+so an interrupted run never leaves a partial table that looks finished. After
+any study, ``README.md`` and ``index.html`` are rewritten (atomically) from
+the complete study folders the output directory holds.
 """
 
 from __future__ import annotations
@@ -29,12 +31,13 @@ def run_reproduce(study: str, out: Path, options) -> list[str]:
         with staged_directory(out / name) as tmp:
             module.reproduce(tmp, options)
         lines.append(f"{name}: {out / name} ({time.perf_counter() - started:.1f} s)")
-    if study == "all":
-        from orgbench.report import write_results_readme, write_report
+    from orgbench.report import write_report, write_results_readme
 
-        write_results_readme(out)
-        write_report(out, out / "index.html")
-        lines.append(f"report: {out / 'index.html'}")
+    # every study folder present is complete (each is renamed into place when finished), so the README
+    # and the report describe exactly what the output directory holds, whichever study just ran
+    write_results_readme(out)
+    write_report(out, out / "index.html")
+    lines.append(f"report: {out / 'index.html'}")
     return lines
 
 

@@ -2,9 +2,9 @@
 
 Stages cached under ``options.work_dir/assurance``: a simulated world and the
 trajectory suite drawn from its support cases. Results written to
-``out_dir``: faults.md and faults.csv (22 cases x P0..P3 with the recording
-stub); contrast.md, contrast.json and contrast.csv (the built-in step judge,
-or ``options.judge``); drilldown.jsonl for the HTML report; NOTES.md.
+``out_dir``: faults.md, faults.csv and faults.tex (22 cases x P0..P3 with the
+recording stub, the paper's first stop beside ours); contrast.md, contrast.json,
+contrast.csv and contrast.tex (the built-in step judge, or ``options.judge``); drilldown.jsonl for the HTML report; NOTES.md.
 Everything is deterministic, so a rerun writes byte-identical files.
 """
 
@@ -16,6 +16,21 @@ from orgbench.stages import code_fingerprint, run_stage
 from orgbench.studies import ReproduceOptions
 
 DEFAULT_SEED = 7
+#: What the paper claims of its fault study, in its own words, and how ours differs.
+PAPER_FAULT_CLAIM = (
+    "The paper: \"Three added controls stopped 18 of 19 constructed fault cases before the stub read any\n"
+    "packet. The remaining stale script never ran.\" Its line-ending (CRLF) change made before staging \"was\n"
+    "not among the 19 cases\"; by code inspection the paper judges that P2 and P3 would accept it (staging\n"
+    "hashed normalised text).")
+
+
+def _first_stop(outcomes: list, case: str) -> str:
+    """Where our controls first stop ``case``: 'P2 (dispatch, scripts-exact)', or 'no control' if none does."""
+    from judges.assurance.pipeline import CONTROLS
+
+    rows = {o.control: o for o in outcomes if o.case == case}
+    return next((f"{c} ({rows[c].stopped_at}, {rows[c].stopped_by})" for c in CONTROLS
+                 if c in rows and rows[c].stopped_at and not rows[c].reached_judge), "no control")
 WORLD_DAYS = 60
 TRAJECTORIES = 60
 
@@ -53,8 +68,8 @@ def _suite_stage(directory: Path, world_dir: Path, seed: int, fresh: bool) -> No
 
 def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     """Run the fault study and the contrast; write their tables under ``out_dir``."""
-    from judges.assurance.contrast import drilldown_records as packet_rows
-    from judges.assurance.fault_report import drilldown_records as fault_rows
+    from judges.assurance.contrast import contrast_latex, drilldown_records as packet_rows
+    from judges.assurance.fault_report import drilldown_records as fault_rows, faults_latex
     from orgbench.commands.assurance import make_judge, run_contrast, run_faults
     from simulator.storage import dumps, write_text_atomic
 
@@ -69,27 +84,40 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     contrast_line, judged = run_contrast(suite, out_dir, make_judge(judge, options.base_url), 2, per_packet_csv=False)
     rows = fault_rows(outcomes) + packet_rows(judged)
     write_text_atomic(out_dir / "drilldown.jsonl", "".join(dumps(row) + "\n" for row in rows))
+    write_text_atomic(out_dir / "faults.tex", faults_latex(outcomes))
     import json
 
     summary = json.loads((out_dir / "contrast.json").read_text(encoding="utf-8"))
+    write_text_atomic(out_dir / "contrast.tex", contrast_latex(summary, summary.get("judge", judge)))
     per = summary["per_trajectory"]
+    if judge.startswith("builtin:"):
+        judge_note = [f"`{judge}` is a built-in procedural judge that reads only packet text; it shows the mechanism",
+                      "(blank steps judged from later context), not how an LLM judge behaves. `--judge openai:MODEL`",
+                      "puts an LLM in its place."]
+    else:
+        judge_note = [f"The contrast above is `{judge}`'s: its verdicts through the OpenAI-compatible endpoint"
+                      + (f" at {options.base_url}" if options.base_url else "") + ",",
+                      "2 draws per packet, a flag when both draws flag an error. The fault study always uses the",
+                      "recording stub, so that what reached the judge is known byte for byte."]
     readme = [
         f"World seed {seed}, {WORLD_DAYS} days; {TRAJECTORIES} simulated support-agent trajectories, "
         f"{summary['trajectories']} with both targets; judge `{judge}` (2 draws, consensus flags).",
         "Regenerate with `orgbench reproduce assurance` (or `orgbench assure faults --out DIR` and",
         "`orgbench assure contrast --source SUITE --out DIR`). See docs/assurance.md.",
         "",
-        "### Fault study (faults.md, faults.csv)",
+        "### Fault study (faults.md, faults.csv, faults.tex)",
         "",
-        "19 constructed fault cases of the paper's Table II, the CRLF line-ending case it missed, and two",
-        "fault-free controls, each under P0..P3 with the recording stub as the judge.",
+        "19 constructed fault cases of the paper's Table II, a CRLF line-ending case, and two fault-free",
+        "controls, each under P0..P3 with the recording stub as the judge; each case's first stop in the",
+        "paper is in the last column.",
         "",
         faults_line,
         "",
-        "The paper's controls stopped 18 of 19 and missed the CRLF change (text-normalised hashing);",
-        "here every packet hash is exact-byte from build to read, so P3 stops all 20.",
+        PAPER_FAULT_CLAIM,
+        f"Here the stale script is first stopped under {_first_stop(outcomes, 'extra-stale-script')} and the CRLF",
+        f"case under {_first_stop(outcomes, 'crlf-before-staging')}: every packet hash is exact-byte from build to read.",
         "",
-        "### Later-context contrast (contrast.md, contrast.json, contrast.csv)",
+        "### Later-context contrast (contrast.md, contrast.json, contrast.csv, contrast.tex)",
         "",
         contrast_line.rsplit(" -> ", 1)[0] + ".",
         f"Per trajectory: original {per['original']['mean']:.3f} (95% CI {per['original']['ci95'][0]:.3f} to "
@@ -98,8 +126,7 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
         f"{per['reduction']['mean']:.3f} ({per['reduction']['ci95'][0]:.3f} to {per['reduction']['ci95'][1]:.3f}); "
         "cluster bootstrap over trajectories.",
         "The paper (J0): G = 13 original, 2 restored, reduction 0.37 per trajectory (0.17 to 0.53).",
-        "The built-in judge is a procedural baseline that reads only packet text; it shows the mechanism",
-        "(blank steps judged from later context), not how an LLM judge behaves.",
+        *judge_note,
         "`drilldown.jsonl`: every (case, control) of the fault study, and every prefix packet with its verdicts.",
         "",
     ]

@@ -7,7 +7,9 @@ runs instead, with judge seeds 0, 1, 2, in a resumable run directory.
 
 Stages under ``options.work_dir / "cargo"`` (reused when their inputs match):
 ``suite`` (worlds are simulated in memory; the suite is what is kept) and
-``runs/<judge>`` for the built-in judges.
+``runs/<judge>`` for the built-in judges; an LLM judge's resumable run is
+``runs/<judge>-<digest>``, the digest taken over everything that changes its
+answers (judge, endpoint, judge seeds, conditions, the suite's content).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from orgbench.studies import ReproduceOptions
 
 BUILTIN_JUDGES = ("builtin:literal", "builtin:grounded", "builtin:token-f1", "builtin:noref")
 LLM_JUDGE_SEEDS = (0, 1, 2)
+RUN_CONDITIONS = ("all", "rubric-swap")
 RULES_VERSION = 1  # bump to force every CARGO stage to rebuild (code changes already do)
 
 
@@ -69,54 +72,116 @@ def _builtin_run(work: Path, suite: Path, spec: str, fresh: bool) -> Path:
     return directory
 
 
+def _llm_run(work: Path, suite: Path, options: ReproduceOptions) -> Path:
+    """Judge the suite with ``options.judge`` in a resumable run directory keyed on what changes its answers.
+
+    The directory name carries a digest of the judge, the endpoint, the judge
+    seeds, the conditions and the suite's content digest: the same settings
+    resume the same run (nothing finished is asked again), different settings
+    get their own directory, and ``--fresh`` deletes the run (and its response
+    cache) and asks again.
+    """
+    import shutil
+
+    from judges.cargo_tables import suite_binding
+    from orgbench.commands.cargo import run_cargo_jobs
+    from orgbench.stages import fingerprint
+
+    key = {"stage": "cargo-llm-run", "rules": RULES_VERSION, "judge": options.judge, "base_url": options.base_url,
+           "judge_seeds": list(LLM_JUDGE_SEEDS), "conditions": list(RUN_CONDITIONS),
+           "suite_digest": suite_binding(suite)[0]["suite_digest"]}
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", options.judge)
+    run_dir = work / "runs" / f"{slug}-{fingerprint(key)[:12]}"
+    if options.fresh and run_dir.exists():
+        shutil.rmtree(run_dir)
+    run_cargo_jobs(_jobs(suite, LLM_JUDGE_SEEDS), options.judge, run_dir, suite=suite,
+                   conditions=list(RUN_CONDITIONS), seeds=LLM_JUDGE_SEEDS, base_url=options.base_url,
+                   concurrency=int(options.extra.get("concurrency", 16)), progress=True)
+    return run_dir
+
+
 def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     """Build the default suite, judge it under every condition and write results/cargo."""
     from benchmark_builders.cargo.worlds import DEFAULT_SEEDS
-    from judges.cargo_tables import write_tables
-    from orgbench.commands.cargo import run_cargo_jobs
+    from judges.cargo_tables import write_selective_risk, write_tables
 
     seeds = tuple(options.seeds) if options.seeds else DEFAULT_SEEDS
     work = Path(options.work_dir) / "cargo"
     suite = _suite_stage(work, seeds, options.fresh)
-    if options.judge:
-        run_dir = work / "runs" / re.sub(r"[^A-Za-z0-9._-]+", "-", options.judge)
-        run_cargo_jobs(_jobs(suite, LLM_JUDGE_SEEDS), options.judge, run_dir, suite=suite,
-                       conditions=["all", "rubric-swap"], seeds=LLM_JUDGE_SEEDS, base_url=options.base_url,
-                       concurrency=int(options.extra.get("concurrency", 16)), progress=True)
-        runs = [run_dir]
+    if options.judge and options.judge.startswith("builtin:"):  # deterministic: one judge seed, a cached stage
+        runs = [_builtin_run(work, suite, options.judge, options.fresh)]
+    elif options.judge:
+        runs = [_llm_run(work, suite, options)]
     else:
         runs = [_builtin_run(work, suite, spec, options.fresh) for spec in BUILTIN_JUDGES]
     out_dir = Path(out_dir)
     write_tables(runs, suite, out_dir)
+    write_selective_risk(out_dir)
     _write_drilldown(out_dir, suite, runs)
-    _write_notes(out_dir, suite, seeds, options)
+    _write_notes(out_dir, suite, seeds, runs, options)
 
 
-def _write_notes(out_dir: Path, suite: Path, seeds: tuple[int, ...], options: ReproduceOptions) -> None:
+def _judges_line(runs: list[Path], options: ReproduceOptions) -> str:
+    """Which judges produced these tables: built-in (deterministic) and LLM endpoints, with their judge seeds."""
+    from simulator.storage import read_json
+
+    builtin: dict[str, list[str]] = {}
+    parts = []
+    for run in runs:
+        meta = read_json(run / "run.json")
+        judge, judge_seeds = meta.get("judge", run.name), meta.get("parameters", {}).get("seeds", [])
+        seeds = ", ".join(map(str, judge_seeds))
+        if judge.startswith("builtin:"):
+            builtin.setdefault(seeds, []).append(f"`{judge}`")
+        else:
+            where = (meta.get("backend") or {}).get("base_url") or options.base_url
+            parts.append(f"`{judge}`" + (f" at {where}" if where else "") +
+                         f" (judge seeds {seeds}; an item's rate is its mean over seeds)")
+    parts = [f"{', '.join(names)} (built-in, deterministic, judge seed {seeds})"
+             for seeds, names in builtin.items()] + parts
+    return "; ".join(parts)
+
+
+def _write_notes(out_dir: Path, suite: Path, seeds: tuple[int, ...], runs: list[Path],
+                 options: ReproduceOptions) -> None:
     from benchmark_builders.cargo.worlds import CARGO_WORLD
     from simulator.storage import read_json, write_text_atomic
 
     meta = read_json(suite / "suite.json")
-    judges = options.judge or ", ".join(BUILTIN_JUDGES)
+    judges = [read_json(run / "run.json").get("judge", run.name) for run in runs]
+    builtin = [j for j in judges if j.startswith("builtin:")]
+    llm = [j for j in judges if not j.startswith("builtin:")]
     counts = ", ".join(f"{k} {meta['counts'][k]}" for k in ("P1", "P3", "P2", "P4"))
+    caveats = []
+    if builtin:
+        caveats.append(f"The built-in judges ({', '.join(builtin)}) are procedural baselines that read only the "
+                       "rendered request; they show that the\nsuite behaves as designed (see docs/cargo.md), not how "
+                       "an LLM judge behaves.")
+    if llm:
+        caveats.append(f"The rows of {', '.join(llm)} are that model's judgments through the OpenAI-compatible "
+                       "endpoint, read from\nits run directory; they are the numbers to set beside the paper's.")
+    else:
+        caveats.append("No LLM judged this suite; `--judge openai:MODEL --base-url URL` puts one in place of the "
+                       "built-in judges.")
     text = f"""# CARGO-Bench results
 
 Suite: {meta['items']} items ({counts}) from {len(seeds)} simulated worlds (seeds {", ".join(map(str, seeds))};
 {CARGO_WORLD['people']} people over {CARGO_WORLD['days']} days each), {meta['gating_items']} out-of-scope gating
 questions, {meta['golden']} golden references.
-Judges: {judges}. Built-in judges are deterministic and run with one judge seed; the paper's rows are
+Judges: {_judges_line(runs, options)}. The paper's rows are
 gpt-oss-120b, mean of 3 seeds (Table 3: seed 0, 150 items).
 
 - `table1_headline.*`, `table2_ablations.*`, `table3_rubric_swap.*`: penalty rate per family and
   DI = TP − FP with a 95% item-level bootstrap CI (10,000 resamples, seed 0), our rows beside the paper's.
 - `risk_coverage.png` / `.csv`: CARGO condition gated by retrieval margin (top-1 minus top-2 runbook
   similarity); loss 1 for a wrong or missing decision, a wrong top-1 runbook, or an out-of-scope question.
+- `selective_risk.*`: selective risk at target coverages 0.5, 0.8, 0.9 and 1.0, beside the coverage
+  actually reached (the smallest any τ gives that is at least the target), τ and AURC.
 - `scores.json`: every condition's scores per judge, and AURC / selective risk at fixed coverages.
 - `drilldown.jsonl`, `drilldown_shared.json`: per item and condition, every judge's verdict and the
-  grounded judge's unsupported claims; per item, the texts the judge saw and the truth (for the HTML report).
+  unsupported claims of the grounded judge (or of the one judge that ran); per item, the texts the judge saw and the truth (for the HTML report).
 
-The built-in judges are procedural baselines that read only the rendered request; they show that the
-suite behaves as designed (see docs/cargo.md), not how an LLM judge behaves. P3 (benign divergence) is
+{chr(10).join(caveats)} P3 (benign divergence) is
 this project's reconstruction: the paper does not define it.
 """
     write_text_atomic(out_dir / "NOTES.md", text)

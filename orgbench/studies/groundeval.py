@@ -157,9 +157,11 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
                     kind_rows.append([spec, mode, f"{track}/{kind}", agg["n"], agg["verdict_correct"], agg["s_answer"],
                                       agg["s_traj"], agg["s_adj"], agg["violation_rate"]])
     total = len([r for r in all_rows if r["agent"] == "oracle" and r["mode"] == "tool"])
+    llm_agents = [a for a in agents if a not in AGENTS]
+    who = "built-in agents" + (f" and {', '.join(llm_agents)}" if llm_agents else "")
     _write_table(out, "table_agents", ["agent", "mode", "track", "n", "S_answer", "S_traj", "S_adj", "violation rate",
                                        "correct, invalid path"], main_rows,
-                 f"GroundEval: built-in agents on {total} contracts from the default worlds (seeds "
+                 f"GroundEval: {who} on {total} contracts from the default worlds (seeds "
                  f"{', '.join(map(str, seeds))}), tool and context mode.")
     _write_table(out, "table_kinds", ["agent", "mode", "track/kind", "n", "verdict correct", "S_answer", "S_traj",
                                       "S_adj", "violation rate"], kind_rows,
@@ -189,11 +191,14 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     bm25_decoy = _aggregate([r for r in all_rows if r["agent"] == "bm25" and r["mode"] == "tool" and r["kind"] == "decoy"])
     prox = checks["proximity_decoy_tool"]
     leaky = checks["leaky"]
+    llm_line = (f" and the LLM agent{'s' if len(llm_agents) > 1 else ''} {', '.join(llm_agents)} (through "
+                f"the OpenAI-compatible endpoint{' at ' + options.base_url if options.base_url else ''})"
+                if llm_agents else "")
     write_text_atomic(out / "README.md", f"""# GroundEval: reproduced results
 
 {total} contracts (Perspective, Counterfactual with decoys, Silence) from the default worlds, seeds
-{', '.join(map(str, seeds))}; every built-in agent in tool and context mode; scored by the deterministic scorer.
-Rebuild with `orgbench reproduce groundeval` (byte-identical on rerun).
+{', '.join(map(str, seeds))}; every built-in agent{llm_line} in tool and context mode; scored by the deterministic
+scorer. Rebuild with `orgbench reproduce groundeval` (byte-identical on rerun with the built-in agents).
 
 - oracle: lowest S_adj over every contract and both modes = {oracle_min:.3f} (a valid path exists for each question).
 - leaky (tool mode): S_answer {leaky['s_answer']:.3f} but S_adj {leaky['s_adj']:.3f}; violation rate
