@@ -80,12 +80,14 @@ def test_no_candidate_of_the_default_suite_contradicts_itself():
     suite = default_world_suite()
     assert _scan(suite) == {}
     # every status contradiction narrates resolving and states a closing status the context does not show
-    assert _status_changes(suite) == [("resolved", "closed")] * 12
-    assert suite.meta["p2_kinds"] == {"date": 4, "entitlement": 7, "identifier": 27, "status": 12}
+    kinds = suite.meta["p2_kinds"]
+    assert sum(kinds.values()) == 50 and all(kinds[k] >= 3 for k in ("date", "entitlement", "identifier", "status"))
+    changes = _status_changes(suite)
+    assert set(changes) == {("resolved", "closed")} and len(changes) >= kinds["status"]
     entitlement = [t for t in suite.truth if t["family"] == "P2"
                    and t["perturbation"]["changes"][0]["field"] == "entitlement"]
     assert [[c["field"] for c in t["perturbation"]["changes"]] for t in entitlement] == [
-        ["entitlement", "warranty_end"]] * 7
+        ["entitlement", "warranty_end"]] * kinds["entitlement"]
 
 
 def test_the_scan_catches_what_the_old_contradictions_did():
