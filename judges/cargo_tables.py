@@ -331,7 +331,9 @@ def write_selective_risk(out_dir: Path) -> list[Path]:
 
 def write_tables(run_dirs: Sequence[Path], suite_dir: Path | None, out_dir: Path, *,
                  resamples: int = 10_000) -> list[Path]:
-    """Write Tables 1–3 (md, csv, tex), the risk–coverage PNG and CSV, and scores.json; return the paths.
+    """Write Tables 1–3 and selective risk (md, csv, tex), the risk–coverage PNG and CSV, and scores.json.
+
+    Returns the paths written.
 
     ``suite_dir`` None means the suite the runs' run.json records (see ``suite_of_runs``).
     """
@@ -367,4 +369,5 @@ def write_tables(run_dirs: Sequence[Path], suite_dir: Path | None, out_dir: Path
                           for c in curves]}
     write_json(out_dir / "scores.json", summary)
     written.append(out_dir / "scores.json")
+    written.extend(write_selective_risk(out_dir))
     return written

@@ -141,11 +141,11 @@ def register(cli: click.Group) -> None:
 
 
 def run_faults(out: Path) -> tuple[str, list]:
-    """Run the fault study, write faults.md and faults.csv under ``out``; return the summary and the outcomes."""
+    """Run the fault study, write faults.md, .csv and .tex under ``out``; return the summary and the outcomes."""
     import os
     import tempfile
 
-    from judges.assurance.fault_report import faults_csv, faults_table
+    from judges.assurance.fault_report import faults_csv, faults_latex, faults_table
     from judges.assurance.faults import run_study
     from simulator.storage import write_text_atomic
 
@@ -156,18 +156,21 @@ def run_faults(out: Path) -> tuple[str, list]:
     write_text_atomic(Path(out) / "faults.csv", faults_csv(outcomes))
     table = faults_table(outcomes)
     write_text_atomic(Path(out) / "faults.md", "# Fault study: 19 cases, CRLF and two controls under P0-P3\n\n" + table)
+    write_text_atomic(Path(out) / "faults.tex", faults_latex(outcomes))
     return table.split("\n\n")[-1].strip(), outcomes
 
 
 def write_faults(out: Path) -> str:
-    """Run the fault study and write faults.md and faults.csv atomically under ``out``."""
+    """Run the fault study and write faults.md, .csv and .tex atomically under ``out``."""
     return run_faults(out)[0]
 
 
 def run_contrast(source: Path, out: Path, backend, draws: int, *, per_packet_csv: bool = True) -> tuple[str, list]:
-    """Judge the cohort's eight packets per trajectory; write contrast.json / .md / .csv (and flags.csv)."""
+    """Judge the cohort's eight packets per trajectory; write contrast.json / .md / .csv / .tex (and flags.csv)."""
     from benchmark_builders.trajectories.records import read_suite
-    from judges.assurance.contrast import contrast_csv, contrast_summary, contrast_table, flags_csv, judge_cohort
+    from judges.assurance.contrast import (
+        contrast_csv, contrast_latex, contrast_summary, contrast_table, flags_csv, judge_cohort,
+    )
     from simulator.errors import InputError
     from simulator.storage import dumps_pretty, write_text_atomic
 
@@ -182,6 +185,7 @@ def run_contrast(source: Path, out: Path, backend, draws: int, *, per_packet_csv
     write_text_atomic(Path(out) / "contrast.json", dumps_pretty(summary))
     write_text_atomic(Path(out) / "contrast.md", "# Later-context contrast\n\n" + contrast_table(summary))
     write_text_atomic(Path(out) / "contrast.csv", contrast_csv(summary, judge))
+    write_text_atomic(Path(out) / "contrast.tex", contrast_latex(summary, judge))
     if per_packet_csv:
         write_text_atomic(Path(out) / "flags.csv", flags_csv(judged))
     g = summary["G"]

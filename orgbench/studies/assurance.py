@@ -68,8 +68,8 @@ def _suite_stage(directory: Path, world_dir: Path, seed: int, fresh: bool) -> No
 
 def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     """Run the fault study and the contrast; write their tables under ``out_dir``."""
-    from judges.assurance.contrast import contrast_latex, drilldown_records as packet_rows
-    from judges.assurance.fault_report import drilldown_records as fault_rows, faults_latex
+    from judges.assurance.contrast import drilldown_records as packet_rows
+    from judges.assurance.fault_report import drilldown_records as fault_rows
     from orgbench.commands.assurance import make_judge, run_contrast, run_faults
     from simulator.storage import dumps, write_text_atomic
 
@@ -84,11 +84,9 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     contrast_line, judged = run_contrast(suite, out_dir, make_judge(judge, options.base_url), 2, per_packet_csv=False)
     rows = fault_rows(outcomes) + packet_rows(judged)
     write_text_atomic(out_dir / "drilldown.jsonl", "".join(dumps(row) + "\n" for row in rows))
-    write_text_atomic(out_dir / "faults.tex", faults_latex(outcomes))
     import json
 
     summary = json.loads((out_dir / "contrast.json").read_text(encoding="utf-8"))
-    write_text_atomic(out_dir / "contrast.tex", contrast_latex(summary, summary.get("judge", judge)))
     per = summary["per_trajectory"]
     if judge.startswith("builtin:"):
         judge_note = [f"`{judge}` is a built-in procedural judge that reads only packet text; it shows the mechanism",

@@ -103,7 +103,7 @@ def _llm_run(work: Path, suite: Path, options: ReproduceOptions) -> Path:
 def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     """Build the default suite, judge it under every condition and write results/cargo."""
     from benchmark_builders.cargo.worlds import DEFAULT_SEEDS
-    from judges.cargo_tables import write_selective_risk, write_tables
+    from judges.cargo_tables import write_tables
 
     seeds = tuple(options.seeds) if options.seeds else DEFAULT_SEEDS
     work = Path(options.work_dir) / "cargo"
@@ -116,7 +116,6 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
         runs = [_builtin_run(work, suite, spec, options.fresh) for spec in BUILTIN_JUDGES]
     out_dir = Path(out_dir)
     write_tables(runs, suite, out_dir)
-    write_selective_risk(out_dir)
     _write_drilldown(out_dir, suite, runs)
     _write_notes(out_dir, suite, seeds, runs, options)
 
