@@ -44,7 +44,7 @@ def run(tmp_path_factory):
 def test_tables_hold_our_rows_and_the_papers(run):
     written = write_tables([run / "run"], run / "suite", run / "out", resamples=500)
     names = sorted(p.name for p in written)
-    assert names == sorted([f"{stem}{ext}" for stem in TABLES for ext in (".md", ".csv", ".tex")]
+    assert names == sorted([f"{stem}{ext}" for stem in [*TABLES, "selective_risk"] for ext in (".md", ".csv", ".tex")]
                            + ["risk_coverage.csv", "risk_coverage.png", "scores.json"])
     rows = list(csv.DictReader(io.StringIO((run / "out" / "table1_headline.csv").read_text())))
     by_key = {(r["condition"], r["judge"]): r for r in rows}
