@@ -1,11 +1,14 @@
 """Importers for recorded trajectories: AgentProcessBench-style JSONL and tau2-style messages.
 
 Every record is linked -- each tool result to the call it answers, by id --
-and anything that cannot be linked is reported with its file and line: a
-result that answers no call, a duplicate call id, a message with neither
-content nor calls, a label of a shape or value that cannot be read. Nothing is dropped silently: ``import_file`` returns the
-problems beside the records, and the command refuses to write a suite while
-any problem remains.
+and anything that cannot be linked or read is reported with its file and
+line: a line that is not UTF-8 or not a JSON object, a result that answers no
+call, a duplicate call or trajectory id, a message with neither content nor
+calls, a label of a shape or value that cannot be read. Each record is judged
+on its own and whole: ``import_file`` returns the records without a problem
+beside every rejected record with all of its problems, and the caller decides
+whether one rejected record stops the import or is left out (and listed).
+Nothing is dropped silently, and no record is half-imported.
 """
 
 from __future__ import annotations
@@ -18,18 +21,45 @@ from typing import Any
 from benchmark_builders.trajectories.records import (LABEL_VALUES, ChatMessage, StepLabels, ToolCall, Trajectory,
                                                      check_token, message_from_json)
 from simulator.errors import InputError
-from simulator.storage import read_text
 
 FORMATS = ("apb", "openai", "tau2")   # apb and openai: OpenAI-chat messages; tau2: results linked by id
 
 
 @dataclass(frozen=True, slots=True)
-class ImportResult:
-    """What an import produced: trajectories, their labels, and one line per problem found."""
+class RejectedRecord:
+    """A record that cannot be imported: its line, its own id when it has one, and every problem found in it."""
 
+    line: int
+    record_id: str | None
+    problems: tuple[str, ...]          # each names file and line
+
+    def to_json(self, path: Path) -> dict[str, Any]:
+        """The record for suite.json, its problems naming the file by name only (as suite.json does)."""
+        prefix = f"{path}:"
+        return {"line": self.line, "record_id": self.record_id,
+                "problems": [f"{path.name}:{p.removeprefix(prefix)}" if p.startswith(prefix) else p
+                             for p in self.problems]}
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    """What an import read: the records without a problem (trajectories, labels) and every rejected record."""
+
+    path: Path
+    records_read: int
     trajectories: tuple[Trajectory, ...]
     labels: tuple[StepLabels, ...]
-    problems: tuple[str, ...]
+    rejected: tuple[RejectedRecord, ...]
+
+    @property
+    def problems(self) -> tuple[str, ...]:
+        """Every problem of every rejected record, in file order."""
+        return tuple(problem for record in self.rejected for problem in record.problems)
+
+    def to_json(self) -> dict[str, Any]:
+        """The import section of suite.json: the file, records read, imported, and each record left out."""
+        return {"file": self.path.name, "records_read": self.records_read, "imported": len(self.trajectories),
+                "skipped": [record.to_json(self.path) for record in self.rejected]}
 
 
 def link_problems(messages: tuple[ChatMessage, ...], where: str) -> list[str]:
@@ -148,38 +178,86 @@ def _tau2_message(raw: Any, where: str) -> ChatMessage:
     return ChatMessage(message.role, message.content, tuple(calls))
 
 
+def _record_lines(path: Path) -> list[bytes]:
+    """The file's lines as bytes (each is decoded on its own), or InputError when the file cannot be read at all."""
+    try:
+        return path.read_bytes().split(b"\n")
+    except FileNotFoundError:
+        raise InputError(f"{path}: file not found") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, not a JSONL file (--import takes a JSONL file)") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
+
+
+def _read_record(obj: dict[str, Any], fmt: str, trajectory_id: str, where: str, source: str,
+                 problems: list[str]) -> tuple[Trajectory, StepLabels] | None:
+    """One record's trajectory and labels, every problem appended to ``problems`` (then the record is None)."""
+    raw_messages = obj.get("messages")
+    if not isinstance(raw_messages, list) or not raw_messages:
+        problems.append(f"{where}: field messages must be a non-empty list")
+        return None
+    convert = _tau2_message if fmt == "tau2" else message_from_json
+    messages = []
+    for i, raw in enumerate(raw_messages):
+        try:
+            messages.append(convert(raw, f"{where}: messages[{i}]"))
+        except InputError as exc:
+            problems.append(exc.message)
+    if len(messages) == len(raw_messages):        # links are only judged on a record whose every message was read
+        problems.extend(link_problems(tuple(messages), where))
+    labels = _labels(obj, raw_messages, trajectory_id, where, problems)
+    if problems:
+        return None
+    cluster = str(obj.get("cluster") or obj.get("task_id") or obj.get("query_id") or trajectory_id)
+    return Trajectory(trajectory_id, cluster, tuple(messages), source), labels
+
+
 def import_file(path: Path, fmt: str) -> ImportResult:
-    """Read ``path`` (``apb``, ``openai`` or ``tau2``); malformed JSON raises, unlinkable records are reported."""
+    """Read ``path`` (``apb``, ``openai`` or ``tau2``): each non-blank line is a record, imported whole or rejected.
+
+    Only a file that cannot be read at all (missing, a directory, unreadable)
+    or holds no record raises; a line that is not UTF-8 or not a JSON object
+    rejects that record alone.
+    """
     if fmt not in FORMATS:
         raise InputError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
     path = Path(path)
-    trajectories, labels, problems = [], [], []
+    source = f"{fmt}:{path.name}"
+    trajectories, labels, rejected = [], [], []
     seen: set[str] = set()
-    lines = read_text(path, "JSONL file (--import takes a JSONL file)").split("\n")
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    records_read = 0
+    for number, raw in enumerate(_record_lines(path), start=1):
         where = f"{path}:{number}"
+        record_id, problems, record = None, [], None
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{where}: invalid JSON ({exc.msg})") from None
-        if not isinstance(obj, dict):
-            raise InputError(f"{where}: record is not an object")
-        trajectory_id = str(obj.get("trajectory_id") or obj.get("id") or f"{path.stem}-{number}")
-        if trajectory_id in seen:
-            problems.append(f"{where}: duplicate trajectory id {trajectory_id}")
-            continue
-        seen.add(trajectory_id)
-        raw_messages = obj.get("messages")
-        if not isinstance(raw_messages, list) or not raw_messages:
-            raise InputError(f"{where}: field messages must be a non-empty list")
-        convert = _tau2_message if fmt == "tau2" else message_from_json
-        messages = tuple(convert(m, f"{where}: messages[{i}]") for i, m in enumerate(raw_messages))
-        problems.extend(link_problems(messages, where))
-        cluster = str(obj.get("cluster") or obj.get("task_id") or obj.get("query_id") or trajectory_id)
-        trajectories.append(Trajectory(trajectory_id, cluster, messages, f"{fmt}:{path.name}"))
-        labels.append(_labels(obj, raw_messages, trajectory_id, where, problems))
-    if not trajectories and not problems:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            problems.append(f"{where}: not UTF-8 ({exc.reason})")
+        else:
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                problems.append(f"{where}: invalid JSON ({exc.msg})")
+            else:
+                if isinstance(obj, dict):
+                    own_id = obj.get("trajectory_id") or obj.get("id")
+                    record_id = str(own_id) if own_id else None
+                    trajectory_id = record_id or f"{path.stem}-{number}"
+                    if trajectory_id in seen:
+                        problems.append(f"{where}: duplicate trajectory id {trajectory_id}")
+                    seen.add(trajectory_id)
+                    record = _read_record(obj, fmt, trajectory_id, where, source, problems)
+                else:
+                    problems.append(f"{where}: record is not an object")
+        records_read += 1
+        if record is None:
+            rejected.append(RejectedRecord(number, record_id, tuple(problems)))
+        else:
+            trajectories.append(record[0])
+            labels.append(record[1])
+    if not records_read:
         raise InputError(f"{path}: no trajectory records")
-    return ImportResult(tuple(trajectories), tuple(labels), tuple(problems))
+    return ImportResult(path, records_read, tuple(trajectories), tuple(labels), tuple(rejected))

@@ -25,24 +25,44 @@ def make_judge(spec: str, base_url: str | None):
     return make_backend(spec, base_url=base_url) if base_url else make_backend(spec)
 
 
-def _trajectories(world: Path | None, import_file: Path | None, fmt: str, out: Path, n: int, seed: int | None) -> str:
+def _import_trajectories(import_file: Path, fmt: str, out: Path, on_error: str) -> str:
+    """Import a JSONL file into a suite: a rejected record stops it (``stop``) or is left out and listed (``skip``)."""
+    from benchmark_builders.trajectories.importers import import_file as run_import
+    from benchmark_builders.trajectories.records import write_suite
+    from simulator.errors import InputError
+
+    result = run_import(import_file, fmt)
+    rejected = result.rejected
+    if rejected and on_error == "stop":
+        for line in result.problems:
+            click.echo(f"problem: {line}", err=True)
+        raise InputError(f"{import_file}: {len(result.problems)} problem(s) in {len(rejected)} of "
+                         f"{result.records_read} record(s), the first at line {rejected[0].line} (listed above); "
+                         f"nothing written (--on-error skip leaves such records out)")
+    if not result.trajectories:
+        raise InputError(f"{import_file}: every one of the {result.records_read} record(s) has a problem, "
+                         f"the first: {result.problems[0]}; nothing written")
+    write_suite(out, result.trajectories, result.labels, {"built_by": "orgbench build trajectories",
+                                                          "import": result.to_json(), "format": fmt})
+    if rejected:
+        lines = ", ".join(str(record.line) for record in rejected[:10])
+        more = f" and {len(rejected) - 10} more" if len(rejected) > 10 else ""
+        click.echo(f"imported {len(result.trajectories)} of {result.records_read} records from {import_file}; "
+                   f"skipped {len(rejected)} (lines {lines}{more}): see {Path(out) / 'suite.json'}", err=True)
+    return f"{len(result.trajectories)} trajectories imported to {out}"
+
+
+def _trajectories(world: Path | None, import_file: Path | None, fmt: str, out: Path, n: int, seed: int | None,
+                  on_error: str = "stop") -> str:
     from benchmark_builders.trajectories.records import write_suite
     from orgbench.commands.options import check_out_dir
     from simulator.errors import InputError
 
     check_out_dir(out, ("trajectories.jsonl", "MANIFEST.json"), "a trajectory suite")
     if import_file is not None:
-        from benchmark_builders.trajectories.importers import import_file as run_import
-
-        result = run_import(import_file, fmt)
-        if result.problems:
-            for line in result.problems:
-                click.echo(f"problem: {line}", err=True)
-            raise InputError(f"{import_file}: {len(result.problems)} problem(s) in the records (listed above); "
-                             f"nothing written")
-        write_suite(out, result.trajectories, result.labels, {"built_by": "orgbench build trajectories",
-                                                              "import": str(import_file.name), "format": fmt})
-        return f"{len(result.trajectories)} trajectories imported to {out}"
+        return _import_trajectories(import_file, fmt, out, on_error)
+    if on_error != "stop":
+        raise InputError("--on-error: applies to --import only")
     if world is None:
         raise InputError("build trajectories: give --world DIR (or --import FILE)")
     from benchmark_builders.trajectories.simulate import cases_from_world, simulate_trajectories
@@ -70,12 +90,16 @@ def register(cli: click.Group) -> None:
                   help="Import recorded trajectories instead (JSONL).")
     @click.option("--format", "fmt", type=click.Choice(["apb", "openai", "tau2"]), default="apb", show_default=True,
                   help="Import format: AgentProcessBench-style or plain OpenAI-chat JSONL, or tau2-style messages.")
+    @click.option("--on-error", type=click.Choice(["stop", "skip"]), default="stop", show_default=True,
+                  help="With --import, a record with any problem: stop lists every problem and writes nothing "
+                       "(exit 2); skip leaves each such record out whole, lists it with its problems in "
+                       "SUITE/suite.json (import.skipped) and says so on stderr (exit 2 only if none is left).")
     @click.option("--out", required=True, type=click.Path(path_type=Path), help="Suite directory to write.")
     @click.option("--n", default=60, show_default=True, type=click.IntRange(1), help="Trajectories to simulate.")
     @click.option("--seed", type=int, default=None, help="Trajectory seed (default: the world's seed).")
-    def build_trajectories(world, import_file, fmt, out, n, seed):
+    def build_trajectories(world, import_file, fmt, on_error, out, n, seed):
         """Simulate support-agent trajectories with step labels (or import recorded ones)."""
-        click.echo(_trajectories(world, import_file, fmt, out, n, seed))
+        click.echo(_trajectories(world, import_file, fmt, out, n, seed, on_error))
 
     @cli.group()
     def assure() -> None:
