@@ -91,17 +91,26 @@ def write_jsonl(path: Path, rows: Iterable[Any]) -> int:
     return len(lines)
 
 
-def read_text(path: Path, kind: str = "file") -> str:
-    """A UTF-8 text file's content, or InputError naming the file (missing, a directory, not UTF-8)."""
+def read_bytes(path: Path, kind: str = "file") -> bytes:
+    """A file's bytes, or InputError naming the file (missing, a directory, unreadable)."""
     path = Path(path)
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_bytes()
     except FileNotFoundError:
         raise InputError(f"{path}: file not found") from None
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory, not a {kind}") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
+
+
+def read_text(path: Path, kind: str = "file") -> str:
+    """A UTF-8 text file's content, or InputError naming the file (missing, a directory, unreadable, not UTF-8)."""
+    data = read_bytes(path, kind)
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 ({exc.reason})") from None
+        raise InputError(f"{Path(path)}: not UTF-8 ({exc.reason})") from None
 
 
 def read_json(path: Path) -> Any:

@@ -21,6 +21,7 @@ from typing import Any
 from benchmark_builders.trajectories.records import (LABEL_VALUES, ChatMessage, StepLabels, ToolCall, Trajectory,
                                                      check_token, message_from_json)
 from simulator.errors import InputError
+from simulator.storage import read_bytes
 
 FORMATS = ("apb", "openai", "tau2")   # apb and openai: OpenAI-chat messages; tau2: results linked by id
 
@@ -180,14 +181,7 @@ def _tau2_message(raw: Any, where: str) -> ChatMessage:
 
 def _record_lines(path: Path) -> list[bytes]:
     """The file's lines as bytes (each is decoded on its own), or InputError when the file cannot be read at all."""
-    try:
-        return path.read_bytes().split(b"\n")
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, not a JSONL file (--import takes a JSONL file)") from None
-    except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
+    return read_bytes(path, "JSONL file (--import takes a JSONL file)").split(b"\n")
 
 
 def _read_record(obj: dict[str, Any], fmt: str, trajectory_id: str, where: str, source: str,
