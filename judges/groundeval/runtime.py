@@ -98,6 +98,8 @@ class Corpus:
             for a in v.acl.participants:
                 by_participant.setdefault(a, []).append(i)
         self.audience_docs = np.array(audience_docs, dtype=np.int64)
+        self.open_to_all = np.ones(n, dtype=bool)     # False where an audience restricts who may read
+        self.open_to_all[self.audience_docs] = False
         self.by_audience = {a: np.array(x, dtype=np.int64) for a, x in by_audience.items()}
         self.by_participant = {a: np.array(x, dtype=np.int64) for a, x in by_participant.items()}
         postings: dict[str, dict[int, int]] = {}
@@ -129,27 +131,32 @@ class Corpus:
         return self._created[index] <= t < self._next_created[index]
 
     def visible_mask(self, actor_id: str, moment: datetime) -> np.ndarray:
-        """For each version: is it the current version at ``moment`` and visible to the actor then?"""
+        """For each version: is it the current version at ``moment`` and visible to the actor then?
+
+        Each gate input is a small per-subsystem or per-space table looked up by code, not a set test per version.
+        """
         n = len(self.docs)
         if self.policy.role_at(actor_id, moment) is None:
             return np.zeros(n, dtype=bool)
         t = _micros(moment)
-        mask = (self.created <= t) & (self.next_created > t)
-        readable = [i for i, s in enumerate(self.subsystems) if s in self.policy.subsystems_at(actor_id, moment)]
-        by_role = np.isin(self.subsystem_code, np.array(readable, dtype=np.int16))
+        readable = self.policy.subsystems_at(actor_id, moment)
+        by_role = np.array([s in readable for s in self.subsystems], dtype=bool)[self.subsystem_code]
         part = self.by_participant.get(actor_id)
         if part is not None:
             by_role[part] = True
+        member = [self.policy.is_member(s, actor_id, moment) for s in self.spaces]
+        mask = np.array(member + [True], dtype=bool)[self.space_code]   # code -1 (no space) picks the last: True
         mask &= by_role
-        member = [i for i, s in enumerate(self.spaces) if self.policy.is_member(s, actor_id, moment)]
-        mask &= (self.space_code < 0) | np.isin(self.space_code, np.array(member, dtype=np.int32))
+        mask &= self.created <= t
+        mask &= self.next_created > t
         if len(self.audience_docs):
-            allowed = np.ones(n, dtype=bool)
-            allowed[self.audience_docs] = False
             mine = self.by_audience.get(actor_id)
-            if mine is not None:
+            if mine is None:
+                mask &= self.open_to_all
+            else:
+                allowed = self.open_to_all.copy()
                 allowed[mine] = True
-            mask &= allowed
+                mask &= allowed
         return mask
 
 
@@ -185,7 +192,10 @@ class GatedRuntime:
         visible = int(self._mask.sum())
         self._n = visible
         self._avgdl = float(corpus.lengths[self._mask].mean()) if visible else 1.0
-        self._by_subsystem: dict[str, np.ndarray] = {}
+        self._codes = {s: i for i, s in enumerate(corpus.subsystems)}
+        self._in_subsystem: dict[str, np.ndarray] = {}
+        self._weights: dict[tuple[str, str | None], tuple[np.ndarray, np.ndarray] | None] = {}
+        self._scores: np.ndarray | None = None     # all zeros between searches: where large result sets are summed
 
     # -- helpers ------------------------------------------------------------------------------------
     def _record(self, started: float, tool: str, args: dict[str, Any], ids: tuple[str, ...], outcome: str,
@@ -223,45 +233,81 @@ class GatedRuntime:
 
     def ranked_ids(self, query: str, subsystem: str | None, limit: int) -> tuple[str, ...]:
         """The ids ``search_artifacts`` returns for these (valid) arguments, unrecorded: the scorer's re-run."""
+        docs = self.corpus.docs
+        return tuple(docs[index].ref for index in self.ranked_versions(query, subsystem, limit))
+
+    def ranked_versions(self, query: str, subsystem: str | None, limit: int) -> tuple[int, ...]:
+        """The corpus indices of the versions ``search_artifacts`` returns, best first: ranking only, no summaries."""
         limit = max(1, min(MAX_LIMIT, limit))
         if subsystem is not None and subsystem not in self.readable:
             return ()
-        docs = self.corpus.docs
-        return tuple(docs[index].ref for index, _ in self._rank(query, subsystem, limit))
+        return tuple(index for index, _ in self._rank(query, subsystem, limit))
+
+    def _term_weights(self, term: str, subsystem: str | None) -> tuple[np.ndarray, np.ndarray] | None:
+        """The visible versions (of one subsystem if given) holding ``term``, and its BM25 weight in each.
+
+        The weight of a term in a version depends only on the visible set (df over every visible version, avgdl),
+        never on the query or the subsystem filter, so it is worked out once per session, term and filter.
+        """
+        key = (term, subsystem)
+        try:
+            return self._weights[key]
+        except KeyError:
+            pass
+        found = None
+        posting = self.corpus.postings.get(term)
+        if posting is not None:
+            docs, tf = posting
+            if subsystem is None:
+                keep = self._mask[docs]
+                df = None
+            else:
+                unfiltered = self._weights.get((term, None), posting)
+                if unfiltered is None:          # no visible version holds the term
+                    keep = None
+                elif unfiltered is not posting:  # already weighed for every visible version: narrow those
+                    docs, weights = unfiltered
+                    keep = self.corpus.subsystem_code[docs] == self._codes.get(subsystem, -1)
+                    found = (docs[keep], weights[keep]) if keep.any() else None
+                    keep = None
+                else:
+                    in_subsystem = self._in_subsystem.get(subsystem)
+                    if in_subsystem is None:
+                        code = self._codes.get(subsystem, -1)
+                        in_subsystem = self._in_subsystem[subsystem] = self._mask & (self.corpus.subsystem_code == code)
+                    keep = in_subsystem[docs]
+                    df = int(np.count_nonzero(self._mask[docs]))
+            if keep is not None:
+                docs = docs[keep]
+                if len(docs):
+                    tf = tf[keep]
+                    if df is None:
+                        df = len(docs)
+                    idf = math.log(1.0 + (self._n - df + 0.5) / (df + 0.5))
+                    norm = K1 * (1.0 - B + B * self.corpus.lengths[docs] / self._avgdl)
+                    found = (docs, idf * tf * (K1 + 1.0) / (tf + norm))
+        self._weights[key] = found
+        return found
 
     def _rank(self, query: str, subsystem: str | None, limit: int) -> list[tuple[int, float]]:
         """BM25 over the visible versions (of one subsystem if given): the best ``limit`` (index, score), best first."""
-        corpus = self.corpus
-        mask = self._mask
-        if subsystem is not None:
-            filtered = self._by_subsystem.get(subsystem)
-            if filtered is None:
-                codes = [i for i, s in enumerate(corpus.subsystems) if s == subsystem]
-                filtered = mask & np.isin(corpus.subsystem_code, np.array(codes, dtype=np.int16))
-                self._by_subsystem[subsystem] = filtered
-            mask = filtered
-        parts_d, parts_s = [], []
-        for term in dict.fromkeys(tokenize(query)):
-            posting = corpus.postings.get(term)
-            if posting is None:
-                continue
-            docs, tf = posting
-            keep = mask[docs]
-            docs = docs[keep]
-            if not len(docs):
-                continue
-            tf = tf[keep]
-            df = int(self._mask[posting[0]].sum()) if subsystem is not None else len(docs)
-            idf = math.log(1.0 + (self._n - df + 0.5) / (df + 0.5))
-            norm = K1 * (1.0 - B + B * corpus.lengths[docs] / self._avgdl)
-            parts_d.append(docs)
-            parts_s.append(idf * tf * (K1 + 1.0) / (tf + norm))
-        if not parts_d:
+        parts = [w for w in (self._term_weights(t, subsystem) for t in dict.fromkeys(tokenize(query))) if w is not None]
+        if not parts:
             return []
-        all_d = np.concatenate(parts_d)
-        all_s = np.concatenate(parts_s)
-        candidates, inverse = np.unique(all_d, return_inverse=True)
-        scores = np.bincount(inverse, weights=all_s)
+        if len(parts) == 1:      # one posting: its versions are already distinct and in order
+            candidates, scores = parts[0]
+        elif sum(len(d) for d, _ in parts) * 8 < len(self._mask):   # a version's score: its terms' weights, in query order
+            candidates, inverse = np.unique(np.concatenate([d for d, _ in parts]), return_inverse=True)
+            scores = np.bincount(inverse, weights=np.concatenate([w for _, w in parts]))
+        else:                    # many versions: the same sums, in the same order, on a dense array
+            dense = self._scores
+            if dense is None:
+                dense = self._scores = np.zeros(len(self._mask), dtype=np.float64)
+            for docs, weights in parts:
+                dense[docs] += weights
+            candidates = np.flatnonzero(dense)
+            scores = dense[candidates]
+            dense[candidates] = 0.0
         if len(candidates) > limit:
             kth = np.partition(scores, len(scores) - limit)[len(scores) - limit]
             keep = np.nonzero(scores >= kth)[0]

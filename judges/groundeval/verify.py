@@ -101,17 +101,17 @@ class TraceVerifier:
         self._gates: dict[int, tuple[str, ...]] = {}
         self._resolved: dict[str, int | None] = {}
         self._runtime: GatedRuntime | None = None
-        self._searches: dict[tuple[str, str | None, int], frozenset[str]] = {}
-        self._claims: dict[str, tuple[str, tuple[str, ...], bool, str] | None] = {}
+        self._searches: dict[tuple[str, str | None, int], frozenset[int]] = {}
+        self._claims: dict[str, tuple[int, str, tuple[str, ...], bool, str] | None] = {}
 
-    def _search_results(self, query: str, subsystem: str | None, limit: int) -> frozenset[str]:
-        """The ids the gated runtime returns for this search (run once per distinct query, subsystem and limit)."""
+    def _search_results(self, query: str, subsystem: str | None, limit: int) -> frozenset[int]:
+        """The versions the gated runtime returns for this search (run once per distinct query, subsystem and limit)."""
         key = (query, subsystem, max(1, min(MAX_LIMIT, limit)))
         found = self._searches.get(key)
         if found is None:
             if self._runtime is None:
                 self._runtime = GatedRuntime(self.corpus, self.actor_id, self.as_of, record_latency=False)
-            found = self._searches[key] = frozenset(self._runtime.ranked_ids(*key))
+            found = self._searches[key] = frozenset(self._runtime.ranked_versions(*key))
         return found
 
     def _resolve(self, requested: str) -> int | None:
@@ -127,8 +127,8 @@ class TraceVerifier:
             gates = self._gates[index] = self.corpus.policy.violations(self.actor_id, self.corpus.docs[index], self.as_of)
         return gates
 
-    def _claimed(self, ref: str) -> tuple[str, tuple[str, ...], bool, str] | None:
-        """What a search's claimed id is at as_of: (its version's ref, the gates it breaks, current?, subsystem); None if unknown."""
+    def _claimed(self, ref: str) -> tuple[int, str, tuple[str, ...], bool, str] | None:
+        """What a search's claimed id is at as_of: (its version, its ref, the gates it breaks, current?, subsystem); None if unknown."""
         try:
             return self._claims[ref]
         except KeyError:
@@ -138,7 +138,7 @@ class TraceVerifier:
             found = None
         else:
             version = self.corpus.docs[index]
-            found = (version.ref, self._broken(index), self.corpus.current_at(index, self.as_of), version.subsystem)
+            found = (index, version.ref, self._broken(index), self.corpus.current_at(index, self.as_of), version.subsystem)
         self._claims[ref] = found
         return found
 
@@ -165,14 +165,14 @@ class TraceVerifier:
         if valid and answers_nothing:
             broken.add(SUBSYSTEM)
         kept: list[str] = []
-        results: frozenset[str] | None = None
+        results: frozenset[int] | None = None
         claims = self._claims
         for ref in claimed_ids:
             claimed = claims[ref] if ref in claims else self._claimed(ref)
             if claimed is None:
                 unknown.append(ref)
                 continue
-            version_ref, gates, current, version_subsystem = claimed
+            index, version_ref, gates, current, version_subsystem = claimed
             if gates:
                 broken.update(gates)
                 withheld.append(ref)
@@ -186,7 +186,7 @@ class TraceVerifier:
             else:
                 if results is None:
                     results = self._search_results(query, subsystem, limit)
-                if version_ref not in results:
+                if index not in results:
                     mismatch.append(f"returned {ref}, which this search does not return")
                 else:
                     kept.append(version_ref)
