@@ -296,7 +296,7 @@ class GatedRuntime:
             return []
         if len(parts) == 1:      # one posting: its versions are already distinct and in order
             candidates, scores = parts[0]
-        elif sum(len(d) for d, _ in parts) * 8 < len(self._mask):   # a version's score: its terms' weights, in query order
+        elif sum(len(d) for d, _ in parts) * 32 < len(self._mask):   # a version's score: its terms' weights, in query order
             candidates, inverse = np.unique(np.concatenate([d for d, _ in parts]), return_inverse=True)
             scores = np.bincount(inverse, weights=np.concatenate([w for _, w in parts]))
         else:                    # many versions: the same sums, in the same order, on a dense array
@@ -305,7 +305,7 @@ class GatedRuntime:
                 dense = self._scores = np.zeros(len(self._mask), dtype=np.float64)
             for docs, weights in parts:
                 dense[docs] += weights
-            candidates = np.flatnonzero(dense)
+            candidates = np.flatnonzero(dense != 0.0)   # every weight is > 0: the versions some term reached
             scores = dense[candidates]
             dense[candidates] = 0.0
         if len(candidates) > limit:
@@ -313,7 +313,7 @@ class GatedRuntime:
             keep = np.nonzero(scores >= kth)[0]
             candidates, scores = candidates[keep], scores[keep]
         order = np.lexsort((candidates, -np.round(scores, 9)))[:limit]
-        return [(int(candidates[i]), float(scores[i])) for i in order]
+        return list(zip(candidates[order].tolist(), scores[order].tolist()))
 
     def fetch_artifact(self, artifact_id: Any) -> dict[str, Any]:
         """The artifact (``ID`` for the version current at as_of, or ``ID@N``), or not_found if withheld or absent."""
