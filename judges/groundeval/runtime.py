@@ -89,6 +89,8 @@ class Corpus:
         space_code = {s: i for i, s in enumerate(self.spaces)}
         self.space_code = np.fromiter((-1 if v.acl.space is None else space_code[v.acl.space] for v in docs),
                                       dtype=np.int32, count=n)
+        self._subsystem_at = self.subsystem_code.astype(np.intp)   # lookup-table indices (intp: the fast gather)
+        self._space_at = self.space_code.astype(np.intp)
         audience_docs, by_audience, by_participant = [], {}, {}
         for i, v in enumerate(docs):
             if v.acl.audience is not None:
@@ -140,12 +142,12 @@ class Corpus:
             return np.zeros(n, dtype=bool)
         t = _micros(moment)
         readable = self.policy.subsystems_at(actor_id, moment)
-        by_role = np.array([s in readable for s in self.subsystems], dtype=bool)[self.subsystem_code]
+        by_role = np.array([s in readable for s in self.subsystems], dtype=bool)[self._subsystem_at]
         part = self.by_participant.get(actor_id)
         if part is not None:
             by_role[part] = True
         member = [self.policy.is_member(s, actor_id, moment) for s in self.spaces]
-        mask = np.array(member + [True], dtype=bool)[self.space_code]   # code -1 (no space) picks the last: True
+        mask = np.array(member + [True], dtype=bool)[self._space_at]   # code -1 (no space) picks the last: True
         mask &= by_role
         mask &= self.created <= t
         mask &= self.next_created > t
