@@ -111,3 +111,37 @@ def test_context_holds_only_what_the_gates_allow_within_budget(rt_world, rt_corp
         assert all(rt_world.policy.can_see(contract.actor, versions[ref], contract.as_of) for ref in context.ids())
         assert all(not any(call["gates"].values()) for call in runtime.trace())
         assert all(f"[{ref}]" in context.render() for ref in context.ids())
+
+
+def test_visible_mask_is_the_policy_at_that_moment(rt_world, rt_corpus):
+    """The lookup-table mask says, for every version, exactly what the policy and the version history say."""
+    rng = random.Random(7)
+    actors = [a.actor_id for a in rt_world.actors] + ["P-999"]
+    start, end = rt_world.events[0].ts - timedelta(days=1), rt_world.events[-1].ts + timedelta(days=1)
+    for _ in range(25):
+        actor, moment = rng.choice(actors), start + (end - start) * rng.random()
+        mask = rt_corpus.visible_mask(actor, moment)
+        expected = [rt_corpus.current_at(i, moment) and rt_world.policy.can_see(actor, v, moment)
+                    for i, v in enumerate(rt_corpus.docs)]
+        assert mask.tolist() == expected
+
+
+def test_a_search_ranks_the_same_whatever_the_session_searched_before(rt_world, rt_corpus):
+    """Term weights kept per session (unfiltered, then narrowed to a subsystem, or the reverse) change no result."""
+    rng = random.Random(11)
+    words = sorted({t for v in rt_world.artifacts for t in tokenize(f"{v.title} {v.body}")})
+    common = ["the", "a", "to", "of", "and"]
+    subsystems = [None, "ticketing", "deploys", "incidents", "chat", "email"]
+    employed = [a.actor_id for a in rt_world.actors]
+    for _ in range(10):
+        actor = rng.choice(employed)
+        moment = rt_world.events[0].ts + (rt_world.events[-1].ts - rt_world.events[0].ts) * (0.3 + 0.7 * rng.random())
+        shared = GatedRuntime(rt_corpus, actor, moment, record_latency=False)
+        searches = [(" ".join(rng.choice(words + common) for _ in range(rng.randint(1, 5))), rng.choice(subsystems),
+                     rng.randint(1, 50)) for _ in range(12)]
+        searches += [(q, None if s else "chat", n) for q, s, n in searches]      # the same terms, other filter
+        for query, subsystem, limit in searches:
+            fresh = GatedRuntime(rt_corpus, actor, moment, record_latency=False)
+            assert shared.search_artifacts(query, subsystem, limit) == fresh.search_artifacts(query, subsystem, limit)
+            assert shared.ranked_ids(query, subsystem, limit) == tuple(
+                rt_corpus.docs[i].ref for i in fresh.ranked_versions(query, subsystem, limit))
