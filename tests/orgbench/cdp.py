@@ -111,6 +111,12 @@ class Browser:
             raise RuntimeError(result["exceptionDetails"].get("text", "evaluation failed"))
         return result["result"].get("value")
 
+    async def table_rows(self, selector: str) -> list[list[str]]:
+        """The text of every cell of the rows ``selector`` matches (e.g. ``table[data-table=x] tbody tr``)."""
+        return await self.evaluate(
+            f"Array.from(document.querySelectorAll('{selector}'))"
+            ".map(tr => Array.from(tr.children).map(td => td.textContent))")
+
     async def screenshot(self, target: Path) -> Path:
         """Save a PNG of the full page."""
         result = await self.send("Page.captureScreenshot", format="png", captureBeyondViewport=True)

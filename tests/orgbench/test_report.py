@@ -104,12 +104,8 @@ def test_the_committed_report_renders_every_study(tmp_path: Path) -> None:
     async def drive():
         async with Browser() as browser:
             await browser.open(page)
-            rows = await browser.evaluate(
-                "Array.from(document.querySelectorAll('table[data-table=table1_headline] tr'))"
-                ".map(tr => Array.from(tr.children).map(td => td.textContent))")
-            matrix = await browser.evaluate(
-                "Array.from(document.querySelectorAll('table[data-table=fault_matrix] tbody tr'))"
-                ".map(tr => Array.from(tr.children).map(td => td.textContent))")
+            rows = await browser.table_rows("table[data-table=table1_headline] tr")
+            matrix = await browser.table_rows("table[data-table=fault_matrix] tbody tr")
             images = await browser.evaluate(
                 "Array.from(document.images).map(img => [img.alt, img.complete && img.naturalWidth > 0])")
             studies = await browser.evaluate(

@@ -203,12 +203,8 @@ def test_the_llm_report_renders_its_rows_the_papers_first_stops_and_selective_ri
     async def drive():
         async with Browser() as browser:
             await browser.open(page)
-            matrix = await browser.evaluate(
-                "Array.from(document.querySelectorAll('table[data-table=fault_matrix] tr'))"
-                ".map(tr => Array.from(tr.children).map(td => td.textContent))")
-            risk = await browser.evaluate(
-                "Array.from(document.querySelectorAll('table[data-table=selective_risk] tr'))"
-                ".map(tr => Array.from(tr.children).map(td => td.textContent))")
+            matrix = await browser.table_rows("table[data-table=fault_matrix] tr")
+            risk = await browser.table_rows("table[data-table=selective_risk] tr")
             notes = await browser.evaluate(
                 "Array.from(document.querySelectorAll('p.provenance')).map(p => p.textContent)")
             return matrix, risk, notes, browser.console_errors
