@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from benchmark_builders.groundeval.contracts import (
     COUNTERFACTUAL, NO_LINK_ALIASES, NO_LINK_MECHANISM, CausalRule, Contract, Question, Rules, Truth, question_id,
 )
-from benchmark_builders.groundeval.worldview import WorldView, describe_entity, floor_minute, when
+from benchmark_builders.groundeval.worldview import WorldView, at_most, describe_entity, floor_minute, when
 from simulator.model import Event
 
 MAX_EFFECTS = 400
@@ -118,9 +118,7 @@ def counterfactual_candidates(view: WorldView, rules: Rules, rng: random.Random)
     for rule in rules.causal:
         causes = view.events_by_type.get(rule.cause_event_type, [])
         times = [c.ts for c in causes]
-        effects = list(view.events_by_type.get(rule.effect_event_type, []))
-        if len(effects) > MAX_EFFECTS:
-            effects = sorted(rng.sample(effects, MAX_EFFECTS), key=lambda e: (e.ts, e.event_id))
+        effects = at_most(view.events_by_type.get(rule.effect_event_type, []), MAX_EFFECTS, rng)
         for effect in effects:
             lo = bisect_left(times, effect.ts - rule.max_gap)
             hi = bisect_right(times, effect.ts)

@@ -15,7 +15,7 @@ import random
 from bisect import bisect_right
 
 from benchmark_builders.groundeval.contracts import SILENCE, Contract, Question, Rules, SilenceRule, Truth, question_id
-from benchmark_builders.groundeval.worldview import WorldView, describe_entity, floor_minute, when
+from benchmark_builders.groundeval.worldview import WorldView, at_most, describe_entity, floor_minute, when
 from simulator.model import Event
 
 MAX_TRIGGERS = 400
@@ -93,9 +93,7 @@ def silence_candidates(view: WorldView, rules: Rules, rng: random.Random) -> lis
     for rule in rules.silence:
         responses = view.events_by_type.get(rule.response_event_type, [])
         times = [r.ts for r in responses]
-        triggers = list(view.events_by_type.get(rule.trigger_event_type, []))
-        if len(triggers) > MAX_TRIGGERS:
-            triggers = sorted(rng.sample(triggers, MAX_TRIGGERS), key=lambda e: (e.ts, e.event_id))
+        triggers = at_most(view.events_by_type.get(rule.trigger_event_type, []), MAX_TRIGGERS, rng)
         for trigger in triggers:
             lo = bisect_right(times, trigger.ts)
             hi = bisect_right(times, trigger.ts + rule.max_gap)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from bisect import bisect_right
 from datetime import datetime
 from typing import Iterable
@@ -66,6 +67,14 @@ class WorldView:
     def readable_subsystems(self, actor_id: str, moment: datetime) -> tuple[str, ...]:
         """The subsystems the actor's role and grants covered at ``moment``, sorted."""
         return tuple(sorted(self.policy.subsystems_at(actor_id, moment)))
+
+
+def at_most(events: Iterable[Event], limit: int, rng: random.Random) -> list[Event]:
+    """``events`` as a list, or — when there are more than ``limit`` — a seeded sample of them, in time order."""
+    events = list(events)
+    if len(events) > limit:
+        events = sorted(rng.sample(events, limit), key=lambda e: (e.ts, e.event_id))
+    return events
 
 
 def floor_minute(moment: datetime) -> datetime:

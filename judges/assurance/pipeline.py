@@ -195,6 +195,13 @@ def _finish(cfg: PipelineConfig, step: str, materials: Mapping[str, str], produc
     return StageResult(step, code, requirement, reason, tuple(failed))
 
 
+def _open_stage(cfg: PipelineConfig, step: str) -> tuple[Workspace, StepRecord | None]:
+    """Start ``step``'s record and check the stages before it; the workspace and the previous stage's record."""
+    _start(cfg, step)
+    ws = Workspace(cfg.work, cfg.hasher)
+    return ws, _require_previous(cfg, step, ws)
+
+
 def _require_previous(cfg: PipelineConfig, step: str, ws: Workspace) -> StepRecord | None:
     """Refuse (P1+) unless every earlier stage succeeded and chains; (P2+) unless the previous one is unchanged."""
     index = STEPS.index(step)
@@ -265,9 +272,7 @@ def build(cfg: PipelineConfig) -> StageResult:
     cfg.hook("before_build")
     if not (Path(cfg.source) / TRAJECTORIES_FILE).is_file():
         raise InputError(f"{Path(cfg.source) / TRAJECTORIES_FILE}: file not found (--source must be a trajectory suite)")
-    _start(cfg, "build")
-    ws = Workspace(cfg.work, cfg.hasher)
-    _require_previous(cfg, "build", ws)
+    ws, _ = _open_stage(cfg, "build")
     trajectories, labels = read_suite(cfg.source, verify=False)
     specs, packets = [], {}
     findings: list[Finding] = []
@@ -315,9 +320,7 @@ def build(cfg: PipelineConfig) -> StageResult:
 def check(cfg: PipelineConfig) -> StageResult:
     """The disk check: reread source records and packets, verify bytes and every requirement."""
     cfg.hook("before_check")
-    _start(cfg, "check")
-    ws = Workspace(cfg.work, cfg.hasher)
-    _require_previous(cfg, "check", ws)
+    ws, _ = _open_stage(cfg, "check")
     failed: list[tuple[str, str]] = []
     source = Path(cfg.source)
     if not (source / MANIFEST).is_file():
@@ -365,9 +368,7 @@ def check(cfg: PipelineConfig) -> StageResult:
 def stage(cfg: PipelineConfig) -> StageResult:
     """Copy the built packets for the judge, admitting exactly the expected files with their exact bytes."""
     cfg.hook("before_stage")
-    _start(cfg, "stage")
-    ws = Workspace(cfg.work, cfg.hasher)
-    _require_previous(cfg, "stage", ws)
+    ws, _ = _open_stage(cfg, "stage")
     manifest = _read_manifest(ws, "build/manifest.json")
     present = [rel[len("build/"):] for rel in ws.listing("build/packets")]
     failed: list[tuple[str, str]] = []
@@ -403,9 +404,7 @@ def stage(cfg: PipelineConfig) -> StageResult:
 def emit(cfg: PipelineConfig) -> StageResult:
     """Turn the staged packets into dispatch scripts (JSON lines: packet path, exact-byte hash, draws)."""
     cfg.hook("before_emit")
-    _start(cfg, "emit")
-    ws = Workspace(cfg.work, cfg.hasher)
-    _require_previous(cfg, "emit", ws)
+    ws, _ = _open_stage(cfg, "emit")
     staged = _read_manifest(ws, "staged/manifest.json")
     packets = [rel[len("staged/"):] for rel in ws.listing("staged/packets")]
     failed = [] if packets else [("staged-files-exact", "nothing staged")]
@@ -486,9 +485,7 @@ async def _judge_all(backend: JudgeBackend, handed: list[tuple[dict, int, bytes]
 def dispatch(cfg: PipelineConfig, backend: JudgeBackend, *, concurrency: int = 64) -> StageResult:
     """Hand each emitted packet to the judge; under P2 verify its bytes immediately before, as the same buffer."""
     cfg.hook("before_dispatch")
-    _start(cfg, "dispatch")
-    ws = Workspace(cfg.work, cfg.hasher)
-    emitted = _require_previous(cfg, "dispatch", ws)
+    ws, emitted = _open_stage(cfg, "dispatch")
     if cfg.controls.byte_checks:
         jobs = _predispatch(cfg, emitted, ws)
         build_manifest = _read_manifest(ws, "build/manifest.json")

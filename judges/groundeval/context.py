@@ -93,28 +93,29 @@ def build_context(contract: Contract, runtime: GatedRuntime, budget: int = DEFAU
     order = sorted(hits.items(), key=lambda kv: (kv[1][1].lower() not in named, -kv[1][0], kv[0]))
     items: list[dict[str, Any]] = []
     used = 0
-    for ref, (_, artifact_id) in order:
-        fetched = runtime.fetch_artifact(ref)
-        artifact = fetched.get("artifact")
-        if artifact is None:
-            continue
+
+    def take(artifact: dict[str, Any]) -> bool:
+        """Add ``artifact`` if it fits in what is left of the budget."""
+        nonlocal used
         size = _block_size(artifact)
         if used + size > budget:
-            break
+            return False
         items.append(artifact)
         used += size
+        return True
+
+    for ref, (_, artifact_id) in order:
+        artifact = runtime.fetch_artifact(ref).get("artifact")
+        if artifact is None:
+            continue
+        if not take(artifact):
+            break
         if artifact_id.lower() not in named:   # earlier versions only of records the question names
             continue
         for older in range(artifact["version"] - 1, 0, -1):
-            earlier = runtime.fetch_artifact(f"{artifact_id}@{older}")
-            previous = earlier.get("artifact")
-            if previous is None:
+            previous = runtime.fetch_artifact(f"{artifact_id}@{older}").get("artifact")
+            if previous is None or not take(previous):
                 break
-            size = _block_size(previous)
-            if used + size > budget:
-                break
-            items.append(previous)
-            used += size
     return Context(contract.question_id, tuple(items), budget, used, tuple(searches))
 
 
