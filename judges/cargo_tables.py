@@ -266,9 +266,13 @@ def _plot(curves: Sequence[Mapping[str, Any]], path: Path) -> None:
 
     matplotlib.rcParams.update({"svg.hashsalt": "orgbench", "font.family": "DejaVu Sans"})
     fig, ax = plt.subplots(figsize=(6.0, 4.0), dpi=100)
-    for entry in curves:
+    styles = (("-", "o", 0), ("--", "s", 3), (":", "^", 6), ("-.", "D", 9), ("-", "v", 1), ("--", "x", 4))
+    for index, entry in enumerate(curves):  # identical curves stay apart: own dash, marker and marker offset
         curve = entry["curve"]
-        ax.step(curve.coverage, curve.risk, where="post", label=f"{entry['judge']} (AURC {curve.aurc:.3f})")
+        dash, marker, offset = styles[index % len(styles)]
+        every = max(1, len(curve.coverage) // 10)
+        ax.step(curve.coverage, curve.risk, where="post", linestyle=dash, marker=marker, markersize=5,
+                markevery=(offset % every, every), fillstyle="none", label=f"{entry['judge']} (AURC {curve.aurc:.3f})")
     ax.set_xlabel("coverage (share of questions judged, margin ≥ τ)")
     ax.set_ylabel("selective risk")
     ax.set_xlim(0, 1)

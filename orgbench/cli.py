@@ -1,7 +1,8 @@
 """The ``orgbench`` command line: one click group, with each area's commands in orgbench/commands/.
 
 User errors (``InputError``) end as one line on stderr and exit code 2; a
-Ctrl-C ends with exit code 130 and leaves finished work in place.
+Ctrl-C ends with exit code 130 and a line that says, for that command, what
+was kept and whether running it again resumes.
 """
 
 from __future__ import annotations
@@ -14,7 +15,19 @@ import click
 from simulator.errors import InputError
 
 #: Modules under orgbench/commands/ that add commands; each has ``register(cli)``.
-COMMAND_MODULES = ("simulate", "cargo", "groundeval", "assurance", "reproduce")
+COMMAND_MODULES = ("simulate", "cargo", "groundeval", "assurance", "reproduce", "browse")
+
+RESUMES = "run the same command again to resume"
+#: What a Ctrl-C leaves, per command (first one or two words of the command line); the rest: ``ATOMIC``.
+INTERRUPTED = {
+    "judge": f"the judgments made so far are kept in --out; {RESUMES} (nothing finished is asked again)",
+    "run-agent": f"answers a model already gave are journaled beside --out; {RESUMES} "
+                 "(a built-in agent starts over; --out is written only when complete)",
+    "reproduce": "every stage listed above as built is kept under --work-dir; run the same command again to "
+                 "reuse them (the study folder being written was not replaced)",
+    "assure run": "each finished stage is recorded under --work; run the same command again to redo the rest",
+}
+ATOMIC = "nothing was written (the output is put in place only when complete); run the command again to start over"
 
 
 class OrgbenchGroup(click.Group):
@@ -38,14 +51,20 @@ class OrgbenchGroup(click.Group):
         sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx: click.Context):
+        words = [a for a in [*getattr(ctx, "_protected_args", []), *ctx.args] if not a.startswith("-")][:2]
         try:
             return super().invoke(ctx)
         except InputError as exc:
             click.echo(f"error: {exc.message}", err=True)
             ctx.exit(2)
         except KeyboardInterrupt:
-            click.echo("interrupted: finished work is kept; run the same command again to resume", err=True)
+            click.echo(f"interrupted: {interrupt_message(words)}", err=True)
             ctx.exit(130)
+
+
+def interrupt_message(words: list[str]) -> str:
+    """What a Ctrl-C leaves behind for the command named by its first words (true for that command)."""
+    return INTERRUPTED.get(" ".join(words[:2])) or INTERRUPTED.get(words[0] if words else "") or ATOMIC
 
 
 @click.group(cls=OrgbenchGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -70,7 +89,7 @@ def score() -> None:
 
 @cli.group()
 def tables() -> None:
-    """Write the tables of a study from its runs: cargo."""
+    """Write the tables of a study from its runs or scores: cargo, groundeval, assurance."""
 
 
 def _register_all() -> None:

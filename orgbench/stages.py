@@ -56,11 +56,21 @@ def is_current(directory: Path, inputs: Mapping[str, Any]) -> bool:
 
 
 def run_stage(directory: Path, inputs: Mapping[str, Any], build: Callable[[Path], None], *, fresh: bool = False) -> bool:
-    """Build ``directory`` with ``build(tmp_dir)`` unless it is current; return True if reused."""
+    """Build ``directory`` with ``build(tmp_dir)`` unless it is current; return True if reused.
+
+    Either way the running command's stage reporter hears of it at once (orgbench.progress).
+    """
+    import time
+
+    from orgbench.progress import stage_done
+
     directory = Path(directory)
+    started = time.perf_counter()
     if not fresh and is_current(directory, inputs):
+        stage_done(str(directory), time.perf_counter() - started, True)
         return True
     with staged_directory(directory) as tmp:
         build(tmp)
         write_manifest(tmp, extra={"stage_inputs": fingerprint(inputs)})
+    stage_done(str(directory), time.perf_counter() - started, False)
     return False

@@ -126,7 +126,7 @@ def make_backend(
         try:
             return module.make_builtin(arg)
         except (KeyError, ValueError) as exc:
-            raise InputError(f"judge spec {spec!r}: unknown built-in judge ({exc})") from None
+            raise InputError(f"judge spec {spec!r}: unknown built-in judge {exc.args[0] if exc.args else exc}") from None
     raise InputError(f"judge spec {spec!r}: unknown; use openai:MODEL, builtin:NAME, replay:PATH or stub[:LOG]")
 
 

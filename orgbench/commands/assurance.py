@@ -119,6 +119,10 @@ def register(cli: click.Group) -> None:
             from orgbench.commands.options import check_out_dir
 
             check_out_dir(work, option="--work", into=True)
+            if step == "dispatch":
+                from orgbench.preflight import check_endpoint
+
+                check_endpoint(judge, base_url)
             cfg = PipelineConfig(source, work, Controls.parse(controls), draws=draws)
             backend = make_judge(judge, base_url) if step == "dispatch" else None
             try:
@@ -160,7 +164,10 @@ def register(cli: click.Group) -> None:
         """Later-context contrast G on original vs restored packets, with a cluster bootstrap."""
         from orgbench.commands.options import check_out_dir
 
+        from orgbench.preflight import check_endpoint
+
         check_out_dir(out, into=True)
+        check_endpoint(judge, base_url)
         click.echo(write_contrast(source, out, make_judge(judge, base_url), draws))
 
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from orgbench.commands.options import check_out_dir, parse_seeds
+from orgbench.outdir import bind, guard, holds, overwrite_option, removed_on_failure
 
 
 def parse_sizes(text: str) -> dict[str, int]:
@@ -96,7 +97,9 @@ def make_jobs(items: list[dict], conditions, seeds, *, temperature: float = 0.0,
 @click.command("judge")
 @click.option("--suite", type=click.Path(file_okay=False, exists=True, path_type=Path), required=True,
               help="A CARGO suite directory (from `orgbench build cargo`).")
-@click.option("--judge", "spec", required=True, help="openai:MODEL, builtin:NAME (literal, grounded, token-f1, noref), replay:PATH.")
+@click.option("--judge", "spec", required=True,
+              help="openai:MODEL, builtin:NAME (literal, grounded, token-f1, noref; `orgbench list` shows them "
+                   "all), replay:PATH. builtin:step and stub judge assurance packets (orgbench assure), not CARGO.")
 @click.option("--conditions", default="all", show_default=True,
               help="Comma-separated: noref, direct, direct+ctx, cargo, cargo+auth, cargo-ctx, cargo-exemplar, cargo-unv.")
 @click.option("--rubric-swap", is_flag=True, help="Also run the rubric-swap control (prompt × rubric).")
@@ -116,10 +119,11 @@ def make_jobs(items: list[dict], conditions, seeds, *, temperature: float = 0.0,
 @click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Response cache file, shareable between runs (default: OUT/cache.sqlite).")
 @click.option("--dry-run", is_flag=True, help="Write the rendered requests to OUT/requests.jsonl and stop.")
+@overwrite_option
 def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, seeds: str, out: Path,
                   concurrency: int, limit: int | None, base_url: str | None, api_key_env: str,
                   temperature: float, max_tokens: int | None, timeout: float, max_retries: int,
-                  extra: tuple[str, ...], cache: Path | None, dry_run: bool) -> None:
+                  extra: tuple[str, ...], cache: Path | None, dry_run: bool, overwrite: bool) -> None:
     """Judge a CARGO suite under prompt conditions; writes OUT/judgments.jsonl and OUT/run.json.
 
     OUT/run.json records the suite (its digest and path) and every setting
@@ -134,9 +138,16 @@ def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, se
     from judges.conditions import parse_conditions
     from simulator.storage import write_jsonl
 
+    import shutil
+
+    from orgbench.preflight import check_endpoint
+    from orgbench.progress import Totals
+
     extra_params = parse_extra(extra)
     chosen = parse_conditions(conditions, rubric_swap=rubric_swap)
     judge_seeds = parse_seeds(seeds)
+    check_judge_spec(spec)
+    guard(out, "a CARGO dry run" if dry_run else "a CARGO judge run", overwrite=overwrite)
     check_out_dir(out, into=True)
     if cache is not None and not cache.exists():
         check_out_dir(cache, option="--cache")      # its folder must be one (or creatable)
@@ -148,15 +159,40 @@ def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, se
         count = write_jsonl(Path(out) / "requests.jsonl", (job_to_json(job) for job in jobs))
         click.echo(f"wrote {Path(out) / 'requests.jsonl'}: {count} rendered requests (nothing sent)")
         return
-    summary = run_cargo_jobs(jobs, spec, out, suite=suite, conditions=[c.name for c in chosen], seeds=judge_seeds,
-                             concurrency=concurrency, base_url=base_url, api_key_env=api_key_env,
-                             temperature=temperature, max_tokens=max_tokens, timeout=timeout,
-                             max_retries=max_retries, extra=extra_params, cache_path=cache, progress=True)
-    if summary.judgments and summary.errors == summary.judgments:
-        _every_request_failed(Path(out))
+    check_endpoint(spec, base_url)
+    if overwrite and holds(out):
+        shutil.rmtree(out)
+    totals = Totals()
+    with removed_on_failure(out):
+        summary = run_cargo_jobs(jobs, spec, out, suite=suite, conditions=[c.name for c in chosen], seeds=judge_seeds,
+                                 concurrency=concurrency, base_url=base_url, api_key_env=api_key_env,
+                                 temperature=temperature, max_tokens=max_tokens, timeout=timeout,
+                                 max_retries=max_retries, extra=extra_params, cache_path=cache, progress=True,
+                                 totals=totals)
+        if summary.judgments and summary.errors == summary.judgments:
+            _every_request_failed(Path(out))
     click.echo(f"{out}: {summary.judgments} judgments ({summary.penalized} penalised, {summary.passed} passed, "
                f"{summary.cannot_decide} cannot_decide, {summary.unparsed} unparsed, {summary.errors} errors); "
                f"{summary.requested} requested, {summary.already_done} already done")
+    click.echo(totals.line())
+
+
+def check_judge_spec(spec: str) -> None:
+    """Refuse a CARGO judge spec naming no judge, in the user's terms (the choices, and the nearest one)."""
+    import difflib
+
+    from orgbench.registry import cargo_judges
+    from simulator.errors import InputError
+
+    kind, _, name = spec.partition(":")
+    if kind != "builtin":
+        return
+    choices = cargo_judges()
+    if spec not in choices:
+        near = difflib.get_close_matches(spec, choices, n=1)
+        hint = f"did you mean {near[0]}? " if near else ""
+        raise InputError(f"--judge {spec}: no built-in CARGO judge is called {name!r}; {hint}"
+                         f"choose one of {', '.join(choices)} (or openai:MODEL)")
 
 
 def _every_request_failed(out: Path) -> None:
@@ -172,7 +208,8 @@ def _every_request_failed(out: Path) -> None:
 def run_cargo_jobs(jobs: list, spec: str, out: Path, *, suite: Path, conditions: list[str], seeds, concurrency: int = 16,
                    base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY", temperature: float = 0.0,
                    max_tokens: int | None = None, timeout: float = 60.0, max_retries: int = 5,
-                   extra: dict | None = None, cache_path: Path | None = None, progress: bool = False):
+                   extra: dict | None = None, cache_path: Path | None = None, progress: bool = False,
+                   totals=None):
     """Run jobs made from ``suite`` through the judge named by ``spec`` into run directory ``out`` (cache beside it).
 
     run.json binds the run to the suite's digest and the answer-changing
@@ -192,19 +229,27 @@ def run_cargo_jobs(jobs: list, spec: str, out: Path, *, suite: Path, conditions:
                   "temperature": temperature, "max_tokens": max_tokens, "extra": dict(extra or {})}
     options = {"concurrency": concurrency, "progress": progress, "parameters": parameters, "locations": locations}
     if spec.startswith("builtin:"):
-        return run_jobs_sync(jobs, backend, out, **options)
-    with ResponseCache(Path(cache_path) if cache_path else Path(out) / "cache.sqlite") as cache:
-        return run_jobs_sync(jobs, backend, out, cache=cache, **options)
+        summary = run_jobs_sync(jobs, backend, out, **options)
+    else:
+        with ResponseCache(Path(cache_path) if cache_path else Path(out) / "cache.sqlite") as cache:
+            summary = run_jobs_sync(jobs, backend, out, cache=cache, **options)
+    if totals is not None:
+        totals.add_backend(backend, summary.requested)
+        totals.prompt_tokens += summary.prompt_tokens
+        totals.completion_tokens += summary.completion_tokens
+    return summary
 
 
 @click.command("cargo")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(file_okay=False, exists=True, path_type=Path))
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True, help="Directory for the tables.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Directory for the tables; one holding anything else is refused (see --overwrite).")
 @click.option("--suite", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
               help="The suite the runs judged (default: the path in the first run's run.json). It must be the "
                    "suite every run's run.json records (same digest), or the command is refused.")
 @click.option("--resamples", type=click.IntRange(1), default=10_000, show_default=True, help="Bootstrap resamples for the CIs.")
-def tables_cargo(runs: tuple[Path, ...], out: Path, suite: Path | None, resamples: int) -> None:
+@overwrite_option
+def tables_cargo(runs: tuple[Path, ...], out: Path, suite: Path | None, resamples: int, overwrite: bool) -> None:
     """Write Tables 1–3 (Markdown, CSV, LaTeX) and the risk–coverage figure from RUN directories.
 
     The suite is the one the runs' run.json records; every run must have
@@ -212,9 +257,24 @@ def tables_cargo(runs: tuple[Path, ...], out: Path, suite: Path | None, resample
     not in the suite's truth is an error.
     """
     from judges.cargo_tables import write_tables
+    from simulator.errors import InputError
+    from simulator.storage import sha256_file, staged_directory
 
+    for run in runs:
+        found = holds(run)
+        if found != "a CARGO judge run":
+            hint = (" (score it with `orgbench score groundeval`, then `orgbench tables groundeval`)"
+                    if found == "a GroundEval agent run" else "")
+            raise InputError(f"{run}: holds {found or 'nothing'}, not a CARGO judge run (the folder `orgbench "
+                             f"judge` writes){hint}")
+    inputs = {"runs": [{name: sha256_file(run / name) for name in ("run.json", "judgments.jsonl")
+                        if (run / name).is_file()} for run in runs],
+              "suite": str(suite) if suite else None, "resamples": resamples}
+    guard(out, "CARGO tables", inputs, overwrite=overwrite)
     check_out_dir(out, into=True)
-    written = write_tables(list(runs), suite, out, resamples=resamples)
+    with staged_directory(out) as tmp:
+        written = write_tables(list(runs), suite, tmp, resamples=resamples)
+        bind(tmp, "tables cargo", inputs)
     click.echo(f"wrote {len(written)} files to {out}")
 
 

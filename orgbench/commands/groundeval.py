@@ -6,6 +6,22 @@ from pathlib import Path
 
 import click
 
+from orgbench.outdir import bind, guard, overwrite_option
+
+
+def _digest(path: Path) -> str | None:
+    """SHA-256 of a file, or None when it is missing (the command that reads it names it)."""
+    from simulator.storage import sha256_file
+
+    return sha256_file(path) if Path(path).is_file() else None
+
+
+def _agent_header(suite: Path, spec: str, mode: str, budget: int, base_url: str | None) -> dict:
+    """What a run-agent run.json binds: the suite's contracts, the agent, the mode, its budget and endpoint."""
+    return {"suite_contracts_sha256": _digest(Path(suite) / "contracts.jsonl"), "agent": spec, "mode": mode,
+            "context_budget": budget if mode == "context" else None,
+            "base_url": base_url if spec.startswith("openai:") else None}
+
 
 def register(cli: click.Group) -> None:
     """Add the GroundEval commands to the CLI."""
@@ -37,40 +53,64 @@ def register(cli: click.Group) -> None:
     @cli.command("run-agent")
     @click.option("--suite", type=click.Path(path_type=Path), required=True)
     @click.option("--agent", "spec", required=True,
-                  help="oracle | leaky | lazy | proximity | bm25 | zero-shot | openai:MODEL")
+                  help="A built-in agent (see `orgbench list`: oracle, leaky, lazy, proximity, bm25, zero-shot) "
+                       "or openai:MODEL")
     @click.option("--mode", type=click.Choice(("tool", "context")), default="tool", show_default=True)
-    @click.option("--out", type=click.Path(path_type=Path), required=True, help="Run directory to write.")
+    @click.option("--out", type=click.Path(path_type=Path), required=True,
+                  help="Run directory to write; one holding another run is refused (see --overwrite).")
     @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")
     @click.option("--budget", type=click.IntRange(1), default=24_000, show_default=True, help="Context-mode size budget (characters).")
     @click.option("--concurrency", type=click.IntRange(1), default=8, show_default=True, help="Questions in flight (openai:MODEL).")
     @click.option("--max-turns", type=click.IntRange(1), default=12, show_default=True, help="Tool-calling turns per question.")
     @click.option("--latency/--no-latency", default=True, show_default=True,
                   help="Record each call's latency in the trace (off: byte-identical reruns).")
+    @overwrite_option
     def run_agent_command(suite: Path, spec: str, mode: str, out: Path, base_url: str | None, budget: int,
-                          concurrency: int, max_turns: int, latency: bool) -> None:
+                          concurrency: int, max_turns: int, latency: bool, overwrite: bool) -> None:
         """Answer every contract of a suite with one agent, recording every tool call."""
-        from judges.groundeval.run import run_agent
-        from orgbench.commands.options import check_out_dir
+        import time
 
-        check_out_dir(out, ("answers.jsonl", "run.json"), "a run-agent directory")
+        from judges.groundeval.run import run_agent
+        from orgbench.preflight import check_endpoint
+
+        started = time.perf_counter()
+        guard(out, "a GroundEval agent run", _agent_header(suite, spec, mode, budget, base_url), overwrite=overwrite)
+        check_endpoint(spec, base_url)
         info = run_agent(suite, spec, mode, out, record_latency=latency, budget=budget, base_url=base_url,
                          concurrency=concurrency, max_turns=max_turns)
-        click.echo(f"{out}: {info['questions']} answers from {spec} ({mode} mode)")
+        click.echo(f"{out}: {info['questions']} answers from {spec} ({mode} mode), "
+                   f"{time.perf_counter() - started:.1f} s")
 
     @score.command("groundeval")
     @click.option("--suite", type=click.Path(path_type=Path), required=True)
     @click.option("--answers", type=click.Path(path_type=Path), required=True,
                   help="A run-agent directory, or a JSONL of answers (with calls) from any agent.")
-    @click.option("--out", type=click.Path(path_type=Path), required=True)
+    @click.option("--out", type=click.Path(path_type=Path), required=True,
+                  help="Scores directory; one holding other scores is refused (see --overwrite).")
     @click.option("--answered-only", is_flag=True,
                   help="Score only the questions that were answered (default: a missing answer scores 0).")
-    def score_groundeval(suite: Path, answers: Path, out: Path, answered_only: bool) -> None:
+    @click.option("--on-error", type=click.Choice(("stop", "skip")), default="stop", show_default=True,
+                  help="An unreadable answer or trace line: stop names it (exit 2, nothing written); skip leaves "
+                       "it out, lists it on stderr and in OUT/summary.json.")
+    @overwrite_option
+    def score_groundeval(suite: Path, answers: Path, out: Path, answered_only: bool, on_error: str,
+                         overwrite: bool) -> None:
         """Score answers and traces (every call's gates re-derived from the suite): S_answer, S_traj, v, S_adj, summaries."""
         from judges.groundeval.run import score_run
-        from orgbench.commands.options import check_out_dir
+        from judges.groundeval.traces import load_submissions
+        from simulator.errors import InputError
+        from simulator.storage import read_json, sha256_file
 
-        check_out_dir(out, ("summary.json", "questions.jsonl"), "a score groundeval directory")
-        summary = score_run(suite, answers, out, answered_only=answered_only)
+        notes = load_submissions(answers)[1]
+        if notes and on_error == "stop":
+            more = f" (and {len(notes) - 1} more)" if len(notes) > 1 else ""
+            raise InputError(f"{notes[0]}{more}; nothing written (--on-error skip leaves such lines out)")
+        answer_files = sorted(answers.glob("*.jsonl")) if answers.is_dir() else [answers]
+        inputs = {"suite_contracts_sha256": _digest(suite / "contracts.jsonl"), "answered_only": answered_only,
+                  "answers": {p.name: sha256_file(p) for p in answer_files if p.is_file()}}
+        guard(out, "GroundEval scores", inputs, overwrite=overwrite)
+        summary = score_run(suite, answers, out, answered_only=answered_only)   # put in place whole
+        bind(out, "score groundeval", inputs)
         for agent, modes in summary.items():
             for mode, tracks in modes.items():
                 total = tracks["all"]
@@ -78,12 +118,10 @@ def register(cli: click.Group) -> None:
                            f"S_adj {total['s_adj']:.3f}  violations {total['violation_rate']:.3f}  "
                            f"correct-but-invalid {total['correct_invalid_path']}  "
                            f"tampered traces {total['tampered_traces']}")
-        from simulator.storage import read_json
-
-        notes = read_json(out / "summary.json").get("unreadable_lines") or []
-        if notes:
-            click.echo(f"note: {len(notes)} unreadable line(s) left out (listed in {out / 'summary.json'}), "
-                       f"first: {notes[0]}", err=True)
+        skipped = read_json(out / "summary.json").get("unreadable_lines") or []
+        if skipped:
+            click.echo(f"skipped {len(skipped)} unreadable line(s) (--on-error skip; listed in {out / 'summary.json'}): "
+                       + "; ".join(skipped[:5]) + (" …" if len(skipped) > 5 else ""), err=True)
 
     @cli.command("serve-mcp")
     @click.option("--suite", type=click.Path(path_type=Path), required=True)

@@ -36,16 +36,12 @@ def check_out_dir(path: Path, marker: tuple[str, ...] = (), what: str = "", opti
     """
     from simulator.errors import InputError
 
+    from orgbench.outdir import check_path
+
     path = Path(path)
-    for parent in path.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise InputError(f"{option} {path}: {parent} is a file, not a directory")
-            break
+    check_path(path, option)
     if not path.exists():
         return
-    if not path.is_dir():
-        raise InputError(f"{option} {path}: exists and is not a directory; refusing to replace it")
     if marker and any(path.iterdir()) and not all((path / name).is_file() for name in marker):
         raise InputError(f"{option} {path}: exists and is not {what}; refusing to replace it")
     if into and (path / "MANIFEST.json").is_file():

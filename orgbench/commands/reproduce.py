@@ -19,25 +19,31 @@ import click
 STUDIES = ("cargo", "groundeval", "assurance")
 
 
-def run_reproduce(study: str, out: Path, options) -> list[str]:
-    """Run one study or all of them; return one summary line per study."""
+def run_reproduce(study: str, out: Path, options, echo=lambda line: None) -> list[str]:
+    """Run one study or all of them; ``echo`` each stage and study line as it finishes; return the study lines."""
+    from orgbench.outdir import removed_on_failure
+    from orgbench.progress import Stages
     from simulator.storage import staged_directory
 
     chosen = STUDIES if study == "all" else (study,)
     lines = []
-    for name in chosen:
-        module = importlib.import_module(f"orgbench.studies.{name}")
-        started = time.perf_counter()
-        with staged_directory(out / name) as tmp:
-            module.reproduce(tmp, options)
-        lines.append(f"{name}: {out / name} ({time.perf_counter() - started:.1f} s)")
-    from orgbench.report import write_report, write_results_readme
+    with removed_on_failure(out), Stages(lambda line: echo(line)):
+        for name in chosen:
+            module = importlib.import_module(f"orgbench.studies.{name}")
+            echo(f"{name}: running")
+            started = time.perf_counter()
+            with staged_directory(out / name) as tmp:
+                module.reproduce(tmp, options)
+            lines.append(f"{name}: {out / name} ({time.perf_counter() - started:.1f} s)")
+            echo(lines[-1])
+        from orgbench.report import write_report, write_results_readme
 
-    # every study folder present is complete (each is renamed into place when finished), so the README
-    # and the report describe exactly what the output directory holds, whichever study just ran
-    write_results_readme(out)
-    write_report(out, out / "index.html")
+        # every study folder present is complete (each is renamed into place when finished), so the README
+        # and the report describe exactly what the output directory holds, whichever study just ran
+        write_results_readme(out)
+        write_report(out, out / "index.html")
     lines.append(f"report: {out / 'index.html'}")
+    echo(lines[-1])
     return lines
 
 
@@ -62,14 +68,22 @@ def register(cli: click.Group) -> None:
         --judge, the built-in judges and agents run offline (no network, no key).
         """
         from orgbench.commands.options import check_out_dir, parse_seeds
+        from orgbench.outdir import guard
+        from orgbench.preflight import check_endpoint
+        from orgbench.progress import Totals
         from orgbench.studies import ReproduceOptions
 
+        totals = Totals()
+        guard(out, "results (orgbench reproduce)")
         check_out_dir(out, into=True)
         check_out_dir(work_dir, option="--work-dir", into=True)
         options = ReproduceOptions(work_dir=work_dir, judge=judge, base_url=base_url,
-                                   seeds=parse_seeds(seeds) if seeds else None, fresh=fresh)
-        for line in run_reproduce(study, out, options):
-            click.echo(line)
+                                   seeds=parse_seeds(seeds) if seeds else None, fresh=fresh,
+                                   extra={"totals": totals})
+        check_endpoint(judge, base_url)
+        run_reproduce(study, out, options, echo=click.echo)
+        llm = bool(judge and judge.startswith("openai:") and study in ("all", "cargo"))
+        click.echo(totals.line() + " (the CARGO judge's requests)" if llm else totals.wall())
 
     @cli.command()
     @click.option("--results", "results_dir", type=click.Path(path_type=Path, file_okay=False), default=Path("results"),

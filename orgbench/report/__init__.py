@@ -64,22 +64,29 @@ def _table(path: Path) -> dict[str, Any] | None:
     if not rows:
         return None
     header, body = rows[0], rows[1:]
+    title = _md_title(path.with_suffix(".md")) or path.stem.replace("_", " ")
+    from orgbench.report.comparison import comparison_table, is_comparison
+
+    if is_comparison(header):
+        return comparison_table(path.stem, title, header, body)
     source_col = next((i for i, h in enumerate(header) if h.lower() in ("source", "judge", "row")), None)
     out_rows = []
     for row in body:
         paper = source_col is not None and source_col < len(row) and "paper" in row[source_col].lower()
         cells = [{"text": c, "cls": _cell_class(header[i] if i < len(header) else "", c)} for i, c in enumerate(row)]
-        out_rows.append({"paper": paper, "cells": cells})
-    title = _md_title(path.with_suffix(".md")) or path.stem.replace("_", " ")
+        out_rows.append({"paper": paper, "kind": "paper" if paper else "", "cells": cells})
     return {"name": path.stem, "title": title, "header": header, "rows": out_rows}
 
 
 def _md_title(path: Path) -> str | None:
+    """A table's title: its Markdown heading, else its caption (the first line before the table)."""
     if not path.is_file():
         return None
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.startswith("#"):
             return line.lstrip("#").strip()
+        if line.strip() and not line.startswith("|"):
+            return line.strip()
     return None
 
 
@@ -144,8 +151,13 @@ def _drilldown(directory: Path) -> dict[str, Any] | None:
     return {"columns": columns, "filters": filters, "records": records, "shared": shared}
 
 
-def _study(results: Path, key: str) -> dict[str, Any] | None:
-    directory = results / key
+def _study(results: Path, key: str, folder: str | None = None) -> dict[str, Any] | None:
+    """Everything the page shows of study ``key`` from ``results/folder`` (the folder defaults to the key)."""
+    from orgbench.report.definitions import DEFINITIONS
+    from orgbench.report.findings import findings
+    from orgbench.report.readme import DESCRIPTIONS
+
+    directory = results / (folder or key)
     if not directory.is_dir():
         return None
     tables = []
@@ -156,11 +168,11 @@ def _study(results: Path, key: str) -> dict[str, Any] | None:
             table = _table(path)
             if table:
                 tables.append(table)
-    figures = [{"title": p.stem.replace("_", " "), "data": base64.b64encode(p.read_bytes()).decode("ascii")}
-               for p in sorted(directory.glob("*.png"))]
+    figures = [{"title": p.stem.replace("_", " "), "caption": DESCRIPTIONS.get(p.stem, p.stem.replace("_", " ")),
+                "data": base64.b64encode(p.read_bytes()).decode("ascii")} for p in sorted(directory.glob("*.png"))]
     from orgbench.report.readme import judges_present
 
-    names = judges_present(results).get(key, [])
+    names = judges_present(results, {key: folder or key}).get(key, [])
     builtin = [n for n in names if n.startswith("builtin:") or ":" not in n]
     llm = [n for n in names if n not in builtin]
     provenance = "; ".join(part for part in (
@@ -168,7 +180,9 @@ def _study(results: Path, key: str) -> dict[str, Any] | None:
         "LLM (OpenAI-compatible endpoint): " + ", ".join(llm) if llm else "") if part)
     return {"key": key, "title": STUDY_TITLES.get(key, key), "intro": STUDY_INTROS.get(key, ""),
             "provenance": f"Our numbers come from {provenance}." if provenance else "",
-            "tables": tables, "figures": figures, "drilldown": _drilldown(directory)}
+            "tables": tables, "figures": figures, "drilldown": _drilldown(directory),
+            "findings": findings(results, key, folder), "definitions": DEFINITIONS.get(key, ()),
+            "has_llm": any(t.get("has_llm") for t in tables)}
 
 
 def write_report(results: Path, target: Path) -> Path:
@@ -179,14 +193,17 @@ def write_report(results: Path, target: Path) -> Path:
     studies = [s for s in (_study(results, k) for k in STUDY_TITLES) if s]
     if not studies:
         raise InputError(f"{results}: holds none of {', '.join(STUDY_TITLES)}; run `orgbench reproduce` first")
+    return render_page(studies, target, "Reproduced by `orgbench reproduce` from seeded worlds; self-contained, "
+                                        "no network needed.")
+
+
+def render_page(studies: list[dict[str, Any]], target: Path, subtitle: str) -> Path:
+    """Write the page for these studies (as ``_study`` returns them) to ``target``."""
     env = Environment(loader=PackageLoader("orgbench.report", "."), autoescape=select_autoescape(["html", "j2"]))
     drill = {s["key"]: s["drilldown"] for s in studies if s["drilldown"]}
     drill_json = json.dumps(drill, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     drill_json = drill_json.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    html = env.get_template("template.html.j2").render(
-        studies=studies, drill_json=drill_json,
-        subtitle="Reproduced by `orgbench reproduce` from seeded worlds; self-contained, no network needed.",
-    )
+    html = env.get_template("template.html.j2").render(studies=studies, drill_json=drill_json, subtitle=subtitle)
     write_text_atomic(Path(target), html)
     return Path(target)
 

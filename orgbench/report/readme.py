@@ -19,9 +19,13 @@ def _is_builtin(name: str) -> bool:
     return name.startswith("builtin:") or ":" not in name  # GroundEval's built-in agents have bare names
 
 
-def judges_present(results: Path) -> dict[str, list[str]]:
-    """The judges (CARGO, the assurance contrast) and agents (GroundEval) whose numbers each study folder holds."""
+def judges_present(results: Path, folders: dict[str, str] | None = None) -> dict[str, list[str]]:
+    """The judges (CARGO, the assurance contrast) and agents (GroundEval) whose numbers each study folder holds.
+
+    ``folders`` maps a study to its folder under ``results`` when it is not named after the study.
+    """
     found: dict[str, list[str]] = {}
+    where = {"cargo": "cargo", "groundeval": "groundeval", "assurance": "assurance", **(folders or {})}
 
     def load(path: Path):
         try:
@@ -29,13 +33,13 @@ def judges_present(results: Path) -> dict[str, list[str]]:
         except (OSError, ValueError):
             return None
 
-    scores = load(results / "cargo" / "scores.json")
+    scores = load(results / where["cargo"] / "scores.json")
     if isinstance(scores, dict):
         found["cargo"] = [str(r.get("judge")) for r in scores.get("runs", []) if isinstance(r, dict)]
-    summary = load(results / "groundeval" / "summary.json")
+    summary = load(results / where["groundeval"] / "summary.json")
     if isinstance(summary, dict) and isinstance(summary.get("agents"), dict):
         found["groundeval"] = list(summary["agents"])
-    contrast = load(results / "assurance" / "contrast.json")
+    contrast = load(results / where["assurance"] / "contrast.json")
     if isinstance(contrast, dict) and contrast.get("judge"):
         found["assurance"] = [str(contrast["judge"])]
     return found

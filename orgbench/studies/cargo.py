@@ -96,7 +96,8 @@ def _llm_run(work: Path, suite: Path, options: ReproduceOptions) -> Path:
         shutil.rmtree(run_dir)
     run_cargo_jobs(_jobs(suite, LLM_JUDGE_SEEDS), options.judge, run_dir, suite=suite,
                    conditions=list(RUN_CONDITIONS), seeds=LLM_JUDGE_SEEDS, base_url=options.base_url,
-                   concurrency=int(options.extra.get("concurrency", 16)), progress=True)
+                   concurrency=int(options.extra.get("concurrency", 16)), progress=True,
+                   totals=options.extra.get("totals"))
     return run_dir
 
 

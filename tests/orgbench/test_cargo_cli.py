@@ -80,7 +80,7 @@ def test_unknown_condition_and_judge_end_in_one_line(suite, tmp_path):
     assert result.exit_code == 2 and "unknown condition 'oracle'" in result.output
     result = CliRunner().invoke(cli, ["judge", "--suite", str(suite), "--judge", "builtin:oracle",
                                       "--out", str(tmp_path / "r")])
-    assert result.exit_code == 2 and "unknown built-in judge" in result.output
+    assert result.exit_code == 2 and "no built-in CARGO judge is called 'oracle'" in result.output
 
 
 def test_reproduce_cargo_is_cached_and_byte_identical(tmp_path):

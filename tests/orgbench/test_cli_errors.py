@@ -157,7 +157,7 @@ def test_run_agent_out_is_a_regular_file_which_is_kept(fx):
 def test_score_refuses_to_replace_a_world(fx):
     before = tree(fx["world"])
     fails("score", "groundeval", "--suite", fx["ge"], "--answers", fx["answered"], "--out", fx["world"],
-          says=("is not a score groundeval directory",))
+          says=("holds a world, not GroundEval scores", "--overwrite"))
     assert tree(fx["world"]) == before
 
 
@@ -181,7 +181,7 @@ def test_out_under_a_regular_file(fx, command):
 def test_commands_that_add_files_refuse_a_sealed_directory(fx, command):
     target = Path(command[-1].format(**fx))
     before = tree(target)
-    fails(*[part.format(**fx) for part in command], says=(f"{target}: holds a MANIFEST.json",))
+    fails(*[part.format(**fx) for part in command], says=(f"{target}: holds a",))
     assert tree(target) == before
 
 
@@ -231,7 +231,8 @@ def test_judge_unreachable_endpoint(fx, tmp_path):
     port = closed_port()
     fails("judge", "--suite", fx["cargo"], "--judge", "openai:m", "--base-url", f"http://127.0.0.1:{port}/v1",
           "--conditions", "direct", "--limit", 1, "--max-retries", 0, "--out", tmp_path / "r",
-          says=(f"http://127.0.0.1:{port}/v1/chat/completions: unreachable",))
+          says=(f"--base-url: http://127.0.0.1:{port}/v1 is unreachable", "nothing was written"))
+    assert not (tmp_path / "r").exists()   # checked before anything is written: no run.json, no cache
 
 
 def test_judge_whose_every_request_failed(fx, tmp_path, refusing_url):
@@ -347,14 +348,19 @@ def test_score_empty_answers_and_a_run_without_traces(fx, tmp_path):
     assert not (tmp_path / "s").exists()
 
 
-def test_score_notes_a_non_utf8_answer_line(fx, tmp_path):
+def test_score_stops_at_a_non_utf8_answer_line(fx, tmp_path):
     answered = copy(fx["answered"], tmp_path)
     count = len((answered / "answers.jsonl").read_text().splitlines())
     with open(answered / "answers.jsonl", "ab") as handle:
         handle.write(b'{"question_id": "\xff"}\n')
-    result = run("score", "groundeval", "--suite", fx["ge"], "--answers", answered, "--out", tmp_path / "s")
+    fails("score", "groundeval", "--suite", fx["ge"], "--answers", answered, "--out", tmp_path / "s",
+          says=(f"{answered / 'answers.jsonl'}:{count + 1}: not an answer line", "--on-error skip"))
+    assert not (tmp_path / "s").exists()
+    result = run("score", "groundeval", "--suite", fx["ge"], "--answers", answered, "--out", tmp_path / "s",
+                 "--on-error", "skip")
     assert result.exit_code == 0, result.output
-    assert f"first: {answered / 'answers.jsonl'}:{count + 1}: not an answer line" in result.stderr
+    assert f"skipped 1 unreadable line(s)" in result.stderr
+    assert f"{answered / 'answers.jsonl'}:{count + 1}: not an answer line" in result.stderr
 
 
 # --- builders' inputs -----------------------------------------------------------------------------------------
@@ -436,14 +442,13 @@ def test_contrast_unreachable_endpoint_writes_nothing(fx, tmp_path):
     assert not (tmp_path / "c").exists()
 
 
-def test_dispatch_unreachable_endpoint_leaves_the_step_unfinished(fx, tmp_path):
+def test_dispatch_unreachable_endpoint_is_refused_before_the_stage_starts(fx, tmp_path):
     work = tmp_path / "work"
     for step in ("build", "check", "stage", "emit"):
         ok("assure", step, "--source", fx["tr"], "--work", work, "--draws", 1)
     fails("assure", "dispatch", "--source", fx["tr"], "--work", work, "--draws", 1, "--judge", "openai:m",
           "--base-url", f"http://127.0.0.1:{closed_port()}", says=("--base-url:", "unreachable"))
-    record = json.loads((work / "records" / "dispatch.link.json").read_text())
-    assert record["return_code"] is None       # started, never claimed finished
+    assert not (work / "records" / "dispatch.link.json").exists()   # checked before the stage starts
 
 
 def test_usage_errors_are_one_line_naming_the_option() -> None:

@@ -1,0 +1,150 @@
+"""The one output-directory rule every command follows: never replace work the user did not ask to replace.
+
+``holds(path)`` names what a directory holds (a world, a suite, a judge run,
+an agent run, scores, a table set, results). ``guard`` refuses an ``--out``
+that holds something else, or the same kind made from other inputs (a run
+whose bound header differs; resuming or redoing the same one is allowed),
+unless ``--overwrite`` was given. ``bind`` records the inputs of a finished
+table or score folder in ``.orgbench.json`` so that a later command can tell
+"the same" from "another". ``removed_on_failure`` takes away a folder the
+command created when it fails, so nothing half-made is left looking finished.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import shutil
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+from simulator.errors import InputError
+
+BINDING = ".orgbench.json"
+
+#: (kind, files that mark it), checked in order; the first whose files are all present names the folder.
+KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("results (orgbench reproduce)", ("README.md", "index.html")),
+    ("results (orgbench reproduce)", ("cargo", "drilldown.jsonl")),
+    ("a world", ("world.json", "events.jsonl")),
+    ("a CARGO suite", ("items.jsonl", "truth.jsonl")),
+    ("a GroundEval suite", ("contracts.jsonl",)),
+    ("a trajectory suite", ("trajectories.jsonl",)),
+    ("a CARGO judge run", ("judgments.jsonl",)),
+    ("a CARGO judge run", ("run.json", "cache.sqlite")),
+    ("a CARGO dry run", ("requests.jsonl",)),
+    ("a GroundEval agent run", ("answers.jsonl", "run.json")),
+    ("GroundEval scores", ("summary.json", "questions.jsonl")),
+    ("CARGO tables", ("table1_headline.csv",)),
+    ("GroundEval tables", ("table_agents.csv",)),
+    ("assurance tables", ("faults.csv",)),
+    ("assurance tables", ("contrast.json",)),
+    ("an assurance workspace", ("records",)),
+)
+
+
+def holds(path: Path) -> str | None:
+    """What ``path`` holds in the user's terms, "other files" for anything unknown, None if empty or absent."""
+    path = Path(path)
+    if not path.is_dir() or not any(p for p in path.iterdir() if not p.name.startswith(".")):
+        return None          # hidden entries: the binding, and folders a killed command left half-built
+    for kind, markers in KINDS:
+        if all((path / name).exists() for name in markers):
+            return kind
+    return "other files"
+
+
+def _binding(path: Path) -> dict[str, Any] | None:
+    try:
+        value = json.loads((Path(path) / BINDING).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _agent_run_header(path: Path) -> dict[str, Any] | None:
+    try:
+        run = json.loads((Path(path) / "run.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(run, dict):
+        return None
+    return {k: run.get(k) for k in ("suite_contracts_sha256", "agent", "mode", "context_budget", "base_url")}
+
+
+def _first_difference(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
+    for key in sorted(set(old) | set(new)):
+        if old.get(key) != new.get(key):
+            return f"{key} is {json.dumps(old.get(key))} there, {json.dumps(new.get(key))} now"
+    return None
+
+
+def check_path(path: Path, option: str = "--out") -> None:
+    """Refuse an output path that is a file or lies under one (InputError naming ``option``)."""
+    path = Path(path)
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise InputError(f"{option} {path}: {parent} is a file, not a directory")
+            break
+    if path.exists() and not path.is_dir():
+        raise InputError(f"{option} {path}: exists and is not a directory; refusing to replace it")
+
+
+def guard(path: Path, kind: str, inputs: Mapping[str, Any] | None = None, *, overwrite: bool = False,
+          option: str = "--out") -> None:
+    """Refuse (InputError, exit 2) an output folder holding another kind of output, or the same kind from other inputs.
+
+    ``inputs`` is what binds this output (for an agent run: the header its
+    run.json records; for tables and scores: the runs and options read).
+    Without ``inputs`` only a folder of the same kind is accepted as is.
+    With ``overwrite`` anything but a file or a path under a file is accepted.
+    """
+    path = Path(path)
+    check_path(path, option)
+    found = holds(path)
+    if found is None or overwrite:
+        return
+    if found != kind:
+        raise InputError(f"{option} {path}: holds {found}, not {kind}; choose another directory "
+                         f"(or add --overwrite to replace it)")
+    if inputs is None:
+        return
+    old = _agent_run_header(path) if kind == "a GroundEval agent run" else (_binding(path) or {}).get("inputs")
+    if old is None:
+        raise InputError(f"{option} {path}: holds {found} made by an earlier version (no record of its inputs); "
+                         f"choose another directory (or add --overwrite to replace it)")
+    difference = _first_difference(old, dict(inputs))
+    if difference:
+        raise InputError(f"{option} {path}: holds another {kind.split(' ', 1)[-1]} ({difference}); choose another "
+                         f"directory (or add --overwrite to replace it)")
+
+
+def bind(path: Path, command: str, inputs: Mapping[str, Any]) -> None:
+    """Record in ``path/.orgbench.json`` which command and inputs made this folder."""
+    from simulator.storage import dumps_pretty, write_text_atomic
+
+    write_text_atomic(Path(path) / BINDING, dumps_pretty({"command": command, "inputs": dict(inputs)}))
+
+
+@contextlib.contextmanager
+def removed_on_failure(path: Path) -> Iterator[None]:
+    """Remove ``path`` if it did not exist before and the block fails (an interrupt keeps it: it can resume)."""
+    path = Path(path)
+    existed = path.exists()
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise
+    except BaseException:
+        if not existed and path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        raise
+
+
+def overwrite_option(command):
+    """The ``--overwrite`` flag shared by every command that writes an output folder."""
+    import click
+
+    return click.option("--overwrite", is_flag=True,
+                        help="Replace what --out holds even if it is another run, suite or table set.")(command)

@@ -1,0 +1,102 @@
+"""Progress and totals for long commands: live stage lines, a rich bar on a terminal, a totals line at the end.
+
+Stage lines go to stderr as each stage finishes (so an interrupted command
+has already shown what it finished). The bar is drawn only when stderr is a
+terminal; redirected output gets the stage lines alone. ``Totals`` adds up
+what model-calling commands spent: requests, retries, tokens and wall time.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator, TypeVar
+
+import click
+
+T = TypeVar("T")
+
+#: The stage reporter of the command that is running (``None``: nothing is reported).
+_current: "Stages | None" = None
+
+
+def interactive() -> bool:
+    """True when stderr is a terminal (bars are drawn only then)."""
+    return sys.stderr.isatty()
+
+
+class Stages:
+    """Prints one line per finished stage at once, with its wall time."""
+
+    def __init__(self, echo: Callable[[str], None] | None = None) -> None:
+        self.echo = echo or (lambda line: click.echo(line, err=True))
+        self.lines: list[str] = []
+
+    def done(self, name: str, seconds: float, reused: bool = False) -> None:
+        """Report a finished (or reused) stage."""
+        line = f"  {name}: {'reused' if reused else 'built'} ({seconds:.1f} s)"
+        self.lines.append(line)
+        self.echo(line)
+
+    def __enter__(self) -> "Stages":
+        global _current
+        self._previous, _current = _current, self
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        global _current
+        _current = self._previous
+
+
+def stage_done(name: str, seconds: float, reused: bool) -> None:
+    """Tell the running command's reporter (if any) that a stage finished."""
+    if _current is not None:
+        _current.done(name, seconds, reused)
+
+
+def track(items: Iterable[T], total: int, label: str) -> Iterator[T]:
+    """Iterate ``items`` with a rich bar (count, rate, ETA) on a terminal, plainly otherwise."""
+    if not interactive() or total <= 0:
+        yield from items
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeRemainingColumn
+    from rich.text import Text
+
+    class Rate(ProgressColumn):
+        def render(self, task) -> Text:
+            return Text(f"{task.speed:.1f}/s" if task.speed else "–/s")
+
+    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), Rate(), TimeRemainingColumn(),
+                  transient=True) as bar:
+        task = bar.add_task(label, total=total)
+        for item in items:
+            yield item
+            bar.advance(task)
+
+
+@dataclass
+class Totals:
+    """What a model-calling command spent."""
+
+    requests: int = 0
+    retries: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    started: float = field(default_factory=time.perf_counter)
+
+    def add_backend(self, backend: Any, answered: int) -> None:
+        """Count the HTTP requests an openai backend sent for ``answered`` answers (the rest were retries)."""
+        client = getattr(backend, "client", None)
+        sent = int(getattr(client, "requests_sent", 0) or 0)
+        self.requests += sent
+        self.retries += max(0, sent - answered)
+
+    def wall(self) -> str:
+        """The wall-time line of a command that called no model."""
+        return f"total: {time.perf_counter() - self.started:.1f} s wall"
+
+    def line(self) -> str:
+        """The totals line printed at the end of the command."""
+        return (f"totals: {self.requests:,} requests ({self.retries:,} retries), {self.prompt_tokens:,} prompt + "
+                f"{self.completion_tokens:,} completion tokens, {time.perf_counter() - self.started:.1f} s wall")

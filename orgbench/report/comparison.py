@@ -1,0 +1,58 @@
+"""CARGO tables as one comparison per condition: the paper's row, then one row per judge with its difference.
+
+Rows of built-in judges carry the class ``builtin``; the report hides them
+behind a toggle when an LLM judge ran, and otherwise shows the two built-in
+judges the findings discuss (literal, grounded) with the rest behind it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from orgbench.report.findings import short
+
+FAMILIES = ("P1", "P3", "P2", "P4", "DI")
+SHOWN_BUILTIN = ("builtin:literal", "builtin:grounded")
+
+
+def _is_builtin(name: str) -> bool:
+    return name.startswith("builtin:") or ":" not in name
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def is_comparison(header: list[str]) -> bool:
+    """True for a table with condition and judge columns and the family rates (CARGO Tables 1–3)."""
+    return {"condition", "judge", *FAMILIES} <= set(header)
+
+
+def comparison_table(name: str, title: str, header: list[str], body: list[list[str]]) -> dict[str, Any]:
+    """The table as per-condition groups: the paper row first, each judge's row with Δ vs the paper."""
+    rows = [dict(zip(header, row)) for row in body]
+    judges = list(dict.fromkeys(r["judge"] for r in rows))
+    has_llm = any(not _is_builtin(j) and not j.startswith("paper") for j in judges)
+    keep = [h for h in header if h not in ("cannot_decide", "unparsed")]
+    out_header = keep + [f"Δ{f}" for f in FAMILIES]
+    out_rows = []
+    for condition in dict.fromkeys(r["condition"] for r in rows):
+        group = [r for r in rows if r["condition"] == condition]
+        paper = next((r for r in group if r["judge"].startswith("paper")), None)
+        ordered = ([paper] if paper else []) + [r for r in group if r is not paper]
+        for index, row in enumerate(ordered):
+            cells = [{"text": row.get(h, ""), "cls": "cond" if h == "condition" and index else ""} for h in keep]
+            for family in FAMILIES:
+                ours, theirs = _number(row.get(family, "")), _number(paper.get(family, "")) if paper else None
+                text = short(ours - theirs, signed=True) if row is not paper and ours is not None \
+                    and theirs is not None else ""
+                cells.append({"text": text, "cls": "delta"})
+            judge = row["judge"]
+            kind = "paper" if row is paper else "llm" if not _is_builtin(judge) else \
+                "builtin" if not has_llm and judge in SHOWN_BUILTIN else "builtin extra"
+            out_rows.append({"paper": row is paper, "kind": kind, "first": index == 0, "cells": cells})
+    return {"name": name, "title": title, "header": out_header, "rows": out_rows, "comparison": True,
+            "has_llm": has_llm}
