@@ -74,8 +74,16 @@ def _agent_run_header(path: Path) -> dict[str, Any] | None:
 
 def _first_difference(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
     for key in sorted(set(old) | set(new)):
-        if old.get(key) != new.get(key):
-            return f"{key} is {json.dumps(old.get(key))} there, {json.dumps(new.get(key))} now"
+        a, b = old.get(key), new.get(key)
+        if a == b:
+            continue
+        if isinstance(a, dict) and isinstance(b, dict):
+            return _first_difference(a, b)
+        if isinstance(a, str) and isinstance(b, str) and len(a) == len(b) == 64:   # file digests
+            return f"{key} differs"
+        if isinstance(a, list) or isinstance(b, list):
+            return f"{key} differ"
+        return f"{key} is {json.dumps(a)} there, {json.dumps(b)} now"
     return None
 
 
@@ -116,7 +124,7 @@ def guard(path: Path, kind: str, inputs: Mapping[str, Any] | None = None, *, ove
                          f"choose another directory (or add --overwrite to replace it)")
     difference = _first_difference(old, dict(inputs))
     if difference:
-        raise InputError(f"{option} {path}: holds another {kind.split(' ', 1)[-1]} ({difference}); choose another "
+        raise InputError(f"{option} {path}: holds {kind} made from other inputs ({difference}); choose another "
                          f"directory (or add --overwrite to replace it)")
 
 

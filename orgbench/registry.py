@@ -22,7 +22,8 @@ def judge_backends() -> list[str]:
     """The backend modules under judges/backends (each a kind of SPEC: openai:MODEL, replay:PATH, stub, …)."""
     import judges.backends
 
-    return sorted(m.name for m in pkgutil.iter_modules(judges.backends.__path__) if not m.name.startswith("_"))
+    return sorted(m.name for m in pkgutil.iter_modules(judges.backends.__path__) if m.name not in ("base",)
+                  and not m.name.startswith("_"))
 
 
 def agents() -> list[str]:

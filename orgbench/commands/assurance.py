@@ -80,6 +80,24 @@ def _trajectories(world: Path | None, import_file: Path | None, fmt: str, out: P
     return f"{len(trajectories)} trajectories ({errors} with a constructed error) from {len(cases)} cases -> {out}"
 
 
+def run_stage_step(ctx: click.Context, cfg, step: str, backend) -> None:
+    """Run one pipeline stage; print its ok line, or stop the command (exit 3 refused, exit 1 a check failed)."""
+    import time
+
+    from judges.assurance.pipeline import StageRefused, run_step
+
+    started = time.perf_counter()
+    try:
+        result = run_step(cfg, step, backend)
+    except StageRefused as refused:
+        click.echo(f"{step}: refused ({refused.requirement}): {refused.reason}", err=True)
+        ctx.exit(3)
+    if result.return_code:
+        click.echo(result.summary(), err=True)
+        ctx.exit(1)
+    click.echo(f"{step}: ok ({time.perf_counter() - started:.1f} s, record {cfg.work}/records/{step}.link.json)")
+
+
 def register(cli: click.Group) -> None:
     """Add ``build trajectories`` and the ``assure`` group to the CLI."""
     build_group = cli.commands["build"]
@@ -115,7 +133,7 @@ def register(cli: click.Group) -> None:
         @click.option("--base-url", default=None, help="dispatch only: OpenAI-compatible endpoint.")
         @click.pass_context
         def command(ctx, source, work, controls, draws, judge, base_url):
-            from judges.assurance.pipeline import Controls, PipelineConfig, StageRefused, run_step
+            from judges.assurance.pipeline import Controls, PipelineConfig
             from orgbench.commands.options import check_out_dir
 
             check_out_dir(work, option="--work", into=True)
@@ -125,15 +143,7 @@ def register(cli: click.Group) -> None:
                 check_endpoint(judge, base_url)
             cfg = PipelineConfig(source, work, Controls.parse(controls), draws=draws)
             backend = make_judge(judge, base_url) if step == "dispatch" else None
-            try:
-                result = run_step(cfg, step, backend)
-            except StageRefused as refused:
-                click.echo(f"{step}: refused ({refused.requirement}): {refused.reason}", err=True)
-                ctx.exit(3)
-            if result.return_code:
-                click.echo(result.summary(), err=True)
-                ctx.exit(1)
-            click.echo(f"{step}: ok (record {work}/records/{step}.link.json)")
+            run_stage_step(ctx, cfg, step, backend)
 
         command.__doc__ = {"build": "Render packets, check them inline, record exact-byte hashes.",
                            "check": "Disk check: reread source records and packets, verify every requirement.",

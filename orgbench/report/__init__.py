@@ -23,7 +23,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from simulator.errors import InputError
 from simulator.storage import read_json, read_jsonl, write_text_atomic
 
-__all__ = ["write_report", "write_results_readme", "STUDY_TITLES"]
+__all__ = ["write_report", "write_results_readme", "render_page", "study_section", "drill_spec", "STUDY_TITLES"]
 
 STUDY_TITLES = {
     "cargo": "CARGO-Bench: reference-based judges on live instances",
@@ -139,7 +139,11 @@ def _drilldown(directory: Path) -> dict[str, Any] | None:
                 or not isinstance(record.get("sections"), list):
             raise InputError(f"{path}: record {number}: expected an object with fields and sections")
     shared_path = directory / "drilldown_shared.json"
-    shared = read_json(shared_path) if shared_path.is_file() else {}
+    return drill_spec(records, read_json(shared_path) if shared_path.is_file() else {})
+
+
+def drill_spec(records: list[dict[str, Any]], shared: dict[str, Any] | None = None) -> dict[str, Any]:
+    """What the page's drill-down needs: the columns, the filters offered, the records and their shared texts."""
     columns: list[str] = []
     for record in records[:200]:
         for key in record.get("fields", {}):
@@ -148,10 +152,10 @@ def _drilldown(directory: Path) -> dict[str, Any] | None:
     first = ("item", "question", "case") + FILTER_FIELDS
     columns.sort(key=lambda c: (first.index(c) if c in first else len(first), c))
     filters = [f for f in FILTER_FIELDS if f in columns]
-    return {"columns": columns, "filters": filters, "records": records, "shared": shared}
+    return {"columns": columns, "filters": filters, "records": records, "shared": shared or {}}
 
 
-def _study(results: Path, key: str, folder: str | None = None) -> dict[str, Any] | None:
+def study_section(results: Path, key: str, folder: str | None = None) -> dict[str, Any] | None:
     """Everything the page shows of study ``key`` from ``results/folder`` (the folder defaults to the key)."""
     from orgbench.report.definitions import DEFINITIONS
     from orgbench.report.findings import findings
@@ -190,7 +194,7 @@ def write_report(results: Path, target: Path) -> Path:
     results = Path(results)
     if not results.is_dir():
         raise InputError(f"{results}: no such results directory (run `orgbench reproduce` first)")
-    studies = [s for s in (_study(results, k) for k in STUDY_TITLES) if s]
+    studies = [s for s in (study_section(results, k) for k in STUDY_TITLES) if s]
     if not studies:
         raise InputError(f"{results}: holds none of {', '.join(STUDY_TITLES)}; run `orgbench reproduce` first")
     return render_page(studies, target, "Reproduced by `orgbench reproduce` from seeded worlds; self-contained, "
@@ -198,7 +202,7 @@ def write_report(results: Path, target: Path) -> Path:
 
 
 def render_page(studies: list[dict[str, Any]], target: Path, subtitle: str) -> Path:
-    """Write the page for these studies (as ``_study`` returns them) to ``target``."""
+    """Write the page for these studies (as ``study_section`` returns them) to ``target``."""
     env = Environment(loader=PackageLoader("orgbench.report", "."), autoescape=select_autoescape(["html", "j2"]))
     drill = {s["key"]: s["drilldown"] for s in studies if s["drilldown"]}
     drill_json = json.dumps(drill, sort_keys=True, ensure_ascii=False, separators=(",", ":"))

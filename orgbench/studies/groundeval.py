@@ -110,12 +110,9 @@ def _write_table(out: Path, name: str, header: list[str], rows: list[list[Any]],
 
 def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     """Build contracts from the default worlds, run every built-in agent in both modes, score, write the tables."""
-    from benchmark_builders.groundeval.contracts import KINDS, TRACKS
     from judges.groundeval.run import score_submissions
     from judges.groundeval.drilldown import records as drilldown_records
-    from judges.groundeval.figure import track_bars_png
     from judges.groundeval.traces import load_submissions, load_suite
-    from simulator.storage import dumps, write_bytes_atomic, write_json, write_text_atomic
 
     seeds = tuple(options.seeds) if options.seeds else DEFAULT_SEEDS
     work = Path(options.work_dir) / "groundeval"
@@ -137,7 +134,20 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
         drill.extend(drilldown_records([r for r in rows if r["mode"] == "tool"], contracts, answers,
                                        {qid: seed for qid in contracts}))
 
-    out = Path(out_dir)
+    write_study_tables(Path(out_dir), all_rows, drill, agents, seeds, options.base_url)
+
+
+def write_study_tables(out: Path, all_rows: list[dict[str, Any]], drill: list[dict[str, Any]], agents: list[str],
+                       seeds: tuple[int, ...], base_url: str | None = None, where: str | None = None) -> None:
+    """Write the tables, the figure, drilldown.jsonl, summary.json and README.md from scored rows.
+
+    ``where`` names the suites for scores from elsewhere (``tables groundeval``); the README's notes on
+    the built-in probes are written only for the default worlds, where every probe ran.
+    """
+    from benchmark_builders.groundeval.contracts import KINDS, TRACKS
+    from judges.groundeval.figure import track_bars_png
+    from simulator.storage import dumps, write_bytes_atomic, write_json, write_text_atomic
+
     out.mkdir(parents=True, exist_ok=True)
     main_rows, kind_rows, summary = [], [], {}
     for spec in agents:
@@ -156,20 +166,20 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
                     agg = _aggregate(part)
                     kind_rows.append([spec, mode, f"{track}/{kind}", agg["n"], agg["verdict_correct"], agg["s_answer"],
                                       agg["s_traj"], agg["s_adj"], agg["violation_rate"]])
-    total = len([r for r in all_rows if r["agent"] == "oracle" and r["mode"] == "tool"])
+    total = len({(r.get("seed"), r["question_id"]) for r in all_rows})
+    where = where or f"the default worlds (seeds {', '.join(map(str, seeds))})"
     llm_agents = [a for a in agents if a not in AGENTS]
     who = "built-in agents" + (f" and {', '.join(llm_agents)}" if llm_agents else "")
     _write_table(out, "table_agents", ["agent", "mode", "track", "n", "S_answer", "S_traj", "S_adj", "violation rate",
                                        "correct, invalid path"], main_rows,
-                 f"GroundEval: {who} on {total} contracts from the default worlds (seeds "
-                 f"{', '.join(map(str, seeds))}), tool and context mode.")
+                 f"GroundEval: {who} on {total} contracts from {where}, tool and context mode.")
     _write_table(out, "table_kinds", ["agent", "mode", "track/kind", "n", "verdict correct", "S_answer", "S_traj",
                                       "S_adj", "violation rate"], kind_rows,
                  "GroundEval by question kind: decoys (counterfactual/decoy) and absences (silence/absence) "
                  "separate the heuristics.")
     write_bytes_atomic(out / "agents_by_track.png", track_bars_png(
         summary, agents, MODES, TRACKS,
-        f"GroundEval, {total} contracts (seeds {', '.join(map(str, seeds))}): S_answer vs S_adj per agent and track"))
+        f"GroundEval, {total} contracts ({where}): S_answer vs S_adj per agent and track"))
     drill.sort(key=lambda r: r["id"])
     if len({r["id"] for r in drill}) != len(drill):
         raise AssertionError("groundeval drill-down: question ids repeat across seeds")
@@ -177,22 +187,26 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     oracle_min = min((r["s_adj"] for r in all_rows if r["agent"] == "oracle"), default=0.0)
     checks = {
         "oracle_s_adj_min": oracle_min,
-        "leaky": summary["leaky"]["tool"]["all"],
+        "leaky": summary.get("leaky", {}).get("tool", {}).get("all"),
         "lazy_silence_absence_tool": _aggregate([r for r in all_rows if r["agent"] == "lazy" and r["mode"] == "tool"
                                                  and r["kind"] == "absence"]),
         "proximity_decoy_tool": _aggregate([r for r in all_rows if r["agent"] == "proximity" and r["mode"] == "tool"
                                             and r["kind"] == "decoy"]),
     }
+    present = {name for name in ("oracle", "leaky", "lazy", "proximity") if name in summary}
+    checks = {k: v for k, v in checks.items() if k.split("_")[0] in present}
     write_json(out / "summary.json", {"seeds": list(seeds), "contracts": total, "agents": summary,
                                       "checks": {k: ({kk: round(vv, 4) if isinstance(vv, float) else vv
                                                       for kk, vv in v.items()} if isinstance(v, dict) else v)
                                                  for k, v in checks.items()}})
+    if present != {"oracle", "leaky", "lazy", "proximity"} or "bm25" not in summary:
+        return
     lazy = checks["lazy_silence_absence_tool"]
     bm25_decoy = _aggregate([r for r in all_rows if r["agent"] == "bm25" and r["mode"] == "tool" and r["kind"] == "decoy"])
     prox = checks["proximity_decoy_tool"]
     leaky = checks["leaky"]
     llm_line = (f" and the LLM agent{'s' if len(llm_agents) > 1 else ''} {', '.join(llm_agents)} (through "
-                f"the OpenAI-compatible endpoint{' at ' + options.base_url if options.base_url else ''})"
+                f"the OpenAI-compatible endpoint{' at ' + base_url if base_url else ''})"
                 if llm_agents else "")
     write_text_atomic(out / "README.md", f"""# GroundEval: reproduced results
 

@@ -89,6 +89,9 @@ def test_reproduce_cargo_is_cached_and_byte_identical(tmp_path):
     assert first.exit_code == 0, first.output
     second = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "b")])
     assert second.exit_code == 0, second.output
+    suite = tmp_path / "work" / "cargo" / "suite"
+    assert f"{suite}: built (" in first.output and f"{suite}: reused (" in second.output   # live stage lines
+    assert first.output.splitlines()[-1].startswith("total: ") and first.output.splitlines()[-1].endswith(" s wall")
     files = sorted(p.name for p in (tmp_path / "a" / "cargo").iterdir())
     assert "table1_headline.md" in files and "risk_coverage.png" in files and "NOTES.md" in files
     for name in files:

@@ -70,8 +70,10 @@ def test_interrupted_reproduce_says_so_and_leaves_no_finished_looking_study(tmp_
     proc = _orgbench("reproduce", "cargo", "--out", str(out), "--work-dir", str(work))
     _wait_for(work / "cargo" / "suite" / "MANIFEST.json", proc)  # the suite is built; the judges are running
     proc.send_signal(signal.SIGINT)
-    _, stderr = proc.communicate(timeout=120)
+    stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
-    assert "interrupted" in stderr and "Traceback" not in stderr
+    assert "interrupted: every stage listed above as built is kept under --work-dir" in stderr
+    assert "Traceback" not in stderr
+    assert f"{work / 'cargo' / 'suite'}: built (" in stdout     # the finished stage's line was shown, not lost
     assert not (out / "cargo").exists()
     assert (work / "cargo" / "suite" / "MANIFEST.json").is_file()  # finished stages are kept

@@ -1,0 +1,38 @@
+"""``orgbench assure run``: the five pipeline stages (build, check, stage, emit, dispatch) in order, one command.
+
+Each stage is the one ``orgbench assure STAGE`` runs, with the same step
+record; the first that fails or refuses stops the rest, with that stage's
+exit code (1: a check failed, 3: refused, 2: bad input).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+def register(cli: click.Group) -> None:
+    """Add ``assure run`` to the CLI."""
+    from orgbench.commands.assurance import STAGE_NAMES, make_judge, run_stage_step
+
+    @cli.commands["assure"].command("run")
+    @click.option("--source", required=True, type=click.Path(path_type=Path), help="Trajectory suite directory.")
+    @click.option("--work", required=True, type=click.Path(path_type=Path), help="Pipeline workspace.")
+    @click.option("--controls", default="P3", show_default=True, help="P0 | P1 | P2 | P3 (cumulative).")
+    @click.option("--draws", default=2, show_default=True, type=click.IntRange(1), help="Judgements per packet.")
+    @click.option("--judge", default="stub", show_default=True, help="stub[:LOG], builtin:step, openai:MODEL.")
+    @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")
+    @click.pass_context
+    def run(ctx, source, work, controls, draws, judge, base_url):
+        """Run build, check, stage, emit and dispatch in order; stop at the first stage that fails or refuses."""
+        from judges.assurance.pipeline import Controls, PipelineConfig
+        from orgbench.commands.options import check_out_dir
+        from orgbench.preflight import check_endpoint
+
+        check_out_dir(work, option="--work", into=True)
+        check_endpoint(judge, base_url)
+        cfg = PipelineConfig(source, work, Controls.parse(controls), draws=draws)
+        backend = make_judge(judge, base_url)
+        for step in STAGE_NAMES:
+            run_stage_step(ctx, cfg, step, backend if step == "dispatch" else None)

@@ -1,0 +1,107 @@
+"""``orgbench tables groundeval`` and ``orgbench tables assurance``: a study's tables from your own scores or suite.
+
+Both follow the output-directory rule (orgbench.outdir) and write their
+folder whole (under a temporary name, renamed into place), so the folder
+is what ``orgbench report`` and ``orgbench view`` render.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from orgbench.outdir import bind, guard, holds, overwrite_option
+
+
+def _score_rows(folder: Path, index: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The scored rows of one ``score groundeval`` folder and the drill-down records (when its suite is there)."""
+    from judges.groundeval.drilldown import records as drilldown_records
+    from judges.groundeval.traces import load_submissions, load_suite
+    from simulator.errors import InputError
+    from simulator.storage import read_json, read_jsonl
+
+    found = holds(folder)
+    if found != "GroundEval scores":
+        hint = " (score it first: `orgbench score groundeval --answers RUN`)" if found == "a GroundEval agent run" else ""
+        raise InputError(f"{folder}: holds {found or 'nothing'}, not GroundEval scores (the folder `orgbench score "
+                         f"groundeval` writes){hint}")
+    rows = [{**row, "seed": index} for row in read_jsonl(folder / "questions.jsonl")]
+    meta = read_json(folder / "summary.json")
+    suite, answers = Path(str(meta.get("suite", ""))), Path(str(meta.get("answers", "")))
+    if not (suite / "contracts.jsonl").is_file() or not answers.exists():
+        return rows, []
+    contracts = {c.question_id: c for c in load_suite(suite)[1]}
+    given = {(s.question_id, s.agent, s.mode): s.answer for s in load_submissions(answers)[0]}
+    tool = [r for r in rows if r["mode"] == "tool"]
+    return rows, drilldown_records(tool, contracts, given, {qid: index for qid in contracts})
+
+
+@click.command("groundeval")
+@click.argument("scores", nargs=-1, required=True, type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Directory for the tables; one holding anything else is refused (see --overwrite).")
+@overwrite_option
+def tables_groundeval(scores: tuple[Path, ...], out: Path, overwrite: bool) -> None:
+    """Write the GroundEval tables, figure and drill-down from SCORES folders (from `orgbench score groundeval`)."""
+    from orgbench.studies.groundeval import MODES, write_study_tables
+    from simulator.errors import InputError
+    from simulator.storage import sha256_file, staged_directory
+
+    all_rows: list[dict[str, Any]] = []
+    drill: list[dict[str, Any]] = []
+    for index, folder in enumerate(scores):
+        rows, records = _score_rows(folder, index)
+        all_rows.extend(rows)
+        drill.extend(records)
+    if not all_rows:
+        raise InputError(f"{scores[0]}: no scored questions")
+    ids = [r["id"] for r in drill]
+    if len(set(ids)) != len(ids):
+        raise InputError("SCORES: the same agent and question are scored in two folders; give each once")
+    agents = list(dict.fromkeys(r["agent"] for r in all_rows))
+    missing = [(a, m) for a in agents for m in MODES if not any(r["agent"] == a and r["mode"] == m for r in all_rows)]
+    inputs = {"scores": [sha256_file(folder / "questions.jsonl") for folder in scores]}
+    guard(out, "GroundEval tables", inputs, overwrite=overwrite)
+    with staged_directory(out) as tmp:
+        write_study_tables(tmp, all_rows, drill, agents, (), where=", ".join(str(s) for s in scores))
+        bind(tmp, "tables groundeval", inputs)
+    note = f" ({', '.join(f'{a} {m}' for a, m in missing)} not scored: their rows are empty)" if missing else ""
+    click.echo(f"wrote GroundEval tables for {len(agents)} agent(s) to {out}{note}")
+
+
+@click.command("assurance")
+@click.option("--source", required=True, type=click.Path(file_okay=False, exists=True, path_type=Path),
+              help="Trajectory suite for the later-context contrast (from `orgbench build trajectories`).")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="Directory for the tables; one holding anything else is refused (see --overwrite).")
+@click.option("--judge", default="builtin:step", show_default=True, help="Contrast judge: builtin:step, openai:MODEL, stub.")
+@click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")
+@click.option("--draws", default=2, show_default=True, type=click.IntRange(1))
+@overwrite_option
+def tables_assurance(source: Path, out: Path, judge: str, base_url: str | None, draws: int, overwrite: bool) -> None:
+    """Write the fault study (recording stub, P0–P3) and the later-context contrast of SOURCE, as `reproduce` does."""
+    from judges.assurance.contrast import drilldown_records as packet_rows
+    from judges.assurance.fault_report import drilldown_records as fault_rows
+    from orgbench.commands.assurance import make_judge, run_contrast, run_faults
+    from orgbench.preflight import check_endpoint
+    from simulator.storage import dumps, sha256_file, staged_directory, write_text_atomic
+
+    inputs = {"source": sha256_file(source / "trajectories.jsonl") if (source / "trajectories.jsonl").is_file()
+              else None, "judge": judge, "base_url": base_url, "draws": draws}
+    guard(out, "assurance tables", inputs, overwrite=overwrite)
+    check_endpoint(judge, base_url)
+    backend = make_judge(judge, base_url)
+    with staged_directory(out) as tmp:
+        faults_line, outcomes = run_faults(tmp)
+        contrast_line, judged = run_contrast(source, tmp, backend, draws)
+        write_text_atomic(tmp / "drilldown.jsonl", "".join(dumps(r) + "\n" for r in fault_rows(outcomes) + packet_rows(judged)))
+        bind(tmp, "tables assurance", inputs)
+    click.echo(f"{faults_line}\n{contrast_line.replace(str(tmp), str(out))}")
+
+
+def register(cli: click.Group) -> None:
+    """Add ``tables groundeval`` and ``tables assurance`` to the CLI."""
+    cli.commands["tables"].add_command(tables_groundeval)
+    cli.commands["tables"].add_command(tables_assurance)

@@ -1,0 +1,78 @@
+"""One run or score folder as a page section (``orgbench view``): a summary table and a record per line."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from simulator.storage import read_json, read_jsonl
+
+
+def _clip(value: Any, limit: int = 4000) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, indent=1, sort_keys=True, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _plain(header: list[str], rows: list[list[Any]], name: str, title: str) -> dict[str, Any]:
+    return {"name": name, "title": title, "header": header,
+            "rows": [{"paper": False, "kind": "", "cells": [{"text": str(c), "cls": ""} for c in row]} for row in rows]}
+
+
+def judge_run_view(directory: Path) -> tuple[str, str, dict[str, Any] | None, list[dict[str, Any]]]:
+    """A CARGO judge run: verdict counts per condition, and every judgment with the judge's response."""
+    from judges.judgments import load_judgments
+
+    meta = read_json(directory / "run.json") if (directory / "run.json").is_file() else {}
+    judge = str(meta.get("judge", directory.name))
+    rows = list(load_judgments(directory))
+    verdict = lambda r: "error" if r.get("error") else (r.get("verdict") or {}).get("verdict", "unparsed")  # noqa: E731
+    counts: dict[str, Counter] = {}
+    for row in rows:
+        counts.setdefault(row["condition"], Counter())[verdict(row)] += 1
+    names = ["pass", "fail", "cannot_decide", "unparsed", "error"]
+    table = _plain(["condition", *names, "judged"], [[c, *(n[v] for v in names), sum(n.values())]
+                                                      for c, n in counts.items()], "run_summary",
+                   f"Verdicts of {judge} per condition")
+    records = [{"id": f"{r['item_id']}.{r['condition']}.{r['seed']}", "title": f"{r['item_id']} under {r['condition']}",
+                "fields": {"item": r["item_id"], "condition": r["condition"], "seed": r["seed"], "outcome": verdict(r)},
+                "sections": [{"heading": "Response", "text": _clip(r.get("response") or r.get("error") or "")}]}
+               for r in rows]
+    return f"CARGO judge run: {judge}", f"{directory}: {len(rows)} judgments (judgments.jsonl).", table, records
+
+
+def agent_run_view(directory: Path) -> tuple[str, str, dict[str, Any] | None, list[dict[str, Any]]]:
+    """A GroundEval agent run: one record per answer, with its tool calls."""
+    meta = read_json(directory / "run.json")
+    traces = {(t["question_id"], t.get("agent"), t.get("mode")): t.get("calls", [])
+              for t in read_jsonl(directory / "traces.jsonl")} if (directory / "traces.jsonl").is_file() else {}
+    records = []
+    for answer in read_jsonl(directory / "answers.jsonl"):
+        key = (answer["question_id"], answer.get("agent"), answer.get("mode"))
+        calls = traces.get(key, [])
+        records.append({"id": f"{key[0]}:{key[1]}:{key[2]}", "title": f"{key[0]} by {key[1]} ({key[2]} mode)",
+                        "fields": {"question": key[0], "agent": key[1], "mode": key[2], "calls": len(calls)},
+                        "sections": [{"heading": "Answer", "text": _clip(answer.get("answer"))},
+                                     {"heading": "Tool calls", "text": _clip(calls)}]})
+    title = f"GroundEval agent run: {meta.get('agent')} ({meta.get('mode')} mode)"
+    return title, f"{directory}: {len(records)} answers (answers.jsonl, traces.jsonl); not scored yet.", None, records
+
+
+def scores_view(directory: Path) -> tuple[str, str, dict[str, Any] | None, list[dict[str, Any]]]:
+    """GroundEval scores: the means per agent, mode and track, and every scored question."""
+    summary = read_json(directory / "summary.json")
+    table_rows = [[agent, mode, track, v.get("n", ""), *(f"{v.get(k, 0):.3f}" for k in ("s_answer", "s_traj", "s_adj",
+                                                                                       "violation_rate"))]
+                  for agent, modes in (summary.get("agents") or {}).items() for mode, tracks in modes.items()
+                  for track, v in tracks.items() if isinstance(v, dict)]
+    table = _plain(["agent", "mode", "track", "n", "S_answer", "S_traj", "S_adj", "violation rate"], table_rows,
+                   "scores_summary", "Mean scores per agent, mode and track")
+    records = [{"id": f"{r['question_id']}:{r['agent']}:{r['mode']}", "title": f"{r['question_id']} by {r['agent']}",
+                "fields": {"question": r["question_id"], "track": r.get("track"), "kind": r.get("kind"),
+                           "agent": r["agent"], "mode": r["mode"], "s_adj": f"{float(r.get('s_adj', 0)):.2f}"},
+                "sections": [{"heading": "Score and diagnostics", "text": _clip(r)}]}
+               for r in read_jsonl(directory / "questions.jsonl")]
+    skipped = summary.get("unreadable_lines") or []
+    intro = f"{directory}: {len(records)} scored questions" + (f"; {len(skipped)} unreadable line(s) skipped" if skipped else "")
+    return "GroundEval scores", intro + ".", table, records

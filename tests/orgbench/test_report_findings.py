@@ -1,0 +1,132 @@
+"""The committed report explains itself: findings recomputed from the results files, definitions, figures at
+natural size, the per-condition comparison with its built-in toggle, and drill-down rows beyond the 500th.
+
+The findings' numbers are recomputed here by a reader written apart from orgbench.report.findings: it
+parses each number's source key and reads the CSV / JSON files itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from orgbench.report import write_report
+from tests.orgbench.cdp import Browser, chromium_path
+
+RESULTS = Path(__file__).resolve().parents[2] / "results"
+pytestmark = [pytest.mark.skipif(chromium_path() is None, reason="Debian's chromium is not installed"),
+              pytest.mark.skipif(not (RESULTS / "cargo").is_dir(), reason="results/ not committed")]
+
+
+def _csv(path: str) -> list[dict[str, str]]:
+    with open(RESULTS / path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def _signed(value: float) -> str:
+    return f"{value:+.2f}".replace("+0.", "+.").replace("-0.", "-.")
+
+
+def recompute(key: str) -> str:
+    """The text a number with this source key must show, read from the results files."""
+    kind, _, rest = key.partition(":")
+    if kind == "diff":
+        first, second = rest.split("~")
+        return _signed(float(recompute(first)) - float(recompute(second)))
+    path, *parts = rest.split("|")
+    if kind == "json":
+        value = json.loads((RESULTS / path).read_text(encoding="utf-8"))
+        for name in parts[0].split("."):
+            value = value[name]
+        return f"{value:.3f}" if isinstance(value, float) else str(value)
+    rows = _csv(path)
+    *conditions, target = parts
+    for cond in conditions:
+        if "!^" in cond:
+            name, prefix = cond.split("!^", 1)
+            rows = [r for r in rows if not r[name].startswith(prefix)]
+        elif "^" in cond:
+            name, prefix = cond.split("^", 1)
+            rows = [r for r in rows if r[name].startswith(prefix)]
+        else:
+            name, value = cond.split("=", 1)
+            rows = [r for r in rows if r[name] == value]
+    if kind == "count":
+        return str(len({r[target[1:]] for r in rows}))
+    assert kind == "csv" and len(rows) == 1, key
+    return rows[0][target[1:]]
+
+
+def _drive(page: Path, shot: Path):
+    async def go():
+        async with Browser() as browser:
+            await browser.open(page)
+            spans = await browser.evaluate(
+                "Array.from(document.querySelectorAll('.findings .num')).map(s => [s.dataset.key, s.textContent])")
+            boxes = await browser.evaluate(
+                "Array.from(document.querySelectorAll('section.study')).map(s => {"
+                " const f = s.querySelector('.findings'); const c = f ? f.cloneNode(true) : null;"
+                " if (c) c.querySelectorAll('.num, .name').forEach(x => x.remove());"
+                " return [s.id, f ? Array.from(f.querySelectorAll('h3')).map(h => h.textContent) : [],"
+                " c ? c.textContent : '', Array.from(s.querySelectorAll('dl.defs dt')).map(d => d.textContent)]})")
+            images = await browser.evaluate(
+                "Array.from(document.images).map(i => [i.alt, i.naturalWidth, i.clientWidth])")
+            visible = "Array.from(document.querySelectorAll('table[data-table=table1_headline] tbody tr'))" \
+                      ".filter(tr => tr.offsetParent !== null).map(tr => tr.children[1].textContent)"
+            before = await browser.evaluate(visible)
+            await browser.evaluate("var b = document.querySelector('#cargo input.show-builtin'); b.click()")
+            after = await browser.evaluate(visible)
+            paging = await browser.evaluate(
+                "var box = document.querySelector('#cargo .drill'); var s = box.querySelector('select[data-filter=family]');"
+                "s.value = 'P3'; s.dispatchEvent(new Event('change'));"
+                "box.querySelector('.next').click(); box.querySelector('.next').click();"
+                "var rows = box.querySelectorAll('.rows tbody tr'); rows[rows.length - 1].click();"
+                "[box.querySelector('.count').textContent, rows.length, rows[rows.length - 1].dataset.id,"
+                " box.querySelector('.detail h4').textContent]")
+            await browser.screenshot(shot)
+            return spans, boxes, images, before, after, paging, browser.console_errors
+    return asyncio.run(go())
+
+
+def test_the_report_explains_itself(tmp_path: Path) -> None:
+    page = write_report(RESULTS, tmp_path / "index.html")
+    spans, boxes, images, before, after, paging, errors = _drive(page, tmp_path / "report.png")
+    assert errors == []
+
+    # every number in a findings box comes from a results file, and says what that file says
+    assert len(spans) > 30
+    for key, text in spans:
+        assert text == recompute(key), key
+    for study, headings, text, terms in boxes:
+        assert headings == ["What it shows", "Compared with the paper", "Built-in and LLM"], study
+        stripped = re.sub(r"\bP[0-4]\b|\bJ0\b|95%|S_\w+|CARGO\+Auth|P0–P3|P1–P3", "", text)
+        assert not re.search(r"\d", stripped), (study, stripped)       # no number typed into the prose
+        assert terms, study
+    defs = {study: terms for study, _, _, terms in boxes}
+    assert {"P1 entity transplant", "P4 procedural corruption", "DI", "Δ vs paper"} <= set(defs["cargo"])
+    assert {"S_answer", "S_traj", "S_adj", "v (violation rate)", "Perspective", "Silence"} <= set(defs["groundeval"])
+    assert {"P0–P3", "G", "reached judge"} <= set(defs["assurance"])
+    assert any("publishes no table" in text for study, _, text, _ in boxes if study == "groundeval")
+
+    # figures at their natural size
+    assert len(images) >= 2 and all(natural > 0 and shown == natural for _, natural, shown in images), images
+
+    # one comparison per condition: the paper's row, then literal and grounded; the other built-ins on request
+    table1 = _csv("cargo/table1_headline.csv")
+    conditions = list(dict.fromkeys(r["condition"] for r in table1))
+    assert before == [j for _ in conditions for j in ("paper: gpt-oss-120b", "builtin:literal", "builtin:grounded")]
+    assert len(after) == len(table1) and sorted(after) == sorted(r["judge"] for r in table1)
+
+    # the drill-down pages past its 500th row: P3 has 96 items x every condition
+    p3 = sum(1 for line in (RESULTS / "cargo" / "drilldown.jsonl").read_text().splitlines()
+             if json.loads(line)["fields"]["family"] == "P3")
+    count, listed, last_id, title = paging
+    assert p3 > 600 and count.startswith(f"rows 401–600 of {p3} matching") and listed == 200
+    ordered = [json.loads(line)["id"] for line in (RESULTS / "cargo" / "drilldown.jsonl").read_text().splitlines()
+               if json.loads(line)["fields"]["family"] == "P3"]
+    assert ordered.index(last_id) == 599 and title.startswith(last_id.split(".")[0])
