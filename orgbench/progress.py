@@ -55,24 +55,48 @@ def stage_done(name: str, seconds: float, reused: bool) -> None:
         _current.done(name, seconds, reused)
 
 
+class Bar:
+    """A rich bar (count, rate, ETA) on a terminal, nothing otherwise; ``update(done, total)`` moves it."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self._bar = self._task = None
+
+    def __enter__(self) -> Callable[[int, int], None]:
+        if interactive():
+            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn,
+                                       TimeRemainingColumn)
+            from rich.text import Text
+
+            class Rate(ProgressColumn):
+                def render(self, task) -> Text:
+                    return Text(f"{task.speed:.1f}/s" if task.speed else "–/s")
+
+            self._bar = Progress(TextColumn(self.label), BarColumn(), MofNCompleteColumn(), Rate(),
+                                 TimeRemainingColumn(), transient=True)
+            self._bar.start()
+        return self.update
+
+    def update(self, done: int, total: int) -> None:
+        """Show ``done`` of ``total``."""
+        if self._bar is None:
+            return
+        if self._task is None:
+            self._task = self._bar.add_task(self.label, total=total)
+        self._bar.update(self._task, completed=done, total=total)
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+
+
 def track(items: Iterable[T], total: int, label: str) -> Iterator[T]:
-    """Iterate ``items`` with a rich bar (count, rate, ETA) on a terminal, plainly otherwise."""
-    if not interactive() or total <= 0:
-        yield from items
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeRemainingColumn
-    from rich.text import Text
-
-    class Rate(ProgressColumn):
-        def render(self, task) -> Text:
-            return Text(f"{task.speed:.1f}/s" if task.speed else "–/s")
-
-    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), Rate(), TimeRemainingColumn(),
-                  transient=True) as bar:
-        task = bar.add_task(label, total=total)
-        for item in items:
+    """Iterate ``items`` with a ``Bar`` on a terminal."""
+    with Bar(label) as update:
+        for done, item in enumerate(items):
+            update(done, total)
             yield item
-            bar.advance(task)
+        update(total, total)
 
 
 @dataclass

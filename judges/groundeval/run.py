@@ -46,7 +46,7 @@ def _builtin(spec: str, suite: Path, corpus_world) -> Callable[..., dict[str, An
 def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: bool = True,
               budget: int = DEFAULT_BUDGET, base_url: str | None = None, api_key: str | None = None,
               concurrency: int = 8, max_turns: int = 12, corpus: Corpus | None = None,
-              world=None) -> dict[str, Any]:
+              world=None, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Answer every contract of ``suite`` with agent ``spec`` in ``mode``; write the run to ``out``.
 
     ``corpus`` and ``world`` may be passed in when several runs share one suite (they must be the suite's own).
@@ -105,6 +105,8 @@ def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: b
                         log.write(dumps(row) + "\n")      # finished work survives an interruption
                         log.flush()
                         done[contract.question_id] = row
+                        if progress is not None:
+                            progress(len(done), len(contracts))
                 tasks = [asyncio.ensure_future(one(c)) for c in contracts if c.question_id not in done]
                 try:
                     await asyncio.gather(*tasks)
@@ -127,6 +129,8 @@ def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: b
             runtime, context = session(contract)
             answer = agent_fn(contract, runtime if context is None else None, context)
             done[contract.question_id] = finish(contract, runtime, context, answer)
+            if progress is not None:
+                progress(len(done), len(contracts))
     rows = [done[c.question_id] for c in contracts]
     answers = [r["answer"] for r in rows]
     traces = [r["trace"] for r in rows]

@@ -44,20 +44,36 @@ def build_cargo(out: Path, seeds: str, config_path: Path | None, worlds: tuple[P
                 days: int | None, sizes: str, golden_per_procedure: int, suite_seed: int) -> None:
     """Build a CARGO-Bench suite: items, truth, golden set, gating set, manifest."""
     from benchmark_builders.cargo import SuiteConfig, suite_from_world_objects, write_suite
-    from benchmark_builders.cargo.worlds import load_worlds, simulate_worlds
+    from benchmark_builders.cargo.worlds import load_worlds
 
     config = SuiteConfig(sizes=parse_sizes(sizes), golden_per_procedure=golden_per_procedure, seed=suite_seed)
     check_out_dir(out, ("items.jsonl", "MANIFEST.json"), "a CARGO suite")
     if worlds:
         loaded = load_worlds(worlds)
     else:
-        loaded = simulate_worlds(parse_seeds(seeds), config_path, people=people, days=days)
+        loaded = _simulate_with_progress(parse_seeds(seeds), config_path, people, days)
     suite = suite_from_world_objects(loaded, config)
     write_suite(suite, out)
     counts = suite.meta["counts"]
     click.echo(f"wrote {out}: {suite.meta['items']} items ({', '.join(f'{k} {v}' for k, v in counts.items())}), "
                f"{suite.meta['gating_items']} gating questions, {suite.meta['golden']} golden references "
                f"from {len(loaded)} worlds")
+
+
+def _simulate_with_progress(seeds: tuple[int, ...], config_path: Path | None, people: int | None,
+                            days: int | None) -> list:
+    """Simulate one world per seed, a stage line on stderr as each finishes (and a bar on a terminal)."""
+    import time
+
+    from benchmark_builders.cargo.worlds import simulate_worlds
+    from orgbench.progress import Stages, track
+
+    stages, loaded = Stages(), []
+    for seed in track(seeds, len(seeds), "simulating worlds"):
+        started = time.perf_counter()
+        loaded.extend(simulate_worlds((seed,), config_path, people=people, days=days))
+        stages.done(f"world seed {seed}", time.perf_counter() - started)
+    return loaded
 
 
 def load_items(suite: Path, limit: int | None = None) -> list[dict]:

@@ -72,12 +72,14 @@ def register(cli: click.Group) -> None:
 
         from judges.groundeval.run import run_agent
         from orgbench.preflight import check_endpoint
+        from orgbench.progress import Bar
 
         started = time.perf_counter()
         guard(out, "a GroundEval agent run", _agent_header(suite, spec, mode, budget, base_url), overwrite=overwrite)
         check_endpoint(spec, base_url)
-        info = run_agent(suite, spec, mode, out, record_latency=latency, budget=budget, base_url=base_url,
-                         concurrency=concurrency, max_turns=max_turns)
+        with Bar(f"{spec} answering") as progress:
+            info = run_agent(suite, spec, mode, out, record_latency=latency, budget=budget, base_url=base_url,
+                             concurrency=concurrency, max_turns=max_turns, progress=progress)
         click.echo(f"{out}: {info['questions']} answers from {spec} ({mode} mode), "
                    f"{time.perf_counter() - started:.1f} s")
 

@@ -96,7 +96,8 @@ DESCRIPTIONS = {
     "table1_headline": "Table 1: headline conditions, penalty rate per family and DI [95% CI], paper row beside ours",
     "table2_ablations": "Table 2: CARGO component ablations (−Ctx, −Exemplar, −unv)",
     "table3_rubric_swap": "Table 3: rubric swap, prompt × rubric",
-    "risk_coverage": "retrieval gating: risk against coverage as τ varies",
+    "risk_coverage": "retrieval gating: risk against coverage as τ varies (each judge its own dash and markers, "
+                     "so identical curves stay apart)",
     "scores": "every condition's scores per judge, AURC and selective risk",
     "drilldown": "per-record detail behind the HTML report's drill-down",
     "drilldown_shared": "texts shared by drill-down records (what the judge saw, and the truth)",

@@ -167,6 +167,7 @@ def write_study_tables(out: Path, all_rows: list[dict[str, Any]], drill: list[di
                     kind_rows.append([spec, mode, f"{track}/{kind}", agg["n"], agg["verdict_correct"], agg["s_answer"],
                                       agg["s_traj"], agg["s_adj"], agg["violation_rate"]])
     total = len({(r.get("seed"), r["question_id"]) for r in all_rows})
+    short_where = where or f"seeds {', '.join(map(str, seeds))}"
     where = where or f"the default worlds (seeds {', '.join(map(str, seeds))})"
     llm_agents = [a for a in agents if a not in AGENTS]
     who = "built-in agents" + (f" and {', '.join(llm_agents)}" if llm_agents else "")
@@ -179,7 +180,7 @@ def write_study_tables(out: Path, all_rows: list[dict[str, Any]], drill: list[di
                  "separate the heuristics.")
     write_bytes_atomic(out / "agents_by_track.png", track_bars_png(
         summary, agents, MODES, TRACKS,
-        f"GroundEval, {total} contracts ({where}): S_answer vs S_adj per agent and track"))
+        f"GroundEval, {total} contracts ({short_where}): S_answer vs S_adj per agent and track"))
     drill.sort(key=lambda r: r["id"])
     if len({r["id"] for r in drill}) != len(drill):
         raise AssertionError("groundeval drill-down: question ids repeat across seeds")

@@ -9,9 +9,13 @@ the command through click's CliRunner and checks the exit code, the single
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+
+from orgbench.cli import cli
 
 from tests.orgbench.clitools import (SIZES, closed_port, copy, fails, ok, rows, run, tree, usage_error,
                                      write_rows)

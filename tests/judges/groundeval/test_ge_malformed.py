@@ -95,7 +95,7 @@ def test_a_battery_of_malformed_traces_and_answers_is_scored_not_raised(rt_suite
     (tmp_path / "answers.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines) + "\n".join(unreadable) + "\n")
 
     result = CliRunner().invoke(cli, ["score", "groundeval", "--suite", str(rt_suite), "--answers",
-                                      str(tmp_path / "answers.jsonl"), "--out", str(tmp_path / "score"), "--answered-only"])
+                                      str(tmp_path / "answers.jsonl"), "--out", str(tmp_path / "score"), "--answered-only", "--on-error", "skip"])
     assert result.exit_code == 0, (result.output, result.exception)
     rows = {(r["agent"], r["mode"]): r for r in map(json.loads, (tmp_path / "score" / "questions.jsonl").read_text().splitlines())}
     assert len(rows) == 2 * len(TRACES) + len(ANSWERS) + 1
