@@ -136,6 +136,28 @@ def bind(path: Path, command: str, inputs: Mapping[str, Any]) -> None:
 
 
 @contextlib.contextmanager
+def bound(path: Path, kind: str, command: str, inputs: Mapping[str, Any], *, overwrite: bool = False) -> Iterator[None]:
+    """``guard`` the folder, let the block write it, then ``bind`` it to these inputs."""
+    guard(path, kind, inputs, overwrite=overwrite)
+    yield
+    bind(path, command, inputs)
+
+
+def digest_of(value: Any) -> str:
+    """SHA-256 of a JSON-able value (e.g. a config as a dict), to bind an output to it."""
+    import hashlib
+
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+
+
+def file_digest(path: Path | None) -> str | None:
+    """SHA-256 of a file's bytes, or None when there is none."""
+    import hashlib
+
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest() if path is not None and Path(path).is_file() else None
+
+
+@contextlib.contextmanager
 def removed_on_failure(path: Path) -> Iterator[None]:
     """Remove ``path`` if it did not exist before and the block fails (an interrupt keeps it: it can resume)."""
     path = Path(path)

@@ -53,12 +53,22 @@ def _import_trajectories(import_file: Path, fmt: str, out: Path, on_error: str) 
 
 
 def _trajectories(world: Path | None, import_file: Path | None, fmt: str, out: Path, n: int, seed: int | None,
-                  on_error: str = "stop") -> str:
-    from benchmark_builders.trajectories.records import write_suite
+                  on_error: str = "stop", overwrite: bool = False) -> str:
     from orgbench.commands.options import check_out_dir
-    from simulator.errors import InputError
+    from orgbench.outdir import bound, file_digest
 
     check_out_dir(out, ("trajectories.jsonl", "MANIFEST.json"), "a trajectory suite")
+    inputs = {"world": file_digest(Path(world) / "MANIFEST.json") if world else None,
+              "import": file_digest(import_file), "format": fmt, "n": n, "seed": seed}
+    with bound(out, "a trajectory suite", "build trajectories", inputs, overwrite=overwrite):
+        return _write_trajectories(world, import_file, fmt, out, n, seed, on_error)
+
+
+def _write_trajectories(world: Path | None, import_file: Path | None, fmt: str, out: Path, n: int, seed: int | None,
+                        on_error: str) -> str:
+    from benchmark_builders.trajectories.records import write_suite
+    from simulator.errors import InputError
+
     if import_file is not None:
         return _import_trajectories(import_file, fmt, out, on_error)
     if on_error != "stop":
@@ -115,9 +125,10 @@ def register(cli: click.Group) -> None:
     @click.option("--out", required=True, type=click.Path(path_type=Path), help="Suite directory to write.")
     @click.option("--n", default=60, show_default=True, type=click.IntRange(1), help="Trajectories to simulate.")
     @click.option("--seed", type=int, default=None, help="Trajectory seed (default: the world's seed).")
-    def build_trajectories(world, import_file, fmt, on_error, out, n, seed):
+    @click.option("--overwrite", is_flag=True, help="Replace what --out holds even if it is another suite.")
+    def build_trajectories(world, import_file, fmt, on_error, out, n, seed, overwrite):
         """Simulate support-agent trajectories with step labels (or import recorded ones)."""
-        click.echo(_trajectories(world, import_file, fmt, out, n, seed, on_error))
+        click.echo(_trajectories(world, import_file, fmt, out, n, seed, on_error, overwrite))
 
     @cli.group()
     def assure() -> None:

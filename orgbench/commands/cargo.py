@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from orgbench.commands.options import check_out_dir, parse_seeds
-from orgbench.outdir import bind, guard, holds, overwrite_option, removed_on_failure
+from orgbench.outdir import bind, bound, file_digest, guard, holds, overwrite_option, removed_on_failure
 
 
 def parse_sizes(text: str) -> dict[str, int]:
@@ -40,20 +40,25 @@ def parse_sizes(text: str) -> dict[str, int]:
 @click.option("--golden-per-procedure", type=int, default=2, show_default=True,
               help="Golden references per in-scope runbook and world.")
 @click.option("--suite-seed", type=int, default=0, show_default=True, help="Seed of the builder's own draws.")
+@overwrite_option
 def build_cargo(out: Path, seeds: str, config_path: Path | None, worlds: tuple[Path, ...], people: int | None,
-                days: int | None, sizes: str, golden_per_procedure: int, suite_seed: int) -> None:
+                days: int | None, sizes: str, golden_per_procedure: int, suite_seed: int, overwrite: bool) -> None:
     """Build a CARGO-Bench suite: items, truth, golden set, gating set, manifest."""
     from benchmark_builders.cargo import SuiteConfig, suite_from_world_objects, write_suite
     from benchmark_builders.cargo.worlds import load_worlds
 
     config = SuiteConfig(sizes=parse_sizes(sizes), golden_per_procedure=golden_per_procedure, seed=suite_seed)
     check_out_dir(out, ("items.jsonl", "MANIFEST.json"), "a CARGO suite")
-    if worlds:
-        loaded = load_worlds(worlds)
-    else:
-        loaded = _simulate_with_progress(parse_seeds(seeds), config_path, people, days)
-    suite = suite_from_world_objects(loaded, config)
-    write_suite(suite, out)
+    inputs = {"sizes": config.sizes, "golden_per_procedure": golden_per_procedure, "suite_seed": suite_seed,
+              "config": file_digest(config_path), "people": people, "days": days,
+              "worlds": [file_digest(Path(w) / "MANIFEST.json") for w in worlds] or list(parse_seeds(seeds))}
+    with bound(out, "a CARGO suite", "build cargo", inputs, overwrite=overwrite):
+        if worlds:
+            loaded = load_worlds(worlds)
+        else:
+            loaded = _simulate_with_progress(parse_seeds(seeds), config_path, people, days)
+        suite = suite_from_world_objects(loaded, config)
+        write_suite(suite, out)
     counts = suite.meta["counts"]
     click.echo(f"wrote {out}: {suite.meta['items']} items ({', '.join(f'{k} {v}' for k, v in counts.items())}), "
                f"{suite.meta['gating_items']} gating questions, {suite.meta['golden']} golden references "

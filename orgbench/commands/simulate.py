@@ -11,6 +11,8 @@ from pathlib import Path
 
 import click
 
+from orgbench.outdir import bound, digest_of, overwrite_option
+
 
 def _progress_bar(days: int):
     """A rich progress bar on a terminal, or nothing when output is redirected."""
@@ -33,35 +35,41 @@ def _check_out(out: Path) -> None:
 
 @click.command("simulate")
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), required=True,
-              help="World directory to write (replaced atomically if it exists).")
+              help="World directory to write (atomically); the same world may be rewritten, another is refused "
+                   "(see --overwrite).")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="TOML config laid over the embedded default (orgbench/defaults/world.toml).")
 @click.option("--seed", type=int, default=None, help="Override the config's seed.")
 @click.option("--days", type=int, default=None, help="Override the number of simulated days.")
 @click.option("--people", type=int, default=None, help="Override the headcount at the start.")
+@overwrite_option
 def simulate_command(out: Path, config_path: Path | None, seed: int | None, days: int | None,
-                     people: int | None) -> None:
+                     people: int | None, overwrite: bool) -> None:
     """Simulate an organisation and write its world to OUT.
 
     The world holds people, events, versioned artifacts, the access policy and
     the collaboration graph (see docs/world.md). The same config and seed give
-    byte-identical files. OUT is written atomically; an earlier world there is
-    replaced, anything else is left alone and the command stops.
+    byte-identical files. OUT is written atomically; the same world there is
+    rewritten, another world or anything else is left alone and the command
+    stops (unless --overwrite).
     """
     import time
 
     from simulator.config import load_config
     from simulator.simulate import simulate_to
 
+    from dataclasses import asdict
+
     config = load_config(config_path, seed=seed, days=days, people=people)
     _check_out(out)
     bar, progress = _progress_bar(config.days)
     started = time.perf_counter()
-    if bar is not None:
-        with bar:
-            world = simulate_to(config, out, progress)
-    else:
-        world = simulate_to(config, out)
+    with bound(out, "a world", "simulate", {"config": digest_of(asdict(config))}, overwrite=overwrite):
+        if bar is not None:
+            with bar:
+                world = simulate_to(config, out, progress)
+        else:
+            world = simulate_to(config, out)
     seconds = time.perf_counter() - started
     counts = world.meta["counts"]
     click.echo(f"wrote {out}: {counts['actors']} people, {counts['events']:,} events, "

@@ -188,3 +188,17 @@ def test_a_hand_scored_groundeval_run_gets_tables_and_a_page(fx, tmp_path):
         assert '"records":[{' in html, folder
     assert "oracle" in (tmp_path / "ge-tables.html").read_text()
     fails("view", fx["world"], says=(f"{fx['world']}: holds a world; view renders",))
+
+
+def test_builds_over_another_suite_are_refused_the_same_one_rebuilt(fx, tmp_path):
+    suite = tmp_path / "traj"
+    ok("build", "trajectories", "--world", fx["world"], "--out", suite, "--n", 3)
+    ok("build", "trajectories", "--world", fx["world"], "--out", suite, "--n", 3)      # the same suite again
+    before = tree(suite)
+    fails("build", "trajectories", "--world", fx["world"], "--out", suite, "--n", 4,
+          says=(f"--out {suite}: holds a trajectory suite made from other inputs (n is 3 there, 4 now)",))
+    assert tree(suite) == before
+    cargo = copy(fx["cargo"], tmp_path)
+    fails("build", "cargo", "--world", fx["world"], "--out", cargo, "--sizes", "P1=2,P3=3,P2=3,P4=3",
+          says=(f"--out {cargo}: holds a CARGO suite made from other inputs (P1 is 3 there, 2 now)",))
+    assert tree(cargo) == tree(fx["cargo"])

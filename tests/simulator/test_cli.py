@@ -55,9 +55,15 @@ def test_simulate_refuses_to_replace_something_that_is_not_a_world(tmp_path):
     assert (precious / "todo.txt").read_text(encoding="utf-8") == "keep me"
 
 
-def test_simulate_replaces_an_earlier_world(tmp_path):
+def test_simulate_replaces_an_earlier_world_only_when_asked(tmp_path):
     out = tmp_path / "w"
-    for seed in ("1", "2"):
-        result = CliRunner().invoke(cli, ["simulate", "--out", str(out), "--days", "2", "--people", "16", "--seed", seed])
+    args = ["simulate", "--out", str(out), "--days", "2", "--people", "16", "--seed"]
+    for seed in ("1", "1"):                                         # the same world: rewritten
+        result = CliRunner().invoke(cli, [*args, seed])
         assert result.exit_code == 0, result.output
+    refused = CliRunner().invoke(cli, [*args, "2"])                 # another world: refused, the first kept
+    assert refused.exit_code == 2 and "holds a world made from other inputs" in refused.output
+    assert '"seed": 1' in (out / "world.json").read_text(encoding="utf-8")
+    result = CliRunner().invoke(cli, [*args, "2", "--overwrite"])
+    assert result.exit_code == 0, result.output
     assert '"seed": 2' in (out / "world.json").read_text(encoding="utf-8")
