@@ -23,8 +23,8 @@ pytestmark = [pytest.mark.skipif(chromium_path() is None, reason="Debian's chrom
               pytest.mark.skipif(not (RESULTS / "cargo").is_dir(), reason="results/ not committed")]
 
 
-def _csv(path: str) -> list[dict[str, str]]:
-    with open(RESULTS / path, newline="", encoding="utf-8") as handle:
+def _csv(path: str, root: Path = RESULTS) -> list[dict[str, str]]:
+    with open(root / path, newline="", encoding="utf-8") as handle:
         return list(csv.DictReader(handle))
 
 
@@ -32,19 +32,19 @@ def _signed(value: float) -> str:
     return f"{value:+.2f}".replace("+0.", "+.").replace("-0.", "-.")
 
 
-def recompute(key: str) -> str:
-    """The text a number with this source key must show, read from the results files."""
+def recompute(key: str, root: Path = RESULTS) -> str:
+    """The text a number with this source key must show, read from the results files under ``root``."""
     kind, _, rest = key.partition(":")
     if kind == "diff":
         first, second = rest.split("~")
-        return _signed(float(recompute(first)) - float(recompute(second)))
+        return _signed(float(recompute(first, root)) - float(recompute(second, root)))
     path, *parts = rest.split("|")
     if kind == "json":
-        value = json.loads((RESULTS / path).read_text(encoding="utf-8"))
+        value = json.loads((root / path).read_text(encoding="utf-8"))
         for name in parts[0].split("."):
             value = value[name]
         return f"{value:.3f}" if isinstance(value, float) else str(value)
-    rows = _csv(path)
+    rows = _csv(path, root)
     *conditions, target = parts
     for cond in conditions:
         if "!^" in cond:
@@ -130,3 +130,37 @@ def test_the_report_explains_itself(tmp_path: Path) -> None:
     ordered = [json.loads(line)["id"] for line in (RESULTS / "cargo" / "drilldown.jsonl").read_text().splitlines()
                if json.loads(line)["fields"]["family"] == "P3"]
     assert ordered.index(last_id) == 599 and title.startswith(last_id.split(".")[0])
+
+
+def test_an_llm_judge_is_compared_with_the_paper_and_built_ins_fold_away(tmp_path: Path) -> None:
+    """With an LLM's rows, the page shows the paper and the LLM per condition; the built-ins behind the toggle."""
+    cargo = tmp_path / "cargo"
+    cargo.mkdir()
+    header = "condition,judge,P1,P3,P2,P4,DI,CI95,judged,cannot_decide,unparsed\n"
+    rows = [f"{c},paper: gpt-oss-120b,.00,.04,1.00,.20,.57,\"[.47, .67]\",–,–,–" for c in ("direct", "cargo+auth")]
+    rows += [f"{c},{j},.10,.20,.90,.60,.62,\"[.50, .70]\",20,0,0" for c in ("direct", "cargo+auth")
+             for j in ("builtin:literal", "builtin:grounded", "openai:m")]
+    (cargo / "table1_headline.csv").write_text(header + "\n".join(rows) + "\n", encoding="utf-8")
+    (cargo / "table1_headline.md").write_text("### Table 1: headline conditions\n", encoding="utf-8")
+    page = write_report(tmp_path, tmp_path / "index.html")
+
+    async def go():
+        async with Browser() as browser:
+            await browser.open(page)
+            visible = "Array.from(document.querySelectorAll('table[data-table=table1_headline] tbody tr'))" \
+                      ".filter(tr => tr.offsetParent !== null).map(tr => [tr.children[1].textContent, tr.lastChild.textContent])"
+            before = await browser.evaluate(visible)
+            await browser.evaluate("document.querySelector('#cargo input.show-builtin').click()")
+            after = await browser.evaluate(visible)
+            spans = await browser.evaluate(
+                "Array.from(document.querySelectorAll('.findings .num')).map(s => [s.dataset.key, s.textContent])")
+            text = await browser.evaluate("document.querySelector('.findings').textContent")
+            return before, after, spans, text, browser.console_errors
+
+    before, after, spans, text, errors = asyncio.run(go())
+    assert errors == []
+    assert before == [["paper: gpt-oss-120b", ""], ["openai:m", "+.05"]] * 2       # ΔDI = .62 − .57
+    assert len(after) == 8
+    assert "LLM judges: openai:m" in text and "builtin:grounded" in text
+    assert spans and all(value == recompute(key, tmp_path) for key, value in spans)
+    assert any(key.startswith("diff:") and "judge=openai:m" in key for key, _ in spans)
