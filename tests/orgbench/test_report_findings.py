@@ -62,6 +62,15 @@ def recompute(key: str, root: Path = RESULTS) -> str:
     return rows[0][target[1:]]
 
 
+async def _toggle(browser: Browser, cells: str) -> tuple[list, list]:
+    """Table 1's visible rows (``cells`` of each ``tr``) before and after ticking the built-in toggle."""
+    visible = ("Array.from(document.querySelectorAll('table[data-table=table1_headline] tbody tr'))"
+               f".filter(tr => tr.offsetParent !== null).map(tr => {cells})")
+    before = await browser.evaluate(visible)
+    await browser.evaluate("document.querySelector('#cargo input.show-builtin').click()")
+    return before, await browser.evaluate(visible)
+
+
 def _drive(page: Path, shot: Path):
     async def go():
         async with Browser() as browser:
@@ -76,11 +85,7 @@ def _drive(page: Path, shot: Path):
                 " c ? c.textContent : '', Array.from(s.querySelectorAll('dl.defs dt')).map(d => d.textContent)]})")
             images = await browser.evaluate(
                 "Array.from(document.images).map(i => [i.alt, i.naturalWidth, i.clientWidth])")
-            visible = "Array.from(document.querySelectorAll('table[data-table=table1_headline] tbody tr'))" \
-                      ".filter(tr => tr.offsetParent !== null).map(tr => tr.children[1].textContent)"
-            before = await browser.evaluate(visible)
-            await browser.evaluate("var b = document.querySelector('#cargo input.show-builtin'); b.click()")
-            after = await browser.evaluate(visible)
+            before, after = await _toggle(browser, "tr.children[1].textContent")
             paging = await browser.evaluate(
                 "var box = document.querySelector('#cargo .drill'); var s = box.querySelector('select[data-filter=family]');"
                 "s.value = 'P3'; s.dispatchEvent(new Event('change'));"
@@ -147,11 +152,7 @@ def test_an_llm_judge_is_compared_with_the_paper_and_built_ins_fold_away(tmp_pat
     async def go():
         async with Browser() as browser:
             await browser.open(page)
-            visible = "Array.from(document.querySelectorAll('table[data-table=table1_headline] tbody tr'))" \
-                      ".filter(tr => tr.offsetParent !== null).map(tr => [tr.children[1].textContent, tr.lastChild.textContent])"
-            before = await browser.evaluate(visible)
-            await browser.evaluate("document.querySelector('#cargo input.show-builtin').click()")
-            after = await browser.evaluate(visible)
+            before, after = await _toggle(browser, "[tr.children[1].textContent, tr.lastChild.textContent]")
             spans = await browser.evaluate(
                 "Array.from(document.querySelectorAll('.findings .num')).map(s => [s.dataset.key, s.textContent])")
             text = await browser.evaluate("document.querySelector('.findings').textContent")
