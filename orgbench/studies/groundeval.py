@@ -200,8 +200,16 @@ def write_study_tables(out: Path, all_rows: list[dict[str, Any]], drill: list[di
                                       "checks": {k: ({kk: round(vv, 4) if isinstance(vv, float) else vv
                                                       for kk, vv in v.items()} if isinstance(v, dict) else v)
                                                  for k, v in checks.items()}})
-    if present != {"oracle", "leaky", "lazy", "proximity"} or "bm25" not in summary:
-        return
+    if present == {"oracle", "leaky", "lazy", "proximity"} and "bm25" in summary:
+        _write_readme(out, all_rows, checks, total, seeds, llm_agents, base_url)
+
+
+def _write_readme(out: Path, all_rows: list[dict[str, Any]], checks: dict[str, Any], total: int,
+                  seeds: tuple[int, ...], llm_agents: list[str], base_url: str | None) -> None:
+    """README.md of the reproduced study: what each built-in probe shows, with its numbers."""
+    from simulator.storage import write_text_atomic
+
+    oracle_min = checks["oracle_s_adj_min"]
     lazy = checks["lazy_silence_absence_tool"]
     bm25_decoy = _aggregate([r for r in all_rows if r["agent"] == "bm25" and r["mode"] == "tool" and r["kind"] == "decoy"])
     prox = checks["proximity_decoy_tool"]
