@@ -91,8 +91,44 @@ def _split(count: int, ratios: Mapping[str, float], kinds: tuple[str, ...]) -> d
     return out
 
 
+class _Caps:
+    """The config's caps (per actor, per event type, causal questions per rule) and one as_of per actor in Perspective."""
+
+    def __init__(self, config: BuildConfig) -> None:
+        self.config = config
+        self.actors: dict[str, int] = {}
+        self.types: dict[str, int] = {}
+        self.rules: dict[str, int] = {}
+        self.moments: set[tuple[str, str]] = set()
+
+    def allows(self, q: Question) -> bool:
+        """True if taking ``q`` breaks no cap."""
+        c = self.config
+        return not (
+            (c.max_per_actor is not None and self.actors.get(q.contract.actor, 0) >= c.max_per_actor)
+            or (c.max_per_event_type is not None and q.event_type
+                and self.types.get(q.event_type, 0) >= c.max_per_event_type)
+            or (c.max_links_per_rule is not None and q.truth.kind == "causal"
+                and self.rules.get(q.rule, 0) >= c.max_links_per_rule)
+            or (q.contract.track == PERSPECTIVE and self._moment(q) in self.moments))
+
+    def take(self, q: Question) -> None:
+        """Count a chosen question against the caps."""
+        self.actors[q.contract.actor] = self.actors.get(q.contract.actor, 0) + 1
+        self.types[q.event_type] = self.types.get(q.event_type, 0) + 1
+        if q.truth.kind == "causal":
+            self.rules[q.rule] = self.rules.get(q.rule, 0) + 1
+        if q.contract.track == PERSPECTIVE:
+            self.moments.add(self._moment(q))
+
+    @staticmethod
+    def _moment(q: Question) -> tuple[str, str]:
+        return q.contract.actor, q.contract.as_of.isoformat()
+
+
 def _choose(candidates: list[Question], track: str, config: BuildConfig,
-            finish: Callable[[Question], Question | None]) -> tuple[list[Question], dict[str, int], int]:
+            finish: Callable[[Question], Question | None],
+            caps: _Caps | None = None) -> tuple[list[Question], dict[str, int], int]:
     """The chosen questions of a track (each finished: worded, or None to leave it out), the split asked, the count left out."""
     wanted = _split(int(config.counts.get(track, 0)), config.ratios.get(track, {}), KINDS[track])
     hard_share = float(config.hard_share.get(track, 0.5))
@@ -106,12 +142,17 @@ def _choose(candidates: list[Question], track: str, config: BuildConfig,
         nonlocal left_out
         picked, index = [], start
         while len(picked) < n and index < len(pool):
-            done = finish(pool[index])
+            candidate = pool[index]
             index += 1
+            if caps is not None and not caps.allows(candidate):
+                continue
+            done = finish(candidate)
             if done is None:
                 left_out += 1
             else:
                 picked.append(done)
+                if caps is not None:
+                    caps.take(done)
         return picked, index
 
     for kind in KINDS[track]:
@@ -141,7 +182,8 @@ def assemble_questions(world: World, rules: Rules, config: BuildConfig,
     rng = random.Random(f"{config.seed}:{name}")
     pools = {
         PERSPECTIVE: perspective_candidates(view, random.Random(rng.random()),
-                                            max(60, 8 * int(config.counts.get(PERSPECTIVE, 0)))),
+                                            max(60, 8 * int(config.counts.get(PERSPECTIVE, 0))),
+                                            config.perspective_actors),
         COUNTERFACTUAL: counterfactual_candidates(view, rules, random.Random(rng.random())),
         SILENCE: silence_candidates(view, rules, random.Random(rng.random())),
     }
@@ -149,13 +191,14 @@ def assemble_questions(world: World, rules: Rules, config: BuildConfig,
     def finish(q: Question) -> Question | None:
         subjects = tuple(str(v) for v in _subject_ids(q.contract.subject))
         text = word_question(q.contract.track, q.contract.question_id, q.wording, q.truth, subjects)
-        return None if text is None else Question(replace(q.contract, question=text), q.truth)
+        return None if text is None else replace(q, contract=replace(q.contract, question=text), wording={})
 
     questions: list[Question] = []
     requested: dict[str, dict[str, int]] = {}
     left_out: dict[str, int] = {}
+    caps = _Caps(config)
     for track in TRACKS:
-        chosen, requested[track], left_out[track] = _choose(pools[track], track, config, finish)
+        chosen, requested[track], left_out[track] = _choose(pools[track], track, config, finish, caps)
         questions.extend(chosen)
     built = {t: {k: 0 for k in KINDS[t]} for t in TRACKS}
     for q in questions:
@@ -169,6 +212,8 @@ def _subject_ids(subject: Mapping[str, Any]) -> Iterable[str]:
     for value in subject.values():
         if isinstance(value, Mapping):
             yield from _subject_ids(value)
+        elif isinstance(value, (list, tuple)):
+            yield from (v for v in value if isinstance(v, str))
         elif isinstance(value, str):
             yield value
 
@@ -201,9 +246,10 @@ def _number(table: Mapping[str, Any], key: str, where: str, *, integer: bool = F
     return value
 
 
-def load_build_config(path: Path | None, **overrides: Any) -> tuple[BuildConfig, Rules | None]:
-    """Read ``[groundeval]`` from a TOML file (every key optional); rules there replace the defaults."""
-    base = BuildConfig()
+def load_build_config(path: Path | None, base: BuildConfig | None = None,
+                      **overrides: Any) -> tuple[BuildConfig, Rules | None]:
+    """Read ``[groundeval]`` from a TOML file (every key optional, over ``base``); rules there replace the defaults."""
+    base = base or BuildConfig()
     table: dict[str, Any] = {}
     where = "groundeval"
     if path is not None:
@@ -242,10 +288,10 @@ def load_build_config(path: Path | None, **overrides: Any) -> tuple[BuildConfig,
         counts[track] = count
     rules = None
     if "causal_links" in table or "silence_pairs" in table:
-        from benchmark_builders.groundeval.importer import read_rules
+        from benchmark_builders.groundeval.domain_config import read_rules
 
         rules = read_rules(table, Path(path) if path else Path("<config>"))
-    return BuildConfig(seed=seed, counts=counts, ratios=ratios, hard_share=hard), rules
+    return replace(base, seed=seed, counts=counts, ratios=ratios, hard_share=hard), rules
 
 
 def _note_on_stderr(line: str) -> None:
@@ -254,16 +300,21 @@ def _note_on_stderr(line: str) -> None:
 
 def build_suite(out: Path, *, world_dir: Path | None = None, domain_dir: Path | None = None,
                 config_path: Path | None = None, world: World | None = None, name: str | None = None,
-                note: Callable[[str], None] | None = _note_on_stderr, **overrides: Any) -> dict[str, int]:
+                note: Callable[[str], None] | None = _note_on_stderr, allow_unknown_keys: bool = False,
+                drop_unresolved_rules: bool = False, **overrides: Any) -> dict[str, int]:
     """Build and write a suite from a world directory, a GroundEval domain, or an in-memory World.
 
-    When fewer questions were built than requested, ``note`` gets one line saying so (by default on stderr).
+    When fewer questions were built than requested, ``note`` gets one line saying so (by default on stderr);
+    with ``allow_unknown_keys`` an unknown domain-config key is a warning line there instead of an error, and
+    with ``drop_unresolved_rules`` a rule whose path resolves for no event is left out with a warning line.
     """
-    config, config_rules = load_build_config(config_path, **overrides)
+    base = None
     if domain_dir is not None:
-        from benchmark_builders.groundeval.importer import load_domain
+        from benchmark_builders.groundeval.importer import import_domain
 
-        world, rules = load_domain(Path(domain_dir))
+        warn = note or _note_on_stderr
+        world, rules, base = import_domain(Path(domain_dir), warn if allow_unknown_keys else None,
+                                           warn if drop_unresolved_rules else None)
         name = name or f"domain:{Path(domain_dir).name}"
         source = {"domain": str(domain_dir)}
     else:
@@ -276,8 +327,13 @@ def build_suite(out: Path, *, world_dir: Path | None = None, domain_dir: Path | 
             source = {"world": name or "in-memory"}
         rules = WORLD_RULES
         name = name or str(world.meta.get("name") or f"world-seed-{world.meta.get('seed', 0)}")
+    config, config_rules = load_build_config(config_path, base, **overrides)
     if config_rules is not None:
-        rules = config_rules
+        from benchmark_builders.groundeval.domain_config import check_rules
+
+        view = WorldView(world, name)
+        rules = check_rules(config_rules, view.events_by_type, view.subsystem_of,
+                            note if drop_unresolved_rules else None)
     questions, summary = assemble_questions(world, rules, config, name)
     write_suite(Path(out), world, rules, config, questions, {**source, "name": name}, summary)
     line = summary.note()

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from benchmark_builders.groundeval.contracts import (
     COUNTERFACTUAL, NO_LINK_ALIASES, NO_LINK_MECHANISM, CausalRule, Contract, Question, Rules, Truth, question_id,
 )
+from benchmark_builders.groundeval.joins import field_values, render
 from benchmark_builders.groundeval.worldview import WorldView, at_most, describe_entity, floor_minute, when
 from simulator.model import Event
 
@@ -48,7 +49,8 @@ def _question(view: WorldView, rule: CausalRule, cause: Event, effect: Event, li
             return None
         mechanism, mechanism_aliases = stated[0], stated[1] + rule.aliases
         earliest = max(earliest, stated[2])
-    at = floor_minute(min(earliest + timedelta(hours=rng.uniform(1, 36)), view.end))
+    at = floor_minute(earliest + timedelta(hours=rng.uniform(1, 36)) if earliest + timedelta(hours=37) <= view.end
+                      else earliest + (view.end - earliest) * rng.random())
     if at < earliest:
         return None
     cause_versions = view.event_artifacts(cause, at)
@@ -80,8 +82,12 @@ def _question(view: WorldView, rule: CausalRule, cause: Event, effect: Event, li
     cause_refs = tuple(sorted(v.ref for v in seen_cause))
     effect_refs = tuple(sorted(v.ref for v in seen_effect))
     required = tuple(sorted(set(cause_refs) | set(effect_refs)))
+    premise = _filled(view, rule.premise_template, cause, effect)
+    outcome = _filled(view, rule.outcome_template, cause, effect)
+    if premise is not None and outcome is not None:
+        wording["premise"], wording["outcome"] = premise, outcome
     gold = {
-        "outcome_changed": linked,
+        "outcome_changed": linked and rule.outcome_changed,
         "causal_mechanism": mechanism if linked else NO_LINK_MECHANISM,
         "cause_event_id": cause.event_id, "effect_event_id": effect.event_id,
         "mechanism_direction": "cause_to_effect" if linked else "no_causal_link",
@@ -99,7 +105,19 @@ def _question(view: WorldView, rule: CausalRule, cause: Event, effect: Event, li
                         {"mechanisms": list(mechanisms)})
     truth = Truth(qid, COUNTERFACTUAL, kind, difficulty, gold, required, required, (), tuple(aliases), tuple(involved),
                   cause_refs, effect_refs, why)
-    return Question(contract, truth, wording)
+    return Question(contract, truth, wording, effect.type, rule.name)
+
+
+def _filled(view: WorldView, template: str | None, cause: Event, effect: Event) -> str | None:
+    """A premise or outcome template filled from ``{cause.PATH}`` / ``{effect.PATH}`` (None: no template or value)."""
+    if template is None:
+        return None
+
+    def resolve(name: str) -> tuple[str, ...]:
+        side, _, path = name.partition(".")
+        return field_values(cause if side == "cause" else effect, path, view.subsystem_of)
+
+    return render(template, resolve)
 
 
 def counterfactual_candidates(view: WorldView, rules: Rules, rng: random.Random) -> list[Question]:
@@ -115,16 +133,17 @@ def counterfactual_candidates(view: WorldView, rules: Rules, rng: random.Random)
             if stated is not None:
                 names.add(stated[0])
     mechanisms = tuple(sorted(names)) + (NO_LINK_MECHANISM,)
+    lookup = view.subsystem_of
     for rule in rules.causal:
         causes = view.events_by_type.get(rule.cause_event_type, [])
         times = [c.ts for c in causes]
         effects = at_most(view.events_by_type.get(rule.effect_event_type, []), MAX_EFFECTS, rng)
         for effect in effects:
-            lo = bisect_left(times, effect.ts - rule.max_gap)
-            hi = bisect_right(times, effect.ts)
-            window = [c for c in causes[lo:hi] if c.event_id != effect.event_id]
-            true = [c for c in window if rule.joined(c, effect)]
-            decoys = [c for c in window if not any(r.joined(c, effect) for r in rules.causal
+            lo = 0 if rule.max_gap is None else bisect_left(times, effect.ts - rule.max_gap)
+            hi = bisect_left(times, effect.ts)        # a cause comes strictly before its effect
+            window = [c for c in causes[lo:hi] if c.event_id != effect.event_id and rule.matches(c, lookup)]
+            true = [c for c in window if rule.joined(c, effect, lookup)]
+            decoys = [c for c in window if not any(r.joined(c, effect, lookup) for r in rules.causal
                                                     if r.cause_event_type == c.type)]
             nearest_true = max((c.ts for c in true), default=None)
             for cause in true:

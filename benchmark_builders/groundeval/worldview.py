@@ -21,6 +21,7 @@ class WorldView:
         self.policy = world.policy
         self.actors: tuple[Actor, ...] = tuple(sorted(world.actors, key=lambda a: a.actor_id))
         self._history = {a: world.versions(a) for a in world.artifact_ids()}
+        self.subsystem_of: dict[str, str] = {a: h[0].subsystem for a, h in self._history.items() if h}
         self._times = {a: [v.created_at for v in h] for a, h in self._history.items()}
         times = [e.ts for e in world.events] + [v.created_at for v in world.artifacts]
         meta_end = world.meta.get("end")

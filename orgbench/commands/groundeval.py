@@ -20,8 +20,12 @@ def register(cli: click.Group) -> None:
     @click.option("--config", "config_path", type=click.Path(path_type=Path), default=None,
                   help="TOML with [groundeval]: seed, per-track count/ratios/hard share, rules.")
     @click.option("--seed", type=int, default=None, help="Override the selection seed.")
+    @click.option("--allow-unknown-keys", is_flag=True,
+                  help="A domain config key orgbench does not know or support: one warning line each, not an error.")
+    @click.option("--drop-unresolved-rules", is_flag=True,
+                  help="A rule whose join path resolves for no event: left out with a warning line, not an error.")
     def build_groundeval(out: Path, world_dir: Path | None, domain_dir: Path | None, config_path: Path | None,
-                         seed: int | None) -> None:
+                         seed: int | None, allow_unknown_keys: bool, drop_unresolved_rules: bool) -> None:
         """Write GroundEval contracts, truth and corpus from a world or a GroundEval-format domain."""
         from benchmark_builders.groundeval.build import build_suite
         from orgbench.commands.options import check_out_dir
@@ -31,7 +35,9 @@ def register(cli: click.Group) -> None:
             raise InputError("build groundeval: give exactly one of --world DIR or --domain DIR")
         check_out_dir(out, ("contracts.jsonl", "MANIFEST.json"), "a GroundEval suite")
         overrides = {} if seed is None else {"seed": seed}
-        counts = build_suite(out, world_dir=world_dir, domain_dir=domain_dir, config_path=config_path, **overrides)
+        counts = build_suite(out, world_dir=world_dir, domain_dir=domain_dir, config_path=config_path,
+                             allow_unknown_keys=allow_unknown_keys, drop_unresolved_rules=drop_unresolved_rules,
+                             **overrides)
         click.echo(f"{out}: " + ", ".join(f"{n} {t}" for t, n in counts.items()) + f" ({sum(counts.values())} questions)")
 
     @cli.command("run-agent")

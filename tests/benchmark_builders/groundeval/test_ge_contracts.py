@@ -145,7 +145,7 @@ def test_actors_not_employed_at_as_of_are_named_plainly(ge_world, ge_questions):
     assert not any("not employed" in q.contract.question for q in ge_questions)
     gone = [q for q in ge_questions if q.contract.track == "perspective"
             and not policy.employed_at(q.contract.actor, q.contract.as_of)]
-    assert len(gone) == 4                       # still asked: they test the actor gate
+    assert len(gone) == 3                       # still asked: they test the actor gate
     for q in gone:
         c = q.contract
         history = sorted((a for a in policy.assignments if a.actor_id == c.actor), key=lambda a: a.valid_from)
