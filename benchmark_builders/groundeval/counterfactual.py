@@ -75,9 +75,9 @@ def _question(view: WorldView, rule: CausalRule, cause: Event, effect: Event, li
     qid = question_id(COUNTERFACTUAL, content)
     text = ""
     wording = {
-        "cause_event_id": cause.event_id, "cause_type": cause.type, "cause_entity": describe_entity(cause),
+        "cause_event_id": cause.event_id, "cause_type": cause.type, "cause_entity": view.describe(cause),
         "cause_ts": when(cause.ts), "effect_event_id": effect.event_id, "effect_type": effect.type,
-        "effect_entity": describe_entity(effect), "effect_ts": when(effect.ts), "as_of": when(at),
+        "effect_entity": view.describe(effect), "effect_ts": when(effect.ts), "as_of": when(at),
         "actor": actor.actor_id}
     cause_refs = tuple(sorted(v.ref for v in seen_cause))
     effect_refs = tuple(sorted(v.ref for v in seen_effect))
@@ -101,7 +101,9 @@ def _question(view: WorldView, rule: CausalRule, cause: Event, effect: Event, li
                         view.policy.role_at(actor.actor_id, at), view.readable_subsystems(actor.actor_id, at), at, text,
                         {"cause_event_id": cause.event_id, "effect_event_id": effect.event_id,
                          "cause_ts": when(cause.ts), "effect_ts": when(effect.ts),
-                         "cause_entity": cause.entity.to_json(), "effect_entity": effect.entity.to_json()},
+                         "cause_entity": cause.entity.to_json(), "effect_entity": effect.entity.to_json(),
+                         **({"cause_records": view.records(cause), "effect_records": view.records(effect)}
+                            if view.records(cause) or view.records(effect) else {})},
                         {"mechanisms": list(mechanisms)})
     truth = Truth(qid, COUNTERFACTUAL, kind, difficulty, gold, required, required, (), tuple(aliases), tuple(involved),
                   cause_refs, effect_refs, why)

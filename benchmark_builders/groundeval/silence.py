@@ -29,10 +29,6 @@ def _selector_text(rule: SilenceRule, trigger: Event, view: WorldView) -> str:
         values = field_values(trigger, trigger_path, view.subsystem_of)
         if values:
             parts.append(f"{trigger_path.split('.', 1)[-1] if '.' in trigger_path else trigger_path} {', '.join(values)}")
-    if not parts:
-        ids = field_values(trigger, "artifact_ids", view.subsystem_of)
-        if ids:
-            parts.append("records " + ", ".join(ids))
     return "; ".join(parts)
 
 
@@ -72,7 +68,7 @@ def _question(view: WorldView, rule: SilenceRule, trigger: Event, responses: lis
     qid = question_id(SILENCE, content)
     text = ""
     wording = {
-        "trigger_entity": describe_entity(trigger), "trigger_type": trigger.type, "trigger_event_id": trigger.event_id,
+        "trigger_entity": view.describe(trigger), "trigger_type": trigger.type, "trigger_event_id": trigger.event_id,
         "trigger_ts": when(trigger.ts), "selectors": _selector_text(rule, trigger, view), "as_of": when(at),
         "response_label": rule.response_label or rule.response_event_type, "actor": actor.actor_id}
     required = tuple(sorted({v.ref for v in seen})) if exists else ()
@@ -86,6 +82,7 @@ def _question(view: WorldView, rule: SilenceRule, trigger: Event, responses: lis
     contract = Contract(qid, SILENCE, view.name, actor.actor_id,
                         view.policy.role_at(actor.actor_id, at), tuple(sorted(readable)), at, text,
                         {"trigger_event_id": trigger.event_id, "trigger_entity": trigger.entity.to_json(),
+                         **({"trigger_records": view.records(trigger)} if view.records(trigger) else {}),
                          "trigger_ts": when(trigger.ts),
                          "response": rule.response_label or rule.response_event_type, "selectors": list(selectors)})
     truth = Truth(qid, SILENCE, kind, "hard" if hard else "easy", {"exists": exists, "evidence_artifacts": list(required)}, required, permitted,

@@ -31,6 +31,17 @@ class WorldView:
         for event in sorted(world.events, key=lambda e: (e.ts, e.event_id)):
             self.events_by_type.setdefault(event.type, []).append(event)
 
+    def records(self, event: Event) -> list[str]:
+        """The artifact ids a question names with an event: those it lists, for an imported domain (else none)."""
+        if self.world.meta.get("source") != "groundeval-domain":
+            return []
+        return list(dict.fromkeys(ref.rsplit("@", 1)[0] for ref in event.artifacts))
+
+    def describe(self, event: Event) -> str:
+        """How a question names an event: ``incident INC-42``; in a domain also the records it lists."""
+        records = self.records(event)
+        return describe_entity(event) + (f" (records {', '.join(records)})" if records else "")
+
     def as_of(self, artifact_id: str, moment: datetime) -> ArtifactVersion | None:
         """The version of an artifact current at ``moment``."""
         index = bisect_right(self._times.get(artifact_id, []), moment) - 1

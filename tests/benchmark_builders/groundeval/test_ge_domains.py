@@ -1,0 +1,207 @@
+"""Domains in the public GroundEval format: joins as the format means them, every key honoured or refused,
+truth checked by hand and by a second, separately written recomputation (also on the public examples)."""
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from orgbench.cli import cli
+from tests.benchmark_builders.groundeval.shapes_domain import (
+    CONFIG, COUNTERFACTUAL_TRUTH, SILENCE_TRUTH, could_know_by_hand, write_shapes_domain,
+)
+from tests.benchmark_builders.groundeval.truth_recheck import disagreements
+
+BIG = """
+[groundeval.perspective]
+count = 200
+[groundeval.counterfactual]
+count = 50
+[groundeval.silence]
+count = 20
+"""
+
+
+def build(tmp_path, domain, *extra, name="suite"):
+    (tmp_path / "big.toml").write_text(BIG, encoding="utf-8")
+    out = tmp_path / name
+    result = CliRunner().invoke(cli, ["build", "groundeval", "--domain", str(domain), "--out", str(out),
+                                      "--config", str(tmp_path / "big.toml"), *extra])
+    return result, out
+
+
+def rows(path):
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.fixture
+def shapes_suite(tmp_path):
+    domain = write_shapes_domain(tmp_path / "shapes")
+    result, out = build(tmp_path, domain)
+    assert result.exit_code == 0, result.output
+    return domain, out
+
+
+def test_counterfactual_gold_is_the_hand_worked_truth(shapes_suite):
+    _, out = shapes_suite
+    contracts = {c["question_id"]: c for c in rows(out / "contracts.jsonl")}
+    built = {}
+    for t in rows(out / "truth.jsonl"):
+        if t["track"] == "counterfactual":
+            built[(t["gold"]["cause_event_id"], t["gold"]["effect_event_id"])] = t["kind"]
+            assert t["gold"]["outcome_changed"] is (t["kind"] == "causal")
+            assert t["gold"]["mechanism_direction"] == ("cause_to_effect" if t["kind"] == "causal" else "no_causal_link")
+    assert built == COUNTERFACTUAL_TRUTH
+    worded = [c["question"] for c in contracts.values() if c["track"] == "counterfactual"
+              and c["subject"]["cause_event_id"] == "c1" and c["subject"]["effect_event_id"] == "o1"]
+    assert "suppose change CH-1 had not been applied; then outage o1 would not have been declared?" in worded[0]
+
+
+def test_silence_both_ways_with_the_search_space_from_templates(shapes_suite):
+    _, out = shapes_suite
+    contracts = {c["question_id"]: c for c in rows(out / "contracts.jsonl")}
+    silence = {contracts[t["question_id"]]["subject"]["trigger_event_id"]: (t, contracts[t["question_id"]])
+               for t in rows(out / "truth.jsonl") if t["track"] == "silence"}
+    assert {k: t["gold"]["exists"] for k, (t, _) in silence.items()} == SILENCE_TRUTH
+    truth, contract = silence["o1"]
+    assert truth["kind"] == "exists" and truth["required_evidence"] == ["T-2@3", "W-1@1"]
+    # the trigger lists tickets [T-9, T-2]: one id item per ticket, one query item with both
+    assert truth["required_search_space"] == [
+        {"mode": "id", "selector": "T-2", "subsystem": "tickets", "value": "T-2"},
+        {"mode": "id", "selector": "T-9", "subsystem": "tickets", "value": "T-9"},
+        {"mode": "query", "selector": "T-9", "subsystem": "wiki", "value": "review T-9, T-2"}]
+    assert "W-1" not in contract["question"] and "r1" not in contract["question"]   # the response is not given away
+    assert silence["o2"][0]["difficulty"] == "hard"      # its review came, but after the window
+
+
+def test_perspective_subjects_are_events_and_gold_matches_the_hand_rule(shapes_suite):
+    _, out = shapes_suite
+    contracts = {c["question_id"]: c for c in rows(out / "contracts.jsonl")}
+    checked = set()
+    for t in rows(out / "truth.jsonl"):
+        if t["track"] != "perspective":
+            continue
+        c = contracts[t["question_id"]]
+        event = c["subject"]["entity"]["id"]
+        assert c["subject"]["entity"]["kind"] == "event" and f"event {event} (" in c["question"]
+        assert all(a in c["question"] for a in c["subject"]["artifacts"])      # named by id and its records
+        assert t["gold"]["could_actor_have_known"] is could_know_by_hand(c["actor"], event, c["as_of"])
+        checked.add((t["kind"], event))
+    assert {k for k, _ in checked} == {"positive", "temporal_negative", "permission_negative"}
+    assert {e for _, e in checked} >= {"c0", "c1", "c2", "o1", "o2", "l1"}
+    moments = [(c["actor"], c["as_of"]) for c in contracts.values() if c["track"] == "perspective"]
+    assert len(moments) == len(set(moments))         # one actor's questions use different as_of moments
+
+
+def test_the_second_truth_check_agrees_and_catches_a_wrong_gold(shapes_suite, tmp_path):
+    domain, out = shapes_suite
+    wrong, checked = disagreements(domain, out)
+    assert wrong == [] and sum(checked.values()) == len(rows(out / "truth.jsonl"))
+    bad = tmp_path / "bad"
+    shutil.copytree(out, bad)
+    truths = rows(bad / "truth.jsonl")
+    flipped = []
+    for track, key in (("perspective", "could_actor_have_known"), ("silence", "exists")):
+        t = next(t for t in truths if t["track"] == track)
+        t["gold"][key] = not t["gold"][key]
+        flipped.append(t["question_id"])
+    t = next(t for t in truths if t["kind"] == "causal")
+    t["gold"].update(mechanism_direction="no_causal_link", outcome_changed=False)
+    flipped.append(t["question_id"])
+    (bad / "truth.jsonl").write_text("".join(json.dumps(t) + "\n" for t in truths), encoding="utf-8")
+    assert sorted(disagreements(domain, bad)[0]) == sorted(flipped)
+
+
+UPSTREAM = os.environ.get("GROUNDEVAL_EXAMPLES")      # e.g. a checkout's examples/ (paper/preprint-2026 branch)
+EXAMPLES = ("tiny", "cybersecurity", "enterprise-support", "finance", "healthcare", "legal")
+
+
+@pytest.mark.skipif(not UPSTREAM, reason="set GROUNDEVAL_EXAMPLES to the public examples/ directory")
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_public_examples_build_every_track_with_gold_that_agrees_with_their_data(tmp_path, name):
+    result, out = build(tmp_path, Path(UPSTREAM) / name, "--drop-unresolved-rules")
+    assert result.exit_code == 0, result.output
+    wrong, checked = disagreements(Path(UPSTREAM) / name, out)
+    print(f"{name}: {dict(sorted(checked.items()))}; golds disagreeing with the data: {len(wrong)}")
+    assert wrong == []
+    tracks = {k.split()[0] for k in checked}
+    assert tracks == {"perspective", "counterfactual", "silence"}
+    if name != "tiny":                                  # tiny has no response event: no Silence exists
+        assert "silence exists" in checked and "silence absence" in checked
+
+
+@pytest.mark.parametrize("old, new, needle", [
+    ("output_dir: ./ignored", "output_dir: ./ignored\nprovider: openai",
+     "config.yaml: provider: not supported by orgbench (--allow-unknown-keys ignores it)"),
+    ("    outcome_changed: true", "    outcome_changed: true\n    cause_window: 3",
+     "config.yaml: causal_links[0].cause_window: unknown key"),
+    ("[{cause: artifact_ids.tickets, effect: artifact_ids.tickets}]\n  - name: outage_reviewed",
+     "[{cause: artifact_ids.ticket, effect: artifact_ids.tickets}]\n  - name: outage_reviewed",
+     "causal_links[0] (change_broke_service).join[0].cause: path 'artifact_ids.ticket' resolves for no event"),
+    ("query_template: \"review {artifact_ids.tickets}\"", "query_template: \"review {facts.nothing}\"",
+     "search_space[0].query_template: path 'facts.nothing' resolves for no event of type 'outage_declared'"),
+    ("events_file: log.jsonl", "events_file: missing.jsonl", "missing.jsonl: file not found"),
+    ("max_gap_hours: 48", "max_gap_hours: 48\n    max_gap_days: 2", "give max_gap_days or max_gap_hours, not both"),
+])
+def test_malformed_domains_stop_with_one_line_and_write_nothing(tmp_path, old, new, needle):
+    assert old in CONFIG
+    domain = write_shapes_domain(tmp_path / "d", CONFIG.replace(old, new, 1))
+    result, out = build(tmp_path, domain)
+    assert result.exit_code == 2 and needle in result.output, result.output
+    assert result.output.count("\n") == 1 and not out.exists()
+
+
+def test_a_bad_time_names_the_file_line_and_key(tmp_path):
+    domain = write_shapes_domain(tmp_path / "d")
+    text = (domain / "log.jsonl").read_text(encoding="utf-8").replace("2026-04-05T12:00:00Z", "5 April, noon")
+    (domain / "log.jsonl").write_text(text, encoding="utf-8")
+    result, out = build(tmp_path, domain)
+    assert result.exit_code == 2 and "log.jsonl:7: key timestamp: not a timestamp" in result.output
+    assert not out.exists()
+
+
+def test_allow_unknown_keys_warns_once_per_key(tmp_path):
+    config = CONFIG.replace("output_dir: ./ignored", "output_dir: ./ignored\nmodel: gpt\nnotes: x").replace(
+        "    outcome_changed: true", "    outcome_changed: true\n    colour: red").replace(
+        "    match_value: high", "    match_value: high\n    colour: blue")
+    domain = write_shapes_domain(tmp_path / "d", config)
+    result, out = build(tmp_path, domain, "--allow-unknown-keys")
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.stderr.splitlines() if ": warning: " in line]
+    assert [w.split(": warning: ")[1] for w in warnings] == [
+        "model: not supported by orgbench, ignored", "notes: unknown key, ignored",
+        "causal_links[].colour: unknown key, ignored"]
+    assert rows(out / "truth.jsonl")
+
+
+def test_drop_unresolved_rules_leaves_the_rule_out_with_a_warning(tmp_path):
+    config = CONFIG.replace("{cause: artifact_ids.tickets, effect: artifact_ids.tickets}]\nsilence_pairs",
+                            "{cause: artifact_ids.ledger, effect: artifact_ids.tickets}]\nsilence_pairs")
+    domain = write_shapes_domain(tmp_path / "d", config)
+    result, out = build(tmp_path, domain, "--drop-unresolved-rules")
+    assert result.exit_code == 0, result.output
+    assert "causal_links[1] (outage_reviewed).join[0].cause: path 'artifact_ids.ledger'" in result.stderr
+    assert "rule left out" in result.stderr
+    rules = {r["name"] for r in json.loads((out / "suite.json").read_text())["rules"]["causal_links"]}
+    assert rules == {"change_broke_service"}
+
+
+def test_domain_caps_ratios_and_actors_are_honoured(tmp_path):
+    config = CONFIG.replace("output_dir: ./ignored", "output_dir: ./ignored\nperspective_actors: [cleo]\n"
+                            "max_counterfactual_questions: 3\nmax_links_per_spec: 1\nseed: 4\n"
+                            "perspective: {positive_ratio: 1.0, negative_permission_ratio: 0, negative_temporal_ratio: 0}")
+    domain = write_shapes_domain(tmp_path / "d", config)
+    result = CliRunner().invoke(cli, ["build", "groundeval", "--domain", str(domain), "--out", str(tmp_path / "s")])
+    assert result.exit_code == 0, result.output
+    suite = json.loads((tmp_path / "s" / "suite.json").read_text())
+    assert suite["config"]["seed"] == 4 and suite["config"]["perspective_actors"] == ["cleo"]
+    assert suite["requested"]["counterfactual"] == {"causal": 2, "decoy": 1}
+    assert suite["requested"]["perspective"] == {"positive": 40, "temporal_negative": 0, "permission_negative": 0}
+    contracts = rows(tmp_path / "s" / "contracts.jsonl")
+    assert {c["actor"] for c in contracts if c["track"] == "perspective"} == {"cleo"}
+    truths = rows(tmp_path / "s" / "truth.jsonl")
+    causal = [t for t in truths if t["kind"] == "causal"]
+    assert len(causal) == 2 and len({t["why"].split(":")[0] for t in causal}) == 2   # one link per rule
