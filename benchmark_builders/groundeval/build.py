@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from benchmark_builders.groundeval.contracts import (
-    COUNTERFACTUAL, KINDS, PERSPECTIVE, SILENCE, TRACKS, BuildConfig, CausalRule, Question, Rules, SilenceRule,
+    COUNTERFACTUAL, HARD_KINDS, KINDS, PERSPECTIVE, SILENCE, TRACKS, BuildConfig, CausalRule, Question, Rules, SilenceRule,
 )
-from benchmark_builders.groundeval.counterfactual import counterfactual_candidates
+from benchmark_builders.groundeval.counterfactual import counterfactual_candidates, mechanism_names
+from benchmark_builders.groundeval.hard_kinds import hard_counterfactual_candidates, hard_silence_candidates
 from benchmark_builders.groundeval.perspective import perspective_candidates
 from benchmark_builders.groundeval.silence import silence_candidates
 from benchmark_builders.groundeval.wording import word_question
@@ -45,6 +46,15 @@ WORLD_RULES = Rules(
         SilenceRule("escalation_answer", "escalation.sent", "escalation.answered", timedelta(days=3),
                     ("email",), (("payload.escalation_id", "payload.escalation_id"),), "an answer to the escalation"),
     ),
+)
+
+
+#: Build settings for simulated worlds: the plain kinds as for any source, plus the hard kinds (hard_kinds.py).
+WORLD_CONFIG = BuildConfig(
+    counts={PERSPECTIVE: 40, COUNTERFACTUAL: 42, SILENCE: 40},
+    ratios={PERSPECTIVE: {"positive": 0.4, "temporal_negative": 0.3, "permission_negative": 0.3},
+            COUNTERFACTUAL: {"causal": 0.5, "decoy": 0.5, "indirect": 0.2, "named_decoy": 0.2},
+            SILENCE: {"exists": 0.375, "absence": 0.375, "indirect": 0.25}},
 )
 
 
@@ -187,6 +197,11 @@ def assemble_questions(world: World, rules: Rules, config: BuildConfig,
         COUNTERFACTUAL: counterfactual_candidates(view, rules, random.Random(rng.random())),
         SILENCE: silence_candidates(view, rules, random.Random(rng.random())),
     }
+    hard_rng = random.Random(f"{config.seed}:{name}:hard")
+    if any(config.ratios.get(COUNTERFACTUAL, {}).get(k, 0) > 0 for k in HARD_KINDS[COUNTERFACTUAL]):
+        pools[COUNTERFACTUAL] += hard_counterfactual_candidates(view, hard_rng, mechanism_names(view, rules))
+    if any(config.ratios.get(SILENCE, {}).get(k, 0) > 0 for k in HARD_KINDS[SILENCE]):
+        pools[SILENCE] += hard_silence_candidates(view, hard_rng)
 
     def finish(q: Question) -> Question | None:
         subjects = tuple(str(v) for v in _subject_ids(q.contract.subject))
@@ -203,6 +218,11 @@ def assemble_questions(world: World, rules: Rules, config: BuildConfig,
     built = {t: {k: 0 for k in KINDS[t]} for t in TRACKS}
     for q in questions:
         built[q.truth.track][q.truth.kind] += 1
+    for track, kinds in HARD_KINDS.items():      # hard kinds nobody asked for are not listed
+        for kind in kinds:
+            if not requested[track].get(kind) and not built[track][kind]:
+                requested[track].pop(kind, None)
+                built[track].pop(kind)
     order = {t: i for i, t in enumerate(TRACKS)}
     ordered = sorted(questions, key=lambda q: (order[q.contract.track], q.contract.question_id))
     return ordered, BuildSummary(requested, built, left_out)
@@ -325,7 +345,7 @@ def build_suite(out: Path, *, world_dir: Path | None = None, domain_dir: Path | 
             source = {"world": str(world_dir)}
         else:
             source = {"world": name or "in-memory"}
-        rules = WORLD_RULES
+        rules, base = WORLD_RULES, WORLD_CONFIG
         name = name or str(world.meta.get("name") or f"world-seed-{world.meta.get('seed', 0)}")
     config, config_rules = load_build_config(config_path, base, **overrides)
     if config_rules is not None:

@@ -25,9 +25,11 @@ TRACKS: tuple[str, ...] = (PERSPECTIVE, COUNTERFACTUAL, SILENCE)
 #: The kinds of question in each track (the ratios in BuildConfig are over these).
 KINDS: dict[str, tuple[str, ...]] = {
     PERSPECTIVE: ("positive", "temporal_negative", "permission_negative"),
-    COUNTERFACTUAL: ("causal", "decoy"),
-    SILENCE: ("exists", "absence"),
+    COUNTERFACTUAL: ("causal", "decoy", "indirect", "named_decoy"),
+    SILENCE: ("exists", "absence", "indirect"),
 }
+#: The hard kinds (benchmark_builders/groundeval/hard_kinds.py): built from simulated worlds when their ratio is > 0.
+HARD_KINDS: dict[str, tuple[str, ...]] = {COUNTERFACTUAL: ("indirect", "named_decoy"), SILENCE: ("indirect",)}
 DIFFICULTIES: tuple[str, ...] = ("easy", "hard")
 
 DIRECTIONS: tuple[str, ...] = ("cause_to_effect", "effect_to_cause", "no_causal_link")
@@ -310,8 +312,8 @@ class BuildConfig:
     counts: Mapping[str, int] = field(default_factory=lambda: {PERSPECTIVE: 40, COUNTERFACTUAL: 30, SILENCE: 30})
     ratios: Mapping[str, Mapping[str, float]] = field(default_factory=lambda: {
         PERSPECTIVE: {"positive": 0.4, "temporal_negative": 0.3, "permission_negative": 0.3},
-        COUNTERFACTUAL: {"causal": 0.5, "decoy": 0.5},
-        SILENCE: {"exists": 0.5, "absence": 0.5},
+        COUNTERFACTUAL: {"causal": 0.5, "decoy": 0.5, "indirect": 0.0, "named_decoy": 0.0},
+        SILENCE: {"exists": 0.5, "absence": 0.5, "indirect": 0.0},
     })
     hard_share: Mapping[str, float] = field(default_factory=lambda: {PERSPECTIVE: 0.5, COUNTERFACTUAL: 0.5, SILENCE: 0.5})
     max_per_actor: int | None = None          # questions per actor, over all tracks

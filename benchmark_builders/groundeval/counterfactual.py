@@ -122,9 +122,8 @@ def _filled(view: WorldView, template: str | None, cause: Event, effect: Event) 
     return render(template, resolve)
 
 
-def counterfactual_candidates(view: WorldView, rules: Rules, rng: random.Random) -> list[Question]:
-    """Candidate causal and decoy questions for every causal rule."""
-    out: list[Question] = []
+def mechanism_names(view: WorldView, rules: Rules) -> tuple[str, ...]:
+    """The mechanism options of the world's causal rules (named, or stated by effects), then ``no_causal_link``."""
     names = set()
     for rule in rules.causal:
         if rule.mechanism_fact is None:
@@ -134,7 +133,13 @@ def counterfactual_candidates(view: WorldView, rules: Rules, rng: random.Random)
             stated = _stated_mechanism(view, rule, effect)
             if stated is not None:
                 names.add(stated[0])
-    mechanisms = tuple(sorted(names)) + (NO_LINK_MECHANISM,)
+    return tuple(sorted(names)) + (NO_LINK_MECHANISM,)
+
+
+def counterfactual_candidates(view: WorldView, rules: Rules, rng: random.Random) -> list[Question]:
+    """Candidate causal and decoy questions for every causal rule."""
+    out: list[Question] = []
+    mechanisms = mechanism_names(view, rules)
     lookup = view.subsystem_of
     for rule in rules.causal:
         causes = view.events_by_type.get(rule.cause_event_type, [])

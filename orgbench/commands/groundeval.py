@@ -43,7 +43,7 @@ def register(cli: click.Group) -> None:
     @cli.command("run-agent")
     @click.option("--suite", type=click.Path(path_type=Path), required=True)
     @click.option("--agent", "spec", required=True,
-                  help="oracle | leaky | lazy | proximity | bm25 | zero-shot | openai:MODEL")
+                  help="oracle | leaky | lazy | proximity | bm25 | follow | zero-shot | openai:MODEL")
     @click.option("--mode", type=click.Choice(("tool", "context")), default="tool", show_default=True)
     @click.option("--out", type=click.Path(path_type=Path), required=True, help="Run directory to write.")
     @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")

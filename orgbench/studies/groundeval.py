@@ -20,7 +20,7 @@ from orgbench.stages import code_fingerprint
 from orgbench.studies import ReproduceOptions
 
 DEFAULT_SEEDS = (0, 1, 2)
-AGENTS = ("oracle", "leaky", "lazy", "proximity", "bm25", "zero-shot")
+AGENTS = ("oracle", "leaky", "lazy", "proximity", "bm25", "follow", "zero-shot")
 MODES = ("tool", "context")
 RULES_VERSION = 2  # bump to force every GroundEval stage to rebuild (code changes already do)
 
