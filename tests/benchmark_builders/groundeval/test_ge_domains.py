@@ -205,3 +205,32 @@ def test_domain_caps_ratios_and_actors_are_honoured(tmp_path):
     truths = rows(tmp_path / "s" / "truth.jsonl")
     causal = [t for t in truths if t["kind"] == "causal"]
     assert len(causal) == 2 and len({t["why"].split(":")[0] for t in causal}) == 2   # one link per rule
+
+
+TASK_CONTRACT_CONFIG = """
+actors: {agent: billing_clerk}
+roles:
+  billing_clerk: {subsystems: [ledger]}
+task_contracts:
+  - name: refund_only_paid_invoices
+    task_description: Check the invoice before refunding it.
+    preconditions:
+      - {check: invoice_paid, required_facts: [state], ground_truth_field: invoice_7.state}
+    decision_field: should_refund
+"""
+
+
+def test_a_task_contract_domain_is_refused_by_name_not_built_empty(tmp_path):
+    # upstream's current format (task contracts over data/*.json corpus files) is not read yet: it must stop, not
+    # build 0 questions and exit 0 — with or without an empty events file beside it
+    domain = tmp_path / "tasks"
+    (domain / "data").mkdir(parents=True)
+    (domain / "data" / "ledger.json").write_text(json.dumps([{"id": "invoice_7", "subsystem": "ledger", "state": "paid"}]),
+                                                  encoding="utf-8")
+    (domain / "config.yaml").write_text(TASK_CONTRACT_CONFIG, encoding="utf-8")
+    for events in (None, ""):
+        if events is not None:
+            (domain / "events.jsonl").write_text(events, encoding="utf-8")
+        result, out = build(tmp_path, domain)
+        assert result.exit_code == 2 and "config.yaml: task_contracts: unknown key" in result.output
+        assert not out.exists()
