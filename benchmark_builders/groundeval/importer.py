@@ -3,9 +3,11 @@
 Layout: ``events.jsonl`` (``{id, type, timestamp, actors, artifact_ids:
 {subsystem: id | [id]}, facts}``), ``artifacts/<subsystem>/<ID>.json``
 (``{id, timestamp | created_at | date, title, body, …}``; the id defaults to
-the file name) and ``config.yaml`` (``actors``, ``roles``, ``causal_links``,
-``silence_pairs``). Timestamps may carry a zone, a ``Z`` suffix or none (then
-UTC). Anything malformed raises InputError naming the file and the key.
+the file name; other keys are facts of the first version) and ``config.yaml``
+(``actors``, ``roles``, ``causal_links``, ``silence_pairs``, … — read and
+checked key by key in ``domain_config``; ``events_file`` / ``artifacts_dir``
+rename the other two). Timestamps may carry a zone, a ``Z`` suffix or none
+(then UTC). Anything malformed raises InputError naming the file and the key.
 
 Mapping onto the world's records: every actor holds its role from the first
 to past the last timestamp of the domain. An artifact is versioned, so that
@@ -238,6 +240,23 @@ def _inside(root: Path, config: dict[str, Any], key: str, default: str, where: P
     return root / value
 
 
+def _roles(roles_cfg: dict[str, Any], config_path: Path,
+           keys: KeyCheck) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """Each role's subsystems and broadcast event types."""
+    roles: dict[str, tuple[str, ...]] = {}
+    broadcast: dict[str, tuple[str, ...]] = {}
+    for role, spec in roles_cfg.items():
+        if not isinstance(spec, dict) or not isinstance(spec.get("subsystems", []), list):
+            raise InputError(f"{config_path}: key roles.{role}.subsystems: expected a list")
+        keys.check(spec, ROLE_KEYS, f"roles.{role}.", "roles.")
+        roles[str(role)] = tuple(str(s) for s in spec.get("subsystems", []))
+        types = spec.get("broadcast_event_types", []) or []
+        if not isinstance(types, list):
+            raise InputError(f"{config_path}: key roles.{role}.broadcast_event_types: expected a list")
+        broadcast[str(role)] = tuple(str(t) for t in types)
+    return roles, broadcast
+
+
 def load_domain(directory: Path, warn: Warn = None) -> tuple[World, Rules]:
     """Read a GroundEval-format domain directory as a World and its Rules."""
     world, rules, _ = import_domain(directory, warn)
@@ -263,17 +282,7 @@ def import_domain(directory: Path, warn: Warn = None, drop: Warn = None) -> tupl
         raise InputError(f"{config_path}: key actors: expected a mapping {{name: role}}")
     if not isinstance(roles_cfg, dict) or not roles_cfg:
         raise InputError(f"{config_path}: key roles: expected a mapping {{role: {{subsystems: [...]}}}}")
-    roles: dict[str, tuple[str, ...]] = {}
-    broadcast: dict[str, tuple[str, ...]] = {}
-    for role, spec in roles_cfg.items():
-        if not isinstance(spec, dict) or not isinstance(spec.get("subsystems", []), list):
-            raise InputError(f"{config_path}: key roles.{role}.subsystems: expected a list")
-        keys.check(spec, ROLE_KEYS, f"roles.{role}.", "roles.")
-        roles[str(role)] = tuple(str(s) for s in spec.get("subsystems", []))
-        types = spec.get("broadcast_event_types", []) or []
-        if not isinstance(types, list):
-            raise InputError(f"{config_path}: key roles.{role}.broadcast_event_types: expected a list")
-        broadcast[str(role)] = tuple(str(t) for t in types)
+    roles, broadcast = _roles(roles_cfg, config_path, keys)
     for name, role in actors_cfg.items():
         if str(role) not in roles:
             raise InputError(f"{config_path}: key actors.{name}: unknown role {role!r}")
