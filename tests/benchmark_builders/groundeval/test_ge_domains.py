@@ -234,3 +234,26 @@ def test_a_task_contract_domain_is_refused_by_name_not_built_empty(tmp_path):
         result, out = build(tmp_path, domain)
         assert result.exit_code == 2 and "config.yaml: task_contracts: unknown key" in result.output
         assert not out.exists()
+
+
+def test_per_actor_and_per_event_type_caps_difficulty_ratios_and_the_event_log_policy(tmp_path):
+    from collections import Counter
+
+    from benchmark_builders.groundeval.importer import import_domain
+
+    config = CONFIG.replace("output_dir: ./ignored", "output_dir: ./ignored\nmax_questions_per_actor: 5\n"
+                            "max_questions_per_event_type: 3\neasy_ratio: 0.25\nmedium_ratio: 0.5\nhard_ratio: 0.75\n"
+                            "use_event_log_policy: false")
+    domain = write_shapes_domain(tmp_path / "d", config)
+    world, _, settings = import_domain(domain)
+    assert settings.hard_share == {"perspective": 0.75, "counterfactual": 0.75, "silence": 0.75}  # .75 / (.25 + .75)
+    assert all(v.acl.participants == () for v in world.artifacts)      # roles alone decide
+    result = CliRunner().invoke(cli, ["build", "groundeval", "--domain", str(domain), "--out", str(tmp_path / "s")])
+    assert result.exit_code == 0, result.output
+    contracts = rows(tmp_path / "s" / "contracts.jsonl")
+    assert max(Counter(c["actor"] for c in contracts).values()) <= 5
+    events = {e["id"]: e["type"] for e in map(json.loads, (domain / "log.jsonl").read_text().splitlines())}
+    subject_type = [events[c["subject"]["entity"]["id"]] if c["track"] == "perspective" else
+                    events[c["subject"]["effect_event_id"]] if c["track"] == "counterfactual" else
+                    events[c["subject"]["trigger_event_id"]] for c in contracts]
+    assert max(Counter(subject_type).values()) <= 3
