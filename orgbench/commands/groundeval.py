@@ -34,6 +34,12 @@ def register(cli: click.Group) -> None:
         if (world_dir is None) == (domain_dir is None):
             raise InputError("build groundeval: give exactly one of --world DIR or --domain DIR")
         check_out_dir(out, ("contracts.jsonl", "MANIFEST.json"), "a GroundEval suite")
+        from benchmark_builders.groundeval.task_domain import build_task_suite, is_task_domain
+
+        if domain_dir is not None and is_task_domain(domain_dir):        # upstream's task-contract format
+            warn = (lambda line: click.echo(line, err=True)) if allow_unknown_keys else None
+            click.echo(f"{out}: {build_task_suite(out, domain_dir, warn)} task contracts")
+            return
         overrides = {} if seed is None else {"seed": seed}
         counts = build_suite(out, world_dir=world_dir, domain_dir=domain_dir, config_path=config_path,
                              allow_unknown_keys=allow_unknown_keys, drop_unresolved_rules=drop_unresolved_rules,
@@ -43,7 +49,8 @@ def register(cli: click.Group) -> None:
     @cli.command("run-agent")
     @click.option("--suite", type=click.Path(path_type=Path), required=True)
     @click.option("--agent", "spec", required=True,
-                  help="oracle | leaky | lazy | proximity | bm25 | follow | zero-shot | openai:MODEL")
+                  help="oracle | leaky | lazy | proximity | bm25 | follow | zero-shot | openai:MODEL "
+                       "(task contracts: oracle | skip-precondition | wrong-field)")
     @click.option("--mode", type=click.Choice(("tool", "context")), default="tool", show_default=True)
     @click.option("--out", type=click.Path(path_type=Path), required=True, help="Run directory to write.")
     @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")
@@ -59,6 +66,11 @@ def register(cli: click.Group) -> None:
         from orgbench.commands.options import check_out_dir
 
         check_out_dir(out, ("answers.jsonl", "run.json"), "a run-agent directory")
+        from judges.groundeval.task_track import is_task_suite, run_task_agent
+
+        if is_task_suite(suite):
+            click.echo(f"{out}: {run_task_agent(suite, spec, out)['questions']} answers from {spec} (task contracts)")
+            return
         info = run_agent(suite, spec, mode, out, record_latency=latency, budget=budget, base_url=base_url,
                          concurrency=concurrency, max_turns=max_turns)
         click.echo(f"{out}: {info['questions']} answers from {spec} ({mode} mode)")
@@ -76,6 +88,13 @@ def register(cli: click.Group) -> None:
         from orgbench.commands.options import check_out_dir
 
         check_out_dir(out, ("summary.json", "questions.jsonl"), "a score groundeval directory")
+        from judges.groundeval.task_track import is_task_suite, score_task_run
+
+        if is_task_suite(suite):
+            for agent, total in score_task_run(suite, answers, out).items():
+                click.echo(f"{agent} (task contracts): S_decision {total['s_decision']:.3f}  "
+                           f"S_verify {total['s_verify']:.3f}  S_adj {total['s_adj']:.3f}  violations {total['v']:.3f}")
+            return
         summary = score_run(suite, answers, out, answered_only=answered_only)
         for agent, modes in summary.items():
             for mode, tracks in modes.items():

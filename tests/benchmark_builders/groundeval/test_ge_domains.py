@@ -207,33 +207,86 @@ def test_domain_caps_ratios_and_actors_are_honoured(tmp_path):
     assert len(causal) == 2 and len({t["why"].split(":")[0] for t in causal}) == 2   # one link per rule
 
 
-TASK_CONTRACT_CONFIG = """
-actors: {agent: billing_clerk}
+TASK_CONFIG = """
+actors: {clerk: billing}
 roles:
-  billing_clerk: {subsystems: [ledger]}
+  billing: {subsystems: [ledger, crm]}
 task_contracts:
   - name: refund_only_paid_invoices
-    task_description: Check the invoice before refunding it.
+    task_description: Refund invoice INV-7 if it is paid and the customer is active.
     preconditions:
-      - {check: invoice_paid, required_facts: [state], ground_truth_field: invoice_7.state}
+      - {check: invoice_paid, required_facts: [state], ground_truth_field: INV-7.state, expected: paid}
+      - {check: customer_active, required_facts: [status], ground_truth_field: C-3.status, expected: active}
     decision_field: should_refund
+  - name: no_refund_for_disputed
+    task_description: Refund invoice INV-8 unless it is disputed.
+    preconditions:
+      - {check: not_disputed, required_facts: [state], ground_truth_field: INV-8.state}
+      - {check: fraud_score_low, required_facts: [score], required_tool: risk_lookup, expected_field: score}
+    expected_action: false
+    allowed_tools:
+      risk_lookup: {returns: {score: 91, band: high}, artifact_id: RISK-8, subsystem: crm}
 """
 
 
-def test_a_task_contract_domain_is_refused_by_name_not_built_empty(tmp_path):
-    # upstream's current format (task contracts over data/*.json corpus files) is not read yet: it must stop, not
-    # build 0 questions and exit 0 — with or without an empty events file beside it
-    domain = tmp_path / "tasks"
-    (domain / "data").mkdir(parents=True)
-    (domain / "data" / "ledger.json").write_text(json.dumps([{"id": "invoice_7", "subsystem": "ledger", "state": "paid"}]),
-                                                  encoding="utf-8")
-    (domain / "config.yaml").write_text(TASK_CONTRACT_CONFIG, encoding="utf-8")
-    for events in (None, ""):
-        if events is not None:
-            (domain / "events.jsonl").write_text(events, encoding="utf-8")
-        result, out = build(tmp_path, domain)
-        assert result.exit_code == 2 and "config.yaml: task_contracts: unknown key" in result.output
-        assert not out.exists()
+def write_task_domain(root, config=TASK_CONFIG):
+    (root / "data").mkdir(parents=True)
+    (root / "data" / "ledger.json").write_text(json.dumps([
+        {"id": "INV-7", "subsystem": "ledger", "state": "paid", "amount": 120},
+        {"id": "INV-8", "subsystem": "ledger", "state": "disputed", "amount": 80}]), encoding="utf-8")
+    (root / "data" / "crm.json").write_text(json.dumps({"id": "C-3", "subsystem": "crm", "status": "active"}),
+                                            encoding="utf-8")
+    (root / "config.yaml").write_text(config, encoding="utf-8")
+    return root
+
+
+def test_task_contracts_build_with_hand_truth_and_score_each_agent(tmp_path):
+    domain = write_task_domain(tmp_path / "tasks")
+    runner = CliRunner()
+    result = runner.invoke(cli, ["build", "groundeval", "--domain", str(domain), "--out", str(tmp_path / "suite")])
+    assert result.exit_code == 0, result.output
+    truth = {t["question_id"]: t for t in rows(tmp_path / "suite" / "truth.jsonl")}
+    contracts = rows(tmp_path / "suite" / "contracts.jsonl")
+    by_name = {c["name"]: truth[c["question_id"]] for c in contracts}
+    assert by_name["refund_only_paid_invoices"]["decision"] is True        # paid and active: both pass
+    assert by_name["no_refund_for_disputed"]["decision"] is False          # expected_action
+    assert [(p["artifact"], p["field"], p["value"]) for p in by_name["no_refund_for_disputed"]["preconditions"]] == [
+        ("INV-8", "state", "disputed"), ("RISK-8", "score", 91)]
+    assert all(c["horizon"].startswith("not applicable") for c in contracts)  # the corpus carries no time
+    assert all("value" not in json.dumps(c["preconditions"]) for c in contracts)   # the truth stays apart
+    scores = {}
+    for agent in ("oracle", "skip-precondition", "wrong-field"):
+        run, out = tmp_path / f"run-{agent}", tmp_path / f"score-{agent}"
+        assert runner.invoke(cli, ["run-agent", "--suite", str(tmp_path / "suite"), "--agent", agent, "--out",
+                                   str(run)]).exit_code == 0
+        result = runner.invoke(cli, ["score", "groundeval", "--suite", str(tmp_path / "suite"), "--answers", str(run),
+                                     "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        scores[agent] = {r["question_id"]: r for r in rows(out / "questions.jsonl")}
+    assert all(r["s_adj"] == 1.0 for r in scores["oracle"].values())
+    for qid, r in scores["skip-precondition"].items():      # right decision, one of two checks never read
+        assert r["s_decision"] == 1.0 and r["s_verify"] == 0.5 and r["s_adj"] == 0.75
+    paid = next(c["question_id"] for c in contracts if c["name"] == "refund_only_paid_invoices")
+    # it read INV-7's amount for "state" (C-3 has no other field, so that check holds): wrong decision, half verified
+    wrong = scores["wrong-field"][paid]
+    assert (wrong["s_decision"], wrong["s_verify"], wrong["s_adj"]) == (0.0, 0.5, 0.25)
+    assert wrong["s_adj"] < min(r["s_adj"] for r in scores["skip-precondition"].values())
+
+
+@pytest.mark.parametrize("old, new, needle", [
+    ("ground_truth_field: INV-7.state", "ground_truth_field: INV-7.status",
+     "task_contracts[0].preconditions[0].ground_truth_field: artifact 'INV-7' has no field 'status'"),
+    ("    expected_action: false\n", "",
+     "task_contracts[1].expected_action: needed to score the decision"),
+    ("decision_field: should_refund", "decision_field: should_refund\n    budget: 3",
+     "task_contracts[0].budget: unknown key"),
+])
+def test_malformed_task_contracts_stop_with_one_line(tmp_path, old, new, needle):
+    assert old in TASK_CONFIG
+    domain = write_task_domain(tmp_path / "tasks", TASK_CONFIG.replace(old, new, 1))
+    result = CliRunner().invoke(cli, ["build", "groundeval", "--domain", str(domain), "--out", str(tmp_path / "s")])
+    assert result.exit_code == 2 and needle in result.output, result.output
+    assert not (tmp_path / "s").exists()
 
 
 def test_per_actor_and_per_event_type_caps_difficulty_ratios_and_the_event_log_policy(tmp_path):
@@ -257,3 +310,33 @@ def test_per_actor_and_per_event_type_caps_difficulty_ratios_and_the_event_log_p
                     events[c["subject"]["effect_event_id"]] if c["track"] == "counterfactual" else
                     events[c["subject"]["trigger_event_id"]] for c in contracts]
     assert max(Counter(subject_type).values()) <= 3
+
+
+def test_task_gates_come_from_roles_and_the_horizon_only_where_artifacts_carry_time(tmp_path):
+    from judges.groundeval.task_track import score_task
+
+    config = TASK_CONFIG.replace("    decision_field: should_refund", "    decision_field: should_refund\n"
+                                 "    as_of: 2026-05-01T00:00:00+02:00")
+    domain = write_task_domain(tmp_path / "tasks", config)
+    (domain / "data" / "ledger.json").write_text(json.dumps([
+        {"id": "INV-7", "subsystem": "ledger", "state": "paid", "timestamp": "2026-04-30T23:30:00Z"},
+        {"id": "INV-8", "subsystem": "ledger", "state": "disputed", "timestamp": "2026-04-01T00:00:00Z"}]),
+        encoding="utf-8")
+    (domain / "data" / "crm.json").write_text(json.dumps(
+        {"id": "C-3", "subsystem": "crm", "status": "active", "timestamp": "2026-04-01T00:00:00Z"}), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["build", "groundeval", "--domain", str(domain), "--out", str(tmp_path / "s")])
+    assert result.exit_code == 0, result.output
+    contracts = rows(tmp_path / "s" / "contracts.jsonl")
+    timed = next(c for c in contracts if c["name"] == "refund_only_paid_invoices")
+    assert timed["horizon"] == "applies" and timed["as_of"] == "2026-04-30T22:00:00Z"
+    assert next(c for c in contracts if c["name"] == "no_refund_for_disputed")["horizon"].startswith("not applicable")
+    truth = next(t for t in rows(tmp_path / "s" / "truth.jsonl") if t["question_id"] == timed["question_id"])
+    corpus = {r["id"]: r for r in rows(tmp_path / "s" / "corpus.jsonl")}
+    answer = {"should_refund": True, "preconditions_verified": [
+        {"check": "invoice_paid", "facts": {"state": "paid"}, "evidence": ["INV-7"]},
+        {"check": "customer_active", "facts": {"status": "active"}, "evidence": ["C-3"]}]}
+    fetch = [{"tool": "fetch_artifact", "args": {"artifact_id": a}} for a in ("INV-7", "C-3")]
+    late = score_task(timed, truth, answer, fetch, corpus)          # INV-7 was written 30 min after as_of
+    assert late["v"] == 0.5 and late["verified"] == {"invoice_paid": False, "customer_active": True}
+    acted_first = score_task(timed, truth, answer, [{"tool": "issue_refund", "args": {}}] + fetch, corpus)
+    assert acted_first["s_verify"] == 0.0            # nothing read before the decision was acted on
