@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from benchmark_builders.groundeval.contracts import (
-    COUNTERFACTUAL, KINDS, PERSPECTIVE, SILENCE, TRACKS, BuildConfig, CausalRule, Question, Rules, SilenceRule,
+    COUNTERFACTUAL, HARD_KINDS, KINDS, PERSPECTIVE, SILENCE, TRACKS, BuildConfig, CausalRule, Question, Rules, SilenceRule,
 )
-from benchmark_builders.groundeval.counterfactual import counterfactual_candidates
+from benchmark_builders.groundeval.counterfactual import counterfactual_candidates, mechanism_names
+from benchmark_builders.groundeval.hard_kinds import hard_counterfactual_candidates, hard_silence_candidates
 from benchmark_builders.groundeval.perspective import perspective_candidates
 from benchmark_builders.groundeval.silence import silence_candidates
 from benchmark_builders.groundeval.wording import word_question
@@ -45,6 +46,15 @@ WORLD_RULES = Rules(
         SilenceRule("escalation_answer", "escalation.sent", "escalation.answered", timedelta(days=3),
                     ("email",), (("payload.escalation_id", "payload.escalation_id"),), "an answer to the escalation"),
     ),
+)
+
+
+#: Build settings for simulated worlds: the plain kinds as for any source, plus the hard kinds (hard_kinds.py).
+WORLD_CONFIG = BuildConfig(
+    counts={PERSPECTIVE: 40, COUNTERFACTUAL: 42, SILENCE: 40},
+    ratios={PERSPECTIVE: {"positive": 0.4, "temporal_negative": 0.3, "permission_negative": 0.3},
+            COUNTERFACTUAL: {"causal": 0.5, "decoy": 0.5, "indirect": 0.2, "named_decoy": 0.2},
+            SILENCE: {"exists": 0.375, "absence": 0.375, "indirect": 0.25}},
 )
 
 
@@ -91,8 +101,44 @@ def _split(count: int, ratios: Mapping[str, float], kinds: tuple[str, ...]) -> d
     return out
 
 
+class _Caps:
+    """The config's caps (per actor, per event type, causal questions per rule) and one as_of per actor in Perspective."""
+
+    def __init__(self, config: BuildConfig) -> None:
+        self.config = config
+        self.actors: dict[str, int] = {}
+        self.types: dict[str, int] = {}
+        self.rules: dict[str, int] = {}
+        self.moments: set[tuple[str, str]] = set()
+
+    def allows(self, q: Question) -> bool:
+        """True if taking ``q`` breaks no cap."""
+        c = self.config
+        return not (
+            (c.max_per_actor is not None and self.actors.get(q.contract.actor, 0) >= c.max_per_actor)
+            or (c.max_per_event_type is not None and q.event_type
+                and self.types.get(q.event_type, 0) >= c.max_per_event_type)
+            or (c.max_links_per_rule is not None and q.truth.kind == "causal"
+                and self.rules.get(q.rule, 0) >= c.max_links_per_rule)
+            or (q.contract.track == PERSPECTIVE and self._moment(q) in self.moments))
+
+    def take(self, q: Question) -> None:
+        """Count a chosen question against the caps."""
+        self.actors[q.contract.actor] = self.actors.get(q.contract.actor, 0) + 1
+        self.types[q.event_type] = self.types.get(q.event_type, 0) + 1
+        if q.truth.kind == "causal":
+            self.rules[q.rule] = self.rules.get(q.rule, 0) + 1
+        if q.contract.track == PERSPECTIVE:
+            self.moments.add(self._moment(q))
+
+    @staticmethod
+    def _moment(q: Question) -> tuple[str, str]:
+        return q.contract.actor, q.contract.as_of.isoformat()
+
+
 def _choose(candidates: list[Question], track: str, config: BuildConfig,
-            finish: Callable[[Question], Question | None]) -> tuple[list[Question], dict[str, int], int]:
+            finish: Callable[[Question], Question | None],
+            caps: _Caps | None = None) -> tuple[list[Question], dict[str, int], int]:
     """The chosen questions of a track (each finished: worded, or None to leave it out), the split asked, the count left out."""
     wanted = _split(int(config.counts.get(track, 0)), config.ratios.get(track, {}), KINDS[track])
     hard_share = float(config.hard_share.get(track, 0.5))
@@ -106,12 +152,17 @@ def _choose(candidates: list[Question], track: str, config: BuildConfig,
         nonlocal left_out
         picked, index = [], start
         while len(picked) < n and index < len(pool):
-            done = finish(pool[index])
+            candidate = pool[index]
             index += 1
+            if caps is not None and not caps.allows(candidate):
+                continue
+            done = finish(candidate)
             if done is None:
                 left_out += 1
             else:
                 picked.append(done)
+                if caps is not None:
+                    caps.take(done)
         return picked, index
 
     for kind in KINDS[track]:
@@ -141,25 +192,37 @@ def assemble_questions(world: World, rules: Rules, config: BuildConfig,
     rng = random.Random(f"{config.seed}:{name}")
     pools = {
         PERSPECTIVE: perspective_candidates(view, random.Random(rng.random()),
-                                            max(60, 8 * int(config.counts.get(PERSPECTIVE, 0)))),
+                                            max(60, 8 * int(config.counts.get(PERSPECTIVE, 0))),
+                                            config.perspective_actors),
         COUNTERFACTUAL: counterfactual_candidates(view, rules, random.Random(rng.random())),
         SILENCE: silence_candidates(view, rules, random.Random(rng.random())),
     }
+    hard_rng = random.Random(f"{config.seed}:{name}:hard")
+    if any(config.ratios.get(COUNTERFACTUAL, {}).get(k, 0) > 0 for k in HARD_KINDS[COUNTERFACTUAL]):
+        pools[COUNTERFACTUAL] += hard_counterfactual_candidates(view, hard_rng, mechanism_names(view, rules))
+    if any(config.ratios.get(SILENCE, {}).get(k, 0) > 0 for k in HARD_KINDS[SILENCE]):
+        pools[SILENCE] += hard_silence_candidates(view, hard_rng)
 
     def finish(q: Question) -> Question | None:
         subjects = tuple(str(v) for v in _subject_ids(q.contract.subject))
         text = word_question(q.contract.track, q.contract.question_id, q.wording, q.truth, subjects)
-        return None if text is None else Question(replace(q.contract, question=text), q.truth)
+        return None if text is None else replace(q, contract=replace(q.contract, question=text), wording={})
 
     questions: list[Question] = []
     requested: dict[str, dict[str, int]] = {}
     left_out: dict[str, int] = {}
+    caps = _Caps(config)
     for track in TRACKS:
-        chosen, requested[track], left_out[track] = _choose(pools[track], track, config, finish)
+        chosen, requested[track], left_out[track] = _choose(pools[track], track, config, finish, caps)
         questions.extend(chosen)
     built = {t: {k: 0 for k in KINDS[t]} for t in TRACKS}
     for q in questions:
         built[q.truth.track][q.truth.kind] += 1
+    for track, kinds in HARD_KINDS.items():      # hard kinds nobody asked for are not listed
+        for kind in kinds:
+            if not requested[track].get(kind) and not built[track][kind]:
+                requested[track].pop(kind, None)
+                built[track].pop(kind)
     order = {t: i for i, t in enumerate(TRACKS)}
     ordered = sorted(questions, key=lambda q: (order[q.contract.track], q.contract.question_id))
     return ordered, BuildSummary(requested, built, left_out)
@@ -169,6 +232,8 @@ def _subject_ids(subject: Mapping[str, Any]) -> Iterable[str]:
     for value in subject.values():
         if isinstance(value, Mapping):
             yield from _subject_ids(value)
+        elif isinstance(value, (list, tuple)):
+            yield from (v for v in value if isinstance(v, str))
         elif isinstance(value, str):
             yield value
 
@@ -201,9 +266,10 @@ def _number(table: Mapping[str, Any], key: str, where: str, *, integer: bool = F
     return value
 
 
-def load_build_config(path: Path | None, **overrides: Any) -> tuple[BuildConfig, Rules | None]:
-    """Read ``[groundeval]`` from a TOML file (every key optional); rules there replace the defaults."""
-    base = BuildConfig()
+def load_build_config(path: Path | None, base: BuildConfig | None = None,
+                      **overrides: Any) -> tuple[BuildConfig, Rules | None]:
+    """Read ``[groundeval]`` from a TOML file (every key optional, over ``base``); rules there replace the defaults."""
+    base = base or BuildConfig()
     table: dict[str, Any] = {}
     where = "groundeval"
     if path is not None:
@@ -242,10 +308,10 @@ def load_build_config(path: Path | None, **overrides: Any) -> tuple[BuildConfig,
         counts[track] = count
     rules = None
     if "causal_links" in table or "silence_pairs" in table:
-        from benchmark_builders.groundeval.importer import read_rules
+        from benchmark_builders.groundeval.domain_config import read_rules
 
         rules = read_rules(table, Path(path) if path else Path("<config>"))
-    return BuildConfig(seed=seed, counts=counts, ratios=ratios, hard_share=hard), rules
+    return replace(base, seed=seed, counts=counts, ratios=ratios, hard_share=hard), rules
 
 
 def _note_on_stderr(line: str) -> None:
@@ -254,16 +320,21 @@ def _note_on_stderr(line: str) -> None:
 
 def build_suite(out: Path, *, world_dir: Path | None = None, domain_dir: Path | None = None,
                 config_path: Path | None = None, world: World | None = None, name: str | None = None,
-                note: Callable[[str], None] | None = _note_on_stderr, **overrides: Any) -> dict[str, int]:
+                note: Callable[[str], None] | None = _note_on_stderr, allow_unknown_keys: bool = False,
+                drop_unresolved_rules: bool = False, **overrides: Any) -> dict[str, int]:
     """Build and write a suite from a world directory, a GroundEval domain, or an in-memory World.
 
-    When fewer questions were built than requested, ``note`` gets one line saying so (by default on stderr).
+    When fewer questions were built than requested, ``note`` gets one line saying so (by default on stderr);
+    with ``allow_unknown_keys`` an unknown domain-config key is a warning line there instead of an error, and
+    with ``drop_unresolved_rules`` a rule whose path resolves for no event is left out with a warning line.
     """
-    config, config_rules = load_build_config(config_path, **overrides)
+    base = None
     if domain_dir is not None:
-        from benchmark_builders.groundeval.importer import load_domain
+        from benchmark_builders.groundeval.importer import import_domain
 
-        world, rules = load_domain(Path(domain_dir))
+        warn = note or _note_on_stderr
+        world, rules, base = import_domain(Path(domain_dir), warn if allow_unknown_keys else None,
+                                           warn if drop_unresolved_rules else None)
         name = name or f"domain:{Path(domain_dir).name}"
         source = {"domain": str(domain_dir)}
     else:
@@ -274,10 +345,15 @@ def build_suite(out: Path, *, world_dir: Path | None = None, domain_dir: Path | 
             source = {"world": str(world_dir)}
         else:
             source = {"world": name or "in-memory"}
-        rules = WORLD_RULES
+        rules, base = WORLD_RULES, WORLD_CONFIG
         name = name or str(world.meta.get("name") or f"world-seed-{world.meta.get('seed', 0)}")
+    config, config_rules = load_build_config(config_path, base, **overrides)
     if config_rules is not None:
-        rules = config_rules
+        from benchmark_builders.groundeval.domain_config import check_rules
+
+        view = WorldView(world, name)
+        rules = check_rules(config_rules, view.events_by_type, view.subsystem_of,
+                            note if drop_unresolved_rules else None)
     questions, summary = assemble_questions(world, rules, config, name)
     write_suite(Path(out), world, rules, config, questions, {**source, "name": name}, summary)
     line = summary.note()

@@ -16,6 +16,7 @@ from typing import Any, Mapping
 
 from simulator.clock import format_ts, parse_ts
 from simulator.model import Event
+from benchmark_builders.groundeval.joins import field_values, joined, placeholders, render
 from simulator.storage import dumps
 
 PERSPECTIVE, COUNTERFACTUAL, SILENCE = "perspective", "counterfactual", "silence"
@@ -24,9 +25,11 @@ TRACKS: tuple[str, ...] = (PERSPECTIVE, COUNTERFACTUAL, SILENCE)
 #: The kinds of question in each track (the ratios in BuildConfig are over these).
 KINDS: dict[str, tuple[str, ...]] = {
     PERSPECTIVE: ("positive", "temporal_negative", "permission_negative"),
-    COUNTERFACTUAL: ("causal", "decoy"),
-    SILENCE: ("exists", "absence"),
+    COUNTERFACTUAL: ("causal", "decoy", "indirect", "named_decoy"),
+    SILENCE: ("exists", "absence", "indirect"),
 }
+#: The hard kinds (benchmark_builders/groundeval/hard_kinds.py): built from simulated worlds when their ratio is > 0.
+HARD_KINDS: dict[str, tuple[str, ...]] = {COUNTERFACTUAL: ("indirect", "named_decoy"), SILENCE: ("indirect",)}
 DIFFICULTIES: tuple[str, ...] = ("easy", "hard")
 
 DIRECTIONS: tuple[str, ...] = ("cause_to_effect", "effect_to_cause", "no_causal_link")
@@ -149,46 +152,51 @@ class Question:
     contract: Contract
     truth: Truth
     wording: Mapping[str, Any] = field(default_factory=dict)
+    event_type: str = ""      # the type of the event the question is about (for per-type caps)
+    rule: str = ""            # the rule that made it (Counterfactual / Silence)
 
 
 # -- rules -----------------------------------------------------------------------------------------
 
 def event_field(event: Event, path: str) -> Any:
-    """The value of ``path`` on an event: ``event_id``, ``type``, ``entity.id``, ``entity.kind`` or ``payload.KEY``."""
-    if path == "event_id" or path == "id":
-        return event.event_id
-    if path == "type":
-        return event.type
-    if path == "entity.id":
-        return event.entity.id
-    if path == "entity.kind":
-        return event.entity.kind
-    if path.startswith("payload."):
-        return event.payload.get(path[len("payload."):])
-    if path.startswith("facts."):
-        return event.payload.get(path[len("facts."):])
-    return event.payload.get(path)
+    """The first value of ``path`` on an event (see ``joins.field_values``), or None."""
+    values = field_values(event, path, {})
+    return values[0] if values else None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchItem:
+    """One place a silence rule's response would be recorded: a subsystem and an id or query template."""
+
+    subsystem: str
+    template: str
+    mode: str          # "id" | "query"
 
 
 @dataclass(frozen=True, slots=True)
 class CausalRule:
-    """Cause events of one type lead to effect events of another when their join fields are equal."""
+    """Cause events of one type lead to effect events of another when their join paths share a value."""
 
     name: str
     cause_event_type: str
     effect_event_type: str
-    max_gap: timedelta
+    max_gap: timedelta | None            # None: no limit
     join: tuple[tuple[str, str], ...]
     aliases: tuple[str, ...] = ()
     mechanism_fact: str | None = None   # per-link mechanism stated in the effect's artifacts (and FACT_aliases)
+    premise_template: str | None = None
+    outcome_template: str | None = None
+    outcome_changed: bool = True
+    match: tuple[str, str] | None = None  # (path, value) a cause event must have
+    source: str = ""                      # where the rule was declared (file: causal_links[i])
 
-    def joined(self, cause: Event, effect: Event) -> bool:
-        """True if every join pair has equal, non-empty values on the two events."""
-        for cause_path, effect_path in self.join:
-            left, right = event_field(cause, cause_path), event_field(effect, effect_path)
-            if left in (None, "") or left != right:
-                return False
-        return bool(self.join)
+    def joined(self, cause: Event, effect: Event, subsystem_of: Mapping[str, str] | None = None) -> bool:
+        """True if every join pair shares a value on the two events (no join: any pair of the types)."""
+        return joined(self.join, cause, effect, subsystem_of or {})
+
+    def matches(self, cause: Event, subsystem_of: Mapping[str, str] | None = None) -> bool:
+        """True if the cause passes the rule's ``match_field`` / ``match_value`` filter (or there is none)."""
+        return self.match is None or self.match[1] in field_values(cause, self.match[0], subsystem_of or {})
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,27 +206,72 @@ class SilenceRule:
     name: str
     trigger_event_type: str
     response_event_type: str
-    max_gap: timedelta
+    max_gap: timedelta | None
     search_space_subsystems: tuple[str, ...]
     join: tuple[tuple[str, str], ...]
     response_label: str = ""
+    search_space: tuple[SearchItem, ...] = ()
+    match: tuple[str, str] | None = None
+    source: str = ""
 
-    def joined(self, trigger: Event, response: Event) -> bool:
-        """True if every join pair has equal, non-empty values on the two events."""
-        for trigger_path, response_path in self.join:
-            left, right = event_field(trigger, trigger_path), event_field(response, response_path)
-            if left in (None, "") or left != right:
-                return False
-        return bool(self.join)
+    def joined(self, trigger: Event, response: Event, subsystem_of: Mapping[str, str] | None = None) -> bool:
+        """True if every join pair shares a value on the two events (no join: any response of the type)."""
+        return joined(self.join, trigger, response, subsystem_of or {})
 
-    def selectors(self, trigger: Event) -> tuple[str, ...]:
-        """The values a search must use to find this trigger's response (the join values)."""
-        values = []
+    def matches(self, trigger: Event, subsystem_of: Mapping[str, str] | None = None) -> bool:
+        """True if the trigger passes the rule's match filter (or there is none)."""
+        return self.match is None or self.match[1] in field_values(trigger, self.match[0], subsystem_of or {})
+
+    def search_items(self, trigger: Event, subsystem_of: Mapping[str, str] | None = None) -> list[dict[str, str]]:
+        """Where the response would be recorded: ``{subsystem, selector, mode, value}`` per place, nothing padded.
+
+        ``search_space`` items are filled from the trigger (an id template whose one placeholder holds a list
+        gives one item per id); the selector is the first value filled in (the rendered text when the
+        template has none). Subsystems of ``search_space_subsystems`` no item covers get the trigger's join
+        values (else its artifact ids) as selector.
+        """
+        lookup = subsystem_of or {}
+
+        def resolve(path: str) -> tuple[str, ...]:
+            return field_values(trigger, path, lookup)
+
+        items: list[dict[str, str]] = []
+        for item in self.search_space:
+            names = placeholders(item.template)
+            if item.mode == "id" and names and item.template == "{" + names[0] + "}":
+                items += [{"subsystem": item.subsystem, "selector": v, "mode": "id", "value": v} for v in resolve(names[0])]
+                continue
+            text = render(item.template, resolve)
+            if text is None:
+                continue
+            selector = resolve(names[0])[0] if names else text
+            items.append({"subsystem": item.subsystem, "selector": selector, "mode": item.mode, "value": text})
+        covered = {i.subsystem for i in self.search_space}
+        fallback = self.selectors(trigger, lookup)
+        for subsystem in self.search_space_subsystems:
+            if subsystem not in covered and fallback:
+                items.append({"subsystem": subsystem, "selector": fallback[0], "mode": "query", "value": fallback[0]})
+        unique: list[dict[str, str]] = []
+        for item in items:
+            if item not in unique:
+                unique.append(item)
+        return unique
+
+    def selectors(self, trigger: Event, subsystem_of: Mapping[str, str] | None = None) -> tuple[str, ...]:
+        """The values a search must use to find this trigger's response (the join values, else its artifact ids)."""
+        lookup = subsystem_of or {}
+        values: list[str] = []
         for trigger_path, _ in self.join:
-            value = event_field(trigger, trigger_path)
-            if value not in (None, "") and str(value) not in values:
-                values.append(str(value))
+            for value in field_values(trigger, trigger_path, lookup):
+                if value not in values:
+                    values.append(value)
+        if not values:
+            values = list(field_values(trigger, "artifact_ids", lookup))
         return tuple(values)
+
+
+def _hours(gap: timedelta | None) -> float | None:
+    return None if gap is None else gap.total_seconds() / 3600
 
 
 @dataclass(frozen=True)
@@ -233,13 +286,17 @@ class Rules:
             "causal_links": [
                 {"name": r.name, "aliases": list(r.aliases), "mechanism_fact": r.mechanism_fact,
                  "cause_event_type": r.cause_event_type,
-                 "effect_event_type": r.effect_event_type, "max_gap_hours": r.max_gap.total_seconds() / 3600,
+                 "effect_event_type": r.effect_event_type, "max_gap_hours": _hours(r.max_gap),
+                 "premise_template": r.premise_template, "outcome_template": r.outcome_template,
+                 "outcome_changed": r.outcome_changed, "match": list(r.match) if r.match else None,
                  "join": [{"cause": a, "effect": b} for a, b in r.join]}
                 for r in self.causal
             ],
             "silence_pairs": [
                 {"name": r.name, "trigger_event_type": r.trigger_event_type,
-                 "response_event_type": r.response_event_type, "max_gap_hours": r.max_gap.total_seconds() / 3600,
+                 "response_event_type": r.response_event_type, "max_gap_hours": _hours(r.max_gap),
+                 "search_space": [{"subsystem": i.subsystem, f"{i.mode}_template": i.template} for i in r.search_space],
+                 "match": list(r.match) if r.match else None,
                  "search_space_subsystems": list(r.search_space_subsystems), "response_label": r.response_label,
                  "join": [{"trigger": a, "response": b} for a, b in r.join]}
                 for r in self.silence
@@ -255,11 +312,20 @@ class BuildConfig:
     counts: Mapping[str, int] = field(default_factory=lambda: {PERSPECTIVE: 40, COUNTERFACTUAL: 30, SILENCE: 30})
     ratios: Mapping[str, Mapping[str, float]] = field(default_factory=lambda: {
         PERSPECTIVE: {"positive": 0.4, "temporal_negative": 0.3, "permission_negative": 0.3},
-        COUNTERFACTUAL: {"causal": 0.5, "decoy": 0.5},
-        SILENCE: {"exists": 0.5, "absence": 0.5},
+        COUNTERFACTUAL: {"causal": 0.5, "decoy": 0.5, "indirect": 0.0, "named_decoy": 0.0},
+        SILENCE: {"exists": 0.5, "absence": 0.5, "indirect": 0.0},
     })
     hard_share: Mapping[str, float] = field(default_factory=lambda: {PERSPECTIVE: 0.5, COUNTERFACTUAL: 0.5, SILENCE: 0.5})
+    max_per_actor: int | None = None          # questions per actor, over all tracks
+    max_per_event_type: int | None = None     # questions per subject event type (Perspective subject, effect, trigger)
+    max_links_per_rule: int | None = None     # causal questions per causal rule
+    perspective_actors: tuple[str, ...] | None = None   # the only actors Perspective questions ask about
 
     def to_json(self) -> dict[str, Any]:
-        return {"seed": self.seed, "counts": dict(self.counts),
-                "ratios": {t: dict(r) for t, r in self.ratios.items()}, "hard_share": dict(self.hard_share)}
+        out: dict[str, Any] = {"seed": self.seed, "counts": dict(self.counts),
+                               "ratios": {t: dict(r) for t, r in self.ratios.items()}, "hard_share": dict(self.hard_share)}
+        caps = {"max_per_actor": self.max_per_actor, "max_per_event_type": self.max_per_event_type,
+                "max_links_per_rule": self.max_links_per_rule,
+                "perspective_actors": list(self.perspective_actors) if self.perspective_actors is not None else None}
+        out.update({k: v for k, v in caps.items() if v is not None})
+        return out

@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from benchmark_builders.groundeval.contracts import (
     COUNTERFACTUAL, NO_LINK_ALIASES, NO_LINK_MECHANISM, CausalRule, Contract, Question, Rules, Truth, question_id,
 )
+from benchmark_builders.groundeval.joins import field_values, render
 from benchmark_builders.groundeval.worldview import WorldView, at_most, describe_entity, floor_minute, when
 from simulator.model import Event
 
@@ -48,7 +49,8 @@ def _question(view: WorldView, rule: CausalRule, cause: Event, effect: Event, li
             return None
         mechanism, mechanism_aliases = stated[0], stated[1] + rule.aliases
         earliest = max(earliest, stated[2])
-    at = floor_minute(min(earliest + timedelta(hours=rng.uniform(1, 36)), view.end))
+    at = floor_minute(earliest + timedelta(hours=rng.uniform(1, 36)) if earliest + timedelta(hours=37) <= view.end
+                      else earliest + (view.end - earliest) * rng.random())
     if at < earliest:
         return None
     cause_versions = view.event_artifacts(cause, at)
@@ -73,15 +75,19 @@ def _question(view: WorldView, rule: CausalRule, cause: Event, effect: Event, li
     qid = question_id(COUNTERFACTUAL, content)
     text = ""
     wording = {
-        "cause_event_id": cause.event_id, "cause_type": cause.type, "cause_entity": describe_entity(cause),
+        "cause_event_id": cause.event_id, "cause_type": cause.type, "cause_entity": view.describe(cause),
         "cause_ts": when(cause.ts), "effect_event_id": effect.event_id, "effect_type": effect.type,
-        "effect_entity": describe_entity(effect), "effect_ts": when(effect.ts), "as_of": when(at),
+        "effect_entity": view.describe(effect), "effect_ts": when(effect.ts), "as_of": when(at),
         "actor": actor.actor_id}
     cause_refs = tuple(sorted(v.ref for v in seen_cause))
     effect_refs = tuple(sorted(v.ref for v in seen_effect))
     required = tuple(sorted(set(cause_refs) | set(effect_refs)))
+    premise = _filled(view, rule.premise_template, cause, effect)
+    outcome = _filled(view, rule.outcome_template, cause, effect)
+    if premise is not None and outcome is not None:
+        wording["premise"], wording["outcome"] = premise, outcome
     gold = {
-        "outcome_changed": linked,
+        "outcome_changed": linked and rule.outcome_changed,
         "causal_mechanism": mechanism if linked else NO_LINK_MECHANISM,
         "cause_event_id": cause.event_id, "effect_event_id": effect.event_id,
         "mechanism_direction": "cause_to_effect" if linked else "no_causal_link",
@@ -95,16 +101,29 @@ def _question(view: WorldView, rule: CausalRule, cause: Event, effect: Event, li
                         view.policy.role_at(actor.actor_id, at), view.readable_subsystems(actor.actor_id, at), at, text,
                         {"cause_event_id": cause.event_id, "effect_event_id": effect.event_id,
                          "cause_ts": when(cause.ts), "effect_ts": when(effect.ts),
-                         "cause_entity": cause.entity.to_json(), "effect_entity": effect.entity.to_json()},
+                         "cause_entity": cause.entity.to_json(), "effect_entity": effect.entity.to_json(),
+                         **({"cause_records": view.records(cause), "effect_records": view.records(effect)}
+                            if view.records(cause) or view.records(effect) else {})},
                         {"mechanisms": list(mechanisms)})
     truth = Truth(qid, COUNTERFACTUAL, kind, difficulty, gold, required, required, (), tuple(aliases), tuple(involved),
                   cause_refs, effect_refs, why)
-    return Question(contract, truth, wording)
+    return Question(contract, truth, wording, effect.type, rule.name)
 
 
-def counterfactual_candidates(view: WorldView, rules: Rules, rng: random.Random) -> list[Question]:
-    """Candidate causal and decoy questions for every causal rule."""
-    out: list[Question] = []
+def _filled(view: WorldView, template: str | None, cause: Event, effect: Event) -> str | None:
+    """A premise or outcome template filled from ``{cause.PATH}`` / ``{effect.PATH}`` (None: no template or value)."""
+    if template is None:
+        return None
+
+    def resolve(name: str) -> tuple[str, ...]:
+        side, _, path = name.partition(".")
+        return field_values(cause if side == "cause" else effect, path, view.subsystem_of)
+
+    return render(template, resolve)
+
+
+def mechanism_names(view: WorldView, rules: Rules) -> tuple[str, ...]:
+    """The mechanism options of the world's causal rules (named, or stated by effects), then ``no_causal_link``."""
     names = set()
     for rule in rules.causal:
         if rule.mechanism_fact is None:
@@ -114,17 +133,24 @@ def counterfactual_candidates(view: WorldView, rules: Rules, rng: random.Random)
             stated = _stated_mechanism(view, rule, effect)
             if stated is not None:
                 names.add(stated[0])
-    mechanisms = tuple(sorted(names)) + (NO_LINK_MECHANISM,)
+    return tuple(sorted(names)) + (NO_LINK_MECHANISM,)
+
+
+def counterfactual_candidates(view: WorldView, rules: Rules, rng: random.Random) -> list[Question]:
+    """Candidate causal and decoy questions for every causal rule."""
+    out: list[Question] = []
+    mechanisms = mechanism_names(view, rules)
+    lookup = view.subsystem_of
     for rule in rules.causal:
         causes = view.events_by_type.get(rule.cause_event_type, [])
         times = [c.ts for c in causes]
         effects = at_most(view.events_by_type.get(rule.effect_event_type, []), MAX_EFFECTS, rng)
         for effect in effects:
-            lo = bisect_left(times, effect.ts - rule.max_gap)
-            hi = bisect_right(times, effect.ts)
-            window = [c for c in causes[lo:hi] if c.event_id != effect.event_id]
-            true = [c for c in window if rule.joined(c, effect)]
-            decoys = [c for c in window if not any(r.joined(c, effect) for r in rules.causal
+            lo = 0 if rule.max_gap is None else bisect_left(times, effect.ts - rule.max_gap)
+            hi = bisect_left(times, effect.ts)        # a cause comes strictly before its effect
+            window = [c for c in causes[lo:hi] if c.event_id != effect.event_id and rule.matches(c, lookup)]
+            true = [c for c in window if rule.joined(c, effect, lookup)]
+            decoys = [c for c in window if not any(r.joined(c, effect, lookup) for r in rules.causal
                                                     if r.cause_event_type == c.type)]
             nearest_true = max((c.ts for c in true), default=None)
             for cause in true:

@@ -3,9 +3,11 @@
 Layout: ``events.jsonl`` (``{id, type, timestamp, actors, artifact_ids:
 {subsystem: id | [id]}, facts}``), ``artifacts/<subsystem>/<ID>.json``
 (``{id, timestamp | created_at | date, title, body, …}``; the id defaults to
-the file name) and ``config.yaml`` (``actors``, ``roles``, ``causal_links``,
-``silence_pairs``). Timestamps may carry a zone, a ``Z`` suffix or none (then
-UTC). Anything malformed raises InputError naming the file and the key.
+the file name; other keys are facts of the first version) and ``config.yaml``
+(``actors``, ``roles``, ``causal_links``, ``silence_pairs``, … — read and
+checked key by key in ``domain_config``; ``events_file`` / ``artifacts_dir``
+rename the other two). Timestamps may carry a zone, a ``Z`` suffix or none
+(then UTC). Anything malformed raises InputError naming the file and the key.
 
 Mapping onto the world's records: every actor holds its role from the first
 to past the last timestamp of the domain. An artifact is versioned, so that
@@ -26,7 +28,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from benchmark_builders.groundeval.contracts import CausalRule, Rules, SilenceRule
+from benchmark_builders.groundeval.contracts import BuildConfig, Rules
+from benchmark_builders.groundeval.domain_config import (
+    ROLE_KEYS, TOP_KEYS, KeyCheck, Warn, check_rules, read_rules, read_settings,
+)
 from simulator.clock import UTC, format_ts, parse_ts
 from simulator.errors import InputError
 from simulator.model import Acl, Actor, ArtifactVersion, EntityRef, Event
@@ -35,6 +40,9 @@ from simulator.storage import read_text
 from simulator.world import World, build_world
 
 _TIME_KEYS = ("timestamp", "created_at", "date")
+#: Keys of an artifact file with a meaning of their own; every other key is a fact of its first version.
+_ARTIFACT_KEYS = frozenset({"id", "subsystem", "title", "body", "facts", "author", *_TIME_KEYS})
+EVENT_KEYS = frozenset({"id", "type", "timestamp", "actors", "artifact_ids", "facts"})
 
 
 def _ts(value: Any, where: str) -> datetime:
@@ -59,79 +67,7 @@ def _load_yaml(path: Path) -> dict[str, Any]:
     return data
 
 
-def _gap(rule: dict[str, Any], where: str) -> timedelta:
-    if "max_gap_days" in rule:
-        value, unit = rule["max_gap_days"], "days"
-    elif "max_gap_hours" in rule:
-        value, unit = rule["max_gap_hours"], "hours"
-    else:
-        raise InputError(f"{where}: missing key max_gap_days")
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
-        raise InputError(f"{where}.max_gap_{unit}: expected a positive number, got {value!r}")
-    return timedelta(**{unit: float(value)})
-
-
-def _field(name: Any, where: str) -> str:
-    if not isinstance(name, str) or not name:
-        raise InputError(f"{where}: expected a field name, got {name!r}")
-    if name in ("id", "event_id", "type") or "." in name:
-        return name
-    return f"payload.{name}"
-
-
-def _join(rule: dict[str, Any], where: str, left: str, right: str) -> tuple[tuple[str, str], ...]:
-    pairs = rule.get("join")
-    if not isinstance(pairs, list) or not pairs:
-        raise InputError(f"{where}.join: expected a non-empty list of {{{left}, {right}}}")
-    out = []
-    for i, pair in enumerate(pairs):
-        if not isinstance(pair, dict):
-            raise InputError(f"{where}.join[{i}]: expected a mapping")
-        a = pair.get(left, pair.get("cause", pair.get("trigger")))
-        b = pair.get(right, pair.get("effect", pair.get("response")))
-        out.append((_field(a, f"{where}.join[{i}].{left}"), _field(b, f"{where}.join[{i}].{right}")))
-    return tuple(out)
-
-
-def read_rules(config: dict[str, Any], path: Path) -> Rules:
-    """Causal links and silence pairs from a GroundEval config mapping."""
-    causal = []
-    for i, rule in enumerate(config.get("causal_links") or []):
-        where = f"{path}: causal_links[{i}]"
-        if not isinstance(rule, dict):
-            raise InputError(f"{where}: expected a mapping")
-        for key in ("name", "cause_event_type", "effect_event_type"):
-            if not isinstance(rule.get(key), str) or not rule.get(key):
-                raise InputError(f"{where}.{key}: missing or not a string")
-        aliases = rule.get("aliases") or rule.get("mechanism_aliases") or []
-        if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
-            raise InputError(f"{where}.aliases: expected a list of strings")
-        mechanism_fact = rule.get("mechanism_fact")
-        if mechanism_fact is not None and not isinstance(mechanism_fact, str):
-            raise InputError(f"{where}.mechanism_fact: expected a fact name")
-        causal.append(CausalRule(rule["name"], rule["cause_event_type"], rule["effect_event_type"],
-                                 _gap(rule, where), _join(rule, where, "cause", "effect"), tuple(aliases),
-                                 mechanism_fact))
-    silence = []
-    for i, rule in enumerate(config.get("silence_pairs") or []):
-        where = f"{path}: silence_pairs[{i}]"
-        if not isinstance(rule, dict):
-            raise InputError(f"{where}: expected a mapping")
-        for key in ("trigger_event_type", "response_event_type"):
-            if not isinstance(rule.get(key), str) or not rule.get(key):
-                raise InputError(f"{where}.{key}: missing or not a string")
-        space = rule.get("search_space_subsystems")
-        if not isinstance(space, list) or not space or not all(isinstance(s, str) and s for s in space):
-            raise InputError(f"{where}.search_space_subsystems: expected a non-empty list of subsystem names")
-        name = rule.get("name") or f"{rule['trigger_event_type']}->{rule['response_event_type']}"
-        silence.append(SilenceRule(str(name), rule["trigger_event_type"], rule["response_event_type"],
-                                   _gap(rule, where), tuple(space), _join(rule, where, "trigger", "response"),
-                                   str(rule.get("response_label") or "a " + rule["response_event_type"].replace("_", " "))))
-    return Rules(tuple(causal), tuple(silence))
-
-
-def _read_artifacts(root: Path) -> dict[str, dict[str, Any]]:
-    directory = root / "artifacts"
+def _read_artifacts(directory: Path) -> dict[str, dict[str, Any]]:
     if not directory.is_dir():
         raise InputError(f"{directory}: missing artifacts directory")
     found: dict[str, dict[str, Any]] = {}
@@ -157,13 +93,17 @@ def _read_artifacts(root: Path) -> dict[str, dict[str, Any]]:
                 raise InputError(f"{path}: key {key}: expected a string")
         if "facts" in obj and not isinstance(obj["facts"], dict):
             raise InputError(f"{path}: key facts: expected an object")
+        if "subsystem" in obj and obj["subsystem"] != subsystem:
+            raise InputError(f"{path}: key subsystem: {obj['subsystem']!r} differs from its directory {subsystem!r}")
+        fields = {k: v for k, v in obj.items() if k not in _ARTIFACT_KEYS}
+        obj = {**obj, "facts": {**fields, **(obj.get("facts") or {})}}
         if artifact_id in found:
             raise InputError(f"{path}: duplicate artifact id {artifact_id!r} (also in {found[artifact_id]['_path']})")
         found[artifact_id] = {"_path": str(path), "subsystem": subsystem, "created": created, **obj}
     return found
 
 
-def _read_events(path: Path, artifacts: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def _read_events(path: Path, artifacts: dict[str, dict[str, Any]], keys: KeyCheck) -> list[dict[str, Any]]:
     if not path.is_file():
         raise InputError(f"{path}: file not found")
     events = []
@@ -181,6 +121,7 @@ def _read_events(path: Path, artifacts: dict[str, dict[str, Any]]) -> list[dict[
                 raise InputError(f"{where}: invalid JSON ({exc.msg})") from None
             if not isinstance(obj, dict):
                 raise InputError(f"{where}: expected a JSON object")
+            keys.check(obj, EVENT_KEYS, f"line {number}: ", "event.")
             for key in ("id", "type"):
                 if not isinstance(obj.get(key), str) or not obj[key]:
                     raise InputError(f"{where}: key {key}: missing or not a string")
@@ -215,15 +156,17 @@ def _read_events(path: Path, artifacts: dict[str, dict[str, Any]]) -> list[dict[
 
 
 def _artifact_versions(artifacts: dict[str, dict[str, Any]], events: list[dict[str, Any]],
-                       broadcast_to: dict[str, frozenset[str]]) -> list[ArtifactVersion]:
+                       broadcast_to: dict[str, frozenset[str]], participation: bool = True) -> list[ArtifactVersion]:
     """Every artifact's versions: one at its creation, then one per later moment at which events change it.
 
-    ``broadcast_to`` maps an event type to the actors whose role sees that event's artifacts.
+    ``broadcast_to`` maps an event type to the actors whose role sees that event's artifacts; without
+    ``participation`` (``use_event_log_policy: false``) an event's actors gain nothing by taking part.
     """
 
     def learn(event: dict[str, Any], facts: dict[str, Any], people: set[str]) -> None:
         facts.update(event["facts"])
-        people.update(event["actors"])
+        if participation:
+            people.update(event["actors"])
         people.update(broadcast_to.get(event["type"], ()))
 
     listed: dict[str, list[dict[str, Any]]] = {}
@@ -290,51 +233,83 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def load_domain(directory: Path) -> tuple[World, Rules]:
+def _inside(root: Path, config: dict[str, Any], key: str, default: str, where: Path) -> Path:
+    value = config.get(key, default)
+    if not isinstance(value, str) or not value:
+        raise InputError(f"{where}: key {key}: expected a path")
+    return root / value
+
+
+def _roles(roles_cfg: dict[str, Any], config_path: Path,
+           keys: KeyCheck) -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """Each role's subsystems and broadcast event types."""
+    roles: dict[str, tuple[str, ...]] = {}
+    broadcast: dict[str, tuple[str, ...]] = {}
+    for role, spec in roles_cfg.items():
+        if not isinstance(spec, dict) or not isinstance(spec.get("subsystems", []), list):
+            raise InputError(f"{config_path}: key roles.{role}.subsystems: expected a list")
+        keys.check(spec, ROLE_KEYS, f"roles.{role}.", "roles.")
+        roles[str(role)] = tuple(str(s) for s in spec.get("subsystems", []))
+        types = spec.get("broadcast_event_types", []) or []
+        if not isinstance(types, list):
+            raise InputError(f"{config_path}: key roles.{role}.broadcast_event_types: expected a list")
+        broadcast[str(role)] = tuple(str(t) for t in types)
+    return roles, broadcast
+
+
+def load_domain(directory: Path, warn: Warn = None) -> tuple[World, Rules]:
     """Read a GroundEval-format domain directory as a World and its Rules."""
+    world, rules, _ = import_domain(directory, warn)
+    return world, rules
+
+
+def import_domain(directory: Path, warn: Warn = None, drop: Warn = None) -> tuple[World, Rules, BuildConfig]:
+    """A GroundEval-format domain as a World, its Rules and the build settings its config sets.
+
+    Unknown keys are errors; with ``warn`` (``--allow-unknown-keys``) each is one warning line instead. A rule
+    whose path resolves for no event of its type is an error; with ``drop`` it is left out with a warning line.
+    """
     root = Path(directory)
     if not root.is_dir():
         raise InputError(f"{root}: not a domain directory")
     config_path = root / "config.yaml"
     config = _load_yaml(config_path)
+    keys = KeyCheck(config_path, warn)
+    keys.check(config, TOP_KEYS, "", "")
     actors_cfg = config.get("actors")
     roles_cfg = config.get("roles")
     if not isinstance(actors_cfg, dict) or not actors_cfg:
         raise InputError(f"{config_path}: key actors: expected a mapping {{name: role}}")
     if not isinstance(roles_cfg, dict) or not roles_cfg:
         raise InputError(f"{config_path}: key roles: expected a mapping {{role: {{subsystems: [...]}}}}")
-    roles: dict[str, tuple[str, ...]] = {}
-    broadcast: dict[str, tuple[str, ...]] = {}
-    for role, spec in roles_cfg.items():
-        if not isinstance(spec, dict) or not isinstance(spec.get("subsystems", []), list):
-            raise InputError(f"{config_path}: key roles.{role}.subsystems: expected a list")
-        roles[str(role)] = tuple(str(s) for s in spec.get("subsystems", []))
-        types = spec.get("broadcast_event_types", []) or []
-        if not isinstance(types, list):
-            raise InputError(f"{config_path}: key roles.{role}.broadcast_event_types: expected a list")
-        broadcast[str(role)] = tuple(str(t) for t in types)
+    roles, broadcast = _roles(roles_cfg, config_path, keys)
     for name, role in actors_cfg.items():
         if str(role) not in roles:
             raise InputError(f"{config_path}: key actors.{name}: unknown role {role!r}")
-    rules = read_rules(config, config_path)
+    event_log_policy = config.get("use_event_log_policy", True)
+    if not isinstance(event_log_policy, bool):
+        raise InputError(f"{config_path}: key use_event_log_policy: expected true or false")
+    rules = read_rules(config, config_path, warn)
+    settings = read_settings(config, config_path, actors_cfg, keys)
 
-    artifacts = _read_artifacts(root)
-    events = _read_events(root / "events.jsonl", artifacts)
+    artifacts = _read_artifacts(_inside(root, config, "artifacts_dir", "artifacts", config_path))
+    events_path = _inside(root, config, "events_file", "events.jsonl", config_path)
+    events = _read_events(events_path, artifacts, KeyCheck(events_path, warn))
     for event in events:
         for name in event["actors"]:
             if name not in actors_cfg:
-                raise InputError(f"{root / 'events.jsonl'}:{event['line']}: key actors: unknown actor {name!r}")
+                raise InputError(f"{events_path}:{event['line']}: key actors: unknown actor {name!r}")
     times = [a["created"] for a in artifacts.values()] + [e["ts"] for e in events]
     start = min(times) if times else datetime(2026, 1, 1, tzinfo=UTC)
     end = max(times) if times else start
     origin = start - timedelta(days=365)
 
     broadcast_to: dict[str, frozenset[str]] = {}
-    for role, types in broadcast.items():
+    for role, types in (broadcast.items() if event_log_policy else ()):
         members = frozenset(str(n) for n, r in actors_cfg.items() if str(r) == role)
         for event_type in types:
             broadcast_to[event_type] = broadcast_to.get(event_type, frozenset()) | members
-    versions = _artifact_versions(artifacts, events, broadcast_to)
+    versions = _artifact_versions(artifacts, events, broadcast_to, event_log_policy)
     history: dict[str, list[ArtifactVersion]] = {}
     for version in versions:
         history.setdefault(version.artifact_id, []).append(version)
@@ -357,4 +332,9 @@ def load_domain(directory: Path) -> tuple[World, Rules]:
     meta = {"format_version": 1, "source": "groundeval-domain", "domain": root.name, "seed": 0,
             "start": start.strftime("%Y-%m-%dT%H:%M:%SZ"), "end": end.strftime("%Y-%m-%dT%H:%M:%SZ"),
             "counts": {"actors": len(people), "events": len(world_events), "artifacts": len(versions)}}
-    return build_world(meta, people, world_events, versions, policy, {"nodes": [], "links": []}), rules
+    subsystem_of = {v.artifact_id: v.subsystem for v in versions}
+    by_type: dict[str, list[Event]] = {}
+    for world_event in world_events:
+        by_type.setdefault(world_event.type, []).append(world_event)
+    rules = check_rules(rules, by_type, subsystem_of, drop)
+    return build_world(meta, people, world_events, versions, policy, {"nodes": [], "links": []}), rules, settings

@@ -15,6 +15,7 @@ import random
 from datetime import datetime, timedelta
 from typing import Any
 
+from benchmark_builders.groundeval.event_facts import FactSource, event_facts
 from benchmark_builders.groundeval.contracts import PERSPECTIVE, Contract, Question, Truth, question_id
 from benchmark_builders.groundeval.worldview import WorldView, floor_minute, when
 from simulator.model import ArtifactVersion
@@ -42,12 +43,16 @@ def subject_of(version: ArtifactVersion) -> tuple[str, str] | None:
     return None
 
 
-def _facts(view: WorldView) -> dict[tuple[str, str, str, str], list[ArtifactVersion]]:
+def _facts(view: WorldView) -> dict[tuple[str, str, str, str], FactSource]:
+    """Facts of a simulated world: (entity kind, entity id, key, value), stated by the versions about that entity."""
     stated: dict[tuple[str, str, str, str], list[ArtifactVersion]] = {}
+    by_entity: dict[tuple[str, str], list[str]] = {}
     for version in view.world.artifacts:
         subject = subject_of(version)
         if subject is None:
             continue
+        if version.artifact_id not in by_entity.setdefault(subject, []):
+            by_entity[subject].append(version.artifact_id)
         for key, value in version.facts.items():
             if key in _SKIP_KEYS or isinstance(value, bool) or not isinstance(value, (str, int, float)):
                 continue
@@ -55,9 +60,12 @@ def _facts(view: WorldView) -> dict[tuple[str, str, str, str], list[ArtifactVers
             if not text or len(text) > 60 or text in (subject[1], version.artifact_id):
                 continue
             stated.setdefault((subject[0], subject[1], key, text), []).append(version)
-    for versions in stated.values():
+    out = {}
+    for fact, versions in stated.items():
         versions.sort(key=lambda v: (v.created_at, v.artifact_id, v.version))
-    return stated
+        out[fact] = FactSource(tuple(versions), frozenset({fact[1]}), tuple(by_entity[(fact[0], fact[1])]),
+                               {"entity": {"kind": fact[0], "id": fact[1]}, "fact": fact[2], "value": fact[3]})
+    return out
 
 
 def _refs(versions: list[ArtifactVersion]) -> tuple[str, ...]:
@@ -68,9 +76,9 @@ def _refs(versions: list[ArtifactVersion]) -> tuple[str, ...]:
     return tuple(sorted(v.ref for v in latest.values()))
 
 
-def _question(view: WorldView, fact: tuple[str, str, str, str], kind: str, difficulty: str, actor_id: str,
-              at: datetime, gold: dict[str, Any], required: tuple[str, ...], permitted: tuple[str, ...],
-              why: str) -> Question:
+def _question(view: WorldView, fact: tuple[str, str, str, str], source: FactSource, kind: str, difficulty: str,
+              actor_id: str, at: datetime, gold: dict[str, Any], required: tuple[str, ...],
+              permitted: tuple[str, ...], why: str) -> Question:
     entity_kind, entity_id, key, value = fact
     role = view.nearest_role(actor_id, at)   # never "not employed": that would give a negative away
     content = {"world": view.name, "kind": kind, "actor": actor_id, "as_of": when(at),
@@ -80,48 +88,52 @@ def _question(view: WorldView, fact: tuple[str, str, str, str], kind: str, diffi
     wording = {
         "as_of": when(at), "actor": actor_id, "role": role, "fact": key.replace("_", " "),
         "entity_kind": entity_kind.replace("_", " "), "entity_id": entity_id, "value": value}
+    if "event_type" in source.subject:     # an event of a domain: named by id, type and the records it names
+        wording["entity_id"] = (f"{entity_id} ({source.subject['event_type'].replace('_', ' ')}, records "
+                                f"{', '.join(source.subject['artifacts'])})")
     contract = Contract(qid, PERSPECTIVE, view.name, actor_id, role,
-                        view.readable_subsystems(actor_id, at), at, text,
-                        {"entity": {"kind": entity_kind, "id": entity_id}, "fact": key, "value": value})
+                        view.readable_subsystems(actor_id, at), at, text, dict(source.subject))
     truth = Truth(qid, PERSPECTIVE, kind, difficulty, gold, required, permitted, (), (), (), (), (), why)
-    return Question(contract, truth, wording)
+    return Question(contract, truth, wording, str(source.subject.get("event_type", entity_kind)))
 
 
-def perspective_candidates(view: WorldView, rng: random.Random, max_facts: int = MAX_FACTS) -> list[Question]:
-    """Candidate Perspective questions of every kind (from at most ``max_facts`` sampled facts)."""
-    stated = _facts(view)
+def perspective_candidates(view: WorldView, rng: random.Random, max_facts: int = MAX_FACTS,
+                           actors_allowed: tuple[str, ...] | None = None) -> list[Question]:
+    """Candidate Perspective questions of every kind (from at most ``max_facts`` sampled facts).
+
+    Facts come from the events of an imported domain (``event_facts``), else from the world's records;
+    ``actors_allowed`` limits whom the questions ask about.
+    """
+    stated = event_facts(view) if view.world.meta.get("source") == "groundeval-domain" else _facts(view)
     keys = sorted(stated)
     if len(keys) > max_facts:
         keys = sorted(rng.sample(keys, max_facts))
-    by_entity: dict[tuple[str, str], list[ArtifactVersion]] = {}
-    for version in view.world.artifacts:
-        subject = subject_of(version)
-        if subject is not None:
-            by_entity.setdefault(subject, []).append(version)
     out: list[Question] = []
     policy = view.policy
+    pool = [a for a in view.actors if actors_allowed is None or a.actor_id in actors_allowed]
     for fact in keys:
-        versions = stated[fact]
+        source = stated[fact]
+        versions = list(source.versions)
         first = versions[0].created_at
-        stating_ids = {v.artifact_id for v in versions}
-        actors = list(view.actors)
+        actors = list(pool)
         rng.shuffle(actors)
 
         def permitted(actor_id: str, at: datetime, required: tuple[str, ...]) -> tuple[str, ...]:
-            others = [view.as_of(v.artifact_id, at) for v in by_entity[(fact[0], fact[1])]]
+            others = [view.as_of(a, at) for a in source.related]
             extra = {v.ref for v in others if v is not None and policy.can_see(actor_id, v, at)}
             return tuple(sorted(extra | set(required)))
 
         # positive: someone could see a stating version at T
-        at = floor_minute(min(first + timedelta(hours=rng.uniform(0.5, 72)), view.end))
+        at = floor_minute(first + timedelta(hours=rng.uniform(0.5, 72)) if first + timedelta(hours=72) <= view.end
+                          else first + (view.end - first) * rng.random())
         said = [v for v in versions if v.created_at <= at]
         for actor in actors:
             seen = [v for v in said if policy.can_see(actor.actor_id, v, at)]
-            record = [v for v in seen if v.artifact_id == fact[1]]
+            record = [v for v in seen if v.artifact_id in source.primary]
             if record:   # the primary source is the entity's own record; other visible statements are permitted
                 blocked_some = len(seen) < len(said)
-                required = (max(record, key=lambda v: v.version).ref,)
-                out.append(_question(view, fact, "positive", "hard" if blocked_some else "easy", actor.actor_id, at,
+                required = (max(record, key=lambda v: (v.created_at, v.artifact_id)).ref,)
+                out.append(_question(view, fact, source, "positive", "hard" if blocked_some else "easy", actor.actor_id, at,
                                      {"could_actor_have_known": True, "blocked_subsystems": [],
                                       "evidence_artifacts": list(required)},
                                      required, permitted(actor.actor_id, at, _refs(seen)),
@@ -133,7 +145,7 @@ def perspective_candidates(view: WorldView, rng: random.Random, max_facts: int =
         if before > view.start:
             for actor in actors:
                 if all(policy.violations(actor.actor_id, v, before) == ("horizon",) for v in versions[:1]):
-                    out.append(_question(view, fact, "temporal_negative", "hard" if lead < timedelta(hours=12) else "easy",
+                    out.append(_question(view, fact, source, "temporal_negative", "hard" if lead < timedelta(hours=12) else "easy",
                                          actor.actor_id, before,
                                          {"could_actor_have_known": False, "blocked_subsystems": [],
                                           "evidence_artifacts": []},
@@ -146,7 +158,7 @@ def perspective_candidates(view: WorldView, rng: random.Random, max_facts: int =
             if said and all(g for g in gates):
                 blocked = sorted({v.subsystem for v, g in zip(said, gates) if SUBSYSTEM in g})
                 only_role = all(g == (SUBSYSTEM,) for g in gates)
-                out.append(_question(view, fact, "permission_negative", "easy" if only_role else "hard",
+                out.append(_question(view, fact, source, "permission_negative", "easy" if only_role else "hard",
                                      actor.actor_id, at,
                                      {"could_actor_have_known": False, "blocked_subsystems": blocked,
                                       "evidence_artifacts": []},

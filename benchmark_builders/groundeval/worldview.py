@@ -21,6 +21,7 @@ class WorldView:
         self.policy = world.policy
         self.actors: tuple[Actor, ...] = tuple(sorted(world.actors, key=lambda a: a.actor_id))
         self._history = {a: world.versions(a) for a in world.artifact_ids()}
+        self.subsystem_of: dict[str, str] = {a: h[0].subsystem for a, h in self._history.items() if h}
         self._times = {a: [v.created_at for v in h] for a, h in self._history.items()}
         times = [e.ts for e in world.events] + [v.created_at for v in world.artifacts]
         meta_end = world.meta.get("end")
@@ -29,6 +30,17 @@ class WorldView:
         self.events_by_type: dict[str, list[Event]] = {}
         for event in sorted(world.events, key=lambda e: (e.ts, e.event_id)):
             self.events_by_type.setdefault(event.type, []).append(event)
+
+    def records(self, event: Event) -> list[str]:
+        """The artifact ids a question names with an event: those it lists, for an imported domain (else none)."""
+        if self.world.meta.get("source") != "groundeval-domain":
+            return []
+        return list(dict.fromkeys(ref.rsplit("@", 1)[0] for ref in event.artifacts))
+
+    def describe(self, event: Event) -> str:
+        """How a question names an event: ``incident INC-42``; in a domain also the records it lists."""
+        records = self.records(event)
+        return describe_entity(event) + (f" (records {', '.join(records)})" if records else "")
 
     def as_of(self, artifact_id: str, moment: datetime) -> ArtifactVersion | None:
         """The version of an artifact current at ``moment``."""

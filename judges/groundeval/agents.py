@@ -22,7 +22,7 @@ from judges.groundeval.runtime import GatedRuntime, tokenize
 from simulator.clock import parse_ts
 from simulator.world import World
 
-BUILTIN_AGENTS = ("oracle", "leaky", "lazy", "proximity", "bm25", "zero-shot")
+BUILTIN_AGENTS = ("oracle", "leaky", "lazy", "proximity", "bm25", "follow", "zero-shot")   # follow: follow_agent.py
 
 
 def _answer(contract: Contract, **fields: Any) -> dict[str, Any]:

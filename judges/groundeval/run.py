@@ -40,6 +40,10 @@ def _builtin(spec: str, suite: Path, corpus_world) -> Callable[..., dict[str, An
         return make_leaky(corpus_world)
     if spec in AGENTS:
         return AGENTS[spec]
+    if spec == "follow":
+        from judges.groundeval.follow_agent import follow_agent
+
+        return follow_agent
     raise InputError(f"--agent: unknown agent {spec!r} (built-in: {', '.join(BUILTIN_AGENTS)}; or openai:MODEL)")
 
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from orgbench.outdir import bind, guard, overwrite_option
+from orgbench.outdir import bind, bound, guard, overwrite_option
 
 
 def _digest(path: Path) -> str | None:
@@ -36,8 +36,14 @@ def register(cli: click.Group) -> None:
     @click.option("--config", "config_path", type=click.Path(path_type=Path), default=None,
                   help="TOML with [groundeval]: seed, per-track count/ratios/hard share, rules.")
     @click.option("--seed", type=int, default=None, help="Override the selection seed.")
+    @click.option("--allow-unknown-keys", is_flag=True,
+                  help="A domain config key orgbench does not know or support: one warning line each, not an error.")
+    @click.option("--drop-unresolved-rules", is_flag=True,
+                  help="A rule whose join path resolves for no event: left out with a warning line, not an error.")
+    @overwrite_option
     def build_groundeval(out: Path, world_dir: Path | None, domain_dir: Path | None, config_path: Path | None,
-                         seed: int | None) -> None:
+                         seed: int | None, allow_unknown_keys: bool, drop_unresolved_rules: bool,
+                         overwrite: bool) -> None:
         """Write GroundEval contracts, truth and corpus from a world or a GroundEval-format domain."""
         from benchmark_builders.groundeval.build import build_suite
         from orgbench.commands.options import check_out_dir
@@ -46,15 +52,28 @@ def register(cli: click.Group) -> None:
         if (world_dir is None) == (domain_dir is None):
             raise InputError("build groundeval: give exactly one of --world DIR or --domain DIR")
         check_out_dir(out, ("contracts.jsonl", "MANIFEST.json"), "a GroundEval suite")
-        overrides = {} if seed is None else {"seed": seed}
-        counts = build_suite(out, world_dir=world_dir, domain_dir=domain_dir, config_path=config_path, **overrides)
+        from benchmark_builders.groundeval.task_domain import build_task_suite, is_task_domain
+
+        inputs = {"world": _digest(Path(world_dir) / "MANIFEST.json") if world_dir else None,
+                  "domain": str(Path(domain_dir).resolve()) if domain_dir else None, "config": _digest(config_path)
+                  if config_path else None, "seed": seed, "allow_unknown_keys": allow_unknown_keys,
+                  "drop_unresolved_rules": drop_unresolved_rules}
+        with bound(out, "a GroundEval suite", "build groundeval", inputs, overwrite=overwrite):
+            if domain_dir is not None and is_task_domain(domain_dir):        # upstream's task-contract format
+                warn = (lambda line: click.echo(line, err=True)) if allow_unknown_keys else None
+                click.echo(f"{out}: {build_task_suite(out, domain_dir, warn)} task contracts")
+                return
+            overrides = {} if seed is None else {"seed": seed}
+            counts = build_suite(out, world_dir=world_dir, domain_dir=domain_dir, config_path=config_path,
+                                 allow_unknown_keys=allow_unknown_keys, drop_unresolved_rules=drop_unresolved_rules,
+                                 **overrides)
         click.echo(f"{out}: " + ", ".join(f"{n} {t}" for t, n in counts.items()) + f" ({sum(counts.values())} questions)")
 
     @cli.command("run-agent")
     @click.option("--suite", type=click.Path(path_type=Path), required=True)
     @click.option("--agent", "spec", required=True,
-                  help="A built-in agent (see `orgbench list`: oracle, leaky, lazy, proximity, bm25, zero-shot) "
-                       "or openai:MODEL")
+                  help="A built-in agent (see `orgbench list`: oracle, leaky, lazy, proximity, bm25, follow, zero-shot; "
+                       "task contracts: oracle, skip-precondition, wrong-field) or openai:MODEL")
     @click.option("--mode", type=click.Choice(("tool", "context")), default="tool", show_default=True)
     @click.option("--out", type=click.Path(path_type=Path), required=True,
                   help="Run directory to write; one holding another run is refused (see --overwrite).")
@@ -71,11 +90,15 @@ def register(cli: click.Group) -> None:
         import time
 
         from judges.groundeval.run import run_agent
+        from judges.groundeval.task_track import is_task_suite, run_task_agent
         from orgbench.preflight import check_endpoint
         from orgbench.progress import Bar
 
         started = time.perf_counter()
         guard(out, "a GroundEval agent run", _agent_header(suite, spec, mode, budget, base_url), overwrite=overwrite)
+        if is_task_suite(suite):
+            click.echo(f"{out}: {run_task_agent(suite, spec, out)['questions']} answers from {spec} (task contracts)")
+            return
         check_endpoint(spec, base_url)
         with Bar(f"{spec} answering") as progress:
             info = run_agent(suite, spec, mode, out, record_latency=latency, budget=budget, base_url=base_url,
@@ -103,7 +126,9 @@ def register(cli: click.Group) -> None:
         from simulator.errors import InputError
         from simulator.storage import read_json, sha256_file
 
-        notes = load_submissions(answers)[1]
+        from judges.groundeval.task_track import is_task_suite, score_task_run
+
+        notes = load_submissions(answers)[1] if not is_task_suite(suite) else []
         if notes and on_error == "stop":
             more = f" (and {len(notes) - 1} more)" if len(notes) > 1 else ""
             raise InputError(f"{notes[0]}{more}; nothing written (--on-error skip leaves such lines out)")
@@ -111,6 +136,12 @@ def register(cli: click.Group) -> None:
         inputs = {"suite_contracts_sha256": _digest(suite / "contracts.jsonl"), "answered_only": answered_only,
                   "answers": {p.name: sha256_file(p) for p in answer_files if p.is_file()}}
         guard(out, "GroundEval scores", inputs, overwrite=overwrite)
+        if is_task_suite(suite):
+            for agent, total in score_task_run(suite, answers, out).items():
+                click.echo(f"{agent} (task contracts): S_decision {total['s_decision']:.3f}  "
+                           f"S_verify {total['s_verify']:.3f}  S_adj {total['s_adj']:.3f}  violations {total['v']:.3f}")
+            bind(out, "score groundeval", inputs)
+            return
         summary = score_run(suite, answers, out, answered_only=answered_only)   # put in place whole
         bind(out, "score groundeval", inputs)
         for agent, modes in summary.items():

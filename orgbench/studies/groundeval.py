@@ -20,7 +20,7 @@ from orgbench.stages import code_fingerprint
 from orgbench.studies import ReproduceOptions
 
 DEFAULT_SEEDS = (0, 1, 2)
-AGENTS = ("oracle", "leaky", "lazy", "proximity", "bm25", "zero-shot")
+AGENTS = ("oracle", "leaky", "lazy", "proximity", "bm25", "follow", "zero-shot")
 MODES = ("tool", "context")
 RULES_VERSION = 2  # bump to force every GroundEval stage to rebuild (code changes already do)
 
@@ -108,6 +108,30 @@ def _write_table(out: Path, name: str, header: list[str], rows: list[list[Any]],
     write_text_atomic(out / f"{name}.tex", "\n".join(lines))
 
 
+HARD_KIND_NAMES = ("counterfactual/indirect", "counterfactual/named_decoy", "silence/indirect")
+
+
+def _hard_kinds(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """S_answer (and n) of bm25, proximity, follow and oracle per hard kind and mode, and over all hard kinds."""
+    out: dict[str, Any] = {}
+    for name in HARD_KIND_NAMES + ("all hard kinds",):
+        picked = [r for r in rows if f"{r['track']}/{r['kind']}" in (HARD_KIND_NAMES if name == "all hard kinds" else (name,))]
+        out[name] = {agent: {mode: {"n": len(part), "s_answer": round(_mean(part, "s_answer"), 4),
+                                    "s_adj": round(_mean(part, "s_adj"), 4)}
+                             for mode in MODES
+                             for part in [[r for r in picked if r["agent"] == agent and r["mode"] == mode]]}
+                     for agent in ("bm25", "proximity", "follow", "oracle")}
+    return out
+
+
+def _hard_lines(hard: dict[str, Any]) -> str:
+    lines = []
+    for name, agents in hard.items():
+        parts = [f"{a} {v['tool']['s_answer']:.3f} / {v['context']['s_answer']:.3f}" for a, v in agents.items()]
+        lines.append(f"  - {name} (n = {agents['bm25']['tool']['n']} per agent and mode): " + ", ".join(parts))
+    return "\n".join(lines)
+
+
 def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     """Build contracts from the default worlds, run every built-in agent in both modes, score, write the tables."""
     from judges.groundeval.run import score_submissions
@@ -177,7 +201,8 @@ def write_study_tables(out: Path, all_rows: list[dict[str, Any]], drill: list[di
     _write_table(out, "table_kinds", ["agent", "mode", "track/kind", "n", "verdict correct", "S_answer", "S_traj",
                                       "S_adj", "violation rate"], kind_rows,
                  "GroundEval by question kind: decoys (counterfactual/decoy) and absences (silence/absence) "
-                 "separate the heuristics.")
+                 "separate the heuristics; the hard kinds (counterfactual/indirect, counterfactual/named_decoy, "
+                 "silence/indirect) need a join followed through an intermediate record.")
     write_bytes_atomic(out / "agents_by_track.png", track_bars_png(
         summary, agents, MODES, TRACKS,
         f"GroundEval, {total} contracts ({short_where}): S_answer vs S_adj per agent and track"))
@@ -196,7 +221,8 @@ def write_study_tables(out: Path, all_rows: list[dict[str, Any]], drill: list[di
     }
     present = {name for name in ("oracle", "leaky", "lazy", "proximity") if name in summary}
     checks = {k: v for k, v in checks.items() if k.split("_")[0] in present}
-    write_json(out / "summary.json", {"seeds": list(seeds), "contracts": total, "agents": summary,
+    hard = _hard_kinds(all_rows)
+    write_json(out / "summary.json", {"seeds": list(seeds), "contracts": total, "agents": summary, "hard_kinds": hard,
                                       "checks": {k: ({kk: round(vv, 4) if isinstance(vv, float) else vv
                                                       for kk, vv in v.items()} if isinstance(v, dict) else v)
                                                  for k, v in checks.items()}})
@@ -229,6 +255,8 @@ scorer. Rebuild with `orgbench reproduce groundeval` (byte-identical on rerun wi
 - lazy on Silence absences (tool mode): S_answer {lazy['s_answer']:.3f}, S_traj {lazy['s_traj']:.3f} (it never searched).
 - proximity on Counterfactual decoys (tool mode): verdict correct on {prox['verdict_correct']:.0%} of them
   (bm25: {bm25_decoy['verdict_correct']:.0%}); S_answer {prox['s_answer']:.3f}, S_adj {prox['s_adj']:.3f}.
+- hard kinds (the join must be followed through an intermediate record; S_answer tool / context):
+{_hard_lines(hard)}
 
 Tables: `table_agents.{{md,csv,tex}}` (per agent, mode and track), `table_kinds.{{md,csv,tex}}` (per question kind).
 Figure: `agents_by_track.png` (S_answer beside S_adj per agent, one panel per track, tool mode above context mode).

@@ -202,3 +202,15 @@ def test_builds_over_another_suite_are_refused_the_same_one_rebuilt(fx, tmp_path
     fails("build", "cargo", "--world", fx["world"], "--out", cargo, "--sizes", "P1=2,P3=3,P2=3,P4=3",
           says=(f"--out {cargo}: holds a CARGO suite made from other inputs (P1 is 3 there, 2 now)",))
     assert tree(cargo) == tree(fx["cargo"])
+
+
+def test_build_groundeval_over_another_suite_is_refused_the_same_one_rebuilt(fx, tmp_path):
+    suite = tmp_path / "ge"
+    ok("build", "groundeval", "--world", fx["world"], "--out", suite, "--seed", 1)
+    ok("build", "groundeval", "--world", fx["world"], "--out", suite, "--seed", 1)       # the same suite again
+    before = tree(suite)
+    fails("build", "groundeval", "--world", fx["world"], "--out", suite, "--seed", 2,
+          says=(f"--out {suite}: holds a GroundEval suite made from other inputs (seed is 1 there, 2 now)",))
+    assert tree(suite) == before
+    ok("build", "groundeval", "--world", fx["world"], "--out", suite, "--seed", 2, "--overwrite")
+    assert tree(suite) != before

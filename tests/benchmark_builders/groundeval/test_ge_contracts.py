@@ -5,10 +5,11 @@ import os
 import subprocess
 import sys
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 from benchmark_builders.groundeval.build import (
-    WORLD_RULES, BuildSummary, _split, assemble_questions, build_questions, build_suite, load_build_config,
+    WORLD_CONFIG, WORLD_RULES, BuildSummary, _split, assemble_questions, build_questions, build_suite, load_build_config,
 )
 from benchmark_builders.groundeval.contracts import BuildConfig, Truth, question_id
 from benchmark_builders.groundeval.wording import answer_leaks
@@ -145,7 +146,7 @@ def test_actors_not_employed_at_as_of_are_named_plainly(ge_world, ge_questions):
     assert not any("not employed" in q.contract.question for q in ge_questions)
     gone = [q for q in ge_questions if q.contract.track == "perspective"
             and not policy.employed_at(q.contract.actor, q.contract.as_of)]
-    assert len(gone) == 4                       # still asked: they test the actor gate
+    assert len(gone) == 3                       # still asked: they test the actor gate
     for q in gone:
         c = q.contract
         history = sorted((a for a in policy.assignments if a.actor_id == c.actor), key=lambda a: a.valid_from)
@@ -177,6 +178,9 @@ def test_shortfalls_are_recorded_and_noted_once(ge_world, tmp_path):
     notes = []
     build_suite(tmp_path / "suite", world=ge_world, name="syn-3", note=notes.append,
                 counts={"perspective": 0, "counterfactual": 4, "silence": 400})
+    # a world directory builds with WORLD_CONFIG: the hard kinds too, which this small world cannot make
+    summary = assemble_questions(ge_world, WORLD_RULES, replace(WORLD_CONFIG, counts=config.counts), "syn-3")[1]
+    assert "counterfactual indirect 0/1" in summary.note() and "silence indirect 0/100" in summary.note()
     assert notes == [summary.note()] and "\n" not in notes[0] and "silence absence" in notes[0]
     meta = json.loads((tmp_path / "suite" / "suite.json").read_text())
     assert meta["requested"] == summary.to_json()["requested"] and meta["built"] == summary.to_json()["built"]

@@ -80,7 +80,7 @@ def test_domain_becomes_a_world_with_zones_and_ids(tmp_path):
     assert by_id["CHG-2"].created_at == datetime(2026, 3, 1, 10, 30, tzinfo=timezone.utc)   # +01:00 → UTC
     assert by_id["INC-1"].created_at == datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)    # no zone = UTC
     assert by_id["INC-1"].facts["severity"] == "SEV1" and by_id["INC-1"].acl.participants == ("morgan", "riley", "sam")
-    assert rules.causal[0].join == (("payload.change_id", "payload.change_id"),)
+    assert rules.causal[0].join == (("facts.change_id", "facts.change_id"),)
     assert world.policy.can_see("riley", by_id["INC-1"], datetime(2026, 3, 2, tzinfo=timezone.utc))   # broadcast
     assert not world.policy.can_see("riley", by_id["CHG-1"], datetime(2026, 3, 2, tzinfo=timezone.utc))
 
@@ -192,8 +192,8 @@ def test_perspective_truth_follows_the_first_version_that_states_a_fact(tmp_path
     questions = build_questions(world, rules, BuildConfig(counts={"perspective": 200, "counterfactual": 0, "silence": 0}),
                                 "domain:d")
     resolved = utc(2026, 3, 6, 10)
-    about = [q for q in questions if q.contract.subject["entity"]["id"] == "INC-2"
-             and q.contract.subject["fact"] == "resolution"]
+    about = [q for q in questions if q.contract.subject["entity"] == {"kind": "event", "id": "R2"}
+             and q.contract.subject["fact"] == "resolution"]      # the subject is the event, named with its record
     kinds = Counter(q.truth.kind for q in about)
     assert kinds["positive"] >= 1 and kinds["temporal_negative"] >= 1
     for q in about:
@@ -206,7 +206,7 @@ def test_perspective_truth_follows_the_first_version_that_states_a_fact(tmp_path
     for q in questions:                        # no positive anywhere before its fact was first stated
         if q.truth.gold["could_actor_have_known"]:
             subject = q.contract.subject
-            first = min(v.created_at for v in world.versions(subject["entity"]["id"])
+            first = min(v.created_at for a in subject["artifacts"] for v in world.versions(a)
                         if str(v.facts.get(subject["fact"])) == subject["value"])
             assert first <= q.contract.as_of
 

@@ -1,0 +1,99 @@
+"""The ``follow`` agent: answers by following join keys through the artifacts it reads, never the truth file.
+
+Counterfactual: the cause is a record of some kind (``change CHG-7``); the
+agent reads the effect's record and looks for that kind's join key
+(``change_id``) on it — or, when the effect's record does not carry it, on the
+records its other ``*_id`` facts name (an escalation email's ``incident_id``)
+— and calls the link causal only if the stated value is the asked cause. A
+record that merely mentions the cause (a suspect named in chat) does not
+count. When no record states the key it falls back to bm25's reading (the
+effect names the cause). Silence: it searches for the response by the
+trigger's own selectors, then by the ids the trigger's record names.
+Perspective: as bm25.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from benchmark_builders.groundeval.contracts import COUNTERFACTUAL, NO_LINK_MECHANISM, PERSPECTIVE, Contract
+from judges.groundeval.agents import (
+    Reader, _answer, _entity_artifact, _heuristic_counterfactual, _heuristic_perspective, _mechanism, _mentions, _text,
+)
+from judges.groundeval.context import Context, search_citation
+from judges.groundeval.runtime import GatedRuntime, tokenize
+from simulator.clock import parse_ts
+
+
+def _named_ids(artifact: Mapping[str, Any], skip: set[str]) -> list[str]:
+    """The ids a record's ``*_id`` facts name (not its own, not ``skip``), in key order."""
+    out = []
+    for key, value in sorted(artifact.get("facts", {}).items()):
+        if key.endswith("_id") and isinstance(value, str) and value and value != artifact.get("artifact_id") \
+                and value not in skip and value not in out:
+            out.append(value)
+    return out
+
+
+def _follow_counterfactual(contract: Contract, reader: Reader) -> dict[str, Any]:
+    subject = contract.subject
+    cause_id, cause_kind = subject["cause_entity"]["id"], subject["cause_entity"]["kind"]
+    effect = _entity_artifact(reader, subject["effect_entity"]["id"])
+    cause = _entity_artifact(reader, cause_id)
+    key = f"{cause_kind}_id"
+    if effect is None or cause is None:
+        return _heuristic_counterfactual(contract, reader)
+    stating = effect if effect.get("facts", {}).get(key) else None
+    for other_id in ([] if stating else _named_ids(effect, {cause_id})):
+        other = reader.fetch(other_id)
+        if other is not None and other.get("facts", {}).get(key):
+            stating = other
+            break
+    if stating is None:
+        return _heuristic_counterfactual(contract, reader)
+    linked = stating["facts"][key] == cause_id
+    evidence = list(dict.fromkeys(a["id"] for a in (cause, effect, stating)))
+    people = sorted({a.get("author", "") for a in (cause, effect)} - {""})
+    return _answer(contract, outcome_changed=linked,
+                   causal_mechanism=_mechanism(contract, _text(stating)) if linked else NO_LINK_MECHANISM,
+                   mechanism_direction="cause_to_effect" if linked else "no_causal_link",
+                   evidence_artifacts=evidence, actors=people,
+                   reasoning=f"{stating['artifact_id']} states {key} {stating['facts'][key]}")
+
+
+def _follow_silence(contract: Contract, reader: Reader) -> dict[str, Any]:
+    subject = contract.subject
+    selectors = list(subject.get("selectors") or [subject["trigger_entity"]["id"]])
+    label_terms = {t for t in tokenize(str(subject.get("response", ""))) if len(t) > 3}
+    after = parse_ts(subject["trigger_ts"])
+    records = list(subject.get("trigger_records") or [subject["trigger_entity"]["id"]])
+    followed: list[str] = []
+    for record in records:
+        artifact = reader.fetch(record)
+        if artifact is not None:
+            followed += [i for i in _named_ids(artifact, set(selectors)) if i not in followed]
+    found: list[str] = []
+    for needle in selectors + followed:
+        for subsystem in contract.subsystems:
+            for hit in reader.search(f"{needle} {subject.get('response', '')}", subsystem, 10):
+                if (_mentions(hit, needle) and label_terms & set(tokenize(f"{hit['title']} {hit['kind']}"))
+                        and parse_ts(hit["created_at"]) > after):
+                    found.append(hit["id"])
+        if found:
+            break
+    looked: list[str] = []
+    if reader.context is not None:
+        searched = {s["id"] for s in reader.context.searches}
+        looked = [c for c in (search_citation(s) for s in contract.subsystems) if c in searched]
+    return _answer(contract, exists=bool(found), evidence_artifacts=sorted(set(found)) + looked,
+                   reasoning=("found it under " if found else "searched under ") + ", ".join(selectors + followed))
+
+
+def follow_agent(contract: Contract, runtime: GatedRuntime | None, context: Context | None) -> dict[str, Any]:
+    """Follow join keys through what it reads (see the module docstring)."""
+    reader = Reader(runtime, context)
+    if contract.track == PERSPECTIVE:
+        return _heuristic_perspective(contract, reader)
+    if contract.track == COUNTERFACTUAL:
+        return _follow_counterfactual(contract, reader)
+    return _follow_silence(contract, reader)
