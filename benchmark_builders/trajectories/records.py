@@ -28,14 +28,16 @@ def token_problem(text: str, *, name: bool = False) -> str:
 
     Ids are rendered byte for byte and names verbatim, so neither may contain
     whitespace or non-printable characters (a line break would forge packet
-    structure); a name also may not contain ``(``, which ends it.
+    structure) nor the packet escape brackets ``⟦`` ``⟧``; neither may be
+    empty; a name also may not contain ``(``, which ends it.
     """
-    if text.isprintable() and " " not in text and "(" not in text:
+    if text and text.isprintable() and " " not in text and "(" not in text and "\u27e6" not in text \
+            and "\u27e7" not in text:
         return ""                                   # the common case, decided in C
     if not text:
         return "must not be empty"
-    if any(ch.isspace() or not ch.isprintable() for ch in text):
-        return "must be one token (no whitespace or control characters)"
+    if any(ch.isspace() or not ch.isprintable() or ch in "\u27e6\u27e7" for ch in text):
+        return "must be one token (no whitespace, control characters or packet escape brackets)"
     if name and "(" in text:
         return "must not contain '('"
     return ""

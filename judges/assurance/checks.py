@@ -31,8 +31,10 @@ REQUIREMENTS: dict[str, str] = {
     "results-answer-calls": "every tool result answers exactly one earlier, unanswered call (user calls count)",
     "steps-not-empty": "every user and assistant message has content or tool calls",
     "arguments-json": "invalid argument JSON (not parsing, double encoded, not an object) is flagged and rendered verbatim",
-    "packet-structure": "the packet parses: headers, call lines with exact byte lengths, LF line ends",
-    "messages-in-order": "the packet shows the source messages in order with their roles and neutralised content",
+    "packet-structure": "the packet parses: headers, call lines with exact byte lengths, LF the only line break "
+                        "(str.splitlines() and the byte parser read the same lines)",
+    "messages-in-order": "the packet shows the source messages in order with their roles and content that "
+                         "un-escapes to the source text exactly",
     "calls-rendered": "restored packets show every call under its message: id, name and byte-identical arguments",
     "results-show-ids": "every rendered tool result shows the id of the call it answers",
     "target-marked-once": "exactly one target marker pair, enclosing exactly the target message",
@@ -156,6 +158,15 @@ def parse_packet(data: bytes) -> tuple[list[_Block], str]:
     pos, size = 0, len(data)
     if not data.endswith(b"\n"):
         return blocks, "packet does not end with a newline"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return blocks, f"packet is not UTF-8 (byte {exc.start})"
+    if text.splitlines() != text.split("\n")[:-1]:
+        at = _RAW_BREAK.search(text)
+        return blocks, (f"a line break other than LF ({text[at.start()]!r}, CR or another) at character "
+                        f"{at.start() if at else '?'}: str.splitlines() and the byte parser would read different "
+                        f"lines")
     while pos < size:
         call = _CALL.match(data, pos) if data.startswith(b"[TOOL CALL ", pos) else None
         if call:
@@ -170,8 +181,6 @@ def parse_packet(data: bytes) -> tuple[list[_Block], str]:
         eol = data.index(b"\n", pos)
         line = data[pos:eol]
         pos = eol + 1
-        if line.startswith(b"[") and line.endswith(b"\r"):
-            return blocks, f"structural line ending in CR at byte {eol - 1} (packets use LF line ends)"
         if line.startswith(b"["):
             if line == b"[BEGIN TARGET STEP]":
                 blocks.append(_Block("begin"))
@@ -188,15 +197,43 @@ def parse_packet(data: bytes) -> tuple[list[_Block], str]:
     return blocks, ""
 
 
+_BREAK = re.compile("[\r\v\f\x1c-\x1e\x85\u2028\u2029\u27e6]")
+_BREAK_OR_LF = re.compile("[\n\r\v\f\x1c-\x1e\x85\u2028\u2029\u27e6]")
+_RAW_BREAK = re.compile("[\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+_ESCAPED = re.compile("\u27e6U\\+([0-9A-F]{4})\u27e7")
+
+
+def _escape(text: str, pattern: re.Pattern) -> str:
+    return pattern.sub(lambda m: "\u27e6U+%04X\u27e7" % ord(m.group(0)), text)
+
+
+def unescape(text: str) -> str:
+    """Undo the packet escapes ``⟦U+XXXX⟧`` (a line break, the escape opener, a marker's ``[``)."""
+    return _ESCAPED.sub(lambda m: chr(int(m.group(1), 16)), text)
+
+
 def _expected_content(content: str) -> list[bytes]:
     """The neutralised lines a content string must appear as (written apart from the renderer)."""
     if not content:
         return []
     lines = []
-    for line in content.replace("[BEGIN TARGET STEP]", "(BEGIN TARGET STEP)").replace(
-            "[END TARGET STEP]", "(END TARGET STEP)").split("\n"):
+    text = _escape(content, _BREAK)
+    for marker in ("[BEGIN TARGET STEP]", "[END TARGET STEP]"):
+        text = text.replace(marker, "\u27e6U+005B\u27e7" + marker[1:])
+    for line in text.split("\n"):
         lines.append(("\\" + line if line.startswith(("[", "\\")) else line).encode("utf-8"))
     return lines
+
+
+def content_from_lines(lines: list[bytes]) -> str:
+    """The source text a packet's content lines stand for (leading ``\\`` dropped, escapes undone)."""
+    return "\n".join(unescape(line.decode("utf-8", "replace")[1:] if line.startswith((b"\\[", b"\\\\"))
+                               else line.decode("utf-8", "replace")) for line in lines)
+
+
+def shown_arguments(arguments: str) -> bytes:
+    """Arguments as a call line must show them: one line, breaks and the escape opener escaped."""
+    return _escape(arguments, _BREAK_OR_LF).encode("utf-8")
 
 
 def message_blocks(trajectory: Trajectory, restored: bool) -> list[bytes]:
@@ -210,7 +247,7 @@ def message_blocks(trajectory: Trajectory, restored: bool) -> list[bytes]:
         out.extend(_expected_content(message.content))
         if restored:
             for call in message.tool_calls:
-                arguments = call.arguments.encode("utf-8")
+                arguments = shown_arguments(call.arguments)
                 out.append(b"[TOOL CALL id=" + call.id.encode("utf-8") + b" bytes=" + str(len(arguments)).encode()
                            + b"] " + call.name.encode("utf-8") + b"(" + arguments + b")")
         blocks.append(b"\n".join(out) + b"\n")
@@ -346,14 +383,14 @@ def _check_packet_in_detail(data: bytes, trajectory: Trajectory, spec: PacketSpe
             id_problems.append(f"messages[{header.index}] answers id {source.tool_call_id!r}, which is not one token")
         texts = [b.payload for b in body if b.kind == "text"]
         wanted_texts = _expected_content(source.content)
-        if texts != wanted_texts:
-            order_problems.append(f"messages[{header.index}] content differs from the source")
+        if texts != wanted_texts or content_from_lines(texts) != source.content:
+            order_problems.append(f"messages[{header.index}] content does not un-escape to the source text")
             residual.extend(_residual_lines(texts, wanted_texts))
         for line in texts:
             if b"[BEGIN TARGET STEP]" in line or b"[END TARGET STEP]" in line:
                 neutral_problems.append(f"messages[{header.index}] content carries a target marker")
         shown = [(b.ident, b.name, b.payload) for b in body if b.kind == "call"]
-        wanted = [(c.id, c.name, c.arguments.encode("utf-8")) for c in source.tool_calls]
+        wanted = [(c.id, c.name, shown_arguments(c.arguments)) for c in source.tool_calls]
         residual.extend(part for s in shown if s not in wanted
                         for part in (s[0].encode("utf-8"), s[1].encode("utf-8"), s[2]))
         unsafe = [c.id for c in source.tool_calls if token_problem(c.id) or token_problem(c.name, name=True)]

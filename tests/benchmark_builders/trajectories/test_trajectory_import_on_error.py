@@ -17,7 +17,7 @@ from benchmark_builders.trajectories.records import read_suite
 from orgbench.cli import cli
 from tests.benchmark_builders.trajectories.test_trajectory_importers import GOOD_APB, _call
 
-ONE_TOKEN = "must be one token (no whitespace or control characters)"
+ONE_TOKEN = "must be one token (no whitespace, control characters or packet escape brackets)"
 
 
 CHAT = GOOD_APB

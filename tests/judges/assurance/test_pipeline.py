@@ -342,7 +342,7 @@ def test_a_call_name_that_would_forge_structure_is_bad_input(suite_dir, tmp_path
     result = CliRunner().invoke(cli, ["assure", "build", "--source", str(source), "--work", str(tmp_path / "w")])
     assert result.exit_code == 2
     assert f"{source / 'trajectories.jsonl'}:1: messages[" in result.output
-    assert "field tool_calls[0].function.name must be one token (no whitespace or control characters)" in result.output
+    assert "field tool_calls[0].function.name must be one token (no whitespace, control characters or packet escape brackets)" in result.output
 
 
 def test_a_later_stage_refuses_earlier_stages_run_under_weaker_controls(suite_dir, tmp_path):
