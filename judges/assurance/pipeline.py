@@ -39,18 +39,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from benchmark_builders.trajectories.records import LABELS_FILE, TRAJECTORIES_FILE, read_suite
-from judges.assurance.checks import (Contract, Finding, check_packet, check_source, excluded_values,
-                                     packet_contract, packet_holds, packet_requirement_count)
+from benchmark_builders.trajectories.records import TRAJECTORIES_FILE, StepLabels, Trajectory
+from judges.assurance.checks import (Finding, check_packet, check_source, excluded_values, packet_contract,
+                                     packet_holds, packet_requirement_count)
 from judges.assurance.manifest import Hasher, StepRecord, exact_sha256, read_record, write_record
 from judges.assurance.pack import write_pack
 from judges.assurance.workspace import Workspace, sync_directory, write_file
+from judges.assurance.disk_check import audit_on_disk, inline_again, job_specs
 from judges.assurance.render import EXTENTS, PacketSpec, render_packets
-from judges.assurance.targets import select_targets
+from judges.assurance.source import SourceSnapshot
+from judges.assurance.targets import Targets, select_targets
 from judges.backends import FatalBackendError
 from judges.backends.base import BackendError, GenerationParams, JudgeBackend, JudgeRequest, Message
 from simulator.errors import InputError
-from simulator.storage import MANIFEST, dumps, dumps_pretty, staged_directory, verify_manifest
+from simulator.storage import dumps, dumps_pretty, staged_directory
 
 STEPS = ("build", "check", "stage", "emit", "dispatch")
 SCRIPT_SHARD = 500   # jobs per dispatch script
@@ -60,7 +62,9 @@ CONTROLS = ("P0", "P1", "P2", "P3")
 PIPELINE_REQUIREMENTS: dict[str, str] = {
     "render-completed": "the renderer produced every packet",
     "previous-step-succeeded": "the previous step has a record, finished with return code 0 and chains to its own predecessor",
-    "controls-not-weaker": "no earlier step ran under weaker controls than this one",
+    "controls-not-weaker": "every step runs under the same controls: none after weaker ones (P1+), none weaker "
+                           "than an earlier one (dispatch under P1 after stages under P3 is refused)",
+    "source-materials-identical": "every step read the same source bytes (identical source:* materials)",
     "records-chain": "each record's materials are its predecessor's products: no stale or substituted outputs",
     "previous-products-unchanged": "the previous step's materials and products still match byte for byte",
     "source-sealed": "the source records still match their suite manifest",
@@ -132,6 +136,13 @@ class PipelineConfig:
     reverse_matching: bool | None = None          # None: as the controls say; False: the weakened one-way checker
     hooks: Mapping[str, Hook] = field(default_factory=dict)
     render_hook: RenderHook | None = None
+    selector: Callable[[Trajectory, StepLabels], Targets | None] = select_targets
+    checkers: tuple[str, ...] = ("inline", "audit")  # inline: at build (and again on disk if no audit); audit: on disk
+
+    @property
+    def disk_checkers(self) -> tuple[str, ...]:
+        """What the check stage runs: the audit, or (when it is switched off) the inline checker again."""
+        return ("audit",) if "audit" in self.checkers else ("inline",) if "inline" in self.checkers else ()
 
     @property
     def reverse(self) -> bool:
@@ -174,14 +185,6 @@ class StageResult:
         return line
 
 
-def _source_files(source: Path) -> list[str]:
-    return [name for name in (TRAJECTORIES_FILE, LABELS_FILE, MANIFEST) if (Path(source) / name).is_file()]
-
-
-def _source_materials(cfg: PipelineConfig) -> dict[str, str]:
-    return {f"source:{name}": cfg.hasher((Path(cfg.source) / name).read_bytes()) for name in _source_files(cfg.source)}
-
-
 def _start(cfg: PipelineConfig, step: str) -> None:
     write_record(cfg.work, StepRecord(step, f"orgbench assure {step}", controls=cfg.controls.name))
 
@@ -195,27 +198,48 @@ def _finish(cfg: PipelineConfig, step: str, materials: Mapping[str, str], produc
     return StageResult(step, code, requirement, reason, tuple(failed))
 
 
-def _open_stage(cfg: PipelineConfig, step: str) -> tuple[Workspace, StepRecord | None]:
-    """Start ``step``'s record and check the stages before it; the workspace and the previous stage's record."""
+@dataclass(frozen=True)
+class OpenStage:
+    """A started stage: its workspace view, the previous stage's record and the source as read once."""
+
+    ws: Workspace
+    previous: StepRecord | None
+    source: SourceSnapshot
+    materials: dict[str, str]          # the source:* materials, from the snapshot's bytes
+
+
+def _open_stage(cfg: PipelineConfig, step: str) -> OpenStage:
+    """Start ``step``'s record, read the source once and check the stages before it."""
     _start(cfg, step)
     ws = Workspace(cfg.work, cfg.hasher)
-    return ws, _require_previous(cfg, step, ws)
+    snapshot = SourceSnapshot.read(cfg.source)
+    materials = snapshot.materials(cfg.hasher)
+    return OpenStage(ws, _require_previous(cfg, step, ws, snapshot, materials), snapshot, materials)
 
 
-def _require_previous(cfg: PipelineConfig, step: str, ws: Workspace) -> StepRecord | None:
-    """Refuse (P1+) unless every earlier stage succeeded and chains; (P2+) unless the previous one is unchanged."""
+def _require_previous(cfg: PipelineConfig, step: str, ws: Workspace, snapshot: SourceSnapshot,
+                      materials: Mapping[str, str]) -> StepRecord | None:
+    """Refuse (P1+) unless every earlier stage succeeded and chains; (P2+) unless the previous one is unchanged.
+
+    Under every control a stage refuses to run under weaker controls than an earlier stage did.
+    """
     index = STEPS.index(step)
     if index == 0:
         if cfg.controls.byte_checks:
-            problems = verify_manifest(Path(cfg.source)) if (Path(cfg.source) / MANIFEST).is_file() else [
-                f"{cfg.source}: no {MANIFEST}"]
+            problems = snapshot.manifest_problems()
             if problems:
                 raise StageRefused(step, "source-sealed", problems[0])
         return None
     previous = read_record(cfg.work, STEPS[index - 1])
+    chain = [read_record(cfg.work, s) for s in STEPS[:index]]
+    for record in chain:
+        if record is not None and record.controls in CONTROLS and \
+                CONTROLS.index(record.controls) > cfg.controls.level:
+            raise StageRefused(step, "controls-not-weaker",
+                               f"{record.step} ran under {record.controls}; {step} under the weaker "
+                               f"{cfg.controls.name} would skip its checks: run {step} under {record.controls}")
     if not cfg.controls.stop_on_failure:
         return previous
-    chain = [read_record(cfg.work, s) for s in STEPS[:index]]
     for name, record in zip(STEPS, chain):
         if record is None:
             raise StageRefused(step, "previous-step-succeeded", f"no {name} record: run {name} first")
@@ -235,6 +259,13 @@ def _require_previous(cfg: PipelineConfig, step: str, ws: Workspace) -> StepReco
             raise StageRefused(step, "records-chain",
                                f"{later.step} record was made from other {earlier.step} outputs ({stale[0]}): "
                                f"stale output of an earlier run")
+    for record in chain:
+        theirs = {k: v for k, v in record.materials.items() if k.startswith("source:")}
+        if theirs != dict(materials):
+            changed = sorted(k for k in set(theirs) | set(materials) if theirs.get(k) != materials.get(k))
+            raise StageRefused(step, "source-materials-identical",
+                               f"{record.step} read other source bytes ({changed[0]} differs): the source changed "
+                               f"after {record.step} ran")
     if cfg.controls.byte_checks:
         listed = {p: d for p, d in {**previous.materials, **previous.products}.items() if not p.startswith("source:")}
         problems = ws.changed(listed)
@@ -272,27 +303,31 @@ def build(cfg: PipelineConfig) -> StageResult:
     cfg.hook("before_build")
     if not (Path(cfg.source) / TRAJECTORIES_FILE).is_file():
         raise InputError(f"{Path(cfg.source) / TRAJECTORIES_FILE}: file not found (--source must be a trajectory suite)")
-    ws, _ = _open_stage(cfg, "build")
-    trajectories, labels = read_suite(cfg.source, verify=False)
+    opened = _open_stage(cfg, "build")
+    trajectories, labels = opened.source.trajectories(), opened.source.labels()
     specs, packets = [], {}
     findings: list[Finding] = []
     passed = 0                                     # requirements that held on packets equal to the contract's
+    inline = "inline" in cfg.checkers
     try:
         for trajectory in trajectories:
-            targets = select_targets(trajectory, labels[trajectory.trajectory_id]) \
+            targets = cfg.selector(trajectory, labels[trajectory.trajectory_id]) \
                 if trajectory.trajectory_id in labels else None
             if targets is None:
                 continue
-            findings.extend(check_source(trajectory, reverse=cfg.reverse))
+            if inline:
+                findings.extend(check_source(trajectory, reverse=cfg.reverse))
             mine = [PacketSpec(trajectory.trajectory_id, index, kind, extent, "restored")
                     for kind, index in (("error", targets.error), ("comparison", targets.comparison))
                     for extent in cfg.extents]
             rendered = render_packets(trajectory, mine)
             if cfg.render_hook is not None:
                 rendered = [cfg.render_hook(spec, data) for spec, data in zip(mine, rendered)]
-            contract = packet_contract(trajectory)   # the inline check, against the source record
+            contract = packet_contract(trajectory) if inline else None   # the inline check, against the source
             for spec, data in zip(mine, rendered):
-                if packet_holds(data, trajectory, spec, contract):
+                if not inline:
+                    pass
+                elif packet_holds(data, trajectory, spec, contract):
                     passed += packet_requirement_count()
                 else:
                     findings.extend(check_packet(data, trajectory, spec, contract,
@@ -300,10 +335,10 @@ def build(cfg: PipelineConfig) -> StageResult:
                 specs.append(spec)
                 packets[spec.filename] = data
     except Exception as exc:  # a renderer crash is a failed build that writes nothing
-        return _finish(cfg, "build", _source_materials(cfg), {}, [("render-completed", f"renderer failed: {exc}")])
+        return _finish(cfg, "build", opened.materials, {}, [("render-completed", f"renderer failed: {exc}")])
     failed = [(f.requirement, f"{f.subject}: {f.detail}") for f in findings if not f.ok]
     if failed and cfg.controls.stop_on_failure:
-        return _finish(cfg, "build", _source_materials(cfg), {}, failed)
+        return _finish(cfg, "build", opened.materials, {}, failed)
     products, hashes = {}, {}
     for name in sorted(packets):                  # hashed from the very buffers that are written
         hashes[f"packets/{name}"] = products[f"build/packets/{name}"] = cfg.hasher(packets[name])
@@ -314,61 +349,45 @@ def build(cfg: PipelineConfig) -> StageResult:
     for name, data in extra.items():
         products[f"build/{name}"] = cfg.hasher(data)
     _write_stage(cfg, "build", extra, {"packets.pack": packets})
-    return _finish(cfg, "build", _source_materials(cfg), products, failed)
+    return _finish(cfg, "build", opened.materials, products, failed)
 
 
 def check(cfg: PipelineConfig) -> StageResult:
     """The disk check: reread source records and packets, verify bytes and every requirement."""
     cfg.hook("before_check")
-    ws, _ = _open_stage(cfg, "check")
-    failed: list[tuple[str, str]] = []
-    source = Path(cfg.source)
-    if not (source / MANIFEST).is_file():
-        failed.append(("source-sealed", f"{source}: no {MANIFEST}"))
-    else:
-        failed.extend(("source-sealed", p) for p in verify_manifest(source))
-    trajectories, labels = read_suite(source, verify=False)
-    by_id = {t.trajectory_id: t for t in trajectories}
-    findings: list[Finding] = []
-    passed = 0
-    for trajectory in trajectories:
-        findings.extend(check_source(trajectory, reverse=cfg.reverse))
+    opened = _open_stage(cfg, "check")
+    ws = opened.ws
+    failed: list[tuple[str, str]] = [("source-sealed", p) for p in opened.source.manifest_problems()]
     manifest = _read_manifest(ws, "build/manifest.json")
-    jobs = ws.read("build/jobs.jsonl") or b""
-    specs = [PacketSpec(**{k: v for k, v in json.loads(line).items() if k != "packet_id"})
-             for line in jobs.decode("utf-8").splitlines() if line.strip()]
-    contracts: dict[str, Contract] = {}
+    rows, specs = job_specs(ws.read("build/jobs.jsonl") or b"")
     if not specs:
         failed.append(("packet-bytes-match-manifest", "no packets to check (build/jobs.jsonl missing or empty)"))
     for spec in specs:
         rel = f"packets/{spec.filename}"
-        data = ws.read(f"build/{rel}")
-        if data is None:
+        if ws.read(f"build/{rel}") is None:
             failed.append(("packet-bytes-match-manifest", f"build/{rel} missing"))
-            continue
-        if ws.digest(f"build/{rel}") != manifest.get(rel):
+        elif ws.digest(f"build/{rel}") != manifest.get(rel):
             failed.append(("packet-bytes-match-manifest", f"build/{rel}: bytes differ from build/manifest.json"))
-        if spec.trajectory_id in by_id:
-            if spec.trajectory_id not in contracts:
-                contracts = {spec.trajectory_id: packet_contract(by_id[spec.trajectory_id])}
-            if packet_holds(data, by_id[spec.trajectory_id], spec, contracts[spec.trajectory_id]):
-                passed += packet_requirement_count()
-            else:
-                findings.extend(check_packet(data, by_id[spec.trajectory_id], spec, contracts[spec.trajectory_id],
-                                             excluded_values(labels.get(spec.trajectory_id))))
-    failed.extend((f.requirement, f"{f.subject}: {f.detail}") for f in findings if not f.ok)
-    flags = [f.to_json() for f in findings if f.ok and f.detail]
+    flags: list[dict] = []
+    checked = 0
+    for name in cfg.disk_checkers:
+        found, flagged, count = (audit_on_disk(opened.source, ws, rows, specs, cfg.extents, cfg.reverse)
+                                 if name == "audit" else inline_again(opened.source, ws, specs, cfg.reverse))
+        failed += found
+        flags += flagged
+        checked += count
     report = dumps_pretty({"failed": [{"requirement": r, "detail": d} for r, d in failed], "flags": flags,
-                           "checked": len(findings) + passed}).encode("utf-8")
+                           "checked": checked}).encode("utf-8")
     _write_stage(cfg, "check", {"report.json": report})
-    materials = {**_source_materials(cfg), **ws.products("build")}
+    materials = {**opened.materials, **ws.products("build")}
     return _finish(cfg, "check", materials, {"check/report.json": cfg.hasher(report)}, failed)
 
 
 def stage(cfg: PipelineConfig) -> StageResult:
     """Copy the built packets for the judge, admitting exactly the expected files with their exact bytes."""
     cfg.hook("before_stage")
-    ws, _ = _open_stage(cfg, "stage")
+    opened = _open_stage(cfg, "stage")
+    ws = opened.ws
     manifest = _read_manifest(ws, "build/manifest.json")
     present = [rel[len("build/"):] for rel in ws.listing("build/packets")]
     failed: list[tuple[str, str]] = []
@@ -397,14 +416,15 @@ def stage(cfg: PipelineConfig) -> StageResult:
         manifest_bytes = dumps_pretty({"packets": hashes}).encode("utf-8")
         products["staged/manifest.json"] = cfg.hasher(manifest_bytes)
         _write_stage(cfg, "staged", {"manifest.json": manifest_bytes}, {"packets.pack": members})
-    materials = {**ws.products("build"), **ws.products("check")}
+    materials = {**opened.materials, **ws.products("build"), **ws.products("check")}
     return _finish(cfg, "stage", materials, products, failed)
 
 
 def emit(cfg: PipelineConfig) -> StageResult:
     """Turn the staged packets into dispatch scripts (JSON lines: packet path, exact-byte hash, draws)."""
     cfg.hook("before_emit")
-    ws, _ = _open_stage(cfg, "emit")
+    opened = _open_stage(cfg, "emit")
+    ws = opened.ws
     staged = _read_manifest(ws, "staged/manifest.json")
     packets = [rel[len("staged/"):] for rel in ws.listing("staged/packets")]
     failed = [] if packets else [("staged-files-exact", "nothing staged")]
@@ -417,7 +437,7 @@ def emit(cfg: PipelineConfig) -> StageResult:
         scripts[rel] = data = "".join(jobs[shard:shard + SCRIPT_SHARD]).encode("utf-8")
         products[f"emit/{rel}"] = cfg.hasher(data)
     _write_stage(cfg, "emit", scripts, folders=("scripts",))
-    return _finish(cfg, "emit", ws.products("staged"), products, failed)
+    return _finish(cfg, "emit", {**opened.materials, **ws.products("staged")}, products, failed)
 
 
 def _jobs(data: bytes) -> list[dict[str, Any]]:
@@ -485,7 +505,8 @@ async def _judge_all(backend: JudgeBackend, handed: list[tuple[dict, int, bytes]
 def dispatch(cfg: PipelineConfig, backend: JudgeBackend, *, concurrency: int = 64) -> StageResult:
     """Hand each emitted packet to the judge; under P2 verify its bytes immediately before, as the same buffer."""
     cfg.hook("before_dispatch")
-    ws, emitted = _open_stage(cfg, "dispatch")
+    opened = _open_stage(cfg, "dispatch")
+    ws, emitted = opened.ws, opened.previous
     if cfg.controls.byte_checks:
         jobs = _predispatch(cfg, emitted, ws)
         build_manifest = _read_manifest(ws, "build/manifest.json")
@@ -493,7 +514,7 @@ def dispatch(cfg: PipelineConfig, backend: JudgeBackend, *, concurrency: int = 6
             backend.expect(set(build_manifest.values()), cfg.hasher)   # the recording stub re-checks at read time
     else:
         jobs = [job for rel in ws.listing("emit/scripts") for job in _jobs(ws.read(rel) or b"")]
-    materials = {**ws.products("staged"), **ws.products("emit")}
+    materials = {**opened.materials, **ws.products("staged"), **ws.products("emit")}
     cfg.hook("after_predispatch_check")
     handed: list[tuple[dict, int, bytes]] = []
     failed: list[tuple[str, str]] = []

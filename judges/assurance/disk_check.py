@@ -1,0 +1,61 @@
+"""What the check stage runs on the build's output on disk: the disk audit, the inline checker again, or both.
+
+By default the disk check is the disk audit (``disk_audit``), a checker
+written apart from the inline one the build runs; the fault study also runs
+the inline checker here (as the pipeline did before: one checker run twice)
+to show what each misses.
+"""
+
+from __future__ import annotations
+
+import json
+
+from benchmark_builders.trajectories.records import LABELS_FILE, TRAJECTORIES_FILE
+from judges.assurance.checks import (Contract, Finding, check_packet, check_source, excluded_values, packet_contract,
+                                     packet_holds, packet_requirement_count)
+from judges.assurance.disk_audit import audit
+from judges.assurance.render import PacketSpec
+from judges.assurance.source import SourceSnapshot
+from judges.assurance.workspace import Workspace
+
+CHECKERS = ("inline", "audit")
+
+
+def job_specs(jobs: bytes) -> tuple[list[dict], list[PacketSpec]]:
+    """The build's job lines and their packet specs."""
+    rows = [json.loads(line) for line in jobs.decode("utf-8").split("\n") if line.strip()]
+    return rows, [PacketSpec(**{k: v for k, v in row.items() if k != "packet_id"}) for row in rows]
+
+
+def inline_again(snapshot: SourceSnapshot, ws: Workspace, specs: list[PacketSpec], reverse: bool
+                 ) -> tuple[list[tuple[str, str]], list[dict], int]:
+    """The inline checker run on the disk copy: (failures, flags, requirements checked)."""
+    trajectories, labels = snapshot.trajectories(), snapshot.labels()
+    by_id = {t.trajectory_id: t for t in trajectories}
+    findings: list[Finding] = [f for t in trajectories for f in check_source(t, reverse=reverse)]
+    passed = 0
+    contracts: dict[str, Contract] = {}
+    for spec in specs:
+        data = ws.read(f"build/packets/{spec.filename}")
+        if data is None or spec.trajectory_id not in by_id:
+            continue
+        trajectory = by_id[spec.trajectory_id]
+        if spec.trajectory_id not in contracts:
+            contracts = {spec.trajectory_id: packet_contract(trajectory)}
+        if packet_holds(data, trajectory, spec, contracts[spec.trajectory_id]):
+            passed += packet_requirement_count()
+        else:
+            findings.extend(check_packet(data, trajectory, spec, contracts[spec.trajectory_id],
+                                         excluded_values(labels.get(spec.trajectory_id))))
+    failed = [(f.requirement, f"{f.subject}: {f.detail}") for f in findings if not f.ok]
+    return failed, [f.to_json() for f in findings if f.ok and f.detail], len(findings) + passed
+
+
+def audit_on_disk(snapshot: SourceSnapshot, ws: Workspace, rows: list[dict], specs: list[PacketSpec],
+                  extents: tuple[str, ...], reverse: bool) -> tuple[list[tuple[str, str]], list[dict], int]:
+    """The disk audit on the source bytes, the jobs and the packets as read: (failures, flags, checks run)."""
+    packets = {row["packet_id"]: ws.read(f"build/packets/{spec.filename}") for row, spec in zip(rows, specs)}
+    result = audit(snapshot.files.get(TRAJECTORIES_FILE, b""), snapshot.files.get(LABELS_FILE), rows, packets,
+                   extents, reverse)
+    flags = [{"requirement": r, "ok": True, "detail": d, "subject": ""} for r, d in result.flags]
+    return list(result.failures), flags, result.checked
