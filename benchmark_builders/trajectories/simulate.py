@@ -154,7 +154,13 @@ def _args(**kwargs: Any) -> str:
     return dumps(kwargs)
 
 
-def simulate_trajectory(case: SupportCase, index: int, seed: int, error_rate: float = 0.8
+ERROR_RATE = 0.65
+#: Share of correct steps whose arguments are double encoded yet accepted by the tool (labelled +1), so odd
+#: argument JSON is no oracle for the labelled error.
+ODD_BUT_ACCEPTED = 0.12
+
+
+def simulate_trajectory(case: SupportCase, index: int, seed: int, error_rate: float = ERROR_RATE
                         ) -> tuple[Trajectory, StepLabels]:
     """One agent working ``case``; seeded by (seed, index) so every run is byte-identical."""
     rng = random.Random(f"trajectory:{seed}:{index}")
@@ -163,6 +169,14 @@ def simulate_trajectory(case: SupportCase, index: int, seed: int, error_rate: fl
     rec = _Recorder(rng)
     serial, code, cid = f["asset_serial"], f["diagnostic_code"], case.case_id
     chatty = rng.random() < 0.3
+    sequential = rng.random() < 0.4         # asset and entitlement looked up one after the other, not in parallel
+    refine = rng.random() < 0.35            # a second, refined knowledge-base search
+    recheck = rng.random() < 0.3            # the case looked up again before the dispatch
+    kb_first = rng.random() < 0.3           # the agent searches the knowledge base before looking up the case
+
+    def odd(arguments: str) -> str:
+        """Arguments double encoded (the tool accepts them) on a share of correct steps."""
+        return dumps(arguments) if rng.random() < ODD_BUT_ACCEPTED else arguments
 
     def text(options: tuple[str, ...]) -> str:
         return rng.choice(options) if chatty and rng.random() < 0.5 else ""
@@ -170,6 +184,9 @@ def simulate_trajectory(case: SupportCase, index: int, seed: int, error_rate: fl
     rec.say("system", SYSTEM_PROMPT)
     rec.say("user", f"Hello, this is {f['contact_name']} from {f['account_name']}. Our {f['asset_model']} "
                     f"(serial {serial}) has a problem and I opened {cid}. Can you help?")
+    if kb_first:
+        rec.act("assistant", [("search_kb", odd(_args(query=f"{f['asset_model']} problem")),
+                               {"articles": [{"id": "KB-100", "title": f"{f['asset_model']} first steps"}]})], 1)
     rec.act("assistant", [("lookup_case", _args(case_id=cid),
                            {"case_id": cid, "account_id": f["account_id"], "status": "open",
                             "priority": f["priority"], "asset_serial": serial})], 1,
@@ -192,6 +209,9 @@ def simulate_trajectory(case: SupportCase, index: int, seed: int, error_rate: fl
                 note="correction")
     elif error == "skipped_verification":
         rec.act("assistant", [("get_asset", _args(serial=serial), asset)], 1)
+    elif sequential:
+        rec.act("assistant", [("get_asset", odd(_args(serial=serial)), asset)], 1)
+        rec.act("assistant", [("check_entitlement", _args(serial=serial), entitlement)], 1)
     else:
         rec.act("assistant", [("get_asset", _args(serial=serial), asset),
                               ("check_entitlement", _args(serial=serial), entitlement)], 1,
@@ -211,6 +231,10 @@ def simulate_trajectory(case: SupportCase, index: int, seed: int, error_rate: fl
                 note="correction")
     else:
         rec.act("assistant", [("search_kb", _args(query=code), article)], 1, text(("Searching the knowledge base.",)))
+    if refine:
+        rec.act("assistant", [("search_kb", odd(_args(query=f"{code} {f['asset_model']}")), article)], 1)
+    if recheck:
+        rec.act("assistant", [("lookup_case", _args(case_id=cid), {"case_id": cid, "status": "open"})], 1)
 
     if error == "premature_close":
         rec.act("assistant", [("update_case", _args(case_id=cid, status="closed", note="resolved per KB"),
@@ -241,8 +265,8 @@ def simulate_trajectory(case: SupportCase, index: int, seed: int, error_rate: fl
         rec.act("assistant", [("create_dispatch", dispatch_args, {"dispatch_id": dispatch_id})], 1)
 
     if error != "skipped_verification":
-        rec.act("assistant", [("email_customer", _args(to=f["contact_email"], subject=f"Dispatch {dispatch_id}",
-                                                       body=f"We created dispatch {dispatch_id} for {serial}."),
+        rec.act("assistant", [("email_customer", odd(_args(to=f["contact_email"], subject=f"Dispatch {dispatch_id}",
+                                                           body=f"We created dispatch {dispatch_id} for {serial}.")),
                                {"status": "sent"})], 1)
     rec.act("assistant", [("update_case", _args(case_id=cid, status="resolved", note=f"dispatch {dispatch_id}"),
                            {"case_id": cid, "status": "resolved"})], 1)
@@ -253,11 +277,16 @@ def simulate_trajectory(case: SupportCase, index: int, seed: int, error_rate: fl
     return trajectory, StepLabels(trajectory_id, rec.labels, rec.notes)
 
 
+#: Shared user requests per trajectory: 60 trajectories share 33 requests (as the paper's 30 share 22).
+REQUESTS_PER_TRAJECTORY = 0.55
+
+
 def simulate_trajectories(cases: Iterable[SupportCase], n: int, seed: int
                           ) -> tuple[list[Trajectory], list[StepLabels]]:
-    """``n`` trajectories over ``cases`` (round robin, so cases recur as clusters)."""
+    """``n`` trajectories over the first ``ceil(0.55 n)`` cases, round robin: most requests recur as clusters."""
     cases = list(cases)
     if not cases:
         raise ValueError("no support cases to simulate")
+    cases = cases[:max(1, -(-n * 55 // 100))]
     pairs = [simulate_trajectory(cases[i % len(cases)], i, seed) for i in range(n)]
     return [p[0] for p in pairs], [p[1] for p in pairs]

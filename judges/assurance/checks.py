@@ -312,6 +312,12 @@ def packet_holds(data: bytes, trajectory: Trajectory, spec: PacketSpec, contract
     return contract.frame_safe and data == expected_packet(trajectory, spec, contract.blocks)
 
 
+def original_holds(data: bytes, trajectory: Trajectory, spec: PacketSpec) -> bool:
+    """Whether an original-rendering packet (asked for only to reproduce the failure) is exactly its contract:
+    every message as the source gives it, calls omitted, frame tokens unambiguous."""
+    return frame_tokens_safe(trajectory) and data == expected_packet(trajectory, spec)
+
+
 def packet_requirement_count() -> int:
     """How many requirements ``check_packet`` reports on one packet."""
     return len(_PACKET_REQUIREMENTS)

@@ -67,28 +67,29 @@ def _content_lines(content: str | None) -> list[str]:
     return [("\\" + line) if line[:1] in "[\\" and line else line for line in text.split("\n")]
 
 
-def _message_template(index: int, message: Mapping[str, Any]) -> list[str]:
+def _message_template(index: int, message: Mapping[str, Any], calls: bool = True) -> list[str]:
     """The lines one message must appear as."""
     if message["role"] == "tool":
         lines = [f"[TOOL RESULT {index} id={message['tool_call_id']}]"]
     else:
         lines = [f"[MESSAGE {index} {message['role']}]"]
     lines += _content_lines(message.get("content"))
-    for call in message.get("tool_calls") or ():
+    for call in (message.get("tool_calls") or ()) if calls else ():
         shown = _escaped(call["function"]["arguments"], True)
         lines.append(f"[TOOL CALL id={call['id']} bytes={len(shown.encode('utf-8'))}] "
                      f"{call['function']['name']}({shown})")
     return lines
 
 
-def packet_template(messages: list[Mapping[str, Any]], target: int, extent: str) -> list[str]:
-    """The lines a restored packet of ``messages`` around ``target`` must have."""
+def packet_template(messages: list[Mapping[str, Any]], target: int, extent: str, rendering: str = "restored"
+                    ) -> list[str]:
+    """The lines a packet of ``messages`` around ``target`` must have (``original``: calls omitted)."""
     stop = target + 1 if extent == "prefix" else len(messages)
     out: list[str] = []
     for index in range(stop):
         if index == target:
             out.append("[BEGIN TARGET STEP]")
-        out += _message_template(index, messages[index])
+        out += _message_template(index, messages[index], rendering == "restored")
         if index == target:
             out.append("[END TARGET STEP]")
     return out
@@ -167,7 +168,8 @@ def _jsonl(data: bytes | None) -> list[Any]:
 
 
 def audit(trajectories_jsonl: bytes, labels_jsonl: bytes | None, jobs: list[Mapping[str, Any]],
-          packets: Mapping[str, bytes | None], extents: tuple[str, ...], reverse: bool) -> AuditResult:
+          packets: Mapping[str, bytes | None], extents: tuple[str, ...], reverse: bool,
+          renderings: tuple[str, ...] = ("restored",)) -> AuditResult:
     """Audit raw suite lines, the build's jobs and its packets (``packets``: job packet_id -> bytes or None)."""
     failures: list[tuple[str, str]] = []
     flags: list[tuple[str, str]] = []
@@ -182,7 +184,7 @@ def audit(trajectories_jsonl: bytes, labels_jsonl: bytes | None, jobs: list[Mapp
                 failures.append(("disk:record-schema", f"{kind} record {number} at /{where}: {errors[0].message}"))
             else:
                 records.setdefault(row["trajectory_id"], {})[kind] = row
-    wanted_jobs: set[tuple[str, str, int, str]] = set()
+    wanted_jobs: set[tuple[str, str, int, str, str]] = set()
     for tid, pair in sorted(records.items()):
         trajectory = pair.get("trajectory")
         if trajectory is None:
@@ -198,9 +200,9 @@ def audit(trajectories_jsonl: bytes, labels_jsonl: bytes | None, jobs: list[Mapp
                     flags.append(("arguments-json", f"{tid}: {c['id']}@{k} arguments are not a JSON object"))
         targets = targets_from_labels(trajectory["messages"], pair.get("labels", {}).get("labels", {})) \
             if "labels" in pair else {}
-        wanted_jobs |= {(tid, kind, index, extent) for kind, index in targets.items() for extent in extents}
-    given = {(j["trajectory_id"], j["target_kind"], j["target_index"], j["extent"]) for j in jobs
-             if j.get("rendering") == "restored"}
+        wanted_jobs |= {(tid, kind, index, extent, rendering) for kind, index in targets.items()
+                        for extent in extents for rendering in renderings}
+    given = {(j["trajectory_id"], j["target_kind"], j["target_index"], j["extent"], j.get("rendering")) for j in jobs}
     for name, odd in (("missing", wanted_jobs - given), ("not implied by the labels", given - wanted_jobs)):
         if odd:
             failures.append(("disk:targets-from-labels", f"jobs {name}: {sorted(odd)[:3]}"))
@@ -217,7 +219,7 @@ def audit(trajectories_jsonl: bytes, labels_jsonl: bytes | None, jobs: list[Mapp
             failures.append(("disk:lines-agree", f"{job['packet_id']}: not UTF-8"))
             continue
         lines = text.split("\n")[:-1] if text.endswith("\n") else text.split("\n")
-        wanted = packet_template(trajectory["messages"], job["target_index"], job["extent"])
+        wanted = packet_template(trajectory["messages"], job["target_index"], job["extent"], job["rendering"])
         failures += [(rule, f"{job['packet_id']}: {why}") for rule, why in
                      _packet_rules(text, lines, wanted, job["target_index"], job["extent"],
                                    len(trajectory["messages"]) - 1)]

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 
 from benchmark_builders.trajectories.records import LABELS_FILE, TRAJECTORIES_FILE
-from judges.assurance.checks import (Contract, Finding, check_packet, check_source, excluded_values, packet_contract,
-                                     packet_holds, packet_requirement_count)
+from judges.assurance.checks import (Contract, Finding, check_packet, check_source, excluded_values, original_holds,
+                                     packet_contract, packet_holds, packet_requirement_count)
 from judges.assurance.disk_audit import audit
 from judges.assurance.render import PacketSpec
 from judges.assurance.source import SourceSnapshot
@@ -39,6 +39,11 @@ def inline_again(snapshot: SourceSnapshot, ws: Workspace, specs: list[PacketSpec
         data = ws.read(f"build/packets/{spec.filename}")
         if data is None or spec.trajectory_id not in by_id:
             continue
+        if spec.rendering == "original":               # asked for: held to the calls-omitted contract
+            if not original_holds(data, by_id[spec.trajectory_id], spec):
+                findings.append(Finding("messages-in-order", False, "original packet differs from its contract",
+                                        spec.packet_id))
+            continue
         trajectory = by_id[spec.trajectory_id]
         if spec.trajectory_id not in contracts:
             contracts = {spec.trajectory_id: packet_contract(trajectory)}
@@ -52,10 +57,11 @@ def inline_again(snapshot: SourceSnapshot, ws: Workspace, specs: list[PacketSpec
 
 
 def audit_on_disk(snapshot: SourceSnapshot, ws: Workspace, rows: list[dict], specs: list[PacketSpec],
-                  extents: tuple[str, ...], reverse: bool) -> tuple[list[tuple[str, str]], list[dict], int]:
+                  extents: tuple[str, ...], renderings: tuple[str, ...], reverse: bool
+                  ) -> tuple[list[tuple[str, str]], list[dict], int]:
     """The disk audit on the source bytes, the jobs and the packets as read: (failures, flags, checks run)."""
     packets = {row["packet_id"]: ws.read(f"build/packets/{spec.filename}") for row, spec in zip(rows, specs)}
     result = audit(snapshot.files.get(TRAJECTORIES_FILE, b""), snapshot.files.get(LABELS_FILE), rows, packets,
-                   extents, reverse)
+                   extents, reverse, renderings)
     flags = [{"requirement": r, "ok": True, "detail": d, "subject": ""} for r, d in result.flags]
     return list(result.failures), flags, result.checked

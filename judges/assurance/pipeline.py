@@ -40,8 +40,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from benchmark_builders.trajectories.records import TRAJECTORIES_FILE, StepLabels, Trajectory
-from judges.assurance.checks import (Finding, check_packet, check_source, excluded_values, packet_contract,
-                                     packet_holds, packet_requirement_count)
+from judges.assurance.checks import (Finding, check_packet, check_source, excluded_values, original_holds,
+                                     packet_contract, packet_holds, packet_requirement_count)
 from judges.assurance.manifest import Hasher, StepRecord, exact_sha256, read_record, write_record
 from judges.assurance.pack import write_pack
 from judges.assurance.workspace import Workspace, sync_directory, write_file
@@ -132,6 +132,7 @@ class PipelineConfig:
     controls: Controls = Controls(3)
     draws: int = 2
     extents: tuple[str, ...] = EXTENTS
+    renderings: tuple[str, ...] = ("restored",)    # the contrast adds "original" (calls omitted) on purpose
     hasher: Hasher = exact_sha256
     reverse_matching: bool | None = None          # None: as the controls say; False: the weakened one-way checker
     hooks: Mapping[str, Hook] = field(default_factory=dict)
@@ -317,9 +318,9 @@ def build(cfg: PipelineConfig) -> StageResult:
                 continue
             if inline:
                 findings.extend(check_source(trajectory, reverse=cfg.reverse))
-            mine = [PacketSpec(trajectory.trajectory_id, index, kind, extent, "restored")
+            mine = [PacketSpec(trajectory.trajectory_id, index, kind, extent, rendering)
                     for kind, index in (("error", targets.error), ("comparison", targets.comparison))
-                    for extent in cfg.extents]
+                    for extent in cfg.extents for rendering in cfg.renderings]
             rendered = render_packets(trajectory, mine)
             if cfg.render_hook is not None:
                 rendered = [cfg.render_hook(spec, data) for spec, data in zip(mine, rendered)]
@@ -327,6 +328,13 @@ def build(cfg: PipelineConfig) -> StageResult:
             for spec, data in zip(mine, rendered):
                 if not inline:
                     pass
+                elif spec.rendering == "original":       # asked for: held to the calls-omitted contract
+                    if original_holds(data, trajectory, spec):
+                        passed += 1
+                    else:
+                        findings.append(Finding("messages-in-order", False, "original packet differs from its "
+                                                "contract (every message as the source, calls omitted)",
+                                                spec.packet_id))
                 elif packet_holds(data, trajectory, spec, contract):
                     passed += packet_requirement_count()
                 else:
@@ -371,7 +379,8 @@ def check(cfg: PipelineConfig) -> StageResult:
     flags: list[dict] = []
     checked = 0
     for name in cfg.disk_checkers:
-        found, flagged, count = (audit_on_disk(opened.source, ws, rows, specs, cfg.extents, cfg.reverse)
+        found, flagged, count = (audit_on_disk(opened.source, ws, rows, specs, cfg.extents, cfg.renderings,
+                                               cfg.reverse)
                                  if name == "audit" else inline_again(opened.source, ws, specs, cfg.reverse))
         failed += found
         flags += flagged
@@ -490,7 +499,7 @@ async def _judge_all(backend: JudgeBackend, handed: list[tuple[dict, int, bytes]
         for i in queue:
             try:
                 response = await backend.complete(JudgeRequest((system, Message("user", handed[i][2])),
-                                                                GenerationParams()))
+                                                                GenerationParams(seed=handed[i][1])))
             except FatalBackendError as exc:    # bad key, no endpoint: a user error, not a failed check
                 raise InputError(f"--base-url: {exc}") from None
             except BackendError as exc:

@@ -156,12 +156,20 @@ def register(cli: click.Group) -> None:
     @click.option("--judge", default="builtin:step", show_default=True, help="builtin:step, openai:MODEL, stub.")
     @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")
     @click.option("--draws", default=2, show_default=True, type=click.IntRange(1))
-    def contrast(source, out, judge, base_url, draws):
-        """Later-context contrast G on original vs restored packets, with a cluster bootstrap."""
+    @click.option("--work", default=None, type=click.Path(path_type=Path),
+                  help="Keep the contrast's pipeline workspace here (default: a temporary one).")
+    @click.pass_context
+    def contrast(ctx, source, out, judge, base_url, draws, work):
+        """Later-context contrast G on original vs restored packets (through the checked pipeline, P3)."""
+        from judges.assurance.contrast import ContrastStopped
         from orgbench.commands.options import check_out_dir
 
         check_out_dir(out, into=True)
-        click.echo(write_contrast(source, out, make_judge(judge, base_url), draws))
+        try:
+            click.echo(run_contrast(source, out, make_judge(judge, base_url), draws, work=work)[0])
+        except ContrastStopped as stopped:
+            click.echo(str(stopped), err=True)
+            ctx.exit(1)
 
 
 def run_faults(out: Path) -> tuple[str, list]:
@@ -189,8 +197,12 @@ def write_faults(out: Path) -> str:
     return run_faults(out)[0]
 
 
-def run_contrast(source: Path, out: Path, backend, draws: int, *, per_packet_csv: bool = True) -> tuple[str, list]:
-    """Judge the cohort's eight packets per trajectory; write contrast.json / .md / .csv / .tex (and flags.csv)."""
+def run_contrast(source: Path, out: Path, backend, draws: int, *, per_packet_csv: bool = True,
+                 work: Path | None = None) -> tuple[str, list]:
+    """Judge the cohort's eight packets per trajectory through the checked pipeline (workspace ``work``, by
+    default a temporary one); write contrast.json / .md / .csv / .tex (and flags.csv)."""
+    import tempfile
+
     from benchmark_builders.trajectories.records import read_suite
     from judges.assurance.contrast import (
         contrast_csv, contrast_latex, contrast_summary, contrast_table, flags_csv, judge_cohort,
@@ -198,10 +210,14 @@ def run_contrast(source: Path, out: Path, backend, draws: int, *, per_packet_csv
     from simulator.errors import InputError
     from simulator.storage import dumps_pretty, write_text_atomic
 
-    trajectories, labels = read_suite(source)
+    trajectories, _ = read_suite(source)
     if not trajectories:
         raise InputError(f"{Path(source) / 'trajectories.jsonl'}: no trajectories")
-    judged = judge_cohort(trajectories, labels, backend, draws=draws)
+    if work is None:
+        with tempfile.TemporaryDirectory(prefix="orgbench-contrast-") as tmp:
+            judged = judge_cohort(source, Path(tmp) / "work", backend, draws=draws)
+    else:
+        judged = judge_cohort(source, Path(work), backend, draws=draws)
     summary = contrast_summary(judged)
     judge = getattr(backend, "name", "unknown")
     summary["judge"] = judge
@@ -215,7 +231,3 @@ def run_contrast(source: Path, out: Path, backend, draws: int, *, per_packet_csv
     g = summary["G"]
     return f"G original {g['original']}, restored {g['restored']}, reduction {g['reduction']} -> {out}", judged
 
-
-def write_contrast(source: Path, out: Path, backend, draws: int) -> str:
-    """Judge the cohort and write the contrast files under ``out``; return a summary line."""
-    return run_contrast(source, out, backend, draws)[0]

@@ -81,7 +81,8 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     out_dir = Path(out_dir)
     faults_line, outcomes = run_faults(out_dir)
     judge = options.judge or "builtin:step"
-    contrast_line, judged = run_contrast(suite, out_dir, make_judge(judge, options.base_url), 2, per_packet_csv=False)
+    contrast_line, judged = run_contrast(suite, out_dir, make_judge(judge, options.base_url), 2, per_packet_csv=False,
+                                         work=work / f"contrast-pipeline-s{seed}")
     rows = fault_rows(outcomes) + packet_rows(judged)
     write_text_atomic(out_dir / "drilldown.jsonl", "".join(dumps(row) + "\n" for row in rows))
     import json

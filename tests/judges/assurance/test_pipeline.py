@@ -371,10 +371,16 @@ def test_a_later_stage_refuses_earlier_stages_run_under_weaker_controls(suite_di
     assert result.exit_code == 1 and "results-answer-calls" in result.output
 
 
-def test_a_failed_build_records_and_reports_every_failure(suite_dir, tmp_path):
+def test_a_failed_build_records_and_reports_every_failure(suite_dir, small_cohort, tmp_path):
+    from judges.assurance.targets import select_targets
+
+    trajectories, labels = small_cohort
+    chosen = [k for k, t in enumerate(trajectories) if select_targets(t, labels[t.trajectory_id])][:3]
+
     def change(number, row):
-        if number in (0, 1, 2):
-            row["messages"].append({"role": "tool", "tool_call_id": f"call_nobody{number}", "content": "stray"})
+        if number in chosen:
+            row["messages"].append({"role": "tool", "tool_call_id": f"call_nobody{chosen.index(number)}",
+                                    "content": "stray"})
 
     source = _edited_suite(suite_dir, tmp_path, change)
     work = tmp_path / "w"
