@@ -8,6 +8,7 @@ in their own file so that code rendering judge inputs never holds them.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -86,11 +87,15 @@ class Trajectory:
     cluster: str
     messages: tuple[ChatMessage, ...]
     source: str = "orgbench"
+    tools: str | None = None          # the tool schemas the agent was given, as canonical JSON text (kept, not shown)
 
     def to_json(self) -> dict[str, Any]:
         """The trajectory as one JSONL object (no labels)."""
-        return {"trajectory_id": self.trajectory_id, "cluster": self.cluster, "source": self.source,
-                "messages": [m.to_json() for m in self.messages]}
+        out = {"trajectory_id": self.trajectory_id, "cluster": self.cluster, "source": self.source,
+               "messages": [m.to_json() for m in self.messages]}
+        if self.tools is not None:
+            out["tools"] = json.loads(self.tools)
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,8 +160,14 @@ def trajectory_from_json(obj: Any, where: str) -> Trajectory:
     if not isinstance(raw, list) or not raw:
         raise InputError(f"{where}: field messages must be a non-empty list")
     messages = tuple(message_from_json(m, f"{where}: messages[{i}]") for i, m in enumerate(raw))
+    tools = obj.get("tools")
     return Trajectory(obj["trajectory_id"], str(obj.get("cluster") or obj["trajectory_id"]), messages,
-                      str(obj.get("source") or "orgbench"))
+                      str(obj.get("source") or "orgbench"), canonical_tools(tools) if tools is not None else None)
+
+
+def canonical_tools(tools: Any) -> str:
+    """Tool schemas as canonical JSON text (sorted keys), so a suite keeps them byte-stable."""
+    return json.dumps(tools, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def labels_from_json(obj: Any, where: str) -> StepLabels:

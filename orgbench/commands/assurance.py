@@ -25,13 +25,13 @@ def make_judge(spec: str, base_url: str | None):
     return make_backend(spec, base_url=base_url) if base_url else make_backend(spec)
 
 
-def _import_trajectories(import_file: Path, fmt: str, out: Path, on_error: str) -> str:
+def _import_trajectories(import_file: Path, fmt: str, out: Path, on_error: str, labels: Path | None = None) -> str:
     """Import a JSONL file into a suite: a rejected record stops it (``stop``) or is left out and listed (``skip``)."""
     from benchmark_builders.trajectories.importers import import_file as run_import
     from benchmark_builders.trajectories.records import write_suite
     from simulator.errors import InputError
 
-    result = run_import(import_file, fmt)
+    result = run_import(import_file, fmt, labels)
     rejected = result.rejected
     if rejected and on_error == "stop":
         for line in result.problems:
@@ -53,14 +53,14 @@ def _import_trajectories(import_file: Path, fmt: str, out: Path, on_error: str) 
 
 
 def _trajectories(world: Path | None, import_file: Path | None, fmt: str, out: Path, n: int, seed: int | None,
-                  on_error: str = "stop") -> str:
+                  on_error: str = "stop", labels: Path | None = None) -> str:
     from benchmark_builders.trajectories.records import write_suite
     from orgbench.commands.options import check_out_dir
     from simulator.errors import InputError
 
     check_out_dir(out, ("trajectories.jsonl", "MANIFEST.json"), "a trajectory suite")
     if import_file is not None:
-        return _import_trajectories(import_file, fmt, out, on_error)
+        return _import_trajectories(import_file, fmt, out, on_error, labels)
     if on_error != "stop":
         raise InputError("--on-error: applies to --import only")
     if world is None:
@@ -87,7 +87,7 @@ def register(cli: click.Group) -> None:
     @build_group.command("trajectories")
     @click.option("--world", type=click.Path(path_type=Path), help="World directory to take support cases from.")
     @click.option("--import", "import_file", type=click.Path(path_type=Path),
-                  help="Import recorded trajectories instead (JSONL).")
+                  help="Import recorded trajectories instead (JSONL, or a tau2 results.json with --format tau2).")
     @click.option("--format", "fmt", type=click.Choice(["apb", "openai", "tau2"]), default="apb", show_default=True,
                   help="Import format: AgentProcessBench-style or plain OpenAI-chat JSONL, or tau2-style messages.")
     @click.option("--on-error", type=click.Choice(["stop", "skip"]), default="stop", show_default=True,
@@ -97,9 +97,12 @@ def register(cli: click.Group) -> None:
     @click.option("--out", required=True, type=click.Path(path_type=Path), help="Suite directory to write.")
     @click.option("--n", default=60, show_default=True, type=click.IntRange(1), help="Trajectories to simulate.")
     @click.option("--seed", type=int, default=None, help="Trajectory seed (default: the world's seed).")
-    def build_trajectories(world, import_file, fmt, on_error, out, n, seed):
+    @click.option("--labels", "labels_file", type=click.Path(path_type=Path), default=None,
+                  help="Step labels stored apart (AgentProcessBench data/AnswerOnly/*_final.jsonl), joined on "
+                       "record_id = data_source:query_index:sample_index.")
+    def build_trajectories(world, import_file, fmt, on_error, out, n, seed, labels_file):
         """Simulate support-agent trajectories with step labels (or import recorded ones)."""
-        click.echo(_trajectories(world, import_file, fmt, out, n, seed, on_error))
+        click.echo(_trajectories(world, import_file, fmt, out, n, seed, on_error, labels_file))
 
     @cli.group()
     def assure() -> None:
