@@ -45,6 +45,7 @@ from judges.assurance.checks import (Finding, check_packet, check_source, exclud
 from judges.assurance.manifest import Hasher, StepRecord, exact_sha256, read_record, write_record
 from judges.assurance.pack import write_pack
 from judges.assurance.workspace import Workspace, sync_directory, write_file
+from judges.assurance.intoto import ChainKey, write_layout, write_link
 from judges.assurance.disk_check import audit_on_disk, inline_again, job_specs
 from judges.assurance.render import EXTENTS, PacketSpec, render_packets
 from judges.assurance.source import SourceSnapshot
@@ -138,7 +139,8 @@ class PipelineConfig:
     hooks: Mapping[str, Hook] = field(default_factory=dict)
     render_hook: RenderHook | None = None
     selector: Callable[[Trajectory, StepLabels], Targets | None] = select_targets
-    checkers: tuple[str, ...] = ("inline", "audit")  # inline: at build (and again on disk if no audit); audit: on disk
+    checkers: tuple[str, ...] = ("inline", "audit")
+    key: ChainKey | None = None                      # sign in-toto links (and, at build, the layout) with it  # inline: at build (and again on disk if no audit); audit: on disk
 
     @property
     def disk_checkers(self) -> tuple[str, ...]:
@@ -196,6 +198,8 @@ def _finish(cfg: PipelineConfig, step: str, materials: Mapping[str, str], produc
     code = 1 if failed else 0
     write_record(cfg.work, StepRecord(step, f"orgbench assure {step}", dict(materials), dict(products), code,
                                       cfg.controls.name, requirement, reason, tuple(failed)))
+    if cfg.key is not None:
+        write_link(cfg.work, cfg.key, step, materials, products, code)
     return StageResult(step, code, requirement, reason, tuple(failed))
 
 
@@ -212,6 +216,8 @@ class OpenStage:
 def _open_stage(cfg: PipelineConfig, step: str) -> OpenStage:
     """Start ``step``'s record, read the source once and check the stages before it."""
     _start(cfg, step)
+    if step == "build" and cfg.key is not None:
+        write_layout(cfg.work, cfg.key)
     ws = Workspace(cfg.work, cfg.hasher)
     snapshot = SourceSnapshot.read(cfg.source)
     materials = snapshot.materials(cfg.hasher)

@@ -116,13 +116,18 @@ def register(cli: click.Group) -> None:
         @click.option("--judge", default="stub", show_default=True,
                       help="dispatch only: stub[:LOG], builtin:step, openai:MODEL.")
         @click.option("--base-url", default=None, help="dispatch only: OpenAI-compatible endpoint.")
+        @click.option("--key", "key_file", default=None, type=click.Path(path_type=Path),
+                      help="PEM private key to sign the in-toto links and layout (default: an ephemeral key "
+                           "generated at build, recorded as such in WORK/in-toto/signing.json).")
         @click.pass_context
-        def command(ctx, source, work, controls, draws, judge, base_url):
+        def command(ctx, source, work, controls, draws, judge, base_url, key_file):
+            from judges.assurance.intoto import chain_key
             from judges.assurance.pipeline import Controls, PipelineConfig, StageRefused, run_step
             from orgbench.commands.options import check_out_dir
 
             check_out_dir(work, option="--work", into=True)
-            cfg = PipelineConfig(source, work, Controls.parse(controls), draws=draws)
+            cfg = PipelineConfig(source, work, Controls.parse(controls), draws=draws,
+                                 key=chain_key(work, step, key_file))
             backend = make_judge(judge, base_url) if step == "dispatch" else None
             try:
                 result = run_step(cfg, step, backend)
@@ -143,6 +148,7 @@ def register(cli: click.Group) -> None:
 
     for name in STAGE_NAMES:
         _stage_command(name)
+    register_verify(assure)
 
     @assure.command("faults")
     @click.option("--out", required=True, type=click.Path(path_type=Path), help="Where to write the table and CSV.")
@@ -234,3 +240,31 @@ def run_contrast(source: Path, out: Path, backend, draws: int, *, per_packet_csv
     g = summary["G"]
     return f"G original {g['original']}, restored {g['restored']}, reduction {g['reduction']} -> {out}", judged
 
+
+def register_verify(assure: click.Group) -> None:
+    """Add ``assure verify WORK``: re-audit a whole chain (records, bytes, in-toto) for CI, with JUnit XML."""
+
+    @assure.command("verify")
+    @click.argument("work", type=click.Path(path_type=Path))
+    @click.option("--source", default=None, type=click.Path(path_type=Path),
+                  help="The suite the chain was built from: also check its files still hash as recorded.")
+    @click.option("--junit", "junit", default=None, type=click.Path(path_type=Path),
+                  help="Write the checks as JUnit XML to this file.")
+    @click.pass_context
+    def verify(ctx, work, source, junit):
+        """Re-audit a pipeline workspace: every record, every listed file's bytes, the in-toto chain."""
+        from judges.assurance.chain_audit import audit_chain, junit_xml
+        from orgbench.commands.options import check_out_dir
+        from simulator.storage import write_text_atomic
+
+        cases = audit_chain(work, source)
+        if junit is not None:
+            check_out_dir(junit.parent, option="--junit", into=True)
+            write_text_atomic(junit, junit_xml(cases))
+        failed = [c for c in cases if c.problem]
+        for case in failed:
+            click.echo(f"FAIL {case.link} {case.check}: {case.problem}", err=True)
+        if failed:
+            click.echo(f"verify: {len(failed)} of {len(cases)} checks failed, the first on {failed[0].link}", err=True)
+            ctx.exit(1)
+        click.echo(f"verify: {len(cases)} checks passed ({work})")
