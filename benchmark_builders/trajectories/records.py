@@ -24,23 +24,25 @@ LABELS_FILE = "labels.jsonl"
 SUITE_FILE = "suite.json"
 
 
+_FRAME_CHARS = frozenset(" []()\u27e6\u27e7")
+
+
 def token_problem(text: str, *, name: bool = False) -> str:
     """Why ``text`` cannot stand in a packet's frame as one token (a call id or tool name), or ''.
 
     Ids are rendered byte for byte and names verbatim, so neither may contain
     whitespace or non-printable characters (a line break would forge packet
-    structure) nor the packet escape brackets ``⟦`` ``⟧``; neither may be
-    empty; a name also may not contain ``(``, which ends it.
+    structure) nor the packet escape brackets ``⟦`` ``⟧``, nor ``[ ] ( )``,
+    which end a header or a name; neither may be empty.
     """
-    if text and text.isprintable() and " " not in text and "(" not in text and "\u27e6" not in text \
-            and "\u27e7" not in text:
-        return ""                                   # the common case, decided in C
+    if text and text.isprintable() and not _FRAME_CHARS.intersection(text):
+        return ""                                   # the common case
     if not text:
         return "must not be empty"
     if any(ch.isspace() or not ch.isprintable() or ch in "\u27e6\u27e7" for ch in text):
         return "must be one token (no whitespace, control characters or packet escape brackets)"
-    if name and "(" in text:
-        return "must not contain '('"
+    if _FRAME_CHARS.intersection(text):
+        return "must not contain brackets or parentheses ([ ] ( )), which end frame fields"
     return ""
 
 

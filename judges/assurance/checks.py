@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
@@ -221,13 +222,22 @@ def _expected_content(content: str) -> list[bytes]:
     for marker in ("[BEGIN TARGET STEP]", "[END TARGET STEP]"):
         text = text.replace(marker, "\u27e6U+005B\u27e7" + marker[1:])
     for line in text.split("\n"):
-        lines.append(("\\" + line if line.startswith(("[", "\\")) else line).encode("utf-8"))
+        lines.append(("\\" + line if _structure_like(line) else line).encode("utf-8"))
     return lines
+
+
+def _structure_like(line: str) -> bool:
+    """A content line a reader could take for structure (leading blanks / format characters dropped, NFKC)."""
+    core = line.lstrip()
+    while core and (unicodedata.category(core[0]) == "Cf" or core[0].isspace()
+                    or unicodedata.normalize("NFKC", core[0]).strip() == ""):
+        core = core[1:]
+    return unicodedata.normalize("NFKC", core[:2]).lstrip()[:1] in ("[", "\\")
 
 
 def content_from_lines(lines: list[bytes]) -> str:
     """The source text a packet's content lines stand for (leading ``\\`` dropped, escapes undone)."""
-    return "\n".join(unescape(line.decode("utf-8", "replace")[1:] if line.startswith((b"\\[", b"\\\\"))
+    return "\n".join(unescape(line.decode("utf-8", "replace")[1:] if line.startswith(b"\\")
                                else line.decode("utf-8", "replace")) for line in lines)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from importlib import resources
@@ -64,7 +65,19 @@ def _content_lines(content: str | None) -> list[str]:
     text = _escaped(content, False)
     text = text.replace("[BEGIN TARGET STEP]", "\u27e6U+005B\u27e7BEGIN TARGET STEP]")
     text = text.replace("[END TARGET STEP]", "\u27e6U+005B\u27e7END TARGET STEP]")
-    return [("\\" + line) if line[:1] in "[\\" and line else line for line in text.split("\n")]
+    return [("\\" + line) if _reads_as_structure(line) else line for line in text.split("\n")]
+
+
+def _reads_as_structure(line: str) -> bool:
+    """After skipping what a reader skips (blanks, format characters, anything NFKC folds to nothing or a
+    blank), does the line open with '[' or a backslash once folded?"""
+    for k, ch in enumerate(line):
+        if ch.isspace() or unicodedata.category(ch) == "Cf" or unicodedata.normalize("NFKC", ch).isspace() \
+                or unicodedata.normalize("NFKC", ch) == "":
+            continue
+        head = unicodedata.normalize("NFKC", line[k:k + 2]).lstrip()
+        return head[:1] in ("[", "\\")
+    return False
 
 
 def _message_template(index: int, message: Mapping[str, Any], calls: bool = True) -> list[str]:

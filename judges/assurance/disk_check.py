@@ -16,6 +16,7 @@ from judges.assurance.checks import (Contract, Finding, check_packet, check_sour
 from judges.assurance.disk_audit import audit
 from judges.assurance.render import PacketSpec
 from judges.assurance.source import SourceSnapshot
+from judges.assurance.targets import select_targets
 from judges.assurance.workspace import Workspace
 
 CHECKERS = ("inline", "audit")
@@ -24,7 +25,7 @@ CHECKERS = ("inline", "audit")
 def job_specs(jobs: bytes) -> tuple[list[dict], list[PacketSpec]]:
     """The build's job lines and their packet specs."""
     rows = [json.loads(line) for line in jobs.decode("utf-8").split("\n") if line.strip()]
-    return rows, [PacketSpec(**{k: v for k, v in row.items() if k != "packet_id"}) for row in rows]
+    return rows, job_specs_from_rows(rows)
 
 
 def inline_again(snapshot: SourceSnapshot, ws: Workspace, specs: list[PacketSpec], reverse: bool
@@ -65,3 +66,32 @@ def audit_on_disk(snapshot: SourceSnapshot, ws: Workspace, rows: list[dict], spe
                    extents, reverse, renderings)
     flags = [{"requirement": r, "ok": True, "detail": d, "subject": ""} for r, d in result.flags]
     return list(result.failures), flags, result.checked
+
+
+def source_contract_problems(snapshot: SourceSnapshot, rows: list[dict], members: dict[str, bytes]
+                             ) -> list[tuple[str, str]]:
+    """Each packet about to be staged against its job: the job's target as the labels give it, and the bytes
+    equal to the packet the contract derives from the source (the quick path of the inline checker)."""
+    trajectories = {t.trajectory_id: t for t in snapshot.trajectories()}
+    labels = snapshot.labels()
+    problems: list[tuple[str, str]] = []
+    for row, spec in zip(rows, job_specs_from_rows(rows)):
+        data = members.get(spec.filename)
+        trajectory = trajectories.get(spec.trajectory_id)
+        if data is None or trajectory is None or spec.trajectory_id not in labels:
+            problems.append(("staged-packets-match-source", f"{spec.packet_id}: packet, record or labels missing"))
+            continue
+        targets = select_targets(trajectory, labels[spec.trajectory_id])
+        if targets is None or getattr(targets, spec.target_kind) != spec.target_index:
+            problems.append(("staged-packets-match-source", f"{spec.packet_id}: not the {spec.target_kind} target "
+                             f"the labels give"))
+        elif not (original_holds(data, trajectory, spec) if spec.rendering == "original"
+                  else packet_holds(data, trajectory, spec)):
+            problems.append(("staged-packets-match-source", f"{spec.packet_id}: bytes differ from the packet the "
+                             f"source requires for this job"))
+    return problems
+
+
+def job_specs_from_rows(rows: list[dict]) -> list[PacketSpec]:
+    """Packet specs of job rows."""
+    return [PacketSpec(**{k: v for k, v in row.items() if k != "packet_id"}) for row in rows]

@@ -46,7 +46,7 @@ from judges.assurance.manifest import Hasher, StepRecord, exact_sha256, read_rec
 from judges.assurance.pack import write_pack
 from judges.assurance.workspace import Workspace, sync_directory, write_file
 from judges.assurance.intoto import ChainKey, write_layout, write_link
-from judges.assurance.disk_check import audit_on_disk, inline_again, job_specs
+from judges.assurance.disk_check import audit_on_disk, inline_again, job_specs, source_contract_problems
 from judges.assurance.render import EXTENTS, PacketSpec, render_packets
 from judges.assurance.source import SourceSnapshot
 from judges.assurance.targets import Targets, select_targets
@@ -74,6 +74,10 @@ PIPELINE_REQUIREMENTS: dict[str, str] = {
     "staged-bytes-match-manifest": "each staged copy's exact bytes match the hash recorded at build",
     "scripts-exact": "dispatch runs exactly the scripts emission wrote, unchanged",
     "bytes-before-dispatch": "staged packets match their build and staging hashes before dispatch",
+    "staged-packets-match-source": "(P2+) each staged packet is its job's target as the labels give it and equals "
+                                   "the packet the source requires (the contract, rederived at staging)",
+    "scripts-cover-staged": "(P2+) the scripts hold exactly one job per staged packet, tied to it by name and "
+                            "hash, each with the run's draws",
     "read-time-bytes": "the buffer handed to the judge hashes to the value recorded at build",
 }
 
@@ -422,6 +426,9 @@ def stage(cfg: PipelineConfig) -> StageResult:
         if rel in manifest and ws.digest(f"build/{rel}") != manifest[rel]:
             failed.append(("staged-bytes-match-manifest", f"{rel}: bytes differ from the hash recorded at build"))
         members[name] = data                                  # the very buffer hashed and checked here
+    if cfg.controls.byte_checks and not failed:   # P2+: what is staged is what the source requires, job by job
+        rows, _ = job_specs(ws.read("build/jobs.jsonl") or b"")
+        failed.extend(source_contract_problems(opened.source, rows, members))
     products: dict[str, str] = {}
     if not (failed and cfg.controls.stop_on_failure):
         hashes = {}
@@ -478,7 +485,31 @@ def _predispatch(cfg: PipelineConfig, emitted: StepRecord, ws: Workspace) -> lis
         digest = ws.digest(f"staged/{rel}")
         if digest != build_manifest[rel] or digest != staged_manifest[rel]:
             raise StageRefused("dispatch", "bytes-before-dispatch", f"staged/{rel} changed after staging")
-    return [job for p in sorted(expected_scripts) for job in _jobs(ws.read(p))]
+    jobs = [job for p in sorted(expected_scripts) for job in _jobs(ws.read(p))]
+    problem = _coverage_problem(jobs, staged, staged_manifest, cfg.draws)
+    if problem:
+        raise StageRefused("dispatch", "scripts-cover-staged", problem)
+    return jobs
+
+
+def _coverage_problem(jobs: list[dict[str, Any]], staged: set[str], manifest: Mapping[str, str], draws: int) -> str:
+    """Why the scripts are not exactly one job per staged packet, tied to it by name and hash, with the run's
+    draws -- or ''."""
+    seen: set[str] = set()
+    for job in jobs:
+        name = job.get("job_id")
+        rel = f"packets/{name}.txt"
+        if name in seen:
+            return f"job {name} appears twice"
+        seen.add(name)
+        if rel not in staged:
+            return f"job {name} names no staged packet"
+        if job.get("packet") != f"staged/{rel}" or job.get("sha256") != manifest.get(rel):
+            return f"job {name} points at {job.get('packet')} / another hash, not its own packet"
+        if job.get("draws") != draws:
+            return f"job {name} asks for {job.get('draws')} draws, the run for {draws}"
+    missing = sorted(rel for rel in staged if rel[len("packets/"):-len(".txt")] not in seen)
+    return f"no job for staged {missing[0]} ({len(missing)} packet(s))" if missing else ""
 
 
 async def gather_then_close(coroutines: list, backend: JudgeBackend) -> list:

@@ -13,14 +13,17 @@ Content cannot forge structure, and every escape is reversible: each line
 break other than the LF between content lines (CR, VT, FF, U+001C-U+001E,
 U+0085, U+2028, U+2029; in arguments LF too) and the escape opener ``⟦``
 itself are written ``⟦U+XXXX⟧``; the ``[`` of a target marker inside content
-is written ``⟦U+005B⟧``; a content line starting with ``[`` or ``\\`` gets a
-leading ``\\``. So ``str.splitlines()`` and a byte parser split a packet into
+is written ``⟦U+005B⟧``; a content line that a reader could take for
+structure -- it starts with ``[`` or ``\\`` once leading blanks and invisible
+format characters are dropped and lookalikes (fullwidth brackets) folded --
+gets a leading ``\\`` (so every content line starting with ``\\`` is escaped). So ``str.splitlines()`` and a byte parser split a packet into
 the same lines, and un-escaping gives back the source text exactly. Labels and
 other truth never reach this module.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 
 from benchmark_builders.trajectories.records import ChatMessage, Trajectory
@@ -70,12 +73,24 @@ def escape_arguments(arguments: str) -> str:
     return arguments.translate(_ARGUMENT_ESCAPES)
 
 
+def looks_like_structure(line: str) -> bool:
+    """Whether a reader could take the line for structure: once leading blanks and invisible format characters
+    are dropped and lookalikes folded (NFKC), it starts with ``[`` or ``\\``."""
+    if line[:1].isascii() and line[:1] not in ("[", "\\", " ", "\t"):
+        return False                                  # the common case
+    i = 0
+    while i < len(line) and (line[i].isspace() or unicodedata.category(line[i]) == "Cf"
+                             or not unicodedata.normalize("NFKC", line[i]).strip()):
+        i += 1
+    return unicodedata.normalize("NFKC", line[i:i + 2]).lstrip().startswith(("[", "\\"))
+
+
 def neutralise(content: str) -> list[str]:
     """Content as packet lines that cannot be read as packet structure (reversibly escaped)."""
     content = content.translate(_CONTENT_ESCAPES)
     for marker, escaped in _MARKERS:
         content = content.replace(marker, escaped)
-    return ["\\" + line if line[:1] in ("[", "\\") else line for line in content.split("\n")]
+    return ["\\" + line if looks_like_structure(line) else line for line in content.split("\n")]
 
 
 def _message_lines(index: int, message: ChatMessage, restored: bool, out: list[str]) -> None:
