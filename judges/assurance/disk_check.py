@@ -58,10 +58,12 @@ def inline_again(snapshot: SourceSnapshot, ws: Workspace, specs: list[PacketSpec
 
 
 def audit_on_disk(snapshot: SourceSnapshot, ws: Workspace, rows: list[dict], specs: list[PacketSpec],
-                  extents: tuple[str, ...], renderings: tuple[str, ...], reverse: bool
-                  ) -> tuple[list[tuple[str, str]], list[dict], int]:
-    """The disk audit on the source bytes, the jobs and the packets as read: (failures, flags, checks run)."""
-    packets = {row["packet_id"]: ws.read(f"build/packets/{spec.filename}") for row, spec in zip(rows, specs)}
+                  extents: tuple[str, ...], renderings: tuple[str, ...], reverse: bool,
+                  members: dict[str, bytes] | None = None) -> tuple[list[tuple[str, str]], list[dict], int]:
+    """The disk audit on the source bytes, the jobs and the packets as read (or ``members``, by file name):
+    (failures, flags, checks run)."""
+    packets = {row["packet_id"]: (members.get(spec.filename) if members is not None
+                                  else ws.read(f"build/packets/{spec.filename}")) for row, spec in zip(rows, specs)}
     result = audit(snapshot.files.get(TRAJECTORIES_FILE, b""), snapshot.files.get(LABELS_FILE), rows, packets,
                    extents, reverse, renderings)
     flags = [{"requirement": r, "ok": True, "detail": d, "subject": ""} for r, d in result.flags]

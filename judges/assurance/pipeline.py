@@ -427,8 +427,13 @@ def stage(cfg: PipelineConfig) -> StageResult:
             failed.append(("staged-bytes-match-manifest", f"{rel}: bytes differ from the hash recorded at build"))
         members[name] = data                                  # the very buffer hashed and checked here
     if cfg.controls.byte_checks and not failed:   # P2+: what is staged is what the source requires, job by job
-        rows, _ = job_specs(ws.read("build/jobs.jsonl") or b"")
-        failed.extend(source_contract_problems(opened.source, rows, members))
+        rows, specs = job_specs(ws.read("build/jobs.jsonl") or b"")
+        if "inline" in cfg.checkers:
+            failed.extend(source_contract_problems(opened.source, rows, members))
+        elif "audit" in cfg.checkers:             # the inline checker switched off (study variant): the audit's
+            found, _, _ = audit_on_disk(opened.source, ws, rows, specs, cfg.extents, cfg.renderings, cfg.reverse,
+                                        members)
+            failed.extend(("staged-packets-match-source", f"{rule}: {detail}") for rule, detail in found)
     products: dict[str, str] = {}
     if not (failed and cfg.controls.stop_on_failure):
         hashes = {}

@@ -201,6 +201,27 @@ def run_faults(out: Path) -> tuple[str, list]:
     return table.split("\n\n")[-1].strip(), outcomes
 
 
+def run_mutations(out: Path) -> list[str]:
+    """Run the mutation study; write mutations.md/.csv and obligations.md/.csv under ``out``; the summary lines."""
+    import os
+    import tempfile
+
+    from judges.assurance.mutation_study import (mutations_csv, mutations_table, obligations_csv,
+                                                 obligations_table, run_mutation_study, summary_lines)
+    from simulator.storage import write_text_atomic
+
+    shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+    with tempfile.TemporaryDirectory(prefix="orgbench-mutations-", dir=shm) as tmp:
+        rows, broken = run_mutation_study(Path(tmp))
+    write_text_atomic(Path(out) / "mutations.csv", mutations_csv(rows))
+    write_text_atomic(Path(out) / "mutations.md", "# Mutation study under P3: each case with both checkers, the "
+                      "inline checker only, the disk audit only\n\n" + mutations_table(rows, broken))
+    write_text_atomic(Path(out) / "obligations.csv", obligations_csv(rows))
+    write_text_atomic(Path(out) / "obligations.md", "# Evidence per obligation (mutation study, P3)\n\n"
+                      + obligations_table(rows))
+    return summary_lines(rows, broken)
+
+
 def write_faults(out: Path) -> str:
     """Run the fault study and write faults.md, .csv and .tex atomically under ``out``."""
     return run_faults(out)[0]

@@ -1,4 +1,4 @@
-"""Independent mutation cases (``independent_cases.py``) run through the real stages at P3 with the recording stub.
+"""Independent mutation cases (``judges/assurance/mutations``, first written as tests/judges/assurance/independent_cases.py) run through the real stages at P3 with the recording stub.
 
 ``test_stopped_before_the_judge_reads`` is the contract: a mutation case is stopped by some check before the
 stub receives any bytes, even when the operator runs every later stage by hand; for source content that forges
@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.judges.assurance.independent_cases import CASES, CASES_BY_NAME, prepare, run_case
+from judges.assurance.mutations.cases import CASES, CASES_BY_NAME
+from judges.assurance.mutations.runner import prepare, run_case
 
 _FORGES = "forged packet structure reaches the judge: "
 
