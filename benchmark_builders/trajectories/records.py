@@ -9,6 +9,7 @@ in their own file so that code rendering judge inputs never holds them.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -24,7 +25,7 @@ LABELS_FILE = "labels.jsonl"
 SUITE_FILE = "suite.json"
 
 
-_FRAME_CHARS = frozenset(" []()\u27e6\u27e7")
+_FRAME_CHARS = re.compile("[ \\[\\]()\u27e6\u27e7]")
 
 
 def token_problem(text: str, *, name: bool = False) -> str:
@@ -35,13 +36,13 @@ def token_problem(text: str, *, name: bool = False) -> str:
     structure) nor the packet escape brackets ``⟦`` ``⟧``, nor ``[ ] ( )``,
     which end a header or a name; neither may be empty.
     """
-    if text and text.isprintable() and not _FRAME_CHARS.intersection(text):
+    if text and text.isprintable() and not _FRAME_CHARS.search(text):
         return ""                                   # the common case
     if not text:
         return "must not be empty"
     if any(ch.isspace() or not ch.isprintable() or ch in "\u27e6\u27e7" for ch in text):
         return "must be one token (no whitespace, control characters or packet escape brackets)"
-    if _FRAME_CHARS.intersection(text):
+    if _FRAME_CHARS.search(text):
         return "must not contain brackets or parentheses ([ ] ( )), which end frame fields"
     return ""
 

@@ -3,7 +3,7 @@
 The paper's point is that two checkers written by the same hand share blind
 spots. This one shares no code with the inline checker: it reads the raw
 JSON lines itself, validates each record against a JSON Schema
-(``records.schema.json``), applies a table of record rules, re-derives the
+(``records.schema.json``, compiled by fastjsonschema), applies a table of record rules, re-derives the
 targets from the labels, and holds every packet to a table of rules over its
 text -- a line grammar, ``str.splitlines()`` agreement, the markers, the
 extent, and line-for-line equality with the packet its own templates build
@@ -12,6 +12,7 @@ from the record. The check stage runs it on what the build left on disk.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import unicodedata
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any, Callable, Mapping
 
-from jsonschema import Draft202012Validator
+import fastjsonschema
 
 #: The audit's rules (name: what must hold), each run on every record or packet it applies to.
 AUDIT_RULES: dict[str, str] = {
@@ -43,10 +44,12 @@ _GRAMMAR = (re.compile(r"\[(BEGIN|END) TARGET STEP\]"), re.compile(r"\[MESSAGE \
 _HEADER_INDEX = re.compile(r"\[(?:MESSAGE|TOOL RESULT) (\d+) ")
 
 
-def _schema_validators() -> dict[str, Draft202012Validator]:
+def _schema_validators() -> dict[str, Callable[[Any], Any]]:
+    """records.schema.json compiled (fastjsonschema, draft 7) into one validating function per record kind."""
     doc = json.loads(resources.files("judges.assurance").joinpath("records.schema.json").read_text("utf-8"))
     defs = {**doc["$defs"], "trajectory": doc["trajectory"], "labels": doc["labels"]}
-    return {kind: Draft202012Validator({"$defs": defs, "$ref": f"#/$defs/{kind}"}) for kind in ("trajectory", "labels")}
+    return {kind: fastjsonschema.compile({"$schema": doc["$schema"], "$defs": defs, "$ref": f"#/$defs/{kind}"})
+            for kind in ("trajectory", "labels")}
 
 
 _VALIDATORS = _schema_validators()
@@ -94,17 +97,16 @@ def _message_template(index: int, message: Mapping[str, Any], calls: bool = True
     return lines
 
 
-def packet_template(messages: list[Mapping[str, Any]], target: int, extent: str, rendering: str = "restored"
-                    ) -> list[str]:
-    """The lines a packet of ``messages`` around ``target`` must have (``original``: calls omitted)."""
+def packet_template(messages: list[Mapping[str, Any]], target: int, extent: str, rendering: str = "restored",
+                    made: list[list[str]] | None = None) -> list[str]:
+    """The lines a packet of ``messages`` around ``target`` must have (``original``: calls omitted); ``made``:
+    the messages' templates for this rendering, when already made."""
+    if made is None:
+        made = [_message_template(i, m, rendering == "restored") for i, m in enumerate(messages)]
     stop = target + 1 if extent == "prefix" else len(messages)
-    out: list[str] = []
-    for index in range(stop):
-        if index == target:
-            out.append("[BEGIN TARGET STEP]")
-        out += _message_template(index, messages[index], rendering == "restored")
-        if index == target:
-            out.append("[END TARGET STEP]")
+    out: list[str] = [line for block in made[:target] for line in block]
+    out += ["[BEGIN TARGET STEP]", *made[target], "[END TARGET STEP]"]
+    out += [line for block in made[target + 1:stop] for line in block]
     return out
 
 
@@ -146,6 +148,12 @@ def _record_rules(trajectory: Mapping[str, Any], reverse: bool) -> list[tuple[st
     return [item for item in out if item]
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _line_form(line: str) -> bool:
+    """Whether a line is a marker, a header, a call line or a content line (remembered: lines repeat)."""
+    return any(g.fullmatch(line) for g in _GRAMMAR)
+
+
 def _packet_rules(text: str, lines: list[str], wanted: list[str], target: int, extent: str,
                   last: int) -> list[tuple[str, str]]:
     headers = [int(m.group(1)) for line in lines if (m := _HEADER_INDEX.match(line))]
@@ -154,7 +162,7 @@ def _packet_rules(text: str, lines: list[str], wanted: list[str], target: int, e
         ("disk:lines-agree", lambda: "" if text.endswith("\n") and text.splitlines() == lines
          else "a line break other than LF, or no final LF"),
         ("disk:grammar", lambda: next((f"line {k + 1} matches no line form" for k, line in enumerate(lines)
-                                       if not any(g.fullmatch(line) for g in _GRAMMAR)), "")),
+                                       if not _line_form(line)), "")),
         ("disk:markers", lambda: "" if len(begin) == 1 and lines.count("[END TARGET STEP]") == 1
          and begin[0] + 1 < len(lines) and _HEADER_INDEX.match(lines[begin[0] + 1])
          and int(_HEADER_INDEX.match(lines[begin[0] + 1]).group(1)) == target else "markers wrong"),
@@ -190,11 +198,11 @@ def audit(trajectories_jsonl: bytes, labels_jsonl: bytes | None, jobs: list[Mapp
     records = {}
     for kind, rows in (("trajectory", _jsonl(trajectories_jsonl)), ("labels", _jsonl(labels_jsonl))):
         for number, row in enumerate(rows, start=1):
-            errors = sorted(_VALIDATORS[kind].iter_errors(row), key=lambda e: list(e.absolute_path))
             checked += 1
-            if errors:
-                where = "/".join(str(p) for p in errors[0].absolute_path)
-                failures.append(("disk:record-schema", f"{kind} record {number} at /{where}: {errors[0].message}"))
+            try:
+                _VALIDATORS[kind](row)
+            except fastjsonschema.JsonSchemaValueException as exc:
+                failures.append(("disk:record-schema", f"{kind} record {number}: {exc.message}"))
             else:
                 records.setdefault(row["trajectory_id"], {})[kind] = row
     wanted_jobs: set[tuple[str, str, int, str, str]] = set()
@@ -219,6 +227,7 @@ def audit(trajectories_jsonl: bytes, labels_jsonl: bytes | None, jobs: list[Mapp
     for name, odd in (("missing", wanted_jobs - given), ("not implied by the labels", given - wanted_jobs)):
         if odd:
             failures.append(("disk:targets-from-labels", f"jobs {name}: {sorted(odd)[:3]}"))
+    made: dict[tuple[str, str], list[list[str]]] = {}       # one trajectory's message templates at a time
     for job in jobs:
         checked += 1
         data = packets.get(job["packet_id"])
@@ -232,7 +241,12 @@ def audit(trajectories_jsonl: bytes, labels_jsonl: bytes | None, jobs: list[Mapp
             failures.append(("disk:lines-agree", f"{job['packet_id']}: not UTF-8"))
             continue
         lines = text.split("\n")[:-1] if text.endswith("\n") else text.split("\n")
-        wanted = packet_template(trajectory["messages"], job["target_index"], job["extent"], job["rendering"])
+        key = (job["trajectory_id"], job["rendering"])
+        if key not in made:
+            made = {key: [_message_template(i, m, job["rendering"] == "restored")
+                          for i, m in enumerate(trajectory["messages"])]}
+        wanted = packet_template(trajectory["messages"], job["target_index"], job["extent"], job["rendering"],
+                                 made[key])
         failures += [(rule, f"{job['packet_id']}: {why}") for rule, why in
                      _packet_rules(text, lines, wanted, job["target_index"], job["extent"],
                                    len(trajectory["messages"]) - 1)]
