@@ -77,18 +77,22 @@ def source_contract_problems(snapshot: SourceSnapshot, rows: list[dict], members
     trajectories = {t.trajectory_id: t for t in snapshot.trajectories()}
     labels = snapshot.labels()
     problems: list[tuple[str, str]] = []
-    for row, spec in zip(rows, job_specs_from_rows(rows)):
+    current: tuple[str, Contract | None, object] | None = None      # one trajectory's contract and targets at a time
+    for spec in job_specs_from_rows(rows):
         data = members.get(spec.filename)
         trajectory = trajectories.get(spec.trajectory_id)
         if data is None or trajectory is None or spec.trajectory_id not in labels:
             problems.append(("staged-packets-match-source", f"{spec.packet_id}: packet, record or labels missing"))
             continue
-        targets = select_targets(trajectory, labels[spec.trajectory_id])
+        if current is None or current[0] != spec.trajectory_id:
+            current = (spec.trajectory_id, packet_contract(trajectory),
+                       select_targets(trajectory, labels[spec.trajectory_id]))
+        _, contract, targets = current
         if targets is None or getattr(targets, spec.target_kind) != spec.target_index:
             problems.append(("staged-packets-match-source", f"{spec.packet_id}: not the {spec.target_kind} target "
                              f"the labels give"))
         elif not (original_holds(data, trajectory, spec) if spec.rendering == "original"
-                  else packet_holds(data, trajectory, spec)):
+                  else packet_holds(data, trajectory, spec, contract)):
             problems.append(("staged-packets-match-source", f"{spec.packet_id}: bytes differ from the packet the "
                              f"source requires for this job"))
     return problems
