@@ -26,6 +26,7 @@ import fastjsonschema
 #: The audit's rules (name: what must hold), each run on every record or packet it applies to.
 AUDIT_RULES: dict[str, str] = {
     "disk:record-schema": "each trajectory and labels line is valid against records.schema.json",
+    "disk:steps-not-empty": "every user and assistant message has content or calls; every tool result an id",
     "disk:call-ids-unique": "no call id repeats within a trajectory",
     "disk:calls-answered": "every call has a tool result with its id",
     "disk:results-answer-calls": "every tool result answers one earlier open call (P3)",
@@ -131,8 +132,12 @@ def targets_from_labels(messages: list[Mapping[str, Any]], labels: Mapping[str, 
 def _record_rules(trajectory: Mapping[str, Any], reverse: bool) -> list[tuple[str, str]]:
     messages = trajectory["messages"]
     ids = [c["id"] for m in messages for c in m.get("tool_calls") or ()]
-    result_ids = [m["tool_call_id"] for m in messages if m["role"] == "tool"]
-    out = [("disk:call-ids-unique", f"repeated {sorted(k for k, n in Counter(ids).items() if n > 1)}")
+    result_ids = [m.get("tool_call_id") for m in messages if m["role"] == "tool"]
+    blank = [k for k, m in enumerate(messages) if (m["role"] in ("user", "assistant") and not m.get("content")
+                                                   and not m.get("tool_calls"))
+             or (m["role"] == "tool" and "tool_call_id" not in m)]
+    out = [("disk:steps-not-empty", f"messages{blank[:3]} empty or a result without an id") if blank else None,
+           ("disk:call-ids-unique", f"repeated {sorted(k for k, n in Counter(ids).items() if n > 1)}")
            if len(set(ids)) != len(ids) else None,
            ("disk:calls-answered", f"unanswered {sorted(set(ids) - set(result_ids))}")
            if set(ids) - set(result_ids) else None]
@@ -140,7 +145,7 @@ def _record_rules(trajectory: Mapping[str, Any], reverse: bool) -> list[tuple[st
         open_ids: list[str] = []
         for k, message in enumerate(messages):
             if message["role"] == "tool":
-                if message["tool_call_id"] not in open_ids:
+                if message.get("tool_call_id") not in open_ids:
                     out.append(("disk:results-answer-calls", f"messages[{k}] answers no open call"))
                     break
                 open_ids.remove(message["tool_call_id"])

@@ -54,6 +54,7 @@ def test_a_clean_suite_passes_every_rule():
 
 FAILING = {
     "disk:record-schema": dict(trajectory=_trajectory([ChatMessage("assistant", "", (ToolCall("", "x", "{}"),))])),
+    "disk:steps-not-empty": dict(trajectory=_trajectory([ChatMessage("user", "")])),
     "disk:call-ids-unique": dict(trajectory=Trajectory("t", "t", _trajectory().messages[:6] + (
         ChatMessage("assistant", "", (ToolCall("a1", "x", "{}"),)), ChatMessage("tool", "ok", (), "a1"),
         ChatMessage("assistant", "Done.")))),
