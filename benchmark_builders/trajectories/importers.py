@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmark_builders.trajectories.label_files import LabelFile, tau2_results_records
 from benchmark_builders.trajectories.records import (LABEL_VALUES, ChatMessage, StepLabels, ToolCall, Trajectory,
-                                                     check_token, message_from_json)
+                                                     canonical_tools, check_token, message_from_json)
 from simulator.errors import InputError
 from simulator.storage import read_bytes
 
@@ -180,8 +181,16 @@ def _tau2_message(raw: Any, where: str) -> ChatMessage:
 
 
 def _record_lines(path: Path) -> list[bytes]:
-    """The file's lines as bytes (each is decoded on its own), or InputError when the file cannot be read at all."""
-    return read_bytes(path, "JSONL file (--import takes a JSONL file)").split(b"\n")
+    """The file's lines as bytes (each is decoded on its own), or InputError when the file cannot be read at all.
+
+    A tau2 ``results.json`` (one JSON object holding ``simulations``) becomes one line per simulation.
+    """
+    data = read_bytes(path, "JSONL file or tau2 results.json (--import)")
+    if data.lstrip().startswith(b"{") and b'"simulations"' in data[:1 << 20]:
+        rows = tau2_results_records(data, path)
+        if rows is not None:
+            return rows
+    return data.split(b"\n")
 
 
 def _read_record(obj: dict[str, Any], fmt: str, trajectory_id: str, where: str, source: str,
@@ -201,29 +210,62 @@ def _read_record(obj: dict[str, Any], fmt: str, trajectory_id: str, where: str, 
     if len(messages) == len(raw_messages):        # links are only judged on a record whose every message was read
         problems.extend(link_problems(tuple(messages), where))
     labels = _labels(obj, raw_messages, trajectory_id, where, problems)
+    tools = obj.get("tools")
+    if tools is not None and not isinstance(tools, list):
+        problems.append(f"{where}: field tools must be a list of tool schemas, got {type(tools).__name__}")
     if problems:
         return None
-    cluster = str(obj.get("cluster") or obj.get("task_id") or obj.get("query_id") or trajectory_id)
-    return Trajectory(trajectory_id, cluster, tuple(messages), source), labels
+    return Trajectory(trajectory_id, record_cluster(obj, trajectory_id), tuple(messages), source,
+                      canonical_tools(tools) if tools is not None else None), labels
 
 
-def import_file(path: Path, fmt: str) -> ImportResult:
-    """Read ``path`` (``apb``, ``openai`` or ``tau2``): each non-blank line is a record, imported whole or rejected.
+def record_cluster(obj: dict[str, Any], trajectory_id: str) -> str:
+    """The shared user request a record belongs to: ``cluster``, tau2's ``task_id``, or AgentProcessBench's
+    ``query_index`` (within its ``data_source``); else the record is its own cluster."""
+    for key in ("cluster", "task_id", "query_id"):
+        if obj.get(key) not in (None, ""):
+            return str(obj[key])
+    if isinstance(obj.get("query_index"), int):
+        return f"{obj['data_source']}:{obj['query_index']}" if obj.get("data_source") else str(obj["query_index"])
+    return trajectory_id
+
+
+def record_key(obj: dict[str, Any]) -> str | None:
+    """AgentProcessBench's join key ``data_source:query_index:sample_index`` (its label files' ``record_id``)."""
+    if all(obj.get(k) is not None for k in ("data_source", "query_index", "sample_index")):
+        return f"{obj['data_source']}:{obj['query_index']}:{obj['sample_index']}"
+    return None
+
+
+def record_id(obj: dict[str, Any]) -> str | None:
+    """A record's own id: ``trajectory_id``, ``id``, else AgentProcessBench's ``total_index``."""
+    for key in ("trajectory_id", "id"):
+        if obj.get(key) not in (None, ""):
+            return str(obj[key])
+    index = obj.get("total_index")
+    return str(index) if isinstance(index, int) and not isinstance(index, bool) else None
+
+
+def import_file(path: Path, fmt: str, labels_file: Path | None = None) -> ImportResult:
+    """Read ``path`` (``apb``, ``openai``, ``tau2`` JSONL, or a tau2 ``results.json``): each record imported
+    whole or rejected; ``labels_file`` holds labels stored apart (AgentProcessBench's ``*_final.jsonl``).
 
     Only a file that cannot be read at all (missing, a directory, unreadable)
     or holds no record raises; a line that is not UTF-8 or not a JSON object
-    rejects that record alone.
+    rejects that record alone. A label line that matches no record is bad input.
     """
     if fmt not in FORMATS:
         raise InputError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
     path = Path(path)
+    joined = LabelFile.read(Path(labels_file)) if labels_file is not None else None
+    keys: dict[str | None, int] = {}
     source = f"{fmt}:{path.name}"
     trajectories, labels, rejected = [], [], []
     seen: set[str] = set()
     records_read = 0
     for number, raw in enumerate(_record_lines(path), start=1):
         where = f"{path}:{number}"
-        record_id, problems, record = None, [], None
+        own_id, problems, record = None, [], None
         try:
             line = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -237,21 +279,28 @@ def import_file(path: Path, fmt: str) -> ImportResult:
                 problems.append(f"{where}: invalid JSON ({exc.msg})")
             else:
                 if isinstance(obj, dict):
-                    own_id = obj.get("trajectory_id") or obj.get("id")
-                    record_id = str(own_id) if own_id else None
-                    trajectory_id = record_id or f"{path.stem}-{number}"
+                    own_id = record_id(obj)
+                    trajectory_id = own_id or f"{path.stem}-{number}"
                     if trajectory_id in seen:
                         problems.append(f"{where}: duplicate trajectory id {trajectory_id}")
                     seen.add(trajectory_id)
+                    key = record_key(obj)
+                    if key is not None and key in keys:
+                        problems.append(f"{where}: record {key} present twice (first at line {keys[key]})")
+                    keys.setdefault(key, number)
+                    if joined is not None:
+                        obj = joined.attach(obj, key, where, problems)
                     record = _read_record(obj, fmt, trajectory_id, where, source, problems)
                 else:
                     problems.append(f"{where}: record is not an object")
         records_read += 1
         if record is None:
-            rejected.append(RejectedRecord(number, record_id, tuple(problems)))
+            rejected.append(RejectedRecord(number, own_id, tuple(problems)))
         else:
             trajectories.append(record[0])
             labels.append(record[1])
     if not records_read:
         raise InputError(f"{path}: no trajectory records")
+    if joined is not None:
+        joined.require_all_used()
     return ImportResult(path, records_read, tuple(trajectories), tuple(labels), tuple(rejected))

@@ -8,6 +8,8 @@ in their own file so that code rendering judge inputs never holds them.
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
@@ -23,21 +25,25 @@ LABELS_FILE = "labels.jsonl"
 SUITE_FILE = "suite.json"
 
 
+_FRAME_CHARS = re.compile("[ \\[\\]()\u27e6\u27e7]")
+
+
 def token_problem(text: str, *, name: bool = False) -> str:
     """Why ``text`` cannot stand in a packet's frame as one token (a call id or tool name), or ''.
 
     Ids are rendered byte for byte and names verbatim, so neither may contain
     whitespace or non-printable characters (a line break would forge packet
-    structure); a name also may not contain ``(``, which ends it.
+    structure) nor the packet escape brackets ``⟦`` ``⟧``, nor ``[ ] ( )``,
+    which end a header or a name; neither may be empty.
     """
-    if text.isprintable() and " " not in text and "(" not in text:
-        return ""                                   # the common case, decided in C
+    if text and text.isprintable() and not _FRAME_CHARS.search(text):
+        return ""                                   # the common case
     if not text:
         return "must not be empty"
-    if any(ch.isspace() or not ch.isprintable() for ch in text):
-        return "must be one token (no whitespace or control characters)"
-    if name and "(" in text:
-        return "must not contain '('"
+    if any(ch.isspace() or not ch.isprintable() or ch in "\u27e6\u27e7" for ch in text):
+        return "must be one token (no whitespace, control characters or packet escape brackets)"
+    if _FRAME_CHARS.search(text):
+        return "must not contain brackets or parentheses ([ ] ( )), which end frame fields"
     return ""
 
 
@@ -84,11 +90,15 @@ class Trajectory:
     cluster: str
     messages: tuple[ChatMessage, ...]
     source: str = "orgbench"
+    tools: str | None = None          # the tool schemas the agent was given, as canonical JSON text (kept, not shown)
 
     def to_json(self) -> dict[str, Any]:
         """The trajectory as one JSONL object (no labels)."""
-        return {"trajectory_id": self.trajectory_id, "cluster": self.cluster, "source": self.source,
-                "messages": [m.to_json() for m in self.messages]}
+        out = {"trajectory_id": self.trajectory_id, "cluster": self.cluster, "source": self.source,
+               "messages": [m.to_json() for m in self.messages]}
+        if self.tools is not None:
+            out["tools"] = json.loads(self.tools)
+        return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,8 +163,14 @@ def trajectory_from_json(obj: Any, where: str) -> Trajectory:
     if not isinstance(raw, list) or not raw:
         raise InputError(f"{where}: field messages must be a non-empty list")
     messages = tuple(message_from_json(m, f"{where}: messages[{i}]") for i, m in enumerate(raw))
+    tools = obj.get("tools")
     return Trajectory(obj["trajectory_id"], str(obj.get("cluster") or obj["trajectory_id"]), messages,
-                      str(obj.get("source") or "orgbench"))
+                      str(obj.get("source") or "orgbench"), canonical_tools(tools) if tools is not None else None)
+
+
+def canonical_tools(tools: Any) -> str:
+    """Tool schemas as canonical JSON text (sorted keys), so a suite keeps them byte-stable."""
+    return json.dumps(tools, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def labels_from_json(obj: Any, where: str) -> StepLabels:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from benchmark_builders.trajectories.records import ChatMessage, StepLabels, ToolCall, Trajectory
 from simulator.case_facts import entitlement as entitlement_status
@@ -154,27 +154,27 @@ def _args(**kwargs: Any) -> str:
     return dumps(kwargs)
 
 
-def simulate_trajectory(case: SupportCase, index: int, seed: int, error_rate: float = 0.8
-                        ) -> tuple[Trajectory, StepLabels]:
-    """One agent working ``case``; seeded by (seed, index) so every run is byte-identical."""
-    rng = random.Random(f"trajectory:{seed}:{index}")
-    f = case.facts
-    error = rng.choice(ERROR_KINDS) if rng.random() < error_rate else None
-    rec = _Recorder(rng)
-    serial, code, cid = f["asset_serial"], f["diagnostic_code"], case.case_id
-    chatty = rng.random() < 0.3
-
-    def text(options: tuple[str, ...]) -> str:
-        return rng.choice(options) if chatty and rng.random() < 0.5 else ""
-
+def _open_case(rec: "_Recorder", f: Mapping[str, Any], cid: str, kb_first: bool, odd: Callable[[str], str],
+               text: Callable[[tuple[str, ...]], str]) -> None:
+    """The system prompt, the customer's request, (sometimes) a first knowledge-base search, the case lookup."""
+    serial = f["asset_serial"]
     rec.say("system", SYSTEM_PROMPT)
     rec.say("user", f"Hello, this is {f['contact_name']} from {f['account_name']}. Our {f['asset_model']} "
                     f"(serial {serial}) has a problem and I opened {cid}. Can you help?")
+    if kb_first:
+        rec.act("assistant", [("search_kb", odd(_args(query=f"{f['asset_model']} problem")),
+                               {"articles": [{"id": "KB-100", "title": f"{f['asset_model']} first steps"}]})], 1)
     rec.act("assistant", [("lookup_case", _args(case_id=cid),
                            {"case_id": cid, "account_id": f["account_id"], "status": "open",
                             "priority": f["priority"], "asset_serial": serial})], 1,
             text(("Let me pull up your case.", "Looking up the case now.")))
 
+
+def _verify_asset(rec: "_Recorder", rng: random.Random, f: Mapping[str, Any], error: str | None, sequential: bool,
+                  odd: Callable[[str], str], text: Callable[[tuple[str, ...]], str]) -> dict[str, Any]:
+    """The asset and entitlement lookups (wrong serial and its correction, skipped check, sequential or parallel);
+    the entitlement record the tools answer with."""
+    serial = f["asset_serial"]
     asset = {"serial": serial, "model": f["asset_model"], "account_id": f["account_id"]}
     entitlement = {"serial": serial, "entitlement": "active", "warranty_end": f["warranty_end"],
                    "contract_level": f["contract_level"]}
@@ -192,10 +192,42 @@ def simulate_trajectory(case: SupportCase, index: int, seed: int, error_rate: fl
                 note="correction")
     elif error == "skipped_verification":
         rec.act("assistant", [("get_asset", _args(serial=serial), asset)], 1)
+    elif sequential:
+        rec.act("assistant", [("get_asset", odd(_args(serial=serial)), asset)], 1)
+        rec.act("assistant", [("check_entitlement", _args(serial=serial), entitlement)], 1)
     else:
         rec.act("assistant", [("get_asset", _args(serial=serial), asset),
                               ("check_entitlement", _args(serial=serial), entitlement)], 1,
                 text(("Checking the asset and its entitlement.",)))
+    return entitlement
+
+
+ERROR_RATE = 0.65
+#: Share of correct steps whose arguments are double encoded yet accepted by the tool (labelled +1), so odd
+#: argument JSON is no oracle for the labelled error.
+ODD_BUT_ACCEPTED = 0.12
+
+
+def simulate_trajectory(case: SupportCase, index: int, seed: int, error_rate: float = ERROR_RATE
+                        ) -> tuple[Trajectory, StepLabels]:
+    """One agent working ``case``; seeded by (seed, index) so every run is byte-identical."""
+    rng = random.Random(f"trajectory:{seed}:{index}")
+    f = case.facts
+    error = rng.choice(ERROR_KINDS) if rng.random() < error_rate else None
+    rec = _Recorder(rng)
+    serial, code, cid = f["asset_serial"], f["diagnostic_code"], case.case_id
+    # chatty agent; lookups one after the other; a refined KB search; the case re-checked; a KB search first
+    chatty, sequential, refine, recheck, kb_first = (rng.random() < p for p in (0.3, 0.4, 0.35, 0.3, 0.3))
+
+    def odd(arguments: str) -> str:
+        """Arguments double encoded (the tool accepts them) on a share of correct steps."""
+        return dumps(arguments) if rng.random() < ODD_BUT_ACCEPTED else arguments
+
+    def text(options: tuple[str, ...]) -> str:
+        return rng.choice(options) if chatty and rng.random() < 0.5 else ""
+
+    _open_case(rec, f, cid, kb_first, odd, text)
+    entitlement = _verify_asset(rec, rng, f, error, sequential, odd, text)
 
     rec.say("assistant", "Could you run the device check on your unit and tell me the code it shows?", 0)
     rec.act("user", [("run_device_check", _args(serial=serial), {"diagnostic_code": code})], None)
@@ -211,6 +243,10 @@ def simulate_trajectory(case: SupportCase, index: int, seed: int, error_rate: fl
                 note="correction")
     else:
         rec.act("assistant", [("search_kb", _args(query=code), article)], 1, text(("Searching the knowledge base.",)))
+    if refine:
+        rec.act("assistant", [("search_kb", odd(_args(query=f"{code} {f['asset_model']}")), article)], 1)
+    if recheck:
+        rec.act("assistant", [("lookup_case", _args(case_id=cid), {"case_id": cid, "status": "open"})], 1)
 
     if error == "premature_close":
         rec.act("assistant", [("update_case", _args(case_id=cid, status="closed", note="resolved per KB"),
@@ -241,8 +277,8 @@ def simulate_trajectory(case: SupportCase, index: int, seed: int, error_rate: fl
         rec.act("assistant", [("create_dispatch", dispatch_args, {"dispatch_id": dispatch_id})], 1)
 
     if error != "skipped_verification":
-        rec.act("assistant", [("email_customer", _args(to=f["contact_email"], subject=f"Dispatch {dispatch_id}",
-                                                       body=f"We created dispatch {dispatch_id} for {serial}."),
+        rec.act("assistant", [("email_customer", odd(_args(to=f["contact_email"], subject=f"Dispatch {dispatch_id}",
+                                                           body=f"We created dispatch {dispatch_id} for {serial}.")),
                                {"status": "sent"})], 1)
     rec.act("assistant", [("update_case", _args(case_id=cid, status="resolved", note=f"dispatch {dispatch_id}"),
                            {"case_id": cid, "status": "resolved"})], 1)
@@ -253,11 +289,16 @@ def simulate_trajectory(case: SupportCase, index: int, seed: int, error_rate: fl
     return trajectory, StepLabels(trajectory_id, rec.labels, rec.notes)
 
 
+#: Shared user requests per trajectory: 60 trajectories share 33 requests (as the paper's 30 share 22).
+REQUESTS_PER_TRAJECTORY = 0.55
+
+
 def simulate_trajectories(cases: Iterable[SupportCase], n: int, seed: int
                           ) -> tuple[list[Trajectory], list[StepLabels]]:
-    """``n`` trajectories over ``cases`` (round robin, so cases recur as clusters)."""
+    """``n`` trajectories over the first ``ceil(0.55 n)`` cases, round robin: most requests recur as clusters."""
     cases = list(cases)
     if not cases:
         raise ValueError("no support cases to simulate")
+    cases = cases[:max(1, -(-n * 55 // 100))]
     pairs = [simulate_trajectory(cases[i % len(cases)], i, seed) for i in range(n)]
     return [p[0] for p in pairs], [p[1] for p in pairs]

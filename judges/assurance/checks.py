@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 
 from benchmark_builders.trajectories.records import StepLabels, Trajectory, token_problem
+from judges.assurance.packet_syntax import (_Block, _expected_content, content_from_lines, parse_packet,
+                                            shown_arguments, unescape)  # noqa: F401  (unescape: re-exported)
 from judges.assurance.render import PacketSpec
 
 REQUIREMENTS: dict[str, str] = {
@@ -31,8 +33,10 @@ REQUIREMENTS: dict[str, str] = {
     "results-answer-calls": "every tool result answers exactly one earlier, unanswered call (user calls count)",
     "steps-not-empty": "every user and assistant message has content or tool calls",
     "arguments-json": "invalid argument JSON (not parsing, double encoded, not an object) is flagged and rendered verbatim",
-    "packet-structure": "the packet parses: headers, call lines with exact byte lengths, LF line ends",
-    "messages-in-order": "the packet shows the source messages in order with their roles and neutralised content",
+    "packet-structure": "the packet parses: headers, call lines with exact byte lengths, LF the only line break "
+                        "(str.splitlines() and the byte parser read the same lines)",
+    "messages-in-order": "the packet shows the source messages in order with their roles and content that "
+                         "un-escapes to the source text exactly",
     "calls-rendered": "restored packets show every call under its message: id, name and byte-identical arguments",
     "results-show-ids": "every rendered tool result shows the id of the call it answers",
     "target-marked-once": "exactly one target marker pair, enclosing exactly the target message",
@@ -42,9 +46,6 @@ REQUIREMENTS: dict[str, str] = {
                               "account for names no excluded field and carries none of the record's excluded values",
 }
 
-_HEADER = re.compile(rb"^\[MESSAGE (\d+) (system|user|assistant)\]$")
-_RESULT = re.compile(rb"^\[TOOL RESULT (\d+) id=(.*)\]$")
-_CALL = re.compile(rb"\[TOOL CALL id=(\S+) bytes=(\d+)\] ([^(\s]+)\(")
 # An excluded field's name used as a key (``label:``, ``"notes" =``, ``error_kind:`` ...), matched case-insensitively.
 _EXCLUDED_KEY = re.compile(rb'(?i)(?<![a-z0-9_])(?:labels?|step_labels?|notes?|error_kinds?)"?[ \t]*[:=]')
 
@@ -140,65 +141,6 @@ def _reverse_matching(trajectory: Trajectory) -> Finding:
     return Finding("results-answer-calls", not bad, "; ".join(bad), trajectory.trajectory_id)
 
 
-@dataclass(frozen=True, slots=True)
-class _Block:
-    kind: str            # message | result | call | begin | end | text
-    index: int = -1
-    role: str = ""
-    ident: str = ""
-    name: str = ""
-    payload: bytes = b""
-
-
-def parse_packet(data: bytes) -> tuple[list[_Block], str]:
-    """Parse packet bytes into blocks; returns (blocks, problem or '')."""
-    blocks: list[_Block] = []
-    pos, size = 0, len(data)
-    if not data.endswith(b"\n"):
-        return blocks, "packet does not end with a newline"
-    while pos < size:
-        call = _CALL.match(data, pos) if data.startswith(b"[TOOL CALL ", pos) else None
-        if call:
-            start = call.end()
-            end = start + int(call.group(2))
-            if data[end:end + 2] != b")\n":
-                return blocks, f"call line at byte {pos}: arguments do not end after {call.group(2).decode()} bytes"
-            blocks.append(_Block("call", ident=call.group(1).decode("utf-8", "replace"),
-                                 name=call.group(3).decode("utf-8", "replace"), payload=data[start:end]))
-            pos = end + 2
-            continue
-        eol = data.index(b"\n", pos)
-        line = data[pos:eol]
-        pos = eol + 1
-        if line.startswith(b"[") and line.endswith(b"\r"):
-            return blocks, f"structural line ending in CR at byte {eol - 1} (packets use LF line ends)"
-        if line.startswith(b"["):
-            if line == b"[BEGIN TARGET STEP]":
-                blocks.append(_Block("begin"))
-            elif line == b"[END TARGET STEP]":
-                blocks.append(_Block("end"))
-            elif (m := _HEADER.match(line)):
-                blocks.append(_Block("message", int(m.group(1)), m.group(2).decode()))
-            elif (m := _RESULT.match(line)):
-                blocks.append(_Block("result", int(m.group(1)), "tool", m.group(2).decode("utf-8", "replace")))
-            else:
-                return blocks, f"unrecognised structural line {line[:60]!r}"
-        else:
-            blocks.append(_Block("text", payload=line))
-    return blocks, ""
-
-
-def _expected_content(content: str) -> list[bytes]:
-    """The neutralised lines a content string must appear as (written apart from the renderer)."""
-    if not content:
-        return []
-    lines = []
-    for line in content.replace("[BEGIN TARGET STEP]", "(BEGIN TARGET STEP)").replace(
-            "[END TARGET STEP]", "(END TARGET STEP)").split("\n"):
-        lines.append(("\\" + line if line.startswith(("[", "\\")) else line).encode("utf-8"))
-    return lines
-
-
 def message_blocks(trajectory: Trajectory, restored: bool) -> list[bytes]:
     """Each message as the contract requires it in a packet (header, content lines, calls), one block each."""
     blocks = []
@@ -210,7 +152,7 @@ def message_blocks(trajectory: Trajectory, restored: bool) -> list[bytes]:
         out.extend(_expected_content(message.content))
         if restored:
             for call in message.tool_calls:
-                arguments = call.arguments.encode("utf-8")
+                arguments = shown_arguments(call.arguments)
                 out.append(b"[TOOL CALL id=" + call.id.encode("utf-8") + b" bytes=" + str(len(arguments)).encode()
                            + b"] " + call.name.encode("utf-8") + b"(" + arguments + b")")
         blocks.append(b"\n".join(out) + b"\n")
@@ -273,6 +215,12 @@ def packet_holds(data: bytes, trajectory: Trajectory, spec: PacketSpec, contract
     if contract is None:
         contract = packet_contract(trajectory)
     return contract.frame_safe and data == expected_packet(trajectory, spec, contract.blocks)
+
+
+def original_holds(data: bytes, trajectory: Trajectory, spec: PacketSpec) -> bool:
+    """Whether an original-rendering packet (asked for only to reproduce the failure) is exactly its contract:
+    every message as the source gives it, calls omitted, frame tokens unambiguous."""
+    return frame_tokens_safe(trajectory) and data == expected_packet(trajectory, spec)
 
 
 def packet_requirement_count() -> int:
@@ -346,14 +294,14 @@ def _check_packet_in_detail(data: bytes, trajectory: Trajectory, spec: PacketSpe
             id_problems.append(f"messages[{header.index}] answers id {source.tool_call_id!r}, which is not one token")
         texts = [b.payload for b in body if b.kind == "text"]
         wanted_texts = _expected_content(source.content)
-        if texts != wanted_texts:
-            order_problems.append(f"messages[{header.index}] content differs from the source")
+        if texts != wanted_texts or content_from_lines(texts) != source.content:
+            order_problems.append(f"messages[{header.index}] content does not un-escape to the source text")
             residual.extend(_residual_lines(texts, wanted_texts))
         for line in texts:
             if b"[BEGIN TARGET STEP]" in line or b"[END TARGET STEP]" in line:
                 neutral_problems.append(f"messages[{header.index}] content carries a target marker")
         shown = [(b.ident, b.name, b.payload) for b in body if b.kind == "call"]
-        wanted = [(c.id, c.name, c.arguments.encode("utf-8")) for c in source.tool_calls]
+        wanted = [(c.id, c.name, shown_arguments(c.arguments)) for c in source.tool_calls]
         residual.extend(part for s in shown if s not in wanted
                         for part in (s[0].encode("utf-8"), s[1].encode("utf-8"), s[2]))
         unsafe = [c.id for c in source.tool_calls if token_problem(c.id) or token_problem(c.name, name=True)]

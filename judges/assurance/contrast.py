@@ -5,27 +5,30 @@ in prefix and full packets, in the original rendering (calls omitted) and the
 restored one. A consensus flag needs every draw to answer ``fail``. Per
 rendering, G = (F_E - P_E) - (F_C - P_C), where F and P count consensus flags
 in full and prefix packets and E and C are error and comparison targets.
-Uncertainty comes from a cluster bootstrap over trajectories (resampling
-trajectories with replacement, all of a trajectory's packets together).
+Uncertainty comes from a cluster bootstrap over shared user requests
+(resampling clusters with replacement, all of a cluster's trajectories and
+packets together). The packets are built, checked, staged, emitted and
+dispatched by the checked pipeline under P3: the judge reads only verified
+buffers, and a failing packet stops the contrast with the failure named.
 """
 
 from __future__ import annotations
 
-import asyncio
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 
-from benchmark_builders.trajectories.records import StepLabels, Trajectory
-from judges.assurance.checks import check_packet, failures, parse_packet
-from judges.assurance.pipeline import JUDGE_INSTRUCTIONS, gather_then_close
-from judges.assurance.render import EXTENTS, RENDERINGS, PacketSpec, render_packet
+from benchmark_builders.trajectories.records import StepLabels, Trajectory, read_suite
+from judges.assurance.checks import parse_packet
+from judges.assurance.pack import read_pack
+from judges.assurance.pipeline import Controls, PipelineConfig, RenderHook, clear_workspace, run_pipeline
+from judges.assurance.render import EXTENTS, RENDERINGS
 from judges.assurance.targets import TARGET_KINDS, select_targets
-from judges.backends import FatalBackendError
-from judges.backends.base import BackendError, GenerationParams, JudgeBackend, JudgeRequest, Message
+from judges.backends.base import JudgeBackend
 from judges.verdict import parse_verdict
-from simulator.errors import InputError
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,57 +73,65 @@ def cohort(trajectories: Sequence[Trajectory], labels: dict[str, StepLabels]) ->
     return out
 
 
-async def _judge(backend: JudgeBackend, packets: list[bytes], draws: int, concurrency: int) -> list[list[str]]:
-    gate = asyncio.Semaphore(concurrency)
-    system = Message("system", JUDGE_INSTRUCTIONS)
+class ContrastStopped(Exception):
+    """The checked pipeline stopped the contrast: a packet (or a stage) failed; carries the step and requirement."""
 
-    async def one(data: bytes, draw: int) -> str:
-        async with gate:
-            try:
-                response = await backend.complete(JudgeRequest((system, Message("user", data)),
-                                                               GenerationParams(seed=draw)))
-            except FatalBackendError as exc:    # bad key, no endpoint: no other packet would fare better
-                raise InputError(f"--base-url: {exc}") from None
-            except BackendError:
-                return "error"          # recorded, never counted as a flag
-            return parse_verdict(response.text).verdict
-
-    flat = await gather_then_close([one(data, d) for data in packets for d in range(draws)], backend)
-    return [list(flat[i * draws:(i + 1) * draws]) for i in range(len(packets))]
+    def __init__(self, step: str, requirement: str, reason: str) -> None:
+        super().__init__(f"contrast stopped at {step} ({requirement}): {reason}")
+        self.step, self.requirement, self.reason = step, requirement, reason
 
 
-def judge_cohort(trajectories: Sequence[Trajectory], labels: dict[str, StepLabels], backend: JudgeBackend,
-                 *, draws: int = 2, concurrency: int = 32) -> list[Judged]:
-    """Render all eight packets per trajectory, check them, and judge each ``draws`` times."""
-    specs, packets, meta = [], [], []
-    for trajectory, targets in cohort(trajectories, labels):
-        for kind in TARGET_KINDS:
-            for extent in EXTENTS:
-                for rendering in RENDERINGS:
-                    spec = PacketSpec(trajectory.trajectory_id, targets[kind], kind, extent, rendering)
-                    data = render_packet(trajectory, spec)
-                    failed = tuple(sorted({f.requirement for f in failures(check_packet(data, trajectory, spec))}))
-                    specs.append(spec)
-                    packets.append(data)
-                    meta.append((trajectory.cluster, _blank(data), failed))
-    verdicts = asyncio.run(_judge(backend, packets, draws, concurrency)) if packets else []
-    return [Judged(s.trajectory_id, cluster, s.target_kind, s.extent, s.rendering, tuple(v), blank, failed, data)
-            for s, v, (cluster, blank, failed), data in zip(specs, verdicts, meta, packets)]
+def judge_cohort(source: Path, work: Path, backend: JudgeBackend, *, draws: int = 2,
+                 render_hook: RenderHook | None = None) -> list[Judged]:
+    """Build, check, stage, emit and dispatch all eight packets per trajectory under P3, then read the verdicts.
+
+    The judge reads only staged buffers that were verified; any failed check or refusal stops the contrast
+    (``ContrastStopped``), so no number is computed from a packet that failed. ``render_hook`` alters packets
+    during build (tests only).
+    """
+    clear_workspace(work)
+    cfg = PipelineConfig(Path(source), Path(work), Controls(3), draws=draws, renderings=RENDERINGS,
+                         render_hook=render_hook)
+    outcome = run_pipeline(cfg, backend)
+    if outcome.stopped_at:
+        raise ContrastStopped(outcome.stopped_at, outcome.stopped_by, outcome.reason)
+    trajectories, _ = read_suite(source)
+    clusters = {t.trajectory_id: t.cluster for t in trajectories}
+    jobs = [json.loads(line) for line in (Path(work) / "build" / "jobs.jsonl").read_text("utf-8").splitlines()]
+    staged = read_pack(Path(work) / "staged" / "packets.pack")
+    verdicts: dict[str, list[str]] = {}
+    for line in (Path(work) / "dispatch" / "responses.jsonl").read_text("utf-8").splitlines():
+        row = json.loads(line)
+        verdicts.setdefault(row["job_id"], []).append(parse_verdict(row["response"]).verdict)
+    out = []
+    for job in jobs:
+        data = staged[f"{job['packet_id']}.txt"]
+        out.append(Judged(job["trajectory_id"], clusters[job["trajectory_id"]], job["target_kind"], job["extent"],
+                          job["rendering"], tuple(verdicts.get(job["packet_id"], ())), _blank(data), (), data))
+    return out
 
 
-def _per_trajectory(judged: Sequence[Judged], rendering: str) -> tuple[list[str], np.ndarray]:
-    """Trajectory ids and each one's (F_E - P_E) - (F_C - P_C) contribution for a rendering."""
-    ids = sorted({j.trajectory_id for j in judged})
+def _per_cluster(judged: Sequence[Judged], rendering: str) -> tuple[np.ndarray, np.ndarray]:
+    """Per cluster (shared user request, sorted): the summed (F_E - P_E) - (F_C - P_C) and its trajectory count."""
+    members: dict[str, set[str]] = {}
+    for j in judged:
+        members.setdefault(j.cluster, set()).add(j.trajectory_id)
+    clusters = sorted(members)
     sign = {("error", "full"): 1, ("error", "prefix"): -1, ("comparison", "full"): -1, ("comparison", "prefix"): 1}
-    contrib = {t: 0 for t in ids}
+    contrib = {c: 0 for c in clusters}
     for j in judged:
         if j.rendering == rendering and j.flag:
-            contrib[j.trajectory_id] += sign[(j.target_kind, j.extent)]
-    return ids, np.array([contrib[t] for t in ids], dtype=float)
+            contrib[j.cluster] += sign[(j.target_kind, j.extent)]
+    return (np.array([contrib[c] for c in clusters], dtype=float),
+            np.array([len(members[c]) for c in clusters], dtype=float))
 
 
 def contrast_summary(judged: Sequence[Judged], *, resamples: int = 2000, seed: int = 0) -> dict:
-    """Flags per cell, G per rendering, the reduction, and cluster-bootstrap 95% intervals per trajectory."""
+    """Flags per cell, G per rendering, the reduction, and 95% intervals from a bootstrap over clusters.
+
+    A resample draws clusters (shared user requests) with replacement and keeps every trajectory of a drawn
+    cluster together; the statistic is G per trajectory of the resample (and G scaled to the cohort's size).
+    """
     cells = {}
     for rendering in RENDERINGS:
         for kind in TARGET_KINDS:
@@ -131,34 +142,40 @@ def contrast_summary(judged: Sequence[Judged], *, resamples: int = 2000, seed: i
                     "blank_targets": sum(j.blank_target for j in chosen),
                     "abstained_any_draw": sum("cannot_decide" in j.verdicts for j in chosen),
                     "packets_failing_checks": sum(bool(j.checks_failed) for j in chosen)}
-    ids, original = _per_trajectory(judged, "original")
-    _, restored = _per_trajectory(judged, "restored")
-    n = len(ids)
+    original, sizes = _per_cluster(judged, "original")
+    restored, _ = _per_cluster(judged, "restored")
+    n = int(sizes.sum())
+    k = len(sizes)
     rng = np.random.default_rng(seed)
-    draws = rng.integers(0, n, size=(resamples, n)) if n else np.zeros((0, 0), dtype=int)
+    draws = rng.integers(0, k, size=(resamples, k)) if k else np.zeros((0, 0), dtype=int)
 
-    def interval(values: np.ndarray) -> list[float]:
-        if n == 0:
+    def interval(values: np.ndarray, scale: float = 1.0) -> list[float]:
+        if k == 0:
             return [0.0, 0.0]
-        means = values[draws].mean(axis=1)
+        means = values[draws].sum(axis=1) / sizes[draws].sum(axis=1) * scale
         return [round(float(np.quantile(means, 0.025)), 4), round(float(np.quantile(means, 0.975)), 4)]
 
     def g(rendering: str) -> int:
         c = lambda kind, extent: cells[f"{rendering}.{kind}.{extent}"]["flags"]
         return (c("error", "full") - c("error", "prefix")) - (c("comparison", "full") - c("comparison", "prefix"))
 
+    def mean(values: np.ndarray) -> float:
+        return round(float(values.sum() / n), 4) if n else 0.0
+
     return {
         "trajectories": n,
-        "clusters_by_request": len({j.cluster for j in judged}),
+        "clusters_by_request": k,
         "cells": cells,
         "G": {"original": g("original"), "restored": g("restored"), "reduction": g("original") - g("restored")},
+        "G_ci95": {"original": interval(original, n), "restored": interval(restored, n),
+                   "reduction": interval(original - restored, n)},
         "per_trajectory": {
-            "original": {"mean": round(float(original.mean()), 4) if n else 0.0, "ci95": interval(original)},
-            "restored": {"mean": round(float(restored.mean()), 4) if n else 0.0, "ci95": interval(restored)},
-            "reduction": {"mean": round(float((original - restored).mean()), 4) if n else 0.0,
-                          "ci95": interval(original - restored)},
+            "original": {"mean": mean(original), "ci95": interval(original)},
+            "restored": {"mean": mean(restored), "ci95": interval(restored)},
+            "reduction": {"mean": mean(original - restored), "ci95": interval(original - restored)},
         },
-        "bootstrap": {"resamples": resamples, "seed": seed, "cluster": "trajectory"},
+        "bootstrap": {"resamples": resamples, "seed": seed, "cluster": "shared user request",
+                      "clusters": k},
     }
 
 
@@ -173,11 +190,14 @@ def contrast_table(summary: dict) -> str:
             lines.append(f"| {kind} | {extent} | {o['flags']} / {o['targets']} | {r['flags']} / {r['targets']} | "
                          f"{o['blank_targets']} |")
     g, per = summary["G"], summary["per_trajectory"]
-    lines += ["", f"G = (F_E - P_E) - (F_C - P_C) over {summary['trajectories']} trajectories:", "",
-              "| rendering | G | per trajectory | 95% cluster-bootstrap CI |", "|---|---|---|---|"]
+    lines += ["", f"G = (F_E - P_E) - (F_C - P_C) over {summary['trajectories']} trajectories in "
+              f"{summary['clusters_by_request']} clusters (shared user requests):", "",
+              "| rendering | G | G 95% CI | per trajectory | 95% CI per trajectory |", "|---|---|---|---|---|"]
     for name in ("original", "restored", "reduction"):
         lo, hi = per[name]["ci95"]
-        lines.append(f"| {name} | {g[name]} | {per[name]['mean']:.3f} | {lo:.3f} to {hi:.3f} |")
+        glo, ghi = summary["G_ci95"][name]
+        lines.append(f"| {name} | {g[name]} | {glo:.1f} to {ghi:.1f} | {per[name]['mean']:.3f} | "
+                     f"{lo:.3f} to {hi:.3f} |")
     return "\n".join(lines) + "\n"
 
 

@@ -363,7 +363,7 @@ def prepare(root: Path, *, hasher: Hasher = exact_sha256) -> StudySetup:
 
 
 def run_case(setup: StudySetup, case: FaultCase, control: str, root: Path, *, hasher: Hasher = exact_sha256,
-             reverse_matching: bool | None = None) -> CaseOutcome:
+             reverse_matching: bool | None = None, checkers: tuple[str, ...] = ("inline", "audit")) -> CaseOutcome:
     """Run one case under one control in a fresh workspace under ``root``; report what reached the stub."""
     run_root = Path(root) / f"{case.case}.{control}"
     shutil.rmtree(run_root, ignore_errors=True)
@@ -373,7 +373,7 @@ def run_case(setup: StudySetup, case: FaultCase, control: str, root: Path, *, ha
         case.source_edit(source, setup.victim)
     hooks = {point: (lambda cfg, h=hook: h(cfg, setup.victim)) for point, hook in case.hooks.items()}
     cfg = PipelineConfig(source, run_root / "work", Controls.parse(control), hasher=hasher,
-                         reverse_matching=reverse_matching, hooks=hooks,
+                         reverse_matching=reverse_matching, hooks=hooks, checkers=checkers,
                          render_hook=case.render_hook(setup.victim) if case.render_hook else None)
     if case.setup:
         case.setup(cfg, setup.victim)

@@ -5,18 +5,25 @@ in ``[BEGIN TARGET STEP]`` ... ``[END TARGET STEP]``; a *prefix* packet ends
 there (not even the target's own tool result follows), a *full* packet runs to
 the end. In the *restored* rendering every tool call appears under its message
 as ``[TOOL CALL id=… bytes=N] name(arguments)`` with the arguments copied byte
-for byte (N is their UTF-8 length, so arguments of any shape parse back
-exactly); every result shows the id it answers. The *original* rendering omits
+for byte but for escaped line breaks (N is the UTF-8 length of what is shown,
+so arguments of any shape parse back exactly); every result shows the id it answers. The *original* rendering omits
 the calls -- kept only to reproduce the failure the paper studied.
 
-Content is neutralised so it cannot forge structure: a content line starting
-with ``[`` or ``\\`` gets a leading ``\\``, and the target markers inside
-content become ``(BEGIN TARGET STEP)`` / ``(END TARGET STEP)``. Labels and
+Content cannot forge structure, and every escape is reversible: each line
+break other than the LF between content lines (CR, VT, FF, U+001C-U+001E,
+U+0085, U+2028, U+2029; in arguments LF too) and the escape opener ``⟦``
+itself are written ``⟦U+XXXX⟧``; the ``[`` of a target marker inside content
+is written ``⟦U+005B⟧``; a content line that a reader could take for
+structure -- it starts with ``[`` or ``\\`` once leading blanks and invisible
+format characters are dropped and lookalikes (fullwidth brackets) folded --
+gets a leading ``\\`` (so every content line starting with ``\\`` is escaped). So ``str.splitlines()`` and a byte parser split a packet into
+the same lines, and un-escaping gives back the source text exactly. Labels and
 other truth never reach this module.
 """
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 
 from benchmark_builders.trajectories.records import ChatMessage, Trajectory
@@ -53,10 +60,37 @@ class PacketSpec:
                 "target_kind": self.target_kind, "extent": self.extent, "rendering": self.rendering}
 
 
+#: Every character ``str.splitlines()`` breaks a line at, besides LF (packets use LF line ends only).
+LINE_BREAKS = "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+ESCAPE_OPEN = "\u27e6"      # ⟦, always escaped itself, so every ⟦ in a packet opens an escape
+_CONTENT_ESCAPES = {ord(ch): f"\u27e6U+{ord(ch):04X}\u27e7" for ch in LINE_BREAKS + ESCAPE_OPEN}
+_ARGUMENT_ESCAPES = {**_CONTENT_ESCAPES, ord("\n"): "\u27e6U+000A\u27e7"}
+_MARKERS = ((BEGIN, "\u27e6U+005B\u27e7" + BEGIN[1:]), (END, "\u27e6U+005B\u27e7" + END[1:]))
+
+
+def escape_arguments(arguments: str) -> str:
+    """Arguments as one packet line: every line break and the escape opener written ``⟦U+XXXX⟧``."""
+    return arguments.translate(_ARGUMENT_ESCAPES)
+
+
+def looks_like_structure(line: str) -> bool:
+    """Whether a reader could take the line for structure: once leading blanks and invisible format characters
+    are dropped and lookalikes folded (NFKC), it starts with ``[`` or ``\\``."""
+    if line[:1].isascii() and line[:1] not in ("[", "\\", " ", "\t"):
+        return False                                  # the common case
+    i = 0
+    while i < len(line) and (line[i].isspace() or unicodedata.category(line[i]) == "Cf"
+                             or not unicodedata.normalize("NFKC", line[i]).strip()):
+        i += 1
+    return unicodedata.normalize("NFKC", line[i:i + 2]).lstrip().startswith(("[", "\\"))
+
+
 def neutralise(content: str) -> list[str]:
-    """Content as packet lines that cannot be read as packet structure."""
-    content = content.replace(BEGIN, "(BEGIN TARGET STEP)").replace(END, "(END TARGET STEP)")
-    return ["\\" + line if line[:1] in ("[", "\\") else line for line in content.split("\n")]
+    """Content as packet lines that cannot be read as packet structure (reversibly escaped)."""
+    content = content.translate(_CONTENT_ESCAPES)
+    for marker, escaped in _MARKERS:
+        content = content.replace(marker, escaped)
+    return ["\\" + line if looks_like_structure(line) else line for line in content.split("\n")]
 
 
 def _message_lines(index: int, message: ChatMessage, restored: bool, out: list[str]) -> None:
@@ -68,8 +102,8 @@ def _message_lines(index: int, message: ChatMessage, restored: bool, out: list[s
         out.extend(neutralise(message.content))
     if restored:
         for call in message.tool_calls:
-            out.append(f"[TOOL CALL id={call.id} bytes={len(call.arguments.encode('utf-8'))}] "
-                       f"{call.name}({call.arguments})")
+            arguments = escape_arguments(call.arguments)
+            out.append(f"[TOOL CALL id={call.id} bytes={len(arguments.encode('utf-8'))}] {call.name}({arguments})")
 
 
 def _rendered_messages(trajectory: Trajectory, restored: bool) -> list[str]:

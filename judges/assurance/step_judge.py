@@ -61,9 +61,13 @@ def read_packet(text: str) -> tuple[list[_Step], int | None, bool]:
     return steps, target, ends_at_target
 
 
+_ESCAPE = re.compile("\u27e6U\\+([0-9A-F]{4})\u27e7")
+
+
 def _object(arguments: str) -> dict | None:
+    """The arguments as a JSON object once the packet's ``⟦U+XXXX⟧`` escapes are undone, or None."""
     try:
-        value = json.loads(arguments)
+        value = json.loads(_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), arguments))
     except ValueError:
         return None
     return value if isinstance(value, dict) else None

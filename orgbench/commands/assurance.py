@@ -25,13 +25,13 @@ def make_judge(spec: str, base_url: str | None):
     return make_backend(spec, base_url=base_url) if base_url else make_backend(spec)
 
 
-def _import_trajectories(import_file: Path, fmt: str, out: Path, on_error: str) -> str:
+def _import_trajectories(import_file: Path, fmt: str, out: Path, on_error: str, labels: Path | None = None) -> str:
     """Import a JSONL file into a suite: a rejected record stops it (``stop``) or is left out and listed (``skip``)."""
     from benchmark_builders.trajectories.importers import import_file as run_import
     from benchmark_builders.trajectories.records import write_suite
     from simulator.errors import InputError
 
-    result = run_import(import_file, fmt)
+    result = run_import(import_file, fmt, labels)
     rejected = result.rejected
     if rejected and on_error == "stop":
         for line in result.problems:
@@ -53,24 +53,24 @@ def _import_trajectories(import_file: Path, fmt: str, out: Path, on_error: str) 
 
 
 def _trajectories(world: Path | None, import_file: Path | None, fmt: str, out: Path, n: int, seed: int | None,
-                  on_error: str = "stop", overwrite: bool = False) -> str:
+                  on_error: str = "stop", overwrite: bool = False, labels: Path | None = None) -> str:
     from orgbench.commands.options import check_out_dir
     from orgbench.outdir import bound, file_digest
 
     check_out_dir(out, ("trajectories.jsonl", "MANIFEST.json"), "a trajectory suite")
     inputs = {"world": file_digest(Path(world) / "MANIFEST.json") if world else None,
-              "import": file_digest(import_file), "format": fmt, "n": n, "seed": seed}
+              "import": file_digest(import_file), "labels": file_digest(labels), "format": fmt, "n": n, "seed": seed}
     with bound(out, "a trajectory suite", "build trajectories", inputs, overwrite=overwrite):
-        return _write_trajectories(world, import_file, fmt, out, n, seed, on_error)
+        return _write_trajectories(world, import_file, fmt, out, n, seed, on_error, labels)
 
 
 def _write_trajectories(world: Path | None, import_file: Path | None, fmt: str, out: Path, n: int, seed: int | None,
-                        on_error: str) -> str:
+                        on_error: str, labels: Path | None) -> str:
     from benchmark_builders.trajectories.records import write_suite
     from simulator.errors import InputError
 
     if import_file is not None:
-        return _import_trajectories(import_file, fmt, out, on_error)
+        return _import_trajectories(import_file, fmt, out, on_error, labels)
     if on_error != "stop":
         raise InputError("--on-error: applies to --import only")
     if world is None:
@@ -115,7 +115,7 @@ def register(cli: click.Group) -> None:
     @build_group.command("trajectories")
     @click.option("--world", type=click.Path(path_type=Path), help="World directory to take support cases from.")
     @click.option("--import", "import_file", type=click.Path(path_type=Path),
-                  help="Import recorded trajectories instead (JSONL).")
+                  help="Import recorded trajectories instead (JSONL, or a tau2 results.json with --format tau2).")
     @click.option("--format", "fmt", type=click.Choice(["apb", "openai", "tau2"]), default="apb", show_default=True,
                   help="Import format: AgentProcessBench-style or plain OpenAI-chat JSONL, or tau2-style messages.")
     @click.option("--on-error", type=click.Choice(["stop", "skip"]), default="stop", show_default=True,
@@ -126,9 +126,12 @@ def register(cli: click.Group) -> None:
     @click.option("--n", default=60, show_default=True, type=click.IntRange(1), help="Trajectories to simulate.")
     @click.option("--seed", type=int, default=None, help="Trajectory seed (default: the world's seed).")
     @click.option("--overwrite", is_flag=True, help="Replace what --out holds even if it is another suite.")
-    def build_trajectories(world, import_file, fmt, on_error, out, n, seed, overwrite):
+    @click.option("--labels", "labels_file", type=click.Path(path_type=Path), default=None,
+                  help="Step labels stored apart (AgentProcessBench data/AnswerOnly/*_final.jsonl), joined on "
+                       "record_id = data_source:query_index:sample_index.")
+    def build_trajectories(world, import_file, fmt, on_error, out, n, seed, overwrite, labels_file):
         """Simulate support-agent trajectories with step labels (or import recorded ones)."""
-        click.echo(_trajectories(world, import_file, fmt, out, n, seed, on_error, overwrite))
+        click.echo(_trajectories(world, import_file, fmt, out, n, seed, on_error, overwrite, labels_file))
 
     @cli.group()
     def assure() -> None:
@@ -142,8 +145,12 @@ def register(cli: click.Group) -> None:
         @click.option("--judge", default="stub", show_default=True,
                       help="dispatch only: stub[:LOG], builtin:step, openai:MODEL.")
         @click.option("--base-url", default=None, help="dispatch only: OpenAI-compatible endpoint.")
+        @click.option("--key", "key_file", default=None, type=click.Path(path_type=Path),
+                      help="PEM private key to sign the in-toto links and layout (default: an ephemeral key "
+                           "generated at build, recorded as such in WORK/in-toto/signing.json).")
         @click.pass_context
-        def command(ctx, source, work, controls, draws, judge, base_url):
+        def command(ctx, source, work, controls, draws, judge, base_url, key_file):
+            from judges.assurance.intoto import chain_key
             from judges.assurance.pipeline import Controls, PipelineConfig
             from orgbench.commands.options import check_out_dir
 
@@ -152,7 +159,8 @@ def register(cli: click.Group) -> None:
                 from orgbench.preflight import check_endpoint
 
                 check_endpoint(judge, base_url)
-            cfg = PipelineConfig(source, work, Controls.parse(controls), draws=draws)
+            cfg = PipelineConfig(source, work, Controls.parse(controls), draws=draws,
+                                 key=chain_key(work, step, key_file))
             backend = make_judge(judge, base_url) if step == "dispatch" else None
             run_stage_step(ctx, cfg, step, backend)
 
@@ -165,6 +173,7 @@ def register(cli: click.Group) -> None:
 
     for name in STAGE_NAMES:
         _stage_command(name)
+    register_verify(assure)
 
     @assure.command("faults")
     @click.option("--out", required=True, type=click.Path(path_type=Path), help="Where to write the table and CSV.")
@@ -181,15 +190,23 @@ def register(cli: click.Group) -> None:
     @click.option("--judge", default="builtin:step", show_default=True, help="builtin:step, openai:MODEL, stub.")
     @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")
     @click.option("--draws", default=2, show_default=True, type=click.IntRange(1))
-    def contrast(source, out, judge, base_url, draws):
-        """Later-context contrast G on original vs restored packets, with a cluster bootstrap."""
+    @click.option("--work", default=None, type=click.Path(path_type=Path),
+                  help="Keep the contrast's pipeline workspace here (default: a temporary one).")
+    @click.pass_context
+    def contrast(ctx, source, out, judge, base_url, draws, work):
+        """Later-context contrast G on original vs restored packets (through the checked pipeline, P3)."""
+        from judges.assurance.contrast import ContrastStopped
         from orgbench.commands.options import check_out_dir
 
         from orgbench.preflight import check_endpoint
 
         check_out_dir(out, into=True)
         check_endpoint(judge, base_url)
-        click.echo(write_contrast(source, out, make_judge(judge, base_url), draws))
+        try:
+            click.echo(run_contrast(source, out, make_judge(judge, base_url), draws, work=work)[0])
+        except ContrastStopped as stopped:
+            click.echo(str(stopped), err=True)
+            ctx.exit(1)
 
 
 def run_faults(out: Path) -> tuple[str, list]:
@@ -212,13 +229,38 @@ def run_faults(out: Path) -> tuple[str, list]:
     return table.split("\n\n")[-1].strip(), outcomes
 
 
+def run_mutations(out: Path) -> list[str]:
+    """Run the mutation study; write mutations.md/.csv and obligations.md/.csv under ``out``; the summary lines."""
+    import os
+    import tempfile
+
+    from judges.assurance.mutation_study import (mutations_csv, mutations_table, obligations_csv,
+                                                 obligations_table, run_mutation_study, summary_lines)
+    from simulator.storage import write_text_atomic
+
+    shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
+    with tempfile.TemporaryDirectory(prefix="orgbench-mutations-", dir=shm) as tmp:
+        rows, broken = run_mutation_study(Path(tmp))
+    write_text_atomic(Path(out) / "mutations.csv", mutations_csv(rows))
+    write_text_atomic(Path(out) / "mutations.md", "# Mutation study under P3: each case with both checkers, the "
+                      "inline checker only, the disk audit only\n\n" + mutations_table(rows, broken))
+    write_text_atomic(Path(out) / "obligations.csv", obligations_csv(rows))
+    write_text_atomic(Path(out) / "obligations.md", "# Evidence per obligation (mutation study, P3)\n\n"
+                      + obligations_table(rows))
+    return summary_lines(rows, broken)
+
+
 def write_faults(out: Path) -> str:
     """Run the fault study and write faults.md, .csv and .tex atomically under ``out``."""
     return run_faults(out)[0]
 
 
-def run_contrast(source: Path, out: Path, backend, draws: int, *, per_packet_csv: bool = True) -> tuple[str, list]:
-    """Judge the cohort's eight packets per trajectory; write contrast.json / .md / .csv / .tex (and flags.csv)."""
+def run_contrast(source: Path, out: Path, backend, draws: int, *, per_packet_csv: bool = True,
+                 work: Path | None = None) -> tuple[str, list]:
+    """Judge the cohort's eight packets per trajectory through the checked pipeline (workspace ``work``, by
+    default a temporary one); write contrast.json / .md / .csv / .tex (and flags.csv)."""
+    import tempfile
+
     from benchmark_builders.trajectories.records import read_suite
     from judges.assurance.contrast import (
         contrast_csv, contrast_latex, contrast_summary, contrast_table, flags_csv, judge_cohort,
@@ -226,10 +268,14 @@ def run_contrast(source: Path, out: Path, backend, draws: int, *, per_packet_csv
     from simulator.errors import InputError
     from simulator.storage import dumps_pretty, write_text_atomic
 
-    trajectories, labels = read_suite(source)
+    trajectories, _ = read_suite(source)
     if not trajectories:
         raise InputError(f"{Path(source) / 'trajectories.jsonl'}: no trajectories")
-    judged = judge_cohort(trajectories, labels, backend, draws=draws)
+    if work is None:
+        with tempfile.TemporaryDirectory(prefix="orgbench-contrast-") as tmp:
+            judged = judge_cohort(source, Path(tmp) / "work", backend, draws=draws)
+    else:
+        judged = judge_cohort(source, Path(work), backend, draws=draws)
     summary = contrast_summary(judged)
     judge = getattr(backend, "name", "unknown")
     summary["judge"] = judge
@@ -244,6 +290,30 @@ def run_contrast(source: Path, out: Path, backend, draws: int, *, per_packet_csv
     return f"G original {g['original']}, restored {g['restored']}, reduction {g['reduction']} -> {out}", judged
 
 
-def write_contrast(source: Path, out: Path, backend, draws: int) -> str:
-    """Judge the cohort and write the contrast files under ``out``; return a summary line."""
-    return run_contrast(source, out, backend, draws)[0]
+def register_verify(assure: click.Group) -> None:
+    """Add ``assure verify WORK``: re-audit a whole chain (records, bytes, in-toto) for CI, with JUnit XML."""
+
+    @assure.command("verify")
+    @click.argument("work", type=click.Path(path_type=Path))
+    @click.option("--source", default=None, type=click.Path(path_type=Path),
+                  help="The suite the chain was built from: also check its files still hash as recorded.")
+    @click.option("--junit", "junit", default=None, type=click.Path(path_type=Path),
+                  help="Write the checks as JUnit XML to this file.")
+    @click.pass_context
+    def verify(ctx, work, source, junit):
+        """Re-audit a pipeline workspace: every record, every listed file's bytes, the in-toto chain."""
+        from judges.assurance.chain_audit import audit_chain, junit_xml
+        from orgbench.commands.options import check_out_dir
+        from simulator.storage import write_text_atomic
+
+        cases = audit_chain(work, source)
+        if junit is not None:
+            check_out_dir(junit.parent, option="--junit", into=True)
+            write_text_atomic(junit, junit_xml(cases))
+        failed = [c for c in cases if c.problem]
+        for case in failed:
+            click.echo(f"FAIL {case.link} {case.check}: {case.problem}", err=True)
+        if failed:
+            click.echo(f"verify: {len(failed)} of {len(cases)} checks failed, the first on {failed[0].link}", err=True)
+            ctx.exit(1)
+        click.echo(f"verify: {len(cases)} checks passed ({work})")

@@ -23,16 +23,21 @@ def register(cli: click.Group) -> None:
     @click.option("--draws", default=2, show_default=True, type=click.IntRange(1), help="Judgements per packet.")
     @click.option("--judge", default="stub", show_default=True, help="stub[:LOG], builtin:step, openai:MODEL.")
     @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")
+    @click.option("--key", "key_file", default=None, type=click.Path(path_type=Path),
+                  help="PEM private key to sign the in-toto links and layout (default: an ephemeral key, "
+                       "recorded as such in WORK/in-toto/signing.json).")
     @click.pass_context
-    def run(ctx, source, work, controls, draws, judge, base_url):
+    def run(ctx, source, work, controls, draws, judge, base_url, key_file):
         """Run build, check, stage, emit and dispatch in order; stop at the first stage that fails or refuses."""
+        from judges.assurance.intoto import chain_key
         from judges.assurance.pipeline import Controls, PipelineConfig
         from orgbench.commands.options import check_out_dir
         from orgbench.preflight import check_endpoint
 
         check_out_dir(work, option="--work", into=True)
         check_endpoint(judge, base_url)
-        cfg = PipelineConfig(source, work, Controls.parse(controls), draws=draws)
         backend = make_judge(judge, base_url)
         for step in STAGE_NAMES:
+            cfg = PipelineConfig(source, work, Controls.parse(controls), draws=draws,
+                                 key=chain_key(work, step, key_file))
             run_stage_step(ctx, cfg, step, backend if step == "dispatch" else None)

@@ -61,7 +61,7 @@ def _suite_stage(directory: Path, world_dir: Path, seed: int, fresh: bool) -> No
         write_suite_files(tmp, trajectories, labels, {"built_by": "orgbench reproduce assurance", "world_seed": seed,
                                                       "seed": seed, "cases": len(cases)})
 
-    inputs = {"stage": "assurance-suite", "seed": seed, "n": TRAJECTORIES, "simulator": 1,
+    inputs = {"stage": "assurance-suite", "seed": seed, "n": TRAJECTORIES, "simulator": 2,
               "world": sha256_file(world_dir / "MANIFEST.json"), "code": code_fingerprint("benchmark_builders/trajectories")}
     run_stage(directory, inputs, build, fresh=fresh)
 
@@ -70,7 +70,7 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     """Run the fault study and the contrast; write their tables under ``out_dir``."""
     from judges.assurance.contrast import drilldown_records as packet_rows
     from judges.assurance.fault_report import drilldown_records as fault_rows
-    from orgbench.commands.assurance import make_judge, run_contrast, run_faults
+    from orgbench.commands.assurance import make_judge, run_contrast, run_faults, run_mutations
     from simulator.storage import dumps, write_text_atomic
 
     seed = options.seeds[0] if options.seeds else DEFAULT_SEED
@@ -80,8 +80,10 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     _suite_stage(suite, work / f"world-s{seed}" / "world", seed, options.fresh)
     out_dir = Path(out_dir)
     faults_line, outcomes = run_faults(out_dir)
+    mutation_lines = run_mutations(out_dir)
     judge = options.judge or "builtin:step"
-    contrast_line, judged = run_contrast(suite, out_dir, make_judge(judge, options.base_url), 2, per_packet_csv=False)
+    contrast_line, judged = run_contrast(suite, out_dir, make_judge(judge, options.base_url), 2, per_packet_csv=False,
+                                         work=work / f"contrast-pipeline-s{seed}")
     rows = fault_rows(outcomes) + packet_rows(judged)
     write_text_atomic(out_dir / "drilldown.jsonl", "".join(dumps(row) + "\n" for row in rows))
     import json
@@ -99,7 +101,8 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
                       "recording stub, so that what reached the judge is known byte for byte."]
     readme = [
         f"World seed {seed}, {WORLD_DAYS} days; {TRAJECTORIES} simulated support-agent trajectories, "
-        f"{summary['trajectories']} with both targets; judge `{judge}` (2 draws, consensus flags).",
+        f"{summary['trajectories']} with both targets in {summary['clusters_by_request']} clusters (shared user "
+        f"requests); judge `{judge}` (2 draws, consensus flags).",
         "Regenerate with `orgbench reproduce assurance` (or `orgbench assure faults --out DIR` and",
         "`orgbench assure contrast --source SUITE --out DIR`). See docs/assurance.md.",
         "",
@@ -115,6 +118,15 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
         f"Here the stale script is first stopped under {_first_stop(outcomes, 'extra-stale-script')} and the CRLF",
         f"case under {_first_stop(outcomes, 'crlf-before-staging')}: every packet hash is exact-byte from build to read.",
         "",
+        "### Mutation study (mutations.md, mutations.csv; obligations.md, obligations.csv)",
+        "",
+        "Every case -- the paper's 19 and CRLF, those of a helper who wrote cases without reading the issue,",
+        "and the ones issue 15 names -- under P3 with the recording stub, three times: both checkers, the inline",
+        "checker only (run again on disk: one checker run twice) and the disk audit only (a second checker",
+        "written apart: JSON Schema and rules over the packet text).",
+        "",
+        *mutation_lines,
+        "",
         "### Later-context contrast (contrast.md, contrast.json, contrast.csv, contrast.tex)",
         "",
         contrast_line.rsplit(" -> ", 1)[0] + ".",
@@ -122,7 +134,11 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
         f"{per['original']['ci95'][1]:.3f}), restored {per['restored']['mean']:.3f} "
         f"({per['restored']['ci95'][0]:.3f} to {per['restored']['ci95'][1]:.3f}), reduction "
         f"{per['reduction']['mean']:.3f} ({per['reduction']['ci95'][0]:.3f} to {per['reduction']['ci95'][1]:.3f}); "
-        "cluster bootstrap over trajectories.",
+        f"G 95% CI original {summary['G_ci95']['original'][0]:.1f} to {summary['G_ci95']['original'][1]:.1f}, "
+        f"restored {summary['G_ci95']['restored'][0]:.1f} to {summary['G_ci95']['restored'][1]:.1f}; "
+        f"cluster bootstrap over {summary['clusters_by_request']} shared user requests (clusters), "
+        f"{summary['bootstrap']['resamples']} resamples. Packets built, checked, staged, emitted and dispatched "
+        "by the checked pipeline under P3.",
         "The paper (J0): G = 13 original, 2 restored, reduction 0.37 per trajectory (0.17 to 0.53).",
         *judge_note,
         "`drilldown.jsonl`: every (case, control) of the fault study, and every prefix packet with its verdicts.",

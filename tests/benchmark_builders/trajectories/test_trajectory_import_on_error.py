@@ -17,7 +17,7 @@ from benchmark_builders.trajectories.records import read_suite
 from orgbench.cli import cli
 from tests.benchmark_builders.trajectories.test_trajectory_importers import GOOD_APB, _call
 
-ONE_TOKEN = "must be one token (no whitespace or control characters)"
+ONE_TOKEN = "must be one token (no whitespace, control characters or packet escape brackets)"
 
 
 CHAT = GOOD_APB
@@ -101,7 +101,7 @@ TAU2_RECORDS = [
      ['field step_labels[0] must be an object {message_index, label}, got "x"']),
     (_tau2("paren", [TAU2[0], {"role": "assistant", "content": "", "tool_calls": [_tau2_call("t1", "get(line")]},
                      *TAU2[2:]]),
-     ["messages[1]: field tool_calls[0].name must not contain '(', got 'get(line'"]),
+     ["messages[1]: field tool_calls[0].name must not contain brackets or parentheses ([ ] ( )), which end frame fields, got 'get(line'"]),
     (_tau2("spaced", [TAU2[0], {"role": "assistant", "content": "", "tool_calls": [_tau2_call("t 1")]},
                       {"role": "tool", "id": "t 1", "content": "ok"}]),
      [f"messages[1]: field tool_calls[0].id {ONE_TOKEN}, got 't 1'", f"messages[2]: field id {ONE_TOKEN}, got 't 1'"]),

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from benchmark_builders.trajectories.records import ChatMessage, ToolCall, Trajectory
-from judges.assurance.checks import REQUIREMENTS, check_packet, check_source
+from judges.assurance.checks import REQUIREMENTS, _check_packet_in_detail, check_packet, check_source
 from judges.assurance.render import PacketSpec, render_packet
 
 
@@ -176,7 +176,6 @@ def test_content_checks_take_expected_values_from_the_source():
 
 
 def test_fast_path_agrees_with_the_detailed_checks(small_cohort):
-    from judges.assurance.checks import _check_packet_in_detail
     from judges.assurance.targets import select_targets
 
     trajectories, labels = small_cohort
@@ -196,8 +195,9 @@ def test_fast_path_agrees_with_the_detailed_checks(small_cohort):
 def test_carriage_returns_inside_content_are_data_not_faults():
     trajectory = _with(list(_messages())[:9] + [ChatMessage("assistant", "line one\r\nline two\r")])
     data = render_packet(trajectory, FULL)
-    assert b"line one\r\nline two\r\n" in data
+    assert "line one\u27e6U+000D\u27e7\nline two\u27e6U+000D\u27e7\n".encode() in data
     assert all(f.ok for f in check_packet(data, trajectory, FULL))
+    assert all(f.ok for f in _check_packet_in_detail(data, trajectory, FULL))
 
 
 # -- excluded fields: found where the source does not account for the bytes, never in the source's own text ----------

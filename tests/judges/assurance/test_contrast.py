@@ -56,9 +56,8 @@ def test_judge_answers_a_parseable_verdict_from_bytes():
     assert json.loads(response.text)["verdict"] == "fail"
 
 
-def test_contrast_counts_and_g(small_cohort):
-    trajectories, labels = small_cohort
-    judged = judge_cohort(trajectories, labels, PacketStepJudge(), draws=2)
+def test_contrast_counts_and_g(suite_dir, tmp_path):
+    judged = judge_cohort(suite_dir, tmp_path / "w", PacketStepJudge(), draws=2)
     summary = contrast_summary(judged, resamples=500, seed=1)
     n = summary["trajectories"]
     assert len(judged) == 8 * n and all(len(j.verdicts) == 2 for j in judged)
@@ -72,7 +71,8 @@ def test_contrast_counts_and_g(small_cohort):
     assert cells["original.error.prefix"]["blank_targets"] == n          # every error target acts through calls only
     assert cells["original.error.prefix"]["flags"] == 0                   # blank prefix steps draw abstentions
     assert cells["restored.error.prefix"]["packets_failing_checks"] == 0
-    assert cells["original.error.prefix"]["packets_failing_checks"] == n
+    assert cells["original.error.prefix"]["packets_failing_checks"] == 0   # held to the calls-omitted contract
+    assert summary["bootstrap"]["clusters"] == summary["clusters_by_request"] == len({j.cluster for j in judged})
     lo, hi = summary["per_trajectory"]["reduction"]["ci95"]
     assert lo <= summary["per_trajectory"]["reduction"]["mean"] <= hi
     assert summary == contrast_summary(judged, resamples=500, seed=1)     # seeded: identical on rerun
@@ -80,14 +80,13 @@ def test_contrast_counts_and_g(small_cohort):
     assert flags_csv(judged).count("\n") == len(judged) + 1
 
 
-def test_contrast_csv_and_drilldown(small_cohort):
+def test_contrast_csv_and_drilldown(suite_dir, tmp_path):
     import csv
     import io
 
     from judges.assurance.contrast import contrast_csv, drilldown_records
 
-    trajectories, labels = small_cohort
-    judged = judge_cohort(trajectories, labels, PacketStepJudge(), draws=1)
+    judged = judge_cohort(suite_dir, tmp_path / "w", PacketStepJudge(), draws=1)
     summary = contrast_summary(judged, resamples=100)
     rows = list(csv.DictReader(io.StringIO(contrast_csv(summary, "builtin:step"))))
     assert [r["source"] for r in rows] == ["orgbench (builtin:step)"] * 3 + ["paper (J0)"] * 3
@@ -96,3 +95,43 @@ def test_contrast_csv_and_drilldown(small_cohort):
     assert len(records) == len(judged) // 2 and all(r["fields"]["kind"] == "packet" for r in records)
     blank = next(r for r in records if r["fields"]["control"] == "original" and r["fields"]["mode"] == "error prefix")
     assert blank["sections"][-1]["text"].endswith("[END TARGET STEP]\n")
+
+
+def test_the_contrast_runs_through_the_checked_pipeline(suite_dir, tmp_path):
+    from judges.assurance.manifest import read_record
+
+    judge_cohort(suite_dir, tmp_path / "w", PacketStepJudge(), draws=1)
+    assert [read_record(tmp_path / "w", s).return_code for s in ("build", "check", "stage", "emit", "dispatch")] \
+        == [0] * 5
+    assert read_record(tmp_path / "w", "dispatch").controls == "P3"
+
+
+def test_restored_packets_made_to_drop_their_calls_stop_the_contrast(suite_dir, tmp_path):
+    import pytest
+
+    from judges.assurance.contrast import ContrastStopped
+    from judges.assurance.faults import delete_target_call
+
+    def drop(spec, data):
+        return delete_target_call(data) if spec.rendering == "restored" else data
+
+    with pytest.raises(ContrastStopped) as stopped:
+        judge_cohort(suite_dir, tmp_path / "w", PacketStepJudge(), draws=1, render_hook=drop)
+    assert stopped.value.step == "build" and stopped.value.requirement == "calls-rendered"
+    assert not (tmp_path / "w" / "dispatch").exists()
+
+
+def test_cluster_bootstrap_resamples_clusters_not_trajectories():
+    from judges.assurance.contrast import Judged
+
+    def cell(tid, cluster, flagged):
+        return [Judged(tid, cluster, "error", "full", "original", ("fail",) if flagged else ("pass",), False, ())]
+
+    # two clusters: one of three trajectories each contributing 1, one of a single trajectory contributing 0
+    judged = [j for t in ("a", "b", "c") for j in cell(t, "big", True)] + cell("d", "small", False)
+    summary = contrast_summary(judged, resamples=400, seed=3)
+    assert summary["clusters_by_request"] == 2 and summary["trajectories"] == 4
+    lo, hi = summary["per_trajectory"]["original"]["ci95"]
+    # resampling clusters: each resample's per-trajectory G is 0, 0.75 or 1 -- never the 0.25 or 0.5 that
+    # resampling the four trajectories one by one would often give
+    assert {lo, hi} <= {0.0, 0.75, 1.0}

@@ -31,12 +31,14 @@ def test_openai_judge_receives_exactly_the_verified_packets(suite_dir, tmp_path,
 
 
 def test_contrast_with_an_openai_judge(small_cohort, tmp_path):
+    from benchmark_builders.trajectories.records import write_suite
     from judges.assurance.contrast import contrast_summary, judge_cohort
     from judges.backends import make_backend
 
     trajectories, labels = small_cohort
+    write_suite(tmp_path / "suite", trajectories[:3], [labels[t.trajectory_id] for t in trajectories[:3]], {})
     with ChatServer() as server:
         backend = make_backend("openai:judge-model", base_url=server.base_url, api_key_env="ORGBENCH_NO_KEY")
-        judged = judge_cohort(trajectories[:3], labels, backend, draws=2)
+        judged = judge_cohort(tmp_path / "suite", tmp_path / "w", backend, draws=2)
     assert judged and all(v == "pass" for j in judged for v in j.verdicts)
     assert contrast_summary(judged, resamples=100)["G"] == {"original": 0, "restored": 0, "reduction": 0}

@@ -131,7 +131,7 @@ def test_stale_record_chain_is_refused(suite_dir, tmp_path):
     record["materials"] = {k: "0" * 64 for k in record["materials"]}   # stage made from other build outputs
     (work / "records" / "stage.link.json").write_text(json.dumps(record))
     with pytest.raises(StageRefused) as refused:
-        emit(_cfg(suite_dir, work, level=1))
+        emit(_cfg(suite_dir, work))
     assert refused.value.requirement == "records-chain"
 
 
@@ -167,17 +167,18 @@ def test_staging_admits_exactly_the_expected_files(suite_dir, tmp_path):
 
 
 def test_staging_refuses_an_extra_or_shadowed_pack_member(suite_dir, tmp_path):
-    work = tmp_path / "w"
-    cfg = _cfg(suite_dir, work)
-    build(cfg)
-    check(cfg)
-    pack = work / "build" / "packets.pack"
-    original = pack.read_bytes()
-    add_member(pack, "zz-extra.txt", b"[MESSAGE 0 user]\nhello\n")
-    for level, expected in ((1, "staged-files-exact"), (2, "staged-files-exact")):
-        result = stage(_cfg(suite_dir, work, level))
-        assert result.return_code == 1 and result.requirement == expected and "zz-extra.txt" in result.reason
-    pack.write_bytes(original)
+    for level in (1, 2):
+        work = tmp_path / f"w{level}"
+        cfg = _cfg(suite_dir, work, level)
+        build(cfg)
+        check(cfg)
+        pack = work / "build" / "packets.pack"
+        original = pack.read_bytes()
+        add_member(pack, "zz-extra.txt", b"[MESSAGE 0 user]\nhello\n")
+        result = stage(cfg)
+        assert result.return_code == 1 and result.requirement == "staged-files-exact" and "zz-extra.txt" in result.reason
+        pack.write_bytes(original)
+    work, pack = tmp_path / "w1", tmp_path / "w1" / "build" / "packets.pack"
     name = sorted(read_pack(pack))[0]
     (work / "build" / "packets").mkdir()
     (work / "build" / "packets" / name).write_bytes(read_pack(pack)[name])   # same name as a member: ambiguous
@@ -342,7 +343,7 @@ def test_a_call_name_that_would_forge_structure_is_bad_input(suite_dir, tmp_path
     result = CliRunner().invoke(cli, ["assure", "build", "--source", str(source), "--work", str(tmp_path / "w")])
     assert result.exit_code == 2
     assert f"{source / 'trajectories.jsonl'}:1: messages[" in result.output
-    assert "field tool_calls[0].function.name must be one token (no whitespace or control characters)" in result.output
+    assert "field tool_calls[0].function.name must be one token (no whitespace, control characters or packet escape brackets)" in result.output
 
 
 def test_a_later_stage_refuses_earlier_stages_run_under_weaker_controls(suite_dir, tmp_path):
@@ -370,10 +371,16 @@ def test_a_later_stage_refuses_earlier_stages_run_under_weaker_controls(suite_di
     assert result.exit_code == 1 and "results-answer-calls" in result.output
 
 
-def test_a_failed_build_records_and_reports_every_failure(suite_dir, tmp_path):
+def test_a_failed_build_records_and_reports_every_failure(suite_dir, small_cohort, tmp_path):
+    from judges.assurance.targets import select_targets
+
+    trajectories, labels = small_cohort
+    chosen = [k for k, t in enumerate(trajectories) if select_targets(t, labels[t.trajectory_id])][:3]
+
     def change(number, row):
-        if number in (0, 1, 2):
-            row["messages"].append({"role": "tool", "tool_call_id": f"call_nobody{number}", "content": "stray"})
+        if number in chosen:
+            row["messages"].append({"role": "tool", "tool_call_id": f"call_nobody{chosen.index(number)}",
+                                    "content": "stray"})
 
     source = _edited_suite(suite_dir, tmp_path, change)
     work = tmp_path / "w"

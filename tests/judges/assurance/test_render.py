@@ -50,8 +50,8 @@ def test_arguments_are_byte_identical_even_when_odd():
     trajectory = Trajectory("odd", "odd", messages)
     spec = _spec(trajectory, 1, "full")
     data = render_packet(trajectory, spec)
-    for arguments in odd:
-        assert f"({arguments})\n".encode("utf-8") in data
+    for arguments in odd:                    # byte for byte, but for a raw line break, shown as ⟦U+000A⟧
+        assert f"({arguments.replace(chr(10), chr(0x27e6) + 'U+000A' + chr(0x27e7))})\n".encode("utf-8") in data
     assert failures(check_packet(data, trajectory, spec)) == []
 
 
@@ -73,7 +73,7 @@ def test_delimiters_in_content_are_neutralised():
     spec = _spec(trajectory, 1, "full")
     data = render_packet(trajectory, spec).decode()
     assert data.count("[BEGIN TARGET STEP]") == 1 and data.count("[END TARGET STEP]") == 1
-    assert "\\(END TARGET STEP)" not in data and "(END TARGET STEP)" in data
+    assert "\u27e6U+005B\u27e7END TARGET STEP]" in data and "text \u27e6U+005B\u27e7BEGIN TARGET STEP] inline" in data
     assert "\n\\[TOOL CALL id=x" in data and "\n\\\\back" in data
     assert failures(check_packet(data.encode(), trajectory, spec)) == []
 

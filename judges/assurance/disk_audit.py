@@ -1,0 +1,258 @@
+"""The disk audit: a second checker, declarative and written apart from ``checks`` and ``render``.
+
+The paper's point is that two checkers written by the same hand share blind
+spots. This one shares no code with the inline checker: it reads the raw
+JSON lines itself, validates each record against a JSON Schema
+(``records.schema.json``, compiled by fastjsonschema), applies a table of record rules, re-derives the
+targets from the labels, and holds every packet to a table of rules over its
+text -- a line grammar, ``str.splitlines()`` agreement, the markers, the
+extent, and line-for-line equality with the packet its own templates build
+from the record. The check stage runs it on what the build left on disk.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Callable, Mapping
+
+import fastjsonschema
+
+#: The audit's rules (name: what must hold), each run on every record or packet it applies to.
+AUDIT_RULES: dict[str, str] = {
+    "disk:record-schema": "each trajectory and labels line is valid against records.schema.json",
+    "disk:steps-not-empty": "every user and assistant message has content or calls; every tool result an id",
+    "disk:call-ids-unique": "no call id repeats within a trajectory",
+    "disk:calls-answered": "every call has a tool result with its id",
+    "disk:results-answer-calls": "every tool result answers one earlier open call (P3)",
+    "disk:targets-from-labels": "the build's jobs are exactly the targets the labels imply, for every extent",
+    "disk:lines-agree": "the packet is UTF-8, ends with LF, and str.splitlines() reads the lines a byte split does",
+    "disk:grammar": "every line is a marker, a header, a call line or a content line not starting with '['",
+    "disk:markers": "one BEGIN and one END line, BEGIN followed by the target's header",
+    "disk:extent": "a prefix packet ends with END; a full packet shows the last message",
+    "disk:text-equals-source": "the packet's lines equal, one for one, the lines the audit's templates make",
+}
+
+_SPECIAL = frozenset("\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\u27e6")
+_GRAMMAR = (re.compile(r"\[(BEGIN|END) TARGET STEP\]"), re.compile(r"\[MESSAGE \d+ (system|user|assistant)\]"),
+            re.compile(r"\[TOOL RESULT \d+ id=[^\s]+\]"), re.compile(r"\[TOOL CALL id=[^\s]+ bytes=\d+\] [^\s(]+\(.*\)"),
+            re.compile(r"(?!\[).*"))
+_HEADER_INDEX = re.compile(r"\[(?:MESSAGE|TOOL RESULT) (\d+) ")
+
+
+def _schema_validators() -> dict[str, Callable[[Any], Any]]:
+    """records.schema.json compiled (fastjsonschema, draft 7) into one validating function per record kind."""
+    doc = json.loads(resources.files("judges.assurance").joinpath("records.schema.json").read_text("utf-8"))
+    defs = {**doc["$defs"], "trajectory": doc["trajectory"], "labels": doc["labels"]}
+    return {kind: fastjsonschema.compile({"$schema": doc["$schema"], "$defs": defs, "$ref": f"#/$defs/{kind}"})
+            for kind in ("trajectory", "labels")}
+
+
+_VALIDATORS = _schema_validators()
+
+
+def _escaped(text: str, lf: bool) -> str:
+    """Each special character (and LF when ``lf``) as ``⟦U+XXXX⟧``."""
+    if not (_SPECIAL.intersection(text) or (lf and "\n" in text)):
+        return text
+    return "".join(f"\u27e6U+{ord(c):04X}\u27e7" if c in _SPECIAL or (lf and c == "\n") else c for c in text)
+
+
+def _content_lines(content: str | None) -> list[str]:
+    if not content:
+        return []
+    text = _escaped(content, False)
+    text = text.replace("[BEGIN TARGET STEP]", "\u27e6U+005B\u27e7BEGIN TARGET STEP]")
+    text = text.replace("[END TARGET STEP]", "\u27e6U+005B\u27e7END TARGET STEP]")
+    return [("\\" + line) if _reads_as_structure(line) else line for line in text.split("\n")]
+
+
+def _reads_as_structure(line: str) -> bool:
+    """After skipping what a reader skips (blanks, format characters, anything NFKC folds to nothing or a
+    blank), does the line open with '[' or a backslash once folded?"""
+    for k, ch in enumerate(line):
+        if ch.isspace() or unicodedata.category(ch) == "Cf" or unicodedata.normalize("NFKC", ch).isspace() \
+                or unicodedata.normalize("NFKC", ch) == "":
+            continue
+        head = unicodedata.normalize("NFKC", line[k:k + 2]).lstrip()
+        return head[:1] in ("[", "\\")
+    return False
+
+
+def _message_template(index: int, message: Mapping[str, Any], calls: bool = True) -> list[str]:
+    """The lines one message must appear as."""
+    if message["role"] == "tool":
+        lines = [f"[TOOL RESULT {index} id={message['tool_call_id']}]"]
+    else:
+        lines = [f"[MESSAGE {index} {message['role']}]"]
+    lines += _content_lines(message.get("content"))
+    for call in (message.get("tool_calls") or ()) if calls else ():
+        shown = _escaped(call["function"]["arguments"], True)
+        lines.append(f"[TOOL CALL id={call['id']} bytes={len(shown.encode('utf-8'))}] "
+                     f"{call['function']['name']}({shown})")
+    return lines
+
+
+def packet_template(messages: list[Mapping[str, Any]], target: int, extent: str, rendering: str = "restored",
+                    made: list[list[str]] | None = None) -> list[str]:
+    """The lines a packet of ``messages`` around ``target`` must have (``original``: calls omitted); ``made``:
+    the messages' templates for this rendering, when already made."""
+    if made is None:
+        made = [_message_template(i, m, rendering == "restored") for i, m in enumerate(messages)]
+    stop = target + 1 if extent == "prefix" else len(messages)
+    out: list[str] = [line for block in made[:target] for line in block]
+    out += ["[BEGIN TARGET STEP]", *made[target], "[END TARGET STEP]"]
+    out += [line for block in made[target + 1:stop] for line in block]
+    return out
+
+
+def targets_from_labels(messages: list[Mapping[str, Any]], labels: Mapping[str, int]) -> dict[str, int]:
+    """``{"error": i, "comparison": j}`` as the labels imply, or {} when the trajectory lacks either."""
+    by_index = {int(k): v for k, v in labels.items()}
+    callers = [i for i, m in enumerate(messages) if m["role"] == "assistant" and m.get("tool_calls")]
+    last_value = None
+    error = None
+    for i in range(len(messages)):
+        if i in callers and by_index.get(i) == -1 and last_value != -1:
+            error = i
+            break
+        if i in by_index:
+            last_value = by_index[i]
+    if error is None:
+        return {}
+    earlier = [j for j in callers if j < error and by_index.get(j) == 1]
+    return {"error": error, "comparison": earlier[-1]} if earlier else {}
+
+
+def _record_rules(trajectory: Mapping[str, Any], reverse: bool) -> list[tuple[str, str]]:
+    messages = trajectory["messages"]
+    ids = [c["id"] for m in messages for c in m.get("tool_calls") or ()]
+    result_ids = [m.get("tool_call_id") for m in messages if m["role"] == "tool"]
+    blank = [k for k, m in enumerate(messages) if (m["role"] in ("user", "assistant") and not m.get("content")
+                                                   and not m.get("tool_calls"))
+             or (m["role"] == "tool" and "tool_call_id" not in m)]
+    out = [("disk:steps-not-empty", f"messages{blank[:3]} empty or a result without an id") if blank else None,
+           ("disk:call-ids-unique", f"repeated {sorted(k for k, n in Counter(ids).items() if n > 1)}")
+           if len(set(ids)) != len(ids) else None,
+           ("disk:calls-answered", f"unanswered {sorted(set(ids) - set(result_ids))}")
+           if set(ids) - set(result_ids) else None]
+    if reverse:
+        open_ids: list[str] = []
+        for k, message in enumerate(messages):
+            if message["role"] == "tool":
+                if message.get("tool_call_id") not in open_ids:
+                    out.append(("disk:results-answer-calls", f"messages[{k}] answers no open call"))
+                    break
+                open_ids.remove(message["tool_call_id"])
+            open_ids += [c["id"] for c in message.get("tool_calls") or ()]
+    return [item for item in out if item]
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _line_form(line: str) -> bool:
+    """Whether a line is a marker, a header, a call line or a content line (remembered: lines repeat)."""
+    return any(g.fullmatch(line) for g in _GRAMMAR)
+
+
+def _packet_rules(text: str, lines: list[str], wanted: list[str], target: int, extent: str,
+                  last: int) -> list[tuple[str, str]]:
+    headers = [int(m.group(1)) for line in lines if (m := _HEADER_INDEX.match(line))]
+    begin = [k for k, line in enumerate(lines) if line == "[BEGIN TARGET STEP]"]
+    rules: tuple[tuple[str, Callable[[], str]], ...] = (
+        ("disk:lines-agree", lambda: "" if text.endswith("\n") and text.splitlines() == lines
+         else "a line break other than LF, or no final LF"),
+        ("disk:grammar", lambda: next((f"line {k + 1} matches no line form" for k, line in enumerate(lines)
+                                       if not _line_form(line)), "")),
+        ("disk:markers", lambda: "" if len(begin) == 1 and lines.count("[END TARGET STEP]") == 1
+         and begin[0] + 1 < len(lines) and _HEADER_INDEX.match(lines[begin[0] + 1])
+         and int(_HEADER_INDEX.match(lines[begin[0] + 1]).group(1)) == target else "markers wrong"),
+        ("disk:extent", lambda: "" if (lines[-1:] == ["[END TARGET STEP]"] if extent == "prefix"
+                                       else headers[-1:] == [last]) else f"{extent} packet ends wrongly"),
+        ("disk:text-equals-source", lambda: "" if lines == wanted else next(
+            (f"line {k + 1} differs from the source" for k, (a, b) in enumerate(zip(lines, wanted)) if a != b),
+            f"{len(lines)} lines, the source gives {len(wanted)}")),
+    )
+    return [(name, why) for name, rule in rules if (why := rule())]
+
+
+@dataclass(frozen=True, slots=True)
+class AuditResult:
+    """What the audit found: failures (rule, detail), flags that do not fail, and how many checks ran."""
+
+    failures: tuple[tuple[str, str], ...]
+    flags: tuple[tuple[str, str], ...]
+    checked: int
+
+
+def _jsonl(data: bytes | None) -> list[Any]:
+    return [json.loads(line) for line in (data or b"").decode("utf-8").split("\n") if line.strip()]
+
+
+def audit(trajectories_jsonl: bytes, labels_jsonl: bytes | None, jobs: list[Mapping[str, Any]],
+          packets: Mapping[str, bytes | None], extents: tuple[str, ...], reverse: bool,
+          renderings: tuple[str, ...] = ("restored",)) -> AuditResult:
+    """Audit raw suite lines, the build's jobs and its packets (``packets``: job packet_id -> bytes or None)."""
+    failures: list[tuple[str, str]] = []
+    flags: list[tuple[str, str]] = []
+    checked = 0
+    records = {}
+    for kind, rows in (("trajectory", _jsonl(trajectories_jsonl)), ("labels", _jsonl(labels_jsonl))):
+        for number, row in enumerate(rows, start=1):
+            checked += 1
+            try:
+                _VALIDATORS[kind](row)
+            except fastjsonschema.JsonSchemaValueException as exc:
+                failures.append(("disk:record-schema", f"{kind} record {number}: {exc.message}"))
+            else:
+                records.setdefault(row["trajectory_id"], {})[kind] = row
+    wanted_jobs: set[tuple[str, str, int, str, str]] = set()
+    for tid, pair in sorted(records.items()):
+        trajectory = pair.get("trajectory")
+        if trajectory is None:
+            continue
+        failures += [(rule, f"{tid}: {why}") for rule, why in _record_rules(trajectory, reverse)]
+        for k, m in enumerate(trajectory["messages"]):
+            for c in m.get("tool_calls") or ():
+                try:
+                    ok = isinstance(json.loads(c["function"]["arguments"]), dict)
+                except ValueError:
+                    ok = False
+                if not ok:
+                    flags.append(("arguments-json", f"{tid}: {c['id']}@{k} arguments are not a JSON object"))
+        targets = targets_from_labels(trajectory["messages"], pair.get("labels", {}).get("labels", {})) \
+            if "labels" in pair else {}
+        wanted_jobs |= {(tid, kind, index, extent, rendering) for kind, index in targets.items()
+                        for extent in extents for rendering in renderings}
+    given = {(j["trajectory_id"], j["target_kind"], j["target_index"], j["extent"], j.get("rendering")) for j in jobs}
+    for name, odd in (("missing", wanted_jobs - given), ("not implied by the labels", given - wanted_jobs)):
+        if odd:
+            failures.append(("disk:targets-from-labels", f"jobs {name}: {sorted(odd)[:3]}"))
+    made: dict[tuple[str, str], list[list[str]]] = {}       # one trajectory's message templates at a time
+    for job in jobs:
+        checked += 1
+        data = packets.get(job["packet_id"])
+        trajectory = records.get(job["trajectory_id"], {}).get("trajectory")
+        if data is None or trajectory is None:
+            failures.append(("disk:text-equals-source", f"{job['packet_id']}: packet or its record missing"))
+            continue
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            failures.append(("disk:lines-agree", f"{job['packet_id']}: not UTF-8"))
+            continue
+        lines = text.split("\n")[:-1] if text.endswith("\n") else text.split("\n")
+        key = (job["trajectory_id"], job["rendering"])
+        if key not in made:
+            made = {key: [_message_template(i, m, job["rendering"] == "restored")
+                          for i, m in enumerate(trajectory["messages"])]}
+        wanted = packet_template(trajectory["messages"], job["target_index"], job["extent"], job["rendering"],
+                                 made[key])
+        failures += [(rule, f"{job['packet_id']}: {why}") for rule, why in
+                     _packet_rules(text, lines, wanted, job["target_index"], job["extent"],
+                                   len(trajectory["messages"]) - 1)]
+    return AuditResult(tuple(failures), tuple(flags), checked)

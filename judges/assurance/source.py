@@ -1,0 +1,110 @@
+"""A source suite read once: the bytes a stage hashes are the bytes it verifies against the manifest and parses.
+
+A stage that hashed ``trajectories.jsonl`` and then reopened it to parse
+could parse other bytes than it recorded. ``SourceSnapshot`` reads every file
+of the suite folder once; the manifest check, the ``source:*`` materials and
+the parsed records all come from those buffers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+from benchmark_builders.trajectories.records import (LABELS_FILE, TRAJECTORIES_FILE, StepLabels, Trajectory,
+                                                     labels_from_json, trajectory_from_json)
+from judges.assurance.manifest import Hasher
+from simulator.errors import InputError
+from simulator.storage import MANIFEST
+
+#: The suite files whose hashes every stage records as ``source:NAME`` materials.
+SOURCE_MATERIALS = (TRAJECTORIES_FILE, LABELS_FILE, MANIFEST)
+
+
+@dataclass(frozen=True)
+class SourceSnapshot:
+    """Every file of a suite folder as read once: ``{relative path: bytes}``."""
+
+    root: Path
+    files: Mapping[str, bytes]
+
+    @staticmethod
+    def read(root: Path) -> "SourceSnapshot":
+        """Read every regular file under ``root`` once (hidden files skipped, as the manifest does)."""
+        root = Path(root)
+        files: dict[str, bytes] = {}
+        for current, dirs, names in os.walk(root):
+            dirs.sort()
+            for name in sorted(names):
+                if name.startswith("."):
+                    continue
+                path = Path(current) / name
+                if path.is_file():
+                    files[path.relative_to(root).as_posix()] = path.read_bytes()
+        return SourceSnapshot(root, files)
+
+    def materials(self, hasher: Hasher) -> dict[str, str]:
+        """``{source:NAME: hash}`` of the suite files a stage records."""
+        return {f"source:{name}": hasher(self.files[name]) for name in SOURCE_MATERIALS if name in self.files}
+
+    def manifest_problems(self) -> list[str]:
+        """One line per file missing, extra or changed against MANIFEST.json (from the same buffers)."""
+        if MANIFEST not in self.files:
+            return [f"{self.root}: no {MANIFEST}"]
+        try:
+            listed = json.loads(self.files[MANIFEST]).get("files")
+        except (ValueError, AttributeError):
+            listed = None
+        if not isinstance(listed, dict) or not all(isinstance(e, dict) for e in listed.values()):
+            return [f"{self.root / MANIFEST}: field files: expected an object of {{path: {{sha256, bytes}}}}"]
+        problems = []
+        for rel, entry in sorted(listed.items()):
+            if rel not in self.files:
+                problems.append(f"{self.root / rel}: listed in {MANIFEST} but missing")
+            elif hashlib.sha256(self.files[rel]).hexdigest() != entry.get("sha256"):
+                problems.append(f"{self.root / rel}: content differs from {MANIFEST} (sha256 mismatch)")
+        problems.extend(f"{self.root / rel}: not listed in {MANIFEST}" for rel in sorted(self.files)
+                        if rel != MANIFEST and rel not in listed)
+        return problems
+
+    def _objects(self, name: str) -> Iterator[tuple[int, Any]]:
+        """(line number, object) of each non-blank line of a JSONL file of the snapshot."""
+        path = self.root / name
+        if name not in self.files:
+            raise InputError(f"{path}: file not found")
+        data = self.files[name]
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            number = data.count(b"\n", 0, exc.start) + 1
+            raise InputError(f"{path}:{number}: not UTF-8 ({exc.reason})") from None
+        rows = ((number, line) for number, line in enumerate(text.split("\n"), start=1) if line.strip())
+        for number, line in rows:
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"{path}:{number}: invalid JSON ({exc.msg})") from None
+            yield number, obj
+
+    def trajectories(self) -> list[Trajectory]:
+        """The trajectories parsed from the snapshot's bytes (a duplicate id is bad input)."""
+        out, seen = [], set()
+        for number, obj in self._objects(TRAJECTORIES_FILE):
+            trajectory = trajectory_from_json(obj, f"{self.root / TRAJECTORIES_FILE}:{number}")
+            if trajectory.trajectory_id in seen:
+                raise InputError(f"{self.root / TRAJECTORIES_FILE}:{number}: duplicate trajectory_id "
+                                 f"{trajectory.trajectory_id}")
+            seen.add(trajectory.trajectory_id)
+            out.append(trajectory)
+        return out
+
+    def labels(self) -> dict[str, StepLabels]:
+        """The labels parsed from the snapshot's bytes, by trajectory id (none if the file is absent)."""
+        if LABELS_FILE not in self.files:
+            return {}
+        return {l.trajectory_id: l for l in (labels_from_json(obj, f"{self.root / LABELS_FILE}:{n}")
+                                             for n, obj in self._objects(LABELS_FILE))}
