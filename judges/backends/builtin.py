@@ -64,7 +64,7 @@ class Shown:
     context: str | None = None
     reference: str | None = None
     candidate: str = ""
-    fact_authority: str = "none"            # context | reference | none (from the rubric)
+    fact_authority: str = "none"            # context | question | reference | none (from the rubric)
     statuses: tuple[str, ...] = ("supported", "contradicted", "unverifiable")
 
 
@@ -87,6 +87,9 @@ def read_request(request: JudgeRequest) -> Shown:
         low = line.lower()
         if "agrees with the live context" in low:
             authority = "context"
+            break
+        if "agrees with the facts given in the question" in low:
+            authority = "question"
             break
         if "agrees with the reference" in low:
             authority = "reference"

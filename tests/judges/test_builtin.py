@@ -63,7 +63,7 @@ def test_literal_token_f1_and_noref():
 def test_reader_sees_only_sections_and_instructions():
     shown = read_request(render(CONDITIONS["cargo-ctx"], _item(GOOD), 0))
     assert shown.context is None and shown.reference and shown.candidate.startswith("First")
-    assert shown.fact_authority == "context"
+    assert shown.fact_authority == "question"  # the cargo-ctx rubric names the question as fact authority
     assert "unverifiable" in shown.statuses
     source = (Path(__file__).parents[2] / "judges" / "backends" / "builtin.py").read_text()
     assert "benchmark_builders" not in source and "truth" not in source

@@ -59,6 +59,7 @@ def test_each_condition_shows_exactly_its_inputs():
 def test_framings_differ_only_where_the_condition_says():
     system = {name: render(c, ITEM, 0).messages[0].text() for name, c in ALL_CONDITIONS.items()}
     assert "different case" in system["cargo"] and "different case" not in system["cargo-exemplar"]
+    assert "Procedural errors are" in system["cargo+kinds"] and "Procedural errors are" not in system["cargo"]
     assert "Authority split" in system["cargo+auth"] and "Authority split" not in system["cargo"]
     assert "Claim statuses: supported, contradicted, unverifiable." in system["cargo"]
     assert "Claim statuses: supported, contradicted." in system["cargo-unv"]
