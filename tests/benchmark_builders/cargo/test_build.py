@@ -36,9 +36,8 @@ def test_default_family_counts_and_styles(synthetic_suite):
         "P1": {"plain": 50, "extra": 0}, "P3": {"plain": 0, "extra": 96},
         "P2": {"plain": 17, "extra": 33}, "P4": {"plain": 17, "extra": 33},
     }
-    assert synthetic_suite.meta["p4_kinds"] == {"skip_step": 13, "swap_steps": 13, "wrong_action": 12,
-                                                "wrong_escalation": 12}
-    assert set(synthetic_suite.meta["p2_kinds"]) == {"identifier", "date", "status", "entitlement"}
+    assert synthetic_suite.meta["p4_kinds"] == {"wrong_action": 25, "wrong_escalation": 25}
+    assert set(synthetic_suite.meta["p2_kinds"]) == {"identifier", "date"}
     assert sum(synthetic_suite.meta["p2_kinds"].values()) == 50
     assert len({t["world_seed"] for t in synthetic_suite.truth}) == 10
     assert len(synthetic_suite.gating) == 50
@@ -91,7 +90,8 @@ def test_procedural_corruptions_are_visible_against_the_reference(synthetic_suit
         item, kind = items[truth["item_id"]], truth["perturbation"]["kind"]
         if kind in ("wrong_action", "wrong_escalation"):
             assert truth["perturbation"]["new"].lower() in item["candidate"].lower()
-            assert truth["perturbation"]["new"].lower() not in item["reference"].lower()
+            if truth["retrieval_top1_correct"]:  # a reference of another runbook may show that action itself
+                assert truth["perturbation"]["new"].lower() not in item["reference"].lower()
         if kind == "wrong_escalation":
             assert truth["perturbation"]["original"].lower() in item["reference"].lower()
 
