@@ -30,7 +30,7 @@ EXPECTED_SECTIONS = {
 #: Words that would give a family, label or perturbation away.
 LEAKS = ("transplant", "benign", "contradiction", "corruption", "perturb", "should_penal", "should penal",
          "family", "skip_step", "swap_steps", "wrong_action", "wrong_escalation", "benign_extra", "truth",
-         "golden_id", "cb-", "cg-", "P1 ", "P3 ", "P2 ", "P4 ")
+         "golden_id", "cb-", "cg-")  # P-codes: checked below with word boundaries (a serial may end in P4)
 
 
 def _sections(text: str) -> tuple[str, ...]:
