@@ -253,7 +253,7 @@ class _WorldBuilder:
                  "should_penalize": SHOULD_PENALIZE[family], "style": style, "variant": variant,
                  "world_seed": self.seed, "case_id": case.case_id, "procedure_id": case.procedure_id,
                  "reference_golden_id": golden["golden_id"], "reference_case_id": golden["case_id"],
-                 "perturbation": perturbation,
+                 "perturbation": perturbation, "variety": _variety(family, perturbation),
                  "retrieval_top1_correct": self.procedure_of[retrieval["top1"]] == case.procedure_id}
         item["item_id"] = truth["item_id"] = item_id(item, truth)
         return item, truth, {"item_id": item["item_id"], "set": "judged", **retrieval}
@@ -310,6 +310,14 @@ def build_suite(worlds: Sequence[tuple[int, Sequence[SupportCase]]], config: Sui
     golden.sort(key=lambda g: g["golden_id"])
     meta = _meta(config, worlds, world_meta, items, truth, gating, golden)
     return Suite(meta, items, truth, golden, retrieval, gating, gating_truth)
+
+
+def _variety(family: str, perturbation: dict | None) -> str | None:
+    """The P2 value kind (of the first changed value) or the P4 kind; None for P1 and P3."""
+    if family == "P2":
+        change = perturbation["changes"][0]
+        return value_kind(change["field"], change["original"])
+    return perturbation["kind"] if family == "P4" else None
 
 
 def _refuse_repeats(truth: Sequence[dict]) -> None:

@@ -22,7 +22,7 @@ from simulator.procedures import CASE_FACTS
 
 TEMPLATES = Path(__file__).with_name("templates")
 #: The answer phrasings every family draws from.
-ANSWER_VARIANTS: tuple[str, ...] = ("numbered", "bullets", "prose_we", "steps", "prose_i")
+ANSWER_VARIANTS: tuple[str, ...] = ("numbered", "bullets", "prose_we", "steps", "prose_i", "email", "terse")
 
 
 @lru_cache(maxsize=1)
