@@ -27,7 +27,7 @@ from benchmark_builders.cargo.answers import Answer, correct_answer
 from benchmark_builders.cargo.cases import SupportCase, cases_by_procedure, cases_from_world
 from benchmark_builders.cargo.identity import gating_id, golden_id, item_id
 from benchmark_builders.cargo.perturb import (
-    CONTRADICTIONS, CORRUPTIONS, available_corruptions, contradict, corrupt, value_kind,
+    CONTRADICTIONS, CORRUPTIONS, available_corruptions, contradict, corrupt, has_near_miss, value_kind,
 )
 from benchmark_builders.cargo.readers import reader_scores
 from benchmark_builders.cargo.retrieval import GoldenIndex, best_per_group, margin
@@ -221,8 +221,10 @@ class _WorldBuilder:
             # a skipped step shortens the answer, so skip only in the longest runbooks: the corrupted
             # answer then has as many steps as a correct answer of a shorter runbook
             longest = max(len(c.procedure.steps) for c in self.queue) if self.queue else 0
+            in_scope = [p for p in PROCEDURES if p.procedure_id not in self.config.out_of_scope]
             accept = lambda c: corruption in available_corruptions(c.procedure) and (  # noqa: E731
-                corruption != "skip_step" or len(c.procedure.steps) == longest)
+                corruption != "skip_step" or len(c.procedure.steps) == longest) and (
+                corruption != "wrong_action" or has_near_miss(c.procedure, c.facts, in_scope))
             if not any(accept(c) for c in self.queue):
                 corruption = rng.choice(sorted(set(self.config.p4_kinds) - {"wrong_escalation"}) or ["wrong_action"])
                 accept = lambda c: True  # noqa: E731
@@ -241,7 +243,6 @@ class _WorldBuilder:
             answer, perturbation = contradict(answer, case.facts, rng, n_values, kind=variety, pool=self.pool,
                                               avoid=self.golden_values[golden["golden_id"]])
         elif family == "P4":
-            in_scope = [p for p in PROCEDURES if p.procedure_id not in self.config.out_of_scope]
             answer, perturbation = corrupt(answer, case.procedure, corruption, rng, case.facts, in_scope)
         elif family == "P3":
             perturbation = {"kind": "benign_extra", "extras": [text for _, text in extras]}

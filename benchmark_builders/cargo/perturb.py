@@ -277,6 +277,12 @@ def near_miss_actions(procedure: Procedure, step_id: str, library: Sequence[Proc
     return [found[a] for a in sorted(found)]
 
 
+def has_near_miss(procedure: Procedure, facts: Mapping[str, str], library: Sequence[Procedure] = PROCEDURES) -> bool:
+    """Whether some step of the runbook has a near miss whose own values the case records."""
+    return any(all(f in facts for f in (*s.reads, *s.writes))
+               for step in procedure.steps[:-1] for s in near_miss_actions(procedure, step.step_id, library))
+
+
 def _wrong_action(answer: Answer, procedure: Procedure, rng: random.Random,
                   live_facts: Mapping[str, str] | None = None,
                   library: Sequence[Procedure] = PROCEDURES) -> tuple[Answer, dict]:

@@ -100,8 +100,8 @@ def test_direct_literal_penalises_every_transplant_on_the_default_suite():
 def test_cargo_grounded_separates_the_families_on_the_default_suite():
     rates, di = _rates("grounded", "cargo")
     # every penalised P1/P3 was judged against a reference of another runbook (top-1 retrieval wrong)
-    assert {f: round(r, 3) for f, r in rates.items()} == {"P1": 0.14, "P3": 0.083, "P2": 1.0, "P4": 0.56}
-    assert round(di, 3) == 0.677
+    assert {f: round(r, 3) for f, r in rates.items()} == {"P1": 0.1, "P3": 0.083, "P2": 1.0, "P4": 0.54}
+    assert round(di, 3) == 0.681
 
 
 def test_grounded_misses_near_miss_actions_but_not_wrong_teams_when_the_reference_is_right():
@@ -117,4 +117,4 @@ def test_grounded_misses_near_miss_actions_but_not_wrong_teams_when_the_referenc
     assert not any(by_kind[("P1", True)]) and not any(by_kind[("P3", True)])
     assert all(by_kind[("wrong_escalation", True)])
     assert all(by_kind[("P1", False)] + by_kind[("P3", False)])  # a reference of the wrong runbook fails them
-    assert sum(by_kind[("wrong_action", True)]) == 3 and len(by_kind[("wrong_action", True)]) == 25
+    assert sum(by_kind[("wrong_action", True)]) == 2 and len(by_kind[("wrong_action", True)]) == 25
