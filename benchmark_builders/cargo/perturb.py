@@ -300,7 +300,10 @@ def _wrong_action(answer: Answer, procedure: Procedure, rng: random.Random,
     steps = answer.steps[:index] + (replace(step, action=new_action),) + answer.steps[index + 1:]
     return replace(answer, steps=steps), {"kind": "wrong_action", "step": step.step_id,
                                           "original": answer.steps[index].action, "new": new_action,
-                                          "own_values": (index, foreign) in own_values}
+                                          "own_values": (index, foreign) in own_values,
+                                          # graded: the same role in another runbook (a check of another
+                                          # coverage), the subtlest near miss
+                                          "same_role": foreign.step_id == step.step_id}
 
 
 def _wrong_escalation(answer: Answer, procedure: Procedure, rng: random.Random) -> tuple[Answer, dict]:

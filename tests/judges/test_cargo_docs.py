@@ -96,6 +96,9 @@ def figures() -> dict[str, str]:
         "P2 value kinds, identifier / date": f"{meta['p2_kinds'].get('identifier', 0)} / {meta['p2_kinds'].get('date', 0)}",
         "P4 kinds, wrong action / wrong escalation":
             f"{meta['p4_kinds'].get('wrong_action', 0)} / {meta['p4_kinds'].get('wrong_escalation', 0)}",
+        "P4 wrong actions that put the same step of another runbook (graded: the subtlest)":
+            f"{sum(bool(t['perturbation'].get('same_role')) for t in suite.truth if t['variety'] == 'wrong_action')}"
+            f" of {meta['p4_kinds'].get('wrong_action', 0)}",
         "P2 items whose changed value the question states": f"{in_question} of {len(p2)}",
         "P1/P3 items sharing a live entity value with their reference":
             f"{sum(_shares_entity(items[t['item_id']]) for t in should_not)} of {len(should_not)}",
