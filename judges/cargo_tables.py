@@ -27,6 +27,7 @@ from judges.metrics import (
 )
 from judges.judgments import JUDGMENTS, load_judgments
 from judges.runner import RUN_JSON
+from judges.cargo_breakdown import write_breakdown
 from simulator.errors import InputError
 from simulator.storage import iter_jsonl, read_json, write_json, write_text_atomic
 
@@ -48,7 +49,8 @@ PAPER: dict[str, dict[str, Any]] = {
 PAPER_JUDGE = "paper: gpt-oss-120b"
 TABLES: dict[str, tuple[str, tuple[str, ...]]] = {
     "table1_headline": ("Table 1: headline conditions", ("noref", "direct", "direct+ctx", "cargo", "cargo+auth")),
-    "table2_ablations": ("Table 2: component ablations", ("cargo-ctx", "cargo-exemplar", "cargo-unv")),
+    "table2_ablations": ("Table 2: component ablations (cargo+kinds: not in the paper; names the corruption kinds)",
+                         ("cargo-ctx", "cargo-exemplar", "cargo-unv", "cargo+kinds")),
     "table3_rubric_swap": ("Table 3: rubric swap (prompt / rubric)", (
         "direct/golden-ref", "direct/ctx-grounded", "cargo/golden-ref", "cargo/ctx-grounded")),
 }
@@ -374,4 +376,5 @@ def write_tables(run_dirs: Sequence[Path], suite_dir: Path | None, out_dir: Path
     write_json(out_dir / "scores.json", summary)
     written.append(out_dir / "scores.json")
     written.extend(write_selective_risk(out_dir))
+    written.extend(write_breakdown(run_dirs, suite_dir or run_suite(run_dirs[0])[1], out_dir))
     return written

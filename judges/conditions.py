@@ -6,7 +6,7 @@ rubric frame them, and which claim statuses it may use. ``render`` turns an item
 (a row of a suite's ``items.jsonl``) into a JudgeRequest; nothing else about the
 item — and nothing of its truth — can reach the request.
 
-The eight conditions of CARGO.md and the rubric-swap control (prompt ∈
+The eight conditions of CARGO.md, the ``cargo+kinds`` variant and the rubric-swap control (prompt ∈
 {direct, cargo} × rubric ∈ {golden-ref, ctx-grounded}; both show the
 reference and the live context) are defined here as data.
 """
@@ -39,28 +39,37 @@ class Condition:
     shows_context: bool
     rubric: str                    # golden-ref | ctx-grounded | standalone
     statuses: tuple[str, ...] = THREE_WAY
-    reference_heading: str = "Reference (resolved example from a different case)"
+    reference_heading: str = "Reference (resolved example)"
 
 
-_TARGET = "Reference answer (the correct answer)"
+_ANSWER = "Reference answer"
+
+
+#: The eight conditions of the paper. Each ablation differs from ``cargo`` in one thing only
+#: (tests/judges/test_prompt_diffs.py diffs every pair of rendered prompts).
 CONDITIONS: dict[str, Condition] = {c.name: c for c in (
     Condition("noref", "noref.j2", False, False, "standalone"),
-    Condition("direct", "direct.j2", True, False, "golden-ref", reference_heading=_TARGET),
-    Condition("direct+ctx", "direct_ctx.j2", True, True, "golden-ref", reference_heading=_TARGET),
+    Condition("direct", "direct.j2", True, False, "golden-ref", reference_heading=_ANSWER),
+    Condition("direct+ctx", "direct.j2", True, True, "golden-ref", reference_heading=_ANSWER),
     Condition("cargo", "cargo.j2", True, True, "ctx-grounded"),
     Condition("cargo+auth", "cargo_auth.j2", True, True, "ctx-grounded"),
-    Condition("cargo-ctx", "cargo_ctx.j2", True, False, "ctx-grounded"),
-    Condition("cargo-exemplar", "cargo_exemplar.j2", True, True, "ctx-grounded", reference_heading="Reference answer"),
-    Condition("cargo-unv", "cargo_unv.j2", True, True, "ctx-grounded", statuses=TWO_WAY),
+    Condition("cargo-ctx", "cargo.j2", True, False, "ctx-grounded"),
+    Condition("cargo-exemplar", "cargo_exemplar.j2", True, True, "ctx-grounded"),
+    Condition("cargo-unv", "cargo.j2", True, True, "ctx-grounded", statuses=TWO_WAY),
+)}
+#: Variants beyond the paper: ``cargo+kinds`` is cargo naming the suite's four procedural-corruption kinds
+#: (teaching to the test, kept apart so that it is never mistaken for the paper's framing).
+VARIANTS: dict[str, Condition] = {c.name: c for c in (
+    Condition("cargo+kinds", "cargo_kinds.j2", True, True, "ctx-grounded"),
 )}
 #: The rubric-swap control: prompt × rubric, each showing reference and live context.
 RUBRIC_SWAP: dict[str, Condition] = {c.name: c for c in (
-    Condition("direct/golden-ref", "direct.j2", True, True, "golden-ref", reference_heading=_TARGET),
-    Condition("direct/ctx-grounded", "direct.j2", True, True, "ctx-grounded", reference_heading=_TARGET),
+    Condition("direct/golden-ref", "direct.j2", True, True, "golden-ref", reference_heading=_ANSWER),
+    Condition("direct/ctx-grounded", "direct.j2", True, True, "ctx-grounded", reference_heading=_ANSWER),
     Condition("cargo/golden-ref", "cargo.j2", True, True, "golden-ref"),
     Condition("cargo/ctx-grounded", "cargo.j2", True, True, "ctx-grounded"),
 )}
-ALL_CONDITIONS: dict[str, Condition] = {**CONDITIONS, **RUBRIC_SWAP}
+ALL_CONDITIONS: dict[str, Condition] = {**CONDITIONS, **VARIANTS, **RUBRIC_SWAP}
 
 
 @lru_cache(maxsize=1)

@@ -27,8 +27,9 @@ from benchmark_builders.cargo.answers import Answer, correct_answer
 from benchmark_builders.cargo.cases import SupportCase, cases_by_procedure, cases_from_world
 from benchmark_builders.cargo.identity import gating_id, golden_id, item_id
 from benchmark_builders.cargo.perturb import (
-    CONTRADICTIONS, CORRUPTIONS, available_corruptions, contradict, corrupt, value_kind,
+    CONTRADICTIONS, CORRUPTIONS, available_corruptions, contradict, corrupt, has_near_miss, value_kind,
 )
+from benchmark_builders.cargo.readers import reader_scores
 from benchmark_builders.cargo.retrieval import GoldenIndex, best_per_group, margin
 from benchmark_builders.cargo.wording import (
     ANSWER_VARIANTS, extra_sentences, render_answer, render_context, render_question, render_reference,
@@ -40,6 +41,13 @@ from simulator.storage import staged_directory, write_json, write_jsonl, write_m
 FORMAT_VERSION = 1
 FAMILIES: tuple[str, ...] = ("P1", "P3", "P2", "P4")
 SHOULD_PENALIZE = {"P1": False, "P3": False, "P2": True, "P4": True}
+#: Facts that name the case's own entities and events: a reference of another case states none of them.
+#: (An approver, a diagnostic code, an amount or a firmware version may recur: few managers, codes, lines.)
+ENTITY_FACTS: frozenset[str] = frozenset({
+    "case_id", "account_id", "account_name", "contact_name", "contact_email", "asset_serial", "purchase_date",
+    "warranty_end", "opened_at", "backup_id", "dispatch_id", "visit_date", "rma_number", "license_key",
+    "target_account_id", "reset_token_id", "invoice_id", "credit_id", "log_bundle_id", "recovery_job_id",
+})
 FAMILY_NAMES = {"P1": "entity transplant", "P3": "benign divergence", "P2": "contradiction",
                 "P4": "procedural corruption"}
 
@@ -54,6 +62,9 @@ class SuiteConfig:
     gating_per_world: int = 5
     two_value_share: float = 0.2     # share of P2 items with two contradicted values
     max_extras: int = 2              # benign extra sentences per "extra"-style candidate: 1..max_extras
+    #: P4 kinds, cycled. A skipped or swapped step makes a step sequence no correct answer has, so a reader
+    #: that learns the runbooks from the other items decides it without the reference: off by default.
+    p4_kinds: tuple[str, ...] = ("wrong_action", "wrong_escalation")
     seed: int = 0
 
     def validate(self) -> None:
@@ -68,6 +79,8 @@ class SuiteConfig:
                 raise InputError(f"out_of_scope: unknown runbook {pid}")
         if self.golden_per_procedure < 1:
             raise InputError("golden_per_procedure: must be at least 1")
+        if not self.p4_kinds or any(k not in CORRUPTIONS for k in self.p4_kinds):
+            raise InputError(f"p4_kinds: expected some of {', '.join(CORRUPTIONS)}, got {list(self.p4_kinds)}")
 
 
 @dataclass(frozen=True)
@@ -108,7 +121,13 @@ class _WorldBuilder:
     def __init__(self, world_seed: int, cases: Sequence[SupportCase], config: SuiteConfig, rng: random.Random):
         self.seed, self.config, self.rng = world_seed, config, rng
         groups = cases_by_procedure(cases)
+        self.pool: dict[str, list[str]] = {}
+        for case in cases:
+            for name, value in case.facts.items():
+                self.pool.setdefault(name, []).append(value)
         self.golden: list[dict] = []
+        self.golden_values: dict[str, frozenset[str]] = {}
+        self.golden_entities: dict[str, frozenset[str]] = {}
         self.live: dict[str, list[SupportCase]] = {}
         self.oos: list[SupportCase] = []
         for procedure in PROCEDURES:
@@ -130,31 +149,37 @@ class _WorldBuilder:
                                         [g["question"] for g in self.golden])
         self.procedure_of = {g["golden_id"]: g["procedure_id"] for g in self.golden}
         self.by_id = {g["golden_id"]: g for g in self.golden}
-        self.pool = [c for pid in sorted(self.live) for c in self.live[pid]]
-        rng.shuffle(self.pool)
+        self.queue = [c for pid in sorted(self.live) for c in self.live[pid]]
+        self.used: set[str] = set()
+        self.oos_left: list[SupportCase] = []
+        rng.shuffle(self.queue)
         self.cursor = 0
 
     def _add_golden(self, case: SupportCase) -> None:
         self.rng.getrandbits(40)  # the draw that was the id before ids were content hashes: keeps the suite's content
         question, reference = render_question(case, self.rng), render_reference(correct_answer(case))
+        gid = golden_id(self.seed, case.case_id, case.procedure_id, question, reference)
+        self.golden_values[gid] = frozenset(correct_answer(case).values().values())
+        self.golden_entities[gid] = frozenset(v for k, v in case.facts.items() if k in ENTITY_FACTS)
         self.golden.append({
-            "golden_id": golden_id(self.seed, case.case_id, case.procedure_id, question, reference),
+            "golden_id": gid,
             "world_seed": self.seed, "case_id": case.case_id, "procedure_id": case.procedure_id,
             "question": question, "reference": reference,
         })
 
     def _next_case(self, accept=lambda case: True) -> SupportCase | None:
-        if not self.pool:
+        if not self.queue:
             raise InputError(f"world seed {self.seed}: no live cases left after the golden set; "
                              "simulate more days or people")
-        for offset in range(len(self.pool)):
-            case = self.pool[(self.cursor + offset) % len(self.pool)]
+        for offset in range(len(self.queue)):
+            case = self.queue[(self.cursor + offset) % len(self.queue)]
             if accept(case):
-                self.cursor = (self.cursor + offset + 1) % len(self.pool)
+                self.cursor = (self.cursor + offset + 1) % len(self.queue)
                 return case
         return None
 
-    def _retrieve(self, question: str, procedure_id: str | None) -> tuple[dict, dict]:
+    def _retrieve(self, question: str) -> tuple[dict, dict]:
+        """The top-1 golden reference for a question (as production retrieves it) and the ranking record."""
         ranking = self.index.rank(question)
         per_runbook = best_per_group(ranking, self.procedure_of)
         top1, top1_sim = per_runbook[0]
@@ -162,10 +187,31 @@ class _WorldBuilder:
                   "top2": per_runbook[1][0] if len(per_runbook) > 1 else None,
                   "top2_similarity": per_runbook[1][1] if len(per_runbook) > 1 else 0.0,
                   "margin": margin(per_runbook)}
-        if procedure_id is None:
-            return self.by_id[top1], record
-        best_same = next(gid for gid, _ in ranking if self.procedure_of[gid] == procedure_id)
-        return self.by_id[best_same], record
+        return self.by_id[top1], record
+
+    def _live_case(self, accept) -> tuple[SupportCase, str, dict, dict]:
+        """A live case, its question and the reference retrieved for it, sharing no entity value if one can.
+
+        Cases are taken in queue order, each once while unused ones are left; one whose answer would state a
+        entity value (ENTITY_FACTS) with the retrieved reference is passed over (for every family alike),
+        up to one pass.
+        """
+        first = None
+        fresh = lambda c: accept(c) and c.case_id not in self.used  # noqa: E731
+        if not any(fresh(c) for c in self.queue):
+            fresh = accept
+        for _ in range(len(self.queue)):
+            case = self._next_case(fresh)
+            question = render_question(case, self.rng)
+            golden, retrieval = self._retrieve(question)
+            first = first or (case, question, golden, retrieval)
+            mine = {v for k, v in case.facts.items() if k in ENTITY_FACTS}
+            if not mine & self.golden_entities[golden["golden_id"]]:
+                break
+        else:
+            case, question, golden, retrieval = first
+        self.used.add(case.case_id)
+        return case, question, golden, retrieval
 
     def item(self, family: str, style: str, variety: str | None) -> tuple[dict, dict, dict]:
         """One judged item, its truth and its retrieval record (``variety``: the P2 value kind or P4 corruption)."""
@@ -174,34 +220,33 @@ class _WorldBuilder:
         if family == "P4":
             # a skipped step shortens the answer, so skip only in the longest runbooks: the corrupted
             # answer then has as many steps as a correct answer of a shorter runbook
-            longest = max(len(c.procedure.steps) for c in self.pool) if self.pool else 0
-            case = self._next_case(lambda c: corruption in available_corruptions(c.procedure) and (
-                corruption != "skip_step" or len(c.procedure.steps) == longest))
-            if case is None:
-                corruption = rng.choice(sorted(set(CORRUPTIONS) - {"wrong_escalation"}))
-                case = self._next_case()
-        elif family == "P2" and variety == "status":
-            # only a case that shows "resolved" now has a status an answer can contradict without
-            # contradicting its own resolving step (see perturb.contradict); else another kind is used
-            case = self._next_case(lambda c: c.facts.get("case_status") == "resolved") or self._next_case()
+            longest = max(len(c.procedure.steps) for c in self.queue) if self.queue else 0
+            in_scope = [p for p in PROCEDURES if p.procedure_id not in self.config.out_of_scope]
+            accept = lambda c: corruption in available_corruptions(c.procedure) and (  # noqa: E731
+                corruption != "skip_step" or len(c.procedure.steps) == longest) and (
+                corruption != "wrong_action" or has_near_miss(c.procedure, c.facts, in_scope))
+            if not any(accept(c) for c in self.queue):
+                corruption = rng.choice(sorted(set(self.config.p4_kinds) - {"wrong_escalation"}) or ["wrong_action"])
+                accept = lambda c: True  # noqa: E731
         else:
-            case = self._next_case()
+            accept = lambda c: True  # noqa: E731
+        case, question, golden, retrieval = self._live_case(accept)
         answer = correct_answer(case)
         extras = ()
         if style == "extra":
-            extras = extra_sentences(rng, len(answer.steps), rng.randint(1, self.config.max_extras))
+            extras = extra_sentences(rng, len(answer.steps), rng.randint(1, self.config.max_extras),
+                                     closed=case.facts.get("case_status") == "closed")
             answer = Answer(answer.header, answer.steps, extras)
         perturbation: dict[str, Any] | None = None
         if family == "P2":
             n_values = 2 if rng.random() < self.config.two_value_share else 1
-            answer, perturbation = contradict(answer, case.facts, rng, n_values, kind=variety)
+            answer, perturbation = contradict(answer, case.facts, rng, n_values, kind=variety, pool=self.pool,
+                                              avoid=self.golden_values[golden["golden_id"]])
         elif family == "P4":
-            answer, perturbation = corrupt(answer, case.procedure, corruption, rng)
+            answer, perturbation = corrupt(answer, case.procedure, corruption, rng, case.facts, in_scope)
         elif family == "P3":
             perturbation = {"kind": "benign_extra", "extras": [text for _, text in extras]}
         variant = rng.choice(ANSWER_VARIANTS)
-        question = render_question(case, rng)
-        golden, retrieval = self._retrieve(question, case.procedure_id)
         rng.getrandbits(48)  # the draw that was the id before ids were content hashes: keeps the suite's content
         item = {"item_id": "", "question": question, "live_context": render_context(case),
                 "reference": golden["reference"], "candidate": render_answer(answer, variant)}
@@ -209,7 +254,7 @@ class _WorldBuilder:
                  "should_penalize": SHOULD_PENALIZE[family], "style": style, "variant": variant,
                  "world_seed": self.seed, "case_id": case.case_id, "procedure_id": case.procedure_id,
                  "reference_golden_id": golden["golden_id"], "reference_case_id": golden["case_id"],
-                 "perturbation": perturbation,
+                 "perturbation": perturbation, "variety": _variety(family, perturbation),
                  "retrieval_top1_correct": self.procedure_of[retrieval["top1"]] == case.procedure_id}
         item["item_id"] = truth["item_id"] = item_id(item, truth)
         return item, truth, {"item_id": item["item_id"], "set": "judged", **retrieval}
@@ -218,9 +263,12 @@ class _WorldBuilder:
         """One out-of-scope question (its runbook has no golden reference), or None if the world has none."""
         if not self.oos:
             return None
-        case = self.oos[self.rng.randrange(len(self.oos))]
+        if not self.oos_left:  # each out-of-scope case once before any is asked about again
+            self.oos_left = sorted(self.oos, key=lambda c: c.case_id)
+            self.rng.shuffle(self.oos_left)
+        case = self.oos_left.pop()
         question = render_question(case, self.rng)
-        golden, retrieval = self._retrieve(question, None)
+        golden, retrieval = self._retrieve(question)
         self.rng.getrandbits(48)  # the draw that was the id before ids were content hashes: keeps the suite's content
         item = {"item_id": "", "question": question, "live_context": render_context(case),
                 "reference": golden["reference"],
@@ -241,7 +289,7 @@ def build_suite(worlds: Sequence[tuple[int, Sequence[SupportCase]]], config: Sui
     rng = random.Random(f"cargo-suite:{config.seed}")
     plan = plan_items(config, len(worlds), rng)
     items, truth, retrieval, golden, gating, gating_truth = [], [], [], [], [], []
-    cycles = {"P2": CONTRADICTIONS, "P4": CORRUPTIONS}
+    cycles = {"P2": CONTRADICTIONS, "P4": tuple(config.p4_kinds)}
     turns = {"P2": 0, "P4": 0}
     for (world_seed, cases), specs in zip(worlds, plan):
         builder = _WorldBuilder(world_seed, cases, config, random.Random(f"cargo-world:{config.seed}:{world_seed}"))
@@ -263,6 +311,14 @@ def build_suite(worlds: Sequence[tuple[int, Sequence[SupportCase]]], config: Sui
     golden.sort(key=lambda g: g["golden_id"])
     meta = _meta(config, worlds, world_meta, items, truth, gating, golden)
     return Suite(meta, items, truth, golden, retrieval, gating, gating_truth)
+
+
+def _variety(family: str, perturbation: dict | None) -> str | None:
+    """The P2 value kind (of the first changed value) or the P4 kind; None for P1 and P3."""
+    if family == "P2":
+        change = perturbation["changes"][0]
+        return value_kind(change["field"], change["original"])
+    return perturbation["kind"] if family == "P4" else None
 
 
 def _refuse_repeats(truth: Sequence[dict]) -> None:
@@ -301,6 +357,7 @@ def _meta(config, worlds, world_meta, items, truth, gating, golden) -> dict[str,
             "surface_baseline": surface,
             "world_seeds": [seed for seed, _ in worlds], "worlds": list(world_meta),
             "counts": counts, "items": len(items), "gating_items": len(gating), "golden": len(golden),
+            "shortcut_readers": reader_scores(items, truth),
             "styles": styles, "mean_candidate_chars": length, "p4_kinds": dict(sorted(kinds.items())),
             "p2_kinds": dict(sorted(p2_kinds.items()))}
 

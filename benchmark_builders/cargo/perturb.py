@@ -6,8 +6,9 @@
   reader of the answer alone cannot tell it is wrong (see
   :func:`self_inconsistencies`), only a comparison with the live context can.
 - **Procedural corruption** (P4): a required step is skipped, two dependent
-  steps are swapped, a step's action is replaced by a wrong one, or an
-  escalation goes to the wrong team.
+  steps are swapped, a step's action is replaced by a near miss (another
+  runbook's step that opens the same way, with its own values), or an
+  escalation goes to the other team correct answers escalate to.
 
 Each perturbation returns the new answer and a JSON-ready record of what it
 changed, which goes to the truth file only.
@@ -19,11 +20,11 @@ import random
 import re
 from dataclasses import replace
 from datetime import date, timedelta
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from benchmark_builders.cargo.answers import TEAM_PHRASES, Answer, past_tense
 from simulator.case_facts import CREDIT_AMOUNTS, entitlement
-from simulator.procedures import PROCEDURES, Procedure
+from simulator.procedures import PROCEDURES, Procedure, Step
 
 #: Facts whose values are mutually exclusive words, and the words they can take.
 ENUMERATED: dict[str, tuple[str, ...]] = {
@@ -40,15 +41,23 @@ _STATUS_CONTRADICTION = {"resolved": "closed"}
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 CORRUPTIONS: tuple[str, ...] = ("skip_step", "swap_steps", "wrong_action", "wrong_escalation")
 
-#: Teams a step could wrongly be handed to, per correct target.
+#: Teams a step could wrongly be handed to, per correct target: the other team correct answers escalate to,
+#: so a wrong target uses only phrases that correct answers use too.
 WRONG_TEAMS: dict[str, tuple[str, ...]] = {
-    "support_l2": ("the level-1 support desk", "the billing team", "the field services team"),
-    "support_manager": ("a sales representative", "the level-1 support desk", "the field services team"),
+    "support_l2": ("a support manager",),
+    "support_manager": ("the level-2 data-recovery team",),
 }
 
 
-#: The kinds of value a contradiction replaces, cycled over the P2 items.
-CONTRADICTIONS: tuple[str, ...] = ("identifier", "date", "status", "entitlement")
+#: The kinds of value a contradiction replaces, cycled over the P2 items. Status and entitlement are not
+#: used: the one self-consistent status flip (resolved -> closed) is decided by the reference's own status,
+#: and every live case with an entitlement is active, so "expired" with warranty work follows is wrong
+#: from the candidate alone.
+CONTRADICTIONS: tuple[str, ...] = ("identifier", "date")
+#: Facts the question states too: a contradiction of one of them is visible from the question alone.
+QUESTION_FACTS: tuple[str, ...] = ("case_id", "account_name", "account_id", "asset_serial")
+#: Values of each fact elsewhere in the world, from which a contradicting value is drawn.
+Pool = Mapping[str, Sequence[str]]
 
 
 def value_kind(fact: str, value: str) -> str | None:
@@ -64,12 +73,18 @@ def value_kind(fact: str, value: str) -> str | None:
     return None
 
 
-def contradictable_facts(answer: Answer, kind: str | None = None) -> list[str]:
-    """Facts of an answer whose value can be replaced by a contradicting one, of ``kind`` if given (sorted)."""
+def contradictable_facts(answer: Answer, kind: str | None = None, pool: Pool | None = None) -> list[str]:
+    """Facts of an answer whose value can be replaced by a contradicting one, of ``kind`` if given (sorted).
+
+    With a world ``pool``, only facts the question does not state and that have another world value to take.
+    """
     out = []
     for name, value in answer.values().items():
         found = value_kind(name, value)
         if found == "status" and value not in _STATUS_CONTRADICTION:
+            continue
+        if pool is not None and (name in QUESTION_FACTS or found not in CONTRADICTIONS
+                                 or not world_values(name, value, pool)):
             continue
         if found and (kind is None or found == kind):
             out.append(name)
@@ -122,8 +137,29 @@ def _mutate_digits(value: str, rng: random.Random, taken: set[str]) -> str:
     raise ValueError(f"cannot mutate {value!r}")
 
 
-def contradicting_value(fact: str, value: str, rng: random.Random, taken: set[str]) -> str:
-    """A value of the same kind as ``value`` that differs from it and from every value in ``taken``."""
+def world_values(fact: str, value: str, pool: Pool) -> list[str]:
+    """Other values of ``fact`` in the world with the same shape (an email: its domain; a code: its prefix;
+    a firmware version: its major.minor line)."""
+    def shape(text: str) -> str:
+        if "@" in text:
+            return text.partition("@")[2]
+        if re.fullmatch(r"\d+\.\d+\.\d+", text):  # a firmware line: the same major.minor
+            return text.rsplit(".", 1)[0]
+        prefix = re.match(r"^[A-Za-z]*-?(?:0x)?", text).group(0)
+        return prefix + re.sub(r"\d+", "9", text[len(prefix):])
+    return sorted(v for v in set(pool.get(fact, ())) if v != value and shape(v) == shape(value))
+
+
+def contradicting_value(fact: str, value: str, rng: random.Random, taken: set[str], pool: Pool | None = None) -> str:
+    """A value of the same kind as ``value`` that differs from it and from every value in ``taken``.
+
+    With a world ``pool``, an identifier or a date is another value the same fact takes elsewhere in the world.
+    """
+    if pool is not None and value_kind(fact, value) in ("identifier", "date"):
+        free = [v for v in world_values(fact, value, pool) if v not in taken and not any(v in t for t in taken)]
+        if not free:
+            raise ValueError(f"no other world value of {fact} for {value!r}")
+        return rng.choice(free)
     if fact == "case_status":
         return _STATUS_CONTRADICTION[value]
     if fact in ENUMERATED:
@@ -156,37 +192,51 @@ def _warranty_end_for(new_entitlement: str, opened_at: str, rng: random.Random) 
 
 
 def contradict(answer: Answer, live_facts: Mapping[str, str], rng: random.Random,
-               n_values: int = 1, kind: str = "identifier") -> tuple[Answer, dict[str, Any]]:
+               n_values: int = 1, kind: str = "identifier", pool: Pool | None = None,
+               avoid: frozenset[str] = frozenset()) -> tuple[Answer, dict[str, Any]]:
     """Replace ``n_values`` stated values with ones the live context contradicts, keeping the answer consistent.
 
     The first is of ``kind`` (an identifier when the answer states none of that kind), any further
     one of any kind but the entitlement. A changed entitlement takes the warranty end it is verified
     from along (moved to the other side of the opening day), so the pair still agrees; that pair is
     the item's two values. New values are drawn again until :func:`self_inconsistencies` finds nothing.
+    With a world ``pool`` the new values are other world values of the same fact, never one in ``avoid``
+    (the reference's values), and no fact the question states is changed.
     """
     stated = answer.values()
-    first = contradictable_facts(answer, kind) or contradictable_facts(answer, "identifier")
-    fact = rng.choice(first)
-    chosen = [fact]
-    if fact == "entitlement" and "warranty_end" in stated:
-        chosen.append("warranty_end")
-    others = [f for f in contradictable_facts(answer) if f not in chosen and f != "entitlement"]
-    chosen += rng.sample(others, k=max(0, min(n_values - len(chosen), len(others))))
-    for _ in range(100):
-        taken = set(live_facts.values())
-        trial, changes = answer, []
-        for name in chosen:
-            original = stated[name]
-            if name == "warranty_end" and "entitlement" in chosen:
-                new = _warranty_end_for(trial.values()["entitlement"], live_facts["opened_at"], rng)
-            else:
-                new = contradicting_value(name, original, rng, taken)
-            taken.add(new)
-            trial = trial.with_value(name, new)
-            changes.append({"field": name, "original": original, "new": new})
-        if not self_inconsistencies(trial.values(), live_facts):
-            return trial, {"kind": "contradiction", "changes": changes}
-    raise ValueError(f"no self-consistent contradiction of {chosen} in case {stated.get('case_id')}")
+    first = contradictable_facts(answer, kind, pool) or contradictable_facts(answer, "identifier", pool)
+    for _ in range(30):
+        fact = rng.choice(first)
+        chosen = [fact]
+        if fact == "entitlement" and "warranty_end" in stated:
+            chosen.append("warranty_end")
+        others = [f for f in contradictable_facts(answer, None, pool) if f not in chosen and f != "entitlement"]
+        chosen += rng.sample(others, k=max(0, min(n_values - len(chosen), len(others))))
+        for _ in range(30):
+            try:
+                trial, changes = _replace_values(answer, chosen, live_facts, rng, pool, avoid)
+            except ValueError:
+                break  # no world value left for one of the chosen facts: choose again
+            if not self_inconsistencies(trial.values(), live_facts):
+                return trial, {"kind": "contradiction", "changes": changes}
+    raise ValueError(f"no self-consistent contradiction in case {stated.get('case_id')}")
+
+
+def _replace_values(answer: Answer, chosen: Sequence[str], live_facts: Mapping[str, str], rng: random.Random,
+                    pool: Pool | None, avoid: frozenset[str]) -> tuple[Answer, list[dict[str, str]]]:
+    stated = answer.values()
+    taken = set(live_facts.values()) | set(avoid)
+    trial, changes = answer, []
+    for name in chosen:
+        original = stated[name]
+        if name == "warranty_end" and "entitlement" in chosen:
+            new = _warranty_end_for(trial.values()["entitlement"], live_facts["opened_at"], rng)
+        else:
+            new = contradicting_value(name, original, rng, taken, pool)
+        taken.add(new)
+        trial = trial.with_value(name, new)
+        changes.append({"field": name, "original": original, "new": new})
+    return trial, changes
 
 
 def available_corruptions(procedure: Procedure) -> tuple[str, ...]:
@@ -214,16 +264,46 @@ def _swap(answer: Answer, procedure: Procedure, rng: random.Random) -> tuple[Ans
     return replace(answer, steps=tuple(steps)), {"kind": "swap_steps", "steps": [first, second]}
 
 
-def _wrong_action(answer: Answer, procedure: Procedure, rng: random.Random) -> tuple[Answer, dict]:
-    own = {s.action for s in procedure.steps}
-    foreign = sorted(a for a in {s.action for p in PROCEDURES for s in p.steps}
-                     if not any(a in o or o in a for o in own) and not a.startswith("resolve"))
-    index = rng.randrange(len(answer.steps) - 1)  # never the closing step
+def _head(action: str) -> tuple[str, ...]:
+    return tuple(past_tense(action).split()[:2])
+
+
+def near_miss_actions(procedure: Procedure, step_id: str, library: Sequence[Procedure] = PROCEDURES) -> list[Step]:
+    """Steps of other runbooks of ``library`` that open like this step ("verified the ...") but do something else."""
+    own = next(s for s in procedure.steps if s.step_id == step_id)
+    actions = {s.action for s in procedure.steps}
+    found = {s.action: s for p in library if p is not procedure for s in p.steps
+             if _head(s.action) == _head(own.action) and s.action not in actions and not s.action.startswith("resolve")}
+    return [found[a] for a in sorted(found)]
+
+
+def has_near_miss(procedure: Procedure, facts: Mapping[str, str], library: Sequence[Procedure] = PROCEDURES) -> bool:
+    """Whether some step of the runbook has a near miss whose own values the case records."""
+    return any(all(f in facts for f in (*s.reads, *s.writes))
+               for step in procedure.steps[:-1] for s in near_miss_actions(procedure, step.step_id, library))
+
+
+def _wrong_action(answer: Answer, procedure: Procedure, rng: random.Random,
+                  live_facts: Mapping[str, str] | None = None,
+                  library: Sequence[Procedure] = PROCEDURES) -> tuple[Answer, dict]:
+    """A step replaced by a near miss: another runbook's step that opens the same way, with its own values
+    taken from the live case where the case records them (else the replaced step's values)."""
+    facts = live_facts or {}
+    options = [(i, s) for i, step in enumerate(answer.steps[:-1]) for s in near_miss_actions(procedure, step.step_id, library)]
+    own_values = [(i, s) for i, s in options if all(f in facts for f in (*s.reads, *s.writes))]
+    index, foreign = rng.choice(own_values or options)
     step = answer.steps[index]
-    new_action = past_tense(rng.choice(foreign))
+    if (index, foreign) in own_values:
+        step = replace(step, inputs=tuple((f, facts[f]) for f in foreign.reads),
+                       outputs=tuple((f, facts[f]) for f in foreign.writes))
+    new_action = past_tense(foreign.action)
     steps = answer.steps[:index] + (replace(step, action=new_action),) + answer.steps[index + 1:]
     return replace(answer, steps=steps), {"kind": "wrong_action", "step": step.step_id,
-                                          "original": step.action, "new": new_action}
+                                          "original": answer.steps[index].action, "new": new_action,
+                                          "own_values": (index, foreign) in own_values,
+                                          # graded: the same role in another runbook (a check of another
+                                          # coverage), the subtlest near miss
+                                          "same_role": foreign.step_id == step.step_id}
 
 
 def _wrong_escalation(answer: Answer, procedure: Procedure, rng: random.Random) -> tuple[Answer, dict]:
@@ -242,6 +322,10 @@ _CORRUPTERS = {"skip_step": _skip, "swap_steps": _swap, "wrong_action": _wrong_a
                "wrong_escalation": _wrong_escalation}
 
 
-def corrupt(answer: Answer, procedure: Procedure, kind: str, rng: random.Random) -> tuple[Answer, dict[str, Any]]:
-    """Apply one procedural corruption of ``kind`` to a correct answer."""
+def corrupt(answer: Answer, procedure: Procedure, kind: str, rng: random.Random,
+            live_facts: Mapping[str, str] | None = None,
+            library: Sequence[Procedure] = PROCEDURES) -> tuple[Answer, dict[str, Any]]:
+    """Apply one procedural corruption of ``kind`` to a correct answer (a wrong action from ``library``)."""
+    if kind == "wrong_action":
+        return _wrong_action(answer, procedure, rng, live_facts, library)
     return _CORRUPTERS[kind](answer, procedure, rng)

@@ -22,7 +22,7 @@ from simulator.procedures import CASE_FACTS
 
 TEMPLATES = Path(__file__).with_name("templates")
 #: The answer phrasings every family draws from.
-ANSWER_VARIANTS: tuple[str, ...] = ("numbered", "bullets", "prose_we", "steps", "prose_i")
+ANSWER_VARIANTS: tuple[str, ...] = ("numbered", "bullets", "prose_we", "steps", "prose_i", "email", "terse")
 
 
 @lru_cache(maxsize=1)
@@ -86,7 +86,11 @@ def render_question(case: SupportCase, rng: random.Random) -> str:
     ).strip()
 
 
-def extra_sentences(rng: random.Random, n_steps: int, count: int) -> tuple[tuple[int, str], ...]:
-    """``count`` distinct benign extra-detail sentences, each placed after a random step."""
-    texts = rng.sample(phrases()["extras"], k=count)
+def extra_sentences(rng: random.Random, n_steps: int, count: int, closed: bool = False) -> tuple[tuple[int, str], ...]:
+    """``count`` distinct benign extra-detail sentences, each placed after a random step.
+
+    A sentence that mentions closing the case is used only for a case the live context shows closed.
+    """
+    table = phrases()
+    texts = rng.sample(table["extras"] + (table["extras_closed"] if closed else []), k=count)
     return tuple(sorted((rng.randint(1, n_steps), text) for text in texts))

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from judges.backends.base import JudgeRequest, JudgeResponse, Usage
+from judges.claims import read_procedure
 
 #: Status words that exclude each other within one group (general support vocabulary).
 STATUS_LEXICON: tuple[tuple[str, ...], ...] = (
@@ -64,7 +65,7 @@ class Shown:
     context: str | None = None
     reference: str | None = None
     candidate: str = ""
-    fact_authority: str = "none"            # context | reference | none (from the rubric)
+    fact_authority: str = "none"            # context | question | reference | none (from the rubric)
     statuses: tuple[str, ...] = ("supported", "contradicted", "unverifiable")
 
 
@@ -87,6 +88,9 @@ def read_request(request: JudgeRequest) -> Shown:
         low = line.lower()
         if "agrees with the live context" in low:
             authority = "context"
+            break
+        if "agrees with the facts given in the question" in low:
+            authority = "question"
             break
         if "agrees with the reference" in low:
             authority = "reference"
@@ -143,7 +147,7 @@ def _shape(token: str) -> str:
     prefix = re.match(r"^([A-Za-z]+)-", token)
     if prefix:
         return "prefix:" + prefix.group(1).upper()
-    return "shape:" + re.sub(r"[A-Za-z]", "a", re.sub(r"\d", "9", token))
+    return "shape:" + re.sub(r"[A-Za-z]", "a", re.sub(r"\d+", "9", token))
 
 
 @dataclass
@@ -255,8 +259,18 @@ def _claims(candidate: str, evidence: Evidence, actions: list[str], two_way: boo
     return claims
 
 
+def live_fields(context: str | None) -> dict[str, str]:
+    """Each value of a ``Field: value`` context line, mapped to its field label (lower case)."""
+    out: dict[str, str] = {}
+    for line in (context or "").splitlines():
+        match = _CONTEXT_LINE.match(line.strip())
+        if match:
+            out[match.group(2)] = match.group(1).lower()
+    return out
+
+
 def judge_grounded(shown: Shown) -> str:
-    """Claims against the rubric's fact authority; steps against the reference as an exemplar."""
+    """Claims against the rubric's fact authority; steps read from the prose against the reference as an exemplar."""
     if shown.fact_authority == "reference":
         evidence = Evidence.of(shown.reference)
     else:
@@ -264,7 +278,11 @@ def judge_grounded(shown: Shown) -> str:
     actions = reference_actions(shown.reference) if shown.reference else []
     two_way = "unverifiable" not in shown.statuses
     claims = _claims(shown.candidate, evidence, actions, two_way)
-    errors, coverage = procedural_errors(shown.candidate, shown.reference) if shown.reference else ([], 1.0)
+    errors: list[str] = []
+    coverage = 1.0
+    if shown.reference:
+        reading = read_procedure(shown.candidate, shown.reference, live_fields(shown.context))
+        errors, coverage = list(reading.errors), reading.coverage
     contradicted = [t for t, s in claims if s == "contradicted"]
     notes = [f"contradicted: {t}" for t in contradicted] + errors
     grounding = round(1 - len(contradicted) / max(1, len(claims)), 3)
@@ -368,7 +386,7 @@ class BuiltinJudge:
 
     def identity(self) -> dict[str, str]:
         """Cache identity: the judge's name and the version of its rules."""
-        return {"kind": "builtin", "name": self.kind, "rules": "1"}
+        return {"kind": "builtin", "name": self.kind, "rules": "2" if self.kind == "grounded" else "1"}
 
     def judge_text(self, request: JudgeRequest) -> str:
         """The verdict text for a request (synchronous)."""

@@ -23,7 +23,7 @@ from orgbench.studies import ReproduceOptions
 
 BUILTIN_JUDGES = ("builtin:literal", "builtin:grounded", "builtin:token-f1", "builtin:noref")
 LLM_JUDGE_SEEDS = (0, 1, 2)
-RUN_CONDITIONS = ("all", "rubric-swap")
+RUN_CONDITIONS = ("all", "rubric-swap", "cargo+kinds")
 RULES_VERSION = 1  # bump to force every CARGO stage to rebuild (code changes already do)
 
 
@@ -47,10 +47,10 @@ def _suite_stage(work: Path, seeds: tuple[int, ...], fresh: bool) -> Path:
 
 
 def _jobs(suite: Path, seeds: tuple[int, ...]) -> list:
-    from judges.conditions import parse_conditions
+    from judges.conditions import VARIANTS, parse_conditions
     from orgbench.commands.cargo import load_items, make_jobs
 
-    return make_jobs(load_items(suite), parse_conditions("all", rubric_swap=True), seeds)
+    return make_jobs(load_items(suite), parse_conditions("all", rubric_swap=True) + list(VARIANTS.values()), seeds)
 
 
 def _builtin_run(work: Path, suite: Path, spec: str, fresh: bool) -> Path:
@@ -60,11 +60,12 @@ def _builtin_run(work: Path, suite: Path, spec: str, fresh: bool) -> Path:
 
     suite_hash = read_json(suite / "MANIFEST.json")["stage_inputs"]
     inputs = {"stage": "cargo-run", "rules": RULES_VERSION, "judge": spec, "suite": suite_hash, "seeds": [0],
-              "code": code_fingerprint("judges/backends/builtin.py", "judges/conditions.py", "judges/prompts",
+              "code": code_fingerprint("judges/backends/builtin.py", "judges/claims.py", "judges/conditions.py",
+                                       "judges/prompts",
                                        "judges/verdict.py", "judges/runner.py", "judges/judgments.py")}
 
     def build(tmp: Path) -> None:
-        run_cargo_jobs(_jobs(suite, (0,)), spec, tmp, suite=suite, conditions=["all", "rubric-swap"],
+        run_cargo_jobs(_jobs(suite, (0,)), spec, tmp, suite=suite, conditions=list(RUN_CONDITIONS),
                        seeds=(0,), concurrency=8)
 
     directory = work / "runs" / spec.replace(":", "-")
@@ -178,6 +179,8 @@ gpt-oss-120b, mean of 3 seeds (Table 3: seed 0, 150 items).
 - `selective_risk.*`: selective risk at target coverages 0.5, 0.8, 0.9 and 1.0, beside the coverage
   actually reached (the smallest any τ gives that is at least the target), τ and AURC.
 - `scores.json`: every condition's scores per judge, and AURC / selective risk at fixed coverages.
+- `breakdown.csv` / `.md`: penalty rate per P2 value kind, per P4 kind and per answer style.
+- `cargo+kinds` (Table 2) is not a paper condition: CARGO naming the suite's four corruption kinds.
 - `drilldown.jsonl`, `drilldown_shared.json`: per item and condition, every judge's verdict and the
   unsupported claims of the grounded judge (or of the one judge that ran); per item, the texts the judge saw and the truth (for the HTML report).
 

@@ -63,7 +63,7 @@ def test_literal_token_f1_and_noref():
 def test_reader_sees_only_sections_and_instructions():
     shown = read_request(render(CONDITIONS["cargo-ctx"], _item(GOOD), 0))
     assert shown.context is None and shown.reference and shown.candidate.startswith("First")
-    assert shown.fact_authority == "context"
+    assert shown.fact_authority == "question"  # the cargo-ctx rubric names the question as fact authority
     assert "unverifiable" in shown.statuses
     source = (Path(__file__).parents[2] / "judges" / "backends" / "builtin.py").read_text()
     assert "benchmark_builders" not in source and "truth" not in source
@@ -99,7 +99,22 @@ def test_direct_literal_penalises_every_transplant_on_the_default_suite():
 
 def test_cargo_grounded_separates_the_families_on_the_default_suite():
     rates, di = _rates("grounded", "cargo")
-    assert rates["P1"] <= 0.02 and rates["P3"] <= 0.05
-    assert rates["P2"] >= 0.98 and rates["P4"] >= 0.90
-    assert rates == {"P1": 0.0, "P3": 0.0, "P2": 1.0, "P4": 1.0}
-    assert di == 1.0
+    # every penalised P1/P3 was judged against a reference of another runbook (top-1 retrieval wrong)
+    assert {f: round(r, 3) for f, r in rates.items()} == {"P1": 0.1, "P3": 0.083, "P2": 1.0, "P4": 0.54}
+    assert round(di, 3) == 0.681
+
+
+def test_grounded_misses_near_miss_actions_but_not_wrong_teams_when_the_reference_is_right():
+    suite = default_world_suite()
+    backend = make_builtin("grounded")
+    by_kind: dict[tuple[str, bool], list[bool]] = {}
+    truth = {t["item_id"]: t for t in suite.truth}
+    for item in suite.items:
+        t = truth[item["item_id"]]
+        kind = t["perturbation"]["kind"] if t["family"] == "P4" else t["family"]
+        penalised = parse_verdict(backend.judge_text(render(CONDITIONS["cargo"], item, 0))).penalized
+        by_kind.setdefault((kind, t["retrieval_top1_correct"]), []).append(penalised)
+    assert not any(by_kind[("P1", True)]) and not any(by_kind[("P3", True)])
+    assert all(by_kind[("wrong_escalation", True)])
+    assert all(by_kind[("P1", False)] + by_kind[("P3", False)])  # a reference of the wrong runbook fails them
+    assert sum(by_kind[("wrong_action", True)]) == 2 and len(by_kind[("wrong_action", True)]) == 25

@@ -45,11 +45,16 @@ def test_tables_hold_our_rows_and_the_papers(run):
     written = write_tables([run / "run"], run / "suite", run / "out", resamples=500)
     names = sorted(p.name for p in written)
     assert names == sorted([f"{stem}{ext}" for stem in [*TABLES, "selective_risk"] for ext in (".md", ".csv", ".tex")]
-                           + ["risk_coverage.csv", "risk_coverage.png", "scores.json"])
+                           + ["risk_coverage.csv", "risk_coverage.png", "scores.json", "breakdown.csv", "breakdown.md"])
+    breakdown = list(csv.DictReader(io.StringIO((run / "out" / "breakdown.csv").read_text())))
+    groups = {(r["condition"], r["family"], r["by"], r["group"]) for r in breakdown}
+    assert ("cargo", "P4", "P4 kind", "wrong_escalation") in groups and ("cargo", "P2", "P2 value kind", "identifier") in groups
+    assert {r["by"] for r in breakdown} == {"style", "P2 value kind", "P4 kind"}
+    assert sum(int(r["judged"]) for r in breakdown if r["condition"] == "cargo" and r["by"] == "style") == 64
     rows = list(csv.DictReader(io.StringIO((run / "out" / "table1_headline.csv").read_text())))
     by_key = {(r["condition"], r["judge"]): r for r in rows}
     ours = by_key[("cargo", "builtin:grounded")]
-    assert (ours["P1"], ours["P3"], ours["P2"], ours["P4"], ours["DI"]) == (".00", ".00", "1.00", "1.00", "1.00")
+    assert (ours["P1"], ours["P3"], ours["P2"], ours["P4"], ours["DI"]) == (".17", ".10", "1.00", ".62", ".69")
     assert ours["judged"] == "32"
     assert by_key[("cargo", "paper: gpt-oss-120b")]["DI"] == ".58"
     assert by_key[("direct", "builtin:grounded")]["DI"] == ".00"
@@ -57,7 +62,7 @@ def test_tables_hold_our_rows_and_the_papers(run):
     swap = (run / "out" / "table3_rubric_swap.md").read_text()
     assert "| direct/golden-ref | builtin:grounded | 1.00 | 1.00 | 1.00 | 1.00 | .00 |" in swap
     tex = (run / "out" / "table2_ablations.tex").read_text()
-    assert "\\begin{tabular}" in tex and "cargo-unv & builtin:grounded & .00 & 1.00 & 1.00 & 1.00" in tex
+    assert "\\begin{tabular}" in tex and "cargo-unv & builtin:grounded & .17 & 1.00 & 1.00 & .88" in tex
     scores = json.loads((run / "out" / "scores.json").read_text())
     cargo = scores["runs"][0]["conditions"]["cargo"]
     assert sorted(cargo["per_seed"]) == ["0", "1"]

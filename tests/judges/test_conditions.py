@@ -30,7 +30,7 @@ EXPECTED_SECTIONS = {
 #: Words that would give a family, label or perturbation away.
 LEAKS = ("transplant", "benign", "contradiction", "corruption", "perturb", "should_penal", "should penal",
          "family", "skip_step", "swap_steps", "wrong_action", "wrong_escalation", "benign_extra", "truth",
-         "golden_id", "cb-", "cg-", "P1 ", "P3 ", "P2 ", "P4 ")
+         "golden_id", "cb-", "cg-")  # P-codes: checked below with word boundaries (a serial may end in P4)
 
 
 def _sections(text: str) -> tuple[str, ...]:
@@ -59,6 +59,7 @@ def test_each_condition_shows_exactly_its_inputs():
 def test_framings_differ_only_where_the_condition_says():
     system = {name: render(c, ITEM, 0).messages[0].text() for name, c in ALL_CONDITIONS.items()}
     assert "different case" in system["cargo"] and "different case" not in system["cargo-exemplar"]
+    assert "Procedural errors are" in system["cargo+kinds"] and "Procedural errors are" not in system["cargo"]
     assert "Authority split" in system["cargo+auth"] and "Authority split" not in system["cargo"]
     assert "Claim statuses: supported, contradicted, unverifiable." in system["cargo"]
     assert "Claim statuses: supported, contradicted." in system["cargo-unv"]

@@ -20,7 +20,7 @@ from tests.judges.chat_server import ChatServer, judge_answer
 from tests.orgbench.cdp import Browser, chromium_path
 
 JUDGE = "openai:judge-model"
-CARGO_REQUESTS = 246 * 12 * 3  # items x (8 conditions + 4 rubric-swap cells) x judge seeds 0, 1, 2
+CARGO_REQUESTS = 246 * 13 * 3  # items x (8 conditions + cargo+kinds + 4 rubric-swap cells) x judge seeds 0, 1, 2
 
 
 def _answer(body: dict) -> str:
@@ -77,8 +77,8 @@ def test_the_readme_says_which_numbers_come_from_the_llm_and_sets_its_rows_besid
     assert f"| condition | paper P1 / P3 / P2 / P4, DI | {JUDGE} |" in readme
     rows = {r["condition"]: r for r in _table(out / "cargo" / "table1_headline.csv") if r["judge"] == JUDGE}
     assert (rows["cargo"]["P1"], rows["cargo"]["P3"], rows["cargo"]["P2"], rows["cargo"]["P4"], rows["cargo"]["DI"]) \
-        == (".00", ".00", "1.00", "1.00", "1.00")  # the 'model' reads like builtin:grounded
-    assert "| cargo | .00 / – / 1.00 / .20, DI .58 | .00 / .00 / 1.00 / 1.00, DI 1.00 |" in readme
+        == (".10", ".08", "1.00", ".54", ".68")  # the 'model' reads like builtin:grounded
+    assert "| cargo | .00 / – / 1.00 / .20, DI .58 | .10 / .08 / 1.00 / .54, DI .68 |" in readme
     assert "| direct | 1.00 / 1.00 / 1.00 / 1.00, DI .00 | 1.00 / 1.00 / 1.00 / 1.00, DI .00 |" in readme
     assert "builtin:grounded" not in readme.split("### Compared with the paper")[1].split("## groundeval")[0]
     notes = (out / "cargo" / "NOTES.md").read_text(encoding="utf-8")

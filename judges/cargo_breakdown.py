@@ -1,0 +1,61 @@
+"""CARGO penalty rates broken down: per P2 value kind, per P4 kind and per answer style, for every run and condition.
+
+The breakdown reads the suite's ``truth.jsonl`` (``variety``: the P2 value kind or the P4 kind; ``variant``:
+the answer style) and the runs' judgments; a rate is penalised / judged over every judge seed, so with
+several seeds it is the mean over seeds. cannot_decide and unparsed answers are not judged.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Sequence
+
+from judges.judgments import load_judgments
+from simulator.storage import iter_jsonl, read_json, write_text_atomic
+
+COLUMNS = ("judge", "condition", "family", "by", "group", "penalised", "judged", "rate")
+
+
+def _groups(truth_row: dict) -> list[tuple[str, str]]:
+    groups = [("style", str(truth_row.get("variant")))]
+    if truth_row["family"] in ("P2", "P4") and truth_row.get("variety"):
+        groups.append(("P2 value kind" if truth_row["family"] == "P2" else "P4 kind", truth_row["variety"]))
+    return groups
+
+
+def breakdown_rows(run_dirs: Sequence[Path], suite_dir: Path) -> list[dict[str, str]]:
+    """One row per (judge, condition, family, grouping, group), sorted."""
+    truth = {row["item_id"]: row for _, row in iter_jsonl(Path(suite_dir) / "truth.jsonl")}
+    counts: dict[tuple[str, ...], list[int]] = {}
+    for run_dir in run_dirs:
+        meta = read_json(Path(run_dir) / "run.json")
+        judge = meta.get("judge", Path(run_dir).name) if isinstance(meta, dict) else Path(run_dir).name
+        for row in load_judgments(Path(run_dir)):
+            if row.get("penalized") not in (True, False):
+                continue
+            item = truth[row["item_id"]]
+            for by, group in _groups(item):
+                cell = counts.setdefault((judge, row["condition"], item["family"], by, group), [0, 0])
+                cell[0] += bool(row["penalized"])
+                cell[1] += 1
+    return [{"judge": k[0], "condition": k[1], "family": k[2], "by": k[3], "group": k[4],
+             "penalised": str(p), "judged": str(n), "rate": f"{p / n:.2f}"}
+            for k, (p, n) in sorted(counts.items())]
+
+
+def write_breakdown(run_dirs: Sequence[Path], suite_dir: Path, out_dir: Path) -> list[Path]:
+    """Write breakdown.csv and breakdown.md (the cargo condition only in the Markdown) into ``out_dir``."""
+    rows = breakdown_rows(run_dirs, suite_dir)
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    lines = ["### Penalty rate by P2 value kind, P4 kind and answer style (condition cargo)", "",
+             "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    lines += ["| " + " | ".join(r[c] for c in COLUMNS) + " |" for r in rows if r["condition"] == "cargo"]
+    out_dir = Path(out_dir)
+    write_text_atomic(out_dir / "breakdown.csv", buffer.getvalue())
+    write_text_atomic(out_dir / "breakdown.md", "\n".join(lines) + "\n")
+    return [out_dir / "breakdown.csv", out_dir / "breakdown.md"]

@@ -1,0 +1,59 @@
+"""builtin:grounded on hand-written free prose: DI on the tuning half (own) and on the held-out half (independent).
+
+The extractor (judges/claims.py) was tuned on ``items_own.jsonl`` only; ``items_independent.jsonl`` was
+written by another helper who did not read the judge, and is scored here as it was left. Run with ``-s``
+to see the figures printed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from judges.backends.builtin import make_builtin
+from judges.conditions import CONDITIONS, render
+from judges.verdict import parse_verdict
+
+HERE = Path(__file__).parent
+SHOWN = ("item_id", "question", "live_context", "reference", "candidate")
+LABELS = ("family", "should_penalize", "kind", "style", "author", "why", "procedure_id")
+
+
+def _items(name: str) -> list[dict]:
+    return [json.loads(line) for line in (HERE / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _score(rows: list[dict]) -> dict[str, float]:
+    judge = make_builtin("grounded")
+    tp = fp = positives = negatives = 0
+    for row in rows:
+        shown = {k: row[k] for k in SHOWN}  # the labels never reach the request
+        penalised = parse_verdict(judge.judge_text(render(CONDITIONS["cargo"], shown, 0))).penalized
+        if row["should_penalize"]:
+            positives, tp = positives + 1, tp + penalised
+        else:
+            negatives, fp = negatives + 1, fp + penalised
+    return {"TP": round(tp / positives, 4), "FP": round(fp / negatives, 4),
+            "DI": round(tp / positives - fp / negatives, 4), "items": len(rows)}
+
+
+@pytest.mark.parametrize("name,author", [("items_own.jsonl", "own"), ("items_independent.jsonl", "independent")])
+def test_prose_items_are_well_formed(name, author):
+    rows = _items(name)
+    assert len(rows) >= 20
+    for row in rows:
+        assert all(isinstance(row[k], str) and row[k] for k in SHOWN), row["item_id"]
+        assert all(k in row for k in LABELS), row["item_id"]
+        assert row["author"] == author
+        assert row["should_penalize"] == (row["family"] in ("P2", "P4"))
+    assert len({r["style"] for r in rows}) >= 6
+
+
+def test_grounded_di_on_both_halves_of_the_prose_set():
+    own = _score(_items("items_own.jsonl"))
+    held_out = _score(_items("items_independent.jsonl"))
+    print(f"\nbuiltin:grounded under cargo, prose set: own (tuning) {own}; independent (held out) {held_out}")
+    assert own == {"TP": 1.0, "FP": 0.1, "DI": 0.9, "items": 22}
+    assert held_out == {"TP": 0.8125, "FP": 0.4375, "DI": 0.375, "items": 32}

@@ -1,0 +1,139 @@
+"""Every measured figure in docs/cargo.md is recomputed here from the default suite and the prose set.
+
+The figures live in one table of docs/cargo.md ("## Figures"); this test recomputes each row and
+requires the table to say exactly that, row for row.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "benchmark_builders" / "cargo"))
+sys.path.insert(0, str(Path(__file__).parent / "cargo_prose"))
+
+from benchmark_builders.cargo.build import ENTITY_FACTS  # noqa: E402
+from benchmark_builders.cargo.answers import FACT_LABELS  # noqa: E402
+from benchmark_builders.cargo.readers import reader_scores  # noqa: E402
+from cargo_synthetic import default_world_suite  # noqa: E402
+from judges.backends.builtin import make_builtin  # noqa: E402
+from judges.conditions import CONDITIONS, render  # noqa: E402
+from judges.verdict import parse_verdict  # noqa: E402
+from test_prose_judge import _items, _score  # noqa: E402
+
+DOC = Path(__file__).parents[2] / "docs" / "cargo.md"
+BEFORE = Path(__file__).parents[1] / "benchmark_builders" / "cargo" / "data" / "suite_before_issue14.jsonl.gz"
+
+
+def _f(x: float, places: int = 2) -> str:
+    text = f"{x:.{places}f}"
+    return text[1:] if text.startswith("0.") else text
+
+
+def _reader(score: dict) -> str:
+    return f"{_f(score['accuracy'], 3)} (majority {_f(score['majority'], 3)})"
+
+
+def _before_scores() -> dict:
+    rows = [json.loads(line) for line in gzip.decompress(BEFORE.read_bytes()).decode().splitlines()]
+    return reader_scores(rows, rows)
+
+
+def _grounded(suite) -> tuple[dict[str, float], float, dict[str, tuple[int, int]]]:
+    judge = make_builtin("grounded")
+    truth = {t["item_id"]: t for t in suite.truth}
+    hits: dict[str, list[bool]] = {}
+    for item in suite.items:
+        t = truth[item["item_id"]]
+        penalised = parse_verdict(judge.judge_text(render(CONDITIONS["cargo"], item, 0))).penalized
+        for key in (t["family"], f"{t['family']}:{t['variety']}:{t['retrieval_top1_correct']}"):
+            hits.setdefault(key, []).append(penalised)
+    rates = {f: sum(hits[f]) / len(hits[f]) for f in ("P1", "P3", "P2", "P4")}
+    tp = (sum(hits["P2"]) + sum(hits["P4"])) / (len(hits["P2"]) + len(hits["P4"]))
+    fp = (sum(hits["P1"]) + sum(hits["P3"])) / (len(hits["P1"]) + len(hits["P3"]))
+    counts = {k: (sum(v), len(v)) for k, v in hits.items()}
+    return rates, tp - fp, counts
+
+
+def _shares_entity(item) -> bool:
+    labels = {FACT_LABELS[f].capitalize() for f in ENTITY_FACTS} | {"Case", "Opened on"}
+    for line in item["live_context"].splitlines()[1:]:
+        label, _, value = line.partition(": ")
+        if label in labels and re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", item["reference"]):
+            return True
+    return False
+
+
+def figures() -> dict[str, str]:
+    """Every figure the docs quote, by the name the docs give it."""
+    suite = default_world_suite()
+    meta, truth = suite.meta, {t["item_id"]: t for t in suite.truth}
+    before, now = _before_scores(), meta["shortcut_readers"]
+    rates, di, counts = _grounded(suite)
+    items = {i["item_id"]: i for i in suite.items}
+    p2 = [t for t in suite.truth if t["family"] == "P2"]
+    in_question = sum(any(c["original"] in items[t["item_id"]]["question"] for c in t["perturbation"]["changes"])
+                      for t in p2)
+    should_not = [t for t in suite.truth if t["family"] in ("P1", "P3")]
+    gating = {r["item_id"]: r for r in suite.retrieval if r["set"] == "gating"}
+    right = [k for k in counts if k.startswith(("P1:None:True", "P3:None:True"))]
+    fp_right = sum(counts[k][0] for k in right), sum(counts[k][1] for k in right)
+    wa, we = counts["P4:wrong_action:True"], counts["P4:wrong_escalation:True"]
+    own, held = _score(_items("items_own.jsonl")), _score(_items("items_independent.jsonl"))
+    surface = meta["surface_baseline"]
+    return {
+        "suite before issue 14, `candidate` reader": _reader(before["candidate"]),
+        "suite before issue 14, `candidate+question` reader": _reader(before["candidate+question"]),
+        "suite before issue 14, `candidate+reference` reader (P2 vs P1 ∪ P3)": _reader(before["candidate+reference"]),
+        "default suite, `candidate` reader": _reader(now["candidate"]),
+        "default suite, `candidate+question` reader": _reader(now["candidate+question"]),
+        "default suite, `candidate+reference` reader (P2 vs P1 ∪ P3)": _reader(now["candidate+reference"]),
+        "surface baseline, best length / sentence-count threshold (in-sample)":
+            f"{_f(surface['length'], 3)} / {_f(surface['sentences'], 3)} (majority {_f(surface['majority'], 3)})",
+        "P2 value kinds, identifier / date": f"{meta['p2_kinds'].get('identifier', 0)} / {meta['p2_kinds'].get('date', 0)}",
+        "P4 kinds, wrong action / wrong escalation":
+            f"{meta['p4_kinds'].get('wrong_action', 0)} / {meta['p4_kinds'].get('wrong_escalation', 0)}",
+        "P4 wrong actions that put the same step of another runbook (graded: the subtlest)":
+            f"{sum(bool(t['perturbation'].get('same_role')) for t in suite.truth if t['variety'] == 'wrong_action')}"
+            f" of {meta['p4_kinds'].get('wrong_action', 0)}",
+        "P2 items whose changed value the question states": f"{in_question} of {len(p2)}",
+        "P1/P3 items sharing a live entity value with their reference":
+            f"{sum(_shares_entity(items[t['item_id']]) for t in should_not)} of {len(should_not)}",
+        "items whose top-1 retrieved runbook is the live case's":
+            f"{sum(t['retrieval_top1_correct'] for t in truth.values())} of {len(truth)}",
+        "out-of-scope questions with retrieval margin 0":
+            f"{sum(r['margin'] == 0 for r in gating.values())} of {len(gating)}",
+        "`builtin:grounded` under `cargo`, P1 / P3 / P2 / P4, DI":
+            f"{_f(rates['P1'])} / {_f(rates['P3'])} / {_f(rates['P2'])} / {_f(rates['P4'])}, DI {_f(di)}",
+        "`builtin:grounded` under `cargo`, P1/P3 penalised when the reference is of the right runbook":
+            f"{fp_right[0]} of {fp_right[1]}",
+        "`builtin:grounded` under `cargo`, wrong actions / wrong escalations caught (right runbook)":
+            f"{wa[0]} of {wa[1]} / {we[0]} of {we[1]}",
+        "prose set, own half (tuning): DI (TP, FP), items":
+            f"{_f(own['DI'], 3)} ({_f(own['TP'], 3)}, {_f(own['FP'], 3)}), {own['items']}",
+        "prose set, independent half (held out): DI (TP, FP), items":
+            f"{_f(held['DI'], 3)} ({_f(held['TP'], 3)}, {_f(held['FP'], 3)}), {held['items']}",
+    }
+
+
+def _doc_table() -> dict[str, str]:
+    text = DOC.read_text(encoding="utf-8")
+    section = text.split("## Figures", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+        if line.startswith("| ") and len(cells) == 2 and cells != ["figure", "value"]:
+            rows[cells[0]] = cells[1]
+    return rows
+
+
+def test_every_figure_in_the_docs_is_recomputed_from_the_suite():
+    assert _doc_table() == figures()
+
+
+if __name__ == "__main__":  # print the table rows, to paste when the suite changes
+    for name, value in figures().items():
+        print(f"| {name} | {value} |")
