@@ -122,7 +122,8 @@ def make_jobs(items: list[dict], conditions, seeds, *, temperature: float = 0.0,
               help="openai:MODEL, builtin:NAME (literal, grounded, token-f1, noref; `orgbench list` shows them "
                    "all), replay:PATH. builtin:step and stub judge assurance packets (orgbench assure), not CARGO.")
 @click.option("--conditions", default="all", show_default=True,
-              help="Comma-separated: noref, direct, direct+ctx, cargo, cargo+auth, cargo-ctx, cargo-exemplar, cargo-unv.")
+              help="Comma-separated: noref, direct, direct+ctx, cargo, cargo+auth, cargo-ctx, cargo-exemplar, cargo-unv "
+                   "(\"all\": these eight), or the variant cargo+kinds (names the four corruption kinds).")
 @click.option("--rubric-swap", is_flag=True, help="Also run the rubric-swap control (prompt × rubric).")
 @click.option("--seeds", default="0", show_default=True, help="Judge seeds, e.g. 0,1,2.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
