@@ -227,10 +227,10 @@ def write_study_tables(out: Path, all_rows: list[dict[str, Any]], drill: list[di
                                                       for kk, vv in v.items()} if isinstance(v, dict) else v)
                                                  for k, v in checks.items()}})
     if present == {"oracle", "leaky", "lazy", "proximity"} and "bm25" in summary:
-        _write_readme(out, all_rows, checks, total, seeds, llm_agents, base_url)
+        _write_readme(out, all_rows, checks, hard, total, seeds, llm_agents, base_url)
 
 
-def _write_readme(out: Path, all_rows: list[dict[str, Any]], checks: dict[str, Any], total: int,
+def _write_readme(out: Path, all_rows: list[dict[str, Any]], checks: dict[str, Any], hard: dict[str, Any], total: int,
                   seeds: tuple[int, ...], llm_agents: list[str], base_url: str | None) -> None:
     """README.md of the reproduced study: what each built-in probe shows, with its numbers."""
     from simulator.storage import write_text_atomic
