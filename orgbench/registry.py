@@ -33,11 +33,19 @@ def agents() -> list[str]:
     return list(BUILTIN_AGENTS)
 
 
+def task_agents() -> list[str]:
+    """The built-in agents for task contracts (judges.groundeval.task_track.TASK_AGENTS)."""
+    from judges.groundeval.task_track import TASK_AGENTS
+
+    return list(TASK_AGENTS)
+
+
 def conditions() -> dict[str, str]:
     """CARGO prompt conditions and rubric-swap cells, each with its rubric."""
-    from judges.conditions import CONDITIONS, RUBRIC_SWAP
+    from judges.conditions import CONDITIONS, RUBRIC_SWAP, VARIANTS
 
     return {**{n: f"rubric {c.rubric}" for n, c in CONDITIONS.items()},
+            **{n: f"variant, rubric {c.rubric} (name it in --conditions)" for n, c in VARIANTS.items()},
             **{n: f"rubric swap, rubric {c.rubric} (with --rubric-swap)" for n, c in RUBRIC_SWAP.items()}}
 
 
@@ -79,6 +87,7 @@ def everything() -> dict[str, Any]:
         "assurance judges (assure dispatch/contrast/run --judge)": ["builtin:step", "stub[:LOG]", "openai:MODEL"],
         "judge backends (judges/backends)": judge_backends(),
         "GroundEval agents (run-agent --agent)": agents() + ["openai:MODEL"],
+        "GroundEval task-contract agents (run-agent --agent on a task suite)": task_agents(),
         "CARGO conditions (judge --conditions)": conditions(),
         "GroundEval tracks and question kinds": {t: ", ".join(k) for t, k in tracks().items()},
         "studies (reproduce STUDY)": studies(),

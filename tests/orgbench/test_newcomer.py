@@ -133,9 +133,10 @@ def test_list_is_read_from_the_registries():
     from judges.backends.builtin import JUDGES
     from judges.conditions import ALL_CONDITIONS
     from judges.groundeval.agents import BUILTIN_AGENTS
+    from judges.groundeval.task_track import TASK_AGENTS
 
     text = ok("list")
-    for name in [*(f"builtin:{j}" for j in JUDGES), *BUILTIN_AGENTS, *ALL_CONDITIONS, *TRACKS, *FORMATS,
+    for name in [*(f"builtin:{j}" for j in JUDGES), *BUILTIN_AGENTS, *TASK_AGENTS, *ALL_CONDITIONS, *TRACKS, *FORMATS,
                  "builtin:step", "stub"]:
         assert re.search(rf"(^|[\s,]){re.escape(name)}([\s,]|$)", text, re.M), name
     for track in TRACKS:
