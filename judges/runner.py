@@ -50,12 +50,12 @@ from judges.backends import FatalBackendError
 from judges.backends.base import BackendError, GenerationParams, JudgeBackend, JudgeRequest, JudgeResponse, Message
 from judges.cache import ResponseCache, backend_identity, cache_key, request_hash
 from judges.judgments import JUDGMENTS, JobKey, scan_log, sort_log, write_log
+from judges.run_record import FORMAT_VERSION, check_requests, check_run_json, record_wall_time, run_record
 from judges.verdict import UNPARSED, parse_verdict
 from simulator.errors import InputError
 from simulator.storage import dumps, read_json, write_json
 
 RUN_JSON = "run.json"
-FORMAT_VERSION = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,58 +129,6 @@ class _Tally:
         elif verdict == UNPARSED:
             self.unparsed += 1
 
-
-
-def _first_difference(old: Any, new: Any, where: str) -> str | None:
-    """The dotted name of the first field that differs between two JSON values (None if equal)."""
-    if isinstance(old, dict) and isinstance(new, dict):
-        for key in sorted(set(old) | set(new)):
-            found = _first_difference(old.get(key), new.get(key), f"{where}.{key}")
-            if found:
-                return found
-        return None
-    return None if old == new else where
-
-
-def _field(record: Any, dotted: str) -> Any:
-    for part in dotted.split("."):
-        record = record.get(part) if isinstance(record, dict) else None
-    return record
-
-
-def _run_record(backend: JudgeBackend, parameters: Mapping[str, Any] | None,
-                locations: Mapping[str, Any] | None) -> dict[str, Any]:
-    """What run.json says about a run: the judge, its identity, the caller's parameters and locations."""
-    return {"format_version": FORMAT_VERSION, "judge": backend.name, "backend": backend_identity(backend),
-            "parameters": json.loads(dumps(dict(parameters or {}))), "locations": dict(locations or {})}
-
-
-def _check_run_json(path: Path, record: Mapping[str, Any]) -> bool:
-    """Refuse (InputError naming run.json and the field) a run.json made differently; True if it must be written."""
-    if not path.exists():
-        return True
-    old = read_json(path)
-    if not isinstance(old, dict) or old.get("format_version") != FORMAT_VERSION:
-        version = old.get("format_version") if isinstance(old, dict) else None
-        raise InputError(f"{path}: format_version {version!r}, not {FORMAT_VERSION}: it does not record what the"
-                         " run was made with, so it cannot be resumed safely; choose a new run directory")
-    for name in ("judge", "backend", "parameters"):
-        field = _first_difference(old.get(name), record[name], name)
-        if field:
-            raise InputError(f"{path}: {field} is {dumps(_field(old, field))} in this run, "
-                             f"{dumps(_field(record, field))} now; resume with the same settings or choose a"
-                             " new run directory")
-    return old != record
-
-
-def _check_requests(path: Path, done: Mapping[JobKey, Mapping[str, Any]], hashes: Mapping[JobKey, str]) -> None:
-    """Refuse a resume whose jobs are not the requests that the logged judgments answered."""
-    for key, req_hash in hashes.items():
-        row = done.get(key)
-        if row is not None and row.get("request_hash") != req_hash:
-            raise InputError(f"{path}: item {key[0]} condition {key[1]} seed {key[2]} was judged from another"
-                             " request than this run makes now (request_hash differs: other suite, prompt or"
-                             " settings); choose a new run directory")
 
 
 class _Progress:
@@ -291,14 +239,21 @@ async def run_jobs(
     if concurrency < 1:
         raise InputError(f"concurrency: must be at least 1, got {concurrency}")
     path = run_dir / JUDGMENTS
-    prepare: Callable[[JudgeRequest], JudgeRequest] = getattr(backend, "prepare", None) or (lambda r: r)
-    prepared = [(job, request, request_hash(request)) for job in jobs for request in (prepare(job.request),)]
-    # every check comes before the first write, so a refused resume leaves the run as it was
-    record = _run_record(backend, parameters, locations)
-    write_record = _check_run_json(run_dir / RUN_JSON, record)
-    done, dirty = scan_log(path)
-    rows = {key: json.loads(raw) for key, raw in done.items()}
-    _check_requests(path, rows, {job.key: h for job, _, h in prepared})
+    settle = getattr(backend, "settle", None)   # e.g. which response_format dialect the endpoint accepts
+    try:
+        if settle is not None:
+            await settle()
+        prepare: Callable[[JudgeRequest], JudgeRequest] = getattr(backend, "prepare", None) or (lambda r: r)
+        prepared = [(job, request, request_hash(request)) for job in jobs for request in (prepare(job.request),)]
+        # every check comes before the first write, so a refused resume leaves the run as it was
+        record = run_record(backend, parameters, locations)
+        write_record = check_run_json(run_dir / RUN_JSON, record)
+        done, dirty = scan_log(path)
+        rows = {key: json.loads(raw) for key, raw in done.items()}
+        check_requests(path, rows, {job.key: h for job, _, h in prepared})
+    except BaseException:
+        await _close(backend)
+        raise
     if write_record:
         write_json(run_dir / RUN_JSON, record)
     if dirty:
@@ -377,9 +332,8 @@ async def run_jobs(
         log.close()
         bar.update(already + log.written)
         bar.close()
-        aclose = getattr(backend, "aclose", None)
-        if aclose is not None:
-            await aclose()
+        await _close(backend)
+        record_wall_time(run_dir, backend, time.perf_counter() - started, len(remaining))
     if fatal:
         raise InputError(fatal[0])
     sort_log(path)
@@ -390,6 +344,12 @@ async def run_jobs(
         prompt_tokens=tally.prompt_tokens, completion_tokens=tally.completion_tokens,
         elapsed_s=round(time.perf_counter() - started, 6),
     )
+
+
+async def _close(backend: JudgeBackend) -> None:
+    aclose = getattr(backend, "aclose", None)
+    if aclose is not None:
+        await aclose()
 
 
 def run_jobs_sync(jobs: Iterable[Job], backend: JudgeBackend, run_dir: Path, **options: Any) -> RunSummary:

@@ -145,3 +145,26 @@ def parse_verdict(text: str | None) -> Verdict:
         if verdict is not None:
             return verdict
     return UNPARSED_VERDICT
+
+
+def verdict_schema(statuses: tuple[str, ...] = CLAIM_STATUSES, *, max_claims: int = 6,
+                   max_claim_chars: int = 200) -> dict[str, Any]:
+    """The JSON schema of a verdict object, bounded so that constrained decoding always ends.
+
+    Claims are capped in number and length: a small model under a grammar can
+    otherwise add claims until it runs out of tokens, and a cut-off object parses as nothing.
+    """
+    return {
+        "type": "object",
+        "properties": {
+            "dimensions": {"type": "object", "additionalProperties": {"type": "number"}},
+            "claims": {"type": "array", "maxItems": max_claims, "items": {
+                "type": "object",
+                "properties": {"text": {"type": "string", "maxLength": max_claim_chars},
+                               "status": {"type": "string", "enum": list(statuses)}},
+                "required": ["text", "status"], "additionalProperties": False}},
+            "verdict": {"type": "string", "enum": list(VERDICTS)},
+        },
+        "required": ["dimensions", "claims", "verdict"],
+        "additionalProperties": False,
+    }

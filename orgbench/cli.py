@@ -14,7 +14,7 @@ import click
 from simulator.errors import InputError
 
 #: Modules under orgbench/commands/ that add commands; each has ``register(cli)``.
-COMMAND_MODULES = ("simulate", "cargo", "groundeval", "assurance", "reproduce")
+COMMAND_MODULES = ("simulate", "cargo", "groundeval", "assurance", "reproduce", "serve_local", "compare")
 
 
 class OrgbenchGroup(click.Group):

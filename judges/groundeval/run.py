@@ -13,6 +13,7 @@ found in the answers and writes ``questions.jsonl`` and ``summary.json``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections import defaultdict
 from pathlib import Path
@@ -40,21 +41,30 @@ def _builtin(spec: str, suite: Path, corpus_world) -> Callable[..., dict[str, An
         return make_leaky(corpus_world)
     if spec in AGENTS:
         return AGENTS[spec]
-    raise InputError(f"--agent: unknown agent {spec!r} (built-in: {', '.join(BUILTIN_AGENTS)}; or openai:MODEL)")
+    raise InputError(f"--agent: unknown agent {spec!r} (built-in: {', '.join(BUILTIN_AGENTS)}; or openai:MODEL, local:MODEL)")
 
 
 def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: bool = True,
               budget: int = DEFAULT_BUDGET, base_url: str | None = None, api_key: str | None = None,
               concurrency: int = 8, max_turns: int = 12, corpus: Corpus | None = None,
-              world=None) -> dict[str, Any]:
-    """Answer every contract of ``suite`` with agent ``spec`` in ``mode``; write the run to ``out``.
+              world=None, limit: int | None = None) -> dict[str, Any]:
+    """Answer every contract of ``suite`` (the first ``limit``) with agent ``spec`` in ``mode``; write ``out``.
 
     ``corpus`` and ``world`` may be passed in when several runs share one suite (they must be the suite's own).
+    A ``local:MODEL`` agent gets a llama.cpp server with a function-calling chat format for the run.
     """
     if mode not in MODES:
         raise InputError(f"--mode: expected tool or context, got {mode!r}")
+    if spec.startswith("local:"):
+        from judges.backends.local_server import local_endpoint
+
+        with local_endpoint(spec, tools=True) as (name, url, slots):
+            return run_agent(suite, f"openai:{name}", mode, out, record_latency=record_latency, budget=budget,
+                             base_url=url, concurrency=slots, max_turns=max_turns, corpus=corpus, world=world,
+                             limit=limit, _label=spec)
     suite = Path(suite)
     meta, contracts = load_suite(suite)
+    contracts = contracts[:limit] if limit else contracts
     if world is None:
         world = load_corpus_world(suite)
     if corpus is None:
@@ -78,12 +88,17 @@ def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: b
         return row
 
     done: dict[str, dict[str, Any]] = {}
-    if spec.startswith("openai:"):
+    if spec.startswith(("openai:", "local:")):
         from judges.groundeval.llm_agent import LLMAgent
 
         model = spec.split(":", 1)[1]
         if not model:
             raise InputError(f"--agent {spec!r}: name the model, e.g. openai:gpt-4o-mini")
+        server = contextlib.ExitStack()
+        if spec.startswith("local:"):      # a llama.cpp server with a function-calling chat format, for this run
+            from judges.backends.local_server import local_endpoint
+
+            model, base_url, concurrency = server.enter_context(local_endpoint(spec, tools=True))
         agent = LLMAgent(model=model, base_url=base_url, api_key=api_key, max_turns=max_turns)
         header = {"journal": 1, "suite_contracts_sha256": sha256_file(suite / "contracts.jsonl"), "agent": spec,
                   "mode": mode, "budget": budget, "max_turns": max_turns}
@@ -114,7 +129,8 @@ def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: b
                     await asyncio.gather(*tasks, return_exceptions=True)
                     await agent.close()
 
-        asyncio.run(run_all())
+        with server:
+            asyncio.run(run_all())
         failed = [row for row in done.values() if str(row["answer"]["answer"]).startswith("backend error: ")]
         if failed and len(failed) == len(done):     # nothing answered: a wrong endpoint or model, not a result
             journal.unlink()

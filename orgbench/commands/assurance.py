@@ -153,15 +153,17 @@ def register(cli: click.Group) -> None:
     @assure.command("contrast")
     @click.option("--source", required=True, type=click.Path(path_type=Path), help="Trajectory suite directory.")
     @click.option("--out", required=True, type=click.Path(path_type=Path), help="Where to write the contrast.")
-    @click.option("--judge", default="builtin:step", show_default=True, help="builtin:step, openai:MODEL, stub.")
+    @click.option("--judge", default="builtin:step", show_default=True, help="builtin:step, openai:MODEL, local:MODEL, stub.")
     @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")
     @click.option("--draws", default=2, show_default=True, type=click.IntRange(1))
-    def contrast(source, out, judge, base_url, draws):
+    @click.option("--limit", type=click.IntRange(1), default=None,
+                  help="Judge only the first N trajectories of the cohort (eight packets each).")
+    def contrast(source, out, judge, base_url, draws, limit):
         """Later-context contrast G on original vs restored packets, with a cluster bootstrap."""
         from orgbench.commands.options import check_out_dir
 
         check_out_dir(out, into=True)
-        click.echo(write_contrast(source, out, make_judge(judge, base_url), draws))
+        click.echo(write_contrast(source, out, make_judge(judge, base_url), draws, limit=limit))
 
 
 def run_faults(out: Path) -> tuple[str, list]:
@@ -189,11 +191,12 @@ def write_faults(out: Path) -> str:
     return run_faults(out)[0]
 
 
-def run_contrast(source: Path, out: Path, backend, draws: int, *, per_packet_csv: bool = True) -> tuple[str, list]:
-    """Judge the cohort's eight packets per trajectory; write contrast.json / .md / .csv / .tex (and flags.csv)."""
+def run_contrast(source: Path, out: Path, backend, draws: int, *, per_packet_csv: bool = True,
+                 limit: int | None = None) -> tuple[str, list]:
+    """Judge the cohort's eight packets per trajectory (the first ``limit`` trajectories); write contrast.*."""
     from benchmark_builders.trajectories.records import read_suite
     from judges.assurance.contrast import (
-        contrast_csv, contrast_latex, contrast_summary, contrast_table, flags_csv, judge_cohort,
+        cohort, contrast_csv, contrast_latex, contrast_summary, contrast_table, flags_csv, judge_cohort,
     )
     from simulator.errors import InputError
     from simulator.storage import dumps_pretty, write_text_atomic
@@ -201,6 +204,9 @@ def run_contrast(source: Path, out: Path, backend, draws: int, *, per_packet_csv
     trajectories, labels = read_suite(source)
     if not trajectories:
         raise InputError(f"{Path(source) / 'trajectories.jsonl'}: no trajectories")
+    if limit:
+        keep = {trajectory.trajectory_id for trajectory, _ in cohort(trajectories, labels)[:limit]}
+        trajectories = [t for t in trajectories if t.trajectory_id in keep]
     judged = judge_cohort(trajectories, labels, backend, draws=draws)
     summary = contrast_summary(judged)
     judge = getattr(backend, "name", "unknown")
@@ -216,6 +222,6 @@ def run_contrast(source: Path, out: Path, backend, draws: int, *, per_packet_csv
     return f"G original {g['original']}, restored {g['restored']}, reduction {g['reduction']} -> {out}", judged
 
 
-def write_contrast(source: Path, out: Path, backend, draws: int) -> str:
+def write_contrast(source: Path, out: Path, backend, draws: int, *, limit: int | None = None) -> str:
     """Judge the cohort and write the contrast files under ``out``; return a summary line."""
-    return run_contrast(source, out, backend, draws)[0]
+    return run_contrast(source, out, backend, draws, limit=limit)[0]

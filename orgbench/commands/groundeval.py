@@ -37,7 +37,8 @@ def register(cli: click.Group) -> None:
     @cli.command("run-agent")
     @click.option("--suite", type=click.Path(path_type=Path), required=True)
     @click.option("--agent", "spec", required=True,
-                  help="oracle | leaky | lazy | proximity | bm25 | zero-shot | openai:MODEL")
+                  help="oracle | leaky | lazy | proximity | bm25 | zero-shot | openai:MODEL | local:MODEL "
+                       "(smollm2, gemma3-270m, PATH.gguf)")
     @click.option("--mode", type=click.Choice(("tool", "context")), default="tool", show_default=True)
     @click.option("--out", type=click.Path(path_type=Path), required=True, help="Run directory to write.")
     @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")
@@ -46,15 +47,16 @@ def register(cli: click.Group) -> None:
     @click.option("--max-turns", type=click.IntRange(1), default=12, show_default=True, help="Tool-calling turns per question.")
     @click.option("--latency/--no-latency", default=True, show_default=True,
                   help="Record each call's latency in the trace (off: byte-identical reruns).")
+    @click.option("--limit", type=click.IntRange(1), default=None, help="Answer only the first N contracts.")
     def run_agent_command(suite: Path, spec: str, mode: str, out: Path, base_url: str | None, budget: int,
-                          concurrency: int, max_turns: int, latency: bool) -> None:
+                          concurrency: int, max_turns: int, latency: bool, limit: int | None) -> None:
         """Answer every contract of a suite with one agent, recording every tool call."""
         from judges.groundeval.run import run_agent
         from orgbench.commands.options import check_out_dir
 
         check_out_dir(out, ("answers.jsonl", "run.json"), "a run-agent directory")
         info = run_agent(suite, spec, mode, out, record_latency=latency, budget=budget, base_url=base_url,
-                         concurrency=concurrency, max_turns=max_turns)
+                         concurrency=concurrency, max_turns=max_turns, limit=limit)
         click.echo(f"{out}: {info['questions']} answers from {spec} ({mode} mode)")
 
     @score.command("groundeval")
