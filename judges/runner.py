@@ -47,13 +47,13 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from judges.backends import FatalBackendError
-from judges.backends.base import BackendError, GenerationParams, JudgeBackend, JudgeRequest, JudgeResponse, Message
+from judges.backends.base import BackendError, GenerationParams, JudgeBackend, JudgeRequest, Message
 from judges.cache import ResponseCache, backend_identity, cache_key, request_hash
 from judges.judgments import JUDGMENTS, JobKey, scan_log, sort_log, write_log
-from judges.run_record import FORMAT_VERSION, check_requests, check_run_json, record_wall_time, run_record
-from judges.verdict import UNPARSED, parse_verdict
+from judges.run_log import Progress, RunLog, Tally
+from judges.run_record import check_requests, check_run_json, record_wall_time, run_record
 from simulator.errors import InputError
-from simulator.storage import dumps, read_json, write_json
+from simulator.storage import dumps, write_json
 
 RUN_JSON = "run.json"
 
@@ -98,109 +98,6 @@ class RunSummary:
         out = {k: getattr(self, k) for k in self.__dataclass_fields__}
         out["run_dir"] = str(self.run_dir)
         return out
-
-
-@dataclass
-class _Tally:
-    judgments: int = 0
-    penalized: int = 0
-    passed: int = 0
-    cannot_decide: int = 0
-    unparsed: int = 0
-    errors: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-    def add(self, row: Mapping[str, Any]) -> None:
-        self.judgments += 1
-        usage = row.get("usage") or {}
-        self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
-        self.completion_tokens += int(usage.get("completion_tokens") or 0)
-        if row.get("error"):
-            self.errors += 1
-            return
-        verdict = (row.get("verdict") or {}).get("verdict")
-        if verdict == "fail":
-            self.penalized += 1
-        elif verdict == "pass":
-            self.passed += 1
-        elif verdict == "cannot_decide":
-            self.cannot_decide += 1
-        elif verdict == UNPARSED:
-            self.unparsed += 1
-
-
-
-class _Progress:
-    """A rich progress bar on a TTY; nothing otherwise."""
-
-    def __init__(self, enabled: bool, total: int, done: int, label: str) -> None:
-        self._bar = None
-        if enabled and total and sys.stderr.isatty():
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-            self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TimeRemainingColumn(), transient=False)
-            self._task = self._bar.add_task(label, total=total, completed=done)
-            self._bar.start()
-
-    def update(self, done: int) -> None:
-        if self._bar is not None:
-            self._bar.update(self._task, completed=done)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.stop()
-
-
-class _Log:
-    """Buffered appends to judgments.jsonl and the cache, one write and one transaction per batch."""
-
-    def __init__(self, path: Path, cache: ResponseCache | None, identity: Mapping[str, Any], tally: _Tally) -> None:
-        self.path = path
-        self.cache = cache
-        self.identity = identity
-        self.tally = tally
-        self.lines: list[str] = []
-        self.to_cache: list[tuple[str, JudgeResponse]] = []
-        self.keys: list[JobKey] = []
-        self.written = 0
-        self.handle = open(path, "a", encoding="utf-8")
-
-    def record(self, job: Job, req_hash: str, response: JudgeResponse | None, error: str | None,
-               cacheable: bool) -> None:
-        if error is None and response is not None:
-            verdict = parse_verdict(response.text)
-            row = {"item_id": job.item_id, "condition": job.condition, "seed": job.seed,
-                   "request_hash": req_hash, "model": response.model, "response": response.text,
-                   "verdict": verdict.to_json(), "penalized": verdict.penalized,
-                   "usage": response.usage.to_json(), "error": None}
-            if cacheable and self.cache is not None:
-                self.to_cache.append((cache_key(self.identity, req_hash), response))
-        else:
-            row = {"item_id": job.item_id, "condition": job.condition, "seed": job.seed,
-                   "request_hash": req_hash, "model": None, "response": None, "verdict": None,
-                   "penalized": None, "usage": {"prompt_tokens": 0, "completion_tokens": 0},
-                   "error": error or "no response"}
-        self.tally.add(row)
-        self.lines.append(dumps(row) + "\n")
-        self.keys.append(job.key)
-
-    def flush(self) -> None:
-        if self.to_cache:
-            entries, self.to_cache = self.to_cache, []
-            self.cache.put_many(entries)  # type: ignore[union-attr]
-        if self.lines:
-            chunk, self.lines = "".join(self.lines), []
-            self.handle.write(chunk)
-            self.handle.flush()
-            self.written += len(self.keys)
-            self.keys = []
-
-    def close(self) -> None:
-        self.flush()
-        self.handle.close()
-
 
 
 async def run_jobs(
@@ -258,13 +155,13 @@ async def run_jobs(
         write_json(run_dir / RUN_JSON, record)
     if dirty:
         write_log(path, done)
-    tally = _Tally()
+    tally = Tally()
     for row in rows.values():
         tally.add(row)
     already = sum(1 for job in jobs if job.key in done)
     todo = [entry for entry in prepared if entry[0].key not in done]
     identity = backend_identity(backend)
-    log = _Log(path, cache, identity, tally)
+    log = RunLog(path, cache, identity, tally)
     from_cache = 0
     remaining = todo
     if cache is not None and todo:
@@ -280,7 +177,7 @@ async def run_jobs(
                     from_cache += 1
             log.flush()
 
-    bar = _Progress(progress, len(jobs), already + from_cache, getattr(backend, "name", "judge"))
+    bar = Progress(progress, len(jobs), already + from_cache, getattr(backend, "name", "judge"))
     ensure_pool = getattr(backend, "ensure_pool", None)
     if ensure_pool is not None:
         ensure_pool(concurrency)

@@ -9,9 +9,10 @@ A :class:`LocalServer` runs ``python -m llama_cpp.server`` (llama-cpp-python's
 OpenAI-compatible server) as child processes bound to 127.0.0.1 on free
 ports. llama-cpp-python's server answers one request at a time, so a server
 with N slots is N processes, one per port; the client spreads requests over
-them. Children are started in their own process group, die with their
-parent (``PR_SET_PDEATHSIG``), and are stopped on ``stop()``, on interpreter
-exit, on Ctrl-C and on errors.
+them. Children are started in their own process group, are killed when
+their parent dies (``PR_SET_PDEATHSIG`` with SIGKILL: on SIGTERM uvicorn
+would first finish the request in hand), and are stopped on ``stop()``, on
+interpreter exit, on Ctrl-C and on errors.
 """
 
 from __future__ import annotations
@@ -144,7 +145,7 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child
     try:
         import ctypes
 
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, int(signal.SIGKILL))   # PR_SET_PDEATHSIG
     except OSError:
         pass
 

@@ -130,3 +130,22 @@ def _wait_gone(pid: int) -> None:
             return
         time.sleep(0.2)
     raise AssertionError(f"llama.cpp server {pid} still running after orgbench was killed")
+
+
+@needs_local
+@pytest.mark.slow
+def test_a_local_agent_answers_two_groundeval_contracts_in_tool_mode(tmp_path):
+    world, suite, out = tmp_path / "world", tmp_path / "ge", tmp_path / "agent"
+    runner = CliRunner()
+    assert runner.invoke(cli, ["simulate", "--out", str(world), "--days", "10", "--people", "16"]).exit_code == 0
+    assert runner.invoke(cli, ["build", "groundeval", "--world", str(world), "--out", str(suite)]).exit_code == 0
+    result = runner.invoke(cli, ["run-agent", "--suite", str(suite), "--agent", "local:smollm2", "--mode", "tool",
+                                 "--limit", "2", "--max-turns", "2", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    answers = [json.loads(line) for line in (out / "answers.jsonl").read_text().splitlines()]
+    traces = [json.loads(line) for line in (out / "traces.jsonl").read_text().splitlines()]
+    assert len(answers) == len(traces) == 2
+    assert {a["agent"] for a in answers} == {"local:smollm2"}
+    assert all(not str(a["answer"]).startswith("backend error") for a in answers)
+    assert json.loads((out / "run.json").read_text())["base_url"] is None     # no port recorded
+    assert not _servers_of(os.getpid())
