@@ -28,6 +28,10 @@ from judges.backends.structured import OFF
 #: What a local judge may write when the caller sets no limit: a verdict fits well inside it,
 #: and a small model that rambles stops instead of filling the context.
 DEFAULT_MAX_TOKENS = 512
+#: A local server never queues (exactly its slot count is in flight), so a late answer means a busy CPU, not
+#: an overloaded server; and llama.cpp keeps computing an answer nobody waits for, so a retry after a timeout
+#: would queue behind it. The answer may therefore take this many times --timeout.
+LOCAL_TIMEOUT_FACTOR = 10
 
 
 class LocalBackend(OpenAICompatBackend):
@@ -73,7 +77,8 @@ class LocalBackend(OpenAICompatBackend):
             return
         self.server.start()    # in this thread: the children die with their parent thread (PR_SET_PDEATHSIG)
         urls = self.server.base_urls
-        self.client = ChatClient(urls[0], self.local_model.name, api_key_env=None, timeout=self._timeout,
+        self.client = ChatClient(urls[0], self.local_model.name, api_key_env=None,
+                                 timeout=self._timeout * LOCAL_TIMEOUT_FACTOR,
                                  max_retries=self._max_retries, pool_size=self.slots, backoff_base=self._backoff,
                                  slot_urls=urls[1:], pacer=Pacer(self.slots, fixed=True))
 
@@ -90,5 +95,7 @@ class LocalBackend(OpenAICompatBackend):
         try:
             await super().aclose()
         finally:
+            if self.client is not None:
+                self._last_pacer = self.client.pacer      # its counters stay readable (run_stats.json)
             self.client = None
             self.server.stop()

@@ -328,8 +328,9 @@ class OpenAICompatBackend:
             self.client.ensure_pool(size)
 
     def pacing(self) -> dict[str, Any]:
-        """The pacer's counters (attempts, timeouts, overloads, window) so far."""
-        return self.client.pacer.stats().to_json() if self.client is not None else {}
+        """The pacer's counters (attempts, timeouts, overloads, window) so far (kept after aclose)."""
+        pacer = self.client.pacer if self.client is not None else getattr(self, "_last_pacer", None)
+        return pacer.stats().to_json() if pacer is not None else {}
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
         """Send the request (response_format added unless it carries one) and return the text and usage."""
