@@ -56,6 +56,7 @@ class Pacer:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._changed: asyncio.Condition | None = None
         self._attempts = self._timeouts = self._overloads = self._decreases = 0
+        self._waiting = 0          # acquirers queued on the condition
         self._least = self.window
         self._most = 0
 
@@ -70,51 +71,61 @@ class Pacer:
         loop = asyncio.get_running_loop()
         if self._changed is None or self._loop is not loop:
             self._changed, self._loop = asyncio.Condition(), loop
-            self.in_flight = 0     # a new event loop: nothing of the old one is in flight any more
+            self.in_flight = self._waiting = 0     # a new event loop: nothing of the old one is in flight
         return self._changed
 
     async def acquire(self) -> int:
         """Wait for room in the window (and past any Retry-After pause); the ticket to hand back to release."""
         changed = self._condition()
+        if not self._waiting and self.resume_at <= time.monotonic() and self.in_flight < max(1, int(self.window)):
+            return self._admit()            # the common case: room, nobody queued (one event loop: no race)
         async with changed:
-            while True:
-                pause = self.resume_at - time.monotonic()
-                if pause > 0:
-                    changed.release()
-                    try:
-                        await asyncio.sleep(pause)
-                    finally:
-                        await changed.acquire()
-                    continue
-                if self.in_flight < max(1, int(self.window)):
-                    break
-                await changed.wait()
-            self.in_flight += 1
-            self._attempts += 1
-            self._most = max(self._most, self.in_flight)
-            return self._epoch
+            self._waiting += 1
+            try:
+                while True:
+                    pause = self.resume_at - time.monotonic()
+                    if pause > 0:
+                        changed.release()
+                        try:
+                            await asyncio.sleep(pause)
+                        finally:
+                            await changed.acquire()
+                        continue
+                    if self.in_flight < max(1, int(self.window)):
+                        break
+                    await changed.wait()
+            finally:
+                self._waiting -= 1
+            return self._admit()
+
+    def _admit(self) -> int:
+        self.in_flight += 1
+        self._attempts += 1
+        self._most = max(self._most, self.in_flight)
+        return self._epoch
 
     async def release(self, ticket: int, outcome: str, *, timed_out: bool = False,
                       retry_after: float | None = None) -> None:
         """Hand back a slot with what happened: OK grows the window, OVERLOAD shrinks it (once per window)."""
         changed = self._condition()
-        async with changed:
-            self.in_flight = max(0, self.in_flight - 1)
-            if outcome == OK and not self.fixed:
-                self.window = min(float(self.ceiling), self.window + 1.0 / self.window)
-            elif outcome == OVERLOAD:
-                self._overloads += 1
-                self._timeouts += int(timed_out)
-                if not self.fixed and ticket == self._epoch:
-                    self.window = max(1.0, self.window / 2.0)
-                    self._least = min(self._least, self.window)
-                    self._epoch += 1
-                    self._decreases += 1
-            if retry_after is not None and retry_after > 0:
-                self.resume_at = max(self.resume_at, time.monotonic() + retry_after)
-            room = max(1, int(self.window)) - self.in_flight
-            if room > 0:
-                changed.notify(room)
+        self.in_flight = max(0, self.in_flight - 1)
+        if outcome == OK and not self.fixed:
+            self.window = min(float(self.ceiling), self.window + 1.0 / self.window)
+        elif outcome == OVERLOAD:
+            self._overloads += 1
+            self._timeouts += int(timed_out)
+            if not self.fixed and ticket == self._epoch:
+                self.window = max(1.0, self.window / 2.0)
+                self._least = min(self._least, self.window)
+                self._epoch += 1
+                self._decreases += 1
+        if retry_after is not None and retry_after > 0:
+            self.resume_at = max(self.resume_at, time.monotonic() + retry_after)
+        if self._waiting:
+            async with changed:
+                room = max(1, int(self.window)) - self.in_flight
+                if room > 0:
+                    changed.notify(room)
 
     def stats(self) -> PacerStats:
         """Counters so far."""
