@@ -55,13 +55,6 @@ def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: b
     """
     if mode not in MODES:
         raise InputError(f"--mode: expected tool or context, got {mode!r}")
-    if spec.startswith("local:"):
-        from judges.backends.local_server import local_endpoint
-
-        with local_endpoint(spec, tools=True) as (name, url, slots):
-            return run_agent(suite, f"openai:{name}", mode, out, record_latency=record_latency, budget=budget,
-                             base_url=url, concurrency=slots, max_turns=max_turns, corpus=corpus, world=world,
-                             limit=limit, _label=spec)
     suite = Path(suite)
     meta, contracts = load_suite(suite)
     contracts = contracts[:limit] if limit else contracts
