@@ -208,12 +208,9 @@ def _pool_counts(n_neg: int, n_pos: int, resamples: int, seed: int) -> tuple[np.
     return out[0], out[1]
 
 
-def bootstrap_di(values: np.ndarray, should_penalize: np.ndarray, *, resamples: int = RESAMPLES,
-                 seed: int = BOOTSTRAP_SEED, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
-    """Bootstrap CI of DI for each column of ``values`` (items × k, NaN = not judged); returns (low, high)."""
-    values = np.asarray(values, dtype=float)
-    if values.ndim == 1:
-        values = values[:, None]
+def resampled_di(values: np.ndarray, should_penalize: np.ndarray, *, resamples: int = RESAMPLES,
+                 seed: int = BOOTSTRAP_SEED) -> np.ndarray:
+    """DI of each column of ``values`` (items × k, NaN = not judged) under every resample: resamples × k."""
     should = np.asarray(should_penalize, dtype=bool)
     neg_counts, pos_counts = _pool_counts(int((~should).sum()), int(should.sum()), resamples, seed)
 
@@ -224,7 +221,16 @@ def bootstrap_di(values: np.ndarray, should_penalize: np.ndarray, *, resamples: 
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(weight > 0, total / np.maximum(weight, 1e-300), np.nan)
 
-    di = pooled(pos_counts, values[should]) - pooled(neg_counts, values[~should])
+    return pooled(pos_counts, values[should]) - pooled(neg_counts, values[~should])
+
+
+def bootstrap_di(values: np.ndarray, should_penalize: np.ndarray, *, resamples: int = RESAMPLES,
+                 seed: int = BOOTSTRAP_SEED, level: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Bootstrap CI of DI for each column of ``values`` (items × k, NaN = not judged); returns (low, high)."""
+    values = np.asarray(values, dtype=float)
+    if values.ndim == 1:
+        values = values[:, None]
+    di = resampled_di(values, np.asarray(should_penalize, dtype=bool), resamples=resamples, seed=seed)
     tail = (1.0 - level) / 2.0 * 100.0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a column never judged has an all-NaN CI

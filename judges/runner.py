@@ -47,15 +47,15 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from judges.backends import FatalBackendError
-from judges.backends.base import BackendError, GenerationParams, JudgeBackend, JudgeRequest, JudgeResponse, Message
+from judges.backends.base import BackendError, GenerationParams, JudgeBackend, JudgeRequest, Message
 from judges.cache import ResponseCache, backend_identity, cache_key, request_hash
 from judges.judgments import JUDGMENTS, JobKey, scan_log, sort_log, write_log
-from judges.verdict import UNPARSED, parse_verdict
+from judges.run_log import Progress, RunLog, Tally
+from judges.run_record import check_requests, check_run_json, record_wall_time, run_record
 from simulator.errors import InputError
-from simulator.storage import dumps, read_json, write_json
+from simulator.storage import dumps, write_json
 
 RUN_JSON = "run.json"
-FORMAT_VERSION = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,161 +100,6 @@ class RunSummary:
         return out
 
 
-@dataclass
-class _Tally:
-    judgments: int = 0
-    penalized: int = 0
-    passed: int = 0
-    cannot_decide: int = 0
-    unparsed: int = 0
-    errors: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-
-    def add(self, row: Mapping[str, Any]) -> None:
-        self.judgments += 1
-        usage = row.get("usage") or {}
-        self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
-        self.completion_tokens += int(usage.get("completion_tokens") or 0)
-        if row.get("error"):
-            self.errors += 1
-            return
-        verdict = (row.get("verdict") or {}).get("verdict")
-        if verdict == "fail":
-            self.penalized += 1
-        elif verdict == "pass":
-            self.passed += 1
-        elif verdict == "cannot_decide":
-            self.cannot_decide += 1
-        elif verdict == UNPARSED:
-            self.unparsed += 1
-
-
-
-def _first_difference(old: Any, new: Any, where: str) -> str | None:
-    """The dotted name of the first field that differs between two JSON values (None if equal)."""
-    if isinstance(old, dict) and isinstance(new, dict):
-        for key in sorted(set(old) | set(new)):
-            found = _first_difference(old.get(key), new.get(key), f"{where}.{key}")
-            if found:
-                return found
-        return None
-    return None if old == new else where
-
-
-def _field(record: Any, dotted: str) -> Any:
-    for part in dotted.split("."):
-        record = record.get(part) if isinstance(record, dict) else None
-    return record
-
-
-def _run_record(backend: JudgeBackend, parameters: Mapping[str, Any] | None,
-                locations: Mapping[str, Any] | None) -> dict[str, Any]:
-    """What run.json says about a run: the judge, its identity, the caller's parameters and locations."""
-    return {"format_version": FORMAT_VERSION, "judge": backend.name, "backend": backend_identity(backend),
-            "parameters": json.loads(dumps(dict(parameters or {}))), "locations": dict(locations or {})}
-
-
-def _check_run_json(path: Path, record: Mapping[str, Any]) -> bool:
-    """Refuse (InputError naming run.json and the field) a run.json made differently; True if it must be written."""
-    if not path.exists():
-        return True
-    old = read_json(path)
-    if not isinstance(old, dict) or old.get("format_version") != FORMAT_VERSION:
-        version = old.get("format_version") if isinstance(old, dict) else None
-        raise InputError(f"{path}: format_version {version!r}, not {FORMAT_VERSION}: it does not record what the"
-                         " run was made with, so it cannot be resumed safely; choose a new run directory")
-    for name in ("judge", "backend", "parameters"):
-        field = _first_difference(old.get(name), record[name], name)
-        if field:
-            raise InputError(f"{path}: {field} is {dumps(_field(old, field))} in this run, "
-                             f"{dumps(_field(record, field))} now; resume with the same settings or choose a"
-                             " new run directory")
-    return old != record
-
-
-def _check_requests(path: Path, done: Mapping[JobKey, Mapping[str, Any]], hashes: Mapping[JobKey, str]) -> None:
-    """Refuse a resume whose jobs are not the requests that the logged judgments answered."""
-    for key, req_hash in hashes.items():
-        row = done.get(key)
-        if row is not None and row.get("request_hash") != req_hash:
-            raise InputError(f"{path}: item {key[0]} condition {key[1]} seed {key[2]} was judged from another"
-                             " request than this run makes now (request_hash differs: other suite, prompt or"
-                             " settings); choose a new run directory")
-
-
-class _Progress:
-    """A rich progress bar on a TTY; nothing otherwise."""
-
-    def __init__(self, enabled: bool, total: int, done: int, label: str) -> None:
-        self._bar = None
-        if enabled and total and sys.stderr.isatty():
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-            self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TimeRemainingColumn(), transient=False)
-            self._task = self._bar.add_task(label, total=total, completed=done)
-            self._bar.start()
-
-    def update(self, done: int) -> None:
-        if self._bar is not None:
-            self._bar.update(self._task, completed=done)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.stop()
-
-
-class _Log:
-    """Buffered appends to judgments.jsonl and the cache, one write and one transaction per batch."""
-
-    def __init__(self, path: Path, cache: ResponseCache | None, identity: Mapping[str, Any], tally: _Tally) -> None:
-        self.path = path
-        self.cache = cache
-        self.identity = identity
-        self.tally = tally
-        self.lines: list[str] = []
-        self.to_cache: list[tuple[str, JudgeResponse]] = []
-        self.keys: list[JobKey] = []
-        self.written = 0
-        self.handle = open(path, "a", encoding="utf-8")
-
-    def record(self, job: Job, req_hash: str, response: JudgeResponse | None, error: str | None,
-               cacheable: bool) -> None:
-        if error is None and response is not None:
-            verdict = parse_verdict(response.text)
-            row = {"item_id": job.item_id, "condition": job.condition, "seed": job.seed,
-                   "request_hash": req_hash, "model": response.model, "response": response.text,
-                   "verdict": verdict.to_json(), "penalized": verdict.penalized,
-                   "usage": response.usage.to_json(), "error": None}
-            if cacheable and self.cache is not None:
-                self.to_cache.append((cache_key(self.identity, req_hash), response))
-        else:
-            row = {"item_id": job.item_id, "condition": job.condition, "seed": job.seed,
-                   "request_hash": req_hash, "model": None, "response": None, "verdict": None,
-                   "penalized": None, "usage": {"prompt_tokens": 0, "completion_tokens": 0},
-                   "error": error or "no response"}
-        self.tally.add(row)
-        self.lines.append(dumps(row) + "\n")
-        self.keys.append(job.key)
-
-    def flush(self) -> None:
-        if self.to_cache:
-            entries, self.to_cache = self.to_cache, []
-            self.cache.put_many(entries)  # type: ignore[union-attr]
-        if self.lines:
-            chunk, self.lines = "".join(self.lines), []
-            self.handle.write(chunk)
-            self.handle.flush()
-            self.written += len(self.keys)
-            self.keys = []
-
-    def close(self) -> None:
-        self.flush()
-        self.handle.close()
-
-
-
 async def run_jobs(
     jobs: Iterable[Job],
     backend: JudgeBackend,
@@ -291,25 +136,32 @@ async def run_jobs(
     if concurrency < 1:
         raise InputError(f"concurrency: must be at least 1, got {concurrency}")
     path = run_dir / JUDGMENTS
-    prepare: Callable[[JudgeRequest], JudgeRequest] = getattr(backend, "prepare", None) or (lambda r: r)
-    prepared = [(job, request, request_hash(request)) for job in jobs for request in (prepare(job.request),)]
-    # every check comes before the first write, so a refused resume leaves the run as it was
-    record = _run_record(backend, parameters, locations)
-    write_record = _check_run_json(run_dir / RUN_JSON, record)
-    done, dirty = scan_log(path)
-    rows = {key: json.loads(raw) for key, raw in done.items()}
-    _check_requests(path, rows, {job.key: h for job, _, h in prepared})
+    settle = getattr(backend, "settle", None)   # e.g. which response_format dialect the endpoint accepts
+    try:
+        if settle is not None:
+            await settle()
+        prepare: Callable[[JudgeRequest], JudgeRequest] = getattr(backend, "prepare", None) or (lambda r: r)
+        prepared = [(job, request, request_hash(request)) for job in jobs for request in (prepare(job.request),)]
+        # every check comes before the first write, so a refused resume leaves the run as it was
+        record = run_record(backend, parameters, locations)
+        write_record = check_run_json(run_dir / RUN_JSON, record)
+        done, dirty = scan_log(path)
+        rows = {key: json.loads(raw) for key, raw in done.items()}
+        check_requests(path, rows, {job.key: h for job, _, h in prepared})
+    except BaseException:
+        await _close(backend)
+        raise
     if write_record:
         write_json(run_dir / RUN_JSON, record)
     if dirty:
         write_log(path, done)
-    tally = _Tally()
+    tally = Tally()
     for row in rows.values():
         tally.add(row)
     already = sum(1 for job in jobs if job.key in done)
     todo = [entry for entry in prepared if entry[0].key not in done]
     identity = backend_identity(backend)
-    log = _Log(path, cache, identity, tally)
+    log = RunLog(path, cache, identity, tally)
     from_cache = 0
     remaining = todo
     if cache is not None and todo:
@@ -325,7 +177,7 @@ async def run_jobs(
                     from_cache += 1
             log.flush()
 
-    bar = _Progress(progress, len(jobs), already + from_cache, getattr(backend, "name", "judge"))
+    bar = Progress(progress, len(jobs), already + from_cache, getattr(backend, "name", "judge"))
     ensure_pool = getattr(backend, "ensure_pool", None)
     if ensure_pool is not None:
         ensure_pool(concurrency)
@@ -377,9 +229,8 @@ async def run_jobs(
         log.close()
         bar.update(already + log.written)
         bar.close()
-        aclose = getattr(backend, "aclose", None)
-        if aclose is not None:
-            await aclose()
+        await _close(backend)
+        record_wall_time(run_dir, backend, time.perf_counter() - started, len(remaining))
     if fatal:
         raise InputError(fatal[0])
     sort_log(path)
@@ -390,6 +241,12 @@ async def run_jobs(
         prompt_tokens=tally.prompt_tokens, completion_tokens=tally.completion_tokens,
         elapsed_s=round(time.perf_counter() - started, 6),
     )
+
+
+async def _close(backend: JudgeBackend) -> None:
+    aclose = getattr(backend, "aclose", None)
+    if aclose is not None:
+        await aclose()
 
 
 def run_jobs_sync(jobs: Iterable[Job], backend: JudgeBackend, run_dir: Path, **options: Any) -> RunSummary:

@@ -83,10 +83,10 @@ def studies() -> list[str]:
 def everything() -> dict[str, Any]:
     """Every list above, under its heading."""
     return {
-        "CARGO judges (judge --judge)": cargo_judges() + ["openai:MODEL", "replay:PATH"],
-        "assurance judges (assure dispatch/contrast/run --judge)": ["builtin:step", "stub[:LOG]", "openai:MODEL"],
+        "CARGO judges (judge --judge)": cargo_judges() + ["openai:MODEL", "local:MODEL", "replay:PATH"],
+        "assurance judges (assure dispatch/contrast/run --judge)": ["builtin:step", "stub[:LOG]", "openai:MODEL", "local:MODEL"],
         "judge backends (judges/backends)": judge_backends(),
-        "GroundEval agents (run-agent --agent)": agents() + ["openai:MODEL"],
+        "GroundEval agents (run-agent --agent)": agents() + ["openai:MODEL", "local:MODEL"],
         "GroundEval task-contract agents (run-agent --agent on a task suite)": task_agents(),
         "CARGO conditions (judge --conditions)": conditions(),
         "GroundEval tracks and question kinds": {t: ", ".join(k) for t, k in tracks().items()},

@@ -4,6 +4,9 @@ Specs:
 
 - ``openai:MODEL`` — any OpenAI-compatible chat-completions endpoint
   (vLLM, Ollama, llama.cpp server, OpenAI, …) at ``base_url``;
+- ``local:MODEL`` — a llama.cpp server orgbench starts and stops itself
+  (``smollm2``, ``gemma3-270m`` or ``PATH.gguf``; ``judges.backends.local``),
+  with ``slots`` requests answered at once;
 - ``replay`` / ``replay:PATH`` — recorded responses (a ``judgments.jsonl`` or a
   responses file), looked up by request hash;
 - ``stub`` / ``stub:LOG.jsonl`` — the recording stub (``judges.backends.stub.from_spec``);
@@ -96,8 +99,14 @@ def make_backend(
     replay_path: str | Path | None = None,
     concurrency: int = 64,
     backoff_base: float = 0.5,
+    structured: str | None = None,
+    slots: int = 1,
 ) -> JudgeBackend:
-    """Make the backend named by ``spec`` (see the module docstring for the forms)."""
+    """Make the backend named by ``spec`` (see the module docstring for the forms).
+
+    ``structured`` (auto | on | off; see ``judges.backends.structured``) defaults to auto for
+    ``local:`` and off for ``openai:``, whose existing runs must keep resuming with what they sent.
+    """
     kind, _, arg = spec.partition(":")
     options = GenerationParams(temperature=temperature, max_tokens=max_tokens, extra=dict(extra or {}))
     if kind == "openai":
@@ -107,8 +116,16 @@ def make_backend(
 
         return OpenAICompatBackend(
             arg, base_url=base_url, api_key_env=api_key_env, timeout=timeout, max_retries=max_retries,
-            options=options, pool_size=concurrency, backoff_base=backoff_base,
+            options=options, pool_size=concurrency, backoff_base=backoff_base, structured=structured or "off",
         )
+    if kind == "local":
+        if not arg:
+            raise InputError(f"judge spec {spec!r}: name the model, e.g. local:smollm2, local:gemma3-270m or "
+                             "local:PATH.gguf")
+        from judges.backends.local import LocalBackend
+
+        return LocalBackend(arg, spec=spec, slots=slots, timeout=timeout, max_retries=max_retries, options=options,
+                            backoff_base=backoff_base, structured=structured or "auto")
     if kind == "replay":
         path = arg or replay_path
         if not path:
@@ -127,7 +144,8 @@ def make_backend(
             return module.make_builtin(arg)
         except (KeyError, ValueError) as exc:
             raise InputError(f"judge spec {spec!r}: unknown built-in judge {exc.args[0] if exc.args else exc}") from None
-    raise InputError(f"judge spec {spec!r}: unknown; use openai:MODEL, builtin:NAME, replay:PATH or stub[:LOG]")
+    raise InputError(f"judge spec {spec!r}: unknown; use openai:MODEL, local:MODEL, builtin:NAME, replay:PATH or "
+                     "stub[:LOG]")
 
 
 def _import_backend_module(name: str, spec: str) -> Any:

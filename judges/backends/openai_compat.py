@@ -28,12 +28,15 @@ import os
 import random
 import time
 import urllib.parse
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import aiohttp
 
 from judges.backends import FatalBackendError, apply_generation_options
 from judges.backends.base import BackendError, GenerationParams, JudgeRequest, JudgeResponse, Usage
+from judges.backends.pacing import OK, OTHER, OVERLOAD, Pacer
+from judges.backends.structured import OFF, RequestRefused, check_mode, negotiate, with_response_format
+from judges.verdict import verdict_schema
 from simulator.errors import InputError
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -113,11 +116,17 @@ class ChatClient:
         pool_size: int = 64,
         backoff_base: float = 0.5,
         backoff_cap: float = 30.0,
+        slot_urls: Sequence[str] = (),
+        pacer: Pacer | None = None,
     ) -> None:
         given = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
         _check_base_url(given, "--base-url" if base_url else "$OPENAI_BASE_URL")
         self.base_url = given.rstrip("/")
         self.url = self.base_url + "/chat/completions"
+        # further servers of the same model (a local server's other slots): each attempt goes to the least busy
+        self.urls = [self.url] + [u.rstrip("/") + "/chat/completions" for u in slot_urls]
+        self._busy = dict.fromkeys(self.urls, 0)
+        self.pacer = pacer or Pacer(pool_size)
         self.model = model
         self.api_key_env = api_key_env
         self.timeout = float(timeout)
@@ -136,8 +145,9 @@ class ChatClient:
         self.requests_sent = 0
 
     def ensure_pool(self, size: int) -> None:
-        """Grow the connection pool to at least ``size`` (takes effect on the next session)."""
+        """Grow the pool to at least ``size`` (on the next session) and make ``size`` the pacer's ceiling."""
         self.pool_size = max(self.pool_size, int(size))
+        self.pacer.set_ceiling(size)
 
     def _get_session(self) -> aiohttp.ClientSession:
         loop = asyncio.get_running_loop()
@@ -168,6 +178,25 @@ class ChatClient:
         state = "was refused" if self._has_key else "is not set"
         return f"{self.url}: HTTP {status} ({_snippet(raw)}): the API key in {where} {state}"
 
+    def _answer(self, url: str, status: int, raw: bytes) -> dict[str, Any] | str:
+        """The decoded completion of a 200, or the problem to retry on; raises for answers not worth retrying."""
+        if status == 200:
+            try:
+                data = json.loads(raw)
+                data["choices"][0]["message"]
+                return data
+            except (ValueError, KeyError, IndexError, TypeError):
+                return f"malformed chat completion ({_snippet(raw)[:80]!r})"
+        if status in (401, 403):
+            raise FatalBackendError(self._key_message(status, raw))
+        if status == 404:
+            raise FatalBackendError(
+                f"{url}: HTTP 404 ({_snippet(raw)}): no chat-completions endpoint there, "
+                f"or the server does not know model {self.model!r}")
+        if status in (408, 429) or status >= 500:
+            return f"HTTP {status} ({_snippet(raw)})"
+        raise RequestRefused(f"{url}: HTTP {status} ({_snippet(raw)})", status)
+
     async def post(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """POST one chat-completions body with retries; the decoded JSON answer."""
         payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
@@ -176,15 +205,19 @@ class ChatClient:
         problem = "no attempt made"
         unreachable = False
         for attempt in range(attempts):
-            wait: float | None = None
+            ticket = await self.pacer.acquire()
+            url = min(self.urls, key=self._busy.__getitem__)
+            self._busy[url] += 1
+            outcome, timed_out, answered, wait = OTHER, False, False, None
             unreachable = False
             self.requests_sent += 1
             try:
-                async with session.post(self.url, data=payload) as response:
+                async with session.post(url, data=payload) as response:
                     status = response.status
                     raw = await response.read()
                     retry_after = response.headers.get("Retry-After")
             except (asyncio.TimeoutError, TimeoutError):
+                outcome, timed_out = OVERLOAD, True
                 problem = f"no answer within {self.timeout:g} s"
             except aiohttp.ClientConnectorError as exc:
                 unreachable = True
@@ -192,24 +225,22 @@ class ChatClient:
             except aiohttp.ClientError as exc:
                 problem = f"connection failed ({type(exc).__name__}: {exc})"
             else:
-                if status == 200:
-                    try:
-                        data = json.loads(raw)
-                        data["choices"][0]["message"]
-                        return data
-                    except (ValueError, KeyError, IndexError, TypeError):
-                        problem = f"malformed chat completion ({_snippet(raw)[:80]!r})"
-                elif status in (401, 403):
-                    raise FatalBackendError(self._key_message(status, raw))
-                elif status == 404:
-                    raise FatalBackendError(
-                        f"{self.url}: HTTP 404 ({_snippet(raw)}): no chat-completions endpoint there, "
-                        f"or the server does not know model {self.model!r}")
-                elif status in (408, 429) or status >= 500:
-                    problem = f"HTTP {status} ({_snippet(raw)})"
+                answered = True
+                if status in (429, 503):
+                    outcome = OVERLOAD
+                elif status == 200:
+                    outcome = OK
+                if status in (408, 429) or status >= 500:
                     wait = parse_retry_after(retry_after)
-                else:
-                    raise BackendError(f"{self.url}: HTTP {status} ({_snippet(raw)})")
+            finally:
+                self._busy[url] -= 1
+                await self.pacer.release(ticket, outcome, timed_out=timed_out,
+                                         retry_after=wait if outcome == OVERLOAD else None)
+            if answered:
+                answer = self._answer(url, status, raw)
+                if isinstance(answer, dict):
+                    return answer
+                problem = answer
             if attempt + 1 < attempts:
                 await asyncio.sleep(wait if wait is not None else self._backoff(attempt))
         if unreachable:
@@ -240,7 +271,9 @@ class ChatClient:
 
 
 class OpenAICompatBackend:
-    """The ``openai:MODEL`` judge backend: one chat completion per JudgeRequest."""
+    """The ``openai:MODEL`` judge backend: one chat completion per JudgeRequest, optionally schema-constrained."""
+
+    kind = "openai"
 
     def __init__(
         self,
@@ -253,31 +286,61 @@ class OpenAICompatBackend:
         options: GenerationParams | None = None,
         pool_size: int = 64,
         backoff_base: float = 0.5,
+        structured: str = OFF,
+        schema: Mapping[str, Any] | None = None,
     ) -> None:
-        self.client = ChatClient(base_url, model, api_key_env=api_key_env, timeout=timeout,
-                                 max_retries=max_retries, pool_size=pool_size, backoff_base=backoff_base)
+        self.client: ChatClient | None = None
+        if base_url is not None or self.kind == "openai":
+            self.client = ChatClient(base_url, model, api_key_env=api_key_env, timeout=timeout,
+                                     max_retries=max_retries, pool_size=pool_size, backoff_base=backoff_base)
         self.model = model
-        self.name = f"openai:{model}"
+        self.name = f"{self.kind}:{model}"
         self.options = options or GenerationParams()
+        self.structured = check_mode(structured)
+        self.dialect: str | None = OFF if structured == OFF else None    # None: not negotiated yet
+        self.schema = dict(schema) if schema is not None else verdict_schema()
 
     def identity(self) -> dict[str, Any]:
-        """What names this judge in the cache key: kind, model and server."""
-        return {"kind": "openai", "model": self.model, "base_url": self.client.base_url}
+        """What names this judge in the cache key: kind, model, server, and the response_format dialect if any."""
+        assert self.client is not None
+        return {"kind": "openai", "model": self.model, "base_url": self.client.base_url, **self._dialect_identity()}
+
+    def _dialect_identity(self) -> dict[str, str]:
+        if self.dialect is None:
+            raise RuntimeError(f"{self.name}: call settle() before identity() or prepare() with --structured auto/on")
+        return {} if self.dialect == OFF else {"structured": self.dialect}
+
+    async def settle(self) -> None:
+        """Settle the response_format dialect (one probe per dialect tried; none for off)."""
+        if self.dialect is None:
+            assert self.client is not None
+            self.dialect = await negotiate(self.client, self.structured)
 
     def prepare(self, request: JudgeRequest) -> JudgeRequest:
-        """The request with this backend's generation options applied (what is actually sent)."""
-        return apply_generation_options(request, self.options)
+        """The request with this backend's generation options and response_format applied (what is sent)."""
+        self._dialect_identity()
+        return with_response_format(apply_generation_options(request, self.options), self.dialect or OFF,
+                                    self.schema, "verdict")
 
     def ensure_pool(self, size: int) -> None:
         """Size the connection pool for ``size`` requests in flight."""
-        self.client.ensure_pool(size)
+        if self.client is not None:
+            self.client.ensure_pool(size)
+
+    def pacing(self) -> dict[str, Any]:
+        """The pacer's counters (attempts, timeouts, overloads, window) so far (kept after aclose)."""
+        pacer = self.client.pacer if self.client is not None else getattr(self, "_last_pacer", None)
+        return pacer.stats().to_json() if pacer is not None else {}
 
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
-        """Send the (already prepared) request and return the assistant's text and usage."""
+        """Send the request (response_format added unless it carries one) and return the text and usage."""
+        await self.settle()
+        assert self.client is not None
         try:
             messages = [{"role": m.role, "content": m.text()} for m in request.messages]
         except UnicodeDecodeError as exc:
             raise BackendError(f"a message's bytes are not UTF-8 ({exc.reason} at byte {exc.start}); not sent") from None
+        request = with_response_format(request, self.dialect or OFF, self.schema, "verdict")
         body: dict[str, Any] = {"model": self.model, "messages": messages}
         body.update(_params_body(request.params))
         data = await self.client.post(body)
@@ -292,4 +355,5 @@ class OpenAICompatBackend:
 
     async def aclose(self) -> None:
         """Release the HTTP connections."""
-        await self.client.aclose()
+        if self.client is not None:
+            await self.client.aclose()

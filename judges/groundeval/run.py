@@ -13,6 +13,7 @@ found in the answers and writes ``questions.jsonl`` and ``summary.json``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections import defaultdict
 from pathlib import Path
@@ -44,21 +45,24 @@ def _builtin(spec: str, suite: Path, corpus_world) -> Callable[..., dict[str, An
         from judges.groundeval.follow_agent import follow_agent
 
         return follow_agent
-    raise InputError(f"--agent: unknown agent {spec!r} (built-in: {', '.join(BUILTIN_AGENTS)}; or openai:MODEL)")
+    raise InputError(f"--agent: unknown agent {spec!r} (built-in: {', '.join(BUILTIN_AGENTS)}; or openai:MODEL, local:MODEL)")
 
 
 def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: bool = True,
               budget: int = DEFAULT_BUDGET, base_url: str | None = None, api_key: str | None = None,
               concurrency: int = 8, max_turns: int = 12, corpus: Corpus | None = None,
-              world=None, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Answer every contract of ``suite`` with agent ``spec`` in ``mode``; write the run to ``out``.
+              world=None, progress: Callable[[int, int], None] | None = None,
+              limit: int | None = None) -> dict[str, Any]:
+    """Answer every contract of ``suite`` (the first ``limit``) with agent ``spec`` in ``mode``; write ``out``.
 
     ``corpus`` and ``world`` may be passed in when several runs share one suite (they must be the suite's own).
+    A ``local:MODEL`` agent gets a llama.cpp server with a function-calling chat format for the run.
     """
     if mode not in MODES:
         raise InputError(f"--mode: expected tool or context, got {mode!r}")
     suite = Path(suite)
     meta, contracts = load_suite(suite)
+    contracts = contracts[:limit] if limit else contracts
     if world is None:
         world = load_corpus_world(suite)
     if corpus is None:
@@ -82,12 +86,17 @@ def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: b
         return row
 
     done: dict[str, dict[str, Any]] = {}
-    if spec.startswith("openai:"):
+    if spec.startswith(("openai:", "local:")):
         from judges.groundeval.llm_agent import LLMAgent
 
         model = spec.split(":", 1)[1]
         if not model:
             raise InputError(f"--agent {spec!r}: name the model, e.g. openai:gpt-4o-mini")
+        server = contextlib.ExitStack()
+        if spec.startswith("local:"):      # a llama.cpp server with a function-calling chat format, for this run
+            from judges.backends.local_server import local_endpoint
+
+            model, base_url, concurrency = server.enter_context(local_endpoint(spec, tools=True))
         agent = LLMAgent(model=model, base_url=base_url, api_key=api_key, max_turns=max_turns)
         header = {"journal": 1, "suite_contracts_sha256": sha256_file(suite / "contracts.jsonl"), "agent": spec,
                   "mode": mode, "budget": budget, "max_turns": max_turns}
@@ -95,14 +104,14 @@ def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: b
         done = _read_journal(journal, header)
 
         async def run_all() -> None:
-            limit = asyncio.Semaphore(max(1, concurrency))
+            in_flight = asyncio.Semaphore(max(1, concurrency))
             with open(journal, "a", encoding="utf-8") as log:
                 if journal.stat().st_size == 0:
                     log.write(dumps(header) + "\n")
                     log.flush()
 
                 async def one(contract: Contract) -> None:
-                    async with limit:
+                    async with in_flight:
                         runtime, context = session(contract)
                         answer = await agent.answer(contract, None if context is not None else runtime, context)
                         row = finish(contract, runtime, context, answer)
@@ -120,7 +129,8 @@ def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: b
                     await asyncio.gather(*tasks, return_exceptions=True)
                     await agent.close()
 
-        asyncio.run(run_all())
+        with server:
+            asyncio.run(run_all())
         failed = [row for row in done.values() if str(row["answer"]["answer"]).startswith("backend error: ")]
         if failed and len(failed) == len(done):     # nothing answered: a wrong endpoint or model, not a result
             journal.unlink()

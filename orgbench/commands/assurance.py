@@ -187,13 +187,15 @@ def register(cli: click.Group) -> None:
     @assure.command("contrast")
     @click.option("--source", required=True, type=click.Path(path_type=Path), help="Trajectory suite directory.")
     @click.option("--out", required=True, type=click.Path(path_type=Path), help="Where to write the contrast.")
-    @click.option("--judge", default="builtin:step", show_default=True, help="builtin:step, openai:MODEL, stub.")
+    @click.option("--judge", default="builtin:step", show_default=True, help="builtin:step, openai:MODEL, local:MODEL, stub.")
     @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")
     @click.option("--draws", default=2, show_default=True, type=click.IntRange(1))
     @click.option("--work", default=None, type=click.Path(path_type=Path),
                   help="Keep the contrast's pipeline workspace here (default: a temporary one).")
+    @click.option("--limit", type=click.IntRange(1), default=None,
+                  help="Judge only the first N trajectories of the cohort (eight packets each).")
     @click.pass_context
-    def contrast(ctx, source, out, judge, base_url, draws, work):
+    def contrast(ctx, source, out, judge, base_url, draws, work, limit):
         """Later-context contrast G on original vs restored packets (through the checked pipeline, P3)."""
         from judges.assurance.contrast import ContrastStopped
         from orgbench.commands.options import check_out_dir
@@ -203,7 +205,7 @@ def register(cli: click.Group) -> None:
         check_out_dir(out, into=True)
         check_endpoint(judge, base_url)
         try:
-            click.echo(run_contrast(source, out, make_judge(judge, base_url), draws, work=work)[0])
+            click.echo(run_contrast(source, out, make_judge(judge, base_url), draws, work=work, limit=limit)[0])
         except ContrastStopped as stopped:
             click.echo(str(stopped), err=True)
             ctx.exit(1)
@@ -256,9 +258,10 @@ def write_faults(out: Path) -> str:
 
 
 def run_contrast(source: Path, out: Path, backend, draws: int, *, per_packet_csv: bool = True,
-                 work: Path | None = None) -> tuple[str, list]:
-    """Judge the cohort's eight packets per trajectory through the checked pipeline (workspace ``work``, by
-    default a temporary one); write contrast.json / .md / .csv / .tex (and flags.csv)."""
+                 work: Path | None = None, limit: int | None = None) -> tuple[str, list]:
+    """Judge the cohort's eight packets per trajectory (the first ``limit`` trajectories) through the checked
+    pipeline (workspace ``work``, by default a temporary one); write contrast.json / .md / .csv / .tex (and
+    flags.csv)."""
     import tempfile
 
     from benchmark_builders.trajectories.records import read_suite
@@ -268,14 +271,13 @@ def run_contrast(source: Path, out: Path, backend, draws: int, *, per_packet_csv
     from simulator.errors import InputError
     from simulator.storage import dumps_pretty, write_text_atomic
 
-    trajectories, _ = read_suite(source)
+    trajectories, labels = read_suite(source)
     if not trajectories:
         raise InputError(f"{Path(source) / 'trajectories.jsonl'}: no trajectories")
-    if work is None:
-        with tempfile.TemporaryDirectory(prefix="orgbench-contrast-") as tmp:
-            judged = judge_cohort(source, Path(tmp) / "work", backend, draws=draws)
-    else:
-        judged = judge_cohort(source, Path(work), backend, draws=draws)
+    with tempfile.TemporaryDirectory(prefix="orgbench-contrast-") as tmp:
+        if limit:
+            source = _first_of_cohort(source, trajectories, labels, limit, Path(tmp) / "suite")
+        judged = judge_cohort(source, Path(work) if work is not None else Path(tmp) / "work", backend, draws=draws)
     summary = contrast_summary(judged)
     judge = getattr(backend, "name", "unknown")
     summary["judge"] = judge
@@ -288,6 +290,18 @@ def run_contrast(source: Path, out: Path, backend, draws: int, *, per_packet_csv
         write_text_atomic(Path(out) / "flags.csv", flags_csv(judged))
     g = summary["G"]
     return f"G original {g['original']}, restored {g['restored']}, reduction {g['reduction']} -> {out}", judged
+
+
+def _first_of_cohort(source: Path, trajectories: list, labels: dict, limit: int, into: Path) -> Path:
+    """A sealed copy of ``source`` holding only the first ``limit`` trajectories of its contrast cohort."""
+    from benchmark_builders.trajectories.records import write_suite
+    from judges.assurance.contrast import cohort
+    from simulator.storage import read_json
+
+    keep = [trajectory for trajectory, _ in cohort(trajectories, labels)[:limit]]
+    meta = {**read_json(Path(source) / "suite.json"), "limited_from": str(source), "limit": limit}
+    write_suite(into, keep, [labels[t.trajectory_id] for t in keep], meta)
+    return into
 
 
 def register_verify(assure: click.Group) -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import click
 
+from orgbench.commands.local_options import structured_mode, structured_options
 from orgbench.commands.options import check_out_dir, parse_seeds
 from orgbench.outdir import bind, bound, file_digest, guard, holds, overwrite_option, removed_on_failure
 
@@ -119,8 +120,9 @@ def make_jobs(items: list[dict], conditions, seeds, *, temperature: float = 0.0,
 @click.option("--suite", type=click.Path(file_okay=False, exists=True, path_type=Path), required=True,
               help="A CARGO suite directory (from `orgbench build cargo`).")
 @click.option("--judge", "spec", required=True,
-              help="openai:MODEL, builtin:NAME (literal, grounded, token-f1, noref; `orgbench list` shows them "
-                   "all), replay:PATH. builtin:step and stub judge assurance packets (orgbench assure), not CARGO.")
+              help="openai:MODEL, local:MODEL (smollm2, gemma3-270m, PATH.gguf), builtin:NAME (literal, grounded, "
+                   "token-f1, noref; `orgbench list` shows them all), replay:PATH. builtin:step and stub judge "
+                   "assurance packets (orgbench assure), not CARGO.")
 @click.option("--conditions", default="all", show_default=True,
               help="Comma-separated: noref, direct, direct+ctx, cargo, cargo+auth, cargo-ctx, cargo-exemplar, cargo-unv "
                    "(\"all\": these eight), or the variant cargo+kinds (names the four corruption kinds).")
@@ -142,10 +144,12 @@ def make_jobs(items: list[dict], conditions, seeds, *, temperature: float = 0.0,
               help="Response cache file, shareable between runs (default: OUT/cache.sqlite).")
 @click.option("--dry-run", is_flag=True, help="Write the rendered requests to OUT/requests.jsonl and stop.")
 @overwrite_option
+@structured_options
 def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, seeds: str, out: Path,
                   concurrency: int, limit: int | None, base_url: str | None, api_key_env: str,
                   temperature: float, max_tokens: int | None, timeout: float, max_retries: int,
-                  extra: tuple[str, ...], cache: Path | None, dry_run: bool, overwrite: bool) -> None:
+                  extra: tuple[str, ...], cache: Path | None, dry_run: bool, overwrite: bool, structured: str | None,
+                  slots: int) -> None:
     """Judge a CARGO suite under prompt conditions; writes OUT/judgments.jsonl and OUT/run.json.
 
     OUT/run.json records the suite (its digest and path) and every setting
@@ -190,7 +194,7 @@ def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, se
                                  concurrency=concurrency, base_url=base_url, api_key_env=api_key_env,
                                  temperature=temperature, max_tokens=max_tokens, timeout=timeout,
                                  max_retries=max_retries, extra=extra_params, cache_path=cache, progress=True,
-                                 totals=totals)
+                                 totals=totals, structured=structured, slots=slots)
         if summary.judgments and summary.errors == summary.judgments:
             _every_request_failed(Path(out))
     click.echo(f"{out}: {summary.judgments} judgments ({summary.penalized} penalised, {summary.passed} passed, "
@@ -231,7 +235,7 @@ def run_cargo_jobs(jobs: list, spec: str, out: Path, *, suite: Path, conditions:
                    base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY", temperature: float = 0.0,
                    max_tokens: int | None = None, timeout: float = 60.0, max_retries: int = 5,
                    extra: dict | None = None, cache_path: Path | None = None, progress: bool = False,
-                   totals=None):
+                   totals=None, structured: str | None = None, slots: int = 1):
     """Run jobs made from ``suite`` through the judge named by ``spec`` into run directory ``out`` (cache beside it).
 
     run.json binds the run to the suite's digest and the answer-changing
@@ -246,7 +250,8 @@ def run_cargo_jobs(jobs: list, spec: str, out: Path, *, suite: Path, conditions:
     binding, locations = suite_binding(suite)
     backend = make_backend(spec, base_url=base_url, api_key_env=api_key_env, timeout=timeout,
                            max_retries=max_retries, temperature=temperature, max_tokens=max_tokens,
-                           extra=extra or None, concurrency=concurrency)
+                           extra=extra or None, concurrency=concurrency, structured=structured_mode(spec, structured),
+                           slots=slots)
     parameters = {**binding, "conditions": list(conditions), "seeds": list(seeds),
                   "temperature": temperature, "max_tokens": max_tokens, "extra": dict(extra or {})}
     options = {"concurrency": concurrency, "progress": progress, "parameters": parameters, "locations": locations}

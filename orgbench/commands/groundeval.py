@@ -73,7 +73,8 @@ def register(cli: click.Group) -> None:
     @click.option("--suite", type=click.Path(path_type=Path), required=True)
     @click.option("--agent", "spec", required=True,
                   help="A built-in agent (see `orgbench list`: oracle, leaky, lazy, proximity, bm25, follow, zero-shot; "
-                       "task contracts: oracle, skip-precondition, wrong-field) or openai:MODEL")
+                       "task contracts: oracle, skip-precondition, wrong-field), openai:MODEL or local:MODEL "
+                       "(smollm2, gemma3-270m, PATH.gguf)")
     @click.option("--mode", type=click.Choice(("tool", "context")), default="tool", show_default=True)
     @click.option("--out", type=click.Path(path_type=Path), required=True,
                   help="Run directory to write; one holding another run is refused (see --overwrite).")
@@ -83,9 +84,10 @@ def register(cli: click.Group) -> None:
     @click.option("--max-turns", type=click.IntRange(1), default=12, show_default=True, help="Tool-calling turns per question.")
     @click.option("--latency/--no-latency", default=True, show_default=True,
                   help="Record each call's latency in the trace (off: byte-identical reruns).")
+    @click.option("--limit", type=click.IntRange(1), default=None, help="Answer only the first N contracts.")
     @overwrite_option
     def run_agent_command(suite: Path, spec: str, mode: str, out: Path, base_url: str | None, budget: int,
-                          concurrency: int, max_turns: int, latency: bool, overwrite: bool) -> None:
+                          concurrency: int, max_turns: int, latency: bool, limit: int | None, overwrite: bool) -> None:
         """Answer every contract of a suite with one agent, recording every tool call."""
         import time
 
@@ -102,7 +104,7 @@ def register(cli: click.Group) -> None:
         check_endpoint(spec, base_url)
         with Bar(f"{spec} answering") as progress:
             info = run_agent(suite, spec, mode, out, record_latency=latency, budget=budget, base_url=base_url,
-                             concurrency=concurrency, max_turns=max_turns, progress=progress)
+                             concurrency=concurrency, max_turns=max_turns, progress=progress, limit=limit)
         click.echo(f"{out}: {info['questions']} answers from {spec} ({mode} mode), "
                    f"{time.perf_counter() - started:.1f} s")
 

@@ -7,7 +7,9 @@ message contains ``SHOULD_FAIL``, ``pass`` otherwise. Tests script it with
 ``plan(...)``: a queue of :class:`Reply` consumed one per request before the
 default resumes — slow answers, 429 with Retry-After, 500, a malformed body,
 no answer at all. With ``api_key`` set, requests without that bearer key get
-401. ``counts`` holds requests per key (last user message + seed), so a test
+401. With ``slots`` it answers at most that many at once and queues the rest
+(as a llama.cpp server does); ``refuse_formats`` answers 400 to those
+``response_format`` types. ``counts`` holds requests per key (last user message + seed), so a test
 can prove that finished work is not asked again.
 
 Run as a script it serves in the foreground (for benchmarks and subprocess
@@ -70,8 +72,11 @@ class ChatServer:
 
     def __init__(self, *, delay: float = 0.0, api_key: str | None = None,
                  answer: Callable[[dict[str, Any]], str] = judge_answer, record: bool = True,
-                 port: int = 0) -> None:
+                 port: int = 0, slots: int | None = None, refuse_formats: tuple[str, ...] = ()) -> None:
         self.delay = delay
+        self.slots = slots                      # at most this many answered at once; the rest queue (as llama.cpp)
+        self.refuse_formats = set(refuse_formats)   # response_format types answered with HTTP 400
+        self._slot_gate: asyncio.Semaphore | None = None
         self.api_key = api_key
         self.answer = answer
         self.record = record
@@ -143,6 +148,16 @@ class ChatServer:
             if self.record:
                 self.bodies.append(body)
                 self.headers.append(dict(request.headers))
+        fmt = body.get("response_format")
+        if isinstance(fmt, dict) and fmt.get("type") in self.refuse_formats:
+            return web.json_response({"error": {"message": f"response_format {fmt.get('type')} not supported"}},
+                                     status=400)
+        if self._slot_gate is not None:
+            async with self._slot_gate:
+                return await self._reply(body, number)
+        return await self._reply(body, number)
+
+    async def _reply(self, body: dict[str, Any], number: int) -> web.StreamResponse:
         reply = self._next() or Reply(delay=self.delay)
         if reply.kind == "hang":
             assert self._release is not None
@@ -176,6 +191,7 @@ class ChatServer:
 
     async def _serve(self, port: int = 0) -> None:
         self._release = asyncio.Event()
+        self._slot_gate = asyncio.Semaphore(self.slots) if self.slots else None
         self._runner = web.AppRunner(self.app(), access_log=None, shutdown_timeout=0.5)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", port)
@@ -230,8 +246,9 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--delay", type=float, default=0.0, help="seconds before every answer")
     parser.add_argument("--api-key", default=None)
+    parser.add_argument("--slots", type=int, default=None, help="answer at most this many at once; others queue")
     args = parser.parse_args()
-    server = ChatServer(delay=args.delay, api_key=args.api_key, record=False)
+    server = ChatServer(delay=args.delay, api_key=args.api_key, record=False, slots=args.slots)
 
     async def serve() -> None:
         await server._serve(args.port)

@@ -1,0 +1,101 @@
+"""The ``local:MODEL`` backend: a llama.cpp server that orgbench starts for the run, judges through it, and stops.
+
+It is the OpenAI-compatible backend pointed at a :class:`LocalServer` it
+owns. The server starts on the first request (so a run whose answers are
+all logged or cached starts none); requests are spread over its slots with a
+fixed pacer of exactly that many in flight (so none waits inside the server
+and times out); ``aclose()`` stops it, as do interpreter exit, Ctrl-C and
+errors.
+
+Its identity names the model by its file's SHA-256, the context size and the
+chat format, never the port, so a run resumes, and its cache is reused,
+across server restarts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping
+
+from judges.backends.base import GenerationParams, JudgeRequest, JudgeResponse
+from judges.backends.local_server import (
+    DEFAULT_CONTEXT, LocalServer, file_digest, require_server_package, resolve_model,
+)
+from judges.backends.openai_compat import ChatClient, OpenAICompatBackend
+from judges.backends.pacing import Pacer
+from judges.backends.structured import OFF
+
+#: What a local judge may write when the caller sets no limit: a verdict fits well inside it,
+#: and a small model that rambles stops instead of filling the context.
+DEFAULT_MAX_TOKENS = 512
+#: A local server never queues (exactly its slot count is in flight), so a late answer means a busy CPU, not
+#: an overloaded server; and llama.cpp keeps computing an answer nobody waits for, so a retry after a timeout
+#: would queue behind it. The answer may therefore take this many times --timeout.
+LOCAL_TIMEOUT_FACTOR = 10
+
+
+class LocalBackend(OpenAICompatBackend):
+    """``local:smollm2`` / ``local:gemma3-270m`` / ``local:PATH.gguf`` (see the module docstring)."""
+
+    kind = "local"
+
+    def __init__(self, model: str, *, spec: str | None = None, slots: int = 1, n_ctx: int = DEFAULT_CONTEXT,
+                 timeout: float = 60.0, max_retries: int = 5, options: GenerationParams | None = None,
+                 backoff_base: float = 0.5, structured: str = "auto", schema: Mapping[str, Any] | None = None,
+                 tools: bool = False, log_dir: Path | None = None) -> None:
+        spec = spec or f"local:{model}"
+        require_server_package(spec)
+        self.local_model = resolve_model(model, spec)
+        options = options or GenerationParams()
+        if options.max_tokens is None:
+            options = GenerationParams(options.temperature, DEFAULT_MAX_TOKENS, options.seed, options.extra)
+        super().__init__(self.local_model.name, options=options, timeout=timeout, max_retries=max_retries,
+                         backoff_base=backoff_base, structured=structured, schema=schema)
+        self.name = spec
+        self.dialect = OFF if structured == OFF else "json_object"     # llama.cpp's own dialect: known, no probe
+        self.server = LocalServer(self.local_model, slots=slots, n_ctx=n_ctx, tools=tools, log_dir=log_dir)
+        self._timeout, self._max_retries, self._backoff = timeout, max_retries, backoff_base
+
+    @property
+    def slots(self) -> int:
+        """How many requests the server answers at once (its processes)."""
+        return self.server.slots
+
+    def identity(self) -> dict[str, Any]:
+        """The model file's SHA-256, context size and chat format (never the port), and the dialect."""
+        return {"kind": "local", "model": self.local_model.name, "gguf_sha256": file_digest(self.local_model.path),
+                "n_ctx": self.server.n_ctx, "chat_format": self.server.chat_format, **self._dialect_identity()}
+
+    async def start(self) -> None:
+        """Start the server (blocking until every slot answers) and a client with one fixed slot per process.
+
+        It blocks the event loop on purpose: nothing else can be sent before
+        the server answers, and the children must be started from the main
+        thread to die with it.
+        """
+        if self.client is not None and self.server.running:
+            return
+        self.server.start()    # in this thread: the children die with their parent thread (PR_SET_PDEATHSIG)
+        urls = self.server.base_urls
+        self.client = ChatClient(urls[0], self.local_model.name, api_key_env=None,
+                                 timeout=self._timeout * LOCAL_TIMEOUT_FACTOR,
+                                 max_retries=self._max_retries, pool_size=self.slots, backoff_base=self._backoff,
+                                 slot_urls=urls[1:], pacer=Pacer(self.slots, fixed=True))
+
+    def ensure_pool(self, size: int) -> None:
+        """Nothing to do: the server's slot count bounds what is in flight, whatever the caller's concurrency."""
+
+    async def complete(self, request: JudgeRequest) -> JudgeResponse:
+        """Answer one request through the local server (started on first use)."""
+        await self.start()
+        return await super().complete(request)
+
+    async def aclose(self) -> None:
+        """Close the client and stop the server."""
+        try:
+            await super().aclose()
+        finally:
+            if self.client is not None:
+                self._last_pacer = self.client.pacer      # its counters stay readable (run_stats.json)
+            self.client = None
+            self.server.stop()

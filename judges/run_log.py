@@ -1,0 +1,128 @@
+"""What a run writes as it works: judgments.jsonl lines and cache entries in batches, the tally, the progress bar.
+
+Completed judgments are buffered and written with one ``write`` + ``flush``
+per batch, together with one cache transaction (see ``judges.runner``).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+from judges.backends.base import JudgeResponse
+from judges.cache import ResponseCache, cache_key
+from judges.judgments import JobKey
+from judges.verdict import UNPARSED, parse_verdict
+from simulator.storage import dumps
+
+
+@dataclass
+class Tally:
+    """Counts over a run's judgments: verdicts, unparsed, errors and tokens."""
+
+    judgments: int = 0
+    penalized: int = 0
+    passed: int = 0
+    cannot_decide: int = 0
+    unparsed: int = 0
+    errors: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def add(self, row: Mapping[str, Any]) -> None:
+        """Count one judgment row."""
+        self.judgments += 1
+        usage = row.get("usage") or {}
+        self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
+        self.completion_tokens += int(usage.get("completion_tokens") or 0)
+        if row.get("error"):
+            self.errors += 1
+            return
+        verdict = (row.get("verdict") or {}).get("verdict")
+        if verdict == "fail":
+            self.penalized += 1
+        elif verdict == "pass":
+            self.passed += 1
+        elif verdict == "cannot_decide":
+            self.cannot_decide += 1
+        elif verdict == UNPARSED:
+            self.unparsed += 1
+
+
+
+class Progress:
+    """A rich progress bar on a TTY; nothing otherwise."""
+
+    def __init__(self, enabled: bool, total: int, done: int, label: str) -> None:
+        self._bar = None
+        if enabled and total and sys.stderr.isatty():
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                                 TimeRemainingColumn(), transient=False)
+            self._task = self._bar.add_task(label, total=total, completed=done)
+            self._bar.start()
+
+    def update(self, done: int) -> None:
+        """Show ``done`` finished."""
+        if self._bar is not None:
+            self._bar.update(self._task, completed=done)
+
+    def close(self) -> None:
+        """Stop the bar."""
+        if self._bar is not None:
+            self._bar.stop()
+
+
+class RunLog:
+    """Buffered appends to judgments.jsonl and the cache, one write and one transaction per batch."""
+
+    def __init__(self, path: Path, cache: ResponseCache | None, identity: Mapping[str, Any], tally: Tally) -> None:
+        self.path = path
+        self.cache = cache
+        self.identity = identity
+        self.tally = tally
+        self.lines: list[str] = []
+        self.to_cache: list[tuple[str, JudgeResponse]] = []
+        self.keys: list[JobKey] = []
+        self.written = 0
+        self.handle = open(path, "a", encoding="utf-8")
+
+    def record(self, job: Any, req_hash: str, response: JudgeResponse | None, error: str | None,
+               cacheable: bool) -> None:
+        """Buffer one judgment (parsed) or error, and its response for the cache."""
+        if error is None and response is not None:
+            verdict = parse_verdict(response.text)
+            row = {"item_id": job.item_id, "condition": job.condition, "seed": job.seed,
+                   "request_hash": req_hash, "model": response.model, "response": response.text,
+                   "verdict": verdict.to_json(), "penalized": verdict.penalized,
+                   "usage": response.usage.to_json(), "error": None}
+            if cacheable and self.cache is not None:
+                self.to_cache.append((cache_key(self.identity, req_hash), response))
+        else:
+            row = {"item_id": job.item_id, "condition": job.condition, "seed": job.seed,
+                   "request_hash": req_hash, "model": None, "response": None, "verdict": None,
+                   "penalized": None, "usage": {"prompt_tokens": 0, "completion_tokens": 0},
+                   "error": error or "no response"}
+        self.tally.add(row)
+        self.lines.append(dumps(row) + "\n")
+        self.keys.append(job.key)
+
+    def flush(self) -> None:
+        """Write the buffered lines and cache entries: one write, one transaction."""
+        if self.to_cache:
+            entries, self.to_cache = self.to_cache, []
+            self.cache.put_many(entries)  # type: ignore[union-attr]
+        if self.lines:
+            chunk, self.lines = "".join(self.lines), []
+            self.handle.write(chunk)
+            self.handle.flush()
+            self.written += len(self.keys)
+            self.keys = []
+
+    def close(self) -> None:
+        """Flush and close the log file."""
+        self.flush()
+        self.handle.close()

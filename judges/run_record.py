@@ -1,0 +1,93 @@
+"""What binds a run directory to what it was made with: run.json's record, and the checks a resume must pass.
+
+``run.json`` records the judge, the backend's identity (kind, model, base URL
+or model file, response_format dialect) and the caller's ``parameters``; a
+resume with any of them different, or with a job whose request differs from
+the one its logged judgment answered, is refused before anything in the run
+is touched (see ``judges.runner``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Mapping
+
+from judges.backends.base import JudgeBackend
+from judges.cache import backend_identity
+from judges.judgments import JobKey
+from simulator.errors import InputError
+from simulator.storage import dumps, read_json, write_json
+
+FORMAT_VERSION = 2
+RUN_STATS = "run_stats.json"
+
+
+def _first_difference(old: Any, new: Any, where: str) -> str | None:
+    """The dotted name of the first field that differs between two JSON values (None if equal)."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        for key in sorted(set(old) | set(new)):
+            found = _first_difference(old.get(key), new.get(key), f"{where}.{key}")
+            if found:
+                return found
+        return None
+    return None if old == new else where
+
+
+def _field(record: Any, dotted: str) -> Any:
+    for part in dotted.split("."):
+        record = record.get(part) if isinstance(record, dict) else None
+    return record
+
+
+def run_record(backend: JudgeBackend, parameters: Mapping[str, Any] | None,
+                locations: Mapping[str, Any] | None) -> dict[str, Any]:
+    """What run.json says about a run: the judge, its identity, the caller's parameters and locations."""
+    return {"format_version": FORMAT_VERSION, "judge": backend.name, "backend": backend_identity(backend),
+            "parameters": json.loads(dumps(dict(parameters or {}))), "locations": dict(locations or {})}
+
+
+def check_run_json(path: Path, record: Mapping[str, Any]) -> bool:
+    """Refuse (InputError naming run.json and the field) a run.json made differently; True if it must be written."""
+    if not path.exists():
+        return True
+    old = read_json(path)
+    if not isinstance(old, dict) or old.get("format_version") != FORMAT_VERSION:
+        version = old.get("format_version") if isinstance(old, dict) else None
+        raise InputError(f"{path}: format_version {version!r}, not {FORMAT_VERSION}: it does not record what the"
+                         " run was made with, so it cannot be resumed safely; choose a new run directory")
+    for name in ("judge", "backend", "parameters"):
+        field = _first_difference(old.get(name), record[name], name)
+        if field:
+            raise InputError(f"{path}: {field} is {dumps(_field(old, field))} in this run, "
+                             f"{dumps(_field(record, field))} now; resume with the same settings or choose a"
+                             " new run directory")
+    return old != record
+
+
+def check_requests(path: Path, done: Mapping[JobKey, Mapping[str, Any]], hashes: Mapping[JobKey, str]) -> None:
+    """Refuse a resume whose jobs are not the requests that the logged judgments answered."""
+    for key, req_hash in hashes.items():
+        row = done.get(key)
+        if row is not None and row.get("request_hash") != req_hash:
+            raise InputError(f"{path}: item {key[0]} condition {key[1]} seed {key[2]} was judged from another"
+                             " request than this run makes now (request_hash differs: other suite, prompt or"
+                             " settings); choose a new run directory")
+
+
+def record_wall_time(run_dir: Path, backend: JudgeBackend, seconds: float, requested: int) -> None:
+    """Add this call's wall time and requests to RUN_DIR/run_stats.json (model backends only; not an input).
+
+    Wall time varies from run to run, so it lives apart from run.json and
+    the log, and only for backends that call a model (those with ``pacing``).
+    """
+    pacing = getattr(backend, "pacing", None)
+    if pacing is None:
+        return
+    path = Path(run_dir) / RUN_STATS
+    old = read_json(path) if path.is_file() else {}
+    old = old if isinstance(old, dict) else {}
+    calls = list(old.get("calls") or [])
+    calls.append({"wall_s": round(seconds, 3), "requested": requested, "pacing": pacing()})
+    write_json(path, {"judge": getattr(backend, "name", ""), "wall_s": round(sum(c["wall_s"] for c in calls), 3),
+                      "calls": calls})

