@@ -52,8 +52,20 @@ class Tally:
 
 
 
+def rate_column() -> Any:
+    """A rich progress column showing the rate (items/s), or "–/s" before there is one."""
+    from rich.progress import ProgressColumn
+    from rich.text import Text
+
+    class Rate(ProgressColumn):
+        def render(self, task) -> Text:
+            return Text(f"{task.speed:.1f}/s" if task.speed else "–/s")
+
+    return Rate()
+
+
 class Progress:
-    """A rich progress bar on a TTY; nothing otherwise."""
+    """A rich progress bar (count, rate, ETA) on a TTY; nothing otherwise."""
 
     def __init__(self, enabled: bool, total: int, done: int, label: str) -> None:
         self._bar = None
@@ -61,7 +73,7 @@ class Progress:
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
             self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TimeRemainingColumn(), transient=False)
+                                 rate_column(), TimeRemainingColumn(), transient=False)
             self._task = self._bar.add_task(label, total=total, completed=done)
             self._bar.start()
 

@@ -64,15 +64,11 @@ class Bar:
 
     def __enter__(self) -> Callable[[int, int], None]:
         if interactive():
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn,
-                                       TimeRemainingColumn)
-            from rich.text import Text
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-            class Rate(ProgressColumn):
-                def render(self, task) -> Text:
-                    return Text(f"{task.speed:.1f}/s" if task.speed else "–/s")
+            from judges.run_log import rate_column
 
-            self._bar = Progress(TextColumn(self.label), BarColumn(), MofNCompleteColumn(), Rate(),
+            self._bar = Progress(TextColumn(self.label), BarColumn(), MofNCompleteColumn(), rate_column(),
                                  TimeRemainingColumn(), transient=True)
             self._bar.start()
         return self.update

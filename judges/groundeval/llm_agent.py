@@ -63,6 +63,15 @@ class LLMAgent:
         self.client = ChatClient(base_url, model, api_key_env=api_key_env, timeout=timeout, max_retries=max_retries)
         self.max_turns = max_turns
         self.params = GenerationParams(temperature=0.0)
+        self.turns = 0
+        self.prompt_tokens = 0
+        self.completion_tokens = 0
+
+    def usage(self) -> dict[str, int]:
+        """What the run spent so far: answered turns, HTTP requests (retries included) and tokens."""
+        sent = int(getattr(self.client, "requests_sent", 0) or 0)
+        return {"turns": self.turns, "requests": sent, "retries": max(0, sent - self.turns),
+                "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
 
     async def close(self) -> None:
         """Close the HTTP session."""
@@ -85,6 +94,9 @@ class LLMAgent:
                 raise InputError(f"--base-url: {exc}") from None
             except BackendError as exc:
                 return f"backend error: {exc}"
+            self.turns += 1
+            self.prompt_tokens += turn["usage"]["prompt_tokens"]
+            self.completion_tokens += turn["usage"]["completion_tokens"]
             message = turn["message"]
             calls = message.get("tool_calls") or []
             messages.append({"role": "assistant", "content": message.get("content"), "tool_calls": calls} if calls

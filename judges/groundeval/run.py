@@ -86,6 +86,7 @@ def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: b
         return row
 
     done: dict[str, dict[str, Any]] = {}
+    usage: dict[str, int] | None = None
     if spec.startswith(("openai:", "local:")):
         from judges.groundeval.llm_agent import LLMAgent
 
@@ -131,6 +132,7 @@ def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: b
 
         with server:
             asyncio.run(run_all())
+        usage = agent.usage()
         failed = [row for row in done.values() if str(row["answer"]["answer"]).startswith("backend error: ")]
         if failed and len(failed) == len(done):     # nothing answered: a wrong endpoint or model, not a result
             journal.unlink()
@@ -162,7 +164,7 @@ def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: b
         write_manifest(tmp)
     if journal is not None and journal.exists():
         journal.unlink()
-    return info
+    return info if usage is None else {**info, "usage": usage}     # usage: printed, never written to the run
 
 
 def _read_journal(path: Path, header: dict[str, Any]) -> dict[str, dict[str, Any]]:

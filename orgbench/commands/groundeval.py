@@ -107,6 +107,11 @@ def register(cli: click.Group) -> None:
                              concurrency=concurrency, max_turns=max_turns, progress=progress, limit=limit)
         click.echo(f"{out}: {info['questions']} answers from {spec} ({mode} mode), "
                    f"{time.perf_counter() - started:.1f} s")
+        if "usage" in info:
+            used = info["usage"]
+            click.echo(f"totals: {used['requests']:,} requests ({used['retries']:,} retries), "
+                       f"{used['prompt_tokens']:,} prompt + {used['completion_tokens']:,} completion tokens, "
+                       f"{time.perf_counter() - started:.1f} s wall")
 
     @score.command("groundeval")
     @click.option("--suite", type=click.Path(path_type=Path), required=True)

@@ -114,13 +114,18 @@ def test_mcp_server_over_stdio_with_the_official_client(rt_suite, rt_world, tmp_
 
 def test_openai_agent_calls_tools_through_the_gates(rt_suite, rt_world, rt_corpus, tmp_path):
     with ToolChatServer() as server:
-        run_agent(rt_suite, "openai:scripted", "tool", tmp_path / "tool", base_url=server.base_url,
-                  corpus=rt_corpus, world=rt_world, concurrency=4)
+        tool = run_agent(rt_suite, "openai:scripted", "tool", tmp_path / "tool", base_url=server.base_url,
+                         corpus=rt_corpus, world=rt_world, concurrency=4)
         run_agent(rt_suite, "openai:scripted", "context", tmp_path / "context", base_url=server.base_url,
                   corpus=rt_corpus, world=rt_world, concurrency=4)
         requests = list(server.requests)
     contracts = len((rt_suite / "contracts.jsonl").read_text().splitlines())
     assert len(requests) == 4 * contracts            # search, fetch, submit in tool mode; one submit in context mode
+    # what the run spent is returned for the totals line (three answered turns per contract, no retries), never
+    # written into run.json
+    assert {k: tool["usage"][k] for k in ("turns", "requests", "retries")} == \
+        {"turns": 3 * contracts, "requests": 3 * contracts, "retries": 0}
+    assert "usage" not in json.loads((tmp_path / "tool" / "run.json").read_text())
     assert all("gold" not in json.dumps(r) and "why" not in json.dumps(r["messages"][1]) for r in requests)
     traces = [json.loads(line) for line in (tmp_path / "tool" / "traces.jsonl").read_text().splitlines()]
     assert all([c["tool"] for c in t["calls"]] == ["search_artifacts", "fetch_artifact"] for t in traces)
