@@ -21,7 +21,7 @@ import random
 import re
 import statistics
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 _STRIP = "()[]{}<>,;:\"'`.!?"
 _MARKER = re.compile(r"^\s*(?:\d+[.)]|[-*•]|step\s+\d+\s*[:.)-])\s*", re.IGNORECASE)
@@ -206,12 +206,20 @@ def _folds(labels: Sequence[bool], k: int, rng: random.Random) -> list[list[int]
 
 
 def cross_validate(data: Sequence[tuple[set[str], bool]], *, folds: int = 5, repeats: int = 5,
-                   seed: int = 0) -> dict[str, float]:
-    """Mean test accuracy of the rule reader and of the training fold's majority label (stratified CV)."""
+                   seed: int = 0) -> dict[str, float | None]:
+    """Mean test accuracy of the rule reader and of the training fold's majority label (stratified CV).
+
+    A fold left empty (a suite with fewer items than folds per label) is passed over; with fewer than two
+    items there is nothing to hold out, and both figures are None.
+    """
     labels = [y for _, y in data]
+    if len(data) < 2:
+        return {"accuracy": None, "majority": None}
     reader, majority = [], []
     for repeat in range(repeats):
         for test in _folds(labels, folds, random.Random(f"cargo-readers:{seed}:{repeat}")):
+            if not test:
+                continue
             held = set(test)
             train = [data[i] for i in range(len(data)) if i not in held]
             model = _fit(train)
@@ -221,7 +229,7 @@ def cross_validate(data: Sequence[tuple[set[str], bool]], *, folds: int = 5, rep
     return {"accuracy": round(statistics.fmean(reader), 4), "majority": round(statistics.fmean(majority), 4)}
 
 
-def reader_scores(items: Sequence[Mapping[str, str]], truth: Sequence[Mapping]) -> dict[str, dict[str, float]]:
+def reader_scores(items: Sequence[Mapping[str, str]], truth: Sequence[Mapping]) -> dict[str, dict[str, Any]]:
     """Every reader's 5x5-fold CV accuracy beside the majority baseline on the families it is scored on."""
     by_id = {t["item_id"]: t for t in truth}
     out = {}
@@ -229,6 +237,6 @@ def reader_scores(items: Sequence[Mapping[str, str]], truth: Sequence[Mapping]) 
         data = [(reader.units(item), bool(by_id[item["item_id"]]["should_penalize"]))
                 for item in items if by_id[item["item_id"]]["family"] in reader.families]
         scores = cross_validate(data)
-        out[reader.name] = {**scores, "families": "+".join(reader.families), "items": len(data),
-                            "excess": round(scores["accuracy"] - scores["majority"], 4)}
+        excess = None if scores["accuracy"] is None else round(scores["accuracy"] - scores["majority"], 4)
+        out[reader.name] = {**scores, "families": "+".join(reader.families), "items": len(data), "excess": excess}
     return out

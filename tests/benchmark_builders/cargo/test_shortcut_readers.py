@@ -42,3 +42,13 @@ def test_every_reader_is_within_005_of_the_majority_on_the_default_suite():
         assert score["accuracy"] <= score["majority"] + 0.05, (name, score)
     assert printed["candidate+reference"]["families"] == "P1+P3+P2"
     assert printed["candidate"]["items"] == 246
+
+
+def test_a_suite_smaller_than_the_folds_still_builds():
+    """Eight items over five folds leave folds empty: they are passed over (one item: nothing to hold out)."""
+    from benchmark_builders.cargo.readers import cross_validate
+
+    data = [({"a"}, True), ({"b"}, False), ({"a"}, True), ({"b"}, False)]
+    scores = cross_validate(data)
+    assert scores == {"accuracy": 1.0, "majority": 0.5}      # each test fold: one of each label; a tied train fold guesses False
+    assert cross_validate([({"a"}, True)]) == {"accuracy": None, "majority": None}
