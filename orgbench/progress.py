@@ -106,9 +106,9 @@ class Totals:
     started: float = field(default_factory=time.perf_counter)
 
     def add_backend(self, backend: Any, answered: int) -> None:
-        """Count the HTTP requests an openai backend sent for ``answered`` answers (the rest were retries)."""
-        client = getattr(backend, "client", None)
-        sent = int(getattr(client, "requests_sent", 0) or 0)
+        """Count the HTTP requests an openai or local backend sent for ``answered`` answers (the rest were retries)."""
+        client = getattr(backend, "client", None)      # a local backend closes its client: it keeps the count
+        sent = int(getattr(client, "requests_sent", 0) or 0) + int(getattr(backend, "requests_sent", 0) or 0)
         self.requests += sent
         self.retries += max(0, sent - answered)
 

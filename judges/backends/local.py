@@ -52,6 +52,7 @@ class LocalBackend(OpenAICompatBackend):
         super().__init__(self.local_model.name, options=options, timeout=timeout, max_retries=max_retries,
                          backoff_base=backoff_base, structured=structured, schema=schema)
         self.name = spec
+        self.requests_sent = 0          # HTTP requests of clients already closed (servers already stopped)
         self.dialect = OFF if structured == OFF else "json_object"     # llama.cpp's own dialect: known, no probe
         self.server = LocalServer(self.local_model, slots=slots, n_ctx=n_ctx, tools=tools, log_dir=log_dir)
         self._timeout, self._max_retries, self._backoff = timeout, max_retries, backoff_base
@@ -97,5 +98,6 @@ class LocalBackend(OpenAICompatBackend):
         finally:
             if self.client is not None:
                 self._last_pacer = self.client.pacer      # its counters stay readable (run_stats.json)
+                self.requests_sent += self.client.requests_sent      # and what it sent (the totals line)
             self.client = None
             self.server.stop()

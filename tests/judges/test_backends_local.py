@@ -76,6 +76,8 @@ def test_smollm2_judges_two_conditions_with_structured_verdicts_and_the_server_s
     assert [r["condition"] for r in rows] == ["cargo", "direct"]
     assert all(r["error"] is None and r["verdict"]["verdict"] in ("pass", "fail", "cannot_decide") for r in rows)
     assert all(r["model"] == "smollm2" and r["usage"]["prompt_tokens"] > 200 for r in rows)
+    prompt = sum(r["usage"]["prompt_tokens"] for r in rows)
+    assert f"totals: 2 requests (0 retries), {prompt:,} prompt" in result.output   # counted after the server stopped
     record = json.loads((out / "run.json").read_text())
     assert record["judge"] == "local:smollm2"
     assert record["backend"]["structured"] == "json_object" and record["backend"]["kind"] == "local"
