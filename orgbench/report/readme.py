@@ -111,6 +111,10 @@ DESCRIPTIONS = {
     "faults": "fault study: each case under P0–P3 (reached_judge, stopped_at, stopped_by), ours beside the paper's "
               "first stop",
     "contrast": "later-context contrast G on original and restored packets, paper (J0) beside ours",
+    "mutations": "mutation study under P3: each case with both checkers, the inline checker only and the disk "
+                 "audit only (stopped, neutralised or missed, and by which check)",
+    "obligations": "evidence per obligation: mutation cases tried, stopped, neutralised and missed",
+    "breakdown": "penalty rate per P2 value kind, per P4 kind and per answer style, for every judge and condition",
     "NOTES": "notes on this study, inlined above",
     "README": "notes on this study, inlined above",
 }
