@@ -90,6 +90,28 @@ def _write_trajectories(world: Path | None, import_file: Path | None, fmt: str, 
     return f"{len(trajectories)} trajectories ({errors} with a constructed error) from {len(cases)} cases -> {out}"
 
 
+def pipeline_options(judge_note: str = ""):
+    """The options every pipeline command takes (``assure STAGE`` and ``assure run``): source, work, controls,
+    draws, judge, base URL and the in-toto signing key."""
+    def decorate(command):
+        for option in reversed((
+            click.option("--source", required=True, type=click.Path(path_type=Path), help="Trajectory suite directory."),
+            click.option("--work", required=True, type=click.Path(path_type=Path), help="Pipeline workspace."),
+            click.option("--controls", default="P3", show_default=True, help="P0 | P1 | P2 | P3 (cumulative)."),
+            click.option("--draws", default=2, show_default=True, type=click.IntRange(1),
+                         help="Judgements per packet."),
+            click.option("--judge", default="stub", show_default=True,
+                         help=f"{judge_note}stub[:LOG], builtin:step, openai:MODEL, local:MODEL."),
+            click.option("--base-url", default=None, help=f"{judge_note}OpenAI-compatible endpoint for openai:MODEL."),
+            click.option("--key", "key_file", default=None, type=click.Path(path_type=Path),
+                         help="PEM private key to sign the in-toto links and layout (default: an ephemeral key "
+                              "generated at build, recorded as such in WORK/in-toto/signing.json)."),
+        )):
+            command = option(command)
+        return command
+    return decorate
+
+
 def run_stage_step(ctx: click.Context, cfg, step: str, backend) -> None:
     """Run one pipeline stage; print its ok line, or stop the command (exit 3 refused, exit 1 a check failed)."""
     import time
@@ -138,16 +160,7 @@ def register(cli: click.Group) -> None:
         """Judge-input assurance: build, check, stage, emit, dispatch packets; the fault and contrast studies."""
 
     def _stage_command(step: str):
-        @click.option("--source", required=True, type=click.Path(path_type=Path), help="Trajectory suite directory.")
-        @click.option("--work", required=True, type=click.Path(path_type=Path), help="Pipeline workspace.")
-        @click.option("--controls", default="P3", show_default=True, help="P0 | P1 | P2 | P3 (cumulative).")
-        @click.option("--draws", default=2, show_default=True, type=click.IntRange(1), help="Judgements per packet.")
-        @click.option("--judge", default="stub", show_default=True,
-                      help="dispatch only: stub[:LOG], builtin:step, openai:MODEL.")
-        @click.option("--base-url", default=None, help="dispatch only: OpenAI-compatible endpoint.")
-        @click.option("--key", "key_file", default=None, type=click.Path(path_type=Path),
-                      help="PEM private key to sign the in-toto links and layout (default: an ephemeral key "
-                           "generated at build, recorded as such in WORK/in-toto/signing.json).")
+        @pipeline_options("dispatch only: ")
         @click.pass_context
         def command(ctx, source, work, controls, draws, judge, base_url, key_file):
             from judges.assurance.intoto import chain_key

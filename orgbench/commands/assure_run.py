@@ -14,18 +14,10 @@ import click
 
 def register(cli: click.Group) -> None:
     """Add ``assure run`` to the CLI."""
-    from orgbench.commands.assurance import STAGE_NAMES, make_judge, run_stage_step
+    from orgbench.commands.assurance import STAGE_NAMES, make_judge, pipeline_options, run_stage_step
 
     @cli.commands["assure"].command("run")
-    @click.option("--source", required=True, type=click.Path(path_type=Path), help="Trajectory suite directory.")
-    @click.option("--work", required=True, type=click.Path(path_type=Path), help="Pipeline workspace.")
-    @click.option("--controls", default="P3", show_default=True, help="P0 | P1 | P2 | P3 (cumulative).")
-    @click.option("--draws", default=2, show_default=True, type=click.IntRange(1), help="Judgements per packet.")
-    @click.option("--judge", default="stub", show_default=True, help="stub[:LOG], builtin:step, openai:MODEL.")
-    @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")
-    @click.option("--key", "key_file", default=None, type=click.Path(path_type=Path),
-                  help="PEM private key to sign the in-toto links and layout (default: an ephemeral key, "
-                       "recorded as such in WORK/in-toto/signing.json).")
+    @pipeline_options()
     @click.pass_context
     def run(ctx, source, work, controls, draws, judge, base_url, key_file):
         """Run build, check, stage, emit and dispatch in order; stop at the first stage that fails or refuses."""
