@@ -52,7 +52,7 @@ class Tally:
 
 
 
-def rate_column() -> Any:
+def _rate_column() -> Any:
     """A rich progress column showing the rate (items/s), or "–/s" before there is one."""
     from rich.progress import ProgressColumn
     from rich.text import Text
@@ -65,22 +65,22 @@ def rate_column() -> Any:
 
 
 class Progress:
-    """A rich progress bar (count, rate, ETA) on a TTY; nothing otherwise."""
+    """The one rich progress bar (count, rate, ETA), drawn on a TTY only; nothing otherwise."""
 
-    def __init__(self, enabled: bool, total: int, done: int, label: str) -> None:
+    def __init__(self, enabled: bool, total: int, done: int, label: str, *, transient: bool = False) -> None:
         self._bar = None
         if enabled and total and sys.stderr.isatty():
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
             self._bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 rate_column(), TimeRemainingColumn(), transient=False)
+                                 _rate_column(), TimeRemainingColumn(), transient=transient)
             self._task = self._bar.add_task(label, total=total, completed=done)
             self._bar.start()
 
-    def update(self, done: int) -> None:
-        """Show ``done`` finished."""
+    def update(self, done: int, total: int | None = None) -> None:
+        """Show ``done`` finished (of ``total``, when it changed)."""
         if self._bar is not None:
-            self._bar.update(self._task, completed=done)
+            self._bar.update(self._task, completed=done, total=total)
 
     def close(self) -> None:
         """Stop the bar."""

@@ -56,34 +56,26 @@ def stage_done(name: str, seconds: float, reused: bool) -> None:
 
 
 class Bar:
-    """A rich bar (count, rate, ETA) on a terminal, nothing otherwise; ``update(done, total)`` moves it."""
+    """``judges.run_log.Progress`` as a context manager whose ``update(done, total)`` moves it (terminal only)."""
 
     def __init__(self, label: str) -> None:
         self.label = label
-        self._bar = self._task = None
+        self._progress = None
 
     def __enter__(self) -> Callable[[int, int], None]:
-        if interactive():
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-            from judges.run_log import rate_column
-
-            self._bar = Progress(TextColumn(self.label), BarColumn(), MofNCompleteColumn(), rate_column(),
-                                 TimeRemainingColumn(), transient=True)
-            self._bar.start()
         return self.update
 
     def update(self, done: int, total: int) -> None:
         """Show ``done`` of ``total``."""
-        if self._bar is None:
-            return
-        if self._task is None:
-            self._task = self._bar.add_task(self.label, total=total)
-        self._bar.update(self._task, completed=done, total=total)
+        if self._progress is None:
+            from judges.run_log import Progress
+
+            self._progress = Progress(interactive(), total, done, self.label, transient=True)
+        self._progress.update(done, total)
 
     def __exit__(self, *exc: Any) -> None:
-        if self._bar is not None:
-            self._bar.stop()
+        if self._progress is not None:
+            self._progress.close()
 
 
 def track(items: Iterable[T], total: int, label: str) -> Iterator[T]:
