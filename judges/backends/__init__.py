@@ -37,7 +37,7 @@ from judges.backends.base import (
     Message,
     Usage,
 )
-from simulator.errors import InputError
+from orgbench.core.errors import InputError
 
 __all__ = [
     "BackendError",
