@@ -84,7 +84,7 @@ class Contract:
     options: Mapping[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"options": dict(self.options), 
+        return {"options": dict(self.options),
             "question_id": self.question_id, "track": self.track, "world": self.world, "actor": self.actor, "role": self.role,
             "subsystems": list(self.subsystems), "as_of": format_ts(self.as_of), "question": self.question,
             "subject": dict(self.subject), "answer_schema": ANSWER_SCHEMAS[self.track],

@@ -10,14 +10,14 @@ closer in time than the true cause (or with no true cause at all) is hard.
 from __future__ import annotations
 
 import random
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from datetime import datetime, timedelta
 
 from benchmark_builders.groundeval.contracts import (
     COUNTERFACTUAL, NO_LINK_ALIASES, NO_LINK_MECHANISM, CausalRule, Contract, Question, Rules, Truth, question_id,
 )
 from benchmark_builders.groundeval.joins import field_values, render
-from benchmark_builders.groundeval.worldview import WorldView, at_most, describe_entity, floor_minute, when
+from benchmark_builders.groundeval.worldview import WorldView, at_most, floor_minute, when
 from simulator.model import Event
 
 MAX_EFFECTS = 400

@@ -36,6 +36,7 @@ from orgbench.core.clock import UTC, format_ts, parse_ts
 from orgbench.core.errors import InputError
 from simulator.model import Acl, Actor, ArtifactVersion, EntityRef, Event
 from simulator.policy import AccessPolicy, RoleAssignment
+from orgbench.core.jsonl import iter_jsonl
 from orgbench.core.storage import read_text
 from simulator.world import World, build_world
 
@@ -108,49 +109,40 @@ def _read_events(path: Path, artifacts: dict[str, dict[str, Any]], keys: KeyChec
         raise InputError(f"{path}: file not found")
     events = []
     seen: set[str] = set()
-    with open(path, "rb") as handle:
-        for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
-                continue
-            where = f"{path}:{number}"
-            try:
-                obj = json.loads(raw.decode("utf-8"))
-            except UnicodeDecodeError as exc:
-                raise InputError(f"{where}: not UTF-8 ({exc.reason})") from None
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{where}: invalid JSON ({exc.msg})") from None
-            if not isinstance(obj, dict):
-                raise InputError(f"{where}: expected a JSON object")
-            keys.check(obj, EVENT_KEYS, f"line {number}: ", "event.")
-            for key in ("id", "type"):
-                if not isinstance(obj.get(key), str) or not obj[key]:
-                    raise InputError(f"{where}: key {key}: missing or not a string")
-            if obj["id"] in seen:
-                raise InputError(f"{where}: key id: duplicate event id {obj['id']!r}")
-            seen.add(obj["id"])
-            if "timestamp" not in obj:
-                raise InputError(f"{where}: missing key timestamp")
-            ts = _ts(obj["timestamp"], f"{where}: key timestamp")
-            actors = obj.get("actors", [])
-            if not isinstance(actors, list) or not all(isinstance(a, str) for a in actors):
-                raise InputError(f"{where}: key actors: expected a list of names")
-            facts = obj.get("facts", {})
-            if not isinstance(facts, dict):
-                raise InputError(f"{where}: key facts: expected an object")
-            links = obj.get("artifact_ids", {})
-            if not isinstance(links, dict):
-                raise InputError(f"{where}: key artifact_ids: expected an object {{subsystem: id | [id]}}")
-            ids: list[tuple[str, str]] = []
-            for subsystem, value in sorted(links.items()):
-                values = value if isinstance(value, list) else [value]
-                for artifact_id in values:
-                    if not isinstance(artifact_id, str):
-                        raise InputError(f"{where}: key artifact_ids.{subsystem}: expected an id or a list of ids")
-                    if artifact_id not in artifacts:
-                        raise InputError(f"{where}: key artifact_ids.{subsystem}: unknown artifact {artifact_id!r}")
-                    ids.append((subsystem, artifact_id))
-            events.append({"id": obj["id"], "type": obj["type"], "ts": ts, "actors": tuple(actors),
-                           "facts": facts, "ids": ids, "line": number})
+    for number, obj in iter_jsonl(path):
+        where = f"{path}:{number}"
+        if not isinstance(obj, dict):
+            raise InputError(f"{where}: expected a JSON object")
+        keys.check(obj, EVENT_KEYS, f"line {number}: ", "event.")
+        for key in ("id", "type"):
+            if not isinstance(obj.get(key), str) or not obj[key]:
+                raise InputError(f"{where}: key {key}: missing or not a string")
+        if obj["id"] in seen:
+            raise InputError(f"{where}: key id: duplicate event id {obj['id']!r}")
+        seen.add(obj["id"])
+        if "timestamp" not in obj:
+            raise InputError(f"{where}: missing key timestamp")
+        ts = _ts(obj["timestamp"], f"{where}: key timestamp")
+        actors = obj.get("actors", [])
+        if not isinstance(actors, list) or not all(isinstance(a, str) for a in actors):
+            raise InputError(f"{where}: key actors: expected a list of names")
+        facts = obj.get("facts", {})
+        if not isinstance(facts, dict):
+            raise InputError(f"{where}: key facts: expected an object")
+        links = obj.get("artifact_ids", {})
+        if not isinstance(links, dict):
+            raise InputError(f"{where}: key artifact_ids: expected an object {{subsystem: id | [id]}}")
+        ids: list[tuple[str, str]] = []
+        for subsystem, value in sorted(links.items()):
+            values = value if isinstance(value, list) else [value]
+            for artifact_id in values:
+                if not isinstance(artifact_id, str):
+                    raise InputError(f"{where}: key artifact_ids.{subsystem}: expected an id or a list of ids")
+                if artifact_id not in artifacts:
+                    raise InputError(f"{where}: key artifact_ids.{subsystem}: unknown artifact {artifact_id!r}")
+                ids.append((subsystem, artifact_id))
+        events.append({"id": obj["id"], "type": obj["type"], "ts": ts, "actors": tuple(actors),
+                       "facts": facts, "ids": ids, "line": number})
     events.sort(key=lambda e: (e["ts"], e["line"]))
     return events
 

@@ -16,7 +16,7 @@ from bisect import bisect_right
 
 from benchmark_builders.groundeval.contracts import SILENCE, Contract, Question, Rules, SilenceRule, Truth, question_id
 from benchmark_builders.groundeval.joins import field_values
-from benchmark_builders.groundeval.worldview import WorldView, at_most, describe_entity, floor_minute, when
+from benchmark_builders.groundeval.worldview import WorldView, at_most, floor_minute, when
 from simulator.model import Event
 
 MAX_TRIGGERS = 400

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from orgbench.core.errors import InputError
+from orgbench.core.jsonl import parse_jsonl
 from orgbench.core.storage import read_bytes
 
 
@@ -34,13 +35,7 @@ class LabelFile:
     def read(path: Path) -> "LabelFile":
         """Read ``path``; a line without a key or labels, or a key given twice, is bad input (file and line)."""
         out: dict[str, tuple[int, Any]] = {}
-        for number, raw in enumerate(read_bytes(path, "label file (--labels)").split(b"\n"), start=1):
-            if not raw.strip():
-                continue
-            try:
-                obj = json.loads(raw.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise InputError(f"{path}:{number}: not a JSON line ({exc})") from None
+        for number, obj in parse_jsonl(read_bytes(path, "label file (--labels)"), path):
             key = obj.get("record_id") if isinstance(obj, dict) else None
             if key is None and isinstance(obj, dict) and all(
                     obj.get(k) is not None for k in ("data_source", "query_index", "sample_index")):

@@ -14,7 +14,6 @@ buffers, and a failing packet stops the contrast with the failure named.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -29,6 +28,7 @@ from judges.assurance.render import EXTENTS, RENDERINGS
 from judges.assurance.targets import TARGET_KINDS, select_targets
 from judges.backends.base import JudgeBackend
 from judges.verdict import parse_verdict
+from orgbench.core.jsonl import read_jsonl
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,11 +97,10 @@ def judge_cohort(source: Path, work: Path, backend: JudgeBackend, *, draws: int 
         raise ContrastStopped(outcome.stopped_at, outcome.stopped_by, outcome.reason)
     trajectories, _ = read_suite(source)
     clusters = {t.trajectory_id: t.cluster for t in trajectories}
-    jobs = [json.loads(line) for line in (Path(work) / "build" / "jobs.jsonl").read_text("utf-8").splitlines()]
+    jobs = read_jsonl(Path(work) / "build" / "jobs.jsonl")
     staged = read_pack(Path(work) / "staged" / "packets.pack")
     verdicts: dict[str, list[str]] = {}
-    for line in (Path(work) / "dispatch" / "responses.jsonl").read_text("utf-8").splitlines():
-        row = json.loads(line)
+    for row in read_jsonl(Path(work) / "dispatch" / "responses.jsonl"):
         verdicts.setdefault(row["job_id"], []).append(parse_verdict(row["response"]).verdict)
     out = []
     for job in jobs:

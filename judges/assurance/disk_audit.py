@@ -23,6 +23,8 @@ from typing import Any, Callable, Mapping
 
 import fastjsonschema
 
+from orgbench.core.jsonl import loads_jsonl
+
 #: The audit's rules (name: what must hold), each run on every record or packet it applies to.
 AUDIT_RULES: dict[str, str] = {
     "disk:record-schema": "each trajectory and labels line is valid against records.schema.json",
@@ -189,8 +191,8 @@ class AuditResult:
     checked: int
 
 
-def _jsonl(data: bytes | None) -> list[Any]:
-    return [json.loads(line) for line in (data or b"").decode("utf-8").split("\n") if line.strip()]
+def _jsonl(data: bytes | None, name: str) -> list[Any]:
+    return loads_jsonl(data or b"", name)
 
 
 def audit(trajectories_jsonl: bytes, labels_jsonl: bytes | None, jobs: list[Mapping[str, Any]],
@@ -201,7 +203,8 @@ def audit(trajectories_jsonl: bytes, labels_jsonl: bytes | None, jobs: list[Mapp
     flags: list[tuple[str, str]] = []
     checked = 0
     records = {}
-    for kind, rows in (("trajectory", _jsonl(trajectories_jsonl)), ("labels", _jsonl(labels_jsonl))):
+    for kind, rows in (("trajectory", _jsonl(trajectories_jsonl, "trajectories.jsonl")),
+                       ("labels", _jsonl(labels_jsonl, "labels.jsonl"))):
         for number, row in enumerate(rows, start=1):
             checked += 1
             try:

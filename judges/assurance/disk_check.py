@@ -8,7 +8,6 @@ to show what each misses.
 
 from __future__ import annotations
 
-import json
 
 from benchmark_builders.trajectories.records import LABELS_FILE, TRAJECTORIES_FILE
 from judges.assurance.checks import (Contract, Finding, check_packet, check_source, excluded_values, original_holds,
@@ -18,13 +17,14 @@ from judges.assurance.render import PacketSpec
 from judges.assurance.source import SourceSnapshot
 from judges.assurance.targets import select_targets
 from judges.assurance.workspace import Workspace
+from orgbench.core.jsonl import loads_jsonl
 
 CHECKERS = ("inline", "audit")
 
 
 def job_specs(jobs: bytes) -> tuple[list[dict], list[PacketSpec]]:
     """The build's job lines and their packet specs."""
-    rows = [json.loads(line) for line in jobs.decode("utf-8").split("\n") if line.strip()]
+    rows = loads_jsonl(jobs, "build/jobs.jsonl")
     return rows, job_specs_from_rows(rows)
 
 

@@ -9,7 +9,6 @@ object to the backend. Split from ``pipeline`` (which re-exports ``dispatch``) t
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any, Mapping
 
 from judges.assurance.manifest import StepRecord, exact_sha256
@@ -20,6 +19,7 @@ from judges.backends import FatalBackendError
 from judges.backends.base import BackendError, GenerationParams, JudgeBackend, JudgeRequest, Message
 from orgbench.core.errors import InputError
 from orgbench.core.storage import dumps
+from orgbench.core.jsonl import loads_jsonl
 
 JUDGE_INSTRUCTIONS = (
     "You judge one step of a recorded support-agent trajectory. The packet below marks it with "
@@ -31,7 +31,7 @@ JUDGE_INSTRUCTIONS = (
 
 
 def _jobs(data: bytes) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
+    return loads_jsonl(data, "emit/scripts")
 
 
 def _predispatch(cfg: PipelineConfig, emitted: StepRecord, ws: Workspace) -> list[dict[str, Any]]:

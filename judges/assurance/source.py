@@ -19,6 +19,7 @@ from benchmark_builders.trajectories.records import (LABELS_FILE, TRAJECTORIES_F
                                                      labels_from_json, trajectory_from_json)
 from judges.assurance.manifest import Hasher
 from orgbench.core.errors import InputError
+from orgbench.core.jsonl import parse_jsonl
 from orgbench.core.storage import MANIFEST
 
 #: The suite files whose hashes every stage records as ``source:NAME`` materials.
@@ -76,19 +77,7 @@ class SourceSnapshot:
         path = self.root / name
         if name not in self.files:
             raise InputError(f"{path}: file not found")
-        data = self.files[name]
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            number = data.count(b"\n", 0, exc.start) + 1
-            raise InputError(f"{path}:{number}: not UTF-8 ({exc.reason})") from None
-        rows = ((number, line) for number, line in enumerate(text.split("\n"), start=1) if line.strip())
-        for number, line in rows:
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}:{number}: invalid JSON ({exc.msg})") from None
-            yield number, obj
+        yield from parse_jsonl(self.files[name], path)
 
     def trajectories(self) -> list[Trajectory]:
         """The trajectories parsed from the snapshot's bytes (a duplicate id is bad input)."""

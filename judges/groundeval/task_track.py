@@ -22,13 +22,13 @@ artifact but reports, and decides on, another field than the one named).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Mapping
 
 from orgbench.core.clock import parse_ts
 from orgbench.core.errors import InputError
 from orgbench.core.storage import read_json, staged_directory, write_json, write_jsonl
+from orgbench.core.jsonl import read_jsonl
 
 TASK_AGENTS = ("oracle", "skip-precondition", "wrong-field")
 
@@ -40,7 +40,7 @@ def is_task_suite(suite: Path) -> bool:
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return read_jsonl(path)
 
 
 class TaskRuntime:

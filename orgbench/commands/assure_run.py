@@ -7,8 +7,6 @@ exit code (1: a check failed, 3: refused, 2: bad input).
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 

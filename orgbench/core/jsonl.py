@@ -18,7 +18,7 @@ from typing import Any, Iterable, Iterator
 from orgbench.core.errors import FormatError
 from orgbench.core.storage import open_binary
 
-__all__ = ["BLANK", "JsonLine", "JsonlFile", "iter_jsonl", "loads_jsonl", "parse_line", "read_jsonl", "read_jsonl_file", "scan_jsonl"]
+__all__ = ["BLANK", "JsonLine", "JsonlFile", "iter_jsonl", "loads_jsonl", "parse_jsonl", "parse_line", "read_jsonl", "read_jsonl_file", "scan_jsonl"]
 
 
 #: what ``parse_line`` gives for a line of only whitespace
@@ -106,17 +106,20 @@ def read_jsonl(path: Path, *, journal: bool = False) -> list[Any]:
     return [value for _, value in iter_jsonl(path, journal=journal)]
 
 
-def loads_jsonl(data: bytes, source: str | Path) -> list[Any]:
-    """Every value of JSONL bytes held in memory (a pack member, say), strictly; errors name ``source:line``."""
-    values = []
+def parse_jsonl(data: bytes, source: str | Path) -> Iterator[tuple[int, Any]]:
+    """(line number, value) of each non-blank line of JSONL bytes held in memory, strictly; errors name ``source:line``."""
     for number, raw in enumerate(data.split(b"\n"), start=1):
         try:
             _, value = parse_line(raw)
         except ValueError as exc:
             raise FormatError(source, str(exc), line=number) from None
         if value is not BLANK:
-            values.append(value)
-    return values
+            yield number, value
+
+
+def loads_jsonl(data: bytes, source: str | Path) -> list[Any]:
+    """Every value of JSONL bytes held in memory (a pack member, say), strictly (see ``parse_jsonl``)."""
+    return [value for _, value in parse_jsonl(data, source)]
 
 
 def scan_jsonl(raw_lines: Iterable[bytes]) -> Iterator[tuple[int, Any, str | None]]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import csv
-import io
 import json
 from pathlib import Path
 from typing import Any

@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "benchmark_builders" / "cargo
 
 from cargo_synthetic import default_world_suite  # noqa: E402
 from judges.backends import make_backend  # noqa: E402
-from judges.backends.builtin import judge_grounded, make_builtin, read_request, token_f1  # noqa: E402
+from judges.backends.builtin import make_builtin, read_request, token_f1  # noqa: E402
 from judges.conditions import CONDITIONS, render  # noqa: E402
 from judges.metrics import discrimination_index  # noqa: E402
 from judges.verdict import parse_verdict  # noqa: E402

@@ -8,14 +8,14 @@ import shutil
 import socket
 from pathlib import Path
 
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from orgbench.cli import cli
 
 SIZES = ["--sizes", "P1=3,P3=3,P2=3,P4=3"]
 
 
-def run(*args) -> "click.testing.Result":
+def run(*args) -> Result:
     """Invoke the orgbench CLI in-process with string arguments."""
     return CliRunner().invoke(cli, [str(a) for a in args])
 

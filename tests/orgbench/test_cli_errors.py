@@ -257,7 +257,7 @@ def test_score_stops_at_a_non_utf8_answer_line(fx, tmp_path):
     result = run("score", "groundeval", "--suite", fx["ge"], "--answers", answered, "--out", tmp_path / "s",
                  "--on-error", "skip")
     assert result.exit_code == 0, result.output
-    assert f"skipped 1 unreadable line(s)" in result.stderr
+    assert "skipped 1 unreadable line(s)" in result.stderr
     assert f"{answered / 'answers.jsonl'}:{count + 1}: not an answer line" in result.stderr
 
 

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.orgbench.clitools import closed_port, copy, fails, ok, run, tree
+from tests.orgbench.clitools import closed_port, copy, fails, ok, tree
 
 REPO = Path(__file__).resolve().parents[2]
 

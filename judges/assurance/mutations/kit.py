@@ -7,7 +7,6 @@ split into modules so that the mutation study can run them. See ``runner`` for h
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, ContextManager, Mapping
@@ -16,6 +15,7 @@ from benchmark_builders.trajectories.records import LABELS_FILE, TRAJECTORIES_FI
 from judges.assurance.pipeline import PipelineConfig
 from judges.assurance.render import PacketSpec
 from orgbench.core.storage import dumps, write_manifest
+from orgbench.core.jsonl import read_jsonl
 
 
 LEVEL = "P3"
@@ -71,7 +71,7 @@ class Case:
 # -- source edits (the run's own copy of the cohort) ---------------------------------------------------------------
 
 def _rows(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return read_jsonl(path)
 
 
 def _write_rows(path: Path, rows: list[dict]) -> None:
