@@ -25,7 +25,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from judges.agreement import cohen_kappa, krippendorff_alpha, paired_delta_di
-from judges.cargo_tables import score_run, suite_of_runs
+from judges.cargo_scores import score_run, suite_of_runs
 from judges.judgments import load_judgments
 from judges.metrics import SHOULD_PENALIZE
 from judges.run_record import RUN_STATS

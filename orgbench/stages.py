@@ -8,6 +8,9 @@ name and renamed into place, so an interrupted stage never looks finished.
 
 from __future__ import annotations
 
+import ast
+import hashlib
+import re
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
@@ -18,10 +21,9 @@ from orgbench.core.storage import MANIFEST, dumps, read_json, sha256_bytes, stag
 def code_fingerprint(*relative: str, root: Path | None = None) -> str:
     """SHA-256 over the source files (py, j2, yaml, toml) under these paths of the source tree (or ``root``).
 
-    A stage puts it in its inputs so that it rebuilds when the code that builds it changes.
+    A stage puts it in its inputs so that it rebuilds when the code that builds it changes
+    (``module_fingerprint`` finds the files from the import graph instead).
     """
-    import hashlib
-
     root = Path(__file__).resolve().parents[1] if root is None else Path(root)
     digest = hashlib.sha256()
     for rel in relative:
@@ -30,6 +32,86 @@ def code_fingerprint(*relative: str, root: Path | None = None) -> str:
                                                      if p.suffix in (".py", ".j2", ".yaml", ".toml"))
         for path in paths:
             digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+#: The packages whose modules a stage's import graph follows (anything else is a third-party dependency).
+OUR_PACKAGES = ("orgbench", "simulator", "benchmark_builders", "judges")
+#: Files beside the modules that the code reads at run time (templates, prompts, phrase tables, default configs).
+DATA_SUFFIXES = (".j2", ".yaml", ".toml", ".json")
+_SPEC = re.compile(r"^(%s)(\.[A-Za-z_][A-Za-z0-9_]*)*(:[A-Za-z_][A-Za-z0-9_.]*)?$" % "|".join(OUR_PACKAGES))
+
+
+def _module_file(name: str, root: Path) -> Path | None:
+    base = root.joinpath(*name.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def _imported_names(path: Path, package: str) -> set[str]:
+    """Every module of ours that the file names: imports at any depth (local ones too) and "module:attr" strings."""
+    tree = ast.parse(path.read_bytes(), filename=str(path))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                base = f"{parent}.{base}" if base else parent
+            names.add(base)
+            names.update(f"{base}.{alias.name}" for alias in node.names)   # ``from pkg import module``
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _SPEC.match(node.value):
+            names.add(node.value.split(":")[0])                  # a lazy "module:attr" table entry
+    return {n for n in names if n.split(".")[0] in OUR_PACKAGES}
+
+
+def import_closure(*modules: str, root: Path | None = None) -> list[Path]:
+    """The source files a stage's entry modules run: every module of ours they import, transitively.
+
+    Imports are read from the source (at any depth, so imports inside functions count, and so do
+    ``"module:attr"`` strings of a lazy registry); each module brings its packages' ``__init__.py``
+    and the data files (templates, prompts, configs) in its folder and the non-package folders below it.
+    """
+    root = Path(__file__).resolve().parents[1] if root is None else Path(root)
+    seen: set[Path] = set()
+    todo = list(modules)
+    while todo:
+        name = todo.pop()
+        parts = name.split(".")
+        for depth in range(1, len(parts) + 1):           # the packages on the way, then the module itself
+            path = _module_file(".".join(parts[:depth]), root)
+            if path is None or path in seen:
+                continue
+            seen.add(path)
+            package = ".".join(parts[:depth]) if path.name == "__init__.py" else ".".join(parts[:depth - 1])
+            todo.extend(_imported_names(path, package))
+    files = set(seen)
+    for path in seen:
+        files.update(_data_files(path.parent))
+    return sorted(files)
+
+
+def _data_files(folder: Path) -> list[Path]:
+    """Data files in ``folder`` and in its subfolders that are not packages of their own."""
+    found = [p for p in folder.iterdir() if p.is_file() and p.suffix in DATA_SUFFIXES]
+    for sub in sorted(p for p in folder.iterdir() if p.is_dir() and not (p / "__init__.py").exists()):
+        found.extend(_data_files(sub))
+    return found
+
+
+def module_fingerprint(*modules: str, root: Path | None = None) -> str:
+    """SHA-256 over the files ``import_closure`` finds for a stage's entry modules (paths and bytes).
+
+    A stage puts it in its inputs so that it rebuilds when any code it runs changes, however deep the import.
+    """
+    root = Path(__file__).resolve().parents[1] if root is None else Path(root)
+    digest = hashlib.sha256()
+    for path in import_closure(*modules, root=root):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 

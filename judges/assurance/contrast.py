@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -29,6 +29,7 @@ from judges.assurance.targets import TARGET_KINDS, select_targets
 from judges.backends.base import JudgeBackend
 from judges.verdict import parse_verdict
 from orgbench.core.jsonl import read_jsonl
+from orgbench.core.tables import Table
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,38 +182,34 @@ def contrast_summary(judged: Sequence[Judged], *, resamples: int = 2000, seed: i
 def contrast_table(summary: dict) -> str:
     """The contrast as Markdown: flags per cell (original -> restored) and G with intervals."""
     cells = summary["cells"]
-    lines = ["| target | extent | flags original | flags restored | blank targets (original) |",
-             "|---|---|---|---|---|"]
+    flags = []
     for kind in TARGET_KINDS:
         for extent in EXTENTS:
             o, r = cells[f"original.{kind}.{extent}"], cells[f"restored.{kind}.{extent}"]
-            lines.append(f"| {kind} | {extent} | {o['flags']} / {o['targets']} | {r['flags']} / {r['targets']} | "
-                         f"{o['blank_targets']} |")
+            flags.append([kind, extent, f"{o['flags']} / {o['targets']}", f"{r['flags']} / {r['targets']}",
+                          o["blank_targets"]])
     g, per = summary["G"], summary["per_trajectory"]
-    lines += ["", f"G = (F_E - P_E) - (F_C - P_C) over {summary['trajectories']} trajectories in "
-              f"{summary['clusters_by_request']} clusters (shared user requests):", "",
-              "| rendering | G | G 95% CI | per trajectory | 95% CI per trajectory |", "|---|---|---|---|---|"]
+    rows = []
     for name in ("original", "restored", "reduction"):
         lo, hi = per[name]["ci95"]
         glo, ghi = summary["G_ci95"][name]
-        lines.append(f"| {name} | {g[name]} | {glo:.1f} to {ghi:.1f} | {per[name]['mean']:.3f} | "
-                     f"{lo:.3f} to {hi:.3f} |")
-    return "\n".join(lines) + "\n"
+        rows.append([name, g[name], f"{glo:.1f} to {ghi:.1f}", f"{per[name]['mean']:.3f}", f"{lo:.3f} to {hi:.3f}"])
+    title = (f"G = (F_E - P_E) - (F_C - P_C) over {summary['trajectories']} trajectories in "
+             f"{summary['clusters_by_request']} clusters (shared user requests):")
+    cell_table = Table.from_lists(("target", "extent", "flags original", "flags restored", "blank targets (original)"),
+                                  flags)
+    g_table = Table.from_lists(("rendering", "G", "G 95% CI", "per trajectory", "95% CI per trajectory"), rows,
+                               title=title)
+    return cell_table.to_markdown() + "\n" + g_table.to_markdown(heading="")
 
 
 def flags_csv(judged: Sequence[Judged]) -> str:
     """One row per judged packet: cell, draws' verdicts, consensus flag, blank target, failed checks."""
-    import csv
-    import io
-
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["trajectory_id", "cluster", "target_kind", "extent", "rendering", "verdicts", "flag",
-                     "blank_target", "checks_failed"])
-    for j in sorted(judged, key=lambda j: (j.trajectory_id, j.target_kind, j.extent, j.rendering)):
-        writer.writerow([j.trajectory_id, j.cluster, j.target_kind, j.extent, j.rendering, "|".join(j.verdicts),
-                         str(j.flag).lower(), str(j.blank_target).lower(), "|".join(j.checks_failed)])
-    return buffer.getvalue()
+    rows = [[j.trajectory_id, j.cluster, j.target_kind, j.extent, j.rendering, "|".join(j.verdicts),
+             str(j.flag).lower(), str(j.blank_target).lower(), "|".join(j.checks_failed)]
+            for j in sorted(judged, key=lambda j: (j.trajectory_id, j.target_kind, j.extent, j.rendering))]
+    return Table(("trajectory_id", "cluster", "target_kind", "extent", "rendering", "verdicts", "flag",
+                  "blank_target", "checks_failed"), tuple(map(tuple, rows))).to_csv()
 
 
 #: The paper's J0 figures (30 trajectories): G per rendering and per-trajectory 95% cluster-bootstrap intervals.
@@ -220,43 +217,38 @@ PAPER_J0 = (("original", 13, round(13 / 30, 3), "", ""), ("restored", 2, round(2
             ("reduction", 11, round(11 / 30, 3), 0.17, 0.53))
 
 
-def contrast_csv(summary: dict, judge: str) -> str:
-    """G per rendering, ours beside the paper's J0, as CSV."""
-    import csv
-    import io
-
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["source", "rendering", "G", "per_trajectory", "ci95_low", "ci95_high", "trajectories"])
+def _g_rows(summary: dict, judge: str, ci: Callable[[Any, Any], str | tuple[str, str]]) -> list[list[str]]:
+    """G per rendering, ours then the paper's J0, with the interval as ``ci(low, high)`` gives it."""
+    rows = []
     for name in ("original", "restored", "reduction"):
         per = summary["per_trajectory"][name]
-        writer.writerow([f"orgbench ({judge})", name, summary["G"][name], f"{per['mean']:.3f}",
-                         f"{per['ci95'][0]:.3f}", f"{per['ci95'][1]:.3f}", summary["trajectories"]])
+        low, high = f"{per['ci95'][0]:.3f}", f"{per['ci95'][1]:.3f}"
+        rows.append([f"orgbench ({judge})", name, str(summary["G"][name]), f"{per['mean']:.3f}", *_cells(ci(low, high)),
+                     str(summary["trajectories"])])
     for name, g, mean, lo, hi in PAPER_J0:
-        writer.writerow(["paper (J0)", name, g, f"{mean:.3f}", lo, hi, 30])
-    return buffer.getvalue()
+        rows.append(["paper (J0)", name, str(g), f"{mean:.3f}", *_cells(ci(lo, hi)), "30"])
+    return rows
+
+
+def _cells(value: str | tuple[str, str]) -> tuple[str, ...]:
+    return (value,) if isinstance(value, str) else value
+
+
+def contrast_csv(summary: dict, judge: str) -> str:
+    """G per rendering, ours beside the paper's J0, as CSV."""
+    rows = _g_rows(summary, judge, lambda lo, hi: (str(lo), str(hi)))
+    return Table(("source", "rendering", "G", "per_trajectory", "ci95_low", "ci95_high", "trajectories"),
+                 tuple(map(tuple, rows))).to_csv()
 
 
 def contrast_latex(summary: dict, judge: str) -> str:
     """G per rendering, ours beside the paper's J0, as a booktabs LaTeX table (the style of the CARGO tables)."""
-    def tex(text: str) -> str:
-        return str(text).replace("&", "\\&").replace("%", "\\%").replace("_", "\\_").replace("#", "\\#")
-
-    rows = []
-    for name in ("original", "restored", "reduction"):
-        per = summary["per_trajectory"][name]
-        rows.append([f"orgbench ({judge})", name, summary["G"][name], f"{per['mean']:.3f}",
-                     f"{per['ci95'][0]:.3f} to {per['ci95'][1]:.3f}", summary["trajectories"]])
-    for name, g, mean, lo, hi in PAPER_J0:
-        rows.append(["paper (J0)", name, g, f"{mean:.3f}", f"{lo} to {hi}" if lo != "" else "--", 30])
-    lines = ["\\begin{table}[t]", "\\centering", "\\small", "\\begin{tabular}{llrrlr}", "\\toprule",
-             "source & rendering & G & per trajectory & 95\\% cluster-bootstrap CI & trajectories \\\\", "\\midrule"]
-    lines += [" & ".join(tex(c) for c in row) + " \\\\" for row in rows]
-    lines += ["\\bottomrule", "\\end{tabular}",
-              f"\\caption{{Later-context contrast G = (F\\_E - P\\_E) - (F\\_C - P\\_C) over "
-              f"{summary['trajectories']} trajectories, original (calls omitted) and restored packets; "
-              f"ours ({tex(judge)}, {summary.get('draws', '?')} draws) beside the paper's J0}}", "\\end{table}"]
-    return "\n".join(lines) + "\n"
+    rows = _g_rows(summary, judge, lambda lo, hi: f"{lo} to {hi}" if lo != "" else "--")
+    title = (f"Later-context contrast G = (F_E - P_E) - (F_C - P_C) over {summary['trajectories']} trajectories, "
+             f"original (calls omitted) and restored packets; ours ({judge}, {summary.get('draws', '?')} draws) "
+             "beside the paper's J0")
+    return Table(("source", "rendering", "G", "per trajectory", "95% cluster-bootstrap CI", "trajectories"),
+                 tuple(map(tuple, rows)), title=title, align="llrrlr").to_latex()
 
 
 def drilldown_records(judged: Sequence[Judged]) -> list[dict]:

@@ -229,7 +229,7 @@ def run_faults(out: Path) -> tuple[str, list]:
     import os
     import tempfile
 
-    from judges.assurance.fault_report import faults_csv, faults_latex, faults_table
+    from orgbench.report.fault_report import faults_csv, faults_latex, faults_table
     from judges.assurance.faults import run_study
     from orgbench.core.storage import write_text_atomic
 

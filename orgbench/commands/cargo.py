@@ -244,7 +244,7 @@ def run_cargo_jobs(jobs: list, spec: str, out: Path, *, suite: Path, conditions:
     """
     from judges.backends import make_backend
     from judges.cache import ResponseCache
-    from judges.cargo_tables import suite_binding
+    from judges.cargo_scores import suite_binding
     from judges.runner import run_jobs_sync
 
     binding, locations = suite_binding(suite)
@@ -283,7 +283,7 @@ def tables_cargo(runs: tuple[Path, ...], out: Path, suite: Path | None, resample
     judged that same suite (same digest), and a judgment of an item that is
     not in the suite's truth is an error.
     """
-    from judges.cargo_tables import write_tables
+    from orgbench.report.cargo_tables import write_tables
     from orgbench.core.errors import InputError
     from orgbench.core.storage import sha256_file, staged_directory
 

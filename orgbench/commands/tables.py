@@ -17,7 +17,7 @@ from orgbench.outdir import bind, guard, holds, overwrite_option
 
 def _score_rows(folder: Path, index: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The scored rows of one ``score groundeval`` folder and the drill-down records (when its suite is there)."""
-    from judges.groundeval.drilldown import records as drilldown_records
+    from orgbench.report.groundeval_drilldown import records as drilldown_records
     from judges.groundeval.traces import load_submissions, load_suite
     from orgbench.core.errors import InputError
     from orgbench.core.storage import read_json
@@ -84,7 +84,7 @@ def tables_groundeval(scores: tuple[Path, ...], out: Path, overwrite: bool) -> N
 def tables_assurance(source: Path, out: Path, judge: str, base_url: str | None, draws: int, overwrite: bool) -> None:
     """Write the fault study (recording stub, P0–P3) and the later-context contrast of SOURCE, as `reproduce` does."""
     from judges.assurance.contrast import drilldown_records as packet_rows
-    from judges.assurance.fault_report import drilldown_records as fault_rows
+    from orgbench.report.fault_report import drilldown_records as fault_rows
     from orgbench.commands.assurance import make_judge, run_contrast, run_faults
     from orgbench.preflight import check_endpoint
     from orgbench.core.storage import dumps, sha256_file, staged_directory, write_text_atomic

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from orgbench.stages import code_fingerprint, run_stage
+from orgbench.stages import module_fingerprint, run_stage
 from orgbench.studies import ReproduceOptions
 
 DEFAULT_SEED = 7
@@ -44,7 +44,7 @@ def _world_stage(directory: Path, seed: int, fresh: bool) -> None:
         save_world(simulate(load_config(seed=seed, days=WORLD_DAYS)), tmp / "world")
 
     inputs = {"stage": "assurance-world", "seed": seed, "days": WORLD_DAYS, "format": 1,
-              "code": code_fingerprint("simulator", "orgbench/defaults")}
+              "code": module_fingerprint("simulator.simulate", "simulator.world")}
     run_stage(directory, inputs, build, fresh=fresh)
 
 
@@ -62,14 +62,15 @@ def _suite_stage(directory: Path, world_dir: Path, seed: int, fresh: bool) -> No
                                                       "seed": seed, "cases": len(cases)})
 
     inputs = {"stage": "assurance-suite", "seed": seed, "n": TRAJECTORIES, "simulator": 2,
-              "world": sha256_file(world_dir / "MANIFEST.json"), "code": code_fingerprint("benchmark_builders/trajectories")}
+              "world": sha256_file(world_dir / "MANIFEST.json"),
+              "code": module_fingerprint("benchmark_builders.trajectories.simulate", "benchmark_builders.trajectories.records")}
     run_stage(directory, inputs, build, fresh=fresh)
 
 
 def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     """Run the fault study and the contrast; write their tables under ``out_dir``."""
     from judges.assurance.contrast import drilldown_records as packet_rows
-    from judges.assurance.fault_report import drilldown_records as fault_rows
+    from orgbench.report.fault_report import drilldown_records as fault_rows
     from orgbench.commands.assurance import make_judge, run_contrast, run_faults, run_mutations
     from orgbench.core.storage import dumps, write_text_atomic
 

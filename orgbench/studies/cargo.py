@@ -18,7 +18,7 @@ import json
 import re
 from pathlib import Path
 
-from orgbench.stages import code_fingerprint
+from orgbench.stages import module_fingerprint
 from orgbench.studies import ReproduceOptions
 
 BUILTIN_JUDGES = ("builtin:literal", "builtin:grounded", "builtin:token-f1", "builtin:noref")
@@ -35,8 +35,8 @@ def _suite_stage(work: Path, seeds: tuple[int, ...], fresh: bool) -> Path:
 
     config = SuiteConfig()
     inputs = {"stage": "cargo-suite", "rules": RULES_VERSION, "seeds": list(seeds), "world": CARGO_WORLD,
-              "suite": asdict(config), "code": code_fingerprint("simulator", "orgbench/defaults",
-                                                                "benchmark_builders/cargo")}
+              "suite": asdict(config),
+              "code": module_fingerprint("benchmark_builders.cargo", "benchmark_builders.cargo.worlds")}
 
     def build(tmp: Path) -> None:
         write_suite_files(suite_from_world_objects(simulate_worlds(seeds), config), tmp)
@@ -60,9 +60,7 @@ def _builtin_run(work: Path, suite: Path, spec: str, fresh: bool) -> Path:
 
     suite_hash = read_json(suite / "MANIFEST.json")["stage_inputs"]
     inputs = {"stage": "cargo-run", "rules": RULES_VERSION, "judge": spec, "suite": suite_hash, "seeds": [0],
-              "code": code_fingerprint("judges/backends/builtin.py", "judges/claims.py", "judges/conditions.py",
-                                       "judges/prompts",
-                                       "judges/verdict.py", "judges/runner.py", "judges/judgments.py")}
+              "code": module_fingerprint("orgbench.commands.cargo", "judges.conditions")}
 
     def build(tmp: Path) -> None:
         run_cargo_jobs(_jobs(suite, (0,)), spec, tmp, suite=suite, conditions=list(RUN_CONDITIONS),
@@ -84,7 +82,7 @@ def _llm_run(work: Path, suite: Path, options: ReproduceOptions) -> Path:
     """
     import shutil
 
-    from judges.cargo_tables import suite_binding
+    from judges.cargo_scores import suite_binding
     from orgbench.commands.cargo import run_cargo_jobs
     from orgbench.stages import fingerprint
 
@@ -105,7 +103,7 @@ def _llm_run(work: Path, suite: Path, options: ReproduceOptions) -> Path:
 def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     """Build the default suite, judge it under every condition and write results/cargo."""
     from benchmark_builders.cargo.worlds import DEFAULT_SEEDS
-    from judges.cargo_tables import write_tables
+    from orgbench.report.cargo_tables import write_tables
 
     seeds = tuple(options.seeds) if options.seeds else DEFAULT_SEEDS
     work = Path(options.work_dir) / "cargo"

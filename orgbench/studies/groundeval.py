@@ -11,12 +11,10 @@ byte-identical on a rerun. With ``options.judge = "openai:MODEL"`` (and
 
 from __future__ import annotations
 
-import csv
-import io
 from pathlib import Path
 from typing import Any
 
-from orgbench.stages import code_fingerprint
+from orgbench.stages import module_fingerprint
 from orgbench.studies import ReproduceOptions
 
 DEFAULT_SEEDS = (0, 1, 2)
@@ -32,7 +30,7 @@ def _suite_stage(work: Path, seed: int, fresh: bool) -> Path:
     from simulator.simulate import simulate
 
     inputs = {"stage": "groundeval-suite", "rules": RULES_VERSION, "seed": seed, "world": "default",
-              "code": code_fingerprint("simulator", "orgbench/defaults", "benchmark_builders/groundeval")}
+              "code": module_fingerprint("benchmark_builders.groundeval.build", "simulator.simulate")}
 
     def build(tmp: Path) -> None:
         world = simulate(load_config(seed=seed))
@@ -53,7 +51,8 @@ def _run_stage(work: Path, seed: int, suite: Path, spec: str, mode: str, fresh: 
 
     suite_hash = read_json(suite.parent / "MANIFEST.json")["stage_inputs"]
     inputs = {"stage": "groundeval-run", "rules": RULES_VERSION, "suite": suite_hash, "agent": spec, "mode": mode,
-              "base_url": base_url if spec.startswith("openai:") else None, "code": code_fingerprint("judges/groundeval")}
+              "base_url": base_url if spec.startswith("openai:") else None,
+              "code": module_fingerprint("judges.groundeval.run", "judges.groundeval.traces")}
 
     def build(tmp: Path) -> None:
         if "corpus" not in shared:
@@ -82,30 +81,10 @@ def _aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _write_table(out: Path, name: str, header: list[str], rows: list[list[Any]], caption: str) -> None:
-    from orgbench.core.storage import write_text_atomic
+    from orgbench.core.tables import Table, write_table
 
-    def cell(value: Any) -> str:
-        return f"{value:.3f}" if isinstance(value, float) else str(value)
-
-    text_rows = [[cell(v) for v in row] for row in rows]
-    md = "| " + " | ".join(header) + " |\n|" + "|".join("---" for _ in header) + "|\n"
-    md += "".join("| " + " | ".join(r) + " |\n" for r in text_rows)
-    write_text_atomic(out / f"{name}.md", f"{caption}\n\n{md}")
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(header)
-    writer.writerows(text_rows)
-    write_text_atomic(out / f"{name}.csv", buffer.getvalue())
-
-    def tex(s: str) -> str:
-        return s.replace("\\", "\\textbackslash{}").replace("_", "\\_").replace("%", "\\%").replace("&", "\\&")
-
-    lines = ["\\begin{table}[t]", "\\centering", f"\\caption{{{tex(caption)}}}",
-             "\\begin{tabular}{" + "l" * 3 + "r" * (len(header) - 3) + "}", "\\toprule",
-             " & ".join(tex(h) for h in header) + " \\\\", "\\midrule"]
-    lines += [" & ".join(tex(c) for c in r) + " \\\\" for r in text_rows]
-    lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}", ""]
-    write_text_atomic(out / f"{name}.tex", "\n".join(lines))
+    table = Table.from_lists(header, rows, title=caption, text_columns=3)
+    write_table(out, name, table, heading="", latex={"caption_first": True, "small": False})
 
 
 HARD_KIND_NAMES = ("counterfactual/indirect", "counterfactual/named_decoy", "silence/indirect")
@@ -135,7 +114,7 @@ def _hard_lines(hard: dict[str, Any]) -> str:
 def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     """Build contracts from the default worlds, run every built-in agent in both modes, score, write the tables."""
     from judges.groundeval.run import score_submissions
-    from judges.groundeval.drilldown import records as drilldown_records
+    from orgbench.report.groundeval_drilldown import records as drilldown_records
     from judges.groundeval.traces import load_submissions, load_suite
 
     seeds = tuple(options.seeds) if options.seeds else DEFAULT_SEEDS
@@ -169,7 +148,7 @@ def write_study_tables(out: Path, all_rows: list[dict[str, Any]], drill: list[di
     the built-in probes are written only for the default worlds, where every probe ran.
     """
     from benchmark_builders.groundeval.contracts import KINDS, TRACKS
-    from judges.groundeval.figure import track_bars_png
+    from orgbench.report.groundeval_figure import track_bars_png
     from orgbench.core.storage import dumps, write_bytes_atomic, write_json, write_text_atomic
 
     out.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,8 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "benchmark_builders" / "cargo
 from benchmark_builders.cargo import SuiteConfig, build_suite, write_suite  # noqa: E402
 from cargo_synthetic import synthetic_cases  # noqa: E402
 from judges.backends import make_backend  # noqa: E402
-from judges.cargo_tables import PAPER, TABLES, suite_binding, write_tables  # noqa: E402
+from judges.cargo_scores import suite_binding  # noqa: E402
+from orgbench.report.cargo_tables import PAPER, TABLES, write_tables  # noqa: E402
 from judges.conditions import parse_conditions, render  # noqa: E402
 from judges.metrics import di_from_family_rates  # noqa: E402
 from judges.runner import Job, run_jobs_sync  # noqa: E402

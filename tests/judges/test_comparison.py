@@ -13,7 +13,7 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "benchmark_builders" / "cargo
 
 from benchmark_builders.cargo import SuiteConfig, build_suite, write_suite  # noqa: E402
 from cargo_synthetic import synthetic_cases  # noqa: E402
-from judges.cargo_tables import score_run, suite_of_runs  # noqa: E402
+from judges.cargo_scores import score_run, suite_of_runs  # noqa: E402
 from orgbench.cli import cli  # noqa: E402
 
 JUDGES = ("builtin:grounded", "builtin:literal", "builtin:token-f1")

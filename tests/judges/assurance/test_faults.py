@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from judges.assurance.fault_report import faults_csv, faults_latex, faults_table
+from orgbench.report.fault_report import faults_csv, faults_latex, faults_table
 from judges.assurance.faults import CASES, CASES_BY_NAME, FIELDS, prepare, run_case
 from judges.assurance.manifest import normalised_sha256
 from judges.assurance.pipeline import CONTROLS
@@ -138,7 +138,7 @@ def test_every_constructed_case_has_the_papers_first_stop():
     """Each of the paper's 19 cases maps to its Table II row; CRLF and the controls say what the paper says."""
     from collections import Counter
 
-    from judges.assurance.fault_report import PAPER_FIRST_STOP
+    from orgbench.report.fault_report import PAPER_FIRST_STOP
 
     stops = Counter(PAPER_FIRST_STOP[c.fault] for c in CASES if c.injected and not c.case.startswith("crlf"))
     assert sum(stops.values()) == 19

@@ -7,14 +7,13 @@ several seeds it is the mean over seeds. cannot_decide and unparsed answers are 
 
 from __future__ import annotations
 
-import csv
-import io
 from pathlib import Path
 from typing import Sequence
 
 from judges.judgments import load_judgments
 from orgbench.core.storage import read_json, write_text_atomic
 from orgbench.core.jsonl import iter_jsonl
+from orgbench.core.tables import Table
 
 COLUMNS = ("judge", "condition", "family", "by", "group", "penalised", "judged", "rate")
 
@@ -48,15 +47,10 @@ def breakdown_rows(run_dirs: Sequence[Path], suite_dir: Path) -> list[dict[str, 
 
 def write_breakdown(run_dirs: Sequence[Path], suite_dir: Path, out_dir: Path) -> list[Path]:
     """Write breakdown.csv and breakdown.md (the cargo condition only in the Markdown) into ``out_dir``."""
-    rows = breakdown_rows(run_dirs, suite_dir)
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    lines = ["### Penalty rate by P2 value kind, P4 kind and answer style (condition cargo)", "",
-             "| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
-    lines += ["| " + " | ".join(r[c] for c in COLUMNS) + " |" for r in rows if r["condition"] == "cargo"]
+    table = Table.from_records(COLUMNS, breakdown_rows(run_dirs, suite_dir),
+                               title="Penalty rate by P2 value kind, P4 kind and answer style (condition cargo)")
     out_dir = Path(out_dir)
-    write_text_atomic(out_dir / "breakdown.csv", buffer.getvalue())
-    write_text_atomic(out_dir / "breakdown.md", "\n".join(lines) + "\n")
+    cargo_only = table.with_rows([row for row in table.rows if row[COLUMNS.index("condition")] == "cargo"])
+    write_text_atomic(out_dir / "breakdown.csv", table.to_csv())
+    write_text_atomic(out_dir / "breakdown.md", cargo_only.to_markdown())
     return [out_dir / "breakdown.csv", out_dir / "breakdown.md"]

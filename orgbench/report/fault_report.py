@@ -6,11 +6,9 @@ the paper's Table II and Section IV.B), so the paper's outcome sits beside ours.
 
 from __future__ import annotations
 
-import csv
-import io
-
 from judges.assurance.faults import FIELDS, CaseOutcome
 from judges.assurance.pipeline import CONTROLS
+from orgbench.core.tables import Table
 
 
 #: The paper's first stop per kind of fault (its Table II); cases outside its 19 say so.
@@ -37,12 +35,8 @@ def paper_first_stop(outcome: CaseOutcome) -> str:
 
 def faults_csv(outcomes: list[CaseOutcome]) -> str:
     """faults.csv: one row per (case, control), with the paper's first stop for the case."""
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=FIELDS + (PAPER_COLUMN,), lineterminator="\n")
-    writer.writeheader()
-    for outcome in outcomes:
-        writer.writerow({**outcome.row(), PAPER_COLUMN: paper_first_stop(outcome)})
-    return buffer.getvalue()
+    rows = [{**outcome.row(), PAPER_COLUMN: paper_first_stop(outcome)} for outcome in outcomes]
+    return Table.from_records(FIELDS + (PAPER_COLUMN,), rows).to_csv()
 
 
 def _cell(outcome: CaseOutcome) -> str:
@@ -78,11 +72,9 @@ def faults_table(outcomes: list[CaseOutcome]) -> str:
     """The study as a Markdown table, with the summary counts the claim rests on."""
     header, rows = _matrix(outcomes)
     controls = [c for c in CONTROLS if c in header]
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
     injected = [o for o in outcomes if o.injected]
     clean = [o for o in outcomes if not o.injected]
-    lines.append("")
+    notes = []
     for control in controls:
         cell = [o for o in injected if o.control == control]
         reached = sum(o.reached_judge for o in cell)
@@ -90,14 +82,13 @@ def faults_table(outcomes: list[CaseOutcome]) -> str:
         altered = sum(o.reached_judge and o.altered for o in cell)
         how = f" ({altered} with altered or stale bytes, {reached - altered} read although their check failed)" \
             if reached and reached != altered else ""
-        lines.append(f"- {control}: {reached} of {len(cell)} injected faults reached the judge stub{how}; "
+        notes.append(f"- {control}: {reached} of {len(cell)} injected faults reached the judge stub{how}; "
                      f"{done} of {sum(o.control == control for o in clean)} fault-free controls completed.")
-    return "\n".join(lines) + "\n"
+    return Table.from_lists(header, rows, notes=tuple(notes)).to_markdown()
 
 
-def _tex(text: str) -> str:
-    return (text.replace("\\", "\\textbackslash{}").replace("&", "\\&").replace("%", "\\%")
-            .replace("_", "\\_").replace("#", "\\#").replace("–", "--"))
+FAULTS_CAPTION = ("Fault study: each constructed case under controls P0–P3 with the recording stub as the judge; "
+                  "our first stop beside the paper's")
 
 
 def faults_latex(outcomes: list[CaseOutcome]) -> str:
@@ -105,13 +96,7 @@ def faults_latex(outcomes: list[CaseOutcome]) -> str:
     header, rows = _matrix(outcomes)
     header = [h for h in header if h not in ("fault", "injection point")]
     rows = [[r[0], *r[3:]] for r in rows]
-    lines = ["\\begin{table}[t]", "\\centering", "\\small", "\\begin{tabular}{l" + "l" * (len(header) - 1) + "}",
-             "\\toprule", " & ".join(_tex(h) for h in header) + " \\\\", "\\midrule"]
-    lines += [" & ".join(_tex(c) for c in row) + " \\\\" for row in rows]
-    lines += ["\\bottomrule", "\\end{tabular}",
-              "\\caption{Fault study: each constructed case under controls P0--P3 with the recording stub as the "
-              "judge; our first stop beside the paper's}", "\\end{table}"]
-    return "\n".join(lines) + "\n"
+    return Table.from_lists(header, rows, title=FAULTS_CAPTION, align="l" * len(header)).to_latex()
 
 
 def drilldown_records(outcomes: list[CaseOutcome]) -> list[dict]:
