@@ -12,7 +12,8 @@ import ast
 import hashlib
 import re
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Mapping
 
 from orgbench.core.errors import InputError
 from orgbench.core.storage import MANIFEST, dumps, read_json, sha256_bytes, staged_directory, verify_manifest, write_manifest
@@ -137,14 +138,33 @@ def is_current(directory: Path, inputs: Mapping[str, Any]) -> bool:
         return False
 
 
+#: Who hears of each finished stage: the running command's reporter (``None``: nobody).
+_reporter: Callable[[str, float, bool], None] | None = None
+
+
+@contextmanager
+def reporting(callback: Callable[[str, float, bool], None]) -> Iterator[None]:
+    """While in the block, ``callback(stage, seconds, reused)`` hears of every stage ``run_stage`` finishes."""
+    global _reporter
+    previous, _reporter = _reporter, callback
+    try:
+        yield
+    finally:
+        _reporter = previous
+
+
+def stage_done(name: str, seconds: float, reused: bool) -> None:
+    """Tell the running command's reporter (if any) that a stage finished."""
+    if _reporter is not None:
+        _reporter(name, seconds, reused)
+
+
 def run_stage(directory: Path, inputs: Mapping[str, Any], build: Callable[[Path], None], *, fresh: bool = False) -> bool:
     """Build ``directory`` with ``build(tmp_dir)`` unless it is current; return True if reused.
 
-    Either way the running command's stage reporter hears of it at once (orgbench.progress).
+    Either way the running command's stage reporter (``reporting``) hears of it at once.
     """
     import time
-
-    from orgbench.progress import stage_done
 
     directory = Path(directory)
     started = time.perf_counter()

@@ -169,7 +169,7 @@ def register(cli: click.Group) -> None:
 
             check_out_dir(work, option="--work", into=True)
             if step == "dispatch":
-                from orgbench.preflight import check_endpoint
+                from orgbench.commands.preflight import check_endpoint
 
                 check_endpoint(judge, base_url)
             cfg = PipelineConfig(source, work, Controls.parse(controls), draws=draws,
@@ -213,7 +213,7 @@ def register(cli: click.Group) -> None:
         from judges.assurance.contrast import ContrastStopped
         from orgbench.commands.options import check_out_dir
 
-        from orgbench.preflight import check_endpoint
+        from orgbench.commands.preflight import check_endpoint
 
         check_out_dir(out, into=True)
         check_endpoint(judge, base_url)

@@ -22,7 +22,7 @@ def register(cli: click.Group) -> None:
         from judges.assurance.intoto import chain_key
         from judges.assurance.pipeline import Controls, PipelineConfig
         from orgbench.commands.options import check_out_dir
-        from orgbench.preflight import check_endpoint
+        from orgbench.commands.preflight import check_endpoint
 
         check_out_dir(work, option="--work", into=True)
         check_endpoint(judge, base_url)

@@ -66,7 +66,7 @@ def register(cli: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True, help="Print the lists as one JSON object.")
     def list_command(as_json: bool) -> None:
         """List the judges, agents, conditions, tracks, studies and import/export formats (read from the code)."""
-        from orgbench.registry import everything
+        from orgbench.commands.registry import everything
 
         data = everything()
         if as_json:

@@ -72,7 +72,7 @@ def _simulate_with_progress(seeds: tuple[int, ...], config_path: Path | None, pe
     import time
 
     from benchmark_builders.cargo.worlds import simulate_worlds
-    from orgbench.progress import Stages, track
+    from orgbench.commands.progress import Stages, track
 
     stages, loaded = Stages(), []
     for seed in track(seeds, len(seeds), "simulating worlds"):
@@ -166,8 +166,8 @@ def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, se
 
     import shutil
 
-    from orgbench.preflight import check_endpoint
-    from orgbench.progress import Totals
+    from orgbench.commands.preflight import check_endpoint
+    from orgbench.commands.progress import Totals
 
     extra_params = parse_extra(extra)
     chosen = parse_conditions(conditions, rubric_swap=rubric_swap)
@@ -207,7 +207,7 @@ def check_judge_spec(spec: str) -> None:
     """Refuse a CARGO judge spec naming no judge, in the user's terms (the choices, and the nearest one)."""
     import difflib
 
-    from orgbench.registry import cargo_judges
+    from orgbench.commands.registry import cargo_judges
     from orgbench.core.errors import InputError
 
     kind, _, name = spec.partition(":")

@@ -93,8 +93,8 @@ def register(cli: click.Group) -> None:
 
         from judges.groundeval.run import run_agent
         from judges.groundeval.task_track import is_task_suite, run_task_agent
-        from orgbench.preflight import check_endpoint
-        from orgbench.progress import Bar
+        from orgbench.commands.preflight import check_endpoint
+        from orgbench.commands.progress import Bar
 
         started = time.perf_counter()
         guard(out, "a GroundEval agent run", _agent_header(suite, spec, mode, budget, base_url), overwrite=overwrite)

@@ -22,7 +22,7 @@ STUDIES = ("cargo", "groundeval", "assurance")
 def run_reproduce(study: str, out: Path, options, echo=lambda line: None) -> list[str]:
     """Run one study or all of them; ``echo`` each stage and study line as it finishes; return the study lines."""
     from orgbench.outdir import removed_on_failure
-    from orgbench.progress import Stages
+    from orgbench.commands.progress import Stages
     from orgbench.core.storage import staged_directory
 
     chosen = STUDIES if study == "all" else (study,)
@@ -69,8 +69,8 @@ def register(cli: click.Group) -> None:
         """
         from orgbench.commands.options import check_out_dir, parse_seeds
         from orgbench.outdir import guard
-        from orgbench.preflight import check_endpoint
-        from orgbench.progress import Totals
+        from orgbench.commands.preflight import check_endpoint
+        from orgbench.commands.progress import Totals
         from orgbench.studies import ReproduceOptions
 
         totals = Totals()

@@ -86,7 +86,7 @@ def tables_assurance(source: Path, out: Path, judge: str, base_url: str | None, 
     from judges.assurance.contrast import drilldown_records as packet_rows
     from orgbench.report.fault_report import drilldown_records as fault_rows
     from orgbench.commands.assurance import make_judge, run_contrast, run_faults
-    from orgbench.preflight import check_endpoint
+    from orgbench.commands.preflight import check_endpoint
     from orgbench.core.storage import dumps, sha256_file, staged_directory, write_text_atomic
 
     inputs = {"source": sha256_file(source / "trajectories.jsonl") if (source / "trajectories.jsonl").is_file()

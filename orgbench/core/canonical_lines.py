@@ -25,7 +25,7 @@ from orgbench.core.clock import format_ts
 try:
     from _json import make_encoder as _c_make_encoder
 except ImportError:  # pragma: no cover - CPython always has it
-    _c_make_encoder = None
+    _c_make_encoder = None  # type: ignore[misc,assignment]
 
 
 def _reject(obj: Any) -> Any:

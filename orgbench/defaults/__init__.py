@@ -1,1 +1,3 @@
-"""Embedded default configurations (world.toml)."""
+"""Embedded default configurations (world.toml), read as package data; no names of its own."""
+
+__all__: list[str] = []

@@ -12,7 +12,6 @@ no network at view time.
 from __future__ import annotations
 
 import base64
-import csv
 import json
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,8 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from orgbench.core.errors import InputError
-from orgbench.core.storage import read_json, write_text_atomic
+from orgbench.core.storage import read_json, read_text, write_text_atomic
+from orgbench.core.tables import Table
 from orgbench.core.jsonl import read_jsonl
 
 __all__ = ["write_report", "write_results_readme", "render_page", "study_section", "drill_spec", "STUDY_TITLES"]
@@ -44,13 +44,9 @@ FILTER_FIELDS = ("family", "condition", "judge", "track", "agent", "mode", "outc
 
 
 def _read_csv(path: Path) -> list[list[str]]:
-    try:
-        with open(path, newline="", encoding="utf-8") as handle:
-            return [row for row in csv.reader(handle)]
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 ({exc.reason})") from None
-    except csv.Error as exc:
-        raise InputError(f"{path}: not a CSV table ({exc})") from None
+    """A CSV table's header and rows, read through the one table type (one line naming a bad file or line)."""
+    table = Table.from_csv(read_text(path, "CSV table"), path)
+    return [list(table.columns), *(list(row) for row in table.rows)] if table.columns else []
 
 
 def _cell_class(header: str, text: str) -> str:
@@ -98,8 +94,6 @@ def _fault_matrix(path: Path) -> dict[str, Any]:
     missing = [c for c in ("case", "control", "reached_judge", "stopped_at", "stopped_by") if c not in col]
     if missing:
         raise InputError(f"{path}: column {missing[0]} missing (expected case, control, reached_judge, ...)")
-    if any(len(row) != len(header) for row in body):
-        raise InputError(f"{path}: a row does not have {len(header)} columns")
     controls: list[str] = []
     cases: dict[str, dict[str, list[str]]] = {}
     for row in body:
@@ -112,12 +106,12 @@ def _fault_matrix(path: Path) -> dict[str, Any]:
     for case, per_control in cases.items():
         cells = [{"text": case, "cls": ""}]
         for control in controls:
-            row = per_control.get(control)
-            if row is None:
+            found = per_control.get(control)
+            if found is None:
                 cells.append({"text": "–", "cls": ""})
                 continue
-            reached = row[col["reached_judge"]].lower() == "true"
-            stop = row[col["stopped_at"]]
+            reached = found[col["reached_judge"]].lower() == "true"
+            stop = found[col["stopped_at"]]
             text = "reached judge" if reached else (f"stopped: {stop} ({row[col['stopped_by']]})" if stop else "completed")
             cells.append({"text": text, "cls": "yes" if reached else "no"})
         if paper is not None:

@@ -85,7 +85,8 @@ def _calls_section(calls: list[Any]) -> dict[str, Any]:
         if not isinstance(call, dict):
             rows.append([str(position), "(malformed call)", "", "", "", "", "", ""])
             continue
-        gates = call.get("gates") if isinstance(call.get("gates"), dict) else {}
+        raw_gates = call.get("gates")
+        gates = raw_gates if isinstance(raw_gates, dict) else {}
         outcome = str(call.get("outcome"))
         if call.get("mismatch"):
             outcome += f" (claimed {call.get('claimed', {}).get('outcome')})"

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+__all__ = ["ReproduceOptions"]
+
 
 @dataclass(frozen=True)
 class ReproduceOptions:

@@ -17,10 +17,6 @@ import click
 
 T = TypeVar("T")
 
-#: The stage reporter of the command that is running (``None``: nothing is reported).
-_current: "Stages | None" = None
-
-
 def interactive() -> bool:
     """True when stderr is a terminal (bars are drawn only then)."""
     return sys.stderr.isatty()
@@ -40,19 +36,14 @@ class Stages:
         self.echo(line)
 
     def __enter__(self) -> "Stages":
-        global _current
-        self._previous, _current = _current, self
+        from orgbench.stages import reporting
+
+        self._reporting = reporting(self.done)
+        self._reporting.__enter__()
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        global _current
-        _current = self._previous
-
-
-def stage_done(name: str, seconds: float, reused: bool) -> None:
-    """Tell the running command's reporter (if any) that a stage finished."""
-    if _current is not None:
-        _current.done(name, seconds, reused)
+        self._reporting.__exit__(*exc)
 
 
 class Bar:

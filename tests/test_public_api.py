@@ -1,0 +1,80 @@
+"""Each package's public surface is deliberate: ``__all__`` pinned here, every name importable, py.typed shipped.
+
+A change to a package's API changes this table in the same commit.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TOP = ("orgbench", "simulator", "benchmark_builders", "judges")
+
+API = {
+    "orgbench": ["__version__"],
+    "orgbench.commands": [],
+    "orgbench.core": [
+        "ConfigError", "EndpointError", "FormatError", "InputError", "JsonLine", "JsonlFile", "LATEX_ESCAPES",
+        "MANIFEST", "Table", "UTC", "dumps", "dumps_pretty", "format_cell", "format_ts", "iter_jsonl", "latex_escape",
+        "lazy_exports", "loads_jsonl", "minutes", "open_binary", "parse_jsonl", "parse_ts", "read_bytes", "read_json",
+        "read_jsonl", "read_jsonl_file", "read_text", "scan_jsonl", "sha256_bytes", "sha256_file", "staged_directory",
+        "verify_manifest", "write_bytes_atomic", "write_json", "write_jsonl", "write_manifest", "write_table",
+        "write_text_atomic",
+    ],
+    "orgbench.defaults": [],
+    "orgbench.report": ["STUDY_TITLES", "drill_spec", "render_page", "study_section", "write_report",
+                        "write_results_readme"],
+    "orgbench.studies": ["ReproduceOptions"],
+    "simulator": ["AccessPolicy", "Actor", "ArtifactVersion", "Event", "SimConfig", "World", "build_world",
+                  "load_config", "load_world", "save_world", "simulate", "simulate_to"],
+    "simulator.processes": [],
+    "benchmark_builders": ["cargo", "groundeval", "trajectories"],
+    "benchmark_builders.cargo": ["FAMILIES", "SHOULD_PENALIZE", "Suite", "SuiteConfig", "SupportCase", "build_suite",
+                                 "case_from_facts", "cases_from_world", "suite_from_world_objects", "write_suite",
+                                 "write_suite_files"],
+    "benchmark_builders.groundeval": [
+        "BuildConfig", "BuildSummary", "COUNTERFACTUAL", "CausalRule", "Contract", "PERSPECTIVE", "Question", "Rules",
+        "SILENCE", "SilenceRule", "TRACKS", "Truth", "WORLD_RULES", "assemble_questions", "build_questions",
+        "build_suite", "load_build_config", "load_domain",
+    ],
+    "benchmark_builders.trajectories": ["ChatMessage", "StepLabels", "ToolCall", "Trajectory", "read_suite",
+                                        "write_suite"],
+    "judges": ["Condition", "ConditionScore", "PenaltyTable", "Verdict", "assurance", "backends", "condition",
+               "discrimination_index", "groundeval", "parse_conditions", "parse_verdict", "penalty_table",
+               "score_condition"],
+    "judges.assurance": ["CONTROLS", "Controls", "Finding", "PacketSpec", "PipelineConfig", "REQUIREMENTS", "STEPS",
+                         "StageRefused", "check_packet", "check_source", "render_packet", "run_pipeline", "run_step"],
+    "judges.assurance.mutations": [],
+    "judges.backends": ["BackendError", "FatalBackendError", "GenerationParams", "JudgeBackend", "JudgeRequest",
+                        "JudgeResponse", "Message", "Usage", "apply_generation_options", "make_backend", "parse_extra"],
+    "judges.groundeval": ["CompiledTruth", "Corpus", "GatedRuntime", "score_question", "summarize"],
+}
+
+
+def _packages() -> list[str]:
+    found = []
+    for top in TOP:
+        for init in (ROOT / top).rglob("__init__.py"):
+            if "__pycache__" not in init.parts:
+                found.append(".".join(init.parent.relative_to(ROOT).parts))
+    return sorted(found)
+
+
+def test_every_package_is_pinned():
+    assert sorted(API) == _packages()
+
+
+@pytest.mark.parametrize("package", sorted(API))
+def test_the_package_exports_exactly_its_pinned_api(package):
+    module = importlib.import_module(package)
+    assert sorted(module.__all__) == API[package]
+    for name in module.__all__:
+        assert getattr(module, name) is not None, name
+
+
+@pytest.mark.parametrize("top", TOP)
+def test_each_distribution_package_is_marked_typed(top):
+    assert (ROOT / top / "py.typed").is_file()
