@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from typing import Sequence
 
-from benchmark_builders.trajectories.records import StepLabels, Trajectory, token_problem
+from benchmark_builders.trajectories.records import ChatMessage, StepLabels, Trajectory, token_problem
 from judges.assurance.packet_syntax import (_Block, _expected_content, content_from_lines, parse_packet,
                                             shown_arguments, unescape)  # noqa: F401  (unescape: re-exported)
 from judges.assurance.render import PacketSpec
@@ -236,23 +237,31 @@ def _residual_lines(shown: list[bytes], wanted: list[bytes]) -> list[bytes]:
     return [line for tag, _, _, j1, j2 in matcher.get_opcodes() if tag != "equal" for line in shown[j1:j2]]
 
 
-def _check_packet_in_detail(data: bytes, trajectory: Trajectory, spec: PacketSpec,
-                            excluded: tuple[bytes, ...] = ()) -> list[Finding]:
-    """Parse the packet and test each requirement on its own, naming what fails."""
-    subject = spec.packet_id
-    blocks, problem = parse_packet(data)
-    if problem:
-        return [Finding("packet-structure", False, problem, subject)]
-    out = [Finding("packet-structure", True, "", subject)]
+@dataclass
+class _Problems:
+    """What the detailed packet check found wrong, per requirement, and the packet text the source does not explain."""
+
+    order: list[str] = field(default_factory=list)
+    calls: list[str] = field(default_factory=list)
+    ids: list[str] = field(default_factory=list)
+    neutral: list[str] = field(default_factory=list)
+    residual: list[bytes] = field(default_factory=list)
+
+    def add_residual(self, blocks: Sequence[_Block]) -> None:
+        """The id, name and payload of each block, as text the source does not account for."""
+        self.residual.extend(part for b in blocks for part in (b.ident.encode("utf-8"), b.name.encode("utf-8"),
+                                                               b.payload))
+
+
+def _marker_and_extent(blocks: list[_Block], trajectory: Trajectory, spec: PacketSpec, subject: str) -> list[Finding]:
+    """The target is marked once, around the target step; the packet ends where its extent says."""
     markers = [k for k, b in enumerate(blocks) if b.kind in ("begin", "end")]
     kinds = [blocks[k].kind for k in markers]
     target_ok = kinds == ["begin", "end"]
     if target_ok:
         inner = [b for b in blocks[markers[0] + 1:markers[1]] if b.kind in ("message", "result")]
         target_ok = len(inner) == 1 and inner[0].index == spec.target_index
-    out.append(Finding("target-marked-once", target_ok, "" if target_ok else f"markers {kinds}", subject))
     messages = trajectory.messages
-    last = spec.target_index if spec.extent == "prefix" else len(messages) - 1
     if spec.extent == "prefix":
         extent_ok = bool(blocks) and blocks[-1].kind == "end"
         extent_why = "" if extent_ok else "prefix packet continues after the target step"
@@ -260,13 +269,12 @@ def _check_packet_in_detail(data: bytes, trajectory: Trajectory, spec: PacketSpe
         shown = [b.index for b in blocks if b.kind in ("message", "result")]
         extent_ok = bool(shown) and shown[-1] == len(messages) - 1
         extent_why = "" if extent_ok else "full packet stops before the last message"
-    out.append(Finding("extent", extent_ok, extent_why, subject))
-    order_problems: list[str] = []
-    call_problems: list[str] = []
-    id_problems: list[str] = []
-    neutral_problems: list[str] = []
-    residual: list[bytes] = []          # packet text the source does not account for
-    restored = spec.rendering == "restored"
+    return [Finding("target-marked-once", target_ok, "" if target_ok else f"markers {kinds}", subject),
+            Finding("extent", extent_ok, extent_why, subject)]
+
+
+def _grouped(blocks: list[_Block], problems: _Problems) -> list[tuple[_Block, list[_Block]]]:
+    """Each message or result header with the text and call blocks that follow it."""
     grouped: list[tuple[_Block, list[_Block]]] = []
     for block in blocks:
         if block.kind in ("message", "result"):
@@ -274,55 +282,74 @@ def _check_packet_in_detail(data: bytes, trajectory: Trajectory, spec: PacketSpe
         elif block.kind in ("text", "call") and grouped:
             grouped[-1][1].append(block)
         elif block.kind in ("text", "call"):
-            order_problems.append("content before the first message")
-            residual.extend((block.ident.encode("utf-8"), block.name.encode("utf-8"), block.payload))
+            problems.order.append("content before the first message")
+            problems.add_residual([block])
+    return grouped
+
+
+def _check_message(header: _Block, body: list[_Block], source: ChatMessage, restored: bool,
+                   problems: _Problems) -> None:
+    """One shown message against its source message: role, result id, content, calls and their position."""
+    where = f"messages[{header.index}]"
+    role = "tool" if header.kind == "result" else header.role
+    if role != source.role:
+        problems.order.append(f"{where} shown as {role}, source is {source.role}")
+    if header.kind == "result" and header.ident != str(source.tool_call_id):
+        problems.ids.append(f"{where} shows id={header.ident}, answers {source.tool_call_id}")
+        problems.residual.append(header.ident.encode("utf-8"))
+    if source.tool_call_id is not None and token_problem(source.tool_call_id):
+        problems.ids.append(f"{where} answers id {source.tool_call_id!r}, which is not one token")
+    texts = [b.payload for b in body if b.kind == "text"]
+    wanted_texts = _expected_content(source.content)
+    if texts != wanted_texts or content_from_lines(texts) != source.content:
+        problems.order.append(f"{where} content does not un-escape to the source text")
+        problems.residual.extend(_residual_lines(texts, wanted_texts))
+    for line in texts:
+        if b"[BEGIN TARGET STEP]" in line or b"[END TARGET STEP]" in line:
+            problems.neutral.append(f"{where} content carries a target marker")
+    shown = [(b.ident, b.name, b.payload) for b in body if b.kind == "call"]
+    wanted = [(c.id, c.name, shown_arguments(c.arguments)) for c in source.tool_calls]
+    problems.residual.extend(part for s in shown if s not in wanted
+                             for part in (s[0].encode("utf-8"), s[1].encode("utf-8"), s[2]))
+    unsafe = [c.id for c in source.tool_calls if token_problem(c.id) or token_problem(c.name, name=True)]
+    if unsafe:
+        problems.calls.append(f"{where} call id or name of {unsafe[:3]!r} is not one token")
+    if not restored and wanted:
+        problems.calls.append(f"{where} original rendering omits {len(wanted)} call(s)")
+    elif shown != wanted:
+        missing = [w[0] for w in wanted if w not in shown]
+        extra = [s[0] for s in shown if s not in wanted]
+        problems.calls.append(f"{where} calls missing or changed {missing}, unexpected {extra}")
+    sequence = [b.kind for b in body]
+    if "call" in sequence and "text" in sequence[sequence.index("call"):]:
+        problems.calls.append(f"{where} content after its calls (calls out of position)")
+
+
+def _check_packet_in_detail(data: bytes, trajectory: Trajectory, spec: PacketSpec,
+                            excluded: tuple[bytes, ...] = ()) -> list[Finding]:
+    """Parse the packet and test each requirement on its own, naming what fails."""
+    subject = spec.packet_id
+    blocks, problem = parse_packet(data)
+    if problem:
+        return [Finding("packet-structure", False, problem, subject)]
+    out = [Finding("packet-structure", True, "", subject), *_marker_and_extent(blocks, trajectory, spec, subject)]
+    messages = trajectory.messages
+    last = spec.target_index if spec.extent == "prefix" else len(messages) - 1
+    problems = _Problems()
+    grouped = _grouped(blocks, problems)
     if [g[0].index for g in grouped] != list(range(min(last, len(messages) - 1) + 1)):
-        order_problems.append(f"message indices {[g[0].index for g in grouped][:12]} do not run 0..{last}")
+        problems.order.append(f"message indices {[g[0].index for g in grouped][:12]} do not run 0..{last}")
     for header, body in grouped:
         if not 0 <= header.index < len(messages):
-            residual.extend(part for b in body for part in (b.ident.encode("utf-8"), b.name.encode("utf-8"),
-                                                            b.payload))
+            problems.add_residual(body)
             continue
-        source = messages[header.index]
-        role = "tool" if header.kind == "result" else header.role
-        if role != source.role:
-            order_problems.append(f"messages[{header.index}] shown as {role}, source is {source.role}")
-        if header.kind == "result" and header.ident != str(source.tool_call_id):
-            id_problems.append(f"messages[{header.index}] shows id={header.ident}, answers {source.tool_call_id}")
-            residual.append(header.ident.encode("utf-8"))
-        if source.tool_call_id is not None and token_problem(source.tool_call_id):
-            id_problems.append(f"messages[{header.index}] answers id {source.tool_call_id!r}, which is not one token")
-        texts = [b.payload for b in body if b.kind == "text"]
-        wanted_texts = _expected_content(source.content)
-        if texts != wanted_texts or content_from_lines(texts) != source.content:
-            order_problems.append(f"messages[{header.index}] content does not un-escape to the source text")
-            residual.extend(_residual_lines(texts, wanted_texts))
-        for line in texts:
-            if b"[BEGIN TARGET STEP]" in line or b"[END TARGET STEP]" in line:
-                neutral_problems.append(f"messages[{header.index}] content carries a target marker")
-        shown = [(b.ident, b.name, b.payload) for b in body if b.kind == "call"]
-        wanted = [(c.id, c.name, shown_arguments(c.arguments)) for c in source.tool_calls]
-        residual.extend(part for s in shown if s not in wanted
-                        for part in (s[0].encode("utf-8"), s[1].encode("utf-8"), s[2]))
-        unsafe = [c.id for c in source.tool_calls if token_problem(c.id) or token_problem(c.name, name=True)]
-        if unsafe:
-            call_problems.append(f"messages[{header.index}] call id or name of {unsafe[:3]!r} is not one token")
-        if not restored and wanted:
-            call_problems.append(f"messages[{header.index}] original rendering omits {len(wanted)} call(s)")
-        elif shown != wanted:
-            missing = [w[0] for w in wanted if w not in shown]
-            extra = [s[0] for s in shown if s not in wanted]
-            call_problems.append(f"messages[{header.index}] calls missing or changed {missing}, unexpected {extra}")
-        sequence = [b.kind for b in body]
-        if "call" in sequence and "text" in sequence[sequence.index("call"):]:
-            call_problems.append(f"messages[{header.index}] content after its calls (calls out of position)")
-    found = _excluded(residual, excluded)
+        _check_message(header, body, messages[header.index], spec.rendering == "restored", problems)
+    found = _excluded(problems.residual, excluded)
     out.insert(1, Finding("excluded-fields-absent", found is None,
                           f"excluded field text {found!r} not in the source" if found else "", subject))
-    out.append(Finding("messages-in-order", not order_problems, "; ".join(order_problems[:3]), subject))
-    out.append(Finding("calls-rendered", not call_problems, "; ".join(call_problems[:3]), subject))
-    out.append(Finding("results-show-ids", not id_problems, "; ".join(id_problems[:3]), subject))
-    out.append(Finding("delimiters-neutralised", not neutral_problems, "; ".join(neutral_problems[:3]), subject))
+    for requirement, listed in (("messages-in-order", problems.order), ("calls-rendered", problems.calls),
+                                ("results-show-ids", problems.ids), ("delimiters-neutralised", problems.neutral)):
+        out.append(Finding(requirement, not listed, "; ".join(listed[:3]), subject))
     if all(f.ok for f in out) and data != expected_packet(trajectory, spec) and spec.rendering == "restored":
         expected = expected_packet(trajectory, spec)
         at = next((i for i, (a, b) in enumerate(zip(data, expected)) if a != b), min(len(data), len(expected)))

@@ -23,8 +23,8 @@ suite's corpus (``verify.py``), so a trace's own claims are never scored.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
 
 from benchmark_builders.groundeval.contracts import COUNTERFACTUAL, NO_LINK_MECHANISM, PERSPECTIVE, SILENCE, Truth
 from judges.groundeval.call_shape import ShapedCalls, trace_problems, well_shaped
@@ -179,6 +179,145 @@ def _malformed_trace(truth: CompiledTruth, calls: Any, mode: str, problems: list
     return _zero(truth, reason, calls, mode, problems)
 
 
+@dataclass(slots=True)
+class _Tally:
+    """What a question's calls add up to: violations by first broken gate, what was fetched, dead ends, searches."""
+
+    n: int
+    horizon: int = 0
+    actor: int = 0
+    subsystem: int = 0
+    fetched: set[str] = field(default_factory=set)
+    dead_ends: int = 0
+    recovered: int = 0
+    searches: list[tuple[str | None, frozenset[str], list[str]]] = field(default_factory=list)
+
+
+def _tally(calls: list[dict[str, Any]], context: bool, silence: bool) -> _Tally:
+    """Count the calls (context mode: the builder's calls are provenance; the agent's acts are its citations)."""
+    tally = _Tally(0 if context else len(calls))
+    pending_dead = 0
+    for call in calls:
+        gates = call["gates"]
+        tool = call["tool"]
+        if context and tool == "cite_artifact":
+            tally.n += 1
+        if gates == _NO_GATES:       # (every gate value is a boolean by now)
+            broken = 0
+        elif gates.get("horizon"):     # the first gate the call broke: 1 horizon, 2 actor, 3 subsystem
+            broken = 1
+        elif gates.get("actor"):
+            broken = 2
+        elif gates.get("subsystem"):
+            broken = 3
+        else:
+            broken = 0
+        if broken and (not context or tool == "cite_artifact"):
+            if broken == 1:
+                tally.horizon += 1
+            elif broken == 2:
+                tally.actor += 1
+            else:
+                tally.subsystem += 1
+        outcome = call["outcome"]
+        if outcome == "ok":
+            tally.recovered += pending_dead
+            pending_dead = 0
+            if not silence and (tool == "fetch_artifact" or (context and tool != "cite_artifact")):
+                tally.fetched.update(call["returned_ids"])     # (Silence never reads what was fetched)
+        elif outcome in _DEAD:
+            tally.dead_ends += 1
+            pending_dead += 1
+        if silence and not broken and tool == "search_artifacts":
+            args = call["args"]
+            query = args.get("query")
+            if isinstance(query, str):
+                sub = args.get("subsystem")
+                tally.searches.append((sub if isinstance(sub, str) else None, _query_tokens(query),
+                                       call["returned_ids"]))
+    return tally
+
+
+#: One track's part of a score: s_answer, its parts, s_traj, its parts.
+_TrackScore = tuple[float, dict[str, Any], float, dict[str, Any]]
+
+
+def _perspective(truth: CompiledTruth, answer: dict[str, Any], verdict_ok: bool, tally: _Tally, cited: set[str],
+                 context: bool) -> _TrackScore:
+    if verdict_ok:
+        blocked = _jaccard(truth.blocked, set(answer.get("blocked_subsystems", ())))
+        evidence = evidence_overlap(truth.required, truth.permitted, cited)
+        s_answer = 0.6 + 0.2 * blocked + 0.2 * evidence
+    else:
+        blocked = evidence = 0.0
+        s_answer = 0.0
+    answer_parts = {"verdict": verdict_ok, "blocked_overlap": blocked, "evidence_overlap": evidence}
+    if truth.required:   # context mode: "fetched" is "in the context", so this is the cited evidence
+        grounding = len(truth.required & tally.fetched & cited) / len(truth.required)
+    else:   # nothing required: full grounding unless something not permitted was cited
+        grounding = 1.0 if cited <= truth.permitted else 0.0
+    dead_ends, n = tally.dead_ends, tally.n
+    recovery = 1.0 if dead_ends == 0 or context else tally.recovered / dead_ends  # context mode: the builder's calls
+    a, h, s = (tally.actor / n, tally.horizon / n, tally.subsystem / n) if n else (0.0, 0.0, 0.0)
+    s_traj = 0.30 * (1 - a) + 0.25 * (1 - s) + 0.20 * grounding + 0.15 * (1 - h) + 0.10 * recovery
+    traj_parts = {"actor_violations": tally.actor, "subsystem_violations": tally.subsystem,
+                  "horizon_violations": tally.horizon, "grounding": grounding, "dead_ends": dead_ends,
+                  "dead_end_recovery": recovery}
+    return s_answer, answer_parts, s_traj, traj_parts
+
+
+def _mechanism_named(truth: CompiledTruth, named: Any) -> bool:
+    """The answer's mechanism is the true one ("no mechanism" is right exactly when there is no link)."""
+    if named is None:
+        return truth.gold["causal_mechanism"] in (None, NO_LINK_MECHANISM)
+    label = _LABELS.get(named)
+    if label is None:
+        if len(_LABELS) >= _MEMO_SIZE:
+            _LABELS.clear()
+        label = _LABELS[named] = _label(named)
+    return label in truth.aliases
+
+
+def _counterfactual(truth: CompiledTruth, answer: dict[str, Any], verdict_ok: bool, tally: _Tally, cited: set[str],
+                    context: bool) -> _TrackScore:
+    gold = truth.gold
+    mechanism = _mechanism_named(truth, answer["causal_mechanism"])
+    cause_id = answer["cause_event_id"] == gold["cause_event_id"]
+    effect_id = answer["effect_event_id"] == gold["effect_event_id"]
+    direction = answer["mechanism_direction"] == gold["mechanism_direction"]
+    evidence = evidence_overlap(truth.required, truth.permitted, cited)
+    people = bool(truth.actors.intersection(answer.get("actors", ())))
+    s_answer = (0.20 * verdict_ok + 0.20 * mechanism + 0.20 * cause_id + 0.20 * effect_id + 0.10 * direction
+                + 0.05 * evidence + 0.05 * people)
+    answer_parts = {"outcome": verdict_ok, "mechanism": mechanism, "cause_id": cause_id, "effect_id": effect_id,
+                    "direction": direction, "evidence_overlap": evidence, "correct_actor": people}
+    seen = tally.fetched & cited if context else tally.fetched
+    cause_found = not truth.cause.isdisjoint(seen)
+    effect_found = not truth.effect.isdisjoint(seen)
+    coverage = len(truth.required & seen) / len(truth.required) if truth.required else 1.0
+    s_traj = (0.20 * cause_found + 0.20 * effect_found + 0.35 * coverage + 0.15 * (tally.horizon == 0)
+              + 0.10 * mechanism)
+    traj_parts = {"cause_evidence_found": cause_found, "effect_evidence_found": effect_found,
+                  "evidence_coverage": coverage, "horizon_violations": tally.horizon, "mechanism_named": mechanism}
+    return s_answer, answer_parts, s_traj, traj_parts
+
+
+def _silence(truth: CompiledTruth, verdict_ok: bool, tally: _Tally, searched: Sequence[tuple[str | None,
+             frozenset[str], list[str]]]) -> _TrackScore:
+    covered = 0
+    missing = []
+    for sub, selector in truth.search_space:
+        if any((s is None or s == sub) and selector in tokens for s, tokens, _ in searched):
+            covered += 1
+        else:
+            missing.append(sub)
+    coverage = covered / len(truth.search_space) if truth.search_space else 1.0
+    s_traj = 0.80 * coverage + 0.20 * (tally.horizon == 0)
+    traj_parts = {"search_space_coverage": coverage, "uncovered_subsystems": missing,
+                  "horizon_violations": tally.horizon}
+    return (1.0 if verdict_ok else 0.0), {"verdict": verdict_ok}, s_traj, traj_parts
+
+
 def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str = "tool", *,
                    trace_problems_found: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Score one answer and its recorded calls against one compiled truth, with full diagnostics.
@@ -196,53 +335,10 @@ def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str 
         return _malformed_trace(truth, calls, mode, trace_problems(calls))
     if calls.__class__ is not ShapedCalls and not well_shaped(calls):
         return _malformed_trace(truth, calls, mode, trace_problems(calls))
-
-    # -- calls: violations (first gate in precedence order), what was fetched, searches, dead ends
-    horizon = actor = subsystem = 0
-    fetched: set[str] = set()
-    dead_ends = recovered = pending_dead = 0
-    searches: list[tuple[str | None, frozenset[str], list[str]]] = []
     context = mode == "context"
-    silence = track == SILENCE
-    n = 0 if context else len(calls)    # context mode: the builder's calls are provenance; the agent's acts are its citations
-    for call in calls:
-        gates = call["gates"]
-        tool = call["tool"]
-        if context and tool == "cite_artifact":
-            n += 1
-        if gates == _NO_GATES:       # (every gate value is a boolean by now)
-            broken = 0
-        elif gates.get("horizon"):     # the first gate the call broke: 1 horizon, 2 actor, 3 subsystem
-            broken = 1
-        elif gates.get("actor"):
-            broken = 2
-        elif gates.get("subsystem"):
-            broken = 3
-        else:
-            broken = 0
-        if broken and (not context or tool == "cite_artifact"):
-            if broken == 1:
-                horizon += 1
-            elif broken == 2:
-                actor += 1
-            else:
-                subsystem += 1
-        outcome = call["outcome"]
-        if outcome == "ok":
-            recovered += pending_dead
-            pending_dead = 0
-            if not silence and (tool == "fetch_artifact" or (context and tool != "cite_artifact")):
-                fetched.update(call["returned_ids"])     # (Silence never reads what was fetched)
-        elif outcome in _DEAD:
-            dead_ends += 1
-            pending_dead += 1
-        if silence and not broken and tool == "search_artifacts":
-            args = call["args"]
-            query = args.get("query")
-            if isinstance(query, str):
-                sub = args.get("subsystem")
-                searches.append((sub if isinstance(sub, str) else None, _query_tokens(query), call["returned_ids"]))
-    violating = horizon + actor + subsystem
+    tally = _tally(calls, context, track == SILENCE)
+    n = tally.n
+    violating = tally.horizon + tally.actor + tally.subsystem
     v = violating / n if n else 0.0
 
     canon = truth.canon
@@ -256,69 +352,16 @@ def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str 
     verdict_ok = answer[VERDICT[track]] is truth.verdict
 
     if track == PERSPECTIVE:
-        if verdict_ok:
-            blocked = _jaccard(truth.blocked, set(answer.get("blocked_subsystems", ())))
-            evidence = evidence_overlap(truth.required, truth.permitted, cited)
-            s_answer = 0.6 + 0.2 * blocked + 0.2 * evidence
-        else:
-            blocked = evidence = 0.0
-            s_answer = 0.0
-        answer_parts = {"verdict": verdict_ok, "blocked_overlap": blocked, "evidence_overlap": evidence}
-        if truth.required:   # context mode: "fetched" is "in the context", so this is the cited evidence
-            grounding = len(truth.required & fetched & cited) / len(truth.required)
-        else:   # nothing required: full grounding unless something not permitted was cited
-            grounding = 1.0 if cited <= truth.permitted else 0.0
-        recovery = 1.0 if dead_ends == 0 or context else recovered / dead_ends  # context mode: the calls are the builder's
-        a, h, s = (actor / n, horizon / n, subsystem / n) if n else (0.0, 0.0, 0.0)
-        s_traj = 0.30 * (1 - a) + 0.25 * (1 - s) + 0.20 * grounding + 0.15 * (1 - h) + 0.10 * recovery
-        traj_parts = {"actor_violations": actor, "subsystem_violations": subsystem, "horizon_violations": horizon,
-                      "grounding": grounding, "dead_ends": dead_ends, "dead_end_recovery": recovery}
+        s_answer, answer_parts, s_traj, traj_parts = _perspective(truth, answer, verdict_ok, tally, cited, context)
     elif track == COUNTERFACTUAL:
-        gold = truth.gold
-        named = answer["causal_mechanism"]
-        if named is None:     # "no mechanism" is right exactly when there is no link
-            mechanism = gold["causal_mechanism"] in (None, NO_LINK_MECHANISM)
-        else:
-            label = _LABELS.get(named)
-            if label is None:
-                if len(_LABELS) >= _MEMO_SIZE:
-                    _LABELS.clear()
-                label = _LABELS[named] = _label(named)
-            mechanism = label in truth.aliases
-        cause_id = answer["cause_event_id"] == gold["cause_event_id"]
-        effect_id = answer["effect_event_id"] == gold["effect_event_id"]
-        direction = answer["mechanism_direction"] == gold["mechanism_direction"]
-        evidence = evidence_overlap(truth.required, truth.permitted, cited)
-        people = bool(truth.actors.intersection(answer.get("actors", ())))
-        s_answer = (0.20 * verdict_ok + 0.20 * mechanism + 0.20 * cause_id + 0.20 * effect_id + 0.10 * direction
-                    + 0.05 * evidence + 0.05 * people)
-        answer_parts = {"outcome": verdict_ok, "mechanism": mechanism, "cause_id": cause_id, "effect_id": effect_id,
-                        "direction": direction, "evidence_overlap": evidence, "correct_actor": people}
-        seen = fetched & cited if context else fetched
-        cause_found = not truth.cause.isdisjoint(seen)
-        effect_found = not truth.effect.isdisjoint(seen)
-        coverage = len(truth.required & seen) / len(truth.required) if truth.required else 1.0
-        s_traj = (0.20 * cause_found + 0.20 * effect_found + 0.35 * coverage + 0.15 * (horizon == 0)
-                  + 0.10 * mechanism)
-        traj_parts = {"cause_evidence_found": cause_found, "effect_evidence_found": effect_found,
-                      "evidence_coverage": coverage, "horizon_violations": horizon, "mechanism_named": mechanism}
+        s_answer, answer_parts, s_traj, traj_parts = _counterfactual(truth, answer, verdict_ok, tally, cited, context)
     else:
-        s_answer = 1.0 if verdict_ok else 0.0
-        answer_parts = {"verdict": verdict_ok}
+        searched = tally.searches
         if context:   # a search counts when the agent cites it, or cites an id it returned
             cited_any = cited | set(raw_cited)
-            searches = [(s, tokens, ids) for s, tokens, ids in searches
+            searched = [(s, tokens, ids) for s, tokens, ids in searched
                         if (s if s is not None else "*") in cited_searches or not cited_any.isdisjoint(ids)]
-        covered = 0
-        missing = []
-        for sub, selector in truth.search_space:
-            if any((s is None or s == sub) and selector in tokens for s, tokens, _ in searches):
-                covered += 1
-            else:
-                missing.append(sub)
-        coverage = covered / len(truth.search_space) if truth.search_space else 1.0
-        s_traj = 0.80 * coverage + 0.20 * (horizon == 0)
-        traj_parts = {"search_space_coverage": coverage, "uncovered_subsystems": missing, "horizon_violations": horizon}
+        s_answer, answer_parts, s_traj, traj_parts = _silence(truth, verdict_ok, tally, searched)
     wa, wt = WEIGHTS[track]
     s_adj = (wa * s_answer + wt * s_traj) * (1.0 - v) ** 2
     return {"question_id": truth.question_id, "track": track, "kind": truth.kind, "difficulty": truth.difficulty,

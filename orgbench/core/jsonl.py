@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, NamedTuple
 
 from orgbench.core.errors import FormatError
 from orgbench.core.storage import open_binary
@@ -25,8 +25,7 @@ __all__ = ["BLANK", "JsonLine", "JsonlFile", "iter_jsonl", "loads_jsonl", "parse
 BLANK: Any = object()
 
 
-@dataclass(frozen=True)
-class JsonLine:
+class JsonLine(NamedTuple):
     """One non-blank line: its 1-based number, its text (without the newline) and its value."""
 
     number: int
