@@ -97,30 +97,36 @@ def delete_target_call(data: bytes) -> bytes:
     return b"\n".join(lines)
 
 
-def change_target_arguments(data: bytes) -> bytes:
-    """Change one character of the target call's arguments, keeping their length."""
+def _edit_target_call(data: bytes, change: Callable[[bytes], bytes]) -> bytes:
+    """The packet with the target step's first call line replaced by ``change(line)``."""
     lines = _lines(data)
     k = _target_call_line(lines)
-    line = lines[k]
+    lines[k] = change(lines[k])
+    return b"\n".join(lines)
+
+
+def _one_character_changed(line: bytes) -> bytes:
     start = line.index(b"(") + 1
     for pos in range(len(line) - 2, start, -1):
         if line[pos:pos + 1].isalnum():
-            new = b"7" if line[pos:pos + 1] != b"7" else b"8"
-            lines[k] = line[:pos] + new + line[pos + 1:]
-            break
-    return b"\n".join(lines)
+            return line[:pos] + (b"7" if line[pos:pos + 1] != b"7" else b"8") + line[pos + 1:]
+    return line
+
+
+def _tool_renamed(line: bytes) -> bytes:
+    close = line.index(b"] ") + 2
+    paren = line.index(b"(", close)
+    return line[:close] + (b"update_case" if line[close:paren] != b"update_case" else b"search_kb") + line[paren:]
+
+
+def change_target_arguments(data: bytes) -> bytes:
+    """Change one character of the target call's arguments, keeping their length."""
+    return _edit_target_call(data, _one_character_changed)
 
 
 def rename_target_call(data: bytes) -> bytes:
     """Rename the tool the target step calls."""
-    lines = _lines(data)
-    k = _target_call_line(lines)
-    line = lines[k]
-    close = line.index(b"] ") + 2
-    paren = line.index(b"(", close)
-    lines[k] = line[:close] + b"update_case" + line[paren:] if line[close:paren] != b"update_case" \
-        else line[:close] + b"search_kb" + line[paren:]
-    return b"\n".join(lines)
+    return _edit_target_call(data, _tool_renamed)
 
 
 def delete_first_call(data: bytes) -> bytes:
