@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from orgbench.core.errors import InputError
+from orgbench.core.errors import ConfigError, InputError
 from simulator.model import SUBSYSTEMS
 
 #: Every team the organisation has; each must be present with a positive share.
@@ -151,8 +151,8 @@ class SimConfig:
 
 # -- field checks ---------------------------------------------------------------
 
-def _fail(source: str, field: str, message: str) -> InputError:
-    return InputError(f"{source}: {field}: {message}")
+def _fail(source: str, field: str, message: str) -> ConfigError:
+    return ConfigError(f"{source}: {field}: {message}")
 
 
 def _int(lo: int | None = None, hi: int | None = None, what: str = "an integer") -> Callable[[str, str, Any], int]:

@@ -6,7 +6,7 @@ import os
 import socket
 import urllib.parse
 
-from orgbench.core.errors import InputError
+from orgbench.core.errors import ConfigError, EndpointError
 
 CONNECT_TIMEOUT_S = 3.0
 
@@ -19,7 +19,7 @@ def endpoint_url(base_url: str | None) -> str:
 
 
 def check_endpoint(spec: str | None, base_url: str | None, option: str = "--base-url") -> None:
-    """For an ``openai:`` spec, refuse (InputError) an endpoint that no server answers on, before anything is written."""
+    """For an ``openai:`` spec, refuse (EndpointError) an endpoint that no server answers on, before anything is written."""
     if not spec or not spec.startswith("openai:") or spec == "openai:":
         return                      # not a model endpoint, or no model named (the command says so)
     url = endpoint_url(base_url)
@@ -30,11 +30,11 @@ def check_endpoint(spec: str | None, base_url: str | None, option: str = "--base
     except ValueError:
         scheme = host = port = None
     if scheme not in ("http", "https") or not host:
-        raise InputError(f"{option}: {url!r} is not an http(s) URL, e.g. http://127.0.0.1:8000/v1")
+        raise ConfigError(f"{option}: {url!r} is not an http(s) URL, e.g. http://127.0.0.1:8000/v1")
     try:
         with socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S):
             pass
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
-        raise InputError(f"{option}: {url} is unreachable (nothing answers at {host}:{port}: {reason}); start the "
-                         f"server or fix the URL; nothing was written") from None
+        raise EndpointError(option, f"{url} is unreachable (nothing answers at {host}:{port}: {reason}); start the "
+                            "server or fix the URL; nothing was written") from None

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO, Iterable, Iterator
 
-from orgbench.core.errors import InputError
+from orgbench.core.errors import FormatError, InputError
 
 MANIFEST = "MANIFEST.json"
 
@@ -116,7 +116,7 @@ def read_text(path: Path, kind: str = "file") -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(f"{Path(path)}: not UTF-8 ({exc.reason})") from None
+        raise FormatError(path, f"not UTF-8 ({exc.reason})") from None
 
 
 def read_json(path: Path) -> Any:
@@ -126,7 +126,7 @@ def read_json(path: Path) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+        raise FormatError(path, f"invalid JSON ({exc.msg})", line=exc.lineno) from None
 
 
 def write_manifest(directory: Path, extra: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -151,7 +151,7 @@ def verify_manifest(directory: Path) -> list[str]:
     manifest = read_json(directory / MANIFEST)
     listed = manifest.get("files") if isinstance(manifest, dict) else None
     if not isinstance(listed, dict) or not all(isinstance(e, dict) for e in listed.values()):
-        raise InputError(f"{directory / MANIFEST}: field files: expected an object of {{path: {{sha256, bytes}}}}")
+        raise FormatError(directory / MANIFEST, "expected an object of {path: {sha256, bytes}}", field="files")
     problems = []
     for rel, entry in sorted(listed.items()):
         path = directory / rel
