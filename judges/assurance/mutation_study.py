@@ -13,15 +13,14 @@ neutralised) and missed with both checkers.
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
 from judges.assurance import faults
 from judges.assurance.mutations import cases as independent, issue_cases
 from judges.assurance.mutations import runner
+from orgbench.core.tables import Table
 
 VARIANTS: Mapping[str, tuple[str, ...]] = {"both": ("inline", "audit"), "inline only": ("inline",),
                                            "audit only": ("audit",)}
@@ -118,48 +117,43 @@ def summary_lines(rows: list[StudyRow], broken: list[str]) -> list[str]:
 def mutations_table(rows: list[StudyRow], broken: list[str]) -> str:
     """The study as Markdown: one row per case, then the summary."""
     yes = {True: "yes", False: "**no**"}
-    lines = ["| origin | case | obligation | attacks | first stop (both checkers) | stub reads | defended: both | "
-             "inline only | audit only |", "|---|---|---|---|---|---|---|---|---|"]
+    cells = []
     for r in rows:
         stop = r.first_stop if r.stopped_before_read or not r.defended["both"] else "neutralised (completed)"
-        lines.append(f"| {r.origin} | {r.case} | {r.obligation} | {r.attacks} | {stop} | {r.reads} | "
-                     f"{yes[r.defended['both']]} | {yes[r.defended['inline only']]} | {yes[r.defended['audit only']]} |")
-    return "\n".join(lines) + "\n\n" + "\n".join(summary_lines(rows, broken)) + "\n"
+        cells.append([r.origin, r.case, r.obligation, r.attacks, stop, r.reads,
+                      *(yes[r.defended[v]] for v in ("both", "inline only", "audit only"))])
+    columns = ("origin", "case", "obligation", "attacks", "first stop (both checkers)", "stub reads",
+               "defended: both", "inline only", "audit only")
+    return Table.from_lists(columns, cells, notes=tuple(summary_lines(rows, broken))).to_markdown()
 
 
 def mutations_csv(rows: list[StudyRow]) -> str:
     """One CSV row per case."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["origin", "case", "obligation", "first_stop", "stub_reads", "stopped_before_read",
-                     "defended_both", "defended_inline_only", "defended_audit_only"])
-    for r in rows:
-        writer.writerow([r.origin, r.case, r.obligation, r.first_stop, r.reads, str(r.stopped_before_read).lower(),
-                         *(str(r.defended[v]).lower() for v in VARIANTS)])
-    return buffer.getvalue()
+    cells = [[r.origin, r.case, r.obligation, r.first_stop, r.reads, str(r.stopped_before_read).lower(),
+              *(str(r.defended[v]).lower() for v in VARIANTS)] for r in rows]
+    return Table.from_lists(("origin", "case", "obligation", "first_stop", "stub_reads", "stopped_before_read",
+                             "defended_both", "defended_inline_only", "defended_audit_only"), cells).to_csv()
+
+
+def _obligation_rows(rows: list[StudyRow]) -> list[list[Any]]:
+    """Per obligation: its text, cases tried, stopped before the stub read, neutralised, missed (three ways)."""
+    out = []
+    for number, text in OBLIGATIONS.items():
+        mine = [r for r in rows if r.obligation == number]
+        out.append([f"{number} {text}", len(mine), sum(r.stopped_before_read for r in mine),
+                    sum(r.neutralised for r in mine), len(misses(mine, "both")),
+                    len(misses(mine, "inline only")), len(misses(mine, "audit only"))])
+    return out
 
 
 def obligations_table(rows: list[StudyRow]) -> str:
     """Evidence per obligation: cases tried, stopped before the stub read, neutralised, missed (both checkers)."""
-    lines = ["| obligation | cases tried | stopped before the stub read | neutralised | missed | missed, inline "
-             "checker only | missed, disk audit only |", "|---|---|---|---|---|---|---|"]
-    for number, text in OBLIGATIONS.items():
-        mine = [r for r in rows if r.obligation == number]
-        lines.append(f"| {number} {text} | {len(mine)} | {sum(r.stopped_before_read for r in mine)} | "
-                     f"{sum(r.neutralised for r in mine)} | {len(misses(mine, 'both'))} | "
-                     f"{len(misses(mine, 'inline only'))} | {len(misses(mine, 'audit only'))} |")
-    return "\n".join(lines) + "\n"
+    return Table.from_lists(("obligation", "cases tried", "stopped before the stub read", "neutralised", "missed",
+                             "missed, inline checker only", "missed, disk audit only"),
+                            _obligation_rows(rows)).to_markdown()
 
 
 def obligations_csv(rows: list[StudyRow]) -> str:
     """Evidence per obligation as CSV (the table the report shows)."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["obligation", "cases_tried", "stopped_before_read", "neutralised", "missed",
-                     "missed_inline_only", "missed_audit_only"])
-    for number, text in OBLIGATIONS.items():
-        mine = [r for r in rows if r.obligation == number]
-        writer.writerow([f"{number} {text}", len(mine), sum(r.stopped_before_read for r in mine),
-                         sum(r.neutralised for r in mine), len(misses(mine, "both")),
-                         len(misses(mine, "inline only")), len(misses(mine, "audit only"))])
-    return buffer.getvalue()
+    return Table.from_lists(("obligation", "cases_tried", "stopped_before_read", "neutralised", "missed",
+                             "missed_inline_only", "missed_audit_only"), _obligation_rows(rows)).to_csv()

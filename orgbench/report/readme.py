@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
+
+from orgbench.core.storage import read_text
+from orgbench.core.tables import Table
 
 LLM_HOWTO = """\
 To put an LLM in place of the built-in judges and agents, run for example
@@ -124,8 +126,7 @@ KIND = {".md": "Markdown", ".csv": "CSV", ".tex": "LaTeX", ".png": "PNG figure",
 def _rows(path: Path) -> list[dict[str, str]]:
     if not path.is_file():
         return []
-    with open(path, newline="", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
+    return Table.from_csv(read_text(path, "CSV table"), path).records()
 
 
 def _demote(text: str, top: int = 3) -> str:
@@ -147,14 +148,14 @@ def _cargo_comparison(directory: Path) -> list[str]:
     llm = [j for j in ours if not _is_builtin(j)]
     shown = llm + [j for j in ("builtin:grounded", "builtin:literal") if j in ours] if llm else \
         [j for j in ("builtin:grounded", "builtin:literal") if j in ours] or ours
-    out = ["| condition | paper P1 / P3 / P2 / P4, DI | " + " | ".join(shown) + " |",
-           "|---|---|" + "---|" * len(shown)]
+    grid = []
     for condition in conditions:
-        cells = []
+        cells = [condition]
         for judge in [paper] + shown:
             r = by.get((condition, judge))
             cells.append("–" if r is None else f"{r['P1']} / {r['P3']} / {r['P2']} / {r['P4']}, DI {r['DI']}")
-        out.append(f"| {condition} | " + " | ".join(cells) + " |")
+        grid.append(cells)
+    out = Table.from_lists(("condition", "paper P1 / P3 / P2 / P4, DI", *shown), grid).to_markdown().splitlines()
     text = ["### Compared with the paper", "",
             "The paper's judge penalises every correct transplant under Direct (DI .00) and recovers under",
             "CARGO (DI ≈ .57) while missing most procedural corruptions (P4 .20)."]
@@ -236,11 +237,11 @@ def render_results_readme(results: Path) -> str:
         groups: dict[str, list[str]] = {}
         for path in sorted(p for p in directory.iterdir() if p.is_file() and not p.name.startswith(".")):
             groups.setdefault(path.stem, []).append(path.suffix)
-        lines += ["| files | what they show |", "|---|---|"]
+        files = []
         for stem, suffixes in groups.items():
             names = ", ".join(f"`{study}/{stem}{s}`" for s in suffixes)
             kinds = ", ".join(KIND.get(s, s) for s in suffixes)
-            lines.append(f"| {names} | {DESCRIPTIONS[stem]} ({kinds}) |" if stem in DESCRIPTIONS
-                         else f"| {names} | {kinds} |")
+            files.append([names, f"{DESCRIPTIONS[stem]} ({kinds})" if stem in DESCRIPTIONS else kinds])
+        lines += Table.from_lists(("files", "what they show"), files).to_markdown().splitlines()
         lines.append("")
     return "\n".join(lines)
