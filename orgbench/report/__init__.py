@@ -112,7 +112,7 @@ def _fault_matrix(path: Path) -> dict[str, Any]:
                 continue
             reached = found[col["reached_judge"]].lower() == "true"
             stop = found[col["stopped_at"]]
-            text = "reached judge" if reached else (f"stopped: {stop} ({row[col['stopped_by']]})" if stop else "completed")
+            text = "reached judge" if reached else (f"stopped: {stop} ({found[col['stopped_by']]})" if stop else "completed")
             cells.append({"text": text, "cls": "yes" if reached else "no"})
         if paper is not None:
             cells.append({"text": next(iter(per_control.values()))[paper] or "–", "cls": "paper"})
