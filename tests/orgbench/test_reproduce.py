@@ -35,6 +35,7 @@ def _wait_for(path: Path, proc: subprocess.Popen, timeout: float = 240) -> None:
         time.sleep(0.05)
 
 
+@pytest.mark.slow              # runs the whole of ``orgbench reproduce`` (minutes)
 @pytest.mark.skipif(not COMMITTED.is_dir(), reason="results/ not committed")
 def test_killed_reproduce_resumes_and_regenerates_results_byte_for_byte(tmp_path: Path) -> None:
     out, work = tmp_path / "results", tmp_path / "build"
