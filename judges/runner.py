@@ -136,12 +136,10 @@ async def run_jobs(
     if concurrency < 1:
         raise InputError(f"concurrency: must be at least 1, got {concurrency}")
     path = run_dir / JUDGMENTS
-    settle = getattr(backend, "settle", None)   # e.g. which response_format dialect the endpoint accepts
     try:
-        if settle is not None:
-            await settle()
-        prepare: Callable[[JudgeRequest], JudgeRequest] = getattr(backend, "prepare", None) or (lambda r: r)
-        prepared = [(job, request, request_hash(request)) for job in jobs for request in (prepare(job.request),)]
+        await backend.settle()      # e.g. which response_format dialect the endpoint accepts
+        prepared = [(job, request, request_hash(request)) for job in jobs
+                    for request in (backend.prepare(job.request),)]
         # every check comes before the first write, so a refused resume leaves the run as it was
         record = run_record(backend, parameters, locations)
         write_record = check_run_json(run_dir / RUN_JSON, record)
@@ -149,7 +147,7 @@ async def run_jobs(
         rows = {key: json.loads(raw) for key, raw in done.items()}
         check_requests(path, rows, {job.key: h for job, _, h in prepared})
     except BaseException:
-        await _close(backend)
+        await backend.aclose()
         raise
     if write_record:
         write_json(run_dir / RUN_JSON, record)
@@ -177,10 +175,8 @@ async def run_jobs(
                     from_cache += 1
             log.flush()
 
-    bar = Progress(progress, len(jobs), already + from_cache, getattr(backend, "name", "judge"))
-    ensure_pool = getattr(backend, "ensure_pool", None)
-    if ensure_pool is not None:
-        ensure_pool(concurrency)
+    bar = Progress(progress, len(jobs), already + from_cache, backend.name)
+    backend.ensure_pool(concurrency)
     queue = iter(remaining)
     fatal: list[str] = []
     failing = [0]  # requests failed in a row
@@ -229,7 +225,7 @@ async def run_jobs(
         log.close()
         bar.update(already + log.written)
         bar.close()
-        await _close(backend)
+        await backend.aclose()
         record_wall_time(run_dir, backend, time.perf_counter() - started, len(remaining))
     if fatal:
         raise InputError(fatal[0])
@@ -241,12 +237,6 @@ async def run_jobs(
         prompt_tokens=tally.prompt_tokens, completion_tokens=tally.completion_tokens,
         elapsed_s=round(time.perf_counter() - started, 6),
     )
-
-
-async def _close(backend: JudgeBackend) -> None:
-    aclose = getattr(backend, "aclose", None)
-    if aclose is not None:
-        await aclose()
 
 
 def run_jobs_sync(jobs: Iterable[Job], backend: JudgeBackend, run_dir: Path, **options: Any) -> RunSummary:

@@ -89,9 +89,7 @@ async def gather_then_close(coroutines: list, backend: JudgeBackend) -> list:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        close = getattr(backend, "aclose", None)
-        if close is not None:
-            await close()
+        await backend.aclose()
 
 
 async def _judge_all(backend: JudgeBackend, handed: list[tuple[dict, int, bytes]], concurrency: int) -> list[str]:

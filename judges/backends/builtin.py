@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from judges.backends.base import JudgeRequest, JudgeResponse, Usage
+from judges.backends.base import JudgeBackend, JudgeRequest, JudgeResponse, Usage
 from judges.claims import read_procedure
 
 #: Status words that exclude each other within one group (general support vocabulary).
@@ -376,7 +376,7 @@ JUDGES: dict[str, Callable[[Shown], str]] = {
 }
 
 
-class BuiltinJudge:
+class BuiltinJudge(JudgeBackend):
     """A JudgeBackend that answers with one of the procedural judges above."""
 
     def __init__(self, name: str) -> None:
@@ -403,3 +403,13 @@ def make_builtin(name: str) -> BuiltinJudge:
     if name not in JUDGES:
         raise KeyError(f"{name!r}; choose one of {', '.join(JUDGES)}")
     return BuiltinJudge(name)
+
+
+def make(wanted) -> BuiltinJudge:
+    """The registry's factory for ``builtin:NAME`` (a ``judges.backends.registry.BackendSpec``)."""
+    from simulator.errors import InputError
+
+    try:
+        return make_builtin(wanted.arg)
+    except KeyError as exc:
+        raise InputError(f"{wanted.where}: unknown built-in judge {exc.args[0] if exc.args else exc}") from None

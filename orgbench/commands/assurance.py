@@ -14,17 +14,6 @@ import click
 STAGE_NAMES = ("build", "check", "stage", "emit", "dispatch")
 
 
-def make_judge(spec: str, base_url: str | None):
-    """``builtin:step`` (the packet-reading step judge), ``stub[:LOG]``, or any registry spec (openai:MODEL …)."""
-    if spec == "builtin:step":
-        from judges.assurance.step_judge import PacketStepJudge
-
-        return PacketStepJudge()
-    from judges.backends import make_backend
-
-    return make_backend(spec, base_url=base_url) if base_url else make_backend(spec)
-
-
 def _import_trajectories(import_file: Path, fmt: str, out: Path, on_error: str, labels: Path | None = None) -> str:
     """Import a JSONL file into a suite: a rejected record stops it (``stop``) or is left out and listed (``skip``)."""
     from benchmark_builders.trajectories.importers import import_file as run_import
@@ -165,6 +154,7 @@ def register(cli: click.Group) -> None:
         def command(ctx, source, work, controls, draws, judge, base_url, key_file):
             from judges.assurance.intoto import chain_key
             from judges.assurance.pipeline import Controls, PipelineConfig
+            from judges.backends import make_backend
             from orgbench.commands.options import check_out_dir
 
             check_out_dir(work, option="--work", into=True)
@@ -174,7 +164,7 @@ def register(cli: click.Group) -> None:
                 check_endpoint(judge, base_url)
             cfg = PipelineConfig(source, work, Controls.parse(controls), draws=draws,
                                  key=chain_key(work, step, key_file))
-            backend = make_judge(judge, base_url) if step == "dispatch" else None
+            backend = make_backend(judge, base_url=base_url) if step == "dispatch" else None
             run_stage_step(ctx, cfg, step, backend)
 
         command.__doc__ = {"build": "Render packets, check them inline, record exact-byte hashes.",
@@ -211,6 +201,7 @@ def register(cli: click.Group) -> None:
     def contrast(ctx, source, out, judge, base_url, draws, work, limit):
         """Later-context contrast G on original vs restored packets (through the checked pipeline, P3)."""
         from judges.assurance.contrast import ContrastStopped
+        from judges.backends import make_backend
         from orgbench.commands.options import check_out_dir
 
         from orgbench.preflight import check_endpoint
@@ -218,7 +209,7 @@ def register(cli: click.Group) -> None:
         check_out_dir(out, into=True)
         check_endpoint(judge, base_url)
         try:
-            click.echo(run_contrast(source, out, make_judge(judge, base_url), draws, work=work, limit=limit)[0])
+            click.echo(run_contrast(source, out, make_backend(judge, base_url=base_url), draws, work=work, limit=limit)[0])
         except ContrastStopped as stopped:
             click.echo(str(stopped), err=True)
             ctx.exit(1)
@@ -292,7 +283,7 @@ def run_contrast(source: Path, out: Path, backend, draws: int, *, per_packet_csv
             source = _first_of_cohort(source, trajectories, labels, limit, Path(tmp) / "suite")
         judged = judge_cohort(source, Path(work) if work is not None else Path(tmp) / "work", backend, draws=draws)
     summary = contrast_summary(judged)
-    judge = getattr(backend, "name", "unknown")
+    judge = backend.name
     summary["judge"] = judge
     summary["draws"] = draws
     write_text_atomic(Path(out) / "contrast.json", dumps_pretty(summary))
