@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from judges.backends.base import JudgeRequest, JudgeResponse, Usage
-from simulator.errors import InputError
+from orgbench.core.errors import InputError
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Sequence
 
 from judges.judgments import load_judgments
-from simulator.storage import iter_jsonl, read_json, write_text_atomic
+from orgbench.core.storage import read_json, write_text_atomic
+from orgbench.core.jsonl import iter_jsonl
 
 COLUMNS = ("judge", "condition", "family", "by", "group", "penalised", "judged", "rate")
 

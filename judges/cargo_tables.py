@@ -28,8 +28,9 @@ from judges.metrics import (
 from judges.judgments import JUDGMENTS, load_judgments
 from judges.runner import RUN_JSON
 from judges.cargo_breakdown import write_breakdown
-from simulator.errors import InputError
-from simulator.storage import iter_jsonl, read_json, write_json, write_text_atomic
+from orgbench.core.errors import InputError
+from orgbench.core.storage import read_json, write_json, write_text_atomic
+from orgbench.core.jsonl import iter_jsonl
 
 #: The paper's published rows (gpt-oss-120b; mean of 3 judge seeds; Table 3: seed 0, 150 items).
 PAPER: dict[str, dict[str, Any]] = {
@@ -285,7 +286,7 @@ def _plot(curves: Sequence[Mapping[str, Any]], path: Path) -> None:
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", metadata={"Software": None})
     plt.close(fig)
-    from simulator.storage import write_bytes_atomic
+    from orgbench.core.storage import write_bytes_atomic
 
     write_bytes_atomic(path, buffer.getvalue())
 

@@ -29,8 +29,8 @@ from judges.cargo_tables import score_run, suite_of_runs
 from judges.judgments import load_judgments
 from judges.metrics import SHOULD_PENALIZE
 from judges.run_record import RUN_STATS
-from simulator.errors import InputError
-from simulator.storage import read_json
+from orgbench.core.errors import InputError
+from orgbench.core.storage import read_json
 
 LABELS = ("pass", "fail", "cannot_decide")
 

@@ -21,7 +21,7 @@ from typing import Mapping
 import jinja2
 
 from judges.backends.base import GenerationParams, JudgeRequest, Message
-from simulator.errors import InputError
+from orgbench.core.errors import InputError
 
 PROMPTS = Path(__file__).with_name("prompts")
 THREE_WAY = ("supported", "contradicted", "unverifiable")

@@ -13,8 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from simulator.errors import InputError
-from simulator.storage import write_text_atomic
+from orgbench.core.errors import InputError
+from orgbench.core.storage import write_text_atomic
 
 JUDGMENTS = "judgments.jsonl"
 

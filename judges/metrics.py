@@ -45,7 +45,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from simulator.errors import InputError
+from orgbench.core.errors import InputError
 
 FAMILIES = ("P1", "P3", "P2", "P4")
 SHOULD_PENALIZE = {"P1": False, "P3": False, "P2": True, "P4": True}

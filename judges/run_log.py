@@ -15,7 +15,7 @@ from judges.backends.base import JudgeResponse
 from judges.cache import ResponseCache, cache_key
 from judges.judgments import JobKey
 from judges.verdict import UNPARSED, parse_verdict
-from simulator.storage import dumps
+from orgbench.core.storage import dumps
 
 
 @dataclass

@@ -16,8 +16,8 @@ from typing import Any, Mapping
 from judges.backends.base import JudgeBackend
 from judges.cache import backend_identity
 from judges.judgments import JobKey
-from simulator.errors import InputError
-from simulator.storage import dumps, read_json, write_json
+from orgbench.core.errors import InputError
+from orgbench.core.storage import dumps, read_json, write_json
 
 FORMAT_VERSION = 2
 RUN_STATS = "run_stats.json"

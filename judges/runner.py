@@ -52,8 +52,8 @@ from judges.cache import ResponseCache, backend_identity, cache_key, request_has
 from judges.judgments import JUDGMENTS, JobKey, scan_log, sort_log, write_log
 from judges.run_log import Progress, RunLog, Tally
 from judges.run_record import check_requests, check_run_json, record_wall_time, run_record
-from simulator.errors import InputError
-from simulator.storage import dumps, write_json
+from orgbench.core.errors import InputError
+from orgbench.core.storage import dumps, write_json
 
 RUN_JSON = "run.json"
 
@@ -269,7 +269,7 @@ def main(argv: list[str] | None = None) -> None:
     import click
 
     from judges.backends import make_backend
-    from simulator.storage import iter_jsonl
+    from orgbench.core.jsonl import iter_jsonl
 
     @click.command()
     @click.option("--jobs", "jobs_path", required=True, type=click.Path(path_type=Path), help="JSONL of jobs.")

@@ -12,7 +12,7 @@ import sys
 
 import click
 
-from simulator.errors import InputError
+from orgbench.core.errors import InputError
 
 #: Modules under orgbench/commands/ that add commands; each has ``register(cli)``.
 COMMAND_MODULES = ("simulate", "cargo", "groundeval", "assurance", "reproduce", "browse", "tables", "assure_run",

@@ -18,7 +18,7 @@ import shutil
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from simulator.errors import InputError
+from orgbench.core.errors import InputError
 
 BINDING = ".orgbench.json"
 
@@ -130,7 +130,7 @@ def guard(path: Path, kind: str, inputs: Mapping[str, Any] | None = None, *, ove
 
 def bind(path: Path, command: str, inputs: Mapping[str, Any]) -> None:
     """Record in ``path/.orgbench.json`` which command and inputs made this folder."""
-    from simulator.storage import dumps_pretty, write_text_atomic
+    from orgbench.core.storage import dumps_pretty, write_text_atomic
 
     write_text_atomic(Path(path) / BINDING, dumps_pretty({"command": command, "inputs": dict(inputs)}))
 

@@ -6,7 +6,7 @@ import os
 import socket
 import urllib.parse
 
-from simulator.errors import InputError
+from orgbench.core.errors import InputError
 
 CONNECT_TIMEOUT_S = 3.0
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from simulator.errors import InputError
-from simulator.storage import MANIFEST, dumps, read_json, sha256_bytes, staged_directory, verify_manifest, write_manifest
+from orgbench.core.errors import InputError
+from orgbench.core.storage import MANIFEST, dumps, read_json, sha256_bytes, staged_directory, verify_manifest, write_manifest
 
 
 def code_fingerprint(*relative: str, root: Path | None = None) -> str:

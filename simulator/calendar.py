@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta
 
-from simulator.clock import UTC
+from orgbench.core.clock import UTC
 from simulator.config import WEEKDAYS, CalendarConfig
 
 DAY = 1440.0

@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from simulator.errors import InputError
+from orgbench.core.errors import InputError
 from simulator.model import SUBSYSTEMS
 
 #: Every team the organisation has; each must be present with a positive share.

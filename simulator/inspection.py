@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from simulator.clock import format_ts, parse_ts
+from orgbench.core.clock import format_ts, parse_ts
 from simulator.world import World
 
 

@@ -16,7 +16,7 @@ from typing import Any, Iterable, Mapping, NamedTuple
 import simpy
 
 from simulator.calendar import BusinessCalendar
-from simulator.clock import format_ts
+from orgbench.core.clock import format_ts
 from simulator.model import Acl, EntityRef, Event, ParentLink
 
 PUBLIC = Acl()

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Mapping
 
-from simulator.clock import format_ts, parse_ts
+from orgbench.core.clock import format_ts, parse_ts
 
 #: Every subsystem an artifact or event can live in.
 SUBSYSTEMS: tuple[str, ...] = (

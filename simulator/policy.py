@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Iterable, Mapping
 
-from simulator.clock import format_ts, parse_ts
+from orgbench.core.clock import format_ts, parse_ts
 from simulator.model import ArtifactVersion
 
 HORIZON, ACTOR, SUBSYSTEM = "horizon", "actor", "subsystem"

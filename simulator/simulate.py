@@ -18,7 +18,7 @@ from faker import Faker
 
 from simulator.artifacts import render_all
 from simulator.calendar import DAY, BusinessCalendar
-from simulator.clock import format_ts
+from orgbench.core.clock import format_ts
 from simulator.config import SimConfig
 from simulator.context import SimContext, stream
 from simulator.customers import generate_accounts

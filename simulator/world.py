@@ -15,12 +15,13 @@ from typing import Any, Iterable, Mapping
 
 import networkx as nx
 
-from simulator.errors import InputError
-from simulator.jsonlines import Stamps, artifact_lines, event_lines
+from orgbench.core.errors import InputError
+from orgbench.core.canonical_lines import Stamps, artifact_lines, event_lines
 from simulator.model import Actor, ArtifactVersion, Event
 from simulator.policy import AccessPolicy
-from simulator.storage import (
-    MANIFEST, iter_jsonl, read_json, staged_directory, verify_manifest, write_json, write_jsonl,
+from orgbench.core.jsonl import iter_jsonl
+from orgbench.core.storage import (
+    MANIFEST, read_json, staged_directory, verify_manifest, write_json, write_jsonl,
     write_manifest, write_text_atomic,
 )
 

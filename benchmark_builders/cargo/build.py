@@ -34,9 +34,9 @@ from benchmark_builders.cargo.retrieval import GoldenIndex, best_per_group, marg
 from benchmark_builders.cargo.wording import (
     ANSWER_VARIANTS, extra_sentences, render_answer, render_context, render_question, render_reference,
 )
-from simulator.errors import InputError
+from orgbench.core.errors import InputError
 from simulator.procedures import PROCEDURES
-from simulator.storage import staged_directory, write_json, write_jsonl, write_manifest
+from orgbench.core.storage import staged_directory, write_json, write_jsonl, write_manifest
 
 FORMAT_VERSION = 1
 FAMILIES: tuple[str, ...] = ("P1", "P3", "P2", "P4")

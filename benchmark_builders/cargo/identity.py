@@ -20,8 +20,8 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
-from simulator.errors import InputError
-from simulator.storage import MANIFEST, read_json, verify_manifest
+from orgbench.core.errors import InputError
+from orgbench.core.storage import MANIFEST, read_json, verify_manifest
 
 ID_HEX_DIGITS = 16
 

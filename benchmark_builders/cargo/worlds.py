@@ -27,7 +27,7 @@ def simulate_worlds(seeds: Sequence[int], config_path: Path | None = None, **ove
 
 def load_worlds(directories: Sequence[Path]) -> list:
     """Load world directories (verified against their manifests)."""
-    from simulator.errors import InputError
+    from orgbench.core.errors import InputError
     from simulator.world import load_world
 
     worlds, given = [], {}

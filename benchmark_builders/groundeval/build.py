@@ -28,8 +28,8 @@ from benchmark_builders.groundeval.perspective import perspective_candidates
 from benchmark_builders.groundeval.silence import silence_candidates
 from benchmark_builders.groundeval.wording import word_question
 from benchmark_builders.groundeval.worldview import WorldView
-from simulator.errors import InputError
-from simulator.storage import read_text, staged_directory, write_json, write_jsonl, write_manifest
+from orgbench.core.errors import InputError
+from orgbench.core.storage import read_text, staged_directory, write_json, write_jsonl, write_manifest
 from simulator.world import World, save_world
 
 SUITE_FORMAT = 1

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Mapping
 
-from simulator.clock import format_ts, parse_ts
+from orgbench.core.clock import format_ts, parse_ts
 from simulator.model import Event
 from benchmark_builders.groundeval.joins import field_values, joined, placeholders, render
-from simulator.storage import dumps
+from orgbench.core.storage import dumps
 
 PERSPECTIVE, COUNTERFACTUAL, SILENCE = "perspective", "counterfactual", "silence"
 TRACKS: tuple[str, ...] = (PERSPECTIVE, COUNTERFACTUAL, SILENCE)

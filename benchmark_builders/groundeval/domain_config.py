@@ -21,7 +21,7 @@ from benchmark_builders.groundeval.contracts import (
 )
 from benchmark_builders.groundeval.joins import TOP_LEVEL, field_values, placeholders
 from simulator.model import Event
-from simulator.errors import InputError
+from orgbench.core.errors import InputError
 
 Warn = Callable[[str], None] | None
 
@@ -122,7 +122,7 @@ def _match(rule: Mapping[str, Any], where: str) -> tuple[str, str] | None:
     value = rule["match_value"]
     text = value if isinstance(value, str) else None
     if text is None:
-        from simulator.storage import dumps
+        from orgbench.core.storage import dumps
 
         text = dumps(value)
     return _field(rule["match_field"], f"{where}.match_field"), text

@@ -32,11 +32,11 @@ from benchmark_builders.groundeval.contracts import BuildConfig, Rules
 from benchmark_builders.groundeval.domain_config import (
     ROLE_KEYS, TOP_KEYS, KeyCheck, Warn, check_rules, read_rules, read_settings,
 )
-from simulator.clock import UTC, format_ts, parse_ts
-from simulator.errors import InputError
+from orgbench.core.clock import UTC, format_ts, parse_ts
+from orgbench.core.errors import InputError
 from simulator.model import Acl, Actor, ArtifactVersion, EntityRef, Event
 from simulator.policy import AccessPolicy, RoleAssignment
-from simulator.storage import read_text
+from orgbench.core.storage import read_text
 from simulator.world import World, build_world
 
 _TIME_KEYS = ("timestamp", "created_at", "date")

@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Mapping
 
-from simulator.clock import format_ts
+from orgbench.core.clock import format_ts
 from simulator.model import Event
-from simulator.storage import dumps
+from orgbench.core.storage import dumps
 
 TOP_LEVEL = ("id", "event_id", "type", "timestamp", "actors")
 _PLACEHOLDER = re.compile(r"\{([^{}]+)\}")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 from datetime import datetime, timedelta
 
-from simulator.clock import UTC
+from orgbench.core.clock import UTC
 from simulator.model import Acl, Actor, ArtifactVersion, EntityRef, Event, ParentLink
 from simulator.policy import AccessPolicy, Grant, Membership, PrivateSpace, RoleAssignment
 from simulator.world import World, build_world

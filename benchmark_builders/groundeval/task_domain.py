@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from benchmark_builders.groundeval.domain_config import RUNNER_KEYS, KeyCheck, Warn
-from simulator.clock import format_ts, parse_ts
-from simulator.errors import InputError
-from simulator.storage import dumps, staged_directory, write_json, write_jsonl, write_manifest
+from orgbench.core.clock import format_ts, parse_ts
+from orgbench.core.errors import InputError
+from orgbench.core.storage import dumps, staged_directory, write_json, write_jsonl, write_manifest
 
 TASK = "task"
 TOP_KEYS = frozenset({"actors", "roles", "task_contracts", "artifacts_dir", "output_dir", "seed", *RUNNER_KEYS})

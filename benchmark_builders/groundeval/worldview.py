@@ -7,7 +7,7 @@ from bisect import bisect_right
 from datetime import datetime
 from typing import Iterable
 
-from simulator.clock import format_ts, parse_ts
+from orgbench.core.clock import format_ts, parse_ts
 from simulator.model import Actor, ArtifactVersion, Event
 from simulator.world import World
 

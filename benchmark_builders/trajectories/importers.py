@@ -21,8 +21,9 @@ from typing import Any
 from benchmark_builders.trajectories.label_files import LabelFile, tau2_results_records
 from benchmark_builders.trajectories.records import (LABEL_VALUES, ChatMessage, StepLabels, ToolCall, Trajectory,
                                                      canonical_tools, check_token, message_from_json)
-from simulator.errors import InputError
-from simulator.storage import read_bytes
+from orgbench.core.errors import InputError
+from orgbench.core.jsonl import scan_jsonl
+from orgbench.core.storage import read_bytes
 
 FORMATS = ("apb", "openai", "tau2")   # apb and openai: OpenAI-chat messages; tau2: results linked by id
 
@@ -263,36 +264,26 @@ def import_file(path: Path, fmt: str, labels_file: Path | None = None) -> Import
     trajectories, labels, rejected = [], [], []
     seen: set[str] = set()
     records_read = 0
-    for number, raw in enumerate(_record_lines(path), start=1):
+    for number, obj, unreadable in scan_jsonl(_record_lines(path)):
         where = f"{path}:{number}"
         own_id, problems, record = None, [], None
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            problems.append(f"{where}: not UTF-8 ({exc.reason})")
+        if unreadable is not None:
+            problems.append(f"{where}: {unreadable}")
+        elif isinstance(obj, dict):
+            own_id = record_id(obj)
+            trajectory_id = own_id or f"{path.stem}-{number}"
+            if trajectory_id in seen:
+                problems.append(f"{where}: duplicate trajectory id {trajectory_id}")
+            seen.add(trajectory_id)
+            key = record_key(obj)
+            if key is not None and key in keys:
+                problems.append(f"{where}: record {key} present twice (first at line {keys[key]})")
+            keys.setdefault(key, number)
+            if joined is not None:
+                obj = joined.attach(obj, key, where, problems)
+            record = _read_record(obj, fmt, trajectory_id, where, source, problems)
         else:
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                problems.append(f"{where}: invalid JSON ({exc.msg})")
-            else:
-                if isinstance(obj, dict):
-                    own_id = record_id(obj)
-                    trajectory_id = own_id or f"{path.stem}-{number}"
-                    if trajectory_id in seen:
-                        problems.append(f"{where}: duplicate trajectory id {trajectory_id}")
-                    seen.add(trajectory_id)
-                    key = record_key(obj)
-                    if key is not None and key in keys:
-                        problems.append(f"{where}: record {key} present twice (first at line {keys[key]})")
-                    keys.setdefault(key, number)
-                    if joined is not None:
-                        obj = joined.attach(obj, key, where, problems)
-                    record = _read_record(obj, fmt, trajectory_id, where, source, problems)
-                else:
-                    problems.append(f"{where}: record is not an object")
+            problems.append(f"{where}: record is not an object")
         records_read += 1
         if record is None:
             rejected.append(RejectedRecord(number, own_id, tuple(problems)))

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from simulator.errors import InputError
-from simulator.storage import read_bytes
+from orgbench.core.errors import InputError
+from orgbench.core.storage import read_bytes
 
 
 @dataclass

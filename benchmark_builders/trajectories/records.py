@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from simulator.errors import InputError
-from simulator.storage import (MANIFEST, iter_jsonl, read_json, staged_directory, verify_manifest, write_json,
-                               write_jsonl, write_manifest)
+from orgbench.core.errors import InputError
+from orgbench.core.jsonl import iter_jsonl
+from orgbench.core.storage import (MANIFEST, read_json, staged_directory, verify_manifest, write_json, write_jsonl,
+                                   write_manifest)
 
 ROLES = ("system", "user", "assistant", "tool")
 LABEL_VALUES = (-1, 0, 1)

@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable, Mapping
 from benchmark_builders.trajectories.records import ChatMessage, StepLabels, ToolCall, Trajectory
 from simulator.case_facts import entitlement as entitlement_status
 from simulator.procedures import PROCEDURES, PROCEDURES_BY_CATEGORY, PROCEDURES_BY_ID
-from simulator.storage import dumps
+from orgbench.core.storage import dumps
 
 ERROR_KINDS = ("wrong_arguments", "wrong_tool", "skipped_verification", "premature_close", "invalid_json")
 

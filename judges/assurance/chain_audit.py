@@ -19,7 +19,7 @@ from judges.assurance.manifest import exact_sha256, read_record, record_path
 from judges.assurance.pipeline import STEPS
 from judges.assurance.source import SourceSnapshot
 from judges.assurance.workspace import Workspace
-from simulator.errors import InputError
+from orgbench.core.errors import InputError
 
 
 @dataclass(frozen=True, slots=True)

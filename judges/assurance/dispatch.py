@@ -18,8 +18,8 @@ from judges.assurance.pipeline import (PipelineConfig, StageRefused, StageResult
 from judges.assurance.workspace import Workspace
 from judges.backends import FatalBackendError
 from judges.backends.base import BackendError, GenerationParams, JudgeBackend, JudgeRequest, Message
-from simulator.errors import InputError
-from simulator.storage import dumps
+from orgbench.core.errors import InputError
+from orgbench.core.storage import dumps
 
 JUDGE_INSTRUCTIONS = (
     "You judge one step of a recorded support-agent trajectory. The packet below marks it with "

@@ -27,7 +27,8 @@ from judges.assurance.pipeline import CONTROLS, Controls, PipelineConfig, Render
 from judges.assurance.render import PacketSpec
 from judges.assurance.targets import select_targets
 from judges.backends.stub import RecordingStub
-from simulator.storage import dumps, write_manifest
+from orgbench.core.jsonl import read_jsonl
+from orgbench.core.storage import dumps, write_manifest
 
 FIELDS = ("case", "injection_point", "control", "reached_judge", "stopped_at", "stopped_by")
 
@@ -186,7 +187,7 @@ def _drop_entry(packets: dict, rel: str) -> None:
 
 def _edit_trajectory(source: Path, victim: Victim, change: Callable[[dict], None], *, reseal: bool) -> None:
     path = source / TRAJECTORIES_FILE
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = read_jsonl(path)
     for row in rows:
         if row["trajectory_id"] == victim.trajectory_id:
             change(row)
@@ -227,7 +228,7 @@ def _result_before_user_call(source: Path, victim: Victim) -> None:
 def _older_source(source: Path, older: Path) -> None:
     shutil.copytree(source, older)
     path = older / TRAJECTORIES_FILE
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = read_jsonl(path)
     for row in rows:
         row["messages"][1]["content"] += " (sent again from an older export)"
     path.write_text("".join(dumps(row) + "\n" for row in rows), encoding="utf-8")

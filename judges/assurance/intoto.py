@@ -31,8 +31,8 @@ from in_toto.models.link import Link
 from in_toto.models.metadata import Metablock
 from securesystemslib.signer import CryptoSigner, SSlibKey
 
-from simulator.errors import InputError
-from simulator.storage import write_bytes_atomic, write_json
+from orgbench.core.errors import InputError
+from orgbench.core.storage import write_bytes_atomic, write_json
 
 FOLDER = "in-toto"
 STEP_NAMES = ("build", "check", "stage", "emit", "dispatch")

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from simulator.errors import InputError
-from simulator.storage import read_json, write_json
+from orgbench.core.errors import InputError
+from orgbench.core.storage import read_json, write_json
 
 Hasher = Callable[[bytes], str]
 RECORDS_DIR = "records"

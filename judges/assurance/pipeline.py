@@ -52,8 +52,8 @@ from judges.assurance.targets import select_targets  # noqa: F401  (the mutation
 from judges.assurance.pipeline_config import (CONTROLS, PIPELINE_REQUIREMENTS, SCRIPT_SHARD, STEPS, Controls, Hook,
                                               PipelineConfig, RenderHook, StageRefused, StageResult)
 from judges.backends.base import JudgeBackend
-from simulator.errors import InputError
-from simulator.storage import dumps, dumps_pretty, staged_directory
+from orgbench.core.errors import InputError
+from orgbench.core.storage import dumps, dumps_pretty, staged_directory
 
 __all__ = ["CONTROLS", "JUDGE_INSTRUCTIONS", "PIPELINE_REQUIREMENTS", "SCRIPT_SHARD", "STEPS", "Controls", "Hook",
            "PipelineConfig", "RenderHook", "RunOutcome", "StageRefused", "StageResult", "build", "check",

@@ -12,7 +12,7 @@ from judges.assurance.intoto import ChainKey
 from judges.assurance.manifest import Hasher, exact_sha256
 from judges.assurance.render import EXTENTS, PacketSpec
 from judges.assurance.targets import Targets, select_targets
-from simulator.errors import InputError
+from orgbench.core.errors import InputError
 
 STEPS = ("build", "check", "stage", "emit", "dispatch")
 SCRIPT_SHARD = 500   # jobs per dispatch script

@@ -18,8 +18,8 @@ from typing import Any, Iterator, Mapping
 from benchmark_builders.trajectories.records import (LABELS_FILE, TRAJECTORIES_FILE, StepLabels, Trajectory,
                                                      labels_from_json, trajectory_from_json)
 from judges.assurance.manifest import Hasher
-from simulator.errors import InputError
-from simulator.storage import MANIFEST
+from orgbench.core.errors import InputError
+from orgbench.core.storage import MANIFEST
 
 #: The suite files whose hashes every stage records as ``source:NAME`` materials.
 SOURCE_MATERIALS = (TRAJECTORIES_FILE, LABELS_FILE, MANIFEST)

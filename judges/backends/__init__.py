@@ -39,7 +39,7 @@ from judges.backends.base import (
     Usage,
 )
 from judges.backends.registry import BackendSpec, EndpointConfig
-from simulator.errors import InputError
+from orgbench.core.errors import InputError
 
 __all__ = [
     "AgentBackend",

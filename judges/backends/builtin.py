@@ -407,7 +407,7 @@ def make_builtin(name: str) -> BuiltinJudge:
 
 def make(wanted) -> BuiltinJudge:
     """The registry's factory for ``builtin:NAME`` (a ``judges.backends.registry.BackendSpec``)."""
-    from simulator.errors import InputError
+    from orgbench.core.errors import InputError
 
     try:
         return make_builtin(wanted.arg)

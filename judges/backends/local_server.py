@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from simulator.errors import InputError
+from orgbench.core.errors import InputError
 
 INSTALL_HINT = "pip install -e '.[local]' (builds llama-cpp-python from source, about 15 min on 2 cores)"
 DEFAULT_CONTEXT = 8192

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from judges.backends.base import AgentBackend, GenerationParams, JudgeBackend
-from simulator.errors import InputError
+from orgbench.core.errors import InputError
 
 ENTRY_POINT_GROUP = "orgbench.backends"
 

@@ -17,8 +17,8 @@ from typing import Any
 from judges.backends import FatalBackendError, apply_generation_options
 from judges.backends.base import GenerationParams, JudgeBackend, JudgeRequest, JudgeResponse, Usage
 from judges.cache import request_hash
-from simulator.errors import InputError
-from simulator.storage import iter_jsonl
+from orgbench.core.errors import InputError
+from orgbench.core.jsonl import iter_jsonl
 
 
 def load_recorded(path: Path) -> dict[str, JudgeResponse]:

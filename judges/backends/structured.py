@@ -23,7 +23,7 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from judges.backends.base import BackendError, GenerationParams, JudgeRequest
-from simulator.errors import InputError
+from orgbench.core.errors import InputError
 
 MODES = ("auto", "on", "off")
 DIALECTS = ("json_schema", "json_object")

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from judges.backends.base import BackendError, JudgeBackend, JudgeRequest, JudgeResponse
-from simulator.errors import InputError
-from simulator.storage import dumps
+from orgbench.core.errors import InputError
+from orgbench.core.storage import dumps
 
 FIXED_VERDICT = '{"dimensions": {}, "claims": [], "verdict": "cannot_decide"}'
 

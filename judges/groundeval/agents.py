@@ -19,7 +19,7 @@ from benchmark_builders.groundeval.contracts import (
 )
 from judges.groundeval.context import Context, search_citation
 from judges.groundeval.runtime import GatedRuntime, tokenize
-from simulator.clock import parse_ts
+from orgbench.core.clock import parse_ts
 from simulator.world import World
 
 BUILTIN_AGENTS = ("oracle", "leaky", "lazy", "proximity", "bm25", "follow", "zero-shot")   # follow: follow_agent.py

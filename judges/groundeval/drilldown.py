@@ -14,7 +14,7 @@ import json
 from typing import Any, Iterable, Mapping
 
 from benchmark_builders.groundeval.contracts import Contract
-from simulator.clock import format_ts
+from orgbench.core.clock import format_ts
 from simulator.policy import GATES
 
 MAX_CALLS = 4      # calls shown per record (notable ones first), then "… N more"

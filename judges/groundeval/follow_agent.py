@@ -22,7 +22,7 @@ from judges.groundeval.agents import (
 )
 from judges.groundeval.context import Context, search_citation
 from judges.groundeval.runtime import GatedRuntime, tokenize
-from simulator.clock import parse_ts
+from orgbench.core.clock import parse_ts
 
 
 def _named_ids(artifact: Mapping[str, Any], skip: set[str]) -> list[str]:

@@ -17,7 +17,7 @@ from benchmark_builders.groundeval.contracts import Contract
 from judges.backends.base import BackendError, GenerationParams
 from judges.groundeval.context import Context
 from judges.groundeval.runtime import GatedRuntime
-from simulator.errors import InputError
+from orgbench.core.errors import InputError
 
 SYSTEM = (
     "You answer questions about an organisation as one of its people, at one moment in time. "

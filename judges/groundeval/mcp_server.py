@@ -16,8 +16,8 @@ from typing import Any
 
 from judges.groundeval.runtime import Corpus, GatedRuntime
 from judges.groundeval.traces import load_corpus_world, load_suite
-from simulator.errors import InputError
-from simulator.storage import dumps, write_text_atomic
+from orgbench.core.errors import InputError
+from orgbench.core.storage import dumps, write_text_atomic
 
 
 def _merge_line(path: Path, row: dict[str, Any]) -> None:

@@ -26,8 +26,8 @@ from judges.groundeval.runtime import Corpus, GatedRuntime
 from judges.groundeval.scoring import CompiledTruth, score_question, summarize, unanswered, unknown_question
 from judges.groundeval.traces import Submission, load_corpus_world, load_submissions, load_suite, load_truth
 from judges.groundeval.verify import TraceVerifier, rederive
-from simulator.errors import InputError
-from simulator.storage import (
+from orgbench.core.errors import InputError
+from orgbench.core.storage import (
     dumps, sha256_file, staged_directory, write_json, write_jsonl, write_manifest, write_text_atomic,
 )
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from simulator.clock import UTC, format_ts
+from orgbench.core.clock import UTC, format_ts
 from simulator.model import ArtifactVersion, EntityRef
 from simulator.policy import ACTOR, GATES, HORIZON, SUBSYSTEM
 from simulator.world import World

@@ -26,9 +26,9 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
-from simulator.clock import parse_ts
-from simulator.errors import InputError
-from simulator.storage import read_json, staged_directory, write_json, write_jsonl
+from orgbench.core.clock import parse_ts
+from orgbench.core.errors import InputError
+from orgbench.core.storage import read_json, staged_directory, write_json, write_jsonl
 
 TASK_AGENTS = ("oracle", "skip-precondition", "wrong-field")
 

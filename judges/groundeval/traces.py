@@ -12,14 +12,14 @@ lines themselves.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from benchmark_builders.groundeval.contracts import Contract, Truth
-from simulator.errors import InputError
-from simulator.storage import iter_jsonl, read_json, verify_manifest
+from orgbench.core.errors import InputError
+from orgbench.core.jsonl import iter_jsonl, scan_jsonl
+from orgbench.core.storage import read_bytes, read_json, verify_manifest
 from simulator.world import World, load_world
 
 
@@ -71,16 +71,8 @@ def load_corpus_world(directory: Path) -> World:
 
 
 def _lines(path: Path) -> list[tuple[int, Any]]:
-    rows = []
-    with open(path, "rb") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                rows.append((number, json.loads(line.decode("utf-8"))))
-            except (ValueError, RecursionError):   # not UTF-8, not JSON, nested too deep, an integer too long
-                rows.append((number, None))     # noted as unreadable, like any line that is not JSON
-    return rows
+    """(line number, value) of each non-blank line; an unreadable line's value is None (noted by the caller)."""
+    return [(number, value) for number, value, _ in scan_jsonl(read_bytes(path, "JSONL file").split(b"\n"))]
 
 
 def load_submissions(path: Path) -> tuple[list[Submission], list[str]]:

@@ -18,7 +18,7 @@ def _import_trajectories(import_file: Path, fmt: str, out: Path, on_error: str, 
     """Import a JSONL file into a suite: a rejected record stops it (``stop``) or is left out and listed (``skip``)."""
     from benchmark_builders.trajectories.importers import import_file as run_import
     from benchmark_builders.trajectories.records import write_suite
-    from simulator.errors import InputError
+    from orgbench.core.errors import InputError
 
     result = run_import(import_file, fmt, labels)
     rejected = result.rejected
@@ -56,7 +56,7 @@ def _trajectories(world: Path | None, import_file: Path | None, fmt: str, out: P
 def _write_trajectories(world: Path | None, import_file: Path | None, fmt: str, out: Path, n: int, seed: int | None,
                         on_error: str, labels: Path | None) -> str:
     from benchmark_builders.trajectories.records import write_suite
-    from simulator.errors import InputError
+    from orgbench.core.errors import InputError
 
     if import_file is not None:
         return _import_trajectories(import_file, fmt, out, on_error, labels)
@@ -222,7 +222,7 @@ def run_faults(out: Path) -> tuple[str, list]:
 
     from judges.assurance.fault_report import faults_csv, faults_latex, faults_table
     from judges.assurance.faults import run_study
-    from simulator.storage import write_text_atomic
+    from orgbench.core.storage import write_text_atomic
 
     # throwaway workspaces: a memory-backed folder when there is one (the runs fsync every step record)
     shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
@@ -242,7 +242,7 @@ def run_mutations(out: Path) -> list[str]:
 
     from judges.assurance.mutation_study import (mutations_csv, mutations_table, obligations_csv,
                                                  obligations_table, run_mutation_study, summary_lines)
-    from simulator.storage import write_text_atomic
+    from orgbench.core.storage import write_text_atomic
 
     shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
     with tempfile.TemporaryDirectory(prefix="orgbench-mutations-", dir=shm) as tmp:
@@ -272,8 +272,8 @@ def run_contrast(source: Path, out: Path, backend, draws: int, *, per_packet_csv
     from judges.assurance.contrast import (
         contrast_csv, contrast_latex, contrast_summary, contrast_table, flags_csv, judge_cohort,
     )
-    from simulator.errors import InputError
-    from simulator.storage import dumps_pretty, write_text_atomic
+    from orgbench.core.errors import InputError
+    from orgbench.core.storage import dumps_pretty, write_text_atomic
 
     trajectories, labels = read_suite(source)
     if not trajectories:
@@ -300,7 +300,7 @@ def _first_of_cohort(source: Path, trajectories: list, labels: dict, limit: int,
     """A sealed copy of ``source`` holding only the first ``limit`` trajectories of its contrast cohort."""
     from benchmark_builders.trajectories.records import write_suite
     from judges.assurance.contrast import cohort
-    from simulator.storage import read_json
+    from orgbench.core.storage import read_json
 
     keep = [trajectory for trajectory, _ in cohort(trajectories, labels)[:limit]]
     meta = {**read_json(Path(source) / "suite.json"), "limited_from": str(source), "limit": limit}
@@ -322,7 +322,7 @@ def register_verify(assure: click.Group) -> None:
         """Re-audit a pipeline workspace: every record, every listed file's bytes, the in-toto chain."""
         from judges.assurance.chain_audit import audit_chain, junit_xml
         from orgbench.commands.options import check_out_dir
-        from simulator.storage import write_text_atomic
+        from orgbench.core.storage import write_text_atomic
 
         cases = audit_chain(work, source)
         if junit is not None:

@@ -29,7 +29,7 @@ def view_page(directory: Path, target: Path) -> str:
     """Render ``directory`` (results, a table set, a run or scores) to ``target``; return what it held."""
     from orgbench.outdir import holds
     from orgbench.report import render_page, study_section, write_report
-    from simulator.errors import InputError
+    from orgbench.core.errors import InputError
 
     directory = Path(directory)
     kind = holds(directory)
@@ -81,7 +81,7 @@ def register(cli: click.Group) -> None:
     def view_command(directory: Path, out: Path | None) -> None:
         """Render one folder on its own as a self-contained HTML page: results, a table set, a run or scores."""
         from orgbench.commands.options import check_out_dir
-        from simulator.errors import InputError
+        from orgbench.core.errors import InputError
 
         target = out or directory.resolve().parent / f"{directory.resolve().name}.html"
         check_out_dir(target.parent, option="--out")

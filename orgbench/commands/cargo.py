@@ -17,7 +17,7 @@ from orgbench.outdir import bind, bound, file_digest, guard, holds, overwrite_op
 
 def parse_sizes(text: str) -> dict[str, int]:
     """Family sizes from "P1=50,P3=96,P2=50,P4=50"."""
-    from simulator.errors import InputError
+    from orgbench.core.errors import InputError
 
     sizes = {"P1": 50, "P3": 96, "P2": 50, "P4": 50}
     for part in filter(None, (p.strip() for p in text.split(","))):
@@ -85,8 +85,8 @@ def _simulate_with_progress(seeds: tuple[int, ...], config_path: Path | None, pe
 def load_items(suite: Path, limit: int | None = None) -> list[dict]:
     """The judged items of a suite (the first ``limit`` in id order)."""
     from judges.conditions import ITEM_FIELDS
-    from simulator.errors import InputError
-    from simulator.storage import iter_jsonl
+    from orgbench.core.errors import InputError
+    from orgbench.core.jsonl import iter_jsonl
 
     path = Path(suite) / "items.jsonl"
     items = []
@@ -162,7 +162,7 @@ def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, se
     """
     from judges.backends import parse_extra
     from judges.conditions import parse_conditions
-    from simulator.storage import write_jsonl
+    from orgbench.core.storage import write_jsonl
 
     import shutil
 
@@ -208,7 +208,7 @@ def check_judge_spec(spec: str) -> None:
     import difflib
 
     from orgbench.registry import cargo_judges
-    from simulator.errors import InputError
+    from orgbench.core.errors import InputError
 
     kind, _, name = spec.partition(":")
     if kind != "builtin":
@@ -224,7 +224,7 @@ def check_judge_spec(spec: str) -> None:
 def _every_request_failed(out: Path) -> None:
     """Stop with the first error when no request of a run got an answer (a wrong endpoint, model or key)."""
     from judges.judgments import JUDGMENTS, load_judgments
-    from simulator.errors import InputError
+    from orgbench.core.errors import InputError
 
     first = next(row["error"] for row in load_judgments(out) if row.get("error"))
     raise InputError(f"{out / JUDGMENTS}: every request failed, e.g. {first}; check --judge and --base-url "
@@ -284,8 +284,8 @@ def tables_cargo(runs: tuple[Path, ...], out: Path, suite: Path | None, resample
     not in the suite's truth is an error.
     """
     from judges.cargo_tables import write_tables
-    from simulator.errors import InputError
-    from simulator.storage import sha256_file, staged_directory
+    from orgbench.core.errors import InputError
+    from orgbench.core.storage import sha256_file, staged_directory
 
     for run in runs:
         found = holds(run)

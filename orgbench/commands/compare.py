@@ -25,7 +25,7 @@ def register(cli: click.Group) -> None:
         """Compare CARGO judge runs of one suite (one run per judge; its seeds inside it)."""
         from judges.comparison import compare_runs, comparison_markdown, load_prices
         from orgbench.commands.options import check_out_dir
-        from simulator.storage import dumps_pretty, write_text_atomic
+        from orgbench.core.storage import dumps_pretty, write_text_atomic
 
         if out is not None:
             check_out_dir(out, into=True)

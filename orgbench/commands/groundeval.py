@@ -11,7 +11,7 @@ from orgbench.outdir import bind, bound, guard, overwrite_option
 
 def _digest(path: Path) -> str | None:
     """SHA-256 of a file, or None when it is missing (the command that reads it names it)."""
-    from simulator.storage import sha256_file
+    from orgbench.core.storage import sha256_file
 
     return sha256_file(path) if Path(path).is_file() else None
 
@@ -47,7 +47,7 @@ def register(cli: click.Group) -> None:
         """Write GroundEval contracts, truth and corpus from a world or a GroundEval-format domain."""
         from benchmark_builders.groundeval.build import build_suite
         from orgbench.commands.options import check_out_dir
-        from simulator.errors import InputError
+        from orgbench.core.errors import InputError
 
         if (world_dir is None) == (domain_dir is None):
             raise InputError("build groundeval: give exactly one of --world DIR or --domain DIR")
@@ -130,8 +130,8 @@ def register(cli: click.Group) -> None:
         """Score answers and traces (every call's gates re-derived from the suite): S_answer, S_traj, v, S_adj, summaries."""
         from judges.groundeval.run import score_run
         from judges.groundeval.traces import load_submissions
-        from simulator.errors import InputError
-        from simulator.storage import read_json, sha256_file
+        from orgbench.core.errors import InputError
+        from orgbench.core.storage import read_json, sha256_file
 
         from judges.groundeval.task_track import is_task_suite, score_task_run
 

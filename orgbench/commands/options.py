@@ -7,7 +7,7 @@ from pathlib import Path
 
 def parse_seeds(text: str, option: str = "--seeds") -> tuple[int, ...]:
     """Seeds from "0-9" or "0,1,2" (InputError naming the option otherwise)."""
-    from simulator.errors import InputError
+    from orgbench.core.errors import InputError
 
     seeds: list[int] = []
     try:
@@ -34,7 +34,7 @@ def check_out_dir(path: Path, marker: tuple[str, ...] = (), what: str = "", opti
     With ``into`` (commands that add files to the directory), a sealed world,
     suite or run (one with a MANIFEST.json) is refused: added files would break it.
     """
-    from simulator.errors import InputError
+    from orgbench.core.errors import InputError
 
     from orgbench.outdir import check_path
 

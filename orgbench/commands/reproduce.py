@@ -23,7 +23,7 @@ def run_reproduce(study: str, out: Path, options, echo=lambda line: None) -> lis
     """Run one study or all of them; ``echo`` each stage and study line as it finishes; return the study lines."""
     from orgbench.outdir import removed_on_failure
     from orgbench.progress import Stages
-    from simulator.storage import staged_directory
+    from orgbench.core.storage import staged_directory
 
     chosen = STUDIES if study == "all" else (study,)
     lines = []

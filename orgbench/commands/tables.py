@@ -19,8 +19,9 @@ def _score_rows(folder: Path, index: int) -> tuple[list[dict[str, Any]], list[di
     """The scored rows of one ``score groundeval`` folder and the drill-down records (when its suite is there)."""
     from judges.groundeval.drilldown import records as drilldown_records
     from judges.groundeval.traces import load_submissions, load_suite
-    from simulator.errors import InputError
-    from simulator.storage import read_json, read_jsonl
+    from orgbench.core.errors import InputError
+    from orgbench.core.storage import read_json
+    from orgbench.core.jsonl import read_jsonl
 
     found = holds(folder)
     if found != "GroundEval scores":
@@ -46,8 +47,8 @@ def _score_rows(folder: Path, index: int) -> tuple[list[dict[str, Any]], list[di
 def tables_groundeval(scores: tuple[Path, ...], out: Path, overwrite: bool) -> None:
     """Write the GroundEval tables, figure and drill-down from SCORES folders (from `orgbench score groundeval`)."""
     from orgbench.studies.groundeval import MODES, write_study_tables
-    from simulator.errors import InputError
-    from simulator.storage import sha256_file, staged_directory
+    from orgbench.core.errors import InputError
+    from orgbench.core.storage import sha256_file, staged_directory
 
     all_rows: list[dict[str, Any]] = []
     drill: list[dict[str, Any]] = []
@@ -87,7 +88,7 @@ def tables_assurance(source: Path, out: Path, judge: str, base_url: str | None, 
     from judges.backends import make_backend
     from orgbench.commands.assurance import run_contrast, run_faults
     from orgbench.preflight import check_endpoint
-    from simulator.storage import dumps, sha256_file, staged_directory, write_text_atomic
+    from orgbench.core.storage import dumps, sha256_file, staged_directory, write_text_atomic
 
     inputs = {"source": sha256_file(source / "trajectories.jsonl") if (source / "trajectories.jsonl").is_file()
               else None, "judge": judge, "base_url": base_url, "draws": draws}

@@ -20,8 +20,9 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
-from simulator.errors import InputError
-from simulator.storage import read_json, read_jsonl, write_text_atomic
+from orgbench.core.errors import InputError
+from orgbench.core.storage import read_json, write_text_atomic
+from orgbench.core.jsonl import read_jsonl
 
 __all__ = ["write_report", "write_results_readme", "render_page", "study_section", "drill_spec", "STUDY_TITLES"]
 

@@ -7,7 +7,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from simulator.storage import read_json, read_jsonl
+from orgbench.core.storage import read_json
+
+from orgbench.core.jsonl import read_jsonl
 
 
 def _clip(value: Any, limit: int = 4000) -> str:

@@ -51,7 +51,7 @@ def _world_stage(directory: Path, seed: int, fresh: bool) -> None:
 def _suite_stage(directory: Path, world_dir: Path, seed: int, fresh: bool) -> None:
     from benchmark_builders.trajectories.records import write_suite_files
     from benchmark_builders.trajectories.simulate import cases_from_world, simulate_trajectories
-    from simulator.storage import sha256_file
+    from orgbench.core.storage import sha256_file
     from simulator.world import load_world
 
     def build(tmp: Path) -> None:
@@ -72,7 +72,7 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     from judges.assurance.fault_report import drilldown_records as fault_rows
     from judges.backends import make_backend
     from orgbench.commands.assurance import run_contrast, run_faults, run_mutations
-    from simulator.storage import dumps, write_text_atomic
+    from orgbench.core.storage import dumps, write_text_atomic
 
     seed = options.seeds[0] if options.seeds else DEFAULT_SEED
     work = Path(options.work_dir) / "assurance"

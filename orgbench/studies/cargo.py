@@ -56,7 +56,7 @@ def _jobs(suite: Path, seeds: tuple[int, ...]) -> list:
 def _builtin_run(work: Path, suite: Path, spec: str, fresh: bool) -> Path:
     from orgbench.commands.cargo import run_cargo_jobs
     from orgbench.stages import run_stage
-    from simulator.storage import read_json
+    from orgbench.core.storage import read_json
 
     suite_hash = read_json(suite / "MANIFEST.json")["stage_inputs"]
     inputs = {"stage": "cargo-run", "rules": RULES_VERSION, "judge": spec, "suite": suite_hash, "seeds": [0],
@@ -124,7 +124,7 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
 
 def _judges_line(runs: list[Path], options: ReproduceOptions) -> str:
     """Which judges produced these tables: built-in (deterministic) and LLM endpoints, with their judge seeds."""
-    from simulator.storage import read_json
+    from orgbench.core.storage import read_json
 
     builtin: dict[str, list[str]] = {}
     parts = []
@@ -146,7 +146,7 @@ def _judges_line(runs: list[Path], options: ReproduceOptions) -> str:
 def _write_notes(out_dir: Path, suite: Path, seeds: tuple[int, ...], runs: list[Path],
                  options: ReproduceOptions) -> None:
     from benchmark_builders.cargo.worlds import CARGO_WORLD
-    from simulator.storage import read_json, write_text_atomic
+    from orgbench.core.storage import read_json, write_text_atomic
 
     meta = read_json(suite / "suite.json")
     judges = [read_json(run / "run.json").get("judge", run.name) for run in runs]
@@ -197,7 +197,8 @@ def _clip(text: str, limit: int = 180) -> str:
 def _write_drilldown(out_dir: Path, suite: Path, runs: list[Path]) -> None:
     """drilldown.jsonl (one record per item and condition) and drilldown_shared.json (each item's texts)."""
     from judges.judgments import load_judgments
-    from simulator.storage import read_json, read_jsonl, write_json, write_jsonl
+    from orgbench.core.storage import read_json, write_json, write_jsonl
+    from orgbench.core.jsonl import read_jsonl
 
     items = {row["item_id"]: row for row in read_jsonl(suite / "items.jsonl")}
     truth = {row["item_id"]: row for row in read_jsonl(suite / "truth.jsonl")}

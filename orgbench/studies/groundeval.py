@@ -49,7 +49,7 @@ def _run_stage(work: Path, seed: int, suite: Path, spec: str, mode: str, fresh: 
     from judges.groundeval.runtime import Corpus
     from judges.groundeval.traces import load_corpus_world
     from orgbench.stages import run_stage
-    from simulator.storage import read_json
+    from orgbench.core.storage import read_json
 
     suite_hash = read_json(suite.parent / "MANIFEST.json")["stage_inputs"]
     inputs = {"stage": "groundeval-run", "rules": RULES_VERSION, "suite": suite_hash, "agent": spec, "mode": mode,
@@ -82,7 +82,7 @@ def _aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _write_table(out: Path, name: str, header: list[str], rows: list[list[Any]], caption: str) -> None:
-    from simulator.storage import write_text_atomic
+    from orgbench.core.storage import write_text_atomic
 
     def cell(value: Any) -> str:
         return f"{value:.3f}" if isinstance(value, float) else str(value)
@@ -170,7 +170,7 @@ def write_study_tables(out: Path, all_rows: list[dict[str, Any]], drill: list[di
     """
     from benchmark_builders.groundeval.contracts import KINDS, TRACKS
     from judges.groundeval.figure import track_bars_png
-    from simulator.storage import dumps, write_bytes_atomic, write_json, write_text_atomic
+    from orgbench.core.storage import dumps, write_bytes_atomic, write_json, write_text_atomic
 
     out.mkdir(parents=True, exist_ok=True)
     main_rows, kind_rows, summary = [], [], {}
@@ -233,7 +233,7 @@ def write_study_tables(out: Path, all_rows: list[dict[str, Any]], drill: list[di
 def _write_readme(out: Path, all_rows: list[dict[str, Any]], checks: dict[str, Any], hard: dict[str, Any], total: int,
                   seeds: tuple[int, ...], llm_agents: list[str], base_url: str | None) -> None:
     """README.md of the reproduced study: what each built-in probe shows, with its numbers."""
-    from simulator.storage import write_text_atomic
+    from orgbench.core.storage import write_text_atomic
 
     oracle_min = checks["oracle_s_adj_min"]
     lazy = checks["lazy_silence_absence_tool"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from simulator.clock import format_ts
+from orgbench.core.clock import format_ts
 from simulator.context import SimContext
 from simulator.messaging import post_chat
 from simulator.model import Acl, EntityRef

@@ -11,7 +11,7 @@ from tests.judges.chat_server import Reply
 from judges.backends import FatalBackendError, GenerationParams, JudgeRequest, Message, make_backend
 from judges.backends.base import BackendError, JudgeResponse, Usage
 from judges.backends.openai_compat import ChatClient, OpenAICompatBackend, parse_retry_after
-from simulator.errors import InputError
+from orgbench.core.errors import InputError
 
 KEY_ENV = "ORGBENCH_TEST_JUDGE_KEY"
 

@@ -23,7 +23,7 @@ from click.testing import CliRunner
 from judges.backends import make_backend
 from judges.backends import local_server
 from orgbench.cli import cli
-from simulator.errors import InputError
+from orgbench.core.errors import InputError
 
 REPO = Path(__file__).resolve().parents[2]
 HAVE_SERVER = all(importlib.util.find_spec(m) is not None for m in ("llama_cpp", "uvicorn", "fastapi"))

@@ -11,7 +11,7 @@ from judges.backends import GenerationParams, JudgeRequest, Message, make_backen
 from judges.backends.structured import response_format
 from judges.runner import Job, run_jobs_sync
 from judges.verdict import parse_verdict, verdict_schema
-from simulator.errors import InputError
+from orgbench.core.errors import InputError
 from tests.judges.chat_server import ChatServer
 
 

@@ -17,7 +17,7 @@ from judges.backends.builtin import judge_grounded, make_builtin, read_request, 
 from judges.conditions import CONDITIONS, render  # noqa: E402
 from judges.metrics import discrimination_index  # noqa: E402
 from judges.verdict import parse_verdict  # noqa: E402
-from simulator.errors import InputError  # noqa: E402
+from orgbench.core.errors import InputError  # noqa: E402
 
 CONTEXT = "Case record for CASE-7 as observed now:\nCase: CASE-7\nEntitlement: active\nDispatch: DSP-501\n"
 REFERENCE = ("Resolved case CASE-3 (Beta, ACC-3).\nSteps taken:\n"

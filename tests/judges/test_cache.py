@@ -85,7 +85,7 @@ def test_cache_round_trip_and_persistence(tmp_path):
 def test_a_file_that_is_not_a_cache_is_an_input_error(tmp_path):
     import pytest
 
-    from simulator.errors import InputError
+    from orgbench.core.errors import InputError
 
     path = tmp_path / "cache.sqlite"
     path.write_bytes(b"this is not sqlite" * 100)

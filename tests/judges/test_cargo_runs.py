@@ -15,7 +15,7 @@ from benchmark_builders.cargo import SuiteConfig, build_suite, write_suite  # no
 from benchmark_builders.cargo.identity import suite_digest  # noqa: E402
 from cargo_synthetic import synthetic_cases  # noqa: E402
 from orgbench.cli import cli  # noqa: E402
-from simulator.storage import read_jsonl  # noqa: E402
+from orgbench.core.jsonl import read_jsonl  # noqa: E402
 
 
 @pytest.fixture(scope="module")

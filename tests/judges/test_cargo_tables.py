@@ -19,7 +19,7 @@ from judges.cargo_tables import PAPER, TABLES, suite_binding, write_tables  # no
 from judges.conditions import parse_conditions, render  # noqa: E402
 from judges.metrics import di_from_family_rates  # noqa: E402
 from judges.runner import Job, run_jobs_sync  # noqa: E402
-from simulator.errors import InputError  # noqa: E402
+from orgbench.core.errors import InputError  # noqa: E402
 
 
 @pytest.fixture(scope="module")

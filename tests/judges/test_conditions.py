@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "benchmark_builders" / "cargo
 
 from cargo_synthetic import default_world_suite  # noqa: E402
 from judges.conditions import ALL_CONDITIONS, CONDITIONS, RUBRIC_SWAP, parse_conditions, render  # noqa: E402
-from simulator.errors import InputError  # noqa: E402
+from orgbench.core.errors import InputError  # noqa: E402
 
 ITEM = {"item_id": "cb-000000000001", "question": "Q: battery fails. Case CASE-1.",
         "live_context": "Case record for CASE-1 as observed now:\nStatus: resolved\n",

@@ -19,7 +19,7 @@ from judges.metrics import (
     risk_coverage,
     score_condition,
 )
-from simulator.errors import InputError
+from orgbench.core.errors import InputError
 
 NAN = float("nan")
 

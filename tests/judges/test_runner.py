@@ -16,7 +16,7 @@ from judges.backends import GenerationParams, JudgeRequest, Message, make_backen
 from judges.cache import ResponseCache
 from judges.judgments import JUDGMENTS, load_judgments
 from judges.runner import Job, job_to_json, run_jobs_sync
-from simulator.errors import InputError
+from orgbench.core.errors import InputError
 from tests.judges.chat_server import ChatServer, Reply, request_key
 
 REPO = Path(__file__).resolve().parents[2]

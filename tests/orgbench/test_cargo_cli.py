@@ -9,7 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from orgbench.cli import cli
-from simulator.storage import read_jsonl, verify_manifest
+from orgbench.core.storage import verify_manifest
+from orgbench.core.jsonl import read_jsonl
 
 SMALL = ["--seeds", "0,1", "--people", "30", "--days", "45", "--sizes", "P1=4,P3=8,P2=4,P4=4"]
 

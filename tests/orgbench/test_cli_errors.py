@@ -223,7 +223,7 @@ def test_run_agent_whose_every_question_failed_writes_nothing(fx, tmp_path, refu
 
 
 def test_run_agent_resumes_past_a_journal_line_cut_inside_a_character(fx, tmp_path, refusing_url):
-    from simulator.storage import sha256_file
+    from orgbench.core.storage import sha256_file
 
     header = {"journal": 1, "suite_contracts_sha256": sha256_file(fx["ge"] / "contracts.jsonl"), "agent": "openai:m",
               "mode": "tool", "budget": 24_000, "max_turns": 12}
@@ -305,7 +305,7 @@ def test_groundeval_domain_with_non_utf8_events_or_a_config_directory(tmp_path):
 # --- assurance: the trajectory suite and the judge ---------------------------------------------------------------
 
 def test_trajectory_suite_with_mistyped_labels_or_no_trajectories(fx, tmp_path):
-    from simulator.storage import write_manifest
+    from orgbench.core.storage import write_manifest
 
     suite = copy(fx["tr"], tmp_path)
     labels = rows(suite / "labels.jsonl")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from orgbench.report import write_report
-from simulator.errors import InputError
+from orgbench.core.errors import InputError
 from tests.orgbench.cdp import Browser, chromium_path
 
 needs_chromium = pytest.mark.skipif(chromium_path() is None, reason="Debian's chromium is not installed")

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from orgbench.cli import cli
 from simulator.config import RATE_MAXIMA, load_config
-from simulator.errors import InputError
+from orgbench.core.errors import InputError
 from simulator.simulate import simulate
 
 

@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from simulator.storage import read_json
+from orgbench.core.storage import read_json
 
 
 def _simulate(out, seed, hashseed, **extra_env):

@@ -2,7 +2,7 @@
 
 from datetime import datetime, timedelta
 
-from simulator.clock import UTC
+from orgbench.core.clock import UTC
 from simulator.model import Acl, ArtifactVersion, EntityRef
 from simulator.policy import AccessPolicy, Grant, Membership, PrivateSpace, RoleAssignment
 

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from simulator.errors import InputError
-from simulator.storage import read_jsonl, staged_directory, verify_manifest, write_manifest, write_text_atomic
+from orgbench.core.errors import InputError
+from orgbench.core.storage import staged_directory, verify_manifest, write_manifest, write_text_atomic
+from orgbench.core.jsonl import read_jsonl
 
 
 def test_jsonl_errors_name_the_file_and_line(tmp_path: Path) -> None:

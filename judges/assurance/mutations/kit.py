@@ -15,7 +15,7 @@ from typing import Callable, ContextManager, Mapping
 from benchmark_builders.trajectories.records import LABELS_FILE, TRAJECTORIES_FILE, read_suite
 from judges.assurance.pipeline import PipelineConfig
 from judges.assurance.render import PacketSpec
-from simulator.storage import dumps, write_manifest
+from orgbench.core.storage import dumps, write_manifest
 
 
 LEVEL = "P3"

@@ -40,7 +40,7 @@ from benchmark_builders.trajectories.records import read_suite
 from judges.assurance.faults import prepare as faults_prepare
 from judges.assurance.pipeline import STEPS, Controls, PipelineConfig, StageRefused, run_step
 from judges.backends.stub import RecordingStub
-from simulator.errors import InputError
+from orgbench.core.errors import InputError
 from judges.assurance.mutations.kit import Case, Ctx, LEVEL, _rows
 from judges.assurance.mutations.cases import CASES, CASES_BY_NAME
 

@@ -17,8 +17,8 @@ from benchmark_builders.cargo.wording import ANSWER_VARIANTS
 from benchmark_builders.cargo.build import FAMILIES
 from benchmark_builders.cargo.identity import gating_id, golden_id, item_id, suite_digest
 from cargo_synthetic import synthetic_cases
-from simulator.errors import InputError
-from simulator.storage import verify_manifest
+from orgbench.core.errors import InputError
+from orgbench.core.storage import verify_manifest
 
 ITEM_KEYS = {"item_id", "question", "live_context", "reference", "candidate"}
 VALUE = re.compile(r"[^\s()\[\],;:]*\d[^\s()\[\],;:]*|[^\s()\[\],;:]+@[^\s()\[\],;:]+")

@@ -13,7 +13,7 @@ from benchmark_builders.groundeval.contracts import BuildConfig
 from benchmark_builders.groundeval.importer import load_domain
 from judges.groundeval.runtime import Corpus, GatedRuntime
 from orgbench.cli import cli
-from simulator.errors import InputError
+from orgbench.core.errors import InputError
 
 CONFIG = """
 actors:

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from benchmark_builders.trajectories.importers import import_file
 from benchmark_builders.trajectories.records import read_suite
 from orgbench.cli import cli
-from simulator.errors import InputError
+from orgbench.core.errors import InputError
 
 TOOLS = [{"type": "function", "function": {"name": "search", "description": "Search the web.",
                                            "parameters": {"type": "object", "properties": {}}}}]

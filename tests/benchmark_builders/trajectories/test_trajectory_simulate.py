@@ -109,7 +109,7 @@ def test_same_seed_same_bytes_under_any_hash_seed(tmp_path):
 
 
 def test_suite_round_trip_and_tamper_refusal(tmp_path, simulated):
-    from simulator.errors import InputError
+    from orgbench.core.errors import InputError
 
     trajectories, labels = simulated
     write_suite(tmp_path / "s", trajectories[:5], [labels[t.trajectory_id] for t in trajectories[:5]], {"seed": 11})

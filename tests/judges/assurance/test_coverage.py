@@ -11,7 +11,7 @@ from judges.assurance.pipeline import Controls, PipelineConfig, StageRefused, bu
 from judges.assurance.source import SourceSnapshot
 from judges.assurance.targets import Targets, select_targets
 from judges.backends.stub import RecordingStub
-from simulator.storage import write_manifest
+from orgbench.core.storage import write_manifest
 
 
 def _cfg(source, work, level=3, **kw):

@@ -98,7 +98,7 @@ def test_stage_started_by_hand_refuses_and_says_why(suite_dir, tmp_path):
     for step in ("build", "check", "stage", "emit"):
         assert runner.invoke(cli, ["assure", step, "--source", str(source), "--work", str(work)]).exit_code == 0
     # the source gains a result that answers no call (and is resealed): the P3 build fails
-    from simulator.storage import write_manifest
+    from orgbench.core.storage import write_manifest
     lines = (source / "trajectories.jsonl").read_text().splitlines()
     row = json.loads(lines[0])
     row["messages"].append({"role": "tool", "tool_call_id": "call_nobody", "content": "stray"})
@@ -302,7 +302,7 @@ def test_outputs_are_durable_before_the_record_that_claims_them(suite_dir, tmp_p
 
 def _edited_suite(suite_dir, tmp_path, change):
     """A copy of the suite whose trajectory rows went through ``change(number, row)``, resealed."""
-    from simulator.storage import write_manifest
+    from orgbench.core.storage import write_manifest
 
     source = tmp_path / "suite"
     shutil.copytree(suite_dir, source)

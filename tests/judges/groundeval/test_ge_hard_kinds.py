@@ -11,7 +11,7 @@ import pytest
 
 from benchmark_builders.groundeval.build import build_suite
 from judges.groundeval.run import run_agent, score_run
-from simulator.clock import parse_ts
+from orgbench.core.clock import parse_ts
 from simulator.config import load_config
 from simulator.simulate import simulate
 

@@ -88,7 +88,7 @@ def test_mcp_server_over_stdio_with_the_official_client(rt_suite, rt_world, tmp_
     names, shown, hits, withheld, absent, done = asyncio.run(session())
     assert names == ["fetch_artifact", "get_contract", "search_artifacts", "submit_answer"]
     assert shown["question_id"] == contract["question_id"] and "gold" not in json.dumps(shown)
-    from simulator.clock import parse_ts
+    from orgbench.core.clock import parse_ts
     versions = {v.ref: v for v in rt_world.artifacts}
     assert hits["results"] and all(rt_world.policy.can_see(contract["actor"], versions[h["id"]], parse_ts(contract["as_of"]))
                                    for h in hits["results"])
@@ -142,7 +142,7 @@ def test_openai_agent_calls_tools_through_the_gates(rt_suite, rt_world, rt_corpu
 
 def test_openai_run_resumes_after_an_interruption(rt_suite, rt_world, rt_corpus, tmp_path):
     import pytest
-    from simulator.errors import InputError
+    from orgbench.core.errors import InputError
 
     contracts = len((rt_suite / "contracts.jsonl").read_text().splitlines())
     with ToolChatServer(refuse_after=30) as server:

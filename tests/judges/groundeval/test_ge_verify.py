@@ -7,7 +7,7 @@ import pytest
 from judges.groundeval.run import score_run
 from judges.groundeval.runtime import GatedRuntime
 from judges.groundeval.verify import TraceVerifier, rederive
-from simulator.clock import parse_ts
+from orgbench.core.clock import parse_ts
 
 CLEAN = {"horizon": False, "actor": False, "subsystem": False}
 

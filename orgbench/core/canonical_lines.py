@@ -1,5 +1,8 @@
 """World records straight to canonical JSON lines, without building their ``to_json`` dicts first.
 
+The records (the simulator's ``Event`` and ``ArtifactVersion``) are read by
+attribute only, so this ground-floor module imports nothing of the simulator.
+
 ``event_lines`` and ``artifact_lines`` give, byte for byte, what
 ``storage.dumps(record.to_json()) + "\\n"`` gives (sorted keys, no ASCII
 escaping, compact separators): the fixed keys of each record are written in
@@ -17,8 +20,7 @@ from datetime import datetime
 from json.encoder import encode_basestring
 from typing import Any, Callable, Iterable, Iterator
 
-from simulator.clock import format_ts
-from simulator.model import Acl, ArtifactVersion, Event
+from orgbench.core.clock import format_ts
 
 try:
     from _json import make_encoder as _c_make_encoder
@@ -54,7 +56,7 @@ def _mapping(value: Any) -> str:
     return _dumps(value if value.__class__ is dict else dict(value))
 
 
-def _acl(acl: Acl, seen: dict[int, tuple[Acl, str]]) -> str:
+def _acl(acl: Any, seen: dict[int, tuple[Any, str]]) -> str:
     """The ACL's JSON; the simulator shares ACL objects between versions, so each is written once."""
     found = seen.get(id(acl))
     if found is not None and found[0] is acl:
@@ -64,7 +66,7 @@ def _acl(acl: Acl, seen: dict[int, tuple[Acl, str]]) -> str:
     return text
 
 
-def _acl_text(acl: Acl) -> str:
+def _acl_text(acl: Any) -> str:
     audience = "null" if acl.audience is None else _texts(acl.audience)
     space = "null" if acl.space is None else _esc(acl.space)
     return f'{{"audience":{audience},"participants":{_texts(acl.participants)},"space":{space}}}'
@@ -78,7 +80,7 @@ class Stamps(dict):
         return text
 
 
-def event_lines(events: Iterable[Event], stamps: dict[datetime, str] | None = None) -> Iterator[str]:
+def event_lines(events: Iterable[Any], stamps: dict[datetime, str] | None = None) -> Iterator[str]:
     """Each event as one canonical JSON line (with its newline); ``stamps`` may share formatted times."""
     stamps = Stamps() if stamps is None else stamps
     for e in events:
@@ -97,10 +99,10 @@ def event_lines(events: Iterable[Event], stamps: dict[datetime, str] | None = No
             yield _dumps(e.to_json()) + "\n"
 
 
-def artifact_lines(versions: Iterable[ArtifactVersion], stamps: dict[datetime, str] | None = None) -> Iterator[str]:
+def artifact_lines(versions: Iterable[Any], stamps: dict[datetime, str] | None = None) -> Iterator[str]:
     """Each artifact version as one canonical JSON line (with its newline); ``stamps`` may share formatted times."""
     stamps = Stamps() if stamps is None else stamps
-    acls: dict[int, tuple[Acl, str]] = {}
+    acls: dict[int, tuple[Any, str]] = {}
     for v in versions:
         try:
             entity = v.entity

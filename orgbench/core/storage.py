@@ -1,4 +1,4 @@
-"""Files on disk: atomic writes, canonical JSON, JSONL with line-numbered errors, manifests.
+"""Files on disk: atomic writes, canonical JSON and JSONL, manifests (JSONL is read by ``orgbench.core.jsonl``).
 
 Every stage writes through these functions so that a file is either complete
 or absent, JSON is byte-identical for identical data, and a directory's
@@ -14,9 +14,9 @@ import shutil
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, BinaryIO, Iterable, Iterator
 
-from simulator.errors import InputError
+from orgbench.core.errors import InputError
 
 MANIFEST = "MANIFEST.json"
 
@@ -91,17 +91,23 @@ def write_jsonl(path: Path, rows: Iterable[Any]) -> int:
     return len(lines)
 
 
-def read_bytes(path: Path, kind: str = "file") -> bytes:
-    """A file's bytes, or InputError naming the file (missing, a directory, unreadable)."""
-    path = Path(path)
+def open_binary(path: Path, on_directory: str = "is a directory") -> BinaryIO:
+    """Open a file for reading bytes, or InputError naming it (missing, a directory: ``on_directory``, unreadable)."""
     try:
-        return path.read_bytes()
+        return open(path, "rb")
     except FileNotFoundError:
         raise InputError(f"{path}: file not found") from None
     except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, not a {kind}") from None
+        raise InputError(f"{path}: {on_directory}") from None
     except OSError as exc:
         raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
+
+
+def read_bytes(path: Path, kind: str = "file") -> bytes:
+    """A file's bytes, or InputError naming the file (missing, a directory, unreadable)."""
+    path = Path(path)
+    with open_binary(path, f"is a directory, not a {kind}") as handle:
+        return handle.read()
 
 
 def read_text(path: Path, kind: str = "file") -> str:
@@ -121,34 +127,6 @@ def read_json(path: Path) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
-
-
-def iter_jsonl(path: Path) -> Iterator[tuple[int, Any]]:
-    """Yield (line number, object) from a JSONL file; blank lines are skipped."""
-    path = Path(path)
-    try:
-        handle = open(path, "rb")
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory, expected a JSONL file") from None
-    with handle:
-        for number, raw in enumerate(handle, start=1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise InputError(f"{path}:{number}: not UTF-8 ({exc.reason})") from None
-            if not line.strip():
-                continue
-            try:
-                yield number, json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}:{number}: invalid JSON ({exc.msg})") from None
-
-
-def read_jsonl(path: Path) -> list[Any]:
-    """Read every object of a JSONL file (see iter_jsonl)."""
-    return [obj for _, obj in iter_jsonl(path)]
 
 
 def write_manifest(directory: Path, extra: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -7,10 +7,10 @@ from datetime import datetime, timedelta, timezone
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simulator.clock import format_ts
-from simulator.jsonlines import Stamps, artifact_lines, event_lines
+from orgbench.core.clock import format_ts
+from orgbench.core.canonical_lines import Stamps, artifact_lines, event_lines
 from simulator.model import Acl, ArtifactVersion, EntityRef, Event, ParentLink
-from simulator.storage import dumps
+from orgbench.core.storage import dumps
 
 
 def test_every_record_of_a_world_matches_its_canonical_line(default_world):

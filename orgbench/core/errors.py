@@ -1,0 +1,54 @@
+"""Errors a user can cause: bad config, malformed input files, unreachable endpoints.
+
+Every stage raises :class:`InputError` (the one base) or one of its kinds —
+:class:`ConfigError`, :class:`FormatError` (a file, with its line and field),
+:class:`EndpointError` (a model server) — with one line that names the file,
+line, field or endpoint; the CLI prints that line and exits with code 2.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = ["ConfigError", "EndpointError", "FormatError", "InputError", "where"]
+
+
+class InputError(Exception):
+    """A problem with user-supplied input, reported as one line and exit code 2."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class ConfigError(InputError):
+    """A configuration value (option, TOML field, setting) that cannot be used."""
+
+
+def where(path: str | Path, line: int | None = None, field: str | None = None) -> str:
+    """The place a problem is in: ``path``, ``path:line``, ``path:line: field F``."""
+    text = f"{path}:{line}" if line is not None else str(path)
+    return f"{text}: field {field}" if field is not None else text
+
+
+class FormatError(InputError):
+    """A file that is not in the expected format; knows its path and, where known, the line and field."""
+
+    def __init__(self, path: str | Path, problem: str, *, line: int | None = None, field: str | None = None) -> None:
+        super().__init__(f"{where(path, line, field)}: {problem}")
+        self.path = str(path)
+        self.line = line
+        self.field = field
+        self.problem = problem
+
+
+class EndpointError(InputError):
+    """A model endpoint that cannot be reached or answers with an error; names the endpoint."""
+
+    def __init__(self, endpoint: str, problem: str) -> None:
+        super().__init__(f"{endpoint}: {problem}")
+        self.endpoint = endpoint
+        self.problem = problem
