@@ -203,7 +203,7 @@ async def run_jobs(
             else:
                 failing[0] = 0
                 log.record(job, h, response, None, cacheable=True)
-            if len(log.lines) >= flush_size:
+            if log.pending >= flush_size:
                 log.flush()
 
     async def flusher() -> None:
