@@ -85,6 +85,8 @@ class _Backend(ABC):
     """What judges and agents share: a name, an identity in the cache key, counters and a session to close."""
 
     name: str
+    #: Whether a run keeps this backend's answers in the response cache (a procedural judge's cost nothing).
+    cacheable: bool = True
 
     def identity(self) -> dict[str, Any]:
         """What names this backend in the cache key (default: its name)."""

@@ -379,6 +379,8 @@ JUDGES: dict[str, Callable[[Shown], str]] = {
 class BuiltinJudge(JudgeBackend):
     """A JudgeBackend that answers with one of the procedural judges above."""
 
+    cacheable = False
+
     def __init__(self, name: str) -> None:
         self.judge = JUDGES[name]
         self.kind = name

@@ -6,6 +6,8 @@ import csv
 import json
 from pathlib import Path
 
+from benchmark_builders.cargo.records import FAMILIES
+
 LLM_HOWTO = """\
 To put an LLM in place of the built-in judges and agents, run for example
 
@@ -147,13 +149,13 @@ def _cargo_comparison(directory: Path) -> list[str]:
     llm = [j for j in ours if not _is_builtin(j)]
     shown = llm + [j for j in ("builtin:grounded", "builtin:literal") if j in ours] if llm else \
         [j for j in ("builtin:grounded", "builtin:literal") if j in ours] or ours
-    out = ["| condition | paper P1 / P3 / P2 / P4, DI | " + " | ".join(shown) + " |",
+    out = [f"| condition | paper {' / '.join(FAMILIES)}, DI | " + " | ".join(shown) + " |",
            "|---|---|" + "---|" * len(shown)]
     for condition in conditions:
         cells = []
         for judge in [paper] + shown:
             r = by.get((condition, judge))
-            cells.append("–" if r is None else f"{r['P1']} / {r['P3']} / {r['P2']} / {r['P4']}, DI {r['DI']}")
+            cells.append("–" if r is None else " / ".join(str(r[f]) for f in FAMILIES) + f", DI {r['DI']}")
         out.append(f"| {condition} | " + " | ".join(cells) + " |")
     text = ["### Compared with the paper", "",
             "The paper's judge penalises every correct transplant under Direct (DI .00) and recovers under",
