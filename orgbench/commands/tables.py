@@ -86,7 +86,7 @@ def tables_assurance(source: Path, out: Path, judge: str, base_url: str | None, 
     from judges.assurance.contrast import drilldown_records as packet_rows
     from judges.assurance.fault_report import drilldown_records as fault_rows
     from judges.backends import make_backend
-    from orgbench.commands.assurance import run_contrast, run_faults
+    from orgbench.report.assurance_outputs import run_contrast, run_faults
     from orgbench.preflight import check_endpoint
     from orgbench.core.storage import dumps, sha256_file, staged_directory, write_text_atomic
 

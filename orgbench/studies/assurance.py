@@ -71,7 +71,7 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     from judges.assurance.contrast import drilldown_records as packet_rows
     from judges.assurance.fault_report import drilldown_records as fault_rows
     from judges.backends import make_backend
-    from orgbench.commands.assurance import run_contrast, run_faults, run_mutations
+    from orgbench.report.assurance_outputs import run_contrast, run_faults, run_mutations
     from orgbench.core.storage import dumps, write_text_atomic
 
     seed = options.seeds[0] if options.seeds else DEFAULT_SEED
