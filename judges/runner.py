@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,7 +52,7 @@ from judges.judgments import JUDGMENTS, JobKey, scan_log, sort_log, write_log
 from judges.run_log import Progress, RunLog, Tally
 from judges.run_record import check_requests, check_run_json, record_wall_time, run_record
 from orgbench.core.errors import InputError
-from orgbench.core.storage import dumps, write_json
+from orgbench.core.storage import write_json
 
 RUN_JSON = "run.json"
 
@@ -249,53 +248,3 @@ def job_to_json(job: Job) -> dict[str, Any]:
     return {"item_id": job.item_id, "condition": job.condition, "seed": job.seed,
             "messages": [{"role": m.role, "content": m.text()} for m in job.request.messages],
             "params": job.request.params.to_json()}
-
-
-def job_from_json(obj: Mapping[str, Any], where: str = "job") -> Job:
-    """A job from its JSON object (see job_to_json); InputError naming ``where`` if malformed."""
-    try:
-        messages = tuple(Message(str(m["role"]), str(m["content"])) for m in obj["messages"])
-        raw = obj.get("params") or {}
-        params = GenerationParams(temperature=float(raw.get("temperature", 0.0)),
-                                  max_tokens=raw.get("max_tokens"), seed=raw.get("seed"),
-                                  extra=dict(raw.get("extra") or {}))
-        return Job(str(obj["item_id"]), str(obj["condition"]), int(obj["seed"]), JudgeRequest(messages, params))
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise InputError(f"{where}: not a job ({type(exc).__name__}: {exc})") from None
-
-
-def main(argv: list[str] | None = None) -> None:
-    """``python -m judges.runner``: judge a JSONL file of jobs (see job_to_json) into a run directory."""
-    import click
-
-    from judges.backends import make_backend
-    from orgbench.core.jsonl import iter_jsonl
-
-    @click.command()
-    @click.option("--jobs", "jobs_path", required=True, type=click.Path(path_type=Path), help="JSONL of jobs.")
-    @click.option("--judge", required=True, help="openai:MODEL, replay:PATH, builtin:NAME or stub.")
-    @click.option("--out", required=True, type=click.Path(path_type=Path), help="Run directory.")
-    @click.option("--base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")
-    @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True)
-    @click.option("--concurrency", default=16, show_default=True, type=int)
-    @click.option("--timeout", default=60.0, show_default=True, type=float)
-    @click.option("--max-retries", default=5, show_default=True, type=int)
-    @click.option("--backoff", default=0.5, show_default=True, type=float, help="Backoff base in seconds.")
-    @click.option("--cache", "cache_path", default=None, type=click.Path(path_type=Path), help="SQLite cache.")
-    def command(jobs_path, judge, out, base_url, api_key_env, concurrency, timeout, max_retries, backoff, cache_path):
-        try:
-            jobs = [job_from_json(obj, f"{jobs_path}:{n}") for n, obj in iter_jsonl(jobs_path)]
-            backend = make_backend(judge, base_url=base_url, api_key_env=api_key_env, timeout=timeout,
-                                   max_retries=max_retries, concurrency=concurrency, backoff_base=backoff)
-            cache = ResponseCache(cache_path) if cache_path else None
-            summary = run_jobs_sync(jobs, backend, out, concurrency=concurrency, cache=cache)
-        except InputError as exc:
-            click.echo(f"error: {exc.message}", err=True)
-            sys.exit(2)
-        click.echo(dumps(summary.to_json()))
-
-    command.main(args=argv, prog_name="python -m judges.runner", standalone_mode=True)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    main()
