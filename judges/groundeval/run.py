@@ -81,6 +81,11 @@ class _Sessions:
         return row
 
 
+def agent_endpoint(base_url: str | None = None, concurrency: int = 8) -> EndpointConfig:
+    """The endpoint a model agent calls by default: ``base_url``, 120 s per turn, 3 retries, questions in flight."""
+    return EndpointConfig(base_url=base_url, timeout=120.0, max_retries=3, concurrency=concurrency)
+
+
 def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: bool = True,
               budget: int = DEFAULT_BUDGET, base_url: str | None = None, concurrency: int = 8, max_turns: int = 12,
               corpus: Corpus | None = None, world=None, progress: Callable[[int, int], None] | None = None,
@@ -88,8 +93,8 @@ def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: b
     """Answer every contract of ``suite`` (the first ``limit``) with agent ``spec`` in ``mode``; write ``out``.
 
     ``spec`` is a built-in agent's name, or ``KIND:MODEL`` for a model agent made by the backend registry
-    (``openai:``, ``local:`` or a plugin's kind) reached through ``endpoint`` (default: ``base_url``,
-    120 s timeout, 3 retries, ``concurrency`` questions in flight).
+    (``openai:``, ``local:`` or a plugin's kind) reached through ``endpoint`` (default:
+    ``agent_endpoint(base_url, concurrency)``).
     ``corpus`` and ``world`` may be passed in when several runs share one suite (they must be the suite's own).
     """
     if mode not in MODES:
@@ -103,7 +108,7 @@ def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: b
     journal: Journal | None = None
     called: str | None = None
     if ":" in spec:     # KIND:MODEL: a model agent from the backend registry
-        endpoint = endpoint or EndpointConfig(base_url=base_url, timeout=120.0, max_retries=3, concurrency=concurrency)
+        endpoint = endpoint or agent_endpoint(base_url, concurrency)
         header = {"journal": 1, "suite_contracts_sha256": sha256_file(suite / "contracts.jsonl"), "agent": spec,
                   "mode": mode, "budget": budget, "max_turns": max_turns}
         journal = _journal(Path(out), header)

@@ -119,103 +119,103 @@ def run_stage_step(ctx: click.Context, cfg, step: str, backend) -> None:
     click.echo(f"{step}: ok ({time.perf_counter() - started:.1f} s, record {cfg.work}/records/{step}.link.json)")
 
 
+@click.command("trajectories")
+@click.option("--world", type=click.Path(path_type=Path), help="World directory to take support cases from.")
+@click.option("--import", "import_file", type=click.Path(path_type=Path),
+              help="Import recorded trajectories instead (JSONL, or a tau2 results.json with --format tau2).")
+@click.option("--format", "fmt", type=click.Choice(["apb", "openai", "tau2"]), default="apb", show_default=True,
+              help="Import format: AgentProcessBench-style or plain OpenAI-chat JSONL, or tau2-style messages.")
+@click.option("--on-error", type=click.Choice(["stop", "skip"]), default="stop", show_default=True,
+              help="With --import, a record with any problem: stop lists every problem and writes nothing "
+                   "(exit 2); skip leaves each such record out whole, lists it with its problems in "
+                   "SUITE/suite.json (import.skipped) and says so on stderr (exit 2 only if none is left).")
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Suite directory to write.")
+@click.option("--n", default=60, show_default=True, type=click.IntRange(1), help="Trajectories to simulate.")
+@click.option("--seed", type=int, default=None, help="Trajectory seed (default: the world's seed).")
+@click.option("--overwrite", is_flag=True, help="Replace what --out holds even if it is another suite.")
+@click.option("--labels", "labels_file", type=click.Path(path_type=Path), default=None,
+              help="Step labels stored apart (AgentProcessBench data/AnswerOnly/*_final.jsonl), joined on "
+                   "record_id = data_source:query_index:sample_index.")
+def build_trajectories(world, import_file, fmt, on_error, out, n, seed, overwrite, labels_file):
+    """Simulate support-agent trajectories with step labels (or import recorded ones)."""
+    click.echo(_trajectories(world, import_file, fmt, out, n, seed, on_error, overwrite, labels_file))
+
+@click.group("assure")
+def assure() -> None:
+    """Judge-input assurance: build, check, stage, emit, dispatch packets; the fault and contrast studies."""
+
+def _stage_command(step: str):
+    @pipeline_options("dispatch only: ")
+    @click.pass_context
+    def command(ctx, source, work, controls, draws, judge, base_url, key_file):
+        from judges.assurance.intoto import chain_key
+        from judges.assurance.pipeline import Controls, PipelineConfig
+        from judges.backends import make_backend
+        from orgbench.commands.options import check_out_dir
+
+        check_out_dir(work, option="--work", into=True)
+        if step == "dispatch":
+            from orgbench.preflight import check_endpoint
+
+            check_endpoint(judge, base_url)
+        cfg = PipelineConfig(source, work, Controls.parse(controls), draws=draws,
+                             key=chain_key(work, step, key_file))
+        backend = make_backend(judge, base_url=base_url) if step == "dispatch" else None
+        run_stage_step(ctx, cfg, step, backend)
+
+    command.__doc__ = {"build": "Render packets, check them inline, record exact-byte hashes.",
+                       "check": "Disk check: reread source records and packets, verify every requirement.",
+                       "stage": "Copy exactly the expected packets for the judge, verifying their bytes.",
+                       "emit": "Write one dispatch script per staged packet.",
+                       "dispatch": "Verify each packet's bytes and hand that same buffer to the judge."}[step]
+    return assure.command(step)(command)
+
+@assure.command("faults")
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Where to write the table and CSV.")
+def faults(out):
+    """The 19 fault cases + CRLF + 2 controls under P0..P3 with the recording stub."""
+    from orgbench.commands.options import check_out_dir
+    from orgbench.report.assurance_outputs import run_faults
+
+    check_out_dir(out, into=True)
+
+    click.echo(run_faults(out)[0])
+
+@assure.command("contrast")
+@click.option("--source", required=True, type=click.Path(path_type=Path), help="Trajectory suite directory.")
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Where to write the contrast.")
+@click.option("--judge", default="builtin:step", show_default=True, help="builtin:step, openai:MODEL, local:MODEL, stub.")
+@click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")
+@click.option("--draws", default=2, show_default=True, type=click.IntRange(1))
+@click.option("--work", default=None, type=click.Path(path_type=Path),
+              help="Keep the contrast's pipeline workspace here (default: a temporary one).")
+@click.option("--limit", type=click.IntRange(1), default=None,
+              help="Judge only the first N trajectories of the cohort (eight packets each).")
+@click.pass_context
+def contrast(ctx, source, out, judge, base_url, draws, work, limit):
+    """Later-context contrast G on original vs restored packets (through the checked pipeline, P3)."""
+    from judges.assurance.contrast import ContrastStopped
+    from judges.backends import make_backend
+    from orgbench.commands.options import check_out_dir
+    from orgbench.preflight import check_endpoint
+    from orgbench.report.assurance_outputs import run_contrast
+
+    check_out_dir(out, into=True)
+    check_endpoint(judge, base_url)
+    try:
+        click.echo(run_contrast(source, out, make_backend(judge, base_url=base_url), draws, work=work, limit=limit)[0])
+    except ContrastStopped as stopped:
+        click.echo(str(stopped), err=True)
+        ctx.exit(1)
+
+
 def register(cli: click.Group) -> None:
-    """Add ``build trajectories`` and the ``assure`` group to the CLI."""
-    build_group = cli.commands["build"]
-
-    @build_group.command("trajectories")
-    @click.option("--world", type=click.Path(path_type=Path), help="World directory to take support cases from.")
-    @click.option("--import", "import_file", type=click.Path(path_type=Path),
-                  help="Import recorded trajectories instead (JSONL, or a tau2 results.json with --format tau2).")
-    @click.option("--format", "fmt", type=click.Choice(["apb", "openai", "tau2"]), default="apb", show_default=True,
-                  help="Import format: AgentProcessBench-style or plain OpenAI-chat JSONL, or tau2-style messages.")
-    @click.option("--on-error", type=click.Choice(["stop", "skip"]), default="stop", show_default=True,
-                  help="With --import, a record with any problem: stop lists every problem and writes nothing "
-                       "(exit 2); skip leaves each such record out whole, lists it with its problems in "
-                       "SUITE/suite.json (import.skipped) and says so on stderr (exit 2 only if none is left).")
-    @click.option("--out", required=True, type=click.Path(path_type=Path), help="Suite directory to write.")
-    @click.option("--n", default=60, show_default=True, type=click.IntRange(1), help="Trajectories to simulate.")
-    @click.option("--seed", type=int, default=None, help="Trajectory seed (default: the world's seed).")
-    @click.option("--overwrite", is_flag=True, help="Replace what --out holds even if it is another suite.")
-    @click.option("--labels", "labels_file", type=click.Path(path_type=Path), default=None,
-                  help="Step labels stored apart (AgentProcessBench data/AnswerOnly/*_final.jsonl), joined on "
-                       "record_id = data_source:query_index:sample_index.")
-    def build_trajectories(world, import_file, fmt, on_error, out, n, seed, overwrite, labels_file):
-        """Simulate support-agent trajectories with step labels (or import recorded ones)."""
-        click.echo(_trajectories(world, import_file, fmt, out, n, seed, on_error, overwrite, labels_file))
-
-    @cli.group()
-    def assure() -> None:
-        """Judge-input assurance: build, check, stage, emit, dispatch packets; the fault and contrast studies."""
-
-    def _stage_command(step: str):
-        @pipeline_options("dispatch only: ")
-        @click.pass_context
-        def command(ctx, source, work, controls, draws, judge, base_url, key_file):
-            from judges.assurance.intoto import chain_key
-            from judges.assurance.pipeline import Controls, PipelineConfig
-            from judges.backends import make_backend
-            from orgbench.commands.options import check_out_dir
-
-            check_out_dir(work, option="--work", into=True)
-            if step == "dispatch":
-                from orgbench.preflight import check_endpoint
-
-                check_endpoint(judge, base_url)
-            cfg = PipelineConfig(source, work, Controls.parse(controls), draws=draws,
-                                 key=chain_key(work, step, key_file))
-            backend = make_backend(judge, base_url=base_url) if step == "dispatch" else None
-            run_stage_step(ctx, cfg, step, backend)
-
-        command.__doc__ = {"build": "Render packets, check them inline, record exact-byte hashes.",
-                           "check": "Disk check: reread source records and packets, verify every requirement.",
-                           "stage": "Copy exactly the expected packets for the judge, verifying their bytes.",
-                           "emit": "Write one dispatch script per staged packet.",
-                           "dispatch": "Verify each packet's bytes and hand that same buffer to the judge."}[step]
-        return assure.command(step)(command)
-
+    """Add ``build trajectories`` and the ``assure`` group (its stages, verify, faults, contrast) to the CLI."""
+    cli.commands["build"].add_command(build_trajectories)
     for name in STAGE_NAMES:
         _stage_command(name)
     register_verify(assure)
-
-    @assure.command("faults")
-    @click.option("--out", required=True, type=click.Path(path_type=Path), help="Where to write the table and CSV.")
-    def faults(out):
-        """The 19 fault cases + CRLF + 2 controls under P0..P3 with the recording stub."""
-        from orgbench.commands.options import check_out_dir
-
-        check_out_dir(out, into=True)
-        from orgbench.report.assurance_outputs import run_faults
-
-        click.echo(run_faults(out)[0])
-
-    @assure.command("contrast")
-    @click.option("--source", required=True, type=click.Path(path_type=Path), help="Trajectory suite directory.")
-    @click.option("--out", required=True, type=click.Path(path_type=Path), help="Where to write the contrast.")
-    @click.option("--judge", default="builtin:step", show_default=True, help="builtin:step, openai:MODEL, local:MODEL, stub.")
-    @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")
-    @click.option("--draws", default=2, show_default=True, type=click.IntRange(1))
-    @click.option("--work", default=None, type=click.Path(path_type=Path),
-                  help="Keep the contrast's pipeline workspace here (default: a temporary one).")
-    @click.option("--limit", type=click.IntRange(1), default=None,
-                  help="Judge only the first N trajectories of the cohort (eight packets each).")
-    @click.pass_context
-    def contrast(ctx, source, out, judge, base_url, draws, work, limit):
-        """Later-context contrast G on original vs restored packets (through the checked pipeline, P3)."""
-        from judges.assurance.contrast import ContrastStopped
-        from judges.backends import make_backend
-        from orgbench.report.assurance_outputs import run_contrast
-        from orgbench.commands.options import check_out_dir
-
-        from orgbench.preflight import check_endpoint
-
-        check_out_dir(out, into=True)
-        check_endpoint(judge, base_url)
-        try:
-            click.echo(run_contrast(source, out, make_backend(judge, base_url=base_url), draws, work=work, limit=limit)[0])
-        except ContrastStopped as stopped:
-            click.echo(str(stopped), err=True)
-            ctx.exit(1)
+    cli.add_command(assure)
 
 
 def register_verify(assure: click.Group) -> None:
