@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from judges.backends import FatalBackendError
-from judges.backends.base import BackendError, GenerationParams, JudgeBackend, JudgeRequest, Message
+from judges.backends.base import BackendError, JudgeBackend, JudgeRequest
 from judges.cache import ResponseCache, backend_identity, cache_key, request_hash
 from judges.judgments import JUDGMENTS, JobKey, scan_log, sort_log, write_log
 from judges.run_log import Progress, RunLog, Tally
@@ -126,6 +126,44 @@ async def run_jobs(
     started = time.perf_counter()
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
+    jobs = _unique(jobs, concurrency)
+    path = run_dir / JUDGMENTS
+    prepared, rows = await _open_run(backend, jobs, run_dir, parameters, locations)
+    tally = Tally()
+    for row in rows.values():
+        tally.add(row)
+    already = sum(1 for job in jobs if job.key in rows)
+    log = RunLog(path, cache, backend_identity(backend), tally)
+    remaining, from_cache = _answer_from_cache(log, [entry for entry in prepared if entry[0].key not in rows])
+    bar = Progress(progress, len(jobs), already + from_cache, backend.name)
+    backend.ensure_pool(concurrency)
+    error_limit = max(20, 2 * concurrency) if max_consecutive_errors is None else max_consecutive_errors
+    workers = _Workers(backend, log, remaining, error_limit, flush_size)
+    try:
+        await workers.run(concurrency, flush_interval, lambda: bar.update(already + log.written))
+    finally:
+        log.close()
+        bar.update(already + log.written)
+        bar.close()
+        await backend.aclose()
+        record_wall_time(run_dir, backend, time.perf_counter() - started, len(remaining))
+    if workers.fatal:
+        raise InputError(workers.fatal[0])
+    sort_log(path)
+    return RunSummary(
+        run_dir=run_dir, jobs=len(jobs), already_done=already, requested=len(remaining),
+        from_cache=from_cache, written=log.written, judgments=tally.judgments, penalized=tally.penalized,
+        passed=tally.passed, cannot_decide=tally.cannot_decide, unparsed=tally.unparsed, errors=tally.errors,
+        prompt_tokens=tally.prompt_tokens, completion_tokens=tally.completion_tokens,
+        elapsed_s=round(time.perf_counter() - started, 6),
+    )
+
+
+Prepared = tuple[Job, JudgeRequest, str]
+
+
+def _unique(jobs: Iterable[Job], concurrency: int) -> list[Job]:
+    """The jobs as a list; InputError if a key repeats or the concurrency is below 1."""
     jobs = list(jobs)
     seen: set[JobKey] = set()
     for job in jobs:
@@ -134,12 +172,20 @@ async def run_jobs(
         seen.add(job.key)
     if concurrency < 1:
         raise InputError(f"concurrency: must be at least 1, got {concurrency}")
+    return jobs
+
+
+async def _open_run(backend: JudgeBackend, jobs: list[Job], run_dir: Path, parameters: Mapping[str, Any] | None,
+                    locations: Mapping[str, Any] | None) -> tuple[list[Prepared], dict[JobKey, Any]]:
+    """Check the run can resume (every check before the first write), then write run.json and recover the log.
+
+    Returns each job with its prepared request and hash, and the judgments already finished by key.
+    """
     path = run_dir / JUDGMENTS
     try:
         await backend.settle()      # e.g. which response_format dialect the endpoint accepts
         prepared = [(job, request, request_hash(request)) for job in jobs
                     for request in (backend.prepare(job.request),)]
-        # every check comes before the first write, so a refused resume leaves the run as it was
         record = run_record(backend, parameters, locations)
         write_record = check_run_json(run_dir / RUN_JSON, record)
         done, dirty = scan_log(path)
@@ -152,90 +198,82 @@ async def run_jobs(
         write_json(run_dir / RUN_JSON, record)
     if dirty:
         write_log(path, done)
-    tally = Tally()
-    for row in rows.values():
-        tally.add(row)
-    already = sum(1 for job in jobs if job.key in done)
-    todo = [entry for entry in prepared if entry[0].key not in done]
-    identity = backend_identity(backend)
-    log = RunLog(path, cache, identity, tally)
-    from_cache = 0
-    remaining = todo
-    if cache is not None and todo:
-        hits = cache.get_many(cache_key(identity, h) for _, _, h in todo)
-        if hits:
-            remaining = []
-            for job, request, h in todo:
-                hit = hits.get(cache_key(identity, h))
-                if hit is None:
-                    remaining.append((job, request, h))
-                else:
-                    log.record(job, h, hit, None, cacheable=False)
-                    from_cache += 1
-            log.flush()
+    return prepared, rows
 
-    bar = Progress(progress, len(jobs), already + from_cache, backend.name)
-    backend.ensure_pool(concurrency)
-    queue = iter(remaining)
-    fatal: list[str] = []
-    failing = [0]  # requests failed in a row
-    error_limit = max(20, 2 * concurrency) if max_consecutive_errors is None else max_consecutive_errors
 
-    async def worker() -> None:
-        for job, request, h in queue:
-            if fatal:
+def _answer_from_cache(log: RunLog, todo: list[Prepared]) -> tuple[list[Prepared], int]:
+    """Log the jobs the cache answers; the jobs left to ask and how many the cache answered."""
+    if log.cache is None or not todo:
+        return todo, 0
+    hits = log.cache.get_many(cache_key(log.identity, h) for _, _, h in todo)
+    if not hits:
+        return todo, 0
+    remaining = []
+    for job, request, h in todo:
+        hit = hits.get(cache_key(log.identity, h))
+        if hit is None:
+            remaining.append((job, request, h))
+        else:
+            log.record(job, h, hit, None, cacheable=False)
+    log.flush()
+    return remaining, len(todo) - len(remaining)
+
+
+class _Workers:
+    """Workers that share one queue of jobs, log each answer, and stop the run on a fatal or a streak of errors."""
+
+    def __init__(self, backend: JudgeBackend, log: RunLog, remaining: list[Prepared], error_limit: int,
+                 flush_size: int) -> None:
+        self.backend, self.log, self.queue = backend, log, iter(remaining)
+        self.count = len(remaining)
+        self.error_limit, self.flush_size = error_limit, flush_size
+        self.fatal: list[str] = []
+        self.failing = 0            # requests failed in a row
+
+    async def worker(self) -> None:
+        """Take the next job until none is left or the run stops."""
+        for job, request, h in self.queue:
+            if self.fatal:
                 return
             try:
-                response = await backend.complete(request)
+                response = await self.backend.complete(request)
             except FatalBackendError as exc:
-                if not fatal:
-                    fatal.append(f"item {job.item_id} condition {job.condition} seed {job.seed}: {exc}")
+                if not self.fatal:
+                    self.fatal.append(f"item {job.item_id} condition {job.condition} seed {job.seed}: {exc}")
                 return
             except BackendError as exc:
                 message = str(exc).replace("\n", " ")
-                log.record(job, h, None, message, cacheable=False)
-                failing[0] += 1
-                if error_limit and failing[0] >= error_limit and not fatal:
-                    fatal.append(f"{failing[0]} requests in a row failed, stopping (they are retried on resume);"
-                                 f" last: {message}")
+                self.log.record(job, h, None, message, cacheable=False)
+                self.failing += 1
+                if self.error_limit and self.failing >= self.error_limit and not self.fatal:
+                    self.fatal.append(f"{self.failing} requests in a row failed, stopping (they are retried on"
+                                      f" resume); last: {message}")
                     return
             else:
-                failing[0] = 0
-                log.record(job, h, response, None, cacheable=True)
-            if log.pending >= flush_size:
-                log.flush()
+                self.failing = 0
+                self.log.record(job, h, response, None, cacheable=True)
+            if self.log.pending >= self.flush_size:
+                self.log.flush()
 
-    async def flusher() -> None:
-        while True:
-            await asyncio.sleep(flush_interval)
-            log.flush()
-            bar.update(already + log.written)
+    async def run(self, concurrency: int, flush_interval: float, progress: Callable[[], None]) -> None:
+        """Run ``concurrency`` workers (at most one per job), flushing the log every ``flush_interval`` seconds."""
 
-    flush_task = asyncio.create_task(flusher())
-    workers = [asyncio.create_task(worker()) for _ in range(min(concurrency, len(remaining)))]
-    try:
-        if workers:
-            await asyncio.gather(*workers)
-    finally:
-        for task in workers:
-            task.cancel()
-        flush_task.cancel()
-        await asyncio.gather(flush_task, *workers, return_exceptions=True)
-        log.close()
-        bar.update(already + log.written)
-        bar.close()
-        await backend.aclose()
-        record_wall_time(run_dir, backend, time.perf_counter() - started, len(remaining))
-    if fatal:
-        raise InputError(fatal[0])
-    sort_log(path)
-    return RunSummary(
-        run_dir=run_dir, jobs=len(jobs), already_done=already, requested=len(remaining),
-        from_cache=from_cache, written=log.written, judgments=tally.judgments, penalized=tally.penalized,
-        passed=tally.passed, cannot_decide=tally.cannot_decide, unparsed=tally.unparsed, errors=tally.errors,
-        prompt_tokens=tally.prompt_tokens, completion_tokens=tally.completion_tokens,
-        elapsed_s=round(time.perf_counter() - started, 6),
-    )
+        async def flusher() -> None:
+            while True:
+                await asyncio.sleep(flush_interval)
+                self.log.flush()
+                progress()
+
+        flush_task = asyncio.create_task(flusher())
+        workers = [asyncio.create_task(self.worker()) for _ in range(min(concurrency, self.count))]
+        try:
+            if workers:
+                await asyncio.gather(*workers)
+        finally:
+            for task in workers:
+                task.cancel()
+            flush_task.cancel()
+            await asyncio.gather(flush_task, *workers, return_exceptions=True)
 
 
 def run_jobs_sync(jobs: Iterable[Job], backend: JudgeBackend, run_dir: Path, **options: Any) -> RunSummary:

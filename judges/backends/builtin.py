@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from judges.backends.base import JudgeBackend, JudgeRequest, JudgeResponse, Usage
+from judges.backends.token_f1 import token_f1
 from judges.claims import read_procedure
 
 #: Status words that exclude each other within one group (general support vocabulary).
@@ -308,29 +309,6 @@ def judge_literal(shown: Shown) -> str:
     verdict = "fail" if mismatched or errors else "pass"
     return _verdict_json(verdict, {"correctness": round(1 - len(mismatched) / max(1, len(claims)), 3),
                                    "procedure": 0.0 if errors else 1.0, "completeness": coverage}, claims, notes)
-
-
-def _tokens(text: str) -> list[str]:
-    return [t.lower() for t in re.findall(r"[A-Za-z0-9@.+-]+", text) if t.strip(".")]
-
-
-def token_f1(candidate: str, reference: str) -> float:
-    """SQuAD-style token F1 between two texts."""
-    cand, ref = _tokens(candidate), _tokens(reference)
-    if not cand or not ref:
-        return 0.0
-    counts: dict[str, int] = {}
-    for t in ref:
-        counts[t] = counts.get(t, 0) + 1
-    common = 0
-    for t in cand:
-        if counts.get(t, 0) > 0:
-            counts[t] -= 1
-            common += 1
-    if common == 0:
-        return 0.0
-    precision, recall = common / len(cand), common / len(ref)
-    return round(2 * precision * recall / (precision + recall), 4)
 
 
 F1_THRESHOLD = 0.5

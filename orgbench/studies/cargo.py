@@ -63,9 +63,12 @@ def _builtin_run(work: Path, suite: Path, spec: str, fresh: bool) -> Path:
 
     suite_hash = read_json(suite / "MANIFEST.json")["stage_inputs"]
     inputs = {"stage": "cargo-run", "rules": RULES_VERSION, "judge": spec, "suite": suite_hash, "seeds": [0],
-              "code": code_fingerprint("judges/backends/builtin.py", "judges/claims.py", "judges/conditions.py",
-                                       "judges/prompts",
-                                       "judges/verdict.py", "judges/runner.py", "judges/judgments.py")}
+              "code": code_fingerprint("judges/backends/builtin.py", "judges/backends/token_f1.py",
+                                       "judges/backends/base.py", "judges/backends/registry.py",
+                                       "judges/backends/__init__.py", "judges/claims.py", "judges/conditions.py",
+                                       "judges/prompts", "judges/verdict.py", "judges/runner.py",
+                                       "judges/judgments.py", "judges/journal.py", "judges/cargo_run.py",
+                                       "benchmark_builders/cargo/records.py")}
 
     def build(tmp: Path) -> None:
         run_cargo_jobs(_jobs(suite, (0,)), spec, tmp, suite=suite, conditions=list(RUN_CONDITIONS),
