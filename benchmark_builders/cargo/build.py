@@ -30,7 +30,9 @@ from benchmark_builders.cargo.perturb import (
     CONTRADICTIONS, CORRUPTIONS, available_corruptions, contradict, corrupt, has_near_miss, value_kind,
 )
 from benchmark_builders.cargo.readers import reader_scores
-from benchmark_builders.cargo.records import DEFAULT_SIZES, FAMILIES, FAMILY_NAMES, SHOULD_PENALIZE
+from benchmark_builders.cargo.records import (
+    DEFAULT_SIZES, FAMILIES, FAMILY_NAMES, SHOULD_PENALIZE, CargoItem, CargoTruth,
+)
 from benchmark_builders.cargo.retrieval import GoldenIndex, best_per_group, margin
 from benchmark_builders.cargo.wording import (
     ANSWER_VARIANTS, extra_sentences, render_answer, render_context, render_question, render_reference,
@@ -389,8 +391,8 @@ def write_suite_files(suite: Suite, directory: Path) -> None:
     """Write a suite's files into an existing directory (no manifest)."""
     directory = Path(directory)
     write_json(directory / "suite.json", suite.meta)
-    write_jsonl(directory / "items.jsonl", suite.items)
-    write_jsonl(directory / "truth.jsonl", suite.truth)
+    write_jsonl(directory / "items.jsonl", (CargoItem.from_json(row).to_json() for row in suite.items))
+    write_jsonl(directory / "truth.jsonl", (CargoTruth.from_json(row).to_json() for row in suite.truth))
     write_jsonl(directory / "golden.jsonl", suite.golden)
     write_jsonl(directory / "retrieval.jsonl", suite.retrieval)
     write_jsonl(directory / "gating.jsonl", suite.gating)

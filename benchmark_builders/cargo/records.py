@@ -104,6 +104,7 @@ class CargoTruth(_Record):
     reference_golden_id: str
     retrieval_top1_correct: bool
     world_seed: int
+    variety: str | None = None
 
     @classmethod
     def from_json(cls, row: Mapping[str, Any], path: Path | str = "truth.jsonl",
@@ -111,13 +112,13 @@ class CargoTruth(_Record):
         """A truth from its truth.jsonl object; FormatError naming the field if it is missing or unknown."""
         if not isinstance(row, Mapping):
             raise FormatError(path, "not a JSON object", line=line)
-        missing = [f.name for f in fields(cls) if f.name not in row]
+        missing = [f.name for f in fields(cls) if f.name not in row and f.name != "variety"]
         if missing:
             raise FormatError(path, f"field {missing[0]!r} missing", line=line)
         if row["family"] not in SHOULD_PENALIZE:
             raise FormatError(path, f"field 'family' is {row['family']!r}, not one of {', '.join(FAMILIES)}",
                               line=line)
-        return cls(**{f.name: row[f.name] for f in fields(cls)})
+        return cls(**{f.name: row[f.name] for f in fields(cls) if f.name in row})
 
 
 def read_items(suite: Path, limit: int | None = None) -> list[CargoItem]:
