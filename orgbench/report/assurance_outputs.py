@@ -22,12 +22,13 @@ def _scratch(prefix: str) -> tempfile.TemporaryDirectory:
 
 def run_faults(out: Path) -> tuple[str, list]:
     """Run the fault study, write faults.md, .csv and .tex under ``out``; return the summary and the outcomes."""
+    from benchmark_builders.trajectories.cohort import fault_cohort
     from judges.assurance.fault_report import faults_csv, faults_latex, faults_table
     from judges.assurance.faults import run_study
     from orgbench.core.storage import write_text_atomic
 
     with _scratch("orgbench-faults-") as tmp:
-        outcomes = run_study(Path(tmp))
+        outcomes = run_study(Path(tmp), cohort=fault_cohort(Path(tmp) / "built"))
     write_text_atomic(Path(out) / "faults.csv", faults_csv(outcomes))
     table = faults_table(outcomes)
     write_text_atomic(Path(out) / "faults.md", "# Fault study: 19 cases, CRLF and two controls under P0-P3\n\n" + table)
@@ -37,12 +38,13 @@ def run_faults(out: Path) -> tuple[str, list]:
 
 def run_mutations(out: Path) -> list[str]:
     """Run the mutation study; write mutations.md/.csv and obligations.md/.csv under ``out``; the summary lines."""
+    from benchmark_builders.trajectories.cohort import fault_cohort
     from judges.assurance.mutation_study import (mutations_csv, mutations_table, obligations_csv,
                                                  obligations_table, run_mutation_study, summary_lines)
     from orgbench.core.storage import write_text_atomic
 
     with _scratch("orgbench-mutations-") as tmp:
-        rows, broken = run_mutation_study(Path(tmp))
+        rows, broken = run_mutation_study(Path(tmp), cohort=fault_cohort(Path(tmp) / "built"))
     write_text_atomic(Path(out) / "mutations.csv", mutations_csv(rows))
     write_text_atomic(Path(out) / "mutations.md", "# Mutation study under P3: each case with both checkers, the "
                       "inline checker only, the disk audit only\n\n" + mutations_table(rows, broken))
