@@ -3,7 +3,9 @@
 Under P2 dispatch admits exactly the scripts emission wrote (unchanged), exactly one job per staged packet
 (tied to it by name and hash, with the run's draws), and every staged packet matching its build and
 staging hashes; it then reads each packet, verifies that buffer's SHA-256 and hands that same ``bytes``
-object to the backend. Split from ``pipeline`` (which re-exports ``dispatch``) to keep modules small. Dispatch resumes: each\nanswer is journaled beside the workspace (``judges.journal``, bound to the judge and every buffer handed), so\na rerun of the stage over the same buffers asks the judge only what it has not answered.
+object to the backend. Split from ``pipeline`` (which re-exports ``dispatch``) to keep modules small.
+Dispatch resumes: each answer is journaled beside the workspace (``judges.journal``, bound to the judge and
+every buffer handed), so a rerun of the stage over the same buffers asks the judge only what it has not answered.
 """
 
 from __future__ import annotations
