@@ -65,11 +65,8 @@ def cache_key(identity: Mapping[str, Any], req_hash: str) -> str:
 
 
 def backend_identity(backend: Any) -> dict[str, Any]:
-    """The backend's own ``identity()`` if it has one, else its name."""
-    identity = getattr(backend, "identity", None)
-    if callable(identity):
-        return dict(identity())
-    return {"name": getattr(backend, "name", type(backend).__name__)}
+    """The backend's ``identity()`` (its name unless it says more) as a plain dict."""
+    return dict(backend.identity())
 
 
 class ResponseCache:

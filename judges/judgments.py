@@ -9,12 +9,12 @@ byte-stable order.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from judges.journal import Journal
 from orgbench.core.errors import InputError
-from orgbench.core.storage import write_text_atomic
+from orgbench.core.jsonl import iter_jsonl
 
 JUDGMENTS = "judgments.jsonl"
 
@@ -28,13 +28,11 @@ def _row_key(row: Any, path: Path, number: int) -> JobKey:
         raise InputError(f"{path}:{number}: a judgment needs item_id, condition and seed") from None
 
 
-def _decode(path: Path, data: bytes) -> str:
-    """The text of a judgments log (InputError naming the first line that is not UTF-8)."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise InputError(f"{path}:{line}: not UTF-8 ({exc.reason})") from None
+def journal(path: Path) -> Journal:
+    """The judgments log as a journal: keyed by (item_id, condition, seed), bound by run.json, errors retried."""
+    path = Path(path)
+    return Journal(path, key=lambda row, number: _row_key(row, path, number),
+                   resumable=lambda row: not row.get("error"))
 
 
 def scan_log(path: Path) -> tuple[dict[JobKey, str], bool]:
@@ -43,32 +41,13 @@ def scan_log(path: Path) -> tuple[dict[JobKey, str], bool]:
     Kept are the finished judgments; a torn last line, error lines, blank
     lines and repeated keys are left out (and make ``recover_log`` rewrite).
     """
-    path = Path(path)
-    if not path.exists():
-        return {}, False
-    data = path.read_bytes()
-    rewrite = bool(data) and not data.endswith(b"\n")
-    data = data[:data.rfind(b"\n") + 1]
-    kept: dict[JobKey, str] = {}
-    for number, raw in enumerate(_decode(path, data).splitlines(), start=1):
-        if not raw.strip():
-            rewrite = True
-            continue
-        try:
-            row = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}:{number}: invalid JSON ({exc.msg})") from None
-        key = _row_key(row, path, number)
-        if row.get("error") or key in kept:
-            rewrite = True
-            continue
-        kept[key] = raw
-    return kept, rewrite
+    found = journal(path).recover()
+    return found.lines, found.dirty  # type: ignore[return-value]
 
 
 def write_log(path: Path, kept: dict[JobKey, str]) -> None:
     """Rewrite a judgments log atomically with only the ``kept`` lines (as ``scan_log`` returned them)."""
-    write_text_atomic(Path(path), "".join(line + "\n" for line in kept.values()))
+    journal(path).rewrite(kept.values())
 
 
 def recover_log(path: Path) -> dict[JobKey, str]:
@@ -85,19 +64,11 @@ def load_judgments(run_dir: Path) -> list[dict[str, Any]]:
     if not path.exists():
         raise InputError(f"{path}: file not found")
     rows = []
-    data = path.read_bytes()
-    lines = _decode(path, data[:data.rfind(b"\n") + 1]).split("\n")
-    lines.pop()  # what followed the last newline (nothing, or a line torn by a kill, maybe inside a character) is gone
-    for number, raw in enumerate(lines, start=1):
-        if raw.strip():
-            try:
-                row = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}:{number}: invalid JSON ({exc.msg})") from None
-            problem = _judgment_problem(row)
-            if problem:
-                raise InputError(f"{path}:{number}: {problem}")
-            rows.append(row)
+    for number, row in iter_jsonl(path, journal=True):
+        problem = _judgment_problem(row)
+        if problem:
+            raise InputError(f"{path}:{number}: {problem}")
+        rows.append(row)
     return rows
 
 
@@ -116,13 +87,7 @@ def _judgment_problem(row: Any) -> str | None:
         return "field 'verdict' not an object or null"
     return None
 
+
 def sort_log(path: Path) -> None:
     """Rewrite the log sorted by key (atomically), unless it already is."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    keyed = []
-    for raw in lines:
-        row = json.loads(raw)
-        keyed.append(((str(row["item_id"]), str(row["condition"]), int(row["seed"])), raw))
-    ordered = sorted(keyed, key=lambda pair: pair[0])
-    if ordered != keyed:
-        write_text_atomic(path, "".join(raw + "\n" for _, raw in ordered))
+    journal(path).finish()

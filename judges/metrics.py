@@ -45,11 +45,9 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from benchmark_builders.cargo.records import DEFAULT_SIZES, FAMILIES, SHOULD_PENALIZE
 from orgbench.core.errors import InputError
 
-FAMILIES = ("P1", "P3", "P2", "P4")
-SHOULD_PENALIZE = {"P1": False, "P3": False, "P2": True, "P4": True}
-DEFAULT_SIZES = {"P1": 50, "P3": 96, "P2": 50, "P4": 50}
 RESAMPLES = 10_000
 BOOTSTRAP_SEED = 0
 

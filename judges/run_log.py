@@ -13,9 +13,8 @@ from typing import Any, Mapping
 
 from judges.backends.base import JudgeResponse
 from judges.cache import ResponseCache, cache_key
-from judges.judgments import JobKey
+from judges.journal import Appender
 from judges.verdict import UNPARSED, parse_verdict
-from orgbench.core.storage import dumps
 
 
 @dataclass
@@ -96,11 +95,8 @@ class RunLog:
         self.cache = cache
         self.identity = identity
         self.tally = tally
-        self.lines: list[str] = []
         self.to_cache: list[tuple[str, JudgeResponse]] = []
-        self.keys: list[JobKey] = []
-        self.written = 0
-        self.handle = open(path, "a", encoding="utf-8")
+        self.journal = Appender(path)
 
     def record(self, job: Any, req_hash: str, response: JudgeResponse | None, error: str | None,
                cacheable: bool) -> None:
@@ -119,22 +115,26 @@ class RunLog:
                    "penalized": None, "usage": {"prompt_tokens": 0, "completion_tokens": 0},
                    "error": error or "no response"}
         self.tally.add(row)
-        self.lines.append(dumps(row) + "\n")
-        self.keys.append(job.key)
+        self.journal.add(row)
+
+    @property
+    def pending(self) -> int:
+        """Judgments buffered, not yet written."""
+        return len(self.journal.pending)
+
+    @property
+    def written(self) -> int:
+        """Judgments written so far by this call."""
+        return self.journal.written
 
     def flush(self) -> None:
         """Write the buffered lines and cache entries: one write, one transaction."""
         if self.to_cache:
             entries, self.to_cache = self.to_cache, []
             self.cache.put_many(entries)  # type: ignore[union-attr]
-        if self.lines:
-            chunk, self.lines = "".join(self.lines), []
-            self.handle.write(chunk)
-            self.handle.flush()
-            self.written += len(self.keys)
-            self.keys = []
+        self.journal.flush()
 
     def close(self) -> None:
         """Flush and close the log file."""
         self.flush()
-        self.handle.close()
+        self.journal.close()

@@ -79,15 +79,15 @@ def record_wall_time(run_dir: Path, backend: JudgeBackend, seconds: float, reque
     """Add this call's wall time and requests to RUN_DIR/run_stats.json (model backends only; not an input).
 
     Wall time varies from run to run, so it lives apart from run.json and
-    the log, and only for backends that call a model (those with ``pacing``).
+    the log, and only for backends that call a model (whose ``pacing()`` is not None).
     """
-    pacing = getattr(backend, "pacing", None)
+    pacing = backend.pacing()
     if pacing is None:
         return
     path = Path(run_dir) / RUN_STATS
     old = read_json(path) if path.is_file() else {}
     old = old if isinstance(old, dict) else {}
     calls = list(old.get("calls") or [])
-    calls.append({"wall_s": round(seconds, 3), "requested": requested, "pacing": pacing()})
-    write_json(path, {"judge": getattr(backend, "name", ""), "wall_s": round(sum(c["wall_s"] for c in calls), 3),
+    calls.append({"wall_s": round(seconds, 3), "requested": requested, "pacing": pacing})
+    write_json(path, {"judge": backend.name, "wall_s": round(sum(c["wall_s"] for c in calls), 3),
                       "calls": calls})

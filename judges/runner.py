@@ -40,20 +40,19 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from judges.backends import FatalBackendError
-from judges.backends.base import BackendError, GenerationParams, JudgeBackend, JudgeRequest, Message
+from judges.backends.base import BackendError, JudgeBackend, JudgeRequest
 from judges.cache import ResponseCache, backend_identity, cache_key, request_hash
 from judges.judgments import JUDGMENTS, JobKey, scan_log, sort_log, write_log
 from judges.run_log import Progress, RunLog, Tally
 from judges.run_record import check_requests, check_run_json, record_wall_time, run_record
 from orgbench.core.errors import InputError
-from orgbench.core.storage import dumps, write_json
+from orgbench.core.storage import write_json
 
 RUN_JSON = "run.json"
 
@@ -127,112 +126,29 @@ async def run_jobs(
     started = time.perf_counter()
     run_dir = Path(run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
-    jobs = list(jobs)
-    seen: set[JobKey] = set()
-    for job in jobs:
-        if job.key in seen:
-            raise InputError(f"job {job.key}: given twice (item_id, condition, seed must be unique)")
-        seen.add(job.key)
-    if concurrency < 1:
-        raise InputError(f"concurrency: must be at least 1, got {concurrency}")
+    jobs = _unique(jobs, concurrency)
     path = run_dir / JUDGMENTS
-    settle = getattr(backend, "settle", None)   # e.g. which response_format dialect the endpoint accepts
-    try:
-        if settle is not None:
-            await settle()
-        prepare: Callable[[JudgeRequest], JudgeRequest] = getattr(backend, "prepare", None) or (lambda r: r)
-        prepared = [(job, request, request_hash(request)) for job in jobs for request in (prepare(job.request),)]
-        # every check comes before the first write, so a refused resume leaves the run as it was
-        record = run_record(backend, parameters, locations)
-        write_record = check_run_json(run_dir / RUN_JSON, record)
-        done, dirty = scan_log(path)
-        rows = {key: json.loads(raw) for key, raw in done.items()}
-        check_requests(path, rows, {job.key: h for job, _, h in prepared})
-    except BaseException:
-        await _close(backend)
-        raise
-    if write_record:
-        write_json(run_dir / RUN_JSON, record)
-    if dirty:
-        write_log(path, done)
+    prepared, rows = await _open_run(backend, jobs, run_dir, parameters, locations)
     tally = Tally()
     for row in rows.values():
         tally.add(row)
-    already = sum(1 for job in jobs if job.key in done)
-    todo = [entry for entry in prepared if entry[0].key not in done]
-    identity = backend_identity(backend)
-    log = RunLog(path, cache, identity, tally)
-    from_cache = 0
-    remaining = todo
-    if cache is not None and todo:
-        hits = cache.get_many(cache_key(identity, h) for _, _, h in todo)
-        if hits:
-            remaining = []
-            for job, request, h in todo:
-                hit = hits.get(cache_key(identity, h))
-                if hit is None:
-                    remaining.append((job, request, h))
-                else:
-                    log.record(job, h, hit, None, cacheable=False)
-                    from_cache += 1
-            log.flush()
-
-    bar = Progress(progress, len(jobs), already + from_cache, getattr(backend, "name", "judge"))
-    ensure_pool = getattr(backend, "ensure_pool", None)
-    if ensure_pool is not None:
-        ensure_pool(concurrency)
-    queue = iter(remaining)
-    fatal: list[str] = []
-    failing = [0]  # requests failed in a row
+    already = sum(1 for job in jobs if job.key in rows)
+    log = RunLog(path, cache, backend_identity(backend), tally)
+    remaining, from_cache = _answer_from_cache(log, [entry for entry in prepared if entry[0].key not in rows])
+    bar = Progress(progress, len(jobs), already + from_cache, backend.name)
+    backend.ensure_pool(concurrency)
     error_limit = max(20, 2 * concurrency) if max_consecutive_errors is None else max_consecutive_errors
-
-    async def worker() -> None:
-        for job, request, h in queue:
-            if fatal:
-                return
-            try:
-                response = await backend.complete(request)
-            except FatalBackendError as exc:
-                if not fatal:
-                    fatal.append(f"item {job.item_id} condition {job.condition} seed {job.seed}: {exc}")
-                return
-            except BackendError as exc:
-                message = str(exc).replace("\n", " ")
-                log.record(job, h, None, message, cacheable=False)
-                failing[0] += 1
-                if error_limit and failing[0] >= error_limit and not fatal:
-                    fatal.append(f"{failing[0]} requests in a row failed, stopping (they are retried on resume);"
-                                 f" last: {message}")
-                    return
-            else:
-                failing[0] = 0
-                log.record(job, h, response, None, cacheable=True)
-            if len(log.lines) >= flush_size:
-                log.flush()
-
-    async def flusher() -> None:
-        while True:
-            await asyncio.sleep(flush_interval)
-            log.flush()
-            bar.update(already + log.written)
-
-    flush_task = asyncio.create_task(flusher())
-    workers = [asyncio.create_task(worker()) for _ in range(min(concurrency, len(remaining)))]
+    workers = _Workers(backend, log, remaining, error_limit, flush_size)
     try:
-        if workers:
-            await asyncio.gather(*workers)
+        await workers.run(concurrency, flush_interval, lambda: bar.update(already + log.written))
     finally:
-        for task in workers:
-            task.cancel()
-        flush_task.cancel()
-        await asyncio.gather(flush_task, *workers, return_exceptions=True)
         log.close()
         bar.update(already + log.written)
         bar.close()
-        await _close(backend)
+        await backend.aclose()
         record_wall_time(run_dir, backend, time.perf_counter() - started, len(remaining))
-    if fatal:
-        raise InputError(fatal[0])
+    if workers.fatal:
+        raise InputError(workers.fatal[0])
     sort_log(path)
     return RunSummary(
         run_dir=run_dir, jobs=len(jobs), already_done=already, requested=len(remaining),
@@ -243,10 +159,121 @@ async def run_jobs(
     )
 
 
-async def _close(backend: JudgeBackend) -> None:
-    aclose = getattr(backend, "aclose", None)
-    if aclose is not None:
-        await aclose()
+Prepared = tuple[Job, JudgeRequest, str]
+
+
+def _unique(jobs: Iterable[Job], concurrency: int) -> list[Job]:
+    """The jobs as a list; InputError if a key repeats or the concurrency is below 1."""
+    jobs = list(jobs)
+    seen: set[JobKey] = set()
+    for job in jobs:
+        if job.key in seen:
+            raise InputError(f"job {job.key}: given twice (item_id, condition, seed must be unique)")
+        seen.add(job.key)
+    if concurrency < 1:
+        raise InputError(f"concurrency: must be at least 1, got {concurrency}")
+    return jobs
+
+
+async def _open_run(backend: JudgeBackend, jobs: list[Job], run_dir: Path, parameters: Mapping[str, Any] | None,
+                    locations: Mapping[str, Any] | None) -> tuple[list[Prepared], dict[JobKey, Any]]:
+    """Check the run can resume (every check before the first write), then write run.json and recover the log.
+
+    Returns each job with its prepared request and hash, and the judgments already finished by key.
+    """
+    path = run_dir / JUDGMENTS
+    try:
+        await backend.settle()      # e.g. which response_format dialect the endpoint accepts
+        prepared = [(job, request, request_hash(request)) for job in jobs
+                    for request in (backend.prepare(job.request),)]
+        record = run_record(backend, parameters, locations)
+        write_record = check_run_json(run_dir / RUN_JSON, record)
+        done, dirty = scan_log(path)
+        rows = {key: json.loads(raw) for key, raw in done.items()}
+        check_requests(path, rows, {job.key: h for job, _, h in prepared})
+    except BaseException:
+        await backend.aclose()
+        raise
+    if write_record:
+        write_json(run_dir / RUN_JSON, record)
+    if dirty:
+        write_log(path, done)
+    return prepared, rows
+
+
+def _answer_from_cache(log: RunLog, todo: list[Prepared]) -> tuple[list[Prepared], int]:
+    """Log the jobs the cache answers; the jobs left to ask and how many the cache answered."""
+    if log.cache is None or not todo:
+        return todo, 0
+    hits = log.cache.get_many(cache_key(log.identity, h) for _, _, h in todo)
+    if not hits:
+        return todo, 0
+    remaining = []
+    for job, request, h in todo:
+        hit = hits.get(cache_key(log.identity, h))
+        if hit is None:
+            remaining.append((job, request, h))
+        else:
+            log.record(job, h, hit, None, cacheable=False)
+    log.flush()
+    return remaining, len(todo) - len(remaining)
+
+
+class _Workers:
+    """Workers that share one queue of jobs, log each answer, and stop the run on a fatal or a streak of errors."""
+
+    def __init__(self, backend: JudgeBackend, log: RunLog, remaining: list[Prepared], error_limit: int,
+                 flush_size: int) -> None:
+        self.backend, self.log, self.queue = backend, log, iter(remaining)
+        self.count = len(remaining)
+        self.error_limit, self.flush_size = error_limit, flush_size
+        self.fatal: list[str] = []
+        self.failing = 0            # requests failed in a row
+
+    async def worker(self) -> None:
+        """Take the next job until none is left or the run stops."""
+        for job, request, h in self.queue:
+            if self.fatal:
+                return
+            try:
+                response = await self.backend.complete(request)
+            except FatalBackendError as exc:
+                if not self.fatal:
+                    self.fatal.append(f"item {job.item_id} condition {job.condition} seed {job.seed}: {exc}")
+                return
+            except BackendError as exc:
+                message = str(exc).replace("\n", " ")
+                self.log.record(job, h, None, message, cacheable=False)
+                self.failing += 1
+                if self.error_limit and self.failing >= self.error_limit and not self.fatal:
+                    self.fatal.append(f"{self.failing} requests in a row failed, stopping (they are retried on"
+                                      f" resume); last: {message}")
+                    return
+            else:
+                self.failing = 0
+                self.log.record(job, h, response, None, cacheable=True)
+            if self.log.pending >= self.flush_size:
+                self.log.flush()
+
+    async def run(self, concurrency: int, flush_interval: float, progress: Callable[[], None]) -> None:
+        """Run ``concurrency`` workers (at most one per job), flushing the log every ``flush_interval`` seconds."""
+
+        async def flusher() -> None:
+            while True:
+                await asyncio.sleep(flush_interval)
+                self.log.flush()
+                progress()
+
+        flush_task = asyncio.create_task(flusher())
+        workers = [asyncio.create_task(self.worker()) for _ in range(min(concurrency, self.count))]
+        try:
+            if workers:
+                await asyncio.gather(*workers)
+        finally:
+            for task in workers:
+                task.cancel()
+            flush_task.cancel()
+            await asyncio.gather(flush_task, *workers, return_exceptions=True)
 
 
 def run_jobs_sync(jobs: Iterable[Job], backend: JudgeBackend, run_dir: Path, **options: Any) -> RunSummary:
@@ -259,53 +286,3 @@ def job_to_json(job: Job) -> dict[str, Any]:
     return {"item_id": job.item_id, "condition": job.condition, "seed": job.seed,
             "messages": [{"role": m.role, "content": m.text()} for m in job.request.messages],
             "params": job.request.params.to_json()}
-
-
-def job_from_json(obj: Mapping[str, Any], where: str = "job") -> Job:
-    """A job from its JSON object (see job_to_json); InputError naming ``where`` if malformed."""
-    try:
-        messages = tuple(Message(str(m["role"]), str(m["content"])) for m in obj["messages"])
-        raw = obj.get("params") or {}
-        params = GenerationParams(temperature=float(raw.get("temperature", 0.0)),
-                                  max_tokens=raw.get("max_tokens"), seed=raw.get("seed"),
-                                  extra=dict(raw.get("extra") or {}))
-        return Job(str(obj["item_id"]), str(obj["condition"]), int(obj["seed"]), JudgeRequest(messages, params))
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise InputError(f"{where}: not a job ({type(exc).__name__}: {exc})") from None
-
-
-def main(argv: list[str] | None = None) -> None:
-    """``python -m judges.runner``: judge a JSONL file of jobs (see job_to_json) into a run directory."""
-    import click
-
-    from judges.backends import make_backend
-    from orgbench.core.jsonl import iter_jsonl
-
-    @click.command()
-    @click.option("--jobs", "jobs_path", required=True, type=click.Path(path_type=Path), help="JSONL of jobs.")
-    @click.option("--judge", required=True, help="openai:MODEL, replay:PATH, builtin:NAME or stub.")
-    @click.option("--out", required=True, type=click.Path(path_type=Path), help="Run directory.")
-    @click.option("--base-url", default=None, help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")
-    @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True)
-    @click.option("--concurrency", default=16, show_default=True, type=int)
-    @click.option("--timeout", default=60.0, show_default=True, type=float)
-    @click.option("--max-retries", default=5, show_default=True, type=int)
-    @click.option("--backoff", default=0.5, show_default=True, type=float, help="Backoff base in seconds.")
-    @click.option("--cache", "cache_path", default=None, type=click.Path(path_type=Path), help="SQLite cache.")
-    def command(jobs_path, judge, out, base_url, api_key_env, concurrency, timeout, max_retries, backoff, cache_path):
-        try:
-            jobs = [job_from_json(obj, f"{jobs_path}:{n}") for n, obj in iter_jsonl(jobs_path)]
-            backend = make_backend(judge, base_url=base_url, api_key_env=api_key_env, timeout=timeout,
-                                   max_retries=max_retries, concurrency=concurrency, backoff_base=backoff)
-            cache = ResponseCache(cache_path) if cache_path else None
-            summary = run_jobs_sync(jobs, backend, out, concurrency=concurrency, cache=cache)
-        except InputError as exc:
-            click.echo(f"error: {exc.message}", err=True)
-            sys.exit(2)
-        click.echo(dumps(summary.to_json()))
-
-    command.main(args=argv, prog_name="python -m judges.runner", standalone_mode=True)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    main()

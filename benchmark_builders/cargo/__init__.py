@@ -6,8 +6,9 @@ P4 procedural corruption); ``write_suite`` writes them with their truth, golden
 set, gating set and manifest.
 """
 
+from benchmark_builders.cargo.records import FAMILIES, SHOULD_PENALIZE
 from benchmark_builders.cargo.build import (
-    FAMILIES, SHOULD_PENALIZE, Suite, SuiteConfig, build_suite, suite_from_world_objects, write_suite,
+    Suite, SuiteConfig, build_suite, suite_from_world_objects, write_suite,
     write_suite_files,
 )
 from benchmark_builders.cargo.cases import SupportCase, case_from_facts, cases_from_world

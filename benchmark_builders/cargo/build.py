@@ -30,6 +30,9 @@ from benchmark_builders.cargo.perturb import (
     CONTRADICTIONS, CORRUPTIONS, available_corruptions, contradict, corrupt, has_near_miss, value_kind,
 )
 from benchmark_builders.cargo.readers import reader_scores
+from benchmark_builders.cargo.records import (
+    DEFAULT_SIZES, FAMILIES, FAMILY_NAMES, SHOULD_PENALIZE, CargoItem, CargoTruth,
+)
 from benchmark_builders.cargo.retrieval import GoldenIndex, best_per_group, margin
 from benchmark_builders.cargo.wording import (
     ANSWER_VARIANTS, extra_sentences, render_answer, render_context, render_question, render_reference,
@@ -39,8 +42,6 @@ from simulator.procedures import PROCEDURES
 from orgbench.core.storage import staged_directory, write_json, write_jsonl, write_manifest
 
 FORMAT_VERSION = 1
-FAMILIES: tuple[str, ...] = ("P1", "P3", "P2", "P4")
-SHOULD_PENALIZE = {"P1": False, "P3": False, "P2": True, "P4": True}
 #: Facts that name the case's own entities and events: a reference of another case states none of them.
 #: (An approver, a diagnostic code, an amount or a firmware version may recur: few managers, codes, lines.)
 ENTITY_FACTS: frozenset[str] = frozenset({
@@ -48,15 +49,13 @@ ENTITY_FACTS: frozenset[str] = frozenset({
     "warranty_end", "opened_at", "backup_id", "dispatch_id", "visit_date", "rma_number", "license_key",
     "target_account_id", "reset_token_id", "invoice_id", "credit_id", "log_bundle_id", "recovery_job_id",
 })
-FAMILY_NAMES = {"P1": "entity transplant", "P3": "benign divergence", "P2": "contradiction",
-                "P4": "procedural corruption"}
 
 
 @dataclass(frozen=True)
 class SuiteConfig:
     """What a suite is made of: family sizes, golden set, gating set and the builder's seed."""
 
-    sizes: dict[str, int] = field(default_factory=lambda: {"P1": 50, "P3": 96, "P2": 50, "P4": 50})
+    sizes: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_SIZES))
     golden_per_procedure: int = 2
     out_of_scope: tuple[str, ...] = ("RB-LICENSE-TRANSFER", "RB-PASSWORD-RESET")
     gating_per_world: int = 5
@@ -392,8 +391,8 @@ def write_suite_files(suite: Suite, directory: Path) -> None:
     """Write a suite's files into an existing directory (no manifest)."""
     directory = Path(directory)
     write_json(directory / "suite.json", suite.meta)
-    write_jsonl(directory / "items.jsonl", suite.items)
-    write_jsonl(directory / "truth.jsonl", suite.truth)
+    write_jsonl(directory / "items.jsonl", (CargoItem.from_json(row).to_json() for row in suite.items))
+    write_jsonl(directory / "truth.jsonl", (CargoTruth.from_json(row).to_json() for row in suite.truth))
     write_jsonl(directory / "golden.jsonl", suite.golden)
     write_jsonl(directory / "retrieval.jsonl", suite.retrieval)
     write_jsonl(directory / "gating.jsonl", suite.gating)

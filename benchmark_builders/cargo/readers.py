@@ -23,6 +23,8 @@ import statistics
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
+from benchmark_builders.cargo.records import FAMILIES
+
 _STRIP = "()[]{}<>,;:\"'`.!?"
 _MARKER = re.compile(r"^\s*(?:\d+[.)]|[-*•]|step\s+\d+\s*[:.)-])\s*", re.IGNORECASE)
 _LEAD = re.compile(r"^(?:(?:first|next|then|after that|finally|also|we|i|and|so)\b[, ]*)+", re.IGNORECASE)
@@ -130,7 +132,7 @@ class Reader:
 
     name: str
     units: Callable[[Mapping[str, str]], set[str]]
-    families: tuple[str, ...] = ("P1", "P3", "P2", "P4")
+    families: tuple[str, ...] = FAMILIES
 
 
 READERS: tuple[Reader, ...] = (
@@ -138,7 +140,8 @@ READERS: tuple[Reader, ...] = (
     Reader("candidate+question", lambda item: candidate_units(item["candidate"])
            | relation_units(item["candidate"], item["question"], "question")),
     Reader("candidate+reference", lambda item: candidate_units(item["candidate"])
-           | relation_units(item["candidate"], item["reference"], "ref"), ("P1", "P3", "P2")),
+           | relation_units(item["candidate"], item["reference"], "ref"),
+           tuple(f for f in FAMILIES if f != "P4")),   # a corrupted procedure is in the candidate alone
 )
 
 

@@ -4,11 +4,15 @@ Under P2 dispatch admits exactly the scripts emission wrote (unchanged), exactly
 (tied to it by name and hash, with the run's draws), and every staged packet matching its build and
 staging hashes; it then reads each packet, verifies that buffer's SHA-256 and hands that same ``bytes``
 object to the backend. Split from ``pipeline`` (which re-exports ``dispatch``) to keep modules small.
+Dispatch resumes: each answer is journaled beside the workspace (``judges.journal``, bound to the judge and
+every buffer handed), so a rerun of the stage over the same buffers asks the judge only what it has not answered.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 from judges.assurance.manifest import StepRecord, exact_sha256
@@ -17,7 +21,8 @@ from judges.assurance.pipeline import (PipelineConfig, StageRefused, StageResult
 from judges.assurance.workspace import Workspace
 from judges.backends import FatalBackendError
 from judges.backends.base import BackendError, GenerationParams, JudgeBackend, JudgeRequest, Message
-from orgbench.core.errors import InputError
+from judges.journal import Journal
+from orgbench.core.errors import EndpointError
 from orgbench.core.storage import dumps
 from orgbench.core.jsonl import loads_jsonl
 
@@ -89,31 +94,56 @@ async def gather_then_close(coroutines: list, backend: JudgeBackend) -> list:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-        close = getattr(backend, "aclose", None)
-        if close is not None:
-            await close()
+        await backend.aclose()
 
 
-async def _judge_all(backend: JudgeBackend, handed: list[tuple[dict, int, bytes]], concurrency: int) -> list[str]:
-    """Hand every buffer to the backend (at most ``concurrency`` at once, in order); an error becomes ``error:``."""
+@dataclass(frozen=True)
+class Answer:
+    """What the judge answered one handed buffer: its text, or the error its request ended in."""
+
+    text: str | None
+    error: str | None = None
+
+
+def dispatch_journal(cfg: PipelineConfig, backend: JudgeBackend, handed: list[tuple[dict, int, bytes]]) -> Journal:
+    """The dispatch journal beside the workspace, bound to the judge, controls, draws and every handed buffer."""
+    path = cfg.work.parent / f".{cfg.work.name}.dispatch.journal.jsonl"
+    buffers = [[job["job_id"], draw, exact_sha256(data)] for job, draw, data in handed]
+    header = {"journal": 1, "stage": "dispatch", "judge": backend.name, "backend": backend.identity(),
+              "controls": cfg.controls.level, "handed_sha256": exact_sha256(dumps(buffers).encode("utf-8"))}
+    return Journal(path, key=lambda row, number: (row["job_id"], row["draw"]), header=header,
+                   resumable=lambda row: row.get("error") is None, restart_on_other_header=True)
+
+
+async def _judge_all(backend: JudgeBackend, handed: list[tuple[dict, int, bytes]], concurrency: int,
+                     journal: Journal) -> list[Answer]:
+    """Hand every buffer not answered in ``journal`` to the backend (at most ``concurrency`` at once, in order)."""
     system = Message("system", JUDGE_INSTRUCTIONS)
-    texts = [""] * len(handed)
-    queue = iter(range(len(handed)))            # shared by the workers: each takes the next job in order
+    done, appender = journal.open()
+    answers = [Answer(done[(job["job_id"], draw)]["response"]) if (job["job_id"], draw) in done else None
+               for job, draw, _ in handed]
+    queue = iter([i for i, answer in enumerate(answers) if answer is None])   # each worker takes the next job
 
     async def worker() -> None:
         for i in queue:
+            job, draw, data = handed[i]
             try:
-                response = await backend.complete(JudgeRequest((system, Message("user", handed[i][2])),
-                                                                GenerationParams(seed=handed[i][1])))
+                response = await backend.complete(JudgeRequest((system, Message("user", data)),
+                                                                GenerationParams(seed=draw)))
             except FatalBackendError as exc:    # bad key, no endpoint: a user error, not a failed check
-                raise InputError(f"--base-url: {exc}") from None
+                raise EndpointError("--base-url", str(exc)) from None
             except BackendError as exc:
-                texts[i] = f"error: {exc}"
+                answers[i] = Answer(None, str(exc))
             else:
-                texts[i] = response.text
+                answers[i] = Answer(response.text)
+            appender.add({"job_id": job["job_id"], "draw": draw, "response": answers[i].text,
+                          "error": answers[i].error}, flush=True)   # finished work survives an interruption
 
-    await gather_then_close([worker() for _ in range(max(1, min(concurrency, len(handed))))], backend)
-    return texts
+    try:
+        await gather_then_close([worker() for _ in range(max(1, min(concurrency, len(handed))))], backend)
+    finally:
+        appender.close()
+    return [answer or Answer(None, "not answered") for answer in answers]
 
 
 def dispatch(cfg: PipelineConfig, backend: JudgeBackend, *, concurrency: int = 64) -> StageResult:
@@ -145,10 +175,18 @@ def dispatch(cfg: PipelineConfig, backend: JudgeBackend, *, concurrency: int = 6
                                    f"{job['packet']} changed after the last check, before the judge read it")
         for draw in range(int(job.get("draws", cfg.draws))):
             handed.append((job, draw, data))
-    texts = asyncio.run(_judge_all(backend, handed, concurrency)) if handed else []
-    failed.extend(("read-time-bytes", f"{j['job_id']}: {t}") for (j, _, _), t in zip(handed, texts)
-                  if t.startswith("error: "))
-    lines = "".join(dumps({"job_id": j["job_id"], "draw": d, "sha256": exact_sha256(data), "response": text}) + "\n"
-                    for (j, d, data), text in zip(handed, texts)).encode("utf-8")
+    journal = dispatch_journal(cfg, backend, handed)
+    answers = asyncio.run(_judge_all(backend, handed, concurrency, journal)) if handed else []
+    failed.extend(("read-time-bytes", f"{j['job_id']}: error: {a.error}") for (j, _, _), a in zip(handed, answers)
+                  if a.error is not None)
+    lines = "".join(dumps(_response_row(j["job_id"], d, data, a)) + "\n"
+                    for (j, d, data), a in zip(handed, answers)).encode("utf-8")
     _write_stage(cfg, "dispatch", {"responses.jsonl": lines})
+    journal.path.unlink(missing_ok=True)        # responses.jsonl is the final, ordered write
     return _finish(cfg, "dispatch", materials, {"dispatch/responses.jsonl": cfg.hasher(lines)}, failed)
+
+
+def _response_row(job_id: str, draw: int, data: bytes, answer: Answer) -> dict[str, Any]:
+    """One responses.jsonl line: the job, the draw, the hash of the buffer handed, the answer (or its error)."""
+    row = {"job_id": job_id, "draw": draw, "sha256": exact_sha256(data), "response": answer.text}
+    return row if answer.error is None else {**row, "error": answer.error}

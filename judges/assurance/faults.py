@@ -19,8 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping
 
-from benchmark_builders.trajectories.records import TRAJECTORIES_FILE, read_suite, write_suite
-from benchmark_builders.trajectories.simulate import simulate_trajectories, synthetic_cases
+from benchmark_builders.trajectories.records import TRAJECTORIES_FILE, read_suite
 from judges.assurance.manifest import Hasher, exact_sha256
 from judges.assurance.pack import add_member, edit_member, read_pack
 from judges.assurance.packet_edits import (change_target_arguments, delete_first_call, delete_target_call,
@@ -29,6 +28,7 @@ from judges.assurance.pipeline import CONTROLS, Controls, PipelineConfig, Render
 from judges.assurance.render import PacketSpec
 from judges.assurance.targets import select_targets
 from judges.backends.stub import RecordingStub
+from orgbench.core.errors import InputError
 from orgbench.core.jsonl import read_jsonl
 from orgbench.core.storage import dumps, write_manifest
 
@@ -261,12 +261,6 @@ CASES: tuple[FaultCase, ...] = (
 CASES_BY_NAME = {c.case: c for c in CASES}
 
 
-def cohort_suite(directory: Path, *, n: int = 8, seed: int = 5) -> None:
-    """The small simulated cohort the fault study injects into."""
-    trajectories, labels = simulate_trajectories(synthetic_cases(4, seed), n, seed)
-    write_suite(directory, trajectories, labels, {"built_by": "orgbench assure faults", "seed": seed})
-
-
 def choose_victim(source: Path) -> Victim:
     """The first trajectory with parallel calls before its error target; its full restored error packet."""
     trajectories, labels = read_suite(source)
@@ -288,12 +282,18 @@ class StudySetup:
     reference: frozenset[str]
 
 
-def prepare(root: Path, *, hasher: Hasher = exact_sha256) -> StudySetup:
-    """Build the cohort and a fault-free reference run under ``root``."""
+def prepare(root: Path, *, cohort: Path | None = None, hasher: Hasher = exact_sha256) -> StudySetup:
+    """The cohort (``root/cohort``, copied from ``cohort`` if given) and a fault-free reference run under ``root``.
+
+    The cohort is built by ``benchmark_builders.trajectories.cohort.fault_cohort``; a judge builds no suite.
+    """
     root = Path(root)
     source = root / "cohort"
     if not source.is_dir():
-        cohort_suite(source)
+        if cohort is None:
+            raise InputError(f"{source}: no trajectory cohort; build one with "
+                             "benchmark_builders.trajectories.cohort.fault_cohort")
+        shutil.copytree(cohort, source)
     victim = choose_victim(source)
     work = root / "reference"
     shutil.rmtree(work, ignore_errors=True)
@@ -334,8 +334,8 @@ def run_case(setup: StudySetup, case: FaultCase, control: str, root: Path, *, ha
                        outcome.stopped_at, outcome.stopped_by, len(stub.accepted_hashes), detail, altered)
 
 
-def run_study(root: Path, *, cases: tuple[FaultCase, ...] = CASES, controls: tuple[str, ...] = CONTROLS
-              ) -> list[CaseOutcome]:
-    """Every case under every control."""
-    setup = prepare(root)
+def run_study(root: Path, *, cohort: Path | None = None, cases: tuple[FaultCase, ...] = CASES,
+              controls: tuple[str, ...] = CONTROLS) -> list[CaseOutcome]:
+    """Every case under every control (the cohort as ``prepare`` takes it)."""
+    setup = prepare(root, cohort=cohort)
     return [run_case(setup, case, control, root / "runs") for case in cases for control in controls]

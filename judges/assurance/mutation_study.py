@@ -51,8 +51,8 @@ class StudyRow:
         return self.defended["both"] and not self.stopped_before_read
 
 
-def _paper_rows(root: Path) -> list[StudyRow]:
-    setup = faults.prepare(root / "paper")
+def _paper_rows(root: Path, cohort: Path | None) -> list[StudyRow]:
+    setup = faults.prepare(root / "paper", cohort=cohort)
     rows = []
     for case in faults.CASES:
         if not case.injected:
@@ -67,9 +67,9 @@ def _paper_rows(root: Path) -> list[StudyRow]:
     return rows
 
 
-def _case_rows(root: Path) -> tuple[list[StudyRow], list[str]]:
+def _case_rows(root: Path, cohort: Path | None) -> tuple[list[StudyRow], list[str]]:
     """The independent and issue cases' rows, and the fault-free controls that did not complete."""
-    setup = runner.prepare(root / "independent")
+    setup = runner.prepare(root / "independent", cohort=cohort)
     rows, broken = [], []
     for origin, cases in (("independent", independent.CASES), ("issue", issue_cases.CASES)):
         for case in cases:
@@ -86,10 +86,13 @@ def _case_rows(root: Path) -> tuple[list[StudyRow], list[str]]:
     return rows, broken
 
 
-def run_mutation_study(root: Path) -> tuple[list[StudyRow], list[str]]:
-    """Every case under every variant (P3, recording stub); the rows and any fault-free control that broke."""
-    case_rows, broken = _case_rows(Path(root))
-    return _paper_rows(Path(root)) + case_rows, broken
+def run_mutation_study(root: Path, cohort: Path | None = None) -> tuple[list[StudyRow], list[str]]:
+    """Every case under every variant (P3, recording stub); the rows and any fault-free control that broke.
+
+    ``cohort`` is the fault study's cohort (``benchmark_builders.trajectories.cohort.fault_cohort``).
+    """
+    case_rows, broken = _case_rows(Path(root), cohort)
+    return _paper_rows(Path(root), cohort) + case_rows, broken
 
 
 def misses(rows: list[StudyRow], variant: str) -> list[str]:

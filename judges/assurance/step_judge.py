@@ -18,7 +18,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from judges.backends.base import JudgeRequest, JudgeResponse
+from judges.backends.base import JudgeBackend, JudgeRequest, JudgeResponse
 
 _HEADER = re.compile(r"^\[MESSAGE (\d+) (\w+)\]$")
 _RESULT = re.compile(r"^\[TOOL RESULT (\d+) id=(.*)\]$")
@@ -117,7 +117,7 @@ def judge_packet(text: str) -> tuple[str, str]:
     return "pass", "no sign of an error"
 
 
-class PacketStepJudge:
+class PacketStepJudge(JudgeBackend):
     """JudgeBackend ``builtin:step``: answers from the packet text of the request's last message."""
 
     name = "builtin:step"
@@ -128,3 +128,8 @@ class PacketStepJudge:
         body = json.dumps({"dimensions": {}, "claims": [{"text": reason, "status": "supported"}],
                            "verdict": verdict}, sort_keys=True)
         return JudgeResponse(body, model=self.name)
+
+
+def make(wanted: object = None) -> PacketStepJudge:
+    """The registry's factory for ``builtin:step``."""
+    return PacketStepJudge()

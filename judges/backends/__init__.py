@@ -1,6 +1,6 @@
-"""The backend registry: ``make_backend(spec)`` turns a judge spec into a JudgeBackend.
+"""``make_backend(spec)`` turns a judge or agent spec into a backend, through ``judges.backends.registry``.
 
-Specs:
+Specs (a plugin package adds its own kinds, see ``judges.backends.registry``):
 
 - ``openai:MODEL`` — any OpenAI-compatible chat-completions endpoint
   (vLLM, Ollama, llama.cpp server, OpenAI, …) at ``base_url``;
@@ -22,13 +22,14 @@ Heavy modules (aiohttp) are imported only when a backend that needs them is made
 
 from __future__ import annotations
 
-import importlib
 import json
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from judges.backends.base import (
+    AgentBackend,
+    AgentTurn,
     BackendError,
     GenerationParams,
     JudgeBackend,
@@ -37,10 +38,15 @@ from judges.backends.base import (
     Message,
     Usage,
 )
+from judges.backends.registry import BackendSpec, EndpointConfig
 from orgbench.core.errors import InputError
 
 __all__ = [
+    "AgentBackend",
+    "AgentTurn",
     "BackendError",
+    "BackendSpec",
+    "EndpointConfig",
     "FatalBackendError",
     "GenerationParams",
     "JudgeBackend",
@@ -89,6 +95,8 @@ def parse_extra(pairs: Iterable[str]) -> dict[str, Any]:
 def make_backend(
     spec: str,
     *,
+    endpoint: EndpointConfig | None = None,
+    role: str = "judge",
     base_url: str | None = None,
     api_key_env: str = "OPENAI_API_KEY",
     timeout: float = 60.0,
@@ -101,57 +109,22 @@ def make_backend(
     backoff_base: float = 0.5,
     structured: str | None = None,
     slots: int = 1,
-) -> JudgeBackend:
-    """Make the backend named by ``spec`` (see the module docstring for the forms).
+) -> Any:
+    """Make the backend named by ``spec`` through the registry (``judges.backends.registry``).
 
+    ``endpoint`` gives how to reach a model in one record; without it one is
+    made from ``base_url`` … ``backoff_base`` and ``extra``. ``role`` is
+    ``judge`` (a JudgeBackend) or ``agent`` (an AgentBackend).
     ``structured`` (auto | on | off; see ``judges.backends.structured``) defaults to auto for
     ``local:`` and off for ``openai:``, whose existing runs must keep resuming with what they sent.
     """
+    from judges.backends.registry import resolve
+
+    if endpoint is None:
+        endpoint = EndpointConfig(base_url=base_url, api_key_env=api_key_env, timeout=timeout,
+                                  max_retries=max_retries, concurrency=concurrency, backoff_base=backoff_base,
+                                  extra=dict(extra or {}))
     kind, _, arg = spec.partition(":")
-    options = GenerationParams(temperature=temperature, max_tokens=max_tokens, extra=dict(extra or {}))
-    if kind == "openai":
-        if not arg:
-            raise InputError(f"judge spec {spec!r}: name the model, e.g. openai:gpt-4o-mini")
-        from judges.backends.openai_compat import OpenAICompatBackend
-
-        return OpenAICompatBackend(
-            arg, base_url=base_url, api_key_env=api_key_env, timeout=timeout, max_retries=max_retries,
-            options=options, pool_size=concurrency, backoff_base=backoff_base, structured=structured or "off",
-        )
-    if kind == "local":
-        if not arg:
-            raise InputError(f"judge spec {spec!r}: name the model, e.g. local:smollm2, local:gemma3-270m or "
-                             "local:PATH.gguf")
-        from judges.backends.local import LocalBackend
-
-        return LocalBackend(arg, spec=spec, slots=slots, timeout=timeout, max_retries=max_retries, options=options,
-                            backoff_base=backoff_base, structured=structured or "auto")
-    if kind == "replay":
-        path = arg or replay_path
-        if not path:
-            raise InputError(f"judge spec {spec!r}: give the recorded file as replay:PATH")
-        from judges.backends.replay import ReplayBackend
-
-        return ReplayBackend(Path(path), options=options)
-    if kind == "stub":
-        module = _import_backend_module("stub", spec)
-        if not hasattr(module, "from_spec"):
-            raise InputError(f"judge spec {spec!r}: judges.backends.stub has no from_spec()")
-        return module.from_spec(spec)
-    if kind == "builtin":
-        module = _import_backend_module("builtin", spec)
-        try:
-            return module.make_builtin(arg)
-        except (KeyError, ValueError) as exc:
-            raise InputError(f"judge spec {spec!r}: unknown built-in judge {exc.args[0] if exc.args else exc}") from None
-    raise InputError(f"judge spec {spec!r}: unknown; use openai:MODEL, local:MODEL, builtin:NAME, replay:PATH or "
-                     "stub[:LOG]")
-
-
-def _import_backend_module(name: str, spec: str) -> Any:
-    try:
-        return importlib.import_module(f"judges.backends.{name}")
-    except ModuleNotFoundError as exc:
-        if exc.name == f"judges.backends.{name}":
-            raise InputError(f"judge spec {spec!r}: judges.backends.{name} is not available") from None
-        raise
+    options = GenerationParams(temperature=temperature, max_tokens=max_tokens, extra=dict(endpoint.extra))
+    return resolve(BackendSpec(spec, kind, arg, endpoint, options, role=role, structured=structured, slots=slots,
+                               replay_path=Path(replay_path) if replay_path else None))

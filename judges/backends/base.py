@@ -1,15 +1,22 @@
-"""The seam every judge sits behind: one async method from a rendered request to a response.
+"""The seams every judge and agent sits behind: abstract base classes with one method each to implement.
 
 A ``JudgeRequest`` is exactly what the judge reads: chat messages (content may
 be ``bytes`` when the caller must hand over a verified buffer unchanged, as the
 assurance pipeline does) and generation parameters. Backends never see ground
 truth; they see only what a request carries.
+
+``JudgeBackend`` needs ``name`` and ``complete``; ``prepare``, ``identity``,
+``settle``, ``ensure_pool``, ``pacing``, ``requests_sent`` and ``aclose`` have
+defaults that do nothing (a backend that calls a model overrides them).
+``AgentBackend`` needs ``name`` and ``turn`` (one assistant turn of a
+function-calling conversation). A class may be both (``openai:``, ``local:``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Protocol, runtime_checkable
+from abc import ABC, abstractmethod
+from typing import Any, Mapping, Sequence
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,12 +81,60 @@ class BackendError(Exception):
         self.retryable = retryable
 
 
-@runtime_checkable
-class JudgeBackend(Protocol):
-    """Anything that turns a JudgeRequest into a JudgeResponse."""
+class _Backend(ABC):
+    """What judges and agents share: a name, an identity in the cache key, counters and a session to close."""
 
     name: str
+    #: Whether a run keeps this backend's answers in the response cache (a procedural judge's cost nothing).
+    cacheable: bool = True
 
+    def identity(self) -> dict[str, Any]:
+        """What names this backend in the cache key (default: its name)."""
+        return {"name": self.name}
+
+    def pacing(self) -> dict[str, Any] | None:
+        """The request pacer's counters for run_stats.json; None for a backend that calls no model."""
+        return None
+
+    def requests_sent(self) -> int:
+        """HTTP requests sent so far, retries included (0 for a backend that calls no model)."""
+        return 0
+
+    def ensure_pool(self, size: int) -> None:
+        """Be ready for ``size`` requests in flight (default: nothing to do)."""
+
+    async def settle(self) -> None:
+        """Settle anything negotiated with the endpoint before the first request (default: nothing)."""
+
+    async def aclose(self) -> None:
+        """Release sessions, servers and files (default: nothing)."""
+
+
+class JudgeBackend(_Backend):
+    """Anything that turns a JudgeRequest into a JudgeResponse."""
+
+    def prepare(self, request: JudgeRequest) -> JudgeRequest:
+        """The request exactly as it will be sent (hashed and cached as such); default: unchanged."""
+        return request
+
+    @abstractmethod
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
         """Answer one request."""
-        ...
+
+
+@dataclass(frozen=True, slots=True)
+class AgentTurn:
+    """One assistant turn: its message (role, content, tool_calls?), usage and the model that answered."""
+
+    message: Mapping[str, Any]
+    usage: Usage = field(default_factory=Usage)
+    model: str = ""
+
+
+class AgentBackend(_Backend):
+    """Anything that answers one turn of a function-calling chat (OpenAI message and tool shapes)."""
+
+    @abstractmethod
+    async def turn(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]],
+                   params: GenerationParams) -> AgentTurn:
+        """The next assistant turn for ``messages`` with ``tools`` on offer."""

@@ -32,7 +32,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
-from judges.backends.base import JudgeRequest, JudgeResponse, Usage
+from judges.backends.base import JudgeBackend, JudgeRequest, JudgeResponse, Usage
+from judges.backends.token_f1 import token_f1
 from judges.claims import read_procedure
 
 #: Status words that exclude each other within one group (general support vocabulary).
@@ -310,29 +311,6 @@ def judge_literal(shown: Shown) -> str:
                                    "procedure": 0.0 if errors else 1.0, "completeness": coverage}, claims, notes)
 
 
-def _tokens(text: str) -> list[str]:
-    return [t.lower() for t in re.findall(r"[A-Za-z0-9@.+-]+", text) if t.strip(".")]
-
-
-def token_f1(candidate: str, reference: str) -> float:
-    """SQuAD-style token F1 between two texts."""
-    cand, ref = _tokens(candidate), _tokens(reference)
-    if not cand or not ref:
-        return 0.0
-    counts: dict[str, int] = {}
-    for t in ref:
-        counts[t] = counts.get(t, 0) + 1
-    common = 0
-    for t in cand:
-        if counts.get(t, 0) > 0:
-            counts[t] -= 1
-            common += 1
-    if common == 0:
-        return 0.0
-    precision, recall = common / len(cand), common / len(ref)
-    return round(2 * precision * recall / (precision + recall), 4)
-
-
 F1_THRESHOLD = 0.5
 
 
@@ -376,8 +354,10 @@ JUDGES: dict[str, Callable[[Shown], str]] = {
 }
 
 
-class BuiltinJudge:
+class BuiltinJudge(JudgeBackend):
     """A JudgeBackend that answers with one of the procedural judges above."""
+
+    cacheable = False
 
     def __init__(self, name: str) -> None:
         self.judge = JUDGES[name]
@@ -403,3 +383,13 @@ def make_builtin(name: str) -> BuiltinJudge:
     if name not in JUDGES:
         raise KeyError(f"{name!r}; choose one of {', '.join(JUDGES)}")
     return BuiltinJudge(name)
+
+
+def make(wanted) -> BuiltinJudge:
+    """The registry's factory for ``builtin:NAME`` (a ``judges.backends.registry.BackendSpec``)."""
+    from orgbench.core.errors import InputError
+
+    try:
+        return make_builtin(wanted.arg)
+    except KeyError as exc:
+        raise InputError(f"{wanted.where}: unknown built-in judge {exc.args[0] if exc.args else exc}") from None

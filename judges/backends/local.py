@@ -15,9 +15,9 @@ across server restarts.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
-from judges.backends.base import GenerationParams, JudgeRequest, JudgeResponse
+from judges.backends.base import AgentTurn, GenerationParams, JudgeRequest, JudgeResponse
 from judges.backends.local_server import (
     DEFAULT_CONTEXT, LocalServer, file_digest, require_server_package, resolve_model,
 )
@@ -52,7 +52,6 @@ class LocalBackend(OpenAICompatBackend):
         super().__init__(self.local_model.name, options=options, timeout=timeout, max_retries=max_retries,
                          backoff_base=backoff_base, structured=structured, schema=schema)
         self.name = spec
-        self.requests_sent = 0          # HTTP requests of clients already closed (servers already stopped)
         self.dialect = OFF if structured == OFF else "json_object"     # llama.cpp's own dialect: known, no probe
         self.server = LocalServer(self.local_model, slots=slots, n_ctx=n_ctx, tools=tools, log_dir=log_dir)
         self._timeout, self._max_retries, self._backoff = timeout, max_retries, backoff_base
@@ -91,6 +90,12 @@ class LocalBackend(OpenAICompatBackend):
         await self.start()
         return await super().complete(request)
 
+    async def turn(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]],
+                   params: GenerationParams) -> AgentTurn:
+        """One agent turn through the local server (started on first use)."""
+        await self.start()
+        return await super().turn(messages, tools, params)
+
     async def aclose(self) -> None:
         """Close the client and stop the server."""
         try:
@@ -98,6 +103,16 @@ class LocalBackend(OpenAICompatBackend):
         finally:
             if self.client is not None:
                 self._last_pacer = self.client.pacer      # its counters stay readable (run_stats.json)
-                self.requests_sent += self.client.requests_sent      # and what it sent (the totals line)
+                self._sent_before += self.client.requests_sent      # and what it sent (the totals line)
             self.client = None
             self.server.stop()
+
+
+def make(wanted: Any) -> LocalBackend:
+    """The registry's factory for ``local:MODEL``: a judge, or an agent (a function-calling chat format, one slot)."""
+    model = wanted.model("local:smollm2, local:gemma3-270m or local:PATH.gguf")
+    endpoint = wanted.endpoint
+    agent = wanted.role == "agent"
+    return LocalBackend(model, spec=wanted.spec, slots=1 if agent else wanted.slots, timeout=endpoint.timeout,
+                        max_retries=endpoint.max_retries, options=wanted.options, backoff_base=endpoint.backoff_base,
+                        structured=OFF if agent else (wanted.structured or "auto"), tools=agent)

@@ -16,7 +16,7 @@ policy:
 The API key comes from an environment variable (``OPENAI_API_KEY`` by default);
 an absent key is fine for local servers. ``ChatClient.chat`` is the lower-level
 entry for agents with function calling; ``OpenAICompatBackend`` wraps it as a
-JudgeBackend.
+JudgeBackend and an AgentBackend (``turn``), made by ``make`` from the registry's spec.
 """
 
 from __future__ import annotations
@@ -33,7 +33,9 @@ from typing import Any, Mapping, Sequence
 import aiohttp
 
 from judges.backends import FatalBackendError, apply_generation_options
-from judges.backends.base import BackendError, GenerationParams, JudgeRequest, JudgeResponse, Usage
+from judges.backends.base import (
+    AgentBackend, AgentTurn, BackendError, GenerationParams, JudgeBackend, JudgeRequest, JudgeResponse, Usage,
+)
 from judges.backends.pacing import OK, OTHER, OVERLOAD, Pacer
 from judges.backends.structured import OFF, RequestRefused, check_mode, negotiate, with_response_format
 from judges.verdict import verdict_schema
@@ -270,7 +272,7 @@ class ChatClient:
         }
 
 
-class OpenAICompatBackend:
+class OpenAICompatBackend(JudgeBackend, AgentBackend):
     """The ``openai:MODEL`` judge backend: one chat completion per JudgeRequest, optionally schema-constrained."""
 
     kind = "openai"
@@ -299,6 +301,7 @@ class OpenAICompatBackend:
         self.structured = check_mode(structured)
         self.dialect: str | None = OFF if structured == OFF else None    # None: not negotiated yet
         self.schema = dict(schema) if schema is not None else verdict_schema()
+        self._sent_before = 0       # HTTP requests of clients already closed (a local server already stopped)
 
     def identity(self) -> dict[str, Any]:
         """What names this judge in the cache key: kind, model, server, and the response_format dialect if any."""
@@ -353,7 +356,29 @@ class OpenAICompatBackend:
             model=str(data.get("model") or self.model),
         )
 
+    def requests_sent(self) -> int:
+        """HTTP requests sent so far, retries included (those of closed clients too)."""
+        return self._sent_before + (self.client.requests_sent if self.client is not None else 0)
+
+    async def turn(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]],
+                   params: GenerationParams) -> AgentTurn:
+        """One assistant turn of a function-calling chat (no response_format: the agent answers through tools)."""
+        assert self.client is not None
+        data = await self.client.chat(list(messages), list(tools), params)
+        usage = data["usage"]
+        return AgentTurn(data["message"], Usage(usage["prompt_tokens"], usage["completion_tokens"]), data["model"])
+
     async def aclose(self) -> None:
         """Release the HTTP connections."""
         if self.client is not None:
             await self.client.aclose()
+
+
+def make(wanted: Any) -> OpenAICompatBackend:
+    """The registry's factory for ``openai:MODEL`` (a ``judges.backends.registry.BackendSpec``)."""
+    endpoint = wanted.endpoint
+    return OpenAICompatBackend(
+        wanted.model("openai:gpt-4o-mini"), base_url=endpoint.base_url, api_key_env=endpoint.api_key_env,
+        timeout=endpoint.timeout, max_retries=endpoint.max_retries, options=wanted.options,
+        pool_size=endpoint.concurrency, backoff_base=endpoint.backoff_base, structured=wanted.structured or OFF,
+    )

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from judges.backends import FatalBackendError, apply_generation_options
-from judges.backends.base import GenerationParams, JudgeRequest, JudgeResponse, Usage
+from judges.backends.base import GenerationParams, JudgeBackend, JudgeRequest, JudgeResponse, Usage
 from judges.cache import request_hash
 from orgbench.core.errors import InputError
 from orgbench.core.jsonl import iter_jsonl
@@ -44,7 +44,7 @@ def load_recorded(path: Path) -> dict[str, JudgeResponse]:
     return recorded
 
 
-class ReplayBackend:
+class ReplayBackend(JudgeBackend):
     """Answers each request with the response recorded for its hash."""
 
     def __init__(self, path: Path, *, options: GenerationParams | None = None) -> None:
@@ -68,3 +68,11 @@ class ReplayBackend:
             return self.recorded[key]
         except KeyError:
             raise FatalBackendError(f"{self.path}: no recorded response for request {key}") from None
+
+
+def make(wanted) -> ReplayBackend:
+    """The registry's factory for ``replay:PATH`` (or ``replay`` with the spec's ``replay_path``)."""
+    path = wanted.arg or wanted.replay_path
+    if not path:
+        raise InputError(f"{wanted.where}: give the recorded file as replay:PATH")
+    return ReplayBackend(Path(path), options=wanted.options)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable
 
-from judges.backends.base import BackendError, JudgeRequest, JudgeResponse
+from judges.backends.base import BackendError, JudgeBackend, JudgeRequest, JudgeResponse
 from orgbench.core.errors import InputError
 from orgbench.core.storage import dumps
 
@@ -34,7 +34,7 @@ class Read:
         return {"sha256": self.sha256, "bytes": self.size, "accepted": self.accepted, "reason": self.reason}
 
 
-class RecordingStub:
+class RecordingStub(JudgeBackend):
     """A JudgeBackend that records every byte-string message content it is handed."""
 
     name = "stub"
@@ -89,6 +89,6 @@ def from_spec(spec: str) -> RecordingStub:
     return RecordingStub(Path(path) if path else None)
 
 
-def make_stub() -> RecordingStub:
-    """The registry's factory (``make_backend("stub")``): a stub that logs in memory."""
-    return RecordingStub()
+def make(wanted) -> RecordingStub:
+    """The registry's factory for ``stub`` / ``stub:LOG.jsonl``."""
+    return from_spec(wanted.spec)

@@ -1,7 +1,8 @@
-"""The ``openai:MODEL`` agent: an LLM with function calling over the gated runtime (or a context window).
+"""The model agent: an LLM with function calling over the gated runtime (or a context window).
 
-It talks to any OpenAI-compatible chat-completions endpoint through the
-judges' ``ChatClient`` (aiohttp). In tool mode it is offered
+It talks through any ``AgentBackend`` the backend registry makes
+(``openai:MODEL``, ``local:MODEL``, a plugin's ``KIND:MODEL``): the judges'
+client stack, with its retries and pacing. In tool mode it is offered
 ``search_artifacts``, ``fetch_artifact`` and ``submit_answer``; every tool
 call is executed on the contract's ``GatedRuntime`` (and so recorded). In
 context mode it reads the pre-filtered context and submits its answer. The
@@ -14,10 +15,11 @@ import json
 from typing import Any
 
 from benchmark_builders.groundeval.contracts import Contract
-from judges.backends.base import BackendError, GenerationParams
+from judges.backends import FatalBackendError
+from judges.backends.base import AgentBackend, GenerationParams
 from judges.groundeval.context import Context
 from judges.groundeval.runtime import GatedRuntime
-from orgbench.core.errors import InputError
+from orgbench.core.errors import EndpointError
 
 SYSTEM = (
     "You answer questions about an organisation as one of its people, at one moment in time. "
@@ -54,13 +56,10 @@ def contract_prompt(contract: Contract) -> str:
 
 
 class LLMAgent:
-    """Function-calling agent over one OpenAI-compatible endpoint."""
+    """A function-calling agent over one AgentBackend."""
 
-    def __init__(self, model: str, base_url: str | None, api_key: str | None = None, max_turns: int = 12,
-                 api_key_env: str = "OPENAI_API_KEY", timeout: float = 120.0, max_retries: int = 3) -> None:
-        from judges.backends.openai_compat import ChatClient
-
-        self.client = ChatClient(base_url, model, api_key_env=api_key_env, timeout=timeout, max_retries=max_retries)
+    def __init__(self, backend: AgentBackend, max_turns: int = 12) -> None:
+        self.backend = backend
         self.max_turns = max_turns
         self.params = GenerationParams(temperature=0.0)
         self.turns = 0
@@ -69,18 +68,16 @@ class LLMAgent:
 
     def usage(self) -> dict[str, int]:
         """What the run spent so far: answered turns, HTTP requests (retries included) and tokens."""
-        sent = int(getattr(self.client, "requests_sent", 0) or 0)
+        sent = self.backend.requests_sent()
         return {"turns": self.turns, "requests": sent, "retries": max(0, sent - self.turns),
                 "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
 
-    async def close(self) -> None:
-        """Close the HTTP session."""
-        await self.client.aclose()
-
     async def answer(self, contract: Contract, runtime: GatedRuntime | None, context: Context | None) -> Any:
-        """Run the conversation until the model submits; the answer object (or the raw text it gave)."""
-        from judges.backends import FatalBackendError
+        """Run the conversation until the model submits; the answer object (or the raw text it gave).
 
+        A request that failed for good raises ``BackendError``; an endpoint that cannot serve any request
+        (``FatalBackendError``) is an ``EndpointError`` naming --base-url.
+        """
         messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM},
                                           {"role": "user", "content": contract_prompt(contract)}]
         if context is not None:
@@ -89,15 +86,13 @@ class LLMAgent:
         tools = ([*TOOLS, SUBMIT] if runtime is not None else [SUBMIT])
         for _ in range(self.max_turns):
             try:
-                turn = await self.client.chat(messages, tools, self.params)
+                turn = await self.backend.turn(messages, tools, self.params)
             except FatalBackendError as exc:
-                raise InputError(f"--base-url: {exc}") from None
-            except BackendError as exc:
-                return f"backend error: {exc}"
+                raise EndpointError("--base-url", str(exc)) from None
             self.turns += 1
-            self.prompt_tokens += turn["usage"]["prompt_tokens"]
-            self.completion_tokens += turn["usage"]["completion_tokens"]
-            message = turn["message"]
+            self.prompt_tokens += turn.usage.prompt_tokens
+            self.completion_tokens += turn.usage.completion_tokens
+            message = dict(turn.message)
             calls = message.get("tool_calls") or []
             messages.append({"role": "assistant", "content": message.get("content"), "tool_calls": calls} if calls
                             else {"role": "assistant", "content": message.get("content") or ""})

@@ -2,10 +2,11 @@
 
 ``run_agent`` writes a run directory (``run.json``, ``answers.jsonl``,
 ``traces.jsonl``, ``contexts.jsonl`` in context mode, ``MANIFEST.json``),
-staged so an interrupted run leaves nothing that looks finished. An
-``openai:MODEL`` run journals each finished question beside the output
-(``.NAME.journal.jsonl``); the same command resumes from it, asking the model
-nothing twice.
+staged so an interrupted run leaves nothing that looks finished. A model
+agent's run (``openai:MODEL``, ``local:MODEL`` or a plugin's ``KIND:MODEL``,
+made by the backend registry) journals each finished question beside the
+output (``.NAME.journal.jsonl``, ``judges.journal``); the same command resumes
+from it, asking the model nothing twice.
 ``score_submissions`` scores every suite question for every (agent, mode)
 found in the answers and writes ``questions.jsonl`` and ``summary.json``.
 """
@@ -13,9 +14,8 @@ found in the answers and writes ``questions.jsonl`` and ``summary.json``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import json
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -25,11 +25,11 @@ from judges.groundeval.context import DEFAULT_BUDGET, build_context, check_citat
 from judges.groundeval.runtime import Corpus, GatedRuntime
 from judges.groundeval.scoring import CompiledTruth, score_question, summarize, unanswered, unknown_question
 from judges.groundeval.traces import Submission, load_corpus_world, load_submissions, load_suite, load_truth
+from judges.backends import BackendError, EndpointConfig, make_backend
 from judges.groundeval.verify import TraceVerifier, rederive
-from orgbench.core.errors import InputError
-from orgbench.core.storage import (
-    dumps, sha256_file, staged_directory, write_json, write_jsonl, write_manifest, write_text_atomic,
-)
+from judges.journal import Journal
+from orgbench.core.errors import EndpointError, FormatError, InputError
+from orgbench.core.storage import sha256_file, staged_directory, write_json, write_jsonl, write_manifest
 
 MODES = ("tool", "context")
 
@@ -45,147 +45,166 @@ def _builtin(spec: str, suite: Path, corpus_world) -> Callable[..., dict[str, An
         from judges.groundeval.follow_agent import follow_agent
 
         return follow_agent
-    raise InputError(f"--agent: unknown agent {spec!r} (built-in: {', '.join(BUILTIN_AGENTS)}; or openai:MODEL, local:MODEL)")
+    raise InputError(f"--agent: unknown agent {spec!r} (built-in: {', '.join(BUILTIN_AGENTS)}; or openai:MODEL, "
+                     "local:MODEL or another backend's KIND:MODEL)")
+
+
+@dataclass(frozen=True)
+class _Sessions:
+    """How one question is set up (its gated runtime, and its context in context mode) and recorded."""
+
+    corpus: Corpus
+    spec: str
+    mode: str
+    budget: int
+    record_latency: bool
+
+    def open(self, contract: Contract) -> tuple[GatedRuntime, Any]:
+        """The contract's runtime and (context mode) its context."""
+        runtime = GatedRuntime(self.corpus, contract.actor, contract.as_of, record_latency=self.record_latency)
+        return runtime, build_context(contract, runtime, self.budget) if self.mode == "context" else None
+
+    def row(self, contract: Contract, runtime: GatedRuntime, context, answer: Any,
+            error: str | None = None) -> dict[str, Any]:
+        """The journal row of a finished question: its context, answer and trace (and the request's error)."""
+        row: dict[str, Any] = {"question_id": contract.question_id, "context": None}
+        if context is not None:
+            check_citations(runtime, answer.get("evidence_artifacts") if isinstance(answer, dict) else None)
+            row["context"] = {"question_id": contract.question_id, "ids": list(context.ids()), "used": context.used,
+                              "searches": [{"id": x["id"], "query": x["query"], "ids": x["ids"]}
+                                           for x in context.searches], "budget": context.budget}
+        row["answer"] = {"question_id": contract.question_id, "agent": self.spec, "mode": self.mode, "answer": answer}
+        if error is not None:
+            row["answer"]["error"] = error
+        row["trace"] = {"question_id": contract.question_id, "agent": self.spec, "mode": self.mode,
+                        "actor": contract.actor, "as_of": contract.to_json()["as_of"], "calls": runtime.trace()}
+        return row
+
+
+def agent_endpoint(base_url: str | None = None, concurrency: int = 8) -> EndpointConfig:
+    """The endpoint a model agent calls by default: ``base_url``, 120 s per turn, 3 retries, questions in flight."""
+    return EndpointConfig(base_url=base_url, timeout=120.0, max_retries=3, concurrency=concurrency)
 
 
 def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: bool = True,
-              budget: int = DEFAULT_BUDGET, base_url: str | None = None, api_key: str | None = None,
-              concurrency: int = 8, max_turns: int = 12, corpus: Corpus | None = None,
-              world=None, progress: Callable[[int, int], None] | None = None,
-              limit: int | None = None) -> dict[str, Any]:
+              budget: int = DEFAULT_BUDGET, base_url: str | None = None, concurrency: int = 8, max_turns: int = 12,
+              corpus: Corpus | None = None, world=None, progress: Callable[[int, int], None] | None = None,
+              limit: int | None = None, endpoint: EndpointConfig | None = None) -> dict[str, Any]:
     """Answer every contract of ``suite`` (the first ``limit``) with agent ``spec`` in ``mode``; write ``out``.
 
+    ``spec`` is a built-in agent's name, or ``KIND:MODEL`` for a model agent made by the backend registry
+    (``openai:``, ``local:`` or a plugin's kind) reached through ``endpoint`` (default:
+    ``agent_endpoint(base_url, concurrency)``).
     ``corpus`` and ``world`` may be passed in when several runs share one suite (they must be the suite's own).
-    A ``local:MODEL`` agent gets a llama.cpp server with a function-calling chat format for the run.
     """
     if mode not in MODES:
         raise InputError(f"--mode: expected tool or context, got {mode!r}")
     suite = Path(suite)
     meta, contracts = load_suite(suite)
     contracts = contracts[:limit] if limit else contracts
-    if world is None:
-        world = load_corpus_world(suite)
-    if corpus is None:
-        corpus = Corpus(world)
-
-    def session(contract: Contract) -> tuple[GatedRuntime, Any]:
-        runtime = GatedRuntime(corpus, contract.actor, contract.as_of, record_latency=record_latency)
-        context = build_context(contract, runtime, budget) if mode == "context" else None
-        return runtime, context
-
-    def finish(contract: Contract, runtime: GatedRuntime, context, answer: Any) -> dict[str, Any]:
-        row: dict[str, Any] = {"question_id": contract.question_id, "context": None}
-        if context is not None:
-            check_citations(runtime, answer.get("evidence_artifacts") if isinstance(answer, dict) else None)
-            row["context"] = {"question_id": contract.question_id, "ids": list(context.ids()), "used": context.used,
-                              "searches": [{"id": x["id"], "query": x["query"], "ids": x["ids"]} for x in context.searches],
-                              "budget": context.budget}
-        row["answer"] = {"question_id": contract.question_id, "agent": spec, "mode": mode, "answer": answer}
-        row["trace"] = {"question_id": contract.question_id, "agent": spec, "mode": mode, "actor": contract.actor,
-                        "as_of": contract.to_json()["as_of"], "calls": runtime.trace()}
-        return row
-
-    done: dict[str, dict[str, Any]] = {}
+    world = load_corpus_world(suite) if world is None else world
+    sessions = _Sessions(Corpus(world) if corpus is None else corpus, spec, mode, budget, record_latency)
     usage: dict[str, int] | None = None
-    if spec.startswith(("openai:", "local:")):
-        from judges.groundeval.llm_agent import LLMAgent
-
-        model = spec.split(":", 1)[1]
-        if not model:
-            raise InputError(f"--agent {spec!r}: name the model, e.g. openai:gpt-4o-mini")
-        server = contextlib.ExitStack()
-        if spec.startswith("local:"):      # a llama.cpp server with a function-calling chat format, for this run
-            from judges.backends.local_server import local_endpoint
-
-            model, base_url, concurrency = server.enter_context(local_endpoint(spec, tools=True))
-        agent = LLMAgent(model=model, base_url=base_url, api_key=api_key, max_turns=max_turns)
+    journal: Journal | None = None
+    called: str | None = None
+    if ":" in spec:     # KIND:MODEL: a model agent from the backend registry
+        endpoint = endpoint or agent_endpoint(base_url, concurrency)
         header = {"journal": 1, "suite_contracts_sha256": sha256_file(suite / "contracts.jsonl"), "agent": spec,
                   "mode": mode, "budget": budget, "max_turns": max_turns}
-        journal = Path(out).parent / f".{Path(out).name}.journal.jsonl"
-        done = _read_journal(journal, header)
-
-        async def run_all() -> None:
-            in_flight = asyncio.Semaphore(max(1, concurrency))
-            with open(journal, "a", encoding="utf-8") as log:
-                if journal.stat().st_size == 0:
-                    log.write(dumps(header) + "\n")
-                    log.flush()
-
-                async def one(contract: Contract) -> None:
-                    async with in_flight:
-                        runtime, context = session(contract)
-                        answer = await agent.answer(contract, None if context is not None else runtime, context)
-                        row = finish(contract, runtime, context, answer)
-                        log.write(dumps(row) + "\n")      # finished work survives an interruption
-                        log.flush()
-                        done[contract.question_id] = row
-                        if progress is not None:
-                            progress(len(done), len(contracts))
-                tasks = [asyncio.ensure_future(one(c)) for c in contracts if c.question_id not in done]
-                try:
-                    await asyncio.gather(*tasks)
-                finally:                # one failure (e.g. an unreachable endpoint) stops the others first
-                    for task in tasks:
-                        task.cancel()
-                    await asyncio.gather(*tasks, return_exceptions=True)
-                    await agent.close()
-
-        with server:
-            asyncio.run(run_all())
-        usage = agent.usage()
-        failed = [row for row in done.values() if str(row["answer"]["answer"]).startswith("backend error: ")]
-        if failed and len(failed) == len(done):     # nothing answered: a wrong endpoint or model, not a result
-            journal.unlink()
-            raise InputError(f"--base-url: every question failed, e.g. {failed[0]['answer']['answer'][15:]}; "
-                             f"nothing written")
+        journal = _journal(Path(out), header)
+        done, usage, called = _answer_with_model(sessions, contracts, spec, endpoint, journal, max_turns, progress)
     else:
-        journal = None
-        agent_fn = _builtin(spec, suite, world)
-        for contract in contracts:
-            runtime, context = session(contract)
-            answer = agent_fn(contract, runtime if context is None else None, context)
-            done[contract.question_id] = finish(contract, runtime, context, answer)
-            if progress is not None:
-                progress(len(done), len(contracts))
+        done = _answer_builtin(sessions, contracts, _builtin(spec, suite, world), progress)
     rows = [done[c.question_id] for c in contracts]
-    answers = [r["answer"] for r in rows]
-    traces = [r["trace"] for r in rows]
-    contexts = [r["context"] for r in rows if r["context"] is not None]
-
     info = {"suite": str(suite), "suite_contracts_sha256": sha256_file(suite / "contracts.jsonl"), "agent": spec,
             "mode": mode, "questions": len(contracts), "context_budget": budget if mode == "context" else None,
-            "record_latency": record_latency, "base_url": base_url if spec.startswith("openai:") else None}
+            "record_latency": record_latency, "base_url": called}
     with staged_directory(Path(out)) as tmp:
         write_json(tmp / "run.json", info)
-        write_jsonl(tmp / "answers.jsonl", answers)
-        write_jsonl(tmp / "traces.jsonl", traces)
+        write_jsonl(tmp / "answers.jsonl", [r["answer"] for r in rows])
+        write_jsonl(tmp / "traces.jsonl", [r["trace"] for r in rows])
         if mode == "context":
-            write_jsonl(tmp / "contexts.jsonl", contexts)
+            write_jsonl(tmp / "contexts.jsonl", [r["context"] for r in rows if r["context"] is not None])
         write_manifest(tmp)
-    if journal is not None and journal.exists():
-        journal.unlink()
+    if journal is not None and journal.path.exists():
+        journal.path.unlink()
     return info if usage is None else {**info, "usage": usage}     # usage: printed, never written to the run
 
 
-def _read_journal(path: Path, header: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """The finished questions of an interrupted run with the same inputs (empty, and the journal reset, otherwise)."""
-    if not path.is_file():
-        return {}
-    rows: dict[str, dict[str, Any]] = {}
-    lines = path.read_bytes().splitlines()
+def _answer_builtin(sessions: _Sessions, contracts: list[Contract], agent_fn: Callable[..., Any],
+                    progress: Callable[[int, int], None] | None) -> dict[str, dict[str, Any]]:
+    """Every contract answered by a procedural agent, in order."""
+    done: dict[str, dict[str, Any]] = {}
+    for contract in contracts:
+        runtime, context = sessions.open(contract)
+        answer = agent_fn(contract, runtime if context is None else None, context)
+        done[contract.question_id] = sessions.row(contract, runtime, context, answer)
+        if progress is not None:
+            progress(len(done), len(contracts))
+    return done
+
+
+def _journal(out: Path, header: dict[str, Any]) -> Journal:
+    """The run's journal beside its output, ``.NAME.journal.jsonl``: keyed by question, another run's started afresh."""
+    path = out.parent / f".{out.name}.journal.jsonl"
+
+    def key(row: Any, number: int) -> str:
+        if not isinstance(row, dict) or not {"question_id", "context", "answer", "trace"} <= set(row):
+            raise FormatError(path, "not a journal row (question_id, context, answer, trace)", line=number)
+        return str(row["question_id"])
+
+    return Journal(path, key, header=header, restart_on_other_header=True)
+
+
+def _answer_with_model(sessions: _Sessions, contracts: list[Contract], spec: str, endpoint: EndpointConfig,
+                       journal: Journal, max_turns: int, progress: Callable[[int, int], None] | None,
+                       ) -> tuple[dict[str, dict[str, Any]], dict[str, int], str | None]:
+    """Every contract answered by a model agent, resuming from and appending to ``journal``.
+
+    Returns the rows by question, what the run spent, and the base URL it called (None for a local server).
+    A request that failed for good is recorded as that question's error; when every question failed
+    (a wrong endpoint or model, not a result) nothing is written and the journal goes.
+    """
+    from judges.groundeval.llm_agent import LLMAgent
+
+    backend = make_backend(spec, role="agent", endpoint=endpoint)
+    agent = LLMAgent(backend, max_turns=max_turns)
+    done, appender = journal.open()
+
+    async def one(contract: Contract, in_flight: asyncio.Semaphore) -> None:
+        async with in_flight:
+            runtime, context = sessions.open(contract)
+            try:
+                answer = await agent.answer(contract, None if context is not None else runtime, context)
+            except BackendError as exc:
+                row = sessions.row(contract, runtime, context, None, error=str(exc))
+            else:
+                row = sessions.row(contract, runtime, context, answer)
+            appender.add(row, flush=True)       # finished work survives an interruption
+            done[contract.question_id] = row
+            if progress is not None:
+                progress(len(done), len(contracts))
+
+    async def run_all() -> None:
+        in_flight = asyncio.Semaphore(max(1, endpoint.concurrency))
+        tasks = [asyncio.ensure_future(one(c, in_flight)) for c in contracts if c.question_id not in done]
+        try:
+            await asyncio.gather(*tasks)
+        finally:                # one failure (e.g. an unreachable endpoint) stops the others first
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await backend.aclose()
+
     try:
-        if not lines or json.loads(lines[0].decode("utf-8")) != header:
-            path.unlink()
-            return {}
-        for line in lines[1:]:
-            row = json.loads(line.decode("utf-8"))
-            if not {"question_id", "context", "answer", "trace"} <= set(row):
-                break
-            rows[row["question_id"]] = row
-    except (UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError):
-        pass   # a line cut short by the interruption (even inside a character): keep what came before it
-    write_text_atomic(path, "".join(dumps(x) + "\n" for x in [header, *rows.values()]))
-    return rows
+        asyncio.run(run_all())
+    finally:
+        appender.close()
+    failed = [row["answer"]["error"] for row in done.values() if "error" in row["answer"]]
+    if failed and len(failed) == len(done):
+        journal.path.unlink()
+        raise EndpointError("--base-url", f"every question failed, e.g. {failed[0]}; nothing written")
+    return done, agent.usage(), endpoint.base_url if "base_url" in backend.identity() else None
 
 
 def score_submissions(suite: Path, submissions: list[Submission], *, answered_only: bool = False,

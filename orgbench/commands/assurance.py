@@ -14,17 +14,6 @@ import click
 STAGE_NAMES = ("build", "check", "stage", "emit", "dispatch")
 
 
-def make_judge(spec: str, base_url: str | None):
-    """``builtin:step`` (the packet-reading step judge), ``stub[:LOG]``, or any registry spec (openai:MODEL …)."""
-    if spec == "builtin:step":
-        from judges.assurance.step_judge import PacketStepJudge
-
-        return PacketStepJudge()
-    from judges.backends import make_backend
-
-    return make_backend(spec, base_url=base_url) if base_url else make_backend(spec)
-
-
 def _import_trajectories(import_file: Path, fmt: str, out: Path, on_error: str, labels: Path | None = None) -> str:
     """Import a JSONL file into a suite: a rejected record stops it (``stop``) or is left out and listed (``skip``)."""
     from benchmark_builders.trajectories.importers import import_file as run_import
@@ -130,191 +119,103 @@ def run_stage_step(ctx: click.Context, cfg, step: str, backend) -> None:
     click.echo(f"{step}: ok ({time.perf_counter() - started:.1f} s, record {cfg.work}/records/{step}.link.json)")
 
 
+@click.command("trajectories")
+@click.option("--world", type=click.Path(path_type=Path), help="World directory to take support cases from.")
+@click.option("--import", "import_file", type=click.Path(path_type=Path),
+              help="Import recorded trajectories instead (JSONL, or a tau2 results.json with --format tau2).")
+@click.option("--format", "fmt", type=click.Choice(["apb", "openai", "tau2"]), default="apb", show_default=True,
+              help="Import format: AgentProcessBench-style or plain OpenAI-chat JSONL, or tau2-style messages.")
+@click.option("--on-error", type=click.Choice(["stop", "skip"]), default="stop", show_default=True,
+              help="With --import, a record with any problem: stop lists every problem and writes nothing "
+                   "(exit 2); skip leaves each such record out whole, lists it with its problems in "
+                   "SUITE/suite.json (import.skipped) and says so on stderr (exit 2 only if none is left).")
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Suite directory to write.")
+@click.option("--n", default=60, show_default=True, type=click.IntRange(1), help="Trajectories to simulate.")
+@click.option("--seed", type=int, default=None, help="Trajectory seed (default: the world's seed).")
+@click.option("--overwrite", is_flag=True, help="Replace what --out holds even if it is another suite.")
+@click.option("--labels", "labels_file", type=click.Path(path_type=Path), default=None,
+              help="Step labels stored apart (AgentProcessBench data/AnswerOnly/*_final.jsonl), joined on "
+                   "record_id = data_source:query_index:sample_index.")
+def build_trajectories(world, import_file, fmt, on_error, out, n, seed, overwrite, labels_file):
+    """Simulate support-agent trajectories with step labels (or import recorded ones)."""
+    click.echo(_trajectories(world, import_file, fmt, out, n, seed, on_error, overwrite, labels_file))
+
+@click.group("assure")
+def assure() -> None:
+    """Judge-input assurance: build, check, stage, emit, dispatch packets; the fault and contrast studies."""
+
+def _stage_command(step: str):
+    @pipeline_options("dispatch only: ")
+    @click.pass_context
+    def command(ctx, source, work, controls, draws, judge, base_url, key_file):
+        from judges.assurance.intoto import chain_key
+        from judges.assurance.pipeline import Controls, PipelineConfig
+        from judges.backends import make_backend
+        from orgbench.commands.options import check_out_dir
+
+        check_out_dir(work, option="--work", into=True)
+        if step == "dispatch":
+            from orgbench.commands.preflight import check_endpoint
+
+            check_endpoint(judge, base_url)
+        cfg = PipelineConfig(source, work, Controls.parse(controls), draws=draws,
+                             key=chain_key(work, step, key_file))
+        backend = make_backend(judge, base_url=base_url) if step == "dispatch" else None
+        run_stage_step(ctx, cfg, step, backend)
+
+    command.__doc__ = {"build": "Render packets, check them inline, record exact-byte hashes.",
+                       "check": "Disk check: reread source records and packets, verify every requirement.",
+                       "stage": "Copy exactly the expected packets for the judge, verifying their bytes.",
+                       "emit": "Write one dispatch script per staged packet.",
+                       "dispatch": "Verify each packet's bytes and hand that same buffer to the judge."}[step]
+    return assure.command(step)(command)
+
+@assure.command("faults")
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Where to write the table and CSV.")
+def faults(out):
+    """The 19 fault cases + CRLF + 2 controls under P0..P3 with the recording stub."""
+    from orgbench.commands.options import check_out_dir
+    from orgbench.report.assurance_outputs import run_faults
+
+    check_out_dir(out, into=True)
+
+    click.echo(run_faults(out)[0])
+
+@assure.command("contrast")
+@click.option("--source", required=True, type=click.Path(path_type=Path), help="Trajectory suite directory.")
+@click.option("--out", required=True, type=click.Path(path_type=Path), help="Where to write the contrast.")
+@click.option("--judge", default="builtin:step", show_default=True, help="builtin:step, openai:MODEL, local:MODEL, stub.")
+@click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")
+@click.option("--draws", default=2, show_default=True, type=click.IntRange(1))
+@click.option("--work", default=None, type=click.Path(path_type=Path),
+              help="Keep the contrast's pipeline workspace here (default: a temporary one).")
+@click.option("--limit", type=click.IntRange(1), default=None,
+              help="Judge only the first N trajectories of the cohort (eight packets each).")
+@click.pass_context
+def contrast(ctx, source, out, judge, base_url, draws, work, limit):
+    """Later-context contrast G on original vs restored packets (through the checked pipeline, P3)."""
+    from judges.assurance.contrast import ContrastStopped
+    from judges.backends import make_backend
+    from orgbench.commands.options import check_out_dir
+    from orgbench.commands.preflight import check_endpoint
+    from orgbench.report.assurance_outputs import run_contrast
+
+    check_out_dir(out, into=True)
+    check_endpoint(judge, base_url)
+    try:
+        click.echo(run_contrast(source, out, make_backend(judge, base_url=base_url), draws, work=work, limit=limit)[0])
+    except ContrastStopped as stopped:
+        click.echo(str(stopped), err=True)
+        ctx.exit(1)
+
+
 def register(cli: click.Group) -> None:
-    """Add ``build trajectories`` and the ``assure`` group to the CLI."""
-    build_group = cli.commands["build"]
-
-    @build_group.command("trajectories")
-    @click.option("--world", type=click.Path(path_type=Path), help="World directory to take support cases from.")
-    @click.option("--import", "import_file", type=click.Path(path_type=Path),
-                  help="Import recorded trajectories instead (JSONL, or a tau2 results.json with --format tau2).")
-    @click.option("--format", "fmt", type=click.Choice(["apb", "openai", "tau2"]), default="apb", show_default=True,
-                  help="Import format: AgentProcessBench-style or plain OpenAI-chat JSONL, or tau2-style messages.")
-    @click.option("--on-error", type=click.Choice(["stop", "skip"]), default="stop", show_default=True,
-                  help="With --import, a record with any problem: stop lists every problem and writes nothing "
-                       "(exit 2); skip leaves each such record out whole, lists it with its problems in "
-                       "SUITE/suite.json (import.skipped) and says so on stderr (exit 2 only if none is left).")
-    @click.option("--out", required=True, type=click.Path(path_type=Path), help="Suite directory to write.")
-    @click.option("--n", default=60, show_default=True, type=click.IntRange(1), help="Trajectories to simulate.")
-    @click.option("--seed", type=int, default=None, help="Trajectory seed (default: the world's seed).")
-    @click.option("--overwrite", is_flag=True, help="Replace what --out holds even if it is another suite.")
-    @click.option("--labels", "labels_file", type=click.Path(path_type=Path), default=None,
-                  help="Step labels stored apart (AgentProcessBench data/AnswerOnly/*_final.jsonl), joined on "
-                       "record_id = data_source:query_index:sample_index.")
-    def build_trajectories(world, import_file, fmt, on_error, out, n, seed, overwrite, labels_file):
-        """Simulate support-agent trajectories with step labels (or import recorded ones)."""
-        click.echo(_trajectories(world, import_file, fmt, out, n, seed, on_error, overwrite, labels_file))
-
-    @cli.group()
-    def assure() -> None:
-        """Judge-input assurance: build, check, stage, emit, dispatch packets; the fault and contrast studies."""
-
-    def _stage_command(step: str):
-        @pipeline_options("dispatch only: ")
-        @click.pass_context
-        def command(ctx, source, work, controls, draws, judge, base_url, key_file):
-            from judges.assurance.intoto import chain_key
-            from judges.assurance.pipeline import Controls, PipelineConfig
-            from orgbench.commands.options import check_out_dir
-
-            check_out_dir(work, option="--work", into=True)
-            if step == "dispatch":
-                from orgbench.commands.preflight import check_endpoint
-
-                check_endpoint(judge, base_url)
-            cfg = PipelineConfig(source, work, Controls.parse(controls), draws=draws,
-                                 key=chain_key(work, step, key_file))
-            backend = make_judge(judge, base_url) if step == "dispatch" else None
-            run_stage_step(ctx, cfg, step, backend)
-
-        command.__doc__ = {"build": "Render packets, check them inline, record exact-byte hashes.",
-                           "check": "Disk check: reread source records and packets, verify every requirement.",
-                           "stage": "Copy exactly the expected packets for the judge, verifying their bytes.",
-                           "emit": "Write one dispatch script per staged packet.",
-                           "dispatch": "Verify each packet's bytes and hand that same buffer to the judge."}[step]
-        return assure.command(step)(command)
-
+    """Add ``build trajectories`` and the ``assure`` group (its stages, verify, faults, contrast) to the CLI."""
+    cli.commands["build"].add_command(build_trajectories)
     for name in STAGE_NAMES:
         _stage_command(name)
     register_verify(assure)
-
-    @assure.command("faults")
-    @click.option("--out", required=True, type=click.Path(path_type=Path), help="Where to write the table and CSV.")
-    def faults(out):
-        """The 19 fault cases + CRLF + 2 controls under P0..P3 with the recording stub."""
-        from orgbench.commands.options import check_out_dir
-
-        check_out_dir(out, into=True)
-        click.echo(write_faults(out))
-
-    @assure.command("contrast")
-    @click.option("--source", required=True, type=click.Path(path_type=Path), help="Trajectory suite directory.")
-    @click.option("--out", required=True, type=click.Path(path_type=Path), help="Where to write the contrast.")
-    @click.option("--judge", default="builtin:step", show_default=True, help="builtin:step, openai:MODEL, local:MODEL, stub.")
-    @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")
-    @click.option("--draws", default=2, show_default=True, type=click.IntRange(1))
-    @click.option("--work", default=None, type=click.Path(path_type=Path),
-                  help="Keep the contrast's pipeline workspace here (default: a temporary one).")
-    @click.option("--limit", type=click.IntRange(1), default=None,
-                  help="Judge only the first N trajectories of the cohort (eight packets each).")
-    @click.pass_context
-    def contrast(ctx, source, out, judge, base_url, draws, work, limit):
-        """Later-context contrast G on original vs restored packets (through the checked pipeline, P3)."""
-        from judges.assurance.contrast import ContrastStopped
-        from orgbench.commands.options import check_out_dir
-
-        from orgbench.commands.preflight import check_endpoint
-
-        check_out_dir(out, into=True)
-        check_endpoint(judge, base_url)
-        try:
-            click.echo(run_contrast(source, out, make_judge(judge, base_url), draws, work=work, limit=limit)[0])
-        except ContrastStopped as stopped:
-            click.echo(str(stopped), err=True)
-            ctx.exit(1)
-
-
-def run_faults(out: Path) -> tuple[str, list]:
-    """Run the fault study, write faults.md, .csv and .tex under ``out``; return the summary and the outcomes."""
-    import os
-    import tempfile
-
-    from orgbench.report.fault_report import faults_csv, faults_latex, faults_table
-    from judges.assurance.faults import run_study
-    from orgbench.core.storage import write_text_atomic
-
-    # throwaway workspaces: a memory-backed folder when there is one (the runs fsync every step record)
-    shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
-    with tempfile.TemporaryDirectory(prefix="orgbench-faults-", dir=shm) as tmp:
-        outcomes = run_study(Path(tmp))
-    write_text_atomic(Path(out) / "faults.csv", faults_csv(outcomes))
-    table = faults_table(outcomes)
-    write_text_atomic(Path(out) / "faults.md", "# Fault study: 19 cases, CRLF and two controls under P0-P3\n\n" + table)
-    write_text_atomic(Path(out) / "faults.tex", faults_latex(outcomes))
-    return table.split("\n\n")[-1].strip(), outcomes
-
-
-def run_mutations(out: Path) -> list[str]:
-    """Run the mutation study; write mutations.md/.csv and obligations.md/.csv under ``out``; the summary lines."""
-    import os
-    import tempfile
-
-    from judges.assurance.mutation_study import (mutations_csv, mutations_table, obligations_csv,
-                                                 obligations_table, run_mutation_study, summary_lines)
-    from orgbench.core.storage import write_text_atomic
-
-    shm = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
-    with tempfile.TemporaryDirectory(prefix="orgbench-mutations-", dir=shm) as tmp:
-        rows, broken = run_mutation_study(Path(tmp))
-    write_text_atomic(Path(out) / "mutations.csv", mutations_csv(rows))
-    write_text_atomic(Path(out) / "mutations.md", "# Mutation study under P3: each case with both checkers, the "
-                      "inline checker only, the disk audit only\n\n" + mutations_table(rows, broken))
-    write_text_atomic(Path(out) / "obligations.csv", obligations_csv(rows))
-    write_text_atomic(Path(out) / "obligations.md", "# Evidence per obligation (mutation study, P3)\n\n"
-                      + obligations_table(rows))
-    return summary_lines(rows, broken)
-
-
-def write_faults(out: Path) -> str:
-    """Run the fault study and write faults.md, .csv and .tex atomically under ``out``."""
-    return run_faults(out)[0]
-
-
-def run_contrast(source: Path, out: Path, backend, draws: int, *, per_packet_csv: bool = True,
-                 work: Path | None = None, limit: int | None = None) -> tuple[str, list]:
-    """Judge the cohort's eight packets per trajectory (the first ``limit`` trajectories) through the checked
-    pipeline (workspace ``work``, by default a temporary one); write contrast.json / .md / .csv / .tex (and
-    flags.csv)."""
-    import tempfile
-
-    from benchmark_builders.trajectories.records import read_suite
-    from judges.assurance.contrast import (
-        contrast_csv, contrast_latex, contrast_summary, contrast_table, flags_csv, judge_cohort,
-    )
-    from orgbench.core.errors import InputError
-    from orgbench.core.storage import dumps_pretty, write_text_atomic
-
-    trajectories, labels = read_suite(source)
-    if not trajectories:
-        raise InputError(f"{Path(source) / 'trajectories.jsonl'}: no trajectories")
-    with tempfile.TemporaryDirectory(prefix="orgbench-contrast-") as tmp:
-        if limit:
-            source = _first_of_cohort(source, trajectories, labels, limit, Path(tmp) / "suite")
-        judged = judge_cohort(source, Path(work) if work is not None else Path(tmp) / "work", backend, draws=draws)
-    summary = contrast_summary(judged)
-    judge = getattr(backend, "name", "unknown")
-    summary["judge"] = judge
-    summary["draws"] = draws
-    write_text_atomic(Path(out) / "contrast.json", dumps_pretty(summary))
-    write_text_atomic(Path(out) / "contrast.md", "# Later-context contrast\n\n" + contrast_table(summary))
-    write_text_atomic(Path(out) / "contrast.csv", contrast_csv(summary, judge))
-    write_text_atomic(Path(out) / "contrast.tex", contrast_latex(summary, judge))
-    if per_packet_csv:
-        write_text_atomic(Path(out) / "flags.csv", flags_csv(judged))
-    g = summary["G"]
-    return f"G original {g['original']}, restored {g['restored']}, reduction {g['reduction']} -> {out}", judged
-
-
-def _first_of_cohort(source: Path, trajectories: list, labels: dict, limit: int, into: Path) -> Path:
-    """A sealed copy of ``source`` holding only the first ``limit`` trajectories of its contrast cohort."""
-    from benchmark_builders.trajectories.records import write_suite
-    from judges.assurance.contrast import cohort
-    from orgbench.core.storage import read_json
-
-    keep = [trajectory for trajectory, _ in cohort(trajectories, labels)[:limit]]
-    meta = {**read_json(Path(source) / "suite.json"), "limited_from": str(source), "limit": limit}
-    write_suite(into, keep, [labels[t.trajectory_id] for t in keep], meta)
-    return into
+    cli.add_command(assure)
 
 
 def register_verify(assure: click.Group) -> None:

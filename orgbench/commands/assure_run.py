@@ -12,7 +12,8 @@ import click
 
 def register(cli: click.Group) -> None:
     """Add ``assure run`` to the CLI."""
-    from orgbench.commands.assurance import STAGE_NAMES, make_judge, pipeline_options, run_stage_step
+    from judges.backends import make_backend
+    from orgbench.commands.assurance import STAGE_NAMES, pipeline_options, run_stage_step
 
     @cli.commands["assure"].command("run")
     @pipeline_options()
@@ -26,7 +27,7 @@ def register(cli: click.Group) -> None:
 
         check_out_dir(work, option="--work", into=True)
         check_endpoint(judge, base_url)
-        backend = make_judge(judge, base_url)
+        backend = make_backend(judge, base_url=base_url)
         for step in STAGE_NAMES:
             cfg = PipelineConfig(source, work, Controls.parse(controls), draws=draws,
                                  key=chain_key(work, step, key_file))

@@ -16,14 +16,15 @@ from orgbench.outdir import bind, bound, file_digest, guard, holds, overwrite_op
 
 
 def parse_sizes(text: str) -> dict[str, int]:
-    """Family sizes from "P1=50,P3=96,P2=50,P4=50"."""
+    """Family sizes from "P1=50,P3=96,P2=50,P4=50" (the families' defaults for those not named)."""
+    from benchmark_builders.cargo.records import DEFAULT_SIZES, FAMILIES
     from orgbench.core.errors import InputError
 
-    sizes = {"P1": 50, "P3": 96, "P2": 50, "P4": 50}
+    sizes = dict(DEFAULT_SIZES)
     for part in filter(None, (p.strip() for p in text.split(","))):
         name, _, value = part.partition("=")
         if name not in sizes or not value.isdigit():
-            raise InputError(f"--sizes: expected FAMILY=COUNT for P1, P3, P2, P4, got {part!r}")
+            raise InputError(f"--sizes: expected FAMILY=COUNT for {', '.join(FAMILIES)}, got {part!r}")
         sizes[name] = int(value)
     return sizes
 
@@ -82,40 +83,6 @@ def _simulate_with_progress(seeds: tuple[int, ...], config_path: Path | None, pe
     return loaded
 
 
-def load_items(suite: Path, limit: int | None = None) -> list[dict]:
-    """The judged items of a suite (the first ``limit`` in id order)."""
-    from judges.conditions import ITEM_FIELDS
-    from orgbench.core.errors import InputError
-    from orgbench.core.jsonl import iter_jsonl
-
-    path = Path(suite) / "items.jsonl"
-    items = []
-    lines: dict[str, int] = {}
-    for number, row in iter_jsonl(path):
-        if not isinstance(row, dict) or not isinstance(row.get("item_id"), str):
-            raise InputError(f"{path}:{number}: field 'item_id' missing")
-        missing = [name for name in ITEM_FIELDS if not isinstance(row.get(name), str)]
-        if missing:
-            raise InputError(f"{path}:{number}: field {missing[0]!r} missing or not text")
-        if row["item_id"] in lines:
-            raise InputError(f"{path}:{number}: item_id {row['item_id']!r} repeats line {lines[row['item_id']]}")
-        lines[row["item_id"]] = number
-        items.append(row)
-    if not items:
-        raise InputError(f"{path}: no items")
-    return items[:limit] if limit else items
-
-
-def make_jobs(items: list[dict], conditions, seeds, *, temperature: float = 0.0, max_tokens: int | None = None) -> list:
-    """One job per (item, condition, judge seed)."""
-    from judges.conditions import render
-    from judges.runner import Job
-
-    return [Job(item["item_id"], cond.name, seed, render(cond, item, seed, temperature=temperature,
-                                                         max_tokens=max_tokens))
-            for cond in conditions for item in items for seed in seeds]
-
-
 @click.command("judge")
 @click.option("--suite", type=click.Path(file_okay=False, exists=True, path_type=Path), required=True,
               help="A CARGO suite directory (from `orgbench build cargo`).")
@@ -160,12 +127,13 @@ def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, se
     --timeout, --max-retries, --cache and --api-key-env may change between
     resumes.
     """
-    from judges.backends import parse_extra
-    from judges.conditions import parse_conditions
-    from orgbench.core.storage import write_jsonl
-
     import shutil
 
+    from benchmark_builders.cargo.records import read_items
+    from judges.backends import EndpointConfig, parse_extra
+    from judges.cargo_run import every_request_failed, make_jobs, run_cargo_jobs
+    from judges.conditions import parse_conditions
+    from orgbench.core.storage import write_jsonl
     from orgbench.commands.preflight import check_endpoint
     from orgbench.commands.progress import Totals
 
@@ -177,7 +145,7 @@ def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, se
     check_out_dir(out, into=True)
     if cache is not None and not cache.exists():
         check_out_dir(cache, option="--cache")      # its folder must be one (or creatable)
-    items = load_items(suite, limit)
+    items = read_items(suite, limit)
     jobs = make_jobs(items, chosen, judge_seeds, temperature=temperature, max_tokens=max_tokens)
     if dry_run:
         from judges.runner import job_to_json
@@ -190,13 +158,14 @@ def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, se
         shutil.rmtree(out)
     totals = Totals()
     with removed_on_failure(out):
+        endpoint = EndpointConfig(base_url=base_url, api_key_env=api_key_env, timeout=timeout,
+                                  max_retries=max_retries, concurrency=concurrency, extra=extra_params)
         summary = run_cargo_jobs(jobs, spec, out, suite=suite, conditions=[c.name for c in chosen], seeds=judge_seeds,
-                                 concurrency=concurrency, base_url=base_url, api_key_env=api_key_env,
-                                 temperature=temperature, max_tokens=max_tokens, timeout=timeout,
-                                 max_retries=max_retries, extra=extra_params, cache_path=cache, progress=True,
-                                 totals=totals, structured=structured, slots=slots)
+                                 endpoint=endpoint, temperature=temperature, max_tokens=max_tokens, cache_path=cache,
+                                 progress=True, totals=totals, structured=structured_mode(spec, structured),
+                                 slots=slots)
         if summary.judgments and summary.errors == summary.judgments:
-            _every_request_failed(Path(out))
+            every_request_failed(Path(out))
     click.echo(f"{out}: {summary.judgments} judgments ({summary.penalized} penalised, {summary.passed} passed, "
                f"{summary.cannot_decide} cannot_decide, {summary.unparsed} unparsed, {summary.errors} errors); "
                f"{summary.requested} requested, {summary.already_done} already done")
@@ -219,52 +188,6 @@ def check_judge_spec(spec: str) -> None:
         hint = f"did you mean {near[0]}? " if near else ""
         raise InputError(f"--judge {spec}: no built-in CARGO judge is called {name!r}; {hint}"
                          f"choose one of {', '.join(choices)} (or openai:MODEL)")
-
-
-def _every_request_failed(out: Path) -> None:
-    """Stop with the first error when no request of a run got an answer (a wrong endpoint, model or key)."""
-    from judges.judgments import JUDGMENTS, load_judgments
-    from orgbench.core.errors import InputError
-
-    first = next(row["error"] for row in load_judgments(out) if row.get("error"))
-    raise InputError(f"{out / JUDGMENTS}: every request failed, e.g. {first}; check --judge and --base-url "
-                     f"and run again (failed requests are retried)")
-
-
-def run_cargo_jobs(jobs: list, spec: str, out: Path, *, suite: Path, conditions: list[str], seeds, concurrency: int = 16,
-                   base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY", temperature: float = 0.0,
-                   max_tokens: int | None = None, timeout: float = 60.0, max_retries: int = 5,
-                   extra: dict | None = None, cache_path: Path | None = None, progress: bool = False,
-                   totals=None, structured: str | None = None, slots: int = 1):
-    """Run jobs made from ``suite`` through the judge named by ``spec`` into run directory ``out`` (cache beside it).
-
-    run.json binds the run to the suite's digest and the answer-changing
-    settings (see ``judges.runner``); the suite's absolute path is recorded
-    so that ``tables cargo`` can find it.
-    """
-    from judges.backends import make_backend
-    from judges.cache import ResponseCache
-    from judges.cargo_scores import suite_binding
-    from judges.runner import run_jobs_sync
-
-    binding, locations = suite_binding(suite)
-    backend = make_backend(spec, base_url=base_url, api_key_env=api_key_env, timeout=timeout,
-                           max_retries=max_retries, temperature=temperature, max_tokens=max_tokens,
-                           extra=extra or None, concurrency=concurrency, structured=structured_mode(spec, structured),
-                           slots=slots)
-    parameters = {**binding, "conditions": list(conditions), "seeds": list(seeds),
-                  "temperature": temperature, "max_tokens": max_tokens, "extra": dict(extra or {})}
-    options = {"concurrency": concurrency, "progress": progress, "parameters": parameters, "locations": locations}
-    if spec.startswith("builtin:"):
-        summary = run_jobs_sync(jobs, backend, out, **options)
-    else:
-        with ResponseCache(Path(cache_path) if cache_path else Path(out) / "cache.sqlite") as cache:
-            summary = run_jobs_sync(jobs, backend, out, cache=cache, **options)
-    if totals is not None:
-        totals.add_backend(backend, summary.requested)
-        totals.prompt_tokens += summary.prompt_tokens
-        totals.completion_tokens += summary.completion_tokens
-    return summary
 
 
 @click.command("cargo")

@@ -23,156 +23,160 @@ def _agent_header(suite: Path, spec: str, mode: str, budget: int, base_url: str 
             "base_url": base_url if spec.startswith("openai:") else None}
 
 
+@click.command("groundeval")
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Suite directory to write.")
+@click.option("--world", "world_dir", type=click.Path(path_type=Path), default=None, help="A world directory (orgbench simulate).")
+@click.option("--domain", "domain_dir", type=click.Path(path_type=Path), default=None,
+              help="A domain in the public GroundEval format (events.jsonl, artifacts/, config.yaml).")
+@click.option("--config", "config_path", type=click.Path(path_type=Path), default=None,
+              help="TOML with [groundeval]: seed, per-track count/ratios/hard share, rules.")
+@click.option("--seed", type=int, default=None, help="Override the selection seed.")
+@click.option("--allow-unknown-keys", is_flag=True,
+              help="A domain config key orgbench does not know or support: one warning line each, not an error.")
+@click.option("--drop-unresolved-rules", is_flag=True,
+              help="A rule whose join path resolves for no event: left out with a warning line, not an error.")
+@overwrite_option
+def build_groundeval(out: Path, world_dir: Path | None, domain_dir: Path | None, config_path: Path | None,
+                     seed: int | None, allow_unknown_keys: bool, drop_unresolved_rules: bool,
+                     overwrite: bool) -> None:
+    """Write GroundEval contracts, truth and corpus from a world or a GroundEval-format domain."""
+    from benchmark_builders.groundeval.build import build_suite
+    from orgbench.commands.options import check_out_dir
+    from orgbench.core.errors import InputError
+
+    if (world_dir is None) == (domain_dir is None):
+        raise InputError("build groundeval: give exactly one of --world DIR or --domain DIR")
+    check_out_dir(out, ("contracts.jsonl", "MANIFEST.json"), "a GroundEval suite")
+    from benchmark_builders.groundeval.task_domain import build_task_suite, is_task_domain
+
+    inputs = {"world": _digest(Path(world_dir) / "MANIFEST.json") if world_dir else None,
+              "domain": str(Path(domain_dir).resolve()) if domain_dir else None, "config": _digest(config_path)
+              if config_path else None, "seed": seed, "allow_unknown_keys": allow_unknown_keys,
+              "drop_unresolved_rules": drop_unresolved_rules}
+    with bound(out, "a GroundEval suite", "build groundeval", inputs, overwrite=overwrite):
+        if domain_dir is not None and is_task_domain(domain_dir):        # upstream's task-contract format
+            warn = (lambda line: click.echo(line, err=True)) if allow_unknown_keys else None
+            click.echo(f"{out}: {build_task_suite(out, domain_dir, warn)} task contracts")
+            return
+        overrides = {} if seed is None else {"seed": seed}
+        counts = build_suite(out, world_dir=world_dir, domain_dir=domain_dir, config_path=config_path,
+                             allow_unknown_keys=allow_unknown_keys, drop_unresolved_rules=drop_unresolved_rules,
+                             **overrides)
+    click.echo(f"{out}: " + ", ".join(f"{n} {t}" for t, n in counts.items()) + f" ({sum(counts.values())} questions)")
+
+@click.command("run-agent")
+@click.option("--suite", type=click.Path(path_type=Path), required=True)
+@click.option("--agent", "spec", required=True,
+              help="A built-in agent (see `orgbench list`: oracle, leaky, lazy, proximity, bm25, follow, zero-shot; "
+                   "task contracts: oracle, skip-precondition, wrong-field), openai:MODEL or local:MODEL "
+                   "(smollm2, gemma3-270m, PATH.gguf)")
+@click.option("--mode", type=click.Choice(("tool", "context")), default="tool", show_default=True)
+@click.option("--out", type=click.Path(path_type=Path), required=True,
+              help="Run directory to write; one holding another run is refused (see --overwrite).")
+@click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")
+@click.option("--budget", type=click.IntRange(1), default=24_000, show_default=True, help="Context-mode size budget (characters).")
+@click.option("--concurrency", type=click.IntRange(1), default=8, show_default=True, help="Questions in flight (openai:MODEL).")
+@click.option("--max-turns", type=click.IntRange(1), default=12, show_default=True, help="Tool-calling turns per question.")
+@click.option("--latency/--no-latency", default=True, show_default=True,
+              help="Record each call's latency in the trace (off: byte-identical reruns).")
+@click.option("--limit", type=click.IntRange(1), default=None, help="Answer only the first N contracts.")
+@overwrite_option
+def run_agent_command(suite: Path, spec: str, mode: str, out: Path, base_url: str | None, budget: int,
+                      concurrency: int, max_turns: int, latency: bool, limit: int | None, overwrite: bool) -> None:
+    """Answer every contract of a suite with one agent, recording every tool call."""
+    import time
+
+    from judges.groundeval.run import agent_endpoint, run_agent
+    from judges.groundeval.task_track import is_task_suite, run_task_agent
+    from orgbench.commands.preflight import check_endpoint
+    from orgbench.commands.progress import Bar
+
+    started = time.perf_counter()
+    guard(out, "a GroundEval agent run", _agent_header(suite, spec, mode, budget, base_url), overwrite=overwrite)
+    if is_task_suite(suite):
+        click.echo(f"{out}: {run_task_agent(suite, spec, out)['questions']} answers from {spec} (task contracts)")
+        return
+    check_endpoint(spec, base_url)
+    endpoint = agent_endpoint(base_url, concurrency)
+    with Bar(f"{spec} answering") as progress:
+        info = run_agent(suite, spec, mode, out, record_latency=latency, budget=budget, endpoint=endpoint,
+                         max_turns=max_turns, progress=progress, limit=limit)
+    click.echo(f"{out}: {info['questions']} answers from {spec} ({mode} mode), "
+               f"{time.perf_counter() - started:.1f} s")
+    if "usage" in info:
+        used = info["usage"]
+        click.echo(f"totals: {used['requests']:,} requests ({used['retries']:,} retries), "
+                   f"{used['prompt_tokens']:,} prompt + {used['completion_tokens']:,} completion tokens, "
+                   f"{time.perf_counter() - started:.1f} s wall")
+
+@click.command("groundeval")
+@click.option("--suite", type=click.Path(path_type=Path), required=True)
+@click.option("--answers", type=click.Path(path_type=Path), required=True,
+              help="A run-agent directory, or a JSONL of answers (with calls) from any agent.")
+@click.option("--out", type=click.Path(path_type=Path), required=True,
+              help="Scores directory; one holding other scores is refused (see --overwrite).")
+@click.option("--answered-only", is_flag=True,
+              help="Score only the questions that were answered (default: a missing answer scores 0).")
+@click.option("--on-error", type=click.Choice(("stop", "skip")), default="stop", show_default=True,
+              help="An unreadable answer or trace line: stop names it (exit 2, nothing written); skip leaves "
+                   "it out, lists it on stderr and in OUT/summary.json.")
+@overwrite_option
+def score_groundeval(suite: Path, answers: Path, out: Path, answered_only: bool, on_error: str,
+                     overwrite: bool) -> None:
+    """Score answers and traces (every call's gates re-derived from the suite): S_answer, S_traj, v, S_adj, summaries."""
+    from judges.groundeval.run import score_run
+    from judges.groundeval.traces import load_submissions
+    from orgbench.core.errors import InputError
+    from orgbench.core.storage import read_json, sha256_file
+
+    from judges.groundeval.task_track import is_task_suite, score_task_run
+
+    notes = load_submissions(answers)[1] if not is_task_suite(suite) else []
+    if notes and on_error == "stop":
+        more = f" (and {len(notes) - 1} more)" if len(notes) > 1 else ""
+        raise InputError(f"{notes[0]}{more}; nothing written (--on-error skip leaves such lines out)")
+    answer_files = sorted(answers.glob("*.jsonl")) if answers.is_dir() else [answers]
+    inputs = {"suite_contracts_sha256": _digest(suite / "contracts.jsonl"), "answered_only": answered_only,
+              "answers": {p.name: sha256_file(p) for p in answer_files if p.is_file()}}
+    guard(out, "GroundEval scores", inputs, overwrite=overwrite)
+    if is_task_suite(suite):
+        for agent, total in score_task_run(suite, answers, out).items():
+            click.echo(f"{agent} (task contracts): S_decision {total['s_decision']:.3f}  "
+                       f"S_verify {total['s_verify']:.3f}  S_adj {total['s_adj']:.3f}  violations {total['v']:.3f}")
+        bind(out, "score groundeval", inputs)
+        return
+    summary = score_run(suite, answers, out, answered_only=answered_only)   # put in place whole
+    bind(out, "score groundeval", inputs)
+    for agent, modes in summary.items():
+        for mode, tracks in modes.items():
+            total = tracks["all"]
+            click.echo(f"{agent} ({mode}): S_answer {total['s_answer']:.3f}  S_traj {total['s_traj']:.3f}  "
+                       f"S_adj {total['s_adj']:.3f}  violations {total['violation_rate']:.3f}  "
+                       f"correct-but-invalid {total['correct_invalid_path']}  "
+                       f"tampered traces {total['tampered_traces']}")
+    skipped = read_json(out / "summary.json").get("unreadable_lines") or []
+    if skipped:
+        click.echo(f"skipped {len(skipped)} unreadable line(s) (--on-error skip; listed in {out / 'summary.json'}): "
+                   + "; ".join(skipped[:5]) + (" …" if len(skipped) > 5 else ""), err=True)
+
+@click.command("serve-mcp")
+@click.option("--suite", type=click.Path(path_type=Path), required=True)
+@click.option("--contract", "question_id", required=True, help="The question id to serve.")
+@click.option("--out", type=click.Path(path_type=Path), default=Path("mcp-run"), show_default=True,
+              help="Where answers.jsonl and traces.jsonl are written on submit.")
+@click.option("--agent-name", default="mcp-agent", show_default=True, help="Agent name recorded with the answer.")
+def serve_mcp(suite: Path, question_id: str, out: Path, agent_name: str) -> None:
+    """Serve one contract's gated runtime over MCP (stdio): search_artifacts, fetch_artifact, submit_answer."""
+    from judges.groundeval.mcp_server import serve
+    from orgbench.commands.options import check_out_dir
+
+    check_out_dir(out, into=True)
+    serve(suite, question_id, out, agent_name)
+
+
 def register(cli: click.Group) -> None:
     """Add the GroundEval commands to the CLI."""
-    build = cli.commands["build"]
-    score = cli.commands["score"]
-
-    @build.command("groundeval")
-    @click.option("--out", type=click.Path(path_type=Path), required=True, help="Suite directory to write.")
-    @click.option("--world", "world_dir", type=click.Path(path_type=Path), default=None, help="A world directory (orgbench simulate).")
-    @click.option("--domain", "domain_dir", type=click.Path(path_type=Path), default=None,
-                  help="A domain in the public GroundEval format (events.jsonl, artifacts/, config.yaml).")
-    @click.option("--config", "config_path", type=click.Path(path_type=Path), default=None,
-                  help="TOML with [groundeval]: seed, per-track count/ratios/hard share, rules.")
-    @click.option("--seed", type=int, default=None, help="Override the selection seed.")
-    @click.option("--allow-unknown-keys", is_flag=True,
-                  help="A domain config key orgbench does not know or support: one warning line each, not an error.")
-    @click.option("--drop-unresolved-rules", is_flag=True,
-                  help="A rule whose join path resolves for no event: left out with a warning line, not an error.")
-    @overwrite_option
-    def build_groundeval(out: Path, world_dir: Path | None, domain_dir: Path | None, config_path: Path | None,
-                         seed: int | None, allow_unknown_keys: bool, drop_unresolved_rules: bool,
-                         overwrite: bool) -> None:
-        """Write GroundEval contracts, truth and corpus from a world or a GroundEval-format domain."""
-        from benchmark_builders.groundeval.build import build_suite
-        from orgbench.commands.options import check_out_dir
-        from orgbench.core.errors import InputError
-
-        if (world_dir is None) == (domain_dir is None):
-            raise InputError("build groundeval: give exactly one of --world DIR or --domain DIR")
-        check_out_dir(out, ("contracts.jsonl", "MANIFEST.json"), "a GroundEval suite")
-        from benchmark_builders.groundeval.task_domain import build_task_suite, is_task_domain
-
-        inputs = {"world": _digest(Path(world_dir) / "MANIFEST.json") if world_dir else None,
-                  "domain": str(Path(domain_dir).resolve()) if domain_dir else None, "config": _digest(config_path)
-                  if config_path else None, "seed": seed, "allow_unknown_keys": allow_unknown_keys,
-                  "drop_unresolved_rules": drop_unresolved_rules}
-        with bound(out, "a GroundEval suite", "build groundeval", inputs, overwrite=overwrite):
-            if domain_dir is not None and is_task_domain(domain_dir):        # upstream's task-contract format
-                warn = (lambda line: click.echo(line, err=True)) if allow_unknown_keys else None
-                click.echo(f"{out}: {build_task_suite(out, domain_dir, warn)} task contracts")
-                return
-            overrides = {} if seed is None else {"seed": seed}
-            counts = build_suite(out, world_dir=world_dir, domain_dir=domain_dir, config_path=config_path,
-                                 allow_unknown_keys=allow_unknown_keys, drop_unresolved_rules=drop_unresolved_rules,
-                                 **overrides)
-        click.echo(f"{out}: " + ", ".join(f"{n} {t}" for t, n in counts.items()) + f" ({sum(counts.values())} questions)")
-
-    @cli.command("run-agent")
-    @click.option("--suite", type=click.Path(path_type=Path), required=True)
-    @click.option("--agent", "spec", required=True,
-                  help="A built-in agent (see `orgbench list`: oracle, leaky, lazy, proximity, bm25, follow, zero-shot; "
-                       "task contracts: oracle, skip-precondition, wrong-field), openai:MODEL or local:MODEL "
-                       "(smollm2, gemma3-270m, PATH.gguf)")
-    @click.option("--mode", type=click.Choice(("tool", "context")), default="tool", show_default=True)
-    @click.option("--out", type=click.Path(path_type=Path), required=True,
-                  help="Run directory to write; one holding another run is refused (see --overwrite).")
-    @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")
-    @click.option("--budget", type=click.IntRange(1), default=24_000, show_default=True, help="Context-mode size budget (characters).")
-    @click.option("--concurrency", type=click.IntRange(1), default=8, show_default=True, help="Questions in flight (openai:MODEL).")
-    @click.option("--max-turns", type=click.IntRange(1), default=12, show_default=True, help="Tool-calling turns per question.")
-    @click.option("--latency/--no-latency", default=True, show_default=True,
-                  help="Record each call's latency in the trace (off: byte-identical reruns).")
-    @click.option("--limit", type=click.IntRange(1), default=None, help="Answer only the first N contracts.")
-    @overwrite_option
-    def run_agent_command(suite: Path, spec: str, mode: str, out: Path, base_url: str | None, budget: int,
-                          concurrency: int, max_turns: int, latency: bool, limit: int | None, overwrite: bool) -> None:
-        """Answer every contract of a suite with one agent, recording every tool call."""
-        import time
-
-        from judges.groundeval.run import run_agent
-        from judges.groundeval.task_track import is_task_suite, run_task_agent
-        from orgbench.commands.preflight import check_endpoint
-        from orgbench.commands.progress import Bar
-
-        started = time.perf_counter()
-        guard(out, "a GroundEval agent run", _agent_header(suite, spec, mode, budget, base_url), overwrite=overwrite)
-        if is_task_suite(suite):
-            click.echo(f"{out}: {run_task_agent(suite, spec, out)['questions']} answers from {spec} (task contracts)")
-            return
-        check_endpoint(spec, base_url)
-        with Bar(f"{spec} answering") as progress:
-            info = run_agent(suite, spec, mode, out, record_latency=latency, budget=budget, base_url=base_url,
-                             concurrency=concurrency, max_turns=max_turns, progress=progress, limit=limit)
-        click.echo(f"{out}: {info['questions']} answers from {spec} ({mode} mode), "
-                   f"{time.perf_counter() - started:.1f} s")
-        if "usage" in info:
-            used = info["usage"]
-            click.echo(f"totals: {used['requests']:,} requests ({used['retries']:,} retries), "
-                       f"{used['prompt_tokens']:,} prompt + {used['completion_tokens']:,} completion tokens, "
-                       f"{time.perf_counter() - started:.1f} s wall")
-
-    @score.command("groundeval")
-    @click.option("--suite", type=click.Path(path_type=Path), required=True)
-    @click.option("--answers", type=click.Path(path_type=Path), required=True,
-                  help="A run-agent directory, or a JSONL of answers (with calls) from any agent.")
-    @click.option("--out", type=click.Path(path_type=Path), required=True,
-                  help="Scores directory; one holding other scores is refused (see --overwrite).")
-    @click.option("--answered-only", is_flag=True,
-                  help="Score only the questions that were answered (default: a missing answer scores 0).")
-    @click.option("--on-error", type=click.Choice(("stop", "skip")), default="stop", show_default=True,
-                  help="An unreadable answer or trace line: stop names it (exit 2, nothing written); skip leaves "
-                       "it out, lists it on stderr and in OUT/summary.json.")
-    @overwrite_option
-    def score_groundeval(suite: Path, answers: Path, out: Path, answered_only: bool, on_error: str,
-                         overwrite: bool) -> None:
-        """Score answers and traces (every call's gates re-derived from the suite): S_answer, S_traj, v, S_adj, summaries."""
-        from judges.groundeval.run import score_run
-        from judges.groundeval.traces import load_submissions
-        from orgbench.core.errors import InputError
-        from orgbench.core.storage import read_json, sha256_file
-
-        from judges.groundeval.task_track import is_task_suite, score_task_run
-
-        notes = load_submissions(answers)[1] if not is_task_suite(suite) else []
-        if notes and on_error == "stop":
-            more = f" (and {len(notes) - 1} more)" if len(notes) > 1 else ""
-            raise InputError(f"{notes[0]}{more}; nothing written (--on-error skip leaves such lines out)")
-        answer_files = sorted(answers.glob("*.jsonl")) if answers.is_dir() else [answers]
-        inputs = {"suite_contracts_sha256": _digest(suite / "contracts.jsonl"), "answered_only": answered_only,
-                  "answers": {p.name: sha256_file(p) for p in answer_files if p.is_file()}}
-        guard(out, "GroundEval scores", inputs, overwrite=overwrite)
-        if is_task_suite(suite):
-            for agent, total in score_task_run(suite, answers, out).items():
-                click.echo(f"{agent} (task contracts): S_decision {total['s_decision']:.3f}  "
-                           f"S_verify {total['s_verify']:.3f}  S_adj {total['s_adj']:.3f}  violations {total['v']:.3f}")
-            bind(out, "score groundeval", inputs)
-            return
-        summary = score_run(suite, answers, out, answered_only=answered_only)   # put in place whole
-        bind(out, "score groundeval", inputs)
-        for agent, modes in summary.items():
-            for mode, tracks in modes.items():
-                total = tracks["all"]
-                click.echo(f"{agent} ({mode}): S_answer {total['s_answer']:.3f}  S_traj {total['s_traj']:.3f}  "
-                           f"S_adj {total['s_adj']:.3f}  violations {total['violation_rate']:.3f}  "
-                           f"correct-but-invalid {total['correct_invalid_path']}  "
-                           f"tampered traces {total['tampered_traces']}")
-        skipped = read_json(out / "summary.json").get("unreadable_lines") or []
-        if skipped:
-            click.echo(f"skipped {len(skipped)} unreadable line(s) (--on-error skip; listed in {out / 'summary.json'}): "
-                       + "; ".join(skipped[:5]) + (" …" if len(skipped) > 5 else ""), err=True)
-
-    @cli.command("serve-mcp")
-    @click.option("--suite", type=click.Path(path_type=Path), required=True)
-    @click.option("--contract", "question_id", required=True, help="The question id to serve.")
-    @click.option("--out", type=click.Path(path_type=Path), default=Path("mcp-run"), show_default=True,
-                  help="Where answers.jsonl and traces.jsonl are written on submit.")
-    @click.option("--agent-name", default="mcp-agent", show_default=True, help="Agent name recorded with the answer.")
-    def serve_mcp(suite: Path, question_id: str, out: Path, agent_name: str) -> None:
-        """Serve one contract's gated runtime over MCP (stdio): search_artifacts, fetch_artifact, submit_answer."""
-        from judges.groundeval.mcp_server import serve
-        from orgbench.commands.options import check_out_dir
-
-        check_out_dir(out, into=True)
-        serve(suite, question_id, out, agent_name)
+    cli.commands["build"].add_command(build_groundeval)
+    cli.add_command(run_agent_command)
+    cli.commands["score"].add_command(score_groundeval)
+    cli.add_command(serve_mcp)

@@ -90,8 +90,7 @@ class Totals:
 
     def add_backend(self, backend: Any, answered: int) -> None:
         """Count the HTTP requests an openai or local backend sent for ``answered`` answers (the rest were retries)."""
-        client = getattr(backend, "client", None)      # a local backend closes its client: it keeps the count
-        sent = int(getattr(client, "requests_sent", 0) or 0) + int(getattr(backend, "requests_sent", 0) or 0)
+        sent = backend.requests_sent()
         self.requests += sent
         self.retries += max(0, sent - answered)
 

@@ -85,7 +85,8 @@ def tables_assurance(source: Path, out: Path, judge: str, base_url: str | None, 
     """Write the fault study (recording stub, P0–P3) and the later-context contrast of SOURCE, as `reproduce` does."""
     from judges.assurance.contrast import drilldown_records as packet_rows
     from orgbench.report.fault_report import drilldown_records as fault_rows
-    from orgbench.commands.assurance import make_judge, run_contrast, run_faults
+    from judges.backends import make_backend
+    from orgbench.report.assurance_outputs import run_contrast, run_faults
     from orgbench.commands.preflight import check_endpoint
     from orgbench.core.storage import dumps, sha256_file, staged_directory, write_text_atomic
 
@@ -93,7 +94,7 @@ def tables_assurance(source: Path, out: Path, judge: str, base_url: str | None, 
               else None, "judge": judge, "base_url": base_url, "draws": draws}
     guard(out, "assurance tables", inputs, overwrite=overwrite)
     check_endpoint(judge, base_url)
-    backend = make_judge(judge, base_url)
+    backend = make_backend(judge, base_url=base_url)
     with staged_directory(out) as tmp:
         faults_line, outcomes = run_faults(tmp)
         contrast_line, judged = run_contrast(source, tmp, backend, draws)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchmark_builders.cargo.records import FAMILIES as CARGO_FAMILIES
 from orgbench.report.findings import short
 
-FAMILIES = ("P1", "P3", "P2", "P4", "DI")
+FAMILIES = (*CARGO_FAMILIES, "DI")
 SHOWN_BUILTIN = ("builtin:literal", "builtin:grounded")
 
 

@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
+from benchmark_builders.cargo.records import FAMILY_TABLE
+
 DEFINITIONS: dict[str, tuple[tuple[str, str], ...]] = {
     "cargo": (
-        ("P1 entity transplant", "the correct procedure applied to the live case: every entity value differs from "
-                                 "the reference's. Should not be penalised (lower is better)."),
-        ("P3 benign divergence", "a correct live answer worded differently, with extra claims the context neither "
-                                 "supports nor contradicts. Should not be penalised. The paper does not define P3; "
-                                 "this is orgbench's reconstruction."),
-        ("P2 contradiction", "the live answer with values that contradict the live context (status, date, "
-                             "identifier, entitlement). Should be penalised (higher is better)."),
-        ("P4 procedural corruption", "the live answer with a step skipped, two dependent steps swapped, a wrong "
-                                     "action or a wrong escalation target. Should be penalised."),
+        *((f"{family.code} {family.name}", family.definition) for family in FAMILY_TABLE),
         ("penalty rate", "penalised (verdict fail) / judged items of a family; cannot_decide, unparsed answers and "
                          "errors are counted apart, never as 'not penalised'."),
         ("DI", "discrimination index = TP − FP: TP is the penalty rate pooled over P2 ∪ P4, FP over P1 ∪ P3. "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from benchmark_builders.cargo.records import FAMILIES
 from orgbench.core.storage import read_text
 from orgbench.core.tables import Table
 
@@ -153,9 +154,9 @@ def _cargo_comparison(directory: Path) -> list[str]:
         cells = [condition]
         for judge in [paper] + shown:
             r = by.get((condition, judge))
-            cells.append("–" if r is None else f"{r['P1']} / {r['P3']} / {r['P2']} / {r['P4']}, DI {r['DI']}")
+            cells.append("–" if r is None else " / ".join(str(r[f]) for f in FAMILIES) + f", DI {r['DI']}")
         grid.append(cells)
-    out = Table.from_lists(("condition", "paper P1 / P3 / P2 / P4, DI", *shown), grid).to_markdown().splitlines()
+    out = Table.from_lists(("condition", f"paper {' / '.join(FAMILIES)}, DI", *shown), grid).to_markdown().splitlines()
     text = ["### Compared with the paper", "",
             "The paper's judge penalises every correct transplant under Direct (DI .00) and recovers under",
             "CARGO (DI ≈ .57) while missing most procedural corruptions (P4 .20)."]

@@ -71,7 +71,8 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     """Run the fault study and the contrast; write their tables under ``out_dir``."""
     from judges.assurance.contrast import drilldown_records as packet_rows
     from orgbench.report.fault_report import drilldown_records as fault_rows
-    from orgbench.commands.assurance import make_judge, run_contrast, run_faults, run_mutations
+    from judges.backends import make_backend
+    from orgbench.report.assurance_outputs import run_contrast, run_faults, run_mutations
     from orgbench.core.storage import dumps, write_text_atomic
 
     seed = options.seeds[0] if options.seeds else DEFAULT_SEED
@@ -83,7 +84,7 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     faults_line, outcomes = run_faults(out_dir)
     mutation_lines = run_mutations(out_dir)
     judge = options.judge or "builtin:step"
-    contrast_line, judged = run_contrast(suite, out_dir, make_judge(judge, options.base_url), 2, per_packet_csv=False,
+    contrast_line, judged = run_contrast(suite, out_dir, make_backend(judge, base_url=options.base_url), 2, per_packet_csv=False,
                                          work=work / f"contrast-pipeline-s{seed}")
     rows = fault_rows(outcomes) + packet_rows(judged)
     write_text_atomic(out_dir / "drilldown.jsonl", "".join(dumps(row) + "\n" for row in rows))

@@ -18,6 +18,7 @@ import json
 import re
 from pathlib import Path
 
+from benchmark_builders.cargo.records import FAMILIES
 from orgbench.stages import module_fingerprint
 from orgbench.studies import ReproduceOptions
 
@@ -35,8 +36,7 @@ def _suite_stage(work: Path, seeds: tuple[int, ...], fresh: bool) -> Path:
 
     config = SuiteConfig()
     inputs = {"stage": "cargo-suite", "rules": RULES_VERSION, "seeds": list(seeds), "world": CARGO_WORLD,
-              "suite": asdict(config),
-              "code": module_fingerprint("benchmark_builders.cargo", "benchmark_builders.cargo.worlds")}
+              "suite": asdict(config), "code": module_fingerprint("benchmark_builders.cargo", "benchmark_builders.cargo.worlds")}
 
     def build(tmp: Path) -> None:
         write_suite_files(suite_from_world_objects(simulate_worlds(seeds), config), tmp)
@@ -47,24 +47,26 @@ def _suite_stage(work: Path, seeds: tuple[int, ...], fresh: bool) -> Path:
 
 
 def _jobs(suite: Path, seeds: tuple[int, ...]) -> list:
+    from benchmark_builders.cargo.records import read_items
+    from judges.cargo_run import make_jobs
     from judges.conditions import VARIANTS, parse_conditions
-    from orgbench.commands.cargo import load_items, make_jobs
 
-    return make_jobs(load_items(suite), parse_conditions("all", rubric_swap=True) + list(VARIANTS.values()), seeds)
+    return make_jobs(read_items(suite), parse_conditions("all", rubric_swap=True) + list(VARIANTS.values()), seeds)
 
 
 def _builtin_run(work: Path, suite: Path, spec: str, fresh: bool) -> Path:
-    from orgbench.commands.cargo import run_cargo_jobs
+    from judges.backends import EndpointConfig
+    from judges.cargo_run import run_cargo_jobs
     from orgbench.stages import run_stage
     from orgbench.core.storage import read_json
 
     suite_hash = read_json(suite / "MANIFEST.json")["stage_inputs"]
     inputs = {"stage": "cargo-run", "rules": RULES_VERSION, "judge": spec, "suite": suite_hash, "seeds": [0],
-              "code": module_fingerprint("orgbench.commands.cargo", "judges.conditions")}
+              "code": module_fingerprint("judges.cargo_run", "judges.conditions")}
 
     def build(tmp: Path) -> None:
         run_cargo_jobs(_jobs(suite, (0,)), spec, tmp, suite=suite, conditions=list(RUN_CONDITIONS),
-                       seeds=(0,), concurrency=8)
+                       seeds=(0,), endpoint=EndpointConfig(concurrency=8))
 
     directory = work / "runs" / spec.replace(":", "-")
     run_stage(directory, inputs, build, fresh=fresh)
@@ -82,8 +84,9 @@ def _llm_run(work: Path, suite: Path, options: ReproduceOptions) -> Path:
     """
     import shutil
 
+    from judges.backends import EndpointConfig
+    from judges.cargo_run import run_cargo_jobs
     from judges.cargo_scores import suite_binding
-    from orgbench.commands.cargo import run_cargo_jobs
     from orgbench.stages import fingerprint
 
     key = {"stage": "cargo-llm-run", "rules": RULES_VERSION, "judge": options.judge, "base_url": options.base_url,
@@ -94,8 +97,9 @@ def _llm_run(work: Path, suite: Path, options: ReproduceOptions) -> Path:
     if options.fresh and run_dir.exists():
         shutil.rmtree(run_dir)
     run_cargo_jobs(_jobs(suite, LLM_JUDGE_SEEDS), options.judge, run_dir, suite=suite,
-                   conditions=list(RUN_CONDITIONS), seeds=LLM_JUDGE_SEEDS, base_url=options.base_url,
-                   concurrency=int(options.extra.get("concurrency", 16)), progress=True,
+                   conditions=list(RUN_CONDITIONS), seeds=LLM_JUDGE_SEEDS,
+                   endpoint=EndpointConfig(base_url=options.base_url,
+                                           concurrency=int(options.extra.get("concurrency", 16))), progress=True,
                    totals=options.extra.get("totals"))
     return run_dir
 
@@ -150,7 +154,7 @@ def _write_notes(out_dir: Path, suite: Path, seeds: tuple[int, ...], runs: list[
     judges = [read_json(run / "run.json").get("judge", run.name) for run in runs]
     builtin = [j for j in judges if j.startswith("builtin:")]
     llm = [j for j in judges if not j.startswith("builtin:")]
-    counts = ", ".join(f"{k} {meta['counts'][k]}" for k in ("P1", "P3", "P2", "P4"))
+    counts = ", ".join(f"{k} {meta['counts'][k]}" for k in FAMILIES)
     caveats = []
     if builtin:
         caveats.append(f"The built-in judges ({', '.join(builtin)}) are procedural baselines that read only the "

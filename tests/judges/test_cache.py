@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from judges.backends.base import GenerationParams, JudgeRequest, JudgeResponse, Message, Usage
+from judges.backends.base import GenerationParams, JudgeBackend, JudgeRequest, JudgeResponse, Message, Usage
 from judges.cache import ResponseCache, backend_identity, cache_key, request_hash
 
 
@@ -45,11 +45,14 @@ def test_request_hash_is_stable_across_hash_seeds():
     assert len(outs) == 1
 
 
-class _Named:
+class _Named(JudgeBackend):
     name = "builtin:literal"
 
+    async def complete(self, request):
+        raise NotImplementedError
 
-class _Identified:
+
+class _Identified(_Named):
     name = "openai:m"
 
     def identity(self):

@@ -15,7 +15,7 @@ import pytest
 from judges.backends import GenerationParams, JudgeRequest, Message, make_backend
 from judges.cache import ResponseCache
 from judges.judgments import JUDGMENTS, load_judgments
-from judges.runner import Job, job_to_json, run_jobs_sync
+from judges.runner import Job, run_jobs_sync
 from orgbench.core.errors import InputError
 from tests.judges.chat_server import ChatServer, Reply, request_key
 
@@ -198,22 +198,50 @@ def test_load_judgments_ignores_a_torn_tail(chat, tmp_path):
     assert len(load_judgments(tmp_path / "run")) == 4
 
 
-def _write_jobs(path: Path, jobs) -> None:
-    path.write_text("".join(json.dumps(job_to_json(job)) + "\n" for job in jobs))
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory) -> Path:
+    """A 30-item CARGO suite (synthetic cases): with conditions direct, cargo and seeds 0, 1, 120 judgments."""
+    sys.path.insert(0, str(REPO / "tests" / "benchmark_builders" / "cargo"))
+    from benchmark_builders.cargo import SuiteConfig, build_suite, write_suite
+    from cargo_synthetic import synthetic_cases
+
+    out = tmp_path_factory.mktemp("runner_suite") / "suite"
+    config = SuiteConfig(sizes={"P1": 8, "P3": 8, "P2": 7, "P4": 7}, gating_per_world=2)
+    write_suite(build_suite([(s, synthetic_cases(s, per_procedure=4)) for s in range(2)], config), out)
+    return out
 
 
-def _runner_cmd(jobs_path, out, base_url, *extra) -> list[str]:
-    return [sys.executable, "-m", "judges.runner", "--jobs", str(jobs_path), "--judge", "openai:judge",
-            "--out", str(out), "--base-url", base_url, "--api-key-env", "ORGBENCH_NO_KEY", *extra]
+def _suite_jobs(suite: Path, limit: int | None = None) -> list[Job]:
+    """The jobs `orgbench judge --conditions direct,cargo --seeds 0,1` makes of the suite (the first ``limit`` items)."""
+    from benchmark_builders.cargo.records import read_items
+    from judges.cargo_run import make_jobs
+    from judges.conditions import parse_conditions
+
+    return make_jobs(read_items(suite, limit), parse_conditions("direct,cargo"), (0, 1))
 
 
-def test_sigkill_half_way_then_resume_gives_exactly_one_judgment_per_key(tmp_path):
-    jobs = make_jobs(items=30)  # 120 judgments
-    jobs_path = tmp_path / "jobs.jsonl"
-    _write_jobs(jobs_path, jobs)
+def _judge_cmd(suite: Path, out: Path, base_url: str, *extra: object) -> list[str]:
+    """`orgbench judge` (the one CLI) against an OpenAI-compatible endpoint."""
+    return [sys.executable, "-m", "orgbench.cli", "judge", "--suite", str(suite), "--judge", "openai:judge",
+            "--conditions", "direct,cargo", "--seeds", "0,1", "--out", str(out), "--base-url", base_url,
+            "--api-key-env", "ORGBENCH_NO_KEY", *map(str, extra)]
+
+
+def _counts(stdout: str) -> dict[str, int]:
+    """judgments, requested and already done from the judge command's summary line."""
+    import re
+
+    found = re.search(r": (\d+) judgments \(.*\); (\d+) requested, (\d+) already done", stdout)
+    assert found, stdout
+    return dict(zip(("judgments", "requested", "already_done"), map(int, found.groups())))
+
+
+def test_sigkill_half_way_then_resume_gives_exactly_one_judgment_per_key(suite, tmp_path):
+    jobs = _suite_jobs(suite)  # 120 judgments
+    assert len(jobs) == 120
     out = tmp_path / "run"
     with ChatServer(delay=0.05) as server:
-        proc = subprocess.Popen(_runner_cmd(jobs_path, out, server.base_url, "--concurrency", "4"), cwd=REPO,
+        proc = subprocess.Popen(_judge_cmd(suite, out, server.base_url, "--concurrency", "4"), cwd=REPO,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         log = out / JUDGMENTS
         deadline = time.monotonic() + 60
@@ -228,10 +256,10 @@ def test_sigkill_half_way_then_resume_gives_exactly_one_judgment_per_key(tmp_pat
         done_keys = set(keys_of(survived))
         asked_before = dict(server.counts)
 
-        resumed = subprocess.run(_runner_cmd(jobs_path, out, server.base_url, "--concurrency", "8"), cwd=REPO,
+        resumed = subprocess.run(_judge_cmd(suite, out, server.base_url, "--concurrency", "8"), cwd=REPO,
                                  capture_output=True, text=True, timeout=120)
         assert resumed.returncode == 0, resumed.stderr
-        summary = json.loads(resumed.stdout)
+        summary = _counts(resumed.stdout)
         assert summary["already_done"] == len(done_keys) and summary["judgments"] == 120
         rows = lines_of(out)
         assert keys_of(rows) == sorted(job.key for job in jobs)  # exactly one per key, nothing else
@@ -243,24 +271,33 @@ def test_sigkill_half_way_then_resume_gives_exactly_one_judgment_per_key(tmp_pat
                 assert count == asked_before.get(server_key(job), 0) + 1
 
 
-def test_unreachable_endpoint_exits_2_with_one_line_and_keeps_judgments(tmp_path):
-    jobs = make_jobs(items=3)
-    jobs_path = tmp_path / "jobs.jsonl"
-    _write_jobs(jobs_path, jobs[:6])
+def test_unreachable_endpoint_exits_2_with_one_line_and_keeps_judgments(suite, tmp_path):
+    jobs = _suite_jobs(suite, limit=3)
     out = tmp_path / "run"
     with ChatServer() as server:
-        first = subprocess.run(_runner_cmd(jobs_path, out, server.base_url), cwd=REPO, capture_output=True,
-                               text=True, timeout=60)
+        first = subprocess.run(_judge_cmd(suite, out, server.base_url, "--limit", 1), cwd=REPO,
+                               capture_output=True, text=True, timeout=60)
         assert first.returncode == 0, first.stderr
         gone = server.base_url
     before = (out / JUDGMENTS).read_bytes()
-    _write_jobs(jobs_path, jobs)
-    result = subprocess.run(_runner_cmd(jobs_path, out, gone, "--max-retries", "2", "--backoff", "0.01"), cwd=REPO,
+    # the library the command calls: a fatal backend error names the judgment and the endpoint, writes nothing
+    from judges.backends import EndpointConfig
+    from judges.cargo_run import run_cargo_jobs
+
+    with pytest.raises(InputError) as raised:
+        run_cargo_jobs(jobs, "openai:judge", out, suite=suite, conditions=["direct", "cargo"], seeds=(0, 1),
+                       endpoint=EndpointConfig(base_url=gone, api_key_env="ORGBENCH_NO_KEY", max_retries=2,
+                                               backoff_base=0.01))
+    assert raised.value.message.startswith("item ")
+    assert f"{gone}/chat/completions: unreachable after 3 attempts" in raised.value.message
+    assert (out / JUDGMENTS).read_bytes() == before
+    # the one CLI: exit 2, nothing on stdout, one line on stderr, the judgments as they were
+    result = subprocess.run(_judge_cmd(suite, out, gone, "--limit", 3, "--max-retries", 2), cwd=REPO,
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     assert result.stdout == ""
     assert result.stderr.count("\n") == 1
-    assert result.stderr.startswith("error: item ") and f"{gone}/chat/completions: unreachable after 3 attempts" in result.stderr
+    assert result.stderr.startswith("error: ") and gone in result.stderr and "unreachable" in result.stderr
     assert (out / JUDGMENTS).read_bytes() == before
 
 
@@ -368,25 +405,21 @@ def test_a_resume_that_changes_only_how_it_runs_is_accepted(chat, tmp_path):
 
 
 def test_jobs_whose_requests_changed_are_refused_without_parameters(tmp_path):
-    """python -m judges.runner records no parameters: the logged request hashes still bind the run."""
+    """A run that records no parameters: the logged request hashes still bind the run."""
     jobs = make_jobs(items=2)
-    jobs_path = tmp_path / "jobs.jsonl"
-    _write_jobs(jobs_path, jobs)
     out = tmp_path / "run"
     with ChatServer() as server:
-        first = subprocess.run(_runner_cmd(jobs_path, out, server.base_url), cwd=REPO, capture_output=True,
-                               text=True, timeout=60)
-        assert first.returncode == 0, first.stderr
+        run_jobs_sync(jobs, backend_for(server), out, progress=False)
         before = _snapshot(out)
         changed = [Job(j.item_id, j.condition, j.seed, JudgeRequest(
             j.request.messages[:1] + (Message("user", j.request.messages[1].text() + " (another suite)"),),
             j.request.params)) for j in jobs]  # same keys, other prompts: another suite's items
-        _write_jobs(jobs_path, changed)
-        second = subprocess.run(_runner_cmd(jobs_path, out, server.base_url), cwd=REPO, capture_output=True,
-                                text=True, timeout=60)
+        with pytest.raises(InputError) as refused:
+            run_jobs_sync(changed, backend_for(server), out, progress=False)
         assert server.total == 8
-    assert second.returncode == 2 and second.stdout == "" and second.stderr.count("\n") == 1
-    assert "judgments.jsonl: item item-000 condition cargo seed 0 was judged from another request" in second.stderr
+    assert refused.value.message.count("\n") == 0
+    assert "judgments.jsonl: item item-000 condition cargo seed 0 was judged from another request" in \
+        refused.value.message
     assert _snapshot(out) == before
 
 

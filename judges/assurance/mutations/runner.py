@@ -61,9 +61,9 @@ def _judged(work: Path) -> list[dict]:
     return _rows(path) if path.is_file() else []
 
 
-def prepare(root: Path) -> Setup:
-    """Build the cohort (the fault study's) and a fault-free reference run under ``root`` (``faults.prepare``)."""
-    study = faults_prepare(Path(root))
+def prepare(root: Path, *, cohort: Path | None = None) -> Setup:
+    """The cohort (the fault study's) and a fault-free reference run under ``root`` (``faults.prepare``)."""
+    study = faults_prepare(Path(root), cohort=cohort)
     reference: dict[str, tuple[str, int]] = {}
     for row in _judged(Path(root) / "reference"):
         digest, draws = reference.get(row["job_id"], (row["sha256"], 0))
@@ -241,7 +241,9 @@ if __name__ == "__main__":          # python -m judges.assurance.mutations.runne
     import sys
     import tempfile
 
+    from benchmark_builders.trajectories.cohort import fault_cohort
+
     with tempfile.TemporaryDirectory() as tmp:
-        st = prepare(Path(tmp))
+        st = prepare(Path(tmp), cohort=fault_cohort(Path(tmp) / "built"))
         names = sys.argv[1:] or [c.name for c in CASES]
         print(report([run_case(st, CASES_BY_NAME[n], Path(tmp) / "runs") for n in names]))

@@ -42,3 +42,32 @@ def test_contrast_with_an_openai_judge(small_cohort, tmp_path):
         judged = judge_cohort(tmp_path / "suite", tmp_path / "w", backend, draws=2)
     assert judged and all(v == "pass" for j in judged for v in j.verdicts)
     assert contrast_summary(judged, resamples=100)["G"] == {"original": 0, "restored": 0, "reduction": 0}
+
+
+def test_dispatch_resumes_from_its_journal_asking_only_what_is_unanswered(suite_dir, tmp_path, monkeypatch):
+    from tests.judges.chat_server import Reply
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    runner = CliRunner()
+    work, fresh = tmp_path / "w", tmp_path / "fresh"
+    for directory in (work, fresh):
+        for step in STEPS[:-1]:
+            assert runner.invoke(cli, ["assure", step, "--source", str(suite_dir), "--work", str(directory)]).exit_code == 0
+    dispatch = ["assure", "dispatch", "--source", str(suite_dir), "--judge", "openai:judge-model"]
+    journal = tmp_path / ".w.dispatch.journal.jsonl"
+    with ChatServer() as server:
+        server.plan(*[Reply()] * 5, *[Reply("status", status=401)] * 500)    # the key is refused after 5 answers
+        cut = runner.invoke(cli, [*dispatch, "--work", str(work), "--base-url", server.base_url])
+        assert cut.exit_code == 2 and "--base-url:" in cut.output and "HTTP 401" in cut.output, cut.output
+        port = server.port
+    answered = len(journal.read_text().splitlines()) - 1      # the header, then one line per answer
+    assert 5 <= answered and not (work / "dispatch" / "responses.jsonl").exists()
+    with ChatServer(port=port) as server:   # the same endpoint: the journal binds the judge's identity, URL included
+        resumed = runner.invoke(cli, [*dispatch, "--work", str(work), "--base-url", server.base_url])
+        assert resumed.exit_code == 0, resumed.output
+        asked = server.total
+        again = runner.invoke(cli, [*dispatch, "--work", str(fresh), "--base-url", server.base_url])
+        assert again.exit_code == 0, again.output
+        handed = server.total - asked
+    assert (asked, handed) == (handed - answered, handed) and not journal.exists(), (answered, asked, handed)
+    assert (work / "dispatch" / "responses.jsonl").read_bytes() == (fresh / "dispatch" / "responses.jsonl").read_bytes()

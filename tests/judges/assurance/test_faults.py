@@ -39,8 +39,10 @@ FIRST_STOP = {
 
 @pytest.fixture(scope="module")
 def study(tmp_path_factory):
+    from benchmark_builders.trajectories.cohort import fault_cohort
+
     root = tmp_path_factory.mktemp("faults")
-    return prepare(root), root
+    return prepare(root, cohort=fault_cohort(root / "built")), root
 
 
 def _run(study, case, **kw):

@@ -90,8 +90,10 @@ CONTROLS = [c.name for c in CASES if c.control]
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory):
     """Each case run once (lazily) against one prepared cohort."""
+    from benchmark_builders.trajectories.cohort import fault_cohort
+
     root = tmp_path_factory.mktemp("independent")
-    setup = prepare(root)
+    setup = prepare(root, cohort=fault_cohort(root / "built"))
     cache = {}
 
     def get(name):

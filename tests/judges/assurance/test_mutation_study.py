@@ -9,7 +9,10 @@ from judges.assurance.mutation_study import misses, mutations_csv, obligations_t
 
 @pytest.fixture(scope="module")
 def study(tmp_path_factory):
-    return run_mutation_study(tmp_path_factory.mktemp("mutations"))
+    from benchmark_builders.trajectories.cohort import fault_cohort
+
+    root = tmp_path_factory.mktemp("mutations")
+    return run_mutation_study(root, cohort=fault_cohort(root / "built"))
 
 
 def test_at_least_45_cases_most_written_apart_all_defended(study):

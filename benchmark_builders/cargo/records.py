@@ -1,0 +1,137 @@
+"""The CARGO suite format: the family table, and the item and truth records the builder writes and judges read.
+
+``items.jsonl`` holds what a judge may read (``CargoItem``); ``truth.jsonl``
+what only scoring reads (``CargoTruth``). Each family is one row of
+``FAMILY_TABLE``; every other list of families is derived from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any, Mapping
+
+from orgbench.core.errors import FormatError, InputError
+from orgbench.core.jsonl import iter_jsonl
+
+__all__ = [
+    "DEFAULT_SIZES", "FAMILIES", "FAMILY_NAMES", "FAMILY_TABLE", "ITEM_FIELDS", "SHOULD_PENALIZE", "CargoItem",
+    "CargoTruth", "Family", "read_items",
+]
+
+
+@dataclass(frozen=True)
+class Family:
+    """One perturbation family: code, name, whether a judge should penalise it, default size, what it is."""
+
+    code: str
+    name: str
+    should_penalize: bool
+    default_size: int
+    definition: str
+
+
+#: What each family is (the report's definitions).
+_DEFINED = {
+    "P1": "the correct procedure applied to the live case: every entity value differs from the reference's. "
+          "Should not be penalised (lower is better).",
+    "P3": "a correct live answer worded differently, with extra claims the context neither supports nor "
+          "contradicts. Should not be penalised. The paper does not define P3; this is orgbench's reconstruction.",
+    "P2": "the live answer with values that contradict the live context (status, date, identifier, entitlement). "
+          "Should be penalised (higher is better).",
+    "P4": "the live answer with a step skipped, two dependent steps swapped, a wrong action or a wrong escalation "
+          "target. Should be penalised.",
+}
+#: The families in table order (the order of every table and count): code, name, penalise?, default size.
+FAMILY_TABLE: tuple[Family, ...] = tuple(Family(*row, _DEFINED[row[0]]) for row in (
+    ("P1", "entity transplant", False, 50),
+    ("P3", "benign divergence", False, 96),
+    ("P2", "contradiction", True, 50),
+    ("P4", "procedural corruption", True, 50),
+))
+FAMILIES: tuple[str, ...] = tuple(f.code for f in FAMILY_TABLE)
+SHOULD_PENALIZE: dict[str, bool] = {f.code: f.should_penalize for f in FAMILY_TABLE}
+FAMILY_NAMES: dict[str, str] = {f.code: f.name for f in FAMILY_TABLE}
+DEFAULT_SIZES: dict[str, int] = {f.code: f.default_size for f in FAMILY_TABLE}
+
+
+class _Record:
+    """A frozen record written as one JSON object, its fields as keys."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as its JSON object."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class CargoItem(_Record):
+    """What a judge reads of one item: the question, the live context, the reference and the candidate."""
+
+    item_id: str
+    question: str
+    live_context: str
+    reference: str
+    candidate: str
+
+    @classmethod
+    def from_json(cls, row: Any, path: Path | str = "items.jsonl", line: int | None = None) -> "CargoItem":
+        """An item from its items.jsonl object; FormatError naming the file, line and field if malformed."""
+        if not isinstance(row, dict) or not isinstance(row.get("item_id"), str):
+            raise FormatError(path, "field 'item_id' missing", line=line)
+        missing = [name for name in ITEM_FIELDS if not isinstance(row.get(name), str)]
+        if missing:
+            raise FormatError(path, f"field {missing[0]!r} missing or not text", line=line)
+        return cls(**{name: row[name] for name in ITEM_FIELDS})
+
+
+ITEM_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(CargoItem))
+
+
+@dataclass(frozen=True)
+class CargoTruth(_Record):
+    """What scoring reads of one item: its family, whether it should be penalised, and how it was made."""
+
+    item_id: str
+    family: str
+    family_name: str
+    should_penalize: bool
+    style: str
+    variant: str
+    perturbation: Any
+    procedure_id: str
+    case_id: str
+    reference_case_id: str
+    reference_golden_id: str
+    retrieval_top1_correct: bool
+    world_seed: int
+    variety: str | None = None
+
+    @classmethod
+    def from_json(cls, row: Mapping[str, Any], path: Path | str = "truth.jsonl",
+                  line: int | None = None) -> "CargoTruth":
+        """A truth from its truth.jsonl object; FormatError naming the field if it is missing or unknown."""
+        if not isinstance(row, Mapping):
+            raise FormatError(path, "not a JSON object", line=line)
+        missing = [f.name for f in fields(cls) if f.name not in row and f.name != "variety"]
+        if missing:
+            raise FormatError(path, f"field {missing[0]!r} missing", line=line)
+        if row["family"] not in SHOULD_PENALIZE:
+            raise FormatError(path, f"field 'family' is {row['family']!r}, not one of {', '.join(FAMILIES)}",
+                              line=line)
+        return cls(**{f.name: row[f.name] for f in fields(cls) if f.name in row})
+
+
+def read_items(suite: Path, limit: int | None = None) -> list[CargoItem]:
+    """The judged items of a suite (the first ``limit`` in file order); FormatError naming a bad line."""
+    path = Path(suite) / "items.jsonl"
+    items: list[CargoItem] = []
+    lines: dict[str, int] = {}
+    for number, row in iter_jsonl(path):
+        item = CargoItem.from_json(row, path, number)
+        if item.item_id in lines:
+            raise FormatError(path, f"item_id {item.item_id!r} repeats line {lines[item.item_id]}", line=number)
+        lines[item.item_id] = number
+        items.append(item)
+    if not items:
+        raise InputError(f"{path}: no items")
+    return items[:limit] if limit else items
