@@ -84,6 +84,7 @@ def test_unknown_condition_and_judge_end_in_one_line(suite, tmp_path):
     assert result.exit_code == 2 and "no built-in CARGO judge is called 'oracle'" in result.output
 
 
+@pytest.mark.slow              # runs `orgbench reproduce cargo` twice (about 100 s here)
 def test_reproduce_cargo_is_cached_and_byte_identical(tmp_path):
     args = ["reproduce", "cargo", "--seeds", "0,1", "--work-dir", str(tmp_path / "work")]
     first = CliRunner().invoke(cli, [*args, "--out", str(tmp_path / "a")])

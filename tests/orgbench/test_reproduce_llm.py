@@ -19,6 +19,9 @@ from orgbench.cli import cli
 from tests.judges.chat_server import ChatServer, judge_answer
 from tests.orgbench.cdp import Browser, chromium_path
 
+#: every test shares a module fixture that runs reproduce with an LLM judge (about two minutes here)
+pytestmark = pytest.mark.slow
+
 JUDGE = "openai:judge-model"
 CARGO_REQUESTS = 246 * 13 * 3  # items x (8 conditions + cargo+kinds + 4 rubric-swap cells) x judge seeds 0, 1, 2
 
