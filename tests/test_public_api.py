@@ -48,8 +48,9 @@ API = {
     "judges.assurance": ["CONTROLS", "Controls", "Finding", "PacketSpec", "PipelineConfig", "REQUIREMENTS", "STEPS",
                          "StageRefused", "check_packet", "check_source", "render_packet", "run_pipeline", "run_step"],
     "judges.assurance.mutations": [],
-    "judges.backends": ["BackendError", "FatalBackendError", "GenerationParams", "JudgeBackend", "JudgeRequest",
-                        "JudgeResponse", "Message", "Usage", "apply_generation_options", "make_backend", "parse_extra"],
+    "judges.backends": ["AgentBackend", "AgentTurn", "BackendError", "BackendSpec", "EndpointConfig",
+                        "FatalBackendError", "GenerationParams", "JudgeBackend", "JudgeRequest", "JudgeResponse",
+                        "Message", "Usage", "apply_generation_options", "make_backend", "parse_extra"],
     "judges.groundeval": ["CompiledTruth", "Corpus", "GatedRuntime", "score_question", "summarize"],
 }
 

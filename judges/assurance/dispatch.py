@@ -11,7 +11,6 @@ every buffer handed), so a rerun of the stage over the same buffers asks the jud
 from __future__ import annotations
 
 import asyncio
-import json
 from dataclasses import dataclass
 from typing import Any, Mapping
 
