@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from simulator.context import SimContext
 from simulator.messaging import CHANNELS, audience_acl, author_acl, post_chat, send_dm, send_email
-from simulator.model import EntityRef
+from simulator.model import EntityRef, ParentLink
 from simulator.org import TEAM_ROLES
 from simulator.procedures import PROCEDURES, Step
 from simulator.processes.engineering import SERVICES
@@ -28,6 +28,24 @@ CHANNEL_SHARE = {
     "CH-LEGAL-REVIEW": 0.04,
 }
 TOPICS = ("standup", "question", "fyi", "thanks", "lunch", "reminder", "status")
+#: Chance that a question in a channel or a DM gets an answer, and that the asker follows up on one.
+ANSWER_RATE = 0.7
+FOLLOW_UP_RATE = 0.5
+
+
+def _asked(ctx: SimContext, event_id: str, author: str, topic: str, where: str) -> dict:
+    """What a reply needs to know about the message just recorded: its id, author, topic and wording seed."""
+    draft = ctx.ledger.drafts[-1]
+    return {"event_id": event_id, "message_id": draft.artifact_id, "author": author, "topic": topic,
+            "seed": draft.variant, "channel": where}
+
+
+def _thread_turn(asked: dict, turn: int, answered: bool = True) -> tuple[dict, dict, tuple[ParentLink, ...]]:
+    """The facts, context and parent link of a reply (turn 1) or the asker's follow-up (turn 2)."""
+    thread = {k: asked[k] for k in ("message_id", "author", "topic", "seed", "channel")}
+    thread.update(turn=turn, answered=answered)
+    return ({"in_reply_to": asked["message_id"]}, {"topic": "reply", "reply_to": thread},
+            (ParentLink(asked["event_id"], {"in_reply_to": asked["message_id"]}),))
 
 
 def _posters(ctx: SimContext, channel: str) -> list[str]:
@@ -53,12 +71,15 @@ def channel_chatter(ctx: SimContext, channel: str):
     share = CHANNEL_SHARE[channel]
     public = CHANNELS[channel][1] is None
     org, news, graph, work, gap = ctx.org, ctx.news, ctx.graph, ctx.work, ctx.gap
+    threads = ctx.rng(f"comms.threads.{channel}")
+    pending: list[tuple[float, dict, int, bool]] = []  # (due minute, question, turn, answered)
     previous: str | None = None
     while True:
         yield work(gap(per_person * len(org.active()) * share, rng))
         posters = _posters(ctx, channel)
         if not posters:
             continue
+        pending = _channel_replies(ctx, channel, posters, pending, threads)
         author = posters[int(random() * len(posters))]
         facts: dict = {}
         context = {"topic": choice(TOPICS)}
@@ -68,10 +89,36 @@ def channel_chatter(ctx: SimContext, channel: str):
             if told is not None:
                 facts = told
                 context["news_kind"] = item.kind
-        post_chat(ctx, channel, author, "chat_message", facts, context)
+        event_id = post_chat(ctx, channel, author, "chat_message", facts, context)
+        if not facts and context["topic"] == "question" and len(posters) > 1:
+            pending.append((ctx.env.now + threads.uniform(5, 120), _asked(ctx, event_id, author, "question",
+                                                                           CHANNELS[channel][0]), 1, True))
         if previous is not None and previous != author:
             graph.interact(author, previous, ctx.env.now, 0.3)
         previous = author
+
+
+def _channel_replies(ctx: SimContext, channel: str, posters: list[str], pending: list, rng) -> list:
+    """Post the replies that are due in ``channel``: an answer by another member, then maybe the asker's follow-up."""
+    later = []
+    for due, asked, turn, answered in pending:
+        if due > ctx.env.now:
+            later.append((due, asked, turn, answered))
+            continue
+        if turn == 1 and rng.random() > ANSWER_RATE:
+            if rng.random() < FOLLOW_UP_RATE and asked["author"] in posters:  # nobody answered: the asker bumps it
+                facts, context, parents = _thread_turn(asked, 2, answered=False)
+                post_chat(ctx, channel, asked["author"], "chat_message", facts, context, parents)
+            continue
+        author = asked["author"] if turn == 2 else _pick_other(rng.random, posters, asked["author"])
+        if turn == 2 and author not in posters:
+            continue
+        facts, context, parents = _thread_turn(asked, turn)
+        event_id = post_chat(ctx, channel, author, "chat_message", facts, context, parents)
+        ctx.graph.interact(author, asked["author"], ctx.env.now, 0.3)
+        if turn == 1 and rng.random() < FOLLOW_UP_RATE:
+            later.append((ctx.env.now + rng.uniform(2, 60), {**asked, "event_id": event_id}, 2, True))
+    return later
 
 
 def _pick_other(random, options: list[str], other_than: str) -> str:
@@ -89,9 +136,12 @@ def direct_messages(ctx: SimContext):
     random, choice = rng.random, rng.choice
     per_person = ctx.config.workload.direct_messages_per_person
     org, news, people, work, gap = ctx.org, ctx.news, ctx.org.people, ctx.work, ctx.gap
+    threads = ctx.rng("comms.threads.dm")
+    pending: list[tuple[float, dict, str, int]] = []  # (due minute, question, the other person, turn)
     while True:
         active = org.active()
         yield work(gap(per_person * len(active), rng))
+        pending = _dm_replies(ctx, pending, threads)
         active = org.active()
         sender = active[int(random() * len(active))]
         team = org.members(people[sender].team)
@@ -106,12 +156,35 @@ def direct_messages(ctx: SimContext):
             if told is not None:
                 facts = told
                 context["news_kind"] = item.kind
-        send_dm(ctx, sender, recipient, "direct_message", facts, context)
+        event_id = send_dm(ctx, sender, recipient, "direct_message", facts, context)
+        if not facts and context["topic"] == "question" and threads.random() < ANSWER_RATE:
+            pending.append((ctx.env.now + threads.uniform(1, 90), _asked(ctx, event_id, sender, "question", "dm"),
+                            recipient, 1))
+
+
+def _dm_replies(ctx: SimContext, pending: list, rng) -> list:
+    """Send the DM answers that are due (questions nobody answers never get here), then maybe a thank-you."""
+    later = []
+    people = ctx.org.people
+    for due, asked, other, turn in pending:
+        if due > ctx.env.now:
+            later.append((due, asked, other, turn))
+            continue
+        sender, recipient = (other, asked["author"]) if turn == 1 else (asked["author"], other)
+        if people[sender].left_at is not None or people[recipient].left_at is not None:
+            continue
+        facts, context, parents = _thread_turn(asked, turn)
+        event_id = send_dm(ctx, sender, recipient, "direct_message", facts, context, parents)
+        if turn == 1 and rng.random() < FOLLOW_UP_RATE:
+            later.append((ctx.env.now + rng.uniform(1, 30), {**asked, "event_id": event_id}, other, 2))
+    return later
 
 
 def internal_email(ctx: SimContext):
     """Internal email: updates to a team, questions to a manager."""
     rng = ctx.rng("comms.email")
+    threads = ctx.rng("comms.threads.email")
+    pending: list[tuple[float, dict, str]] = []  # (due minute, question, who answers)
     while True:
         rate = ctx.config.workload.emails_per_person * len(ctx.org.active())
         yield ctx.work(ctx.gap(rate, rng))
@@ -132,8 +205,30 @@ def internal_email(ctx: SimContext):
             if told is not None:
                 facts = told
                 context["news_kind"] = item.kind
+        pending = _email_replies(ctx, pending, threads)
         if recipients:
-            send_email(ctx, sender, recipients, subject, "internal_email", facts, None, context)
+            context["to"] = recipients[0]
+            event_id, email_id = send_email(ctx, sender, recipients, subject, "internal_email", facts, None, context)
+            if subject == "Quick question" and not facts and threads.random() < ANSWER_RATE:
+                asked = {"event_id": event_id, "message_id": email_id, "author": sender, "topic": "question",
+                         "seed": ctx.ledger.drafts[-1].variant, "channel": "email"}
+                pending.append((ctx.env.now + threads.uniform(30, 480), asked, recipients[0]))
+
+
+def _email_replies(ctx: SimContext, pending: list, rng) -> list:
+    """Send the answers to questions by email that are due ("Re: Quick question", to the asker)."""
+    later = []
+    for due, asked, replier in pending:
+        if due > ctx.env.now:
+            later.append((due, asked, replier))
+            continue
+        if ctx.org.people[replier].left_at is not None or ctx.org.people[asked["author"]].left_at is not None:
+            continue
+        facts, context, parents = _thread_turn(asked, 1)
+        context["to"] = asked["author"]
+        send_email(ctx, replier, [asked["author"]], "Re: Quick question", "internal_email", facts, None, context,
+                   parents=parents, extra_payload={"in_reply_to": asked["message_id"]})
+    return later
 
 
 def weekly_meetings(ctx: SimContext):
