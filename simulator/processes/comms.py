@@ -37,14 +37,18 @@ def _asked(ctx: SimContext, event_id: str, author: str, topic: str, where: str) 
     """What a reply needs to know about the message just recorded: its id, author, topic and wording seed."""
     draft = ctx.ledger.drafts[-1]
     return {"event_id": event_id, "message_id": draft.artifact_id, "author": author, "topic": topic,
-            "seed": draft.variant, "channel": where}
+            "seed": draft.variant, "channel": where, "team": ctx.org.people[author].team}
 
 
-def _thread_turn(asked: dict, turn: int, answered: bool = True) -> tuple[dict, dict, tuple[ParentLink, ...]]:
-    """The facts, context and parent link of a reply (turn 1) or the asker's follow-up (turn 2)."""
-    thread = {k: asked[k] for k in ("message_id", "author", "topic", "seed", "channel")}
+def _thread_turn(asked: dict, turn: int, answered: bool = True, team: str | None = None
+                 ) -> tuple[dict, dict, tuple[ParentLink, ...]]:
+    """The facts, context and parent link of a reply (turn 1) or the asker's follow-up (turn 2).
+
+    ``team`` is the replier's team now; the question keeps the asker's team from when they asked.
+    """
+    thread = {k: asked[k] for k in ("message_id", "author", "topic", "seed", "channel", "team")}
     thread.update(turn=turn, answered=answered)
-    return ({"in_reply_to": asked["message_id"]}, {"topic": "reply", "reply_to": thread},
+    return ({"in_reply_to": asked["message_id"]}, {"topic": "reply", "reply_to": thread, "team": team},
             (ParentLink(asked["event_id"], {"in_reply_to": asked["message_id"]}),))
 
 
@@ -82,7 +86,7 @@ def channel_chatter(ctx: SimContext, channel: str):
         pending = _channel_replies(ctx, channel, posters, pending, threads)
         author = posters[int(random() * len(posters))]
         facts: dict = {}
-        context = {"topic": choice(TOPICS)}
+        context = {"topic": choice(TOPICS), "team": org.people[author].team}
         if news and random() < 0.35 and public:
             item = news[rng.randrange(len(news))]
             told = ctx.told(item, author)
@@ -110,10 +114,14 @@ def _channel_replies(ctx: SimContext, channel: str, posters: list[str], pending:
                 facts, context, parents = _thread_turn(asked, 2, answered=False)
                 post_chat(ctx, channel, asked["author"], "chat_message", facts, context, parents)
             continue
-        author = asked["author"] if turn == 2 else _pick_other(rng.random, posters, asked["author"])
+        if turn == 2:
+            author = asked["author"]
+        else:  # mostly someone from the asker's team answers
+            mates = [p for p in posters if ctx.org.people[p].team == asked["team"] and p != asked["author"]]
+            author = _pick_other(rng.random, mates if mates and rng.random() < 0.8 else posters, asked["author"])
         if turn == 2 and author not in posters:
             continue
-        facts, context, parents = _thread_turn(asked, turn)
+        facts, context, parents = _thread_turn(asked, turn, team=ctx.org.people[author].team)
         event_id = post_chat(ctx, channel, author, "chat_message", facts, context, parents)
         ctx.graph.interact(author, asked["author"], ctx.env.now, 0.3)
         if turn == 1 and rng.random() < FOLLOW_UP_RATE:
@@ -149,7 +157,7 @@ def direct_messages(ctx: SimContext):
             team = active
         recipient = _pick_other(random, team, sender)
         facts: dict = {}
-        context = {"topic": choice(TOPICS)}
+        context = {"topic": choice(TOPICS), "team": people[sender].team}
         if news and random() < 0.25:
             item = news[rng.randrange(len(news))]
             told = ctx.told(item, sender)
@@ -173,7 +181,7 @@ def _dm_replies(ctx: SimContext, pending: list, rng) -> list:
         sender, recipient = (other, asked["author"]) if turn == 1 else (asked["author"], other)
         if people[sender].left_at is not None or people[recipient].left_at is not None:
             continue
-        facts, context, parents = _thread_turn(asked, turn)
+        facts, context, parents = _thread_turn(asked, turn, team=people[sender].team)
         event_id = send_dm(ctx, sender, recipient, "direct_message", facts, context, parents)
         if turn == 1 and rng.random() < FOLLOW_UP_RATE:
             later.append((ctx.env.now + rng.uniform(1, 30), {**asked, "event_id": event_id}, other, 2))
@@ -208,10 +216,9 @@ def internal_email(ctx: SimContext):
         pending = _email_replies(ctx, pending, threads)
         if recipients:
             context["to"] = recipients[0]
-            event_id, email_id = send_email(ctx, sender, recipients, subject, "internal_email", facts, None, context)
+            event_id, _ = send_email(ctx, sender, recipients, subject, "internal_email", facts, None, context)
             if subject == "Quick question" and not facts and threads.random() < ANSWER_RATE:
-                asked = {"event_id": event_id, "message_id": email_id, "author": sender, "topic": "question",
-                         "seed": ctx.ledger.drafts[-1].variant, "channel": "email"}
+                asked = _asked(ctx, event_id, sender, "question", "email")
                 pending.append((ctx.env.now + threads.uniform(30, 480), asked, recipients[0]))
 
 
@@ -224,7 +231,7 @@ def _email_replies(ctx: SimContext, pending: list, rng) -> list:
             continue
         if ctx.org.people[replier].left_at is not None or ctx.org.people[asked["author"]].left_at is not None:
             continue
-        facts, context, parents = _thread_turn(asked, 1)
+        facts, context, parents = _thread_turn(asked, 1, team=ctx.org.people[replier].team)
         context["to"] = asked["author"]
         send_email(ctx, replier, [asked["author"]], "Re: Quick question", "internal_email", facts, None, context,
                    parents=parents, extra_payload={"in_reply_to": asked["message_id"]})

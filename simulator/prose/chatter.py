@@ -32,14 +32,19 @@ def work_line(who: Speaker, topic: str, rng: random.Random) -> str:
                     "wrap up {%s_thing} [today|this week|before the weekend].| Thanks in advance!| (Sorry if this "
                     "was asked before.)| {hedge} someone solved this last {quality} month.]" % (g, g, g), rng)
     if topic == "thanks":
-        return _say("[Thanks|Thank you|Big thanks|Shout-out] to [everyone|the team|whoever helped] for {thanks_for}"
-                    "[!|.| :)]", rng)
+        return _say("[Thanks|Thank you|Big thanks|Shout-out] to [everyone|the team|whoever helped] for [{thanks_for}|"
+                    "the help with {%s_thing}|sorting out {%s_thing}][!|.| :)][| {adverb} saved my week.| Drinks on "
+                    "me on Friday.| Couldn't have got through {%s_thing} without you.| Feeling {mood} now.| "
+                    "{life_things}]" % (g, g, g), rng)
     if topic == "reminder":
         return _say("[Reminder|Friendly reminder|Don't forget|Heads up]: [we're|I'm] still %s[ this week|"
                     " today|], [so expect some delay|{closer}|replies may be slow]." % _say("{%s_update}" % g, rng),
                     rng)
     if topic == "fyi":
-        return _say("[FYI|For visibility|Small note]: {%s_update}[, {hedge} done by Friday|, {closer}|]." % g, rng)
+        return _say("[FYI|For visibility|Small note]: {%s_update}[, {hedge} done by Friday|, {closer}|]."
+                    "[| Next up: {%s_thing}.| {%s_jargon}]" % (g, g, g), rng)
+    if rng.random() < 0.4:
+        return _say("[{hello}, |{feeling}: |Update: |]{%s_jargon}" % g, rng)
     return _say("[{hello}, |{feeling}: |Update: |Today: |]{%s_update}[; {closer}|. {closer}|.]" % g, rng)
 
 
@@ -53,31 +58,36 @@ def compose_casual(who: Speaker, channel: str, topic: str, rng: random.Random) -
     if topic == "lunch":
         return tidy(GRAMMAR.pool("life_lunch", rng))
     if channel in SOCIAL and topic not in ("question", "reminder") or topic == "status" and rng.random() < 0.4:
-        return life_line(rng)
+        text = life_line(rng)
+        return text + " " + life_line(rng) if rng.random() < 0.6 else text
     text = tidy(work_line(who, topic, rng))
-    if channel == "dm" and topic != "question" and rng.random() < 0.5:
-        text += " " + life_line(rng)
+    if topic != "question" and rng.random() < (0.8 if channel == "dm" else 0.35):
+        text += GRAMMAR.say("[ Also:| Unrelated, but| In other news,| Oh, and| PS:] ", rng) + life_line(rng)
     return text
 
 
 def life_line(rng: random.Random) -> str:
     """One line of small talk: the weekend, food, things at home, the garden, what someone is reading."""
-    return tidy(GRAMMAR.pool("life_things" if rng.random() < 0.5 else "life_weekend", rng))
+    return tidy(GRAMMAR.pool("life_things" if rng.random() < 0.7 else "life_weekend", rng))
 
 
 def _reply(facts: Mapping[str, Any], context: Mapping[str, Any], who: Speaker, cast: Mapping[str, Speaker],
            rng: random.Random) -> str:
-    thread = context["reply_to"]
-    return f"re {facts['in_reply_to']}: " + _reply_text(context, who, cast, rng)
+    text = _reply_text(context, who, cast, rng)
+    if text.startswith("> "):  # the quote stays on its own first line
+        quote, _, rest = text.partition("\n")
+        return f"{quote}\nre {facts['in_reply_to']}: {rest}"
+    return f"re {facts['in_reply_to']}: {text}"
 
 
 def _reply_text(context: Mapping[str, Any], who: Speaker, cast: Mapping[str, Speaker], rng: random.Random) -> str:
     thread = context["reply_to"]
-    asker = speaker(cast, thread["author"])
+    asker = speaker(cast, thread["author"], thread.get("team"))
     asked = question_text(asker, thread.get("channel", ""), thread["topic"], thread["seed"])
     turn = thread.get("turn", 1)
     if turn == 1:
-        answer = GRAMMAR.pool(f"answer_{who.group}", rng) + GRAMMAR.say(
+        pool = f"answer_{who.group}" if who.group == asker.group else "answer_other"
+        answer = GRAMMAR.pool(pool, rng) + GRAMMAR.say(
             "[.|!|. {closer}.|. {hedge} that covers it.|, hope that helps.|. Also: {life_things}]", rng)
         lead = pick(rng, (f"@{asker.first} ", f"{asker.first}: ", "", f"re your question, {asker.first} — "))
         text = tidy(lead + answer)
@@ -115,7 +125,7 @@ def chat_message(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str, 
     """A channel post."""
     facts, context, seed, author = draft.facts, draft.context, draft.variant, draft.author
     rng = random.Random(seed)
-    who = speaker(cast, author)
+    who = speaker(cast, author, context.get("team"))
     if "reply_to" in context:
         return _reply(facts, context, who, cast, rng)
     if context.get("news_kind"):
@@ -130,7 +140,7 @@ def direct_message(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str
     """A direct message: casual, lower-case, news as a report, questions that get answered (or not)."""
     facts, context, seed, author = draft.facts, draft.context, draft.variant, draft.author
     rng = random.Random(seed)
-    who = speaker(cast, author)
+    who = speaker(cast, author, context.get("team"))
     if "reply_to" in context:
         text = _reply(facts, context, who, cast, rng)
     elif context.get("news_kind"):

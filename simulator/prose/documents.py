@@ -7,6 +7,7 @@ import random
 from typing import Any, Mapping
 
 from simulator.ledger import Draft
+from simulator.prose.chatter import life_line
 from simulator.prose.grammar import Grammar, Records, tidy
 from simulator.prose.handbook import HANDBOOK, SERVICE_PAGE
 from simulator.prose.voice import GRAMMAR, Speaker, pick, speaker
@@ -143,10 +144,11 @@ def meeting_notes(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str,
     else:
         lines.append(GRAMMAR.say("[No open items; general updates only.|Nothing open this week; round-table "
                                  "only.|Quiet week: updates only.]", rng))
-    who = speaker(cast, draft.author)
+    who = speaker(cast, draft.author, draft.context.get("team"))
     lines += ["", "Round-table:"]
     for name in attendees[:3 + int(rng.random() * 3)]:
-        lines.append(f"- {name}: " + tidy(GRAMMAR.say("{%s_update}" % who.group, rng)) + ".")
+        aside = (" " + life_line(rng)) if rng.random() < 0.5 else ""
+        lines.append(f"- {name}: " + tidy(GRAMMAR.say("{%s_update}" % who.group, rng)) + "." + aside)
     lines += ["", "Actions:", f"- {pick(rng, attendees)}: " + GRAMMAR.say(
         "[circulate the notes|book next week's slot|follow up on the open items|update the tracker|"
         "check with the other teams]", rng) + "."]

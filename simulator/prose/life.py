@@ -111,13 +111,16 @@ LIFE_RULES = {
         "team.|Don't answer that.]",
     ],
     "lunch": [
-        "[Lunch|Food] [at|around] [12|12:30|1]? [Thinking|Craving|In the mood for] {craving}.",
-        "[Anyone|Who's] [up for|keen on] {dish} [at lunch|today|on Thursday]?",
+        "[Lunch|Food] [at|around] [12|12:30|1]? [Thinking|Craving|In the mood for] {craving}[.|, or {dish}.|, it's "
+        "{sky} out.| — {adverb} starving.]",
+        "[Anyone|Who's] [up for|keen on] {dish} [at lunch|today|on Thursday]?[| The place near {landform} road "
+        "does it {quality}.| My treat.| Walking there, {sky} or not.| Meeting by the {office_thing}.]",
         "[Heading to|Going to|Trying] [the food hall|the market stalls|the place on the corner|the new cafe] "
-        "for {craving}, [who's in|join me|back by 1]?",
+        "for {craving}, [who's in|join me|back by 1]?[| {life_things}|]",
         "[Team lunch|Lunch outing] [on|this] [Thursday|Friday|Wednesday]: [we're thinking|the plan is] {dish}. "
         "[Reply here|Thumbs up if you're in|Dietary needs to me].",
-        "[Brought|Made] too much {dish}, [leftovers in the kitchen|help yourselves in the kitchen|first come "
-        "first served].",
+        "[Brought in|Made|Cooked] {dish} [for twelve|by mistake for an army|for a party that got cancelled], "
+        "[leftovers in the kitchen|help yourselves in the kitchen|first come first served][.| — {verdict}, if I say "
+        "so myself.| (contains {ingredient}).]",
     ],
 }

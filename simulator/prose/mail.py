@@ -26,7 +26,7 @@ def internal_email(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str
     from simulator.artifacts import report_phrases
 
     f, c, rng = draft.facts, draft.context, random.Random(draft.variant)
-    who = speaker(cast, draft.author)
+    who = speaker(cast, draft.author, draft.context.get("team"))
     reply_to = c.get("reply_to")
     to = speaker(cast, c.get("to"))
     question = str(f.get("subject", "")).startswith("Quick question")
@@ -52,7 +52,7 @@ def internal_email(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str
     else:
         for topic in ("status", c.get("topic", "fyi")):
             paragraphs.append(tidy(work_line(who, topic, rng)))
-        if rng.random() < 0.5:
+        if rng.random() < 0.8:
             paragraphs.append(life_line(rng))
     head = _greeting(rng, question or bool(reply_to), to.first)
     return "\n\n".join([head, *paragraphs, _sign(rng, who.name or names.get(draft.author, ""))])
@@ -73,6 +73,6 @@ def ticket_comment(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str
     body += " " + GRAMMAR.say(
         "[Customer was [helpful|patient|in a hurry|hard to reach, left a voicemail first]|Took [ten|twenty|a few] "
         "minutes|Spoke to the contact by phone|Confirmed by email with the contact|Nothing unusual|Notes from "
-        "the call are attached|For context, {customer_story}|Background: {customer_story}]. [Next step per the runbook.|Moving to the next step.|Waiting on the customer "
+        "the call are attached|For context, {customer_story}|Background: {customer_story}|Customer adds that the unit is {symptom_detail} {symptom_when}]. [Next step per the runbook.|Moving to the next step.|Waiting on the customer "
         "now.|Will check back [tomorrow|this afternoon].|]", rng)
     return tidy(body) + f"\n— {who}"

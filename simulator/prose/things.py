@@ -77,13 +77,13 @@ THINGS = {
 }
 
 THING_RULES = [
-    "[Finally bought|Treated myself to|Broke|Inherited|Fixed] a {item} [this weekend|yesterday|last night]. "
+    "[Finally bought|Treated myself to|Broke|Inherited|Fixed] a {item} and a {item} [this weekend|yesterday|last night]. "
     "[Very|Surprisingly|Slightly too] {quality}.",
-    "[The|Our|My] {plant} [finally came up|have gone mad|did not survive the frost|are flowering|got eaten by "
+    "[The|Our|My] {plant} and {plant} [finally came up|have gone mad|did not survive the frost|are flowering|got eaten by "
     "slugs] [this week|overnight|at last].",
-    "[Spotted|Saw|Heard] a {creature} [in the garden|by the canal|on the way in|outside the office|from the "
+    "[Spotted|Saw|Heard] a {creature} and a {creature} [in the garden|by the canal|on the way in|outside the office|from the "
     "train] [this morning|today|at lunch]. [Made my day.|Anyone know if that's unusual?|Photo in thread.]",
-    "[Down a rabbit hole on|Reading about|Watching lectures on|Obsessed with] {subject} [this week|lately|"
+    "[Down a rabbit hole on|Reading about|Watching lectures on|Obsessed with] {subject} and {subject} [this week|lately|"
     "again]. [Ask me anything.|Send help.|Highly recommend.]",
     "[Started|Took up|Gave up on|Back to] {craft} [this month|again|last week]. [It's|Honestly it's] {quality}.",
     "[The|That] {item} [in the kitchen|by the printer|on floor two] is [looking|getting] {quality}. "
