@@ -8,11 +8,10 @@ value stays exact.
 
 from __future__ import annotations
 
-import random
 from typing import Any, Mapping
 
 from simulator.ledger import Draft
-from simulator.prose.grammar import Records, tidy, typo
+from simulator.prose.grammar import Dice, Records, Rng, tidy, typo
 from simulator.prose.voice import GRAMMAR, Speaker, pick, speaker
 
 TYPO_RATE = 0.05
@@ -20,11 +19,11 @@ TYPO_RATE = 0.05
 SOCIAL = ("#random", "#general")
 
 
-def _say(rule: str, rng: random.Random) -> str:
+def _say(rule: str, rng: Rng) -> str:
     return GRAMMAR.say(rule, rng)
 
 
-def work_line(who: Speaker, topic: str, rng: random.Random) -> str:
+def work_line(who: Speaker, topic: str, rng: Rng) -> str:
     """One line of work talk from ``who`` on ``topic`` (standup, question, fyi, thanks, reminder, status)."""
     g = who.group
     if topic == "question":
@@ -50,10 +49,10 @@ def work_line(who: Speaker, topic: str, rng: random.Random) -> str:
 
 def question_text(who: Speaker, channel: str, topic: str, seed: int) -> str:
     """What a post with this seed asked (regenerated the same way for a reply that quotes it)."""
-    return compose_casual(who, channel, topic, random.Random(seed))
+    return compose_casual(who, channel, topic, Dice(seed))
 
 
-def compose_casual(who: Speaker, channel: str, topic: str, rng: random.Random) -> str:
+def compose_casual(who: Speaker, channel: str, topic: str, rng: Rng) -> str:
     """A post without facts: life talk in social channels, work talk by the speaker's team elsewhere."""
     if topic == "lunch":
         return tidy(GRAMMAR.pool("life_lunch", rng))
@@ -66,13 +65,13 @@ def compose_casual(who: Speaker, channel: str, topic: str, rng: random.Random) -
     return text
 
 
-def life_line(rng: random.Random) -> str:
+def life_line(rng: Rng) -> str:
     """One line of small talk: the weekend, food, things at home, the garden, what someone is reading."""
     return tidy(GRAMMAR.pool("life_things" if rng.random() < 0.7 else "life_weekend", rng))
 
 
 def _reply(facts: Mapping[str, Any], context: Mapping[str, Any], who: Speaker, cast: Mapping[str, Speaker],
-           rng: random.Random) -> str:
+           rng: Rng) -> str:
     text = _reply_text(context, who, cast, rng)
     if text.startswith("> "):  # the quote stays on its own first line
         quote, _, rest = text.partition("\n")
@@ -80,7 +79,7 @@ def _reply(facts: Mapping[str, Any], context: Mapping[str, Any], who: Speaker, c
     return f"re {facts['in_reply_to']}: {text}"
 
 
-def _reply_text(context: Mapping[str, Any], who: Speaker, cast: Mapping[str, Speaker], rng: random.Random) -> str:
+def _reply_text(context: Mapping[str, Any], who: Speaker, cast: Mapping[str, Speaker], rng: Rng) -> str:
     thread = context["reply_to"]
     asker = speaker(cast, thread["author"], thread.get("team"))
     asked = question_text(asker, thread.get("channel", ""), thread["topic"], thread["seed"])
@@ -99,7 +98,7 @@ def _reply_text(context: Mapping[str, Any], who: Speaker, cast: Mapping[str, Spe
     return tidy(GRAMMAR.pool("no_answer", rng))
 
 
-def _news(facts: Mapping[str, Any], context: Mapping[str, Any], rng: random.Random, skip: tuple[str, ...],
+def _news(facts: Mapping[str, Any], context: Mapping[str, Any], rng: Rng, skip: tuple[str, ...],
           names: Mapping[str, str]) -> str:
     from simulator.artifacts import report_phrases
 
@@ -124,7 +123,7 @@ def _news(facts: Mapping[str, Any], context: Mapping[str, Any], rng: random.Rand
 def chat_message(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str, str], records: Records) -> str:
     """A channel post."""
     facts, context, seed, author = draft.facts, draft.context, draft.variant, draft.author
-    rng = random.Random(seed)
+    rng = Dice(seed)
     who = speaker(cast, author, context.get("team"))
     if "reply_to" in context:
         return _reply(facts, context, who, cast, rng)
@@ -139,7 +138,7 @@ def chat_message(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str, 
 def direct_message(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str, str], records: Records) -> str:
     """A direct message: casual, lower-case, news as a report, questions that get answered (or not)."""
     facts, context, seed, author = draft.facts, draft.context, draft.variant, draft.author
-    rng = random.Random(seed)
+    rng = Dice(seed)
     who = speaker(cast, author, context.get("team"))
     if "reply_to" in context:
         text = _reply(facts, context, who, cast, rng)

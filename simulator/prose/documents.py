@@ -3,12 +3,11 @@ history, handbooks with sections, and meeting notes that cite the messages they 
 
 from __future__ import annotations
 
-import random
 from typing import Any, Mapping
 
 from simulator.ledger import Draft
 from simulator.prose.chatter import life_line
-from simulator.prose.grammar import Grammar, Records, tidy
+from simulator.prose.grammar import Dice, Grammar, Records, tidy
 from simulator.prose.handbook import HANDBOOK, SERVICE_PAGE
 from simulator.prose.voice import GRAMMAR, Speaker, pick, speaker
 
@@ -39,7 +38,7 @@ def _latest(records: Records, artifact_id: str, minute: float) -> Mapping[str, A
 
 def postmortem(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str, str], records: Records) -> str:
     """A postmortem with summary, timeline, impact, root cause, what went well, and action items."""
-    f, rng = draft.facts, random.Random(draft.variant)
+    f, rng = draft.facts, Dice(draft.variant)
     incident = _latest(records, f["incident_id"], draft.minute)
     aliases = list(f.get("mechanism_aliases") or [str(f["mechanism"]).replace("_", " ")])
     cause, felt = aliases[0], pick(rng, aliases[1:] or aliases)
@@ -78,7 +77,7 @@ def _history(draft: Draft, names: Mapping[str, str], records: Records) -> list[s
 
 def wiki_runbook(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str, str], records: Records) -> str:
     """A runbook page: purpose, steps (each with reads, writes, requires, escalation), pitfalls, history."""
-    f, rng = draft.facts, random.Random(draft.variant)
+    f, rng = draft.facts, Dice(draft.variant)
     lines = [f"# {f['wiki_id']} · {f['name']} ({f['procedure_id']})", "",
              GRAMMAR.say("[Use this runbook for|This page describes how we handle|Applies to]", rng)
              + f" cases in category {f['category']}. "
@@ -101,7 +100,7 @@ def wiki_runbook(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str, 
 
 def wiki_page(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str, str], records: Records) -> str:
     """A service page or a handbook page with sections, and its history."""
-    f, rng = draft.facts, random.Random(draft.variant)
+    f, rng = draft.facts, Dice(draft.variant)
     if f.get("service"):
         lines = [f"# {f['wiki_id']} · {f['service']}", ""] + SERVICE_PAGE(str(f["service"]), rng)
     else:
@@ -120,7 +119,7 @@ def meeting_notes(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str,
     """Meeting notes: attendees, each item with who spoke to it and where it was raised, decisions, actions."""
     from simulator.artifacts import report_phrases
 
-    f, rng = draft.facts, random.Random(draft.variant)
+    f, rng = draft.facts, Dice(draft.variant)
     attendees = [names.get(a, a) for a in f["attendees"]]
     chair = names.get(draft.author, draft.author)
     refs = draft.context.get("refs", [])

@@ -9,8 +9,14 @@ they never collide with pool names.
 
 from __future__ import annotations
 
-import random
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Protocol, Sequence
+
+class Rng(Protocol):
+    """What the grammar draws from: ``random.Random`` or ``Dice``."""
+
+    def random(self) -> float:
+        """The next draw in [0, 1)."""
+
 
 #: Render-time view of the run's records: artifact id → its drafts in order (for documents that cite others).
 Records = Mapping[str, Sequence[Any]]
@@ -79,7 +85,7 @@ class Grammar:
         for name, rules in pools.items():
             self.pools[name] = tuple(compile_rule(r) for r in rules)
 
-    def _expand(self, parts: tuple, rng: random.Random, out: list[str]) -> None:
+    def _expand(self, parts: tuple, rng: Rng, out: list[str]) -> None:
         pools = self.pools
         for part in parts:
             if part.__class__ is str:
@@ -91,14 +97,14 @@ class Grammar:
                 choices = part[1]
                 self._expand(choices[int(rng.random() * len(choices))], rng, out)
 
-    def pool(self, name: str, rng: random.Random) -> str:
+    def pool(self, name: str, rng: Rng) -> str:
         """One expanded rule of pool ``name``."""
         out: list[str] = []
         rules = self.pools[name]
         self._expand(rules[int(rng.random() * len(rules))], rng, out)
         return "".join(out)
 
-    def say(self, rule: str, rng: random.Random) -> str:
+    def say(self, rule: str, rng: Rng) -> str:
         """``rule`` (a literal grammar string, compiled once) expanded."""
         parts = self._rules.get(rule)
         if parts is None:
@@ -106,6 +112,30 @@ class Grammar:
         out: list[str] = []
         self._expand(parts, rng, out)
         return "".join(out)
+
+
+_MASK = (1 << 64) - 1
+
+
+class Dice:
+    """A small seeded generator (64-bit LCG, seed mixed by splitmix64) with ``random()`` like ``random.Random``.
+
+    Seeding a Mersenne Twister costs more than composing a short message; this costs nothing to seed,
+    and the same seed gives the same draws on every platform and under any PYTHONHASHSEED.
+    """
+
+    __slots__ = ("state",)
+
+    def __init__(self, seed: int) -> None:
+        z = (seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E5B) & _MASK
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        self.state = z ^ (z >> 31)
+
+    def random(self) -> float:
+        """The next draw in [0, 1)."""
+        self.state = state = (self.state * 6364136223846793005 + 1442695040888963407) & _MASK
+        return (state >> 11) * (1.0 / 9007199254740992.0)
 
 
 def tidy(text: str) -> str:
@@ -118,7 +148,7 @@ def tidy(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def typo(text: str, rng: random.Random) -> str:
+def typo(text: str, rng: Rng) -> str:
     """``text`` with one plausible slip in a long lower-case word (swapped or doubled letter)."""
     words = text.split(" ")
     candidates = [i for i, w in enumerate(words) if len(w) >= 6 and w.isalpha() and w.islower()]

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import random
 
-from simulator.prose.grammar import Grammar, tidy
+from simulator.prose.grammar import Grammar, Rng, tidy
 from simulator.prose.life import _p
 
 #: Sections of each handbook topic.
@@ -24,7 +23,7 @@ class Handbook(Grammar):
         """The section headings of a handbook topic."""
         return SECTIONS.get(topic, ("Overview", "Details", "Contacts"))
 
-    def paragraph(self, topic: str, section: str, rng: random.Random) -> str:
+    def paragraph(self, topic: str, section: str, rng: Rng) -> str:
         """Two or three sentences for one section."""
         key = f"{topic}:{section}"
         pool = key if key in self.pools else "generic"
@@ -111,7 +110,7 @@ _SERVICE = Grammar({
 })
 
 
-def SERVICE_PAGE(service: str, rng: random.Random) -> list[str]:
+def SERVICE_PAGE(service: str, rng: Rng) -> list[str]:
     """The body lines of a service page."""
     lines = [_SERVICE.say("{what}", rng).replace("<<s>>", service), "", _SERVICE.say("{owner}", rng),
              "Deploys go through the change process (CHG records) and are announced in #deploys.",

@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-import random
 from typing import Mapping
 
 from simulator.ledger import Draft
 from simulator.prose.chatter import life_line, work_line
-from simulator.prose.grammar import Records, tidy
+from simulator.prose.grammar import Dice, Records, Rng, tidy
 from simulator.prose.voice import GRAMMAR, Speaker, pick, speaker
 
 
-def _greeting(rng: random.Random, to_manager: bool, first: str) -> str:
+def _greeting(rng: Rng, to_manager: bool, first: str) -> str:
     if to_manager and first:
         return pick(rng, (f"Hi {first},", f"{first},", f"Hello {first},", f"Hey {first},"))
     return GRAMMAR.say("[Hi all,|Hello,|Team,|Hi everyone,|Morning all,|Folks,]", rng)
 
 
-def _sign(rng: random.Random, name: str) -> str:
+def _sign(rng: Rng, name: str) -> str:
     return GRAMMAR.say("[Thanks,|Best,|Cheers,|Regards,|Thanks in advance,|—]", rng) + f"\n{name}"
 
 
@@ -25,7 +24,7 @@ def internal_email(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str
     """An internal email: a team update, a question to a manager, a reply, or news repeated as a report."""
     from simulator.artifacts import report_phrases
 
-    f, c, rng = draft.facts, draft.context, random.Random(draft.variant)
+    f, c, rng = draft.facts, draft.context, Dice(draft.variant)
     who = speaker(cast, draft.author, draft.context.get("team"))
     reply_to = c.get("reply_to")
     to = speaker(cast, c.get("to"))
@@ -62,7 +61,7 @@ def ticket_comment(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str
     """A support worker's comment on a case: what they did, what it showed, what happens next."""
     from simulator.artifacts import fact_phrases
 
-    f, c, rng = draft.facts, draft.context, random.Random(draft.variant)
+    f, c, rng = draft.facts, draft.context, Dice(draft.variant)
     who = names.get(draft.author, draft.author)
     action = str(c.get("action", "worked the case"))
     said = fact_phrases(f, int(rng.random() * 3), ("case_id", "step_id"), names)

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
-from simulator.prose.grammar import Grammar
+from simulator.prose.grammar import Grammar, Rng
 from simulator.prose.almanac import ALMANAC, ALMANAC_MORE
 from simulator.prose.asks import ASK_RULES, ASKS
 from simulator.prose.culture import CULTURE, CULTURE_RULES
@@ -93,6 +92,6 @@ def speaker(cast: Mapping[str, Speaker], actor_id: Any, team: str | None = None)
     return found
 
 
-def pick(rng: random.Random, options: tuple | list) -> Any:
+def pick(rng: Rng, options: tuple | list) -> Any:
     """One of ``options``, drawn with ``rng``."""
     return options[int(rng.random() * len(options))]
