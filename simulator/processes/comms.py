@@ -94,6 +94,8 @@ def channel_chatter(ctx: SimContext, channel: str):
                 facts = told
                 context["news_kind"] = item.kind
         event_id = post_chat(ctx, channel, author, "chat_message", facts, context)
+        if facts:  # the latest public post about this record, which a meeting may cite
+            ctx.shared[("discussed", item.source_id)] = (ctx.ledger.drafts[-1].artifact_id, CHANNELS[channel][0])
         if not facts and context["topic"] == "question" and len(posters) > 1:
             pending.append((ctx.env.now + threads.uniform(5, 120), _asked(ctx, event_id, author, "question",
                                                                            CHANNELS[channel][0]), 1, True))
@@ -283,6 +285,14 @@ def _agenda(ctx: SimContext, team: str, attendees: list[str], rng) -> list[dict]
     return []
 
 
+def _source_of(item: dict) -> str | None:
+    """The id of the record an agenda item's facts come from (as ``NewsItem.source_id`` names it)."""
+    for key in ("case_id", "postmortem_id", "incident_id", "change_id"):
+        if key in item:
+            return item[key]
+    return None
+
+
 def hold_meeting(ctx: SimContext, team: str, attendees: list[str], rng) -> str:
     """One team meeting: notes visible to the attendees only."""
     meeting_id = ctx.ledger.next_id("MTG")
@@ -292,10 +302,11 @@ def hold_meeting(ctx: SimContext, team: str, attendees: list[str], rng) -> str:
     audience = tuple(sorted(attendees))
     agenda = _agenda(ctx, team, attendees, rng)
     facts = {"meeting_id": meeting_id, "team": team, "attendees": list(audience), "items": agenda}
+    refs = [ctx.shared.get(("discussed", _source_of(item))) for item in agenda]
     entity = EntityRef("meeting", meeting_id)
     title = f"{team.replace('_', ' ').title()} weekly — {ctx.calendar.date_of(ctx.now).isoformat()}"
     ref = ctx.ledger.draft(meeting_id, "meetings", "meeting_notes", chair, entity, title, "meeting_notes", facts,
-                           audience_acl(ctx, audience), {"team": team})
+                           audience_acl(ctx, audience), {"team": team, "refs": refs})
     for other in audience:  # one meeting is one interaction, shared among its attendees
         ctx.graph.interact(chair, other, ctx.now, min(0.3, 1.0 / len(audience)))
     return ctx.ledger.emit("meeting.held", audience, "meetings", entity,

@@ -54,14 +54,16 @@ def question_text(who: Speaker, channel: str, topic: str, seed: int) -> str:
 
 def compose_casual(who: Speaker, channel: str, topic: str, rng: Rng) -> str:
     """A post without facts: life talk in social channels, work talk by the speaker's team elsewhere."""
-    if topic == "lunch":
+    if topic == "lunch" and (channel in SOCIAL or channel == "dm"):
         return tidy(GRAMMAR.pool("life_lunch", rng))
+    if topic == "lunch":  # nobody organises lunch in #incidents: a work post instead
+        topic = "status"
     if channel in SOCIAL and topic not in ("question", "reminder") or topic == "status" and rng.random() < 0.4:
         text = life_line(rng)
         return text + " " + life_line(rng) if rng.random() < 0.6 else text
     text = tidy(work_line(who, topic, rng))
     if topic != "question" and rng.random() < (0.8 if channel == "dm" else 0.35):
-        text += GRAMMAR.say("[ Also:| Unrelated, but| In other news,| Oh, and| PS:] ", rng) + life_line(rng)
+        text += GRAMMAR.say("[ Also:| Unrelated:| Other news:| Oh, and —| PS:] ", rng) + life_line(rng)
     return text
 
 
@@ -145,8 +147,9 @@ def direct_message(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str
     elif context.get("news_kind"):
         return _news(facts, context, rng, ("message_id", "in_reply_to"), names)
     else:
-        text = question_text(who, "dm", context.get("topic", "status"), seed)
-        if rng.random() < 0.5:
+        topic = context.get("topic", "status")
+        text = question_text(who, "dm", topic, seed)
+        if topic == "question" and rng.random() < 0.5:
             text = _say("{casual_open} ", rng) + text[:1].lower() + text[1:]
     if rng.random() < TYPO_RATE * 2:
         text = typo(text, rng)

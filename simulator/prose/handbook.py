@@ -27,8 +27,14 @@ class Handbook(Grammar):
         """Two or three sentences for one section."""
         key = f"{topic}:{section}"
         pool = key if key in self.pools else "generic"
-        count = 2 + int(rng.random() * 2)
-        return " ".join(tidy(self.pool(pool, rng)) for _ in range(count))
+        rules = list(self.pools[pool])
+        sentences = []
+        for _ in range(min(len(rules), 2 + int(rng.random() * 2))):  # distinct rules, each a sentence
+            rule = rules.pop(int(rng.random() * len(rules)))
+            out: list[str] = []
+            self._expand(rule, rng, out)
+            sentences.append(tidy("".join(out)).rstrip(".") + ".")
+        return " ".join(sentences)
 
 
 HANDBOOK = Handbook({
@@ -66,7 +72,7 @@ HANDBOOK = Handbook({
     "escalation:When to escalate": _p("""Escalate when [a runbook step says so|the customer is
         strategic and blocked|a fix needs engineering|a billing credit needs approval]|Do not escalate
         [to avoid a difficult call|before checking the runbook]"""),
-    "escalation:Who to contact": _p("""[Support managers|The L2 lead|The on-call engineer] [approve|own|
+    "escalation:Who to contact": _p("""[Support managers|L2 leads|On-call engineers] [approve|own|
         handle] [credits|hardware swaps|incident questions]|Find the current on-call in #sre-oncall's
         topic"""),
     "escalation:Out of hours": _p("""Out of hours, only [SEV1 and SEV2|outages|data loss] page

@@ -75,6 +75,6 @@ TRIVIA_RULES = [
     "about it.|Source in thread.]",
     "[Started watching|Halfway through|Just finished] a [film|series|novel|audiobook] about {premise}. "
     "[{verdict}.|No spoilers please.|Ten out of ten.|Recommend.]",
-    "[My kid asked me|Someone at the pub claimed] that {til}. [Is that true?|Apparently it is.|Checked, it's "
+    "[My kid asked me whether|Someone at the pub claimed that] {til}. [Is that true?|Apparently it is.|Checked, it's "
     "true.]",
 ]

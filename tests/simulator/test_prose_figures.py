@@ -142,3 +142,18 @@ def test_handbook_pages_have_sections_and_history(default_world):
     for page in pages:
         assert page.body.count("\n## ") >= 4, page.ref
         assert f"- r{page.version}: {page.facts['revision_note']}" in page.body
+
+
+def test_meeting_notes_cite_earlier_posts_about_their_items(default_world):
+    import re
+
+    posts = {v.artifact_id: v for v in default_world.artifacts if v.kind == "chat_message"}
+    cited = 0
+    for notes in (v for v in default_world.artifacts if v.kind == "meeting_notes"):
+        for channel, message_id in re.findall(r"\(raised in (#[\w-]+), (MSG-\d+)\)", notes.body):
+            post = posts[message_id]
+            assert post.created_at <= notes.created_at and post.facts["channel"] == channel
+            assert any(post.facts.get(k) == item.get(k) for item in notes.facts["items"]
+                       for k in ("case_id", "incident_id", "change_id", "postmortem_id") if k in item)
+            cited += 1
+    assert cited >= 20
