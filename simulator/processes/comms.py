@@ -83,7 +83,9 @@ def channel_chatter(ctx: SimContext, channel: str):
         posters = _posters(ctx, channel)
         if not posters:
             continue
-        pending = _channel_replies(ctx, channel, posters, pending, threads)
+        pending, replied = _channel_replies(ctx, channel, posters, pending, threads)
+        if replied:  # a reply takes this turn: threads do not add to the channel's volume
+            continue
         author = posters[int(random() * len(posters))]
         facts: dict = {}
         context = {"topic": choice(TOPICS), "team": org.people[author].team}
@@ -104,31 +106,43 @@ def channel_chatter(ctx: SimContext, channel: str):
         previous = author
 
 
-def _channel_replies(ctx: SimContext, channel: str, posters: list[str], pending: list, rng) -> list:
-    """Post the replies that are due in ``channel``: an answer by another member, then maybe the asker's follow-up."""
-    later = []
-    for due, asked, turn, answered in pending:
-        if due > ctx.env.now:
-            later.append((due, asked, turn, answered))
-            continue
-        if turn == 1 and rng.random() > ANSWER_RATE:
-            if rng.random() < FOLLOW_UP_RATE and asked["author"] in posters:  # nobody answered: the asker bumps it
-                facts, context, parents = _thread_turn(asked, 2, answered=False)
-                post_chat(ctx, channel, asked["author"], "chat_message", facts, context, parents)
-            continue
-        if turn == 2:
-            author = asked["author"]
-        else:  # mostly someone from the asker's team answers
-            mates = [p for p in posters if ctx.org.people[p].team == asked["team"] and p != asked["author"]]
-            author = _pick_other(rng.random, mates if mates and rng.random() < 0.8 else posters, asked["author"])
-        if turn == 2 and author not in posters:
-            continue
-        facts, context, parents = _thread_turn(asked, turn, team=ctx.org.people[author].team)
-        event_id = post_chat(ctx, channel, author, "chat_message", facts, context, parents)
-        ctx.graph.interact(author, asked["author"], ctx.env.now, 0.3)
-        if turn == 1 and rng.random() < FOLLOW_UP_RATE:
-            later.append((ctx.env.now + rng.uniform(2, 60), {**asked, "event_id": event_id}, 2, True))
-    return later
+def _due(ctx: SimContext, pending: list) -> tuple[tuple | None, list]:
+    """The first pending reply that is due now (or None), and the others."""
+    now = ctx.env.now
+    for index, entry in enumerate(pending):
+        if entry[0] <= now:
+            return entry, pending[:index] + pending[index + 1:]
+    return None, pending
+
+
+def _channel_replies(ctx: SimContext, channel: str, posters: list[str], pending: list, rng) -> tuple[list, bool]:
+    """Post at most one due reply in ``channel`` (an answer, mostly by the asker's team, or the asker's follow-up
+    or bump); returns the replies still pending and whether one was posted."""
+    entry, later = _due(ctx, pending)
+    if entry is None:
+        return later, False
+    _, asked, turn, _ = entry
+    if turn == 1 and rng.random() > ANSWER_RATE:
+        if rng.random() < FOLLOW_UP_RATE and asked["author"] in posters:  # nobody answered: the asker bumps it
+            facts, context, parents = _thread_turn(asked, 2, answered=False)
+            post_chat(ctx, channel, asked["author"], "chat_message", facts, context, parents)
+            return later, True
+        return later, False
+    if turn == 2:
+        author = asked["author"]
+        if author not in posters:
+            return later, False
+    else:
+        mates = [p for p in ctx.org.members(asked["team"]) if p != asked["author"]]
+        author = _pick_other(rng.random, mates if mates and rng.random() < 0.8 else posters, asked["author"])
+        if author not in posters:  # a private channel the team mate is not in
+            author = _pick_other(rng.random, posters, asked["author"])
+    facts, context, parents = _thread_turn(asked, turn, team=ctx.org.people[author].team)
+    event_id = post_chat(ctx, channel, author, "chat_message", facts, context, parents)
+    ctx.graph.interact(author, asked["author"], ctx.env.now, 0.3)
+    if turn == 1 and rng.random() < FOLLOW_UP_RATE:
+        later.append((ctx.env.now + rng.uniform(2, 60), {**asked, "event_id": event_id}, 2, True))
+    return later, True
 
 
 def _pick_other(random, options: list[str], other_than: str) -> str:
@@ -151,7 +165,9 @@ def direct_messages(ctx: SimContext):
     while True:
         active = org.active()
         yield work(gap(per_person * len(active), rng))
-        pending = _dm_replies(ctx, pending, threads)
+        pending, replied = _dm_replies(ctx, pending, threads)
+        if replied:  # a reply takes this turn
+            continue
         active = org.active()
         sender = active[int(random() * len(active))]
         team = org.members(people[sender].team)
@@ -172,22 +188,22 @@ def direct_messages(ctx: SimContext):
                             recipient, 1))
 
 
-def _dm_replies(ctx: SimContext, pending: list, rng) -> list:
-    """Send the DM answers that are due (questions nobody answers never get here), then maybe a thank-you."""
-    later = []
+def _dm_replies(ctx: SimContext, pending: list, rng) -> tuple[list, bool]:
+    """Send at most one due DM answer (questions nobody answers never get here) or thank-you; returns the
+    replies still pending and whether one was sent."""
+    entry, later = _due(ctx, pending)
+    if entry is None:
+        return later, False
+    _, asked, other, turn = entry
     people = ctx.org.people
-    for due, asked, other, turn in pending:
-        if due > ctx.env.now:
-            later.append((due, asked, other, turn))
-            continue
-        sender, recipient = (other, asked["author"]) if turn == 1 else (asked["author"], other)
-        if people[sender].left_at is not None or people[recipient].left_at is not None:
-            continue
-        facts, context, parents = _thread_turn(asked, turn, team=people[sender].team)
-        event_id = send_dm(ctx, sender, recipient, "direct_message", facts, context, parents)
-        if turn == 1 and rng.random() < FOLLOW_UP_RATE:
-            later.append((ctx.env.now + rng.uniform(1, 30), {**asked, "event_id": event_id}, other, 2))
-    return later
+    sender, recipient = (other, asked["author"]) if turn == 1 else (asked["author"], other)
+    if people[sender].left_at is not None or people[recipient].left_at is not None:
+        return later, False
+    facts, context, parents = _thread_turn(asked, turn, team=people[sender].team)
+    event_id = send_dm(ctx, sender, recipient, "direct_message", facts, context, parents)
+    if turn == 1 and rng.random() < FOLLOW_UP_RATE:
+        later.append((ctx.env.now + rng.uniform(1, 30), {**asked, "event_id": event_id}, other, 2))
+    return later, True
 
 
 def internal_email(ctx: SimContext):
@@ -198,6 +214,9 @@ def internal_email(ctx: SimContext):
     while True:
         rate = ctx.config.workload.emails_per_person * len(ctx.org.active())
         yield ctx.work(ctx.gap(rate, rng))
+        pending, replied = _email_replies(ctx, pending, threads)
+        if replied:  # a reply takes this turn
+            continue
         sender = ctx.pick(rng, ctx.org.active())
         person = ctx.org.people[sender]
         if rng.random() < 0.5:
@@ -215,7 +234,6 @@ def internal_email(ctx: SimContext):
             if told is not None:
                 facts = told
                 context["news_kind"] = item.kind
-        pending = _email_replies(ctx, pending, threads)
         if recipients:
             context["to"] = recipients[0]
             event_id, _ = send_email(ctx, sender, recipients, subject, "internal_email", facts, None, context)
@@ -224,20 +242,20 @@ def internal_email(ctx: SimContext):
                 pending.append((ctx.env.now + threads.uniform(30, 480), asked, recipients[0]))
 
 
-def _email_replies(ctx: SimContext, pending: list, rng) -> list:
-    """Send the answers to questions by email that are due ("Re: Quick question", to the asker)."""
-    later = []
-    for due, asked, replier in pending:
-        if due > ctx.env.now:
-            later.append((due, asked, replier))
-            continue
-        if ctx.org.people[replier].left_at is not None or ctx.org.people[asked["author"]].left_at is not None:
-            continue
-        facts, context, parents = _thread_turn(asked, 1, team=ctx.org.people[replier].team)
-        context["to"] = asked["author"]
-        send_email(ctx, replier, [asked["author"]], "Re: Quick question", "internal_email", facts, None, context,
-                   parents=parents, extra_payload={"in_reply_to": asked["message_id"]})
-    return later
+def _email_replies(ctx: SimContext, pending: list, rng) -> tuple[list, bool]:
+    """Send at most one due answer to an emailed question ("Re: Quick question", to the asker); returns the
+    answers still pending and whether one was sent."""
+    entry, later = _due(ctx, pending)
+    if entry is None:
+        return later, False
+    _, asked, replier = entry
+    if ctx.org.people[replier].left_at is not None or ctx.org.people[asked["author"]].left_at is not None:
+        return later, False
+    facts, context, parents = _thread_turn(asked, 1, team=ctx.org.people[replier].team)
+    context["to"] = asked["author"]
+    send_email(ctx, replier, [asked["author"]], "Re: Quick question", "internal_email", facts, None, context,
+               parents=parents, extra_payload={"in_reply_to": asked["message_id"]})
+    return later, True
 
 
 def weekly_meetings(ctx: SimContext):
