@@ -245,23 +245,35 @@ def render_bodies(template: str, drafts: list[Draft], names: Mapping[str, str],
 
 
 def render_all(drafts: Iterable[Draft], names: Mapping[str, str],
-               moment: Callable[[float], datetime], cast: Mapping[str, Speaker] | None = None) -> list[ArtifactVersion]:
+               moment: Callable[[float], datetime], cast: Mapping[str, Speaker] | None = None,
+               consume: bool = False) -> list[ArtifactVersion]:
     """Render every draft into an ArtifactVersion, keeping the drafts' order; ``moment`` dates a minute.
 
     ``cast`` (who each person is: team, role, title) lets the prose composers write in each person's voice.
+    With ``consume``, ``drafts`` must be a list, and it is emptied as its versions are built (a lower peak).
     """
-    drafts = list(drafts)
-    groups: dict[str, list[Draft]] = defaultdict(list)
-    for draft in drafts:
-        groups[draft.template].append(draft)
+    if not consume or not isinstance(drafts, list):
+        drafts = list(drafts)
+    groups: dict[str, list[int]] = defaultdict(list)  # template → positions of its drafts
     records: dict[str, list[Draft]] = defaultdict(list)
-    for draft in drafts:
+    for position, draft in enumerate(drafts):
+        groups[draft.template].append(position)
         if draft.template in CITED:
             records[draft.artifact_id].append(draft)
-    bodies: dict[int, str] = {}
+    bodies: list[str] = [""] * len(drafts)  # by position: a list, not a dict keyed by id, to keep the peak low
     for template in sorted(groups):
-        group = groups[template]
-        for draft, body in zip(group, render_bodies(template, group, names, cast, records)):
-            bodies[id(draft)] = body
-    return [ArtifactVersion(d.artifact_id, d.version, d.subsystem, d.kind, moment(d.minute), d.author, d.entity,
-                            d.title, bodies[id(d)], d.facts, d.acl) for d in drafts]
+        positions = groups[template]
+        rendered = render_bodies(template, [drafts[i] for i in positions], names, cast, records)
+        for position, body in zip(positions, rendered):
+            bodies[position] = body
+    del records, groups
+    versions = []
+    for position, body in enumerate(bodies):
+        d = drafts[position]
+        versions.append(ArtifactVersion(d.artifact_id, d.version, d.subsystem, d.kind, moment(d.minute), d.author,
+                                        d.entity, d.title, body, d.facts, d.acl))
+        if consume:
+            drafts[position] = None  # type: ignore[call-overload]  # its context is not needed any more
+    if consume:
+        drafts.clear()
+    return versions

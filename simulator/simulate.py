@@ -113,7 +113,7 @@ def _simulate(config: SimConfig, progress: Progress | None, timings: dict[str, f
     started = clock()
     names = {a: p.name for a, p in ctx.org.people.items()}
     cast = {a: Speaker(p.name, p.team, p.role, p.title) for a, p in ctx.org.people.items()}
-    versions = render_all(ctx.ledger.drafts, names, ctx.ledger.moment, cast)
+    versions = render_all(ctx.ledger.drafts, names, ctx.ledger.moment, cast, consume=True)  # empties the drafts
     timings["render"] = clock() - started
     started = clock()
     events = ctx.ledger.events  # Event records are built here, once, from the rows the loop stored

@@ -41,10 +41,10 @@ def postmortem(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str, st
     f, rng = draft.facts, Dice(draft.variant)
     incident = _latest(records, f["incident_id"], draft.minute)
     aliases = list(f.get("mechanism_aliases") or [str(f["mechanism"]).replace("_", " ")])
-    cause, felt = aliases[0], pick(rng, aliases[1:] or aliases)
+    cause, felt, later = aliases[0], (aliases[1:] or aliases)[0], aliases[2:]
     symptom = incident.get("symptom", felt)
     lines = [f"# {f['postmortem_id']}: {f['incident_id']} ({f['severity']}, {f['service']}) — {f['status']}", "",
-             "## Summary",
+             f"Root-cause category: {f['mechanism']}", "", "## Summary",
              tidy(GRAMMAR.say("[Deploying|The rollout of|Shipping]", rng) + f" {f['change_id']} "
                   f"(\"{draft.context.get('summary', '')}\") caused a {cause} on {f['service']}. "
                   + GRAMMAR.say("[What people noticed first was|On the dashboards it looked like|Responders "
@@ -58,7 +58,9 @@ def postmortem(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str, st
         lines.append(f"- {incident['resolved_at']} — resolved.")
     lines += ["", "## Impact", DOCS.say("{impact}", rng).replace("<<symptom>>", str(symptom))
               .replace("<<service>>", str(f["service"])), "", "## Root cause",
-              tidy(f"A {cause} on {f['service']}, introduced by {f['change_id']}. " + DOCS.say("{lesson}", rng)),
+              tidy(f"A {cause} on {f['service']}, introduced by {f['change_id']}. "
+                   + "".join(GRAMMAR.say("[In the logs it showed up as|Some alerts called it|The database team saw]",
+                                         rng) + f" {alias}. " for alias in later) + DOCS.say("{lesson}", rng)),
               "", "## What went well", DOCS.say("{went_well}", rng), "", "## Action items"]
     lines += [f"- {item}" for item in f.get("action_items", [])]
     lines += ["", f"Author: {names.get(draft.author, draft.author)}"]
