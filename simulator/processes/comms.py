@@ -19,6 +19,7 @@ from simulator.messaging import CHANNELS, audience_acl, author_acl, post_chat, s
 from simulator.model import EntityRef, ParentLink
 from simulator.org import TEAM_ROLES
 from simulator.procedures import PROCEDURES, Step
+from simulator.prose.voice import Thread
 from simulator.processes.engineering import SERVICES
 
 #: Share of all chat posts that go to each channel.
@@ -46,8 +47,8 @@ def _thread_turn(asked: dict, turn: int, answered: bool = True, team: str | None
 
     ``team`` is the replier's team now; the question keeps the asker's team from when they asked.
     """
-    thread = {k: asked[k] for k in ("message_id", "author", "topic", "seed", "channel", "team")}
-    thread.update(turn=turn, answered=answered)
+    thread = Thread(asked["message_id"], asked["author"], asked["topic"], asked["seed"], asked["channel"],
+                    asked["team"], turn, answered)
     return ({"in_reply_to": asked["message_id"]}, {"topic": "reply", "reply_to": thread, "team": team},
             (ParentLink(asked["event_id"], {"in_reply_to": asked["message_id"]}),))
 

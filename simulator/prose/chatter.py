@@ -83,9 +83,9 @@ def _reply(facts: Mapping[str, Any], context: Mapping[str, Any], who: Speaker, c
 
 def _reply_text(context: Mapping[str, Any], who: Speaker, cast: Mapping[str, Speaker], rng: Rng) -> str:
     thread = context["reply_to"]
-    asker = speaker(cast, thread["author"], thread.get("team"))
-    asked = question_text(asker, thread.get("channel", ""), thread["topic"], thread["seed"])
-    turn = thread.get("turn", 1)
+    asker = speaker(cast, thread.author, thread.team)
+    asked = question_text(asker, thread.channel, thread.topic, thread.seed)
+    turn = thread.turn
     if turn == 1:
         pool = f"answer_{who.group}" if who.group == asker.group else "answer_other"
         answer = GRAMMAR.pool(pool, rng) + GRAMMAR.say(
@@ -95,7 +95,7 @@ def _reply_text(context: Mapping[str, Any], who: Speaker, cast: Mapping[str, Spe
         if rng.random() < 0.4:
             text = f"> {asked}\n{text}"
         return text
-    if thread.get("answered", True):
+    if thread.answered:
         return tidy(GRAMMAR.pool("followup_ok" if rng.random() < 0.8 else "followup_not", rng))
     return tidy(GRAMMAR.pool("no_answer", rng))
 

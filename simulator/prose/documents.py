@@ -138,10 +138,10 @@ def meeting_notes(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str,
             ref = refs[index] if index < len(refs) else None
             where = f" (raised in {ref[1]}, {ref[0]})" if ref else ""
             voice = pick(rng, attendees)
-            lines.append(f"- {said}{where}. " + tidy(GRAMMAR.say(
-                f"[{voice} [gave an update|summarised where it stands|is following up]|[Agreed|Decided] to "
+            lines.append(f"- {said}{where}. " + tidy(GRAMMAR.say(  # one rule for every meeting: <<who>> filled after
+                "[<<who>> [gave an update|summarised where it stands|is following up]|[Agreed|Decided] to "
                 "[keep watching it|revisit next week|close it out once confirmed]|[No objections|Nothing to add]"
-                "|Discussion ran long; {hedge} it needs another pass].", rng)))
+                "|Discussion ran long; {hedge} it needs another pass].", rng).replace("<<who>>", voice)))
     else:
         lines.append(GRAMMAR.say("[No open items; general updates only.|Nothing open this week; round-table "
                                  "only.|Quiet week: updates only.]", rng))

@@ -40,7 +40,7 @@ def internal_email(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str
         paragraphs.append(GRAMMAR.say("[A short note:|Sharing for visibility —|For those who missed it:|"
                                       "Quick status, {hedge}:]", rng) + " " + "; ".join(said) + ".")
     elif reply_to:
-        asker = speaker(cast, reply_to["author"])
+        asker = speaker(cast, reply_to.author, reply_to.team)
         paragraphs.append(f"Re your note ({f['in_reply_to']}): " + GRAMMAR.pool(f"answer_{who.group}", rng) + ".")
         paragraphs.append(GRAMMAR.say("[Happy to talk it through|Let's pick it up in our 1:1|Shout if you need "
                                       "more|I'll check back on Friday]", rng) + f", {asker.first}.")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from simulator.prose.grammar import Grammar, Rng
 from simulator.prose.almanac import ALMANAC, ALMANAC_MORE
@@ -48,6 +48,19 @@ class Speaker:
 
 
 NOBODY = Speaker("", "", "", "")
+
+
+class Thread(NamedTuple):
+    """What a reply knows of the question it answers (a tuple: replies are many)."""
+
+    message_id: str
+    author: str
+    topic: str
+    seed: int
+    channel: str
+    team: str
+    turn: int = 1
+    answered: bool = True
 
 VOICE = {
     "hello": ["[Morning|Hi all|Hey folks|Hi team|Afternoon all|Hello everyone|Quick one|Folks]"],
