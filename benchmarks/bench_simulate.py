@@ -28,7 +28,10 @@ Then, each in a fresh subprocess for a clean peak RSS: 1×, 4× and 16× the
 default size (people × days: 1×1, 2×2, 4×4), with seconds, events, cost per
 event (µs of wall time, and of process CPU time) and peak RSS (MB), and the
 16×/1× cost-per-event ratio by each (the CPU one is the steadier when other
-processes share the machine).
+processes share the machine). Last, ``realism``: the prose figures of
+``simulator.realism`` for the default world, with a second seed (3) against
+it — the same figures ``orgbench inspect --realism WORLD --against WORLD2``
+prints.
 
     python benchmarks/bench_simulate.py            # all of it
     python benchmarks/bench_simulate.py --quick    # default world only
@@ -182,6 +185,15 @@ def best_of(runs: list[dict]) -> dict:
     return best
 
 
+def realism(second_seed: int = 3) -> dict:
+    """The realism figures of the default world, with a world of ``second_seed`` measured against it."""
+    from simulator.config import load_config
+    from simulator.realism import measure
+    from simulator.simulate import simulate
+
+    return measure(simulate(load_config()), simulate(load_config(seed=second_seed))).as_dict()
+
+
 def main() -> None:
     """Measure and print the JSON report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -243,6 +255,7 @@ def main() -> None:
         # process CPU time: what other processes on a shared machine disturb least
         result["cpu_cost_ratio_16x_vs_1x"] = round(
             scales["16x"]["cpu_us_per_event"] / scales["1x"]["cpu_us_per_event"], 3)
+    result["realism"] = realism()
     print(json.dumps(result, indent=2))
 
 

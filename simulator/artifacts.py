@@ -18,6 +18,7 @@ import jinja2
 
 from simulator.ledger import Draft
 from simulator.model import ArtifactVersion
+from simulator.prose import CITED, COMPOSERS, Speaker
 
 #: How people state each fact, in three wordings; ``{v}`` is the value.
 FACT_PHRASES: dict[str, tuple[str, str, str]] = {
@@ -129,6 +130,16 @@ def _worded(names: Mapping[str, str], facts: Mapping[str, Any], variant: int, sk
     return out
 
 
+def report_phrases(facts: Mapping[str, Any], variant: int, skip: Iterable[str], names: Mapping[str, str]) -> list[str]:
+    """Every fact of ``facts`` (minus ``skip``) worded as a report, for the prose composers."""
+    return _worded(names, facts, variant, skip, _report)
+
+
+def fact_phrases(facts: Mapping[str, Any], variant: int, skip: Iterable[str], names: Mapping[str, str]) -> list[str]:
+    """Every fact of ``facts`` (minus ``skip``) worded by the person who did the work, for the composers."""
+    return _worded(names, facts, variant, skip, _say)
+
+
 @jinja2.pass_context
 def _phrases(context: Any, facts: Mapping[str, Any], variant: int, skip: Iterable[str] = ()) -> list[str]:
     """Every fact of ``facts`` (minus ``skip``) as a phrase, people named rather than numbered."""
@@ -219,25 +230,50 @@ def _macro(template: str, names: Mapping[str, str]) -> Callable[..., str]:
     return func
 
 
-def render_bodies(template: str, drafts: list[Draft], names: Mapping[str, str]) -> list[str]:
-    """Render every draft of one template: one module per template, its macro called once per draft."""
+def render_bodies(template: str, drafts: list[Draft], names: Mapping[str, str],
+                  cast: Mapping[str, Speaker] | None = None, records: Mapping[str, list[Draft]] | None = None
+                  ) -> list[str]:
+    """Render every draft of one template: a prose composer if there is one, else the template's macro."""
+    composer = COMPOSERS.get(template)
+    if composer is not None:
+        people = cast if cast is not None else {a: Speaker(n, "", "", "") for a, n in names.items()}
+        return [composer(d, people, names, records or {}) for d in drafts]
     render = _macro(template, names)
     get = names.get
-    return [str(render(d.facts, d.context, d.variant, get(d.author, d.author) if d.author else "")).strip()
+    return [str(render(d.facts, d.context, d.variant % 3, get(d.author, d.author) if d.author else "")).strip()
             for d in drafts]
 
 
 def render_all(drafts: Iterable[Draft], names: Mapping[str, str],
-               moment: Callable[[float], datetime]) -> list[ArtifactVersion]:
-    """Render every draft into an ArtifactVersion, keeping the drafts' order; ``moment`` dates a minute."""
-    drafts = list(drafts)
-    groups: dict[str, list[Draft]] = defaultdict(list)
-    for draft in drafts:
-        groups[draft.template].append(draft)
-    bodies: dict[int, str] = {}
+               moment: Callable[[float], datetime], cast: Mapping[str, Speaker] | None = None,
+               consume: bool = False) -> list[ArtifactVersion]:
+    """Render every draft into an ArtifactVersion, keeping the drafts' order; ``moment`` dates a minute.
+
+    ``cast`` (who each person is: team, role, title) lets the prose composers write in each person's voice.
+    With ``consume``, ``drafts`` must be a list, and it is emptied as its versions are built (a lower peak).
+    """
+    if not consume or not isinstance(drafts, list):
+        drafts = list(drafts)
+    groups: dict[str, list[int]] = defaultdict(list)  # template → positions of its drafts
+    records: dict[str, list[Draft]] = defaultdict(list)
+    for position, draft in enumerate(drafts):
+        groups[draft.template].append(position)
+        if draft.template in CITED:
+            records[draft.artifact_id].append(draft)
+    bodies: list[str] = [""] * len(drafts)  # by position: a list, not a dict keyed by id, to keep the peak low
     for template in sorted(groups):
-        group = groups[template]
-        for draft, body in zip(group, render_bodies(template, group, names)):
-            bodies[id(draft)] = body
-    return [ArtifactVersion(d.artifact_id, d.version, d.subsystem, d.kind, moment(d.minute), d.author, d.entity,
-                            d.title, bodies[id(d)], d.facts, d.acl) for d in drafts]
+        positions = groups[template]
+        rendered = render_bodies(template, [drafts[i] for i in positions], names, cast, records)
+        for position, body in zip(positions, rendered):
+            bodies[position] = body
+    del records, groups
+    versions = []
+    for position, body in enumerate(bodies):
+        d = drafts[position]
+        versions.append(ArtifactVersion(d.artifact_id, d.version, d.subsystem, d.kind, moment(d.minute), d.author,
+                                        d.entity, d.title, body, d.facts, d.acl))
+        if consume:
+            drafts[position] = None  # type: ignore[call-overload]  # its context is not needed any more
+    if consume:
+        drafts.clear()
+    return versions

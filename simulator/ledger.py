@@ -134,9 +134,12 @@ class Ledger:
         facts: dict[str, Any],
         acl: Acl = PUBLIC,
         context: dict[str, Any] | None = None,
-        variants: int = 3,
+        variants: int = 1 << 30,
     ) -> str:
-        """Record a new version of an artifact now; returns ``ARTIFACT-ID@version``."""
+        """Record a new version of an artifact now; returns ``ARTIFACT-ID@version``.
+
+        ``variant`` seeds the version's wording (templates take it modulo 3; composers seed their grammar).
+        """
         latest = self.latest
         version = latest[artifact_id] + 1 if artifact_id in latest else 1
         latest[artifact_id] = version

@@ -63,14 +63,14 @@ def post_chat(ctx: SimContext, channel: str, author: str, template: str, facts: 
                        {"message_id": message_id, "channel": name, **facts}, author_acl(ctx, space, author), context)
     payload = {"message_id": message_id, "channel": channel}
     if facts:
-        for key in ("case_id", "incident_id", "change_id"):
+        for key in ("case_id", "incident_id", "change_id", "in_reply_to"):
             if key in facts:
                 payload[key] = facts[key]
     return ledger.emit(event_type, (author,), "chat", entity, payload, parents, (ref,))
 
 
 def send_dm(ctx: SimContext, sender: str, recipient: str, template: str, facts: dict[str, Any],
-            context: dict[str, Any] | None = None) -> str:
+            context: dict[str, Any] | None = None, parents: Iterable[ParentLink] = ()) -> str:
     """A direct message between two people; returns the event id."""
     pair = (sender, recipient) if sender <= recipient else (recipient, sender)
     ledger = ctx.ledger
@@ -81,7 +81,10 @@ def send_dm(ctx: SimContext, sender: str, recipient: str, template: str, facts: 
     ref = ledger.draft(message_id, "chat", "direct_message", sender, entity, "Direct message", template,
                        {"message_id": message_id, **facts}, audience_acl(ctx, pair), context)
     ctx.graph.interact(sender, recipient, ctx.env.now)
-    return ledger.emit("chat.dm_sent", pair, "chat", entity, {"message_id": message_id, "to": recipient}, (), (ref,))
+    payload = {"message_id": message_id, "to": recipient}
+    if "in_reply_to" in facts:
+        payload["in_reply_to"] = facts["in_reply_to"]
+    return ledger.emit("chat.dm_sent", pair, "chat", entity, payload, parents, (ref,))
 
 
 def send_email(ctx: SimContext, sender: str, recipients: Iterable[str], subject: str, template: str,

@@ -17,6 +17,7 @@ import simpy
 from faker import Faker
 
 from simulator.artifacts import render_all
+from simulator.prose import Speaker
 from simulator.calendar import DAY, BusinessCalendar
 from orgbench.core.clock import format_ts
 from simulator.config import SimConfig
@@ -111,7 +112,8 @@ def _simulate(config: SimConfig, progress: Progress | None, timings: dict[str, f
     timings["event_loop"] = clock() - started
     started = clock()
     names = {a: p.name for a, p in ctx.org.people.items()}
-    versions = render_all(ctx.ledger.drafts, names, ctx.ledger.moment)
+    cast = {a: Speaker(p.name, p.team, p.role, p.title) for a, p in ctx.org.people.items()}
+    versions = render_all(ctx.ledger.drafts, names, ctx.ledger.moment, cast, consume=True)  # empties the drafts
     timings["render"] = clock() - started
     started = clock()
     events = ctx.ledger.events  # Event records are built here, once, from the rows the loop stored

@@ -80,17 +80,29 @@ def simulate_command(out: Path, config_path: Path | None, seed: int | None, days
 @click.command("inspect")
 @click.argument("world_dir", type=click.Path(path_type=Path))
 @click.option("--samples", type=click.IntRange(0), default=3, show_default=True, help="Sample artifacts to show.")
-def inspect_command(world_dir: Path, samples: int) -> None:
+@click.option("--realism", is_flag=True, help="Print how varied the prose is (repeats, vocabulary, skeletons).")
+@click.option("--against", type=click.Path(path_type=Path), default=None,
+              help="With --realism: a world of another seed, measured for overlap with WORLD_DIR.")
+def inspect_command(world_dir: Path, samples: int, realism: bool, against: Path | None) -> None:
     """Summarise the world in WORLD_DIR after verifying its MANIFEST.json.
 
     A world whose files were edited after it was written fails with a line
-    naming the file (exit code 2).
+    naming the file (exit code 2). With --realism, print the prose figures
+    instead (docs/world.md, "Realism").
     """
     from simulator.inspection import summarise
     from simulator.world import load_world
 
     world = load_world(world_dir, verify=True)
-    click.echo(summarise(world, world_dir, samples=samples))
+    if not realism:
+        if against is not None:
+            raise click.UsageError("--against needs --realism")
+        click.echo(summarise(world, world_dir, samples=samples))
+        return
+    from simulator.realism import measure, report
+
+    second = load_world(against, verify=True) if against is not None else None
+    click.echo(report(measure(world, second), str(world_dir)))
 
 
 def register(cli: click.Group) -> None:

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from simulator.context import SimContext
 from simulator.messaging import CHANNELS, audience_acl, author_acl, post_chat, send_dm, send_email
-from simulator.model import EntityRef
+from simulator.model import EntityRef, ParentLink
 from simulator.org import TEAM_ROLES
 from simulator.procedures import PROCEDURES, Step
+from simulator.prose.voice import Thread
 from simulator.processes.engineering import SERVICES
 
 #: Share of all chat posts that go to each channel.
@@ -28,6 +29,28 @@ CHANNEL_SHARE = {
     "CH-LEGAL-REVIEW": 0.04,
 }
 TOPICS = ("standup", "question", "fyi", "thanks", "lunch", "reminder", "status")
+#: Chance that a question in a channel or a DM gets an answer, and that the asker follows up on one.
+ANSWER_RATE = 0.7
+FOLLOW_UP_RATE = 0.5
+
+
+def _asked(ctx: SimContext, event_id: str, author: str, topic: str, where: str) -> dict:
+    """What a reply needs to know about the message just recorded: its id, author, topic and wording seed."""
+    draft = ctx.ledger.drafts[-1]
+    return {"event_id": event_id, "message_id": draft.artifact_id, "author": author, "topic": topic,
+            "seed": draft.variant, "channel": where, "team": ctx.org.people[author].team}
+
+
+def _thread_turn(asked: dict, turn: int, answered: bool = True, team: str | None = None
+                 ) -> tuple[dict, dict, tuple[ParentLink, ...]]:
+    """The facts, context and parent link of a reply (turn 1) or the asker's follow-up (turn 2).
+
+    ``team`` is the replier's team now; the question keeps the asker's team from when they asked.
+    """
+    thread = Thread(asked["message_id"], asked["author"], asked["topic"], asked["seed"], asked["channel"],
+                    asked["team"], turn, answered)
+    return ({"in_reply_to": asked["message_id"]}, {"topic": "reply", "reply_to": thread, "team": team},
+            (ParentLink(asked["event_id"], {"in_reply_to": asked["message_id"]}),))
 
 
 def _posters(ctx: SimContext, channel: str) -> list[str]:
@@ -53,25 +76,74 @@ def channel_chatter(ctx: SimContext, channel: str):
     share = CHANNEL_SHARE[channel]
     public = CHANNELS[channel][1] is None
     org, news, graph, work, gap = ctx.org, ctx.news, ctx.graph, ctx.work, ctx.gap
+    threads = ctx.rng(f"comms.threads.{channel}")
+    pending: list[tuple[float, dict, int, bool]] = []  # (due minute, question, turn, answered)
     previous: str | None = None
     while True:
         yield work(gap(per_person * len(org.active()) * share, rng))
         posters = _posters(ctx, channel)
         if not posters:
             continue
+        pending, replied = _channel_replies(ctx, channel, posters, pending, threads)
+        if replied:  # a reply takes this turn: threads do not add to the channel's volume
+            continue
         author = posters[int(random() * len(posters))]
         facts: dict = {}
-        context = {"topic": choice(TOPICS)}
+        context = {"topic": choice(TOPICS), "team": org.people[author].team}
         if news and random() < 0.35 and public:
             item = news[rng.randrange(len(news))]
             told = ctx.told(item, author)
             if told is not None:
                 facts = told
                 context["news_kind"] = item.kind
-        post_chat(ctx, channel, author, "chat_message", facts, context)
+        event_id = post_chat(ctx, channel, author, "chat_message", facts, context)
+        if facts:  # the latest public post about this record, which a meeting may cite
+            ctx.shared[("discussed", item.source_id)] = (ctx.ledger.drafts[-1].artifact_id, CHANNELS[channel][0])
+        if not facts and context["topic"] == "question" and len(posters) > 1:
+            pending.append((ctx.env.now + threads.uniform(5, 120), _asked(ctx, event_id, author, "question",
+                                                                           CHANNELS[channel][0]), 1, True))
         if previous is not None and previous != author:
             graph.interact(author, previous, ctx.env.now, 0.3)
         previous = author
+
+
+def _due(ctx: SimContext, pending: list) -> tuple[tuple | None, list]:
+    """The first pending reply that is due now (or None), and the others."""
+    now = ctx.env.now
+    for index, entry in enumerate(pending):
+        if entry[0] <= now:
+            return entry, pending[:index] + pending[index + 1:]
+    return None, pending
+
+
+def _channel_replies(ctx: SimContext, channel: str, posters: list[str], pending: list, rng) -> tuple[list, bool]:
+    """Post at most one due reply in ``channel`` (an answer, mostly by the asker's team, or the asker's follow-up
+    or bump); returns the replies still pending and whether one was posted."""
+    entry, later = _due(ctx, pending)
+    if entry is None:
+        return later, False
+    _, asked, turn, _ = entry
+    if turn == 1 and rng.random() > ANSWER_RATE:
+        if rng.random() < FOLLOW_UP_RATE and asked["author"] in posters:  # nobody answered: the asker bumps it
+            facts, context, parents = _thread_turn(asked, 2, answered=False)
+            post_chat(ctx, channel, asked["author"], "chat_message", facts, context, parents)
+            return later, True
+        return later, False
+    if turn == 2:
+        author = asked["author"]
+        if author not in posters:
+            return later, False
+    else:
+        mates = [p for p in ctx.org.members(asked["team"]) if p != asked["author"]]
+        author = _pick_other(rng.random, mates if mates and rng.random() < 0.8 else posters, asked["author"])
+        if author not in posters:  # a private channel the team mate is not in
+            author = _pick_other(rng.random, posters, asked["author"])
+    facts, context, parents = _thread_turn(asked, turn, team=ctx.org.people[author].team)
+    event_id = post_chat(ctx, channel, author, "chat_message", facts, context, parents)
+    ctx.graph.interact(author, asked["author"], ctx.env.now, 0.3)
+    if turn == 1 and rng.random() < FOLLOW_UP_RATE:
+        later.append((ctx.env.now + rng.uniform(2, 60), {**asked, "event_id": event_id}, 2, True))
+    return later, True
 
 
 def _pick_other(random, options: list[str], other_than: str) -> str:
@@ -89,9 +161,14 @@ def direct_messages(ctx: SimContext):
     random, choice = rng.random, rng.choice
     per_person = ctx.config.workload.direct_messages_per_person
     org, news, people, work, gap = ctx.org, ctx.news, ctx.org.people, ctx.work, ctx.gap
+    threads = ctx.rng("comms.threads.dm")
+    pending: list[tuple[float, dict, str, int]] = []  # (due minute, question, the other person, turn)
     while True:
         active = org.active()
         yield work(gap(per_person * len(active), rng))
+        pending, replied = _dm_replies(ctx, pending, threads)
+        if replied:  # a reply takes this turn
+            continue
         active = org.active()
         sender = active[int(random() * len(active))]
         team = org.members(people[sender].team)
@@ -99,22 +176,48 @@ def direct_messages(ctx: SimContext):
             team = active
         recipient = _pick_other(random, team, sender)
         facts: dict = {}
-        context = {"topic": choice(TOPICS)}
+        context = {"topic": choice(TOPICS), "team": people[sender].team}
         if news and random() < 0.25:
             item = news[rng.randrange(len(news))]
             told = ctx.told(item, sender)
             if told is not None:
                 facts = told
                 context["news_kind"] = item.kind
-        send_dm(ctx, sender, recipient, "direct_message", facts, context)
+        event_id = send_dm(ctx, sender, recipient, "direct_message", facts, context)
+        if not facts and context["topic"] == "question" and threads.random() < ANSWER_RATE:
+            pending.append((ctx.env.now + threads.uniform(1, 90), _asked(ctx, event_id, sender, "question", "dm"),
+                            recipient, 1))
+
+
+def _dm_replies(ctx: SimContext, pending: list, rng) -> tuple[list, bool]:
+    """Send at most one due DM answer (questions nobody answers never get here) or thank-you; returns the
+    replies still pending and whether one was sent."""
+    entry, later = _due(ctx, pending)
+    if entry is None:
+        return later, False
+    _, asked, other, turn = entry
+    people = ctx.org.people
+    sender, recipient = (other, asked["author"]) if turn == 1 else (asked["author"], other)
+    if people[sender].left_at is not None or people[recipient].left_at is not None:
+        return later, False
+    facts, context, parents = _thread_turn(asked, turn, team=people[sender].team)
+    event_id = send_dm(ctx, sender, recipient, "direct_message", facts, context, parents)
+    if turn == 1 and rng.random() < FOLLOW_UP_RATE:
+        later.append((ctx.env.now + rng.uniform(1, 30), {**asked, "event_id": event_id}, other, 2))
+    return later, True
 
 
 def internal_email(ctx: SimContext):
     """Internal email: updates to a team, questions to a manager."""
     rng = ctx.rng("comms.email")
+    threads = ctx.rng("comms.threads.email")
+    pending: list[tuple[float, dict, str]] = []  # (due minute, question, who answers)
     while True:
         rate = ctx.config.workload.emails_per_person * len(ctx.org.active())
         yield ctx.work(ctx.gap(rate, rng))
+        pending, replied = _email_replies(ctx, pending, threads)
+        if replied:  # a reply takes this turn
+            continue
         sender = ctx.pick(rng, ctx.org.active())
         person = ctx.org.people[sender]
         if rng.random() < 0.5:
@@ -133,7 +236,27 @@ def internal_email(ctx: SimContext):
                 facts = told
                 context["news_kind"] = item.kind
         if recipients:
-            send_email(ctx, sender, recipients, subject, "internal_email", facts, None, context)
+            context["to"] = recipients[0]
+            event_id, _ = send_email(ctx, sender, recipients, subject, "internal_email", facts, None, context)
+            if subject == "Quick question" and not facts and threads.random() < ANSWER_RATE:
+                asked = _asked(ctx, event_id, sender, "question", "email")
+                pending.append((ctx.env.now + threads.uniform(30, 480), asked, recipients[0]))
+
+
+def _email_replies(ctx: SimContext, pending: list, rng) -> tuple[list, bool]:
+    """Send at most one due answer to an emailed question ("Re: Quick question", to the asker); returns the
+    answers still pending and whether one was sent."""
+    entry, later = _due(ctx, pending)
+    if entry is None:
+        return later, False
+    _, asked, replier = entry
+    if ctx.org.people[replier].left_at is not None or ctx.org.people[asked["author"]].left_at is not None:
+        return later, False
+    facts, context, parents = _thread_turn(asked, 1, team=ctx.org.people[replier].team)
+    context["to"] = asked["author"]
+    send_email(ctx, replier, [asked["author"]], "Re: Quick question", "internal_email", facts, None, context,
+               parents=parents, extra_payload={"in_reply_to": asked["message_id"]})
+    return later, True
 
 
 def weekly_meetings(ctx: SimContext):
@@ -181,6 +304,14 @@ def _agenda(ctx: SimContext, team: str, attendees: list[str], rng) -> list[dict]
     return []
 
 
+def _source_of(item: dict) -> str | None:
+    """The id of the record an agenda item's facts come from (as ``NewsItem.source_id`` names it)."""
+    for key in ("case_id", "postmortem_id", "incident_id", "change_id"):
+        if key in item:
+            return item[key]
+    return None
+
+
 def hold_meeting(ctx: SimContext, team: str, attendees: list[str], rng) -> str:
     """One team meeting: notes visible to the attendees only."""
     meeting_id = ctx.ledger.next_id("MTG")
@@ -190,10 +321,11 @@ def hold_meeting(ctx: SimContext, team: str, attendees: list[str], rng) -> str:
     audience = tuple(sorted(attendees))
     agenda = _agenda(ctx, team, attendees, rng)
     facts = {"meeting_id": meeting_id, "team": team, "attendees": list(audience), "items": agenda}
+    refs = [ctx.shared.get(("discussed", _source_of(item))) for item in agenda]
     entity = EntityRef("meeting", meeting_id)
     title = f"{team.replace('_', ' ').title()} weekly — {ctx.calendar.date_of(ctx.now).isoformat()}"
     ref = ctx.ledger.draft(meeting_id, "meetings", "meeting_notes", chair, entity, title, "meeting_notes", facts,
-                           audience_acl(ctx, audience), {"team": team})
+                           audience_acl(ctx, audience), {"team": team, "refs": refs})
     for other in audience:  # one meeting is one interaction, shared among its attendees
         ctx.graph.interact(chair, other, ctx.now, min(0.3, 1.0 / len(audience)))
     return ctx.ledger.emit("meeting.held", audience, "meetings", entity,

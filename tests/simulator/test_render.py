@@ -6,6 +6,7 @@ import jinja2
 import pytest
 
 from simulator.artifacts import environment, render_bodies
+from simulator.prose import COMPOSERS
 from simulator.calendar import DAY
 from simulator.config import load_config
 from simulator.simulate import _context, _start_processes
@@ -26,10 +27,12 @@ def test_direct_macro_calls_render_what_the_public_macro_call_renders(drafts_and
         by_template.setdefault(draft.template, []).append(draft)
     assert len(by_template) >= 20
     for template, group in sorted(by_template.items()):
+        if template in COMPOSERS:  # composed in Python (simulator.prose), not by a template
+            continue
         sample = group[:: max(1, len(group) // 25)]
         public = environment().from_string(
             "{% from '" + template + ".j2' import render with context %}"
-            "{{ render(d.facts, d.context, d.variant, name(d.author)) }}")
+            "{{ render(d.facts, d.context, d.variant % 3, name(d.author)) }}")
         expected = [public.render(d=d, names=names).strip() for d in sample]
         assert render_bodies(template, sample, names) == expected, template
         assert all(expected)

@@ -1,0 +1,34 @@
+"""Prose composed from world state: seeded grammars that write each kind of artifact in its author's voice.
+
+``COMPOSERS`` maps a template name to a function ``(draft, cast, names,
+records) -> body``; ``simulator.artifacts`` uses it in place of the jinja2
+template of that name. The draft's variant seeds the grammar, so the same
+world gives the same text under any PYTHONHASHSEED; ``records`` lets a
+document cite the records it is about (a postmortem its incident's times).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+from simulator.prose.chatter import chat_message, direct_message
+from simulator.prose.documents import meeting_notes, postmortem, wiki_page, wiki_runbook
+from simulator.prose.mail import internal_email, ticket_comment
+from simulator.prose.voice import Speaker
+
+Composer = Callable[[Any, Mapping[str, Speaker], Mapping[str, str], Mapping[str, Any]], str]
+
+COMPOSERS: dict[str, Composer] = {
+    "chat_message": chat_message,
+    "direct_message": direct_message,
+    "internal_email": internal_email,
+    "ticket_comment": ticket_comment,
+    "meeting_notes": meeting_notes,
+    "postmortem": postmortem,
+    "wiki_runbook": wiki_runbook,
+    "wiki_page": wiki_page,
+}
+#: Templates whose drafts composers may look up by artifact id (a postmortem its incident, a page its history).
+CITED = frozenset({"incident", "wiki_runbook", "wiki_page"})
+
+__all__ = ["CITED", "COMPOSERS", "Composer", "Speaker"]
