@@ -31,6 +31,7 @@ API = {
     "simulator": ["AccessPolicy", "Actor", "ArtifactVersion", "Event", "SimConfig", "World", "build_world",
                   "load_config", "load_world", "save_world", "simulate", "simulate_to"],
     "simulator.processes": [],
+    "simulator.prose": ["CITED", "COMPOSERS", "Composer", "Speaker"],
     "benchmark_builders": ["cargo", "groundeval", "trajectories"],
     "benchmark_builders.cargo": ["FAMILIES", "SHOULD_PENALIZE", "Suite", "SuiteConfig", "SupportCase", "build_suite",
                                  "case_from_facts", "cases_from_world", "suite_from_world_objects", "write_suite",
