@@ -15,6 +15,7 @@ from typing import Any, Iterable, Mapping
 
 import networkx as nx
 
+from simulator.claims import Claim
 from simulator.errors import InputError
 from simulator.jsonlines import Stamps, artifact_lines, event_lines
 from simulator.model import Actor, ArtifactVersion, Event
@@ -25,7 +26,10 @@ from simulator.storage import (
 )
 
 FORMAT_VERSION = 1
-WORLD_FILES = ("world.json", "actors.jsonl", "events.jsonl", "artifacts.jsonl", "policy.json", "graph.json")
+WORLD_FILES = ("world.json", "actors.jsonl", "events.jsonl", "artifacts.jsonl", "policy.json", "graph.json",
+               "claims.jsonl")
+#: The truth sidecar (``simulator.claims``): optional when reading, so worlds written before it still load.
+CLAIMS_FILE = "claims.jsonl"
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,8 @@ class World:
     artifacts: tuple[ArtifactVersion, ...]
     policy: AccessPolicy
     graph: Mapping[str, Any]  # networkx node-link data
+    #: Labelled stale, wrong and conflicting statements (the truth sidecar); never part of any artifact.
+    claims: tuple[Claim, ...] = ()
     _versions: dict[str, list[ArtifactVersion]] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -97,6 +103,7 @@ def save_world(world: World, directory: Path) -> None:
         write_text_atomic(tmp / "artifacts.jsonl", "".join(artifact_lines(world.artifacts, stamps)))
         write_json(tmp / "policy.json", world.policy.to_json())
         write_json(tmp / "graph.json", dict(world.graph))
+        write_jsonl(tmp / CLAIMS_FILE, (c.to_json() for c in world.claims))
         write_manifest(tmp)
 
 
@@ -138,11 +145,13 @@ def load_world(directory: Path, *, verify: bool = True) -> World:
         artifacts=_records(directory / "artifacts.jsonl", ArtifactVersion.from_json),
         policy=policy,
         graph=read_json(directory / "graph.json"),
+        claims=_records(directory / CLAIMS_FILE, Claim.from_json) if (directory / CLAIMS_FILE).is_file() else (),
     )
 
 
 def build_world(meta: Mapping[str, Any], actors: Iterable[Actor], events: Iterable[Event],
-                artifacts: Iterable[ArtifactVersion], policy: AccessPolicy, graph: Mapping[str, Any]) -> World:
+                artifacts: Iterable[ArtifactVersion], policy: AccessPolicy, graph: Mapping[str, Any],
+                claims: Iterable[Claim] = ()) -> World:
     """Assemble a World from records (used by the simulator and by tests)."""
     return World(meta=dict(meta), actors=tuple(actors), events=tuple(events),
-                 artifacts=tuple(artifacts), policy=policy, graph=dict(graph))
+                 artifacts=tuple(artifacts), policy=policy, graph=dict(graph), claims=tuple(claims))

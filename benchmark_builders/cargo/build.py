@@ -36,6 +36,9 @@ from benchmark_builders.cargo.wording import (
 )
 from simulator.errors import InputError
 from simulator.procedures import PROCEDURES
+
+#: Runbooks in library order (groups of a world are visited in this order, then by revision).
+RUNBOOK_ORDER = {p.procedure_id: i for i, p in enumerate(PROCEDURES)}
 from simulator.storage import staged_directory, write_json, write_jsonl, write_manifest
 
 FORMAT_VERSION = 1
@@ -127,27 +130,27 @@ class _WorldBuilder:
                 self.pool.setdefault(name, []).append(value)
         self.golden: list[dict] = []
         self.golden_values: dict[str, frozenset[str]] = {}
+        self.golden_runbook: dict[str, str] = {}
         self.golden_entities: dict[str, frozenset[str]] = {}
         self.live: dict[str, list[SupportCase]] = {}
         self.oos: list[SupportCase] = []
-        for procedure in PROCEDURES:
-            group = groups.get(procedure.procedure_id, [])
-            if procedure.procedure_id in config.out_of_scope:
+        # each revision of a runbook is its own group: a live case's reference follows the steps it followed
+        for runbook in sorted(groups, key=lambda key: (RUNBOOK_ORDER[key.split("@")[0]], key)):
+            group = groups[runbook]
+            if group[0].procedure_id in config.out_of_scope:
                 self.oos += group
-                continue
-            if not group:
                 continue
             k = min(config.golden_per_procedure, max(1, len(group) - 1))
             chosen = sorted(rng.sample(range(len(group)), k))
             for index in chosen:
                 self._add_golden(group[index])
-            self.live[procedure.procedure_id] = [c for i, c in enumerate(group) if i not in chosen]
+            self.live[runbook] = [c for i, c in enumerate(group) if i not in chosen]
         if len({g["procedure_id"] for g in self.golden}) < 2:
             raise InputError(f"world seed {world_seed}: fewer than two runbooks with completed cases; "
                              "simulate more days or people")
         self.index = GoldenIndex.build([g["golden_id"] for g in self.golden],
                                         [g["question"] for g in self.golden])
-        self.procedure_of = {g["golden_id"]: g["procedure_id"] for g in self.golden}
+        self.procedure_of = dict(self.golden_runbook)
         self.by_id = {g["golden_id"]: g for g in self.golden}
         self.queue = [c for pid in sorted(self.live) for c in self.live[pid]]
         self.used: set[str] = set()
@@ -166,6 +169,9 @@ class _WorldBuilder:
             "world_seed": self.seed, "case_id": case.case_id, "procedure_id": case.procedure_id,
             "question": question, "reference": reference,
         })
+        if case.revision != 1:
+            self.golden[-1]["revision"] = case.revision
+        self.golden_runbook[gid] = case.runbook
 
     def _next_case(self, accept=lambda case: True) -> SupportCase | None:
         if not self.queue:
@@ -255,7 +261,7 @@ class _WorldBuilder:
                  "world_seed": self.seed, "case_id": case.case_id, "procedure_id": case.procedure_id,
                  "reference_golden_id": golden["golden_id"], "reference_case_id": golden["case_id"],
                  "perturbation": perturbation, "variety": _variety(family, perturbation),
-                 "retrieval_top1_correct": self.procedure_of[retrieval["top1"]] == case.procedure_id}
+                 "retrieval_top1_correct": self.procedure_of[retrieval["top1"]] == case.runbook}
         item["item_id"] = truth["item_id"] = item_id(item, truth)
         return item, truth, {"item_id": item["item_id"], "set": "judged", **retrieval}
 
@@ -274,7 +280,7 @@ class _WorldBuilder:
                 "reference": golden["reference"],
                 "candidate": render_answer(correct_answer(case), self.rng.choice(ANSWER_VARIANTS))}
         truth = {"item_id": "", "should_abstain": True, "world_seed": self.seed, "case_id": case.case_id,
-                 "procedure_id": case.procedure_id, "retrieved_procedure_id": self.procedure_of[retrieval["top1"]]}
+                 "procedure_id": case.procedure_id, "retrieved_procedure_id": golden["procedure_id"]}
         item["item_id"] = truth["item_id"] = gating_id(item, truth)
         return item, truth, {"item_id": item["item_id"], "set": "gating", **retrieval}
 
