@@ -58,6 +58,7 @@ def customer_reports(ctx: SimContext, impact: IncidentImpact, rng):
     for _ in range(rng.randint(low, high)):
         yield ctx.env.timeout(rng.uniform(5, 180))  # customers notice at any hour, not only ours
         case = open_case(ctx, rng, procedure, impact.incident_id)
+        case.reports_incident = True
         impact.cases.append(case)
         cause = ParentLink(impact.opened_event, {"incident_id": impact.incident_id})
         ctx.env.process(support_case(ctx, case, cause))

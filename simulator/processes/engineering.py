@@ -27,7 +27,7 @@ from simulator.context import SimContext
 from simulator.messaging import author_acl, post_chat, send_email
 from simulator.model import Acl, EntityRef, ParentLink
 from simulator.processes.cascades import IncidentImpact, after_resolution, customer_reports
-from simulator.processes.hearsay import guess_cause, last_ref
+from simulator.processes.hearsay import guess_cause
 from simulator.processes.oncall import on_call
 
 SERVICES = ("billing-api", "device-telemetry", "license-service", "auth-gateway", "firmware-updates",
@@ -243,8 +243,6 @@ def incident(ctx: SimContext, change: Change, rng):
         if rng.random() < 0.5 and suspect is not None:
             said["suspected_change_id"] = suspect
         post_chat(ctx, "CH-SRE-ONCALL", speaker, "chat_oncall", said, {"symptom": symptom}, inc_link)
-        if suspect is not None and suspect != change.change_id and "suspected_change_id" in said:
-            ctx.label(last_ref(ctx), "suspected_change_id", suspect, change.change_id, "wrong", incident_id)
         guess_cause(ctx, speaker, incident_id, change.service, mechanism, MECHANISM_PHRASES, inc_link)
         yield ctx.env.timeout(rng.uniform(3, 20))
 

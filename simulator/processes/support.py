@@ -51,6 +51,8 @@ class SupportCase:
     steps_completed: list[str] = field(default_factory=list)
     opened_event: str = ""
     last_event: str = ""
+    #: A customer's report of an incident: the owner asks the on-call SRE about it after triage.
+    reports_incident: bool = False
     #: The case as an entity reference.
     entity: EntityRef = field(init=False)
     #: The restricted queue the case lives in (strategic accounts), or None.
@@ -292,7 +294,7 @@ def support_case(ctx: SimContext, case: SupportCase, cause: ParentLink | None = 
     case.last_event = ledger.emit("case.triaged", (case.owner,), "ticketing", case.entity,
                                   {"case_id": case.case_id, "case_status": "in_progress"}, link(), refs)
     ctx.graph.interact(case.owner, ctx.org.people[case.owner].manager or case.owner, ctx.now, 0.2)
-    if "incident_id" in case.facts and case.procedure.category != "billing":
+    if case.reports_incident:
         yield from escalate_to_sre(ctx, case, on_call(ctx), rng)
 
     for step in case.procedure.steps:
