@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from benchmark_builders.cargo.answers import Answer, correct_answer
-from benchmark_builders.cargo.cases import SupportCase, cases_by_procedure, cases_from_world
+from benchmark_builders.cargo.cases import SupportCase, cases_by_procedure, cases_from_world, runbook_key
 from benchmark_builders.cargo.identity import gating_id, golden_id, item_id
 from benchmark_builders.cargo.perturb import (
     CONTRADICTIONS, CORRUPTIONS, available_corruptions, contradict, corrupt, has_near_miss, value_kind,
@@ -36,9 +36,6 @@ from benchmark_builders.cargo.wording import (
 )
 from simulator.errors import InputError
 from simulator.procedures import PROCEDURES
-
-#: Runbooks in library order (groups of a world are visited in this order, then by revision).
-RUNBOOK_ORDER = {p.procedure_id: i for i, p in enumerate(PROCEDURES)}
 from simulator.storage import staged_directory, write_json, write_jsonl, write_manifest
 
 FORMAT_VERSION = 1
@@ -123,19 +120,18 @@ class _WorldBuilder:
 
     def __init__(self, world_seed: int, cases: Sequence[SupportCase], config: SuiteConfig, rng: random.Random):
         self.seed, self.config, self.rng = world_seed, config, rng
-        groups = cases_by_procedure(cases)
+        groups = cases_by_procedure(cases)  # each revision its own group: a reference follows the case's steps
         self.pool: dict[str, list[str]] = {}
         for case in cases:
             for name, value in case.facts.items():
                 self.pool.setdefault(name, []).append(value)
         self.golden: list[dict] = []
         self.golden_values: dict[str, frozenset[str]] = {}
-        self.golden_runbook: dict[str, str] = {}
         self.golden_entities: dict[str, frozenset[str]] = {}
         self.live: dict[str, list[SupportCase]] = {}
         self.oos: list[SupportCase] = []
-        # each revision of a runbook is its own group: a live case's reference follows the steps it followed
-        for runbook in sorted(groups, key=lambda key: (RUNBOOK_ORDER[key.split("@")[0]], key)):
+        order = [p.procedure_id for p in PROCEDURES]  # runbooks in library order, each revision after the last
+        for runbook in sorted(groups, key=lambda key: (order.index(key.split("@")[0]), key)):
             group = groups[runbook]
             if group[0].procedure_id in config.out_of_scope:
                 self.oos += group
@@ -150,7 +146,7 @@ class _WorldBuilder:
                              "simulate more days or people")
         self.index = GoldenIndex.build([g["golden_id"] for g in self.golden],
                                         [g["question"] for g in self.golden])
-        self.procedure_of = dict(self.golden_runbook)
+        self.procedure_of = {g["golden_id"]: runbook_key(g["procedure_id"], g.get("revision", 1)) for g in self.golden}
         self.by_id = {g["golden_id"]: g for g in self.golden}
         self.queue = [c for pid in sorted(self.live) for c in self.live[pid]]
         self.used: set[str] = set()
@@ -168,10 +164,8 @@ class _WorldBuilder:
             "golden_id": gid,
             "world_seed": self.seed, "case_id": case.case_id, "procedure_id": case.procedure_id,
             "question": question, "reference": reference,
+            **({"revision": case.revision} if case.revision != 1 else {}),
         })
-        if case.revision != 1:
-            self.golden[-1]["revision"] = case.revision
-        self.golden_runbook[gid] = case.runbook
 
     def _next_case(self, accept=lambda case: True) -> SupportCase | None:
         if not self.queue:

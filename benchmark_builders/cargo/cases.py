@@ -37,8 +37,13 @@ class SupportCase:
 
     @property
     def runbook(self) -> str:
-        """The runbook and revision as one key: ``RB-BATTERY`` for revision 1, ``RB-BATTERY@2`` after."""
-        return self.procedure_id if self.revision == 1 else f"{self.procedure_id}@{self.revision}"
+        """The runbook and revision as one key (``runbook_key``)."""
+        return runbook_key(self.procedure_id, self.revision)
+
+
+def runbook_key(procedure_id: str, revision: int) -> str:
+    """A runbook and revision as one key: ``RB-BATTERY`` for revision 1, ``RB-BATTERY@2`` after."""
+    return procedure_id if revision == 1 else f"{procedure_id}@{revision}"
 
 
 def fact_text(value: Any) -> str:

@@ -278,9 +278,8 @@ def support_case(ctx: SimContext, case: SupportCase, cause: ParentLink | None = 
     # Opened: the portal files the ticket into the owner's queue.
     ref = _ticket_version(ctx, case, case.owner, "case opened from the customer portal")
     opened = {"case_id": case.case_id, "procedure_id": case.procedure.procedure_id,
-              "account_id": case.account.account_id, "priority": case.facts["priority"]}
-    if "incident_id" in case.facts:
-        opened["incident_id"] = case.facts["incident_id"]
+              "account_id": case.account.account_id, "priority": case.facts["priority"],
+              **{k: case.facts[k] for k in ("incident_id",) if k in case.facts}}
     case.opened_event = case.last_event = ledger.emit(
         "case.opened", (case.owner,), "ticketing", case.entity, opened, (cause,) if cause else (), (ref,))
     ctx.open_cases[case.case_id] = case
