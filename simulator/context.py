@@ -78,6 +78,8 @@ class SimContext:
     runbooks: dict[str, Any] = field(default_factory=dict)
     #: …and → the wiki page that states it.
     runbooks_page: dict[str, str] = field(default_factory=dict)
+    #: Process → how many wiki pages it keeps: the configured wiki edit rate is shared among all pages.
+    wiki_pages: dict[str, int] = field(default_factory=dict)
     #: Office → its business calendar (``simulator.offices``); people work in their own office's hours.
     calendars: dict[str, BusinessCalendar] = field(default_factory=dict)
     #: Actor → (first, last) day index of their leave.
@@ -202,6 +204,18 @@ class SimContext:
         if ticket is not None and "case_status" in ticket.facts:
             facts["case_status"] = ticket.facts["case_status"]
         return facts
+
+    def shared_context(self, **values: Any) -> dict[str, Any]:
+        """A template context many drafts share (read-only, one dict per distinct content, as ACLs are)."""
+        key = ("context", *values.items())
+        found = self.shared.get(key)
+        if found is None:
+            found = self.shared[key] = values
+        return found
+
+    def wiki_share(self, keeper: str) -> float:
+        """The share of wiki edits that fall on ``keeper``'s pages."""
+        return self.wiki_pages.get(keeper, 0) / (sum(self.wiki_pages.values()) or 1)
 
     def label(self, ref: str, fact: str, value: Any, true_value: Any, kind: str, source: str) -> None:
         """Record that version ``ref`` states ``fact`` as ``value`` while the engine knows ``true_value``."""

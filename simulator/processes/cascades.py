@@ -29,7 +29,7 @@ SERVICE_CATEGORY: dict[str, str] = {
     "dispatch-scheduler": "onsite", "crm-sync": "billing",
 }
 #: Customer reports per severity: (fewest, most).
-REPORTS: dict[str, tuple[int, int]] = {"SEV1": (2, 4), "SEV2": (1, 2), "SEV3": (0, 1)}
+REPORTS: dict[str, tuple[int, int]] = {"SEV1": (1, 3), "SEV2": (0, 2), "SEV3": (0, 1)}
 #: Hours to resolve each severity before the service level counts as breached.
 SLA_HOURS: dict[str, float] = {"SEV1": 4.0, "SEV2": 8.0, "SEV3": 24.0}
 #: Contract levels that carry a service-level promise (and so a credit when it is broken).

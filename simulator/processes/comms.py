@@ -220,8 +220,9 @@ def wiki_pages(ctx: SimContext):
             author = ctx.pick(rng, ctx.org.members("engineering"))
         _wiki_version(ctx, wiki_id, kind, title, space, {**facts, "wiki_id": wiki_id, "revision_note": "created"},
                       author, "wiki.page_created")
+    ctx.wiki_pages["comms"] = len(ids)  # the runbook pages (simulator.processes.runbooks) take their share
     while True:
-        rate = ctx.config.workload.wiki_edits_per_person * len(ctx.org.active())
+        rate = ctx.wiki_share("comms") * ctx.config.workload.wiki_edits_per_person * len(ctx.org.active())
         yield ctx.work(ctx.gap(rate, rng))
         wiki_id, kind, title, space, facts = ctx.pick(rng, ids)
         editors = ctx.org.space_members(space) if space else ctx.org.active()

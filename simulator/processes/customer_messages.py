@@ -37,7 +37,7 @@ def customer_request(ctx: SimContext, case) -> str:
             facts[key] = case.facts[key]
     symptom = ctx.pick(rng, SYMPTOMS[case.procedure.category])
     event_id, _ = send_email(ctx, case.owner, [], f"{case.case_id}: {symptom}", "customer_request", facts,
-                             case.entity, {"symptom": symptom},
+                             case.entity, ctx.shared_context(symptom=symptom),
                              kind="customer_request", event_type="email.received_external",
                              parents=(ParentLink(case.opened_event, {"case_id": case.case_id}),),
                              external_from=case.facts["contact_email"])

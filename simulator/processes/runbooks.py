@@ -19,8 +19,6 @@ from simulator.model import EntityRef
 from simulator.procedures import PROCEDURES, REVISIONS, Procedure, Step
 
 RESTRICTED = {"RB-DATA-RECOVERY": "SP-WIKI-RESTRICTED"}
-#: Runbook wording edits per person per business day, relative to the configured wiki edit rate.
-EDIT_SHARE = 0.4
 WORDING_NOTES = ("clarified wording", "added an example", "updated contacts", "fixed a broken link",
                  "added a troubleshooting note")
 
@@ -116,9 +114,11 @@ def runbook_pages(ctx: SimContext):
     """Publish the runbooks, revise them at their moments, and edit pages (and copies) for wording meanwhile."""
     rng = ctx.rng("runbooks")
     pages = _open_pages(ctx, rng)
+    ctx.wiki_pages["runbooks"] = len(pages)
     plan = _revision_plan(ctx, rng)
+    yield ctx.until(ctx.now)  # the other wiki pages are created too before edits are shared out
     while True:
-        rate = EDIT_SHARE * ctx.config.workload.wiki_edits_per_person * len(ctx.org.active())
+        rate = ctx.wiki_share("runbooks") * ctx.config.workload.wiki_edits_per_person * len(ctx.org.active())
         gap = ctx.gap(rate, rng)
         next_edit = ctx.calendar.after(ctx.now, gap) if gap != float("inf") else float("inf")
         if plan and plan[0][0] <= next_edit:

@@ -53,6 +53,8 @@ class SupportCase:
     last_event: str = ""
     #: A customer's report of an incident: the owner asks the on-call SRE about it after triage.
     reports_incident: bool = False
+    #: The completed steps as the latest ticket version states them.
+    steps_snapshot: list[str] = field(default_factory=list)
     #: The case as an entity reference.
     entity: EntityRef = field(init=False)
     #: The restricted queue the case lives in (strategic accounts), or None.
@@ -79,12 +81,13 @@ OFF_DAY_LOAD = 0.15
 
 
 def case_arrivals(ctx: SimContext):
-    """Customers open cases at the configured rate per working day, spread over the day by ``DAILY_CURVE``
-    (a thinned Poisson process in wall-clock minutes)."""
+    """Customers open cases at the configured rate per working day on average over a week, spread over the day
+    by ``DAILY_CURVE`` and into weekends at ``OFF_DAY_LOAD`` (a thinned Poisson process in wall-clock minutes)."""
     rng = ctx.rng("support.arrivals")
     peak, total = max(DAILY_CURVE), sum(DAILY_CURVE)
+    week = 5.0 / (5.0 + 2.0 * OFF_DAY_LOAD)  # the week's cases, five working days' worth, now spread over seven
     while True:
-        per_day = ctx.config.workload.cases_per_person * len(ctx.org.active())
+        per_day = week * ctx.config.workload.cases_per_person * len(ctx.org.active())
         if per_day <= 0:
             return
         yield ctx.env.timeout(rng.expovariate(per_day * peak / total / 60.0))
@@ -142,20 +145,24 @@ def open_case(ctx: SimContext, rng, procedure: Procedure | None = None, incident
 
 
 def _snapshot(case: SupportCase) -> dict[str, Any]:
+    """The ticket's facts now; versions between two steps share one (never mutated) list of completed steps."""
+    if len(case.steps_snapshot) != len(case.steps_completed):
+        case.steps_snapshot = list(case.steps_completed)
     return {**case.facts, "procedure_id": case.procedure.procedure_id, "category": case.procedure.category,
-            "procedure_revision": case.procedure.revision, "steps_completed": list(case.steps_completed)}
+            "procedure_revision": case.procedure.revision, "steps_completed": case.steps_snapshot}
 
 
 def _ticket_version(ctx: SimContext, case: SupportCase, author: str, note: str) -> str:
     title = f"{case.case_id}: {case.procedure.name} for {case.account.name}"
     return ctx.ledger.draft(case.case_id, "ticketing", "ticket", author, case.entity, title, "ticket", _snapshot(case),
-                            author_acl(ctx, case.space, author), {"note": note, "owner": author})
+                            author_acl(ctx, case.space, author), ctx.shared_context(note=note))
 
 
 def _comment(ctx: SimContext, case: SupportCase, author: str, step: Step | None, written: dict[str, Any]) -> str:
     comment_id = ctx.ledger.next_id("CMT")
     facts = {"case_id": case.case_id, **written}
-    context = {"action": step.action if step else "triaged the case", "step_id": step.step_id if step else "triage"}
+    context = ctx.shared_context(action=step.action if step else "triaged the case",
+                              step_id=step.step_id if step else "triage")
     if step is not None:
         facts["step_id"] = step.step_id
     return ctx.ledger.draft(comment_id, "ticketing", "ticket_comment", author, case.entity,
@@ -328,12 +335,12 @@ def support_case(ctx: SimContext, case: SupportCase, cause: ParentLink | None = 
             send_email(ctx, worker, [], CUSTOMER_SUBJECTS[step.step_id].format(case_id=case.case_id), "customer_email",
                        {"case_id": case.case_id, **{k: case.facts[k] for k in step.reads},
                         **written, "contact_name": case.facts["contact_name"]},
-                       case.entity, {"action": step.action, "account_name": case.account.name},
+                       case.entity, ctx.shared_context(action=step.action, account_name=case.account.name),
                        kind="customer_email", event_type="email.sent_external", parents=link(), external_to=contact)
         if case.space is None and rng.random() < 0.3:
             post_chat(ctx, "CH-SUPPORT", worker, "chat_case_update",
                       {"case_id": case.case_id, "step_id": step.step_id, **written},
-                      {"action": step.action, "procedure": case.procedure.name}, link())
+                      ctx.shared_context(action=step.action, procedure=case.procedure.name), link())
         if case.space is None:
             ctx.remember("case", {"case_id": case.case_id, "case_status": case.facts["case_status"], **written})
         if step.step_id in WAITING_STEPS:
@@ -365,7 +372,7 @@ def wait_for_customer(ctx: SimContext, case: SupportCase, rng, forever: bool):
     yield from _ensure_owner(ctx, case, rng)
     event_id, _ = send_email(ctx, case.owner, [], f"Re: Your case {case.case_id}", "customer_reply",
                              {"case_id": case.case_id, "contact_name": case.facts["contact_name"]}, case.entity,
-                             {"account_name": case.account.name}, kind="customer_reply",
+                             ctx.shared_context(account_name=case.account.name), kind="customer_reply",
                              event_type="email.received_external",
                              parents=(ParentLink(case.last_event, {"case_id": case.case_id}),),
                              external_from=case.facts["contact_email"])

@@ -89,4 +89,4 @@ def test_a_chain_runs_from_a_deploy_to_an_account(default_world):
         assert deploy.payload["change_id"] == incident.payload["change_id"]
         assert resolved.payload["incident_id"] == incident.payload["incident_id"] == credit.payload["incident_id"]
         chains += 1
-    assert chains >= 3
+    assert chains >= 2
