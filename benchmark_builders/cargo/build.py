@@ -24,13 +24,13 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from benchmark_builders.cargo.answers import Answer, correct_answer
-from benchmark_builders.cargo.cases import SupportCase, cases_by_procedure, cases_from_world, runbook_key
+from benchmark_builders.cargo.cases import SupportCase, cases_by_procedure, cases_from_world
 from benchmark_builders.cargo.identity import gating_id, golden_id, item_id
 from benchmark_builders.cargo.perturb import (
     CONTRADICTIONS, CORRUPTIONS, available_corruptions, contradict, corrupt, has_near_miss, value_kind,
 )
 from benchmark_builders.cargo.readers import reader_scores
-from benchmark_builders.cargo.retrieval import GoldenIndex, best_per_group, margin
+from benchmark_builders.cargo.retrieval import GoldenIndex, best_of_revision, best_per_group, margin
 from benchmark_builders.cargo.wording import (
     ANSWER_VARIANTS, extra_sentences, render_answer, render_context, render_question, render_reference,
 )
@@ -130,8 +130,7 @@ class _WorldBuilder:
         self.golden_entities: dict[str, frozenset[str]] = {}
         self.live: dict[str, list[SupportCase]] = {}
         self.oos: list[SupportCase] = []
-        order = [p.procedure_id for p in PROCEDURES]  # runbooks in library order, each revision after the last
-        for runbook in sorted(groups, key=lambda key: (order.index(key.split("@")[0]), key)):
+        for runbook in sorted(groups, key=lambda k: ([p.procedure_id for p in PROCEDURES].index(k.split("@")[0]), k)):
             group = groups[runbook]
             if group[0].procedure_id in config.out_of_scope:
                 self.oos += group
@@ -146,7 +145,8 @@ class _WorldBuilder:
                              "simulate more days or people")
         self.index = GoldenIndex.build([g["golden_id"] for g in self.golden],
                                         [g["question"] for g in self.golden])
-        self.procedure_of = {g["golden_id"]: runbook_key(g["procedure_id"], g.get("revision", 1)) for g in self.golden}
+        self.procedure_of = {g["golden_id"]: g["procedure_id"] for g in self.golden}
+        self.revision_of = {g["golden_id"]: g.get("revision", 1) for g in self.golden}
         self.by_id = {g["golden_id"]: g for g in self.golden}
         self.queue = [c for pid in sorted(self.live) for c in self.live[pid]]
         self.used: set[str] = set()
@@ -178,11 +178,11 @@ class _WorldBuilder:
                 return case
         return None
 
-    def _retrieve(self, question: str) -> tuple[dict, dict]:
-        """The top-1 golden reference for a question (as production retrieves it) and the ranking record."""
+    def _retrieve(self, question: str, revision: int = 1) -> tuple[dict, dict]:
+        """The top-1 golden reference for a question (as production retrieves it: ``best_of_revision``)."""
         ranking = self.index.rank(question)
         per_runbook = best_per_group(ranking, self.procedure_of)
-        top1, top1_sim = per_runbook[0]
+        top1, top1_sim = best_of_revision(ranking, per_runbook[0], self.procedure_of, self.revision_of, revision)
         record = {"top1": top1, "top1_similarity": top1_sim,
                   "top2": per_runbook[1][0] if len(per_runbook) > 1 else None,
                   "top2_similarity": per_runbook[1][1] if len(per_runbook) > 1 else 0.0,
@@ -203,7 +203,7 @@ class _WorldBuilder:
         for _ in range(len(self.queue)):
             case = self._next_case(fresh)
             question = render_question(case, self.rng)
-            golden, retrieval = self._retrieve(question)
+            golden, retrieval = self._retrieve(question, case.revision)
             first = first or (case, question, golden, retrieval)
             mine = {v for k, v in case.facts.items() if k in ENTITY_FACTS}
             if not mine & self.golden_entities[golden["golden_id"]]:
@@ -255,7 +255,7 @@ class _WorldBuilder:
                  "world_seed": self.seed, "case_id": case.case_id, "procedure_id": case.procedure_id,
                  "reference_golden_id": golden["golden_id"], "reference_case_id": golden["case_id"],
                  "perturbation": perturbation, "variety": _variety(family, perturbation),
-                 "retrieval_top1_correct": self.procedure_of[retrieval["top1"]] == case.runbook}
+                 "retrieval_top1_correct": self.procedure_of[retrieval["top1"]] == case.procedure_id}
         item["item_id"] = truth["item_id"] = item_id(item, truth)
         return item, truth, {"item_id": item["item_id"], "set": "judged", **retrieval}
 
@@ -274,7 +274,7 @@ class _WorldBuilder:
                 "reference": golden["reference"],
                 "candidate": render_answer(correct_answer(case), self.rng.choice(ANSWER_VARIANTS))}
         truth = {"item_id": "", "should_abstain": True, "world_seed": self.seed, "case_id": case.case_id,
-                 "procedure_id": case.procedure_id, "retrieved_procedure_id": golden["procedure_id"]}
+                 "procedure_id": case.procedure_id, "retrieved_procedure_id": self.procedure_of[retrieval["top1"]]}
         item["item_id"] = truth["item_id"] = gating_id(item, truth)
         return item, truth, {"item_id": item["item_id"], "set": "gating", **retrieval}
 
