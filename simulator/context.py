@@ -21,6 +21,7 @@ import simpy
 from simpy.events import Timeout
 
 from simulator.calendar import BusinessCalendar
+from simulator.claims import Claim
 from simulator.config import SimConfig
 from simulator.customers import Account
 from simulator.graph import CollaborationGraph
@@ -69,6 +70,20 @@ class SimContext:
     shared: dict[tuple, Any] = field(default_factory=dict)
     #: Service → the change most recently deployed on it (what on-call suspects first).
     last_deploys: dict[str, str] = field(default_factory=dict)
+    #: Labelled stale, wrong and conflicting statements made so far (the world's truth sidecar).
+    claims: list[Claim] = field(default_factory=list)
+    #: Account id → the incident after which sales flagged the account at risk.
+    risk_flags: dict[str, str] = field(default_factory=dict)
+    #: Runbook id → the revision in force now (``simulator.processes.runbooks`` publishes and revises them)…
+    runbooks: dict[str, Any] = field(default_factory=dict)
+    #: …and → the wiki page that states it.
+    runbooks_page: dict[str, str] = field(default_factory=dict)
+    #: Process → how many wiki pages it keeps: the configured wiki edit rate is shared among all pages.
+    wiki_pages: dict[str, int] = field(default_factory=dict)
+    #: Office → its business calendar (``simulator.offices``); people work in their own office's hours.
+    calendars: dict[str, BusinessCalendar] = field(default_factory=dict)
+    #: Actor → (first, last) day index of their leave.
+    leave: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def rng(self, name: str) -> random.Random:
         """The RNG of one stream (created on first use)."""
@@ -102,6 +117,34 @@ class SimContext:
         now = env.now
         delay = (self._end + 1.0 if minutes > self._end else self._after(now, minutes)) - now
         return Timeout(env, delay if delay > 0.0 else 0.0)
+
+    def calendar_of(self, actor_id: str) -> BusinessCalendar:
+        """The business calendar of the office ``actor_id`` works in (the company calendar if none)."""
+        return self.calendars.get(self.org.people[actor_id].office, self.calendar)
+
+    def work_as(self, actor_id: str, minutes: float) -> simpy.Timeout:
+        """Wait for ``minutes`` of ``actor_id``'s working time (their office hours, not their leave)."""
+        env = self.env
+        calendar = self.calendar_of(actor_id)
+        done = self._end + 1.0 if minutes > self._end else calendar.after(env.now, minutes)
+        leave = self.leave.get(actor_id)
+        if leave is not None and leave[0] <= int(done // 1440) <= leave[1]:  # back at work after the leave
+            done = calendar.after(calendar.next_open((leave[1] + 1) * 1440.0), minutes)
+        return Timeout(env, max(0.0, done - env.now))
+
+    def at_work(self, actor_id: str) -> bool:
+        """True if ``actor_id`` is employed, in office hours now and not on leave."""
+        if self.org.people[actor_id].left_at is not None:
+            return False
+        leave = self.leave.get(actor_id)
+        if leave is not None and leave[0] <= int(self.env.now // 1440) <= leave[1]:
+            return False
+        return self.calendar_of(actor_id).is_open(self.env.now)
+
+    def on_leave(self, actor_id: str) -> bool:
+        """True if ``actor_id`` is on leave today."""
+        leave = self.leave.get(actor_id)
+        return leave is not None and leave[0] <= int(self.env.now // 1440) <= leave[1]
 
     def business_days(self, days: int) -> simpy.Timeout:
         """Wait ``days`` working days."""
@@ -161,6 +204,22 @@ class SimContext:
         if ticket is not None and "case_status" in ticket.facts:
             facts["case_status"] = ticket.facts["case_status"]
         return facts
+
+    def shared_context(self, **values: Any) -> dict[str, Any]:
+        """A template context many drafts share (read-only, one dict per distinct content, as ACLs are)."""
+        key = ("context", *values.items())
+        found = self.shared.get(key)
+        if found is None:
+            found = self.shared[key] = values
+        return found
+
+    def wiki_share(self, keeper: str) -> float:
+        """The share of wiki edits that fall on ``keeper``'s pages."""
+        return self.wiki_pages.get(keeper, 0) / (sum(self.wiki_pages.values()) or 1)
+
+    def label(self, ref: str, fact: str, value: Any, true_value: Any, kind: str, source: str) -> None:
+        """Record that version ``ref`` states ``fact`` as ``value`` while the engine knows ``true_value``."""
+        self.claims.append(Claim(ref, fact, value, true_value, kind, source))
 
     def after_end(self, minute: float) -> bool:
         """True if ``minute`` lies beyond the end of the run."""

@@ -64,6 +64,9 @@ class Actor:
     manager: str | None
     joined_at: datetime
     left_at: datetime | None = None
+    #: The office the person works from, and its hours from UTC (working hours are local office hours).
+    office: str = "London"
+    utc_offset: int = 0
 
     def employed_at(self, moment: datetime) -> bool:
         """True if the person had joined and not yet left at ``moment``."""
@@ -74,6 +77,7 @@ class Actor:
             "actor_id": self.actor_id, "name": self.name, "email": self.email,
             "title": self.title, "team": self.team, "role": self.role,
             "manager": self.manager, "joined_at": _ts(self.joined_at), "left_at": _ts(self.left_at),
+            "office": self.office, "utc_offset": self.utc_offset,
         }
 
     @staticmethod
@@ -82,6 +86,7 @@ class Actor:
             actor_id=obj["actor_id"], name=obj["name"], email=obj["email"], title=obj["title"],
             team=obj["team"], role=obj["role"], manager=obj.get("manager"),
             joined_at=parse_ts(obj["joined_at"]), left_at=_dt(obj.get("left_at")),
+            office=obj.get("office", "London"), utc_offset=int(obj.get("utc_offset", 0)),
         )
 
 

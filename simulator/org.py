@@ -80,6 +80,8 @@ class Person:
     joined_at: datetime
     left_at: datetime | None = None
     roles: list[list] = field(default_factory=list)  # [role, valid_from, valid_to]
+    office: str = "London"
+    utc_offset: int = 0
 
     @property
     def active(self) -> bool:
@@ -89,7 +91,7 @@ class Person:
     def to_actor(self) -> Actor:
         """The Actor record (current role, team and manager)."""
         return Actor(self.actor_id, self.name, self.email, self.title, self.team, self.role,
-                     self.manager, self.joined_at, self.left_at)
+                     self.manager, self.joined_at, self.left_at, self.office, self.utc_offset)
 
 
 def _split(total: int, shares: dict[str, int]) -> dict[str, int]:

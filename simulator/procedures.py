@@ -69,6 +69,10 @@ class Procedure:
     name: str
     category: str
     steps: tuple[Step, ...]
+    #: 1 for the runbook as the run starts; a revision published mid-run (``REVISIONS``) counts on from there.
+    revision: int = 1
+    #: What the revision changed, as its wiki page says (empty for revision 1).
+    change_note: str = ""
 
     def step(self, step_id: str) -> Step:
         """The step with this id."""
@@ -172,6 +176,55 @@ PROCEDURES_BY_ID: dict[str, Procedure] = {p.procedure_id: p for p in PROCEDURES}
 PROCEDURES_BY_CATEGORY: dict[str, Procedure] = {p.category: p for p in PROCEDURES}
 
 
-def procedure(procedure_id: str) -> Procedure:
-    """The runbook with this id."""
-    return PROCEDURES_BY_ID[procedure_id]
+def _revise(procedure_id: str, note: str, steps: tuple[Step, ...]) -> Procedure:
+    first = PROCEDURES_BY_ID[procedure_id]
+    return Procedure(first.procedure_id, first.name, first.category, steps, 2, note)
+
+
+_B = {s.step_id: s for s in PROCEDURES_BY_ID["RB-BATTERY"].steps}
+_F = {s.step_id: s for s in PROCEDURES_BY_ID["RB-FW-ROLLBACK"].steps}
+_X = {s.step_id: s for s in PROCEDURES_BY_ID["RB-ADV-EXCHANGE"].steps}
+_C = {s.step_id: s for s in PROCEDURES_BY_ID["RB-BILLING-CREDIT"].steps}
+#: Revisions published during a run: each really changes the steps (order, a new check, an approver), keeps
+#: the facts each step reads and writes within the shared vocabulary, and still verifies entitlements where
+#: revision 1 did. Cases opened after a revision's moment follow it; cases already open keep their revision.
+REVISIONS: tuple[Procedure, ...] = (
+    _revise("RB-BATTERY", "diagnostics now run before the entitlement check, and the check requires them", (
+        _B["run_diagnostics"],
+        _s("verify_entitlement", _B["verify_entitlement"].action, ["asset_serial", "warranty_end"], ["entitlement"],
+           ["run_diagnostics"]),
+        *(_B[k] for k in ("create_dispatch", "notify_customer", "resolve_case")),
+    )),
+    _revise("RB-FW-ROLLBACK", "the configuration is backed up first, before anyone touches the firmware", (
+        _F["backup_config"],
+        _s("confirm_firmware", _F["confirm_firmware"].action, ["asset_serial"], ["firmware_version"], ["backup_config"]),
+        *(_F[k] for k in ("check_known_issue", "rollback_firmware", "verify_boot", "resolve_case")),
+    )),
+    _revise("RB-ADV-EXCHANGE", "a new step confirms the shipping contact before a replacement ships", (
+        _X["verify_entitlement"], _X["confirm_failure"],
+        _s("confirm_contact", "confirm the shipping contact with the customer", ["contact_name", "contact_email"], [],
+           ["verify_entitlement"]),
+        _s("create_exchange", _X["create_exchange"].action, ["entitlement", "diagnostic_code"], ["dispatch_id"],
+           ["confirm_contact", "confirm_failure"]),
+        *(_X[k] for k in ("issue_rma", "resolve_case")),
+    )),
+    _revise("RB-BILLING-CREDIT", "credits are now approved by the sales manager who owns the account", (
+        *(_C[k] for k in ("verify_invoice", "confirm_breach")),
+        _s("get_approval", "get the credit approved by the sales manager", ["credit_amount"], ["approver"],
+           ["confirm_breach"], escalates_to="sales_manager"),
+        *(_C[k] for k in ("apply_credit", "notify_customer", "resolve_case")),
+    )),
+)
+#: Every version of every runbook, revision 1 first.
+ALL_PROCEDURES: tuple[Procedure, ...] = PROCEDURES + REVISIONS
+_BY_REVISION: dict[tuple[str, int], Procedure] = {(p.procedure_id, p.revision): p for p in ALL_PROCEDURES}
+
+
+def procedure(procedure_id: str, revision: int = 1) -> Procedure:
+    """The runbook with this id, as of ``revision``."""
+    return _BY_REVISION[(procedure_id, revision)]
+
+
+def has_revision(procedure_id: str, revision: int) -> bool:
+    """True if the runbook has this revision."""
+    return (procedure_id, revision) in _BY_REVISION

@@ -26,11 +26,13 @@ from simulator.customers import generate_accounts
 from simulator.graph import CollaborationGraph
 from simulator.ledger import Ledger
 from simulator.messaging import CHANNELS
+from simulator.offices import OFFICES, office_calendars, pick_office, plan_leave
 from simulator.model import SUBSYSTEMS
 from simulator.org import Org
 from simulator.processes.comms import channel_chatter, direct_messages, internal_email, weekly_meetings, wiki_pages
 from simulator.processes.crm import crm
 from simulator.processes.engineering import change_arrivals
+from simulator.processes.runbooks import runbook_pages
 from simulator.processes.staffing import staffing
 from simulator.processes.support import case_arrivals
 from simulator.world import FORMAT_VERSION, World, build_world, save_world
@@ -64,12 +66,21 @@ def _context(config: SimConfig) -> SimContext:
         config.customers.assets_per_account, config.customers.strategic_share, config.start,
         org.members("sales"), stream(config.seed, "customers"), org.faker,
     )
-    return SimContext(env, config, calendar, ledger, org, graph, accounts)
+    ctx = SimContext(env, config, calendar, ledger, org, graph, accounts)
+    ctx.calendars = office_calendars(config.start, config.days, config.calendar)
+    places = stream(config.seed, "offices")
+    for actor_id in sorted(org.people):
+        person = org.people[actor_id]
+        person.office = pick_office(person.team, places)
+        person.utc_offset = OFFICES[person.office][0]
+    ctx.leave = plan_leave(sorted(org.people), calendar.working_days(), places)
+    return ctx
 
 
 def _start_processes(ctx: SimContext) -> None:
     env = ctx.env
     env.process(crm(ctx))
+    env.process(runbook_pages(ctx))
     env.process(wiki_pages(ctx))
     env.process(staffing(ctx))
     env.process(case_arrivals(ctx))
@@ -132,13 +143,14 @@ def _simulate(config: SimConfig, progress: Progress | None, timings: dict[str, f
         "counts": {
             "actors": len(ctx.org.people), "events": len(events), "artifact_versions": len(versions),
             "artifacts": len(ctx.ledger.latest), "events_by_subsystem": by_subsystem,
+            "labelled_claims": len(ctx.claims),
         },
     }
     started = clock()
     graph = ctx.graph.node_link(config.days * DAY, config.seed)
     timings["graph"] = clock() - started
     started = clock()
-    world = build_world(meta, ctx.org.actors(), events, versions, ctx.org.to_policy(), graph)
+    world = build_world(meta, ctx.org.actors(), events, versions, ctx.org.to_policy(), graph, ctx.claims)
     timings["assemble"] = clock() - started
     return world
 

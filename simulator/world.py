@@ -17,6 +17,7 @@ import networkx as nx
 
 from orgbench.core.errors import InputError
 from orgbench.core.canonical_lines import Stamps, artifact_lines, event_lines
+from simulator.claims import Claim
 from simulator.model import Actor, ArtifactVersion, Event
 from simulator.policy import AccessPolicy
 from orgbench.core.jsonl import iter_jsonl
@@ -26,7 +27,10 @@ from orgbench.core.storage import (
 )
 
 FORMAT_VERSION = 1
-WORLD_FILES = ("world.json", "actors.jsonl", "events.jsonl", "artifacts.jsonl", "policy.json", "graph.json")
+WORLD_FILES = ("world.json", "actors.jsonl", "events.jsonl", "artifacts.jsonl", "policy.json", "graph.json",
+               "claims.jsonl")
+#: The truth sidecar (``simulator.claims``): optional when reading, so worlds written before it still load.
+CLAIMS_FILE = "claims.jsonl"
 
 
 @dataclass(frozen=True)
@@ -39,6 +43,8 @@ class World:
     artifacts: tuple[ArtifactVersion, ...]
     policy: AccessPolicy
     graph: Mapping[str, Any]  # networkx node-link data
+    #: Labelled stale, wrong and conflicting statements (the truth sidecar); never part of any artifact.
+    claims: tuple[Claim, ...] = ()
     _versions: dict[str, list[ArtifactVersion]] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -98,6 +104,7 @@ def save_world(world: World, directory: Path) -> None:
         write_text_atomic(tmp / "artifacts.jsonl", "".join(artifact_lines(world.artifacts, stamps)))
         write_json(tmp / "policy.json", world.policy.to_json())
         write_json(tmp / "graph.json", dict(world.graph))
+        write_jsonl(tmp / CLAIMS_FILE, (c.to_json() for c in world.claims))
         write_manifest(tmp)
 
 
@@ -139,11 +146,13 @@ def load_world(directory: Path, *, verify: bool = True) -> World:
         artifacts=_records(directory / "artifacts.jsonl", ArtifactVersion.from_json),
         policy=policy,
         graph=read_json(directory / "graph.json"),
+        claims=_records(directory / CLAIMS_FILE, Claim.from_json) if (directory / CLAIMS_FILE).is_file() else (),
     )
 
 
 def build_world(meta: Mapping[str, Any], actors: Iterable[Actor], events: Iterable[Event],
-                artifacts: Iterable[ArtifactVersion], policy: AccessPolicy, graph: Mapping[str, Any]) -> World:
+                artifacts: Iterable[ArtifactVersion], policy: AccessPolicy, graph: Mapping[str, Any],
+                claims: Iterable[Claim] = ()) -> World:
     """Assemble a World from records (used by the simulator and by tests)."""
     return World(meta=dict(meta), actors=tuple(actors), events=tuple(events),
-                 artifacts=tuple(artifacts), policy=policy, graph=dict(graph))
+                 artifacts=tuple(artifacts), policy=policy, graph=dict(graph), claims=tuple(claims))

@@ -36,6 +36,7 @@ FACT_LABELS: dict[str, str] = {
 TEAM_PHRASES: dict[str, str] = {
     "support_l2": "the level-2 data-recovery team",
     "support_manager": "a support manager",
+    "sales_manager": "the sales manager",
 }
 
 _IRREGULAR_PAST = {"run": "ran", "send": "sent", "get": "got", "ship": "shipped", "back": "backed",

@@ -33,7 +33,7 @@ from benchmark_builders.cargo.readers import reader_scores
 from benchmark_builders.cargo.records import (
     DEFAULT_SIZES, FAMILIES, FAMILY_NAMES, SHOULD_PENALIZE, CargoItem, CargoTruth,
 )
-from benchmark_builders.cargo.retrieval import GoldenIndex, best_per_group, margin
+from benchmark_builders.cargo.retrieval import GoldenIndex, best_of_revision, best_per_group, margin
 from benchmark_builders.cargo.wording import (
     ANSWER_VARIANTS, extra_sentences, render_answer, render_context, render_question, render_reference,
 )
@@ -119,7 +119,7 @@ class _WorldBuilder:
 
     def __init__(self, world_seed: int, cases: Sequence[SupportCase], config: SuiteConfig, rng: random.Random):
         self.seed, self.config, self.rng = world_seed, config, rng
-        groups = cases_by_procedure(cases)
+        groups = cases_by_procedure(cases)  # each revision its own group: a reference follows the case's steps
         self.pool: dict[str, list[str]] = {}
         for case in cases:
             for name, value in case.facts.items():
@@ -129,24 +129,23 @@ class _WorldBuilder:
         self.golden_entities: dict[str, frozenset[str]] = {}
         self.live: dict[str, list[SupportCase]] = {}
         self.oos: list[SupportCase] = []
-        for procedure in PROCEDURES:
-            group = groups.get(procedure.procedure_id, [])
-            if procedure.procedure_id in config.out_of_scope:
+        for runbook in sorted(groups, key=lambda k: ([p.procedure_id for p in PROCEDURES].index(k.split("@")[0]), k)):
+            group = groups[runbook]
+            if group[0].procedure_id in config.out_of_scope:
                 self.oos += group
-                continue
-            if not group:
                 continue
             k = min(config.golden_per_procedure, max(1, len(group) - 1))
             chosen = sorted(rng.sample(range(len(group)), k))
             for index in chosen:
                 self._add_golden(group[index])
-            self.live[procedure.procedure_id] = [c for i, c in enumerate(group) if i not in chosen]
+            self.live[runbook] = [c for i, c in enumerate(group) if i not in chosen]
         if len({g["procedure_id"] for g in self.golden}) < 2:
             raise InputError(f"world seed {world_seed}: fewer than two runbooks with completed cases; "
                              "simulate more days or people")
         self.index = GoldenIndex.build([g["golden_id"] for g in self.golden],
                                         [g["question"] for g in self.golden])
         self.procedure_of = {g["golden_id"]: g["procedure_id"] for g in self.golden}
+        self.revision_of = {g["golden_id"]: g.get("revision", 1) for g in self.golden}
         self.by_id = {g["golden_id"]: g for g in self.golden}
         self.queue = [c for pid in sorted(self.live) for c in self.live[pid]]
         self.used: set[str] = set()
@@ -164,6 +163,7 @@ class _WorldBuilder:
             "golden_id": gid,
             "world_seed": self.seed, "case_id": case.case_id, "procedure_id": case.procedure_id,
             "question": question, "reference": reference,
+            **({"revision": case.revision} if case.revision != 1 else {}),
         })
 
     def _next_case(self, accept=lambda case: True) -> SupportCase | None:
@@ -177,11 +177,11 @@ class _WorldBuilder:
                 return case
         return None
 
-    def _retrieve(self, question: str) -> tuple[dict, dict]:
-        """The top-1 golden reference for a question (as production retrieves it) and the ranking record."""
+    def _retrieve(self, question: str, revision: int = 1) -> tuple[dict, dict]:
+        """The top-1 golden reference for a question (as production retrieves it: ``best_of_revision``)."""
         ranking = self.index.rank(question)
         per_runbook = best_per_group(ranking, self.procedure_of)
-        top1, top1_sim = per_runbook[0]
+        top1, top1_sim = best_of_revision(ranking, per_runbook[0], self.procedure_of, self.revision_of, revision)
         record = {"top1": top1, "top1_similarity": top1_sim,
                   "top2": per_runbook[1][0] if len(per_runbook) > 1 else None,
                   "top2_similarity": per_runbook[1][1] if len(per_runbook) > 1 else 0.0,
@@ -202,7 +202,7 @@ class _WorldBuilder:
         for _ in range(len(self.queue)):
             case = self._next_case(fresh)
             question = render_question(case, self.rng)
-            golden, retrieval = self._retrieve(question)
+            golden, retrieval = self._retrieve(question, case.revision)
             first = first or (case, question, golden, retrieval)
             mine = {v for k, v in case.facts.items() if k in ENTITY_FACTS}
             if not mine & self.golden_entities[golden["golden_id"]]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from simulator.procedures import CASE_FACTS, PROCEDURES_BY_ID, Procedure
+from simulator.procedures import CASE_FACTS, PROCEDURES_BY_ID, Procedure, has_revision, procedure
 
 #: Facts shown in the opening line of an answer (who the case is about).
 HEADER_FACTS: tuple[str, ...] = ("case_id", "account_name", "account_id")
@@ -27,11 +27,23 @@ class SupportCase:
     case_id: str
     procedure_id: str
     facts: Mapping[str, str]
+    #: The runbook revision in force when the case opened (the steps it followed).
+    revision: int = 1
 
     @property
     def procedure(self) -> Procedure:
-        """The runbook this case was handled with."""
-        return PROCEDURES_BY_ID[self.procedure_id]
+        """The runbook, as of the revision this case was handled with."""
+        return procedure(self.procedure_id, self.revision)
+
+    @property
+    def runbook(self) -> str:
+        """The runbook and revision as one key (``runbook_key``)."""
+        return runbook_key(self.procedure_id, self.revision)
+
+
+def runbook_key(procedure_id: str, revision: int) -> str:
+    """A runbook and revision as one key: ``RB-BATTERY`` for revision 1, ``RB-BATTERY@2`` after."""
+    return procedure_id if revision == 1 else f"{procedure_id}@{revision}"
 
 
 def fact_text(value: Any) -> str:
@@ -57,18 +69,19 @@ def required_facts(procedure: Procedure) -> tuple[str, ...]:
 def case_from_facts(world_seed: int, facts: Mapping[str, Any]) -> SupportCase | None:
     """A SupportCase from one ticket's final facts, or None if it is not complete enough for CARGO."""
     procedure_id = facts.get("procedure_id")
-    if procedure_id not in PROCEDURES_BY_ID:
+    revision = facts.get("procedure_revision", 1)
+    if procedure_id not in PROCEDURES_BY_ID or not isinstance(revision, int) or not has_revision(procedure_id, revision):
         return None
-    procedure = PROCEDURES_BY_ID[procedure_id]
+    runbook = procedure(procedure_id, revision)
     completed = facts.get("steps_completed")
-    step_ids = [s.step_id for s in procedure.steps]
+    step_ids = [s.step_id for s in runbook.steps]
     if completed is not None and list(completed)[: len(step_ids)] != step_ids:
         return None
     values = {name: fact_text(facts[name]) for name in CASE_FACTS
               if name in facts and facts[name] not in (None, "", [])}
-    if any(name not in values for name in required_facts(procedure)):
+    if any(name not in values for name in required_facts(runbook)):
         return None
-    return SupportCase(world_seed, values["case_id"], procedure_id, values)
+    return SupportCase(world_seed, values["case_id"], procedure_id, values, revision)
 
 
 def cases_from_world(world) -> list[SupportCase]:
@@ -90,8 +103,8 @@ def cases_from_world(world) -> list[SupportCase]:
 
 
 def cases_by_procedure(cases: Iterable[SupportCase]) -> dict[str, list[SupportCase]]:
-    """Cases grouped by runbook id (each list in case-id order)."""
+    """Cases grouped by runbook and revision (``SupportCase.runbook``; each list in case-id order)."""
     groups: dict[str, list[SupportCase]] = {}
     for case in sorted(cases, key=lambda c: c.case_id):
-        groups.setdefault(case.procedure_id, []).append(case)
+        groups.setdefault(case.runbook, []).append(case)
     return groups

@@ -46,6 +46,7 @@ CORRUPTIONS: tuple[str, ...] = ("skip_step", "swap_steps", "wrong_action", "wron
 WRONG_TEAMS: dict[str, tuple[str, ...]] = {
     "support_l2": ("a support manager",),
     "support_manager": ("the level-2 data-recovery team",),
+    "sales_manager": ("a support manager",),
 }
 
 
@@ -272,7 +273,7 @@ def near_miss_actions(procedure: Procedure, step_id: str, library: Sequence[Proc
     """Steps of other runbooks of ``library`` that open like this step ("verified the ...") but do something else."""
     own = next(s for s in procedure.steps if s.step_id == step_id)
     actions = {s.action for s in procedure.steps}
-    found = {s.action: s for p in library if p is not procedure for s in p.steps
+    found = {s.action: s for p in library if p.procedure_id != procedure.procedure_id for s in p.steps
              if _head(s.action) == _head(own.action) and s.action not in actions and not s.action.startswith("resolve")}
     return [found[a] for a in sorted(found)]
 

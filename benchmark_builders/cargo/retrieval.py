@@ -100,3 +100,13 @@ def best_per_group(ranking: Sequence[tuple[str, float]], group_of: dict[str, str
             seen.add(group)
             out.append((golden_id, sim))
     return out
+
+
+def best_of_revision(ranking: Sequence[tuple[str, float]], top: tuple[str, float], group_of: dict[str, str],
+                     revision_of: dict[str, int], revision: int) -> tuple[str, float]:
+    """Within ``top``'s runbook, the best-ranked reference of ``revision`` (the runbook version the case
+    followed, which the ticket states), or ``top`` itself when that runbook has no reference of it."""
+    for golden_id, sim in ranking:
+        if group_of[golden_id] == group_of[top[0]] and revision_of[golden_id] == revision:
+            return golden_id, sim
+    return top

@@ -31,7 +31,7 @@ def _stated_mechanism(view: WorldView, rule: CausalRule, effect: Event) -> tuple
     for ref in effect.artifacts:
         for version in view.world.versions(ref.rsplit("@", 1)[0]):
             value = version.facts.get(rule.mechanism_fact)
-            if isinstance(value, str) and value:
+            if isinstance(value, str) and value and (version.ref, rule.mechanism_fact) not in view.untrue:
                 found.append((version.created_at, value, version.facts.get(f"{rule.mechanism_fact}_aliases") or []))
     if not found:
         return None

@@ -44,9 +44,14 @@ def subject_of(version: ArtifactVersion) -> tuple[str, str] | None:
 
 
 def _facts(view: WorldView) -> dict[tuple[str, str, str, str], FactSource]:
-    """Facts of a simulated world: (entity kind, entity id, key, value), stated by the versions about that entity."""
+    """Facts of a simulated world: (entity kind, entity id, key, value), stated by the versions about that entity.
+
+    A statement the world's truth sidecar labels stale, wrong or conflicting states no fact: truth never
+    comes from it, and it is neither required nor permitted evidence.
+    """
     stated: dict[tuple[str, str, str, str], list[ArtifactVersion]] = {}
     by_entity: dict[tuple[str, str], list[str]] = {}
+    untrue = view.untrue
     for version in view.world.artifacts:
         subject = subject_of(version)
         if subject is None:
@@ -55,6 +60,8 @@ def _facts(view: WorldView) -> dict[tuple[str, str, str, str], FactSource]:
             by_entity[subject].append(version.artifact_id)
         for key, value in version.facts.items():
             if key in _SKIP_KEYS or isinstance(value, bool) or not isinstance(value, (str, int, float)):
+                continue
+            if untrue and (version.ref, key) in untrue:
                 continue
             text = str(value)
             if not text or len(text) > 60 or text in (subject[1], version.artifact_id):

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Iterable
 
 from orgbench.core.clock import format_ts, parse_ts
+from simulator.claims import labelled_fields
 from simulator.model import Actor, ArtifactVersion, Event
 from simulator.world import World
 
@@ -19,6 +20,8 @@ class WorldView:
         self.world = world
         self.name = name
         self.policy = world.policy
+        #: (version ref, fact) of every statement the truth sidecar labels: never a source of truth.
+        self.untrue = labelled_fields(world.claims)
         self.actors: tuple[Actor, ...] = tuple(sorted(world.actors, key=lambda a: a.actor_id))
         self._history = {a: world.versions(a) for a in world.artifact_ids()}
         self.subsystem_of: dict[str, str] = {a: h[0].subsystem for a, h in self._history.items() if h}

@@ -72,11 +72,13 @@ def cases_from_world(world: Any) -> list[SupportCase]:
         case_id = str(facts.get("case_id") or version.artifact_id)
         if not case_id.startswith("CASE-"):
             continue
-        if case_id not in latest or version.version >= latest[case_id].version:
-            latest[case_id] = version
+        # the case's own record wins over a message that names the case (an email has no warranty dates)
+        rank = (version.kind in ("ticket", "case", "support_case") or version.artifact_id == case_id, version.version)
+        if case_id not in latest or rank >= latest[case_id][0]:
+            latest[case_id] = (rank, version)
     cases = []
     for case_id in sorted(latest):
-        facts = dict(latest[case_id].facts)
+        facts = dict(latest[case_id][1].facts)
         if "entitlement" not in facts and "warranty_end" in facts and "opened_at" in facts:
             facts["entitlement"] = entitlement_status(str(facts["warranty_end"]), str(facts["opened_at"]))
         if "asset_serial" not in facts or facts.get("entitlement", "active") != "active":

@@ -18,7 +18,6 @@ from simulator.context import SimContext
 from simulator.messaging import CHANNELS, audience_acl, author_acl, post_chat, send_dm, send_email
 from simulator.model import EntityRef, ParentLink
 from simulator.org import TEAM_ROLES
-from simulator.procedures import PROCEDURES, Step
 from simulator.prose.voice import Thread
 from simulator.processes.engineering import SERVICES
 
@@ -332,26 +331,12 @@ def hold_meeting(ctx: SimContext, team: str, attendees: list[str], rng) -> str:
                            {"meeting_id": meeting_id, "team": team, "chair": chair}, (), (ref,))
 
 
-def _step_details(step: Step) -> dict:
-    """A runbook step as its wiki page states it: action, facts read and written, required steps, escalation."""
-    details = {"step_id": step.step_id, "action": step.action, "reads": list(step.reads),
-               "writes": list(step.writes), "requires": list(step.requires)}
-    if step.escalates_to:
-        details["escalates_to"] = step.escalates_to
-    return details
-
-
 def wiki_pages(ctx: SimContext):
-    """Runbook and service pages, created at the start and edited through the run; some restricted."""
+    """Service and reference pages, created at the start and edited through the run; some restricted.
+
+    The runbook pages are ``simulator.processes.runbooks``'s."""
     rng = ctx.rng("comms.wiki")
     pages: list[tuple[str, str, str | None, dict]] = []
-    support_manager = ctx.org.with_role("support_manager")[0]
-    for procedure in PROCEDURES:
-        restricted = "SP-WIKI-RESTRICTED" if procedure.procedure_id == "RB-DATA-RECOVERY" else None
-        facts = {"procedure_id": procedure.procedure_id, "name": procedure.name, "category": procedure.category,
-                 "steps": [s.step_id for s in procedure.steps],
-                 "step_details": [_step_details(step) for step in procedure.steps]}
-        pages.append(("runbook", f"Runbook: {procedure.name}", restricted, facts))
     for service in SERVICES:
         pages.append(("service_page", f"Service: {service}", None, {"service": service}))
     pages.append(("page", "Security incident handbook", "SP-WIKI-RESTRICTED", {"topic": "security"}))
@@ -363,14 +348,13 @@ def wiki_pages(ctx: SimContext):
         ids.append((wiki_id, kind, title, space, facts))
         if space is not None:
             author = ctx.pick(rng, ctx.org.space_members(space))
-        elif kind == "runbook":
-            author = support_manager
         else:
             author = ctx.pick(rng, ctx.org.members("engineering"))
         _wiki_version(ctx, wiki_id, kind, title, space, {**facts, "wiki_id": wiki_id, "revision_note": "created"},
                       author, "wiki.page_created")
+    ctx.wiki_pages["comms"] = len(ids)  # the runbook pages (simulator.processes.runbooks) take their share
     while True:
-        rate = ctx.config.workload.wiki_edits_per_person * len(ctx.org.active())
+        rate = ctx.wiki_share("comms") * ctx.config.workload.wiki_edits_per_person * len(ctx.org.active())
         yield ctx.work(ctx.gap(rate, rng))
         wiki_id, kind, title, space, facts = ctx.pick(rng, ids)
         editors = ctx.org.space_members(space) if space else ctx.org.active()

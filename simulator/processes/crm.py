@@ -11,18 +11,32 @@ from __future__ import annotations
 from simulator.context import SimContext
 from simulator.customers import CONTRACT_LEVELS, Account, Asset, Contact, new_asset
 from simulator.messaging import author_acl
-from simulator.model import EntityRef
+from simulator.model import EntityRef, ParentLink
 
 
-def record_account(ctx: SimContext, account: Account, author: str, event_type: str, note: str) -> str:
-    """A new version of the account record."""
+def record_account(ctx: SimContext, account: Account, author: str, event_type: str, note: str,
+                   parents: tuple[ParentLink, ...] = ()) -> str:
+    """A new version of the account record (with its risk flag and the incident behind it, once flagged)."""
     entity = EntityRef("account", account.account_id)
     facts = {"account_id": account.account_id, "account_name": account.name, "contract_level": account.contract_level,
              "strategic": account.strategic, "sales_owner": account.sales_owner, "domain": account.domain,
              "license_keys": list(account.license_keys)}
+    flag = ctx.risk_flags.get(account.account_id)
+    payload = {"account_id": account.account_id}
+    if flag is not None:
+        facts.update(risk_flag="at_risk", risk_incident_id=flag)
+        payload["incident_id"] = flag
     ref = ctx.ledger.draft(account.account_id, "crm", "account", author, entity, f"Account {account.name}", "account",
                            facts, author_acl(ctx, None, author), {"note": note})
-    return ctx.ledger.emit(event_type, (author,), "crm", entity, {"account_id": account.account_id}, (), (ref,))
+    return ctx.ledger.emit(event_type, (author,), "crm", entity, payload, parents, (ref,))
+
+
+def flag_account(ctx: SimContext, account: Account, incident_id: str, resolved_event: str, rng) -> str:
+    """Sales marks the account at risk after an incident broke its service level (the latest incident wins)."""
+    ctx.risk_flags[account.account_id] = incident_id
+    return record_account(ctx, account, _owner(ctx, account, rng), "crm.account_flagged",
+                          f"at risk after {incident_id}",
+                          (ParentLink(resolved_event, {"incident_id": incident_id, "account_id": account.account_id}),))
 
 
 def record_asset(ctx: SimContext, account: Account, asset: Asset, author: str, event_type: str) -> str:

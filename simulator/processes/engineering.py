@@ -20,11 +20,15 @@ naming the mechanism.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from simulator.context import SimContext
 from simulator.messaging import author_acl, post_chat, send_email
 from simulator.model import Acl, EntityRef, ParentLink
+from simulator.processes.cascades import IncidentImpact, after_resolution, customer_reports
+from simulator.processes.hearsay import guess_cause
+from simulator.processes.oncall import on_call
 
 SERVICES = ("billing-api", "device-telemetry", "license-service", "auth-gateway", "firmware-updates",
             "support-portal", "dispatch-scheduler", "crm-sync")
@@ -39,6 +43,8 @@ MECHANISMS: dict[str, tuple[tuple[str, ...], str]] = {
     "connection_pool_exhaustion": (("connection pool exhaustion", "pool saturation", "too many connections"),
                                    "database connection timeouts"),
 }
+#: How people name each mechanism in passing (its first alias).
+MECHANISM_PHRASES: dict[str, str] = {label: aliases[0] for label, (aliases, _) in MECHANISMS.items()}
 #: Every kind of change anyone ships: (change type, summary pattern, the mechanism it causes if it goes wrong).
 #: Harmless, faulty and decoy changes all draw from this one table, so type, summary and risk say nothing
 #: about which change caused an incident.
@@ -63,6 +69,13 @@ CHANGE_KINDS: tuple[tuple[str, str, str], ...] = (
 RISKS: dict[str, tuple[str, ...]] = {"standard": ("low",)}
 OTHER_RISKS = ("low", "low", "medium", "high")
 SEVERITIES = ("SEV1", "SEV2", "SEV3")
+#: Share of incidents noticed outside the working day (the alert fires hours after the deploy, at night).
+AFTER_HOURS_SHARE = 0.35
+#: Minutes to mitigate are log-normal around this median (a heavy tail: most are quick, a few take all night)…
+MITIGATION_MEDIAN = 45.0
+MITIGATION_SIGMA = 1.1
+#: …and this share of incidents stalls for whole working days (waiting on a vendor or a fix) before it is mitigated.
+STALL_SHARE = 0.12
 
 
 @dataclass
@@ -176,12 +189,6 @@ def _decoy_deploy(ctx: SimContext, rng, service: str, window: float):
     yield from _ship(ctx, rng, change, review_wait, deploy_at - proposed_at - review_wait)
 
 
-def _on_call(ctx: SimContext) -> str:
-    sres = sorted(ctx.org.members("sre"))
-    week = int(ctx.now // (7 * 1440))
-    return sres[week % len(sres)]
-
-
 def _record_incident(ctx: SimContext, incident_id: str, author: str, facts: dict, event_type: str, payload: dict,
                      parents) -> str:
     ref = ctx.ledger.draft(incident_id, "incidents", "incident", author, EntityRef("incident", incident_id),
@@ -196,14 +203,16 @@ def incident(ctx: SimContext, change: Change, rng):
     gap = rng.uniform(40, 360)
     other = rng.choice([s for s in SERVICES if s != change.service]) if rng.random() < 0.7 else change.service
     ctx.env.process(_decoy_deploy(ctx, rng, other, gap))
-    yield ctx.work(gap)  # noticed during the working day, like the deploys before it
+    yield ctx.work(gap)  # past every decoy; some alerts fire later still, after hours
+    timing = ctx.rng("incidents.timing")
+    yield from _after_hours_alert(ctx, timing, gap)
     suspect = ctx.last_deploys.get(change.service)  # what on-call sees first: the service's latest deploy
 
     mechanism = change.mechanism or "config_regression"
     aliases, symptom = MECHANISMS[mechanism]
     incident_id = ctx.ledger.next_id("INC")
     severity = rng.choices(SEVERITIES, (1, 3, 4))[0]
-    oncall = _on_call(ctx)
+    oncall = on_call(ctx)
     ctx.org.hold(oncall)
     facts = {"incident_id": incident_id, "service": change.service, "severity": severity, "status": "investigating",
              "symptom": symptom, "opened_at": ctx.ledger.stamp(), "on_call": oncall}
@@ -213,7 +222,10 @@ def incident(ctx: SimContext, change: Change, rng):
     inc_link = (ParentLink(opened, {"incident_id": incident_id}),)
     page_id = ctx.ledger.next_id("PAGE")
     ctx.ledger.emit("incident.paged", (oncall,), "incidents", EntityRef("incident", incident_id),
-                    {"incident_id": incident_id, "page_id": page_id, "paged": oncall}, inc_link)
+                    {"incident_id": incident_id, "page_id": page_id, "paged": oncall,
+                     "after_hours": not ctx.calendar.is_open(ctx.now)}, inc_link)
+    impact = IncidentImpact(incident_id, change.service, severity, opened, ctx.now)
+    ctx.env.process(customer_reports(ctx, impact, ctx.rng("cascades")))
     post_chat(ctx, "CH-INCIDENTS", oncall, "chat_incident",
               {"incident_id": incident_id, "service": change.service, "severity": severity},
               {"symptom": symptom}, inc_link)
@@ -231,12 +243,13 @@ def incident(ctx: SimContext, change: Change, rng):
         if rng.random() < 0.5 and suspect is not None:
             said["suspected_change_id"] = suspect
         post_chat(ctx, "CH-SRE-ONCALL", speaker, "chat_oncall", said, {"symptom": symptom}, inc_link)
+        guess_cause(ctx, speaker, incident_id, change.service, mechanism, MECHANISM_PHRASES, inc_link)
         yield ctx.env.timeout(rng.uniform(3, 20))
 
     if rng.random() < 0.5:
         yield from incident_escalation(ctx, incident_id, oncall, change, rng, inc_link)
 
-    yield ctx.env.timeout(rng.uniform(15, 120))
+    yield from _until_mitigated(ctx, timing, incident_id, oncall, inc_link)
     facts.update(status="mitigated", change_id=change.change_id, mechanism=mechanism,
                  mechanism_aliases=list(aliases), mitigation=f"rolled back {change.change_id}")
     mitigated = _record_incident(ctx, incident_id, oncall, facts, "incident.mitigated",
@@ -247,7 +260,9 @@ def incident(ctx: SimContext, change: Change, rng):
 
     yield ctx.env.timeout(rng.uniform(30, 240))
     facts.update(status="resolved", resolved_at=ctx.ledger.stamp())
-    _record_incident(ctx, incident_id, oncall, facts, "incident.resolved", {"change_id": change.change_id}, inc_link)
+    resolved = _record_incident(ctx, incident_id, oncall, facts, "incident.resolved", {"change_id": change.change_id},
+                                inc_link)
+    ctx.env.process(after_resolution(ctx, impact, resolved, ctx.rng("cascades")))
     post_chat(ctx, "CH-INCIDENTS", oncall, "chat_incident_resolved",
               {"incident_id": incident_id, "service": change.service, "change_id": change.change_id},
               {"mechanism": aliases[0]}, inc_link)
@@ -260,6 +275,28 @@ def incident(ctx: SimContext, change: Change, rng):
         yield ctx.business_days(rng.randint(2, 6))
         yield from postmortem(ctx, incident_id, facts, change, oncall, responders, rng, inc_link)
     ctx.org.release(*responders)
+
+
+def _after_hours_alert(ctx: SimContext, timing, gap: float):
+    """Now and then the alert fires after close instead, before the next morning: only when the rest of the
+    working day is short enough that the decoy still went out within 6 working hours of it."""
+    calendar = ctx.calendar
+    day = int(ctx.now // 1440)
+    left = day * 1440 + calendar.work_end - ctx.now
+    if timing.random() < AFTER_HOURS_SHARE and calendar.is_open(ctx.now) and gap + left <= 360:
+        night = calendar.next_open(day * 1440 + calendar.close_minute) - (day * 1440 + calendar.close_minute)
+        yield ctx.until(day * 1440 + calendar.close_minute + timing.uniform(1, night - 1))
+
+
+def _until_mitigated(ctx: SimContext, timing, incident_id: str, oncall: str, parents):
+    """Wait until the incident is mitigated: a log-normal time, and now and then days of waiting on a fix."""
+    if timing.random() < STALL_SHARE:
+        yield ctx.env.timeout(timing.uniform(30, 120))
+        ctx.ledger.emit("incident.stalled", (oncall,), "incidents", EntityRef("incident", incident_id),
+                        {"incident_id": incident_id, "waiting_on": timing.choice(("vendor fix", "upstream patch",
+                                                                                  "hardware replacement"))}, parents)
+        yield ctx.business_days(timing.randint(1, 4))
+    yield ctx.env.timeout(min(timing.lognormvariate(math.log(MITIGATION_MEDIAN), MITIGATION_SIGMA), 18 * 60.0))
 
 
 def incident_escalation(ctx: SimContext, incident_id: str, oncall: str, change: Change, rng, parents):

@@ -14,6 +14,7 @@ from orgbench.core.clock import format_ts
 from simulator.context import SimContext
 from simulator.messaging import post_chat
 from simulator.model import Acl, EntityRef
+from simulator.offices import OFFICES, pick_office
 from simulator.org import Person
 
 #: Role moves people make: (from team, to team).
@@ -42,10 +43,17 @@ def staffing(ctx: SimContext):
                     ("grant", cfg.grants)):
         for _ in range(count(n)):
             day = rng.choice(window)
-            plan.append((ctx.calendar.day_open(day) + rng.uniform(0, workday), kind))
+            plan.append((ctx.calendar.day_open(day) + rng.uniform(0, workday), kind, ""))
+    for actor_id in sorted(ctx.leave):  # leave is booked a week or two ahead (or on the first day)
+        first = ctx.leave[actor_id][0]
+        booked = [d for d in days if first - 14 <= d <= first - 5] or days[:1]
+        plan.append((ctx.calendar.day_open(rng.choice(booked)) + rng.uniform(0, workday), "leave", actor_id))
     plan.sort()
-    for minute, kind in plan:
+    for minute, kind, actor_id in plan:
         yield ctx.until(minute)
+        if kind == "leave":
+            book_leave(ctx, rng, actor_id)
+            continue
         {"hire": hire, "departure": departure, "role_change": role_change, "grant": grant}[kind](ctx, rng)
 
 
@@ -60,13 +68,28 @@ def _hr_record(ctx: SimContext, person: Person, author: str, event_type: str, fa
 
 
 def _hr_author(ctx: SimContext, rng) -> str:
-    return ctx.pick(rng, ctx.org.members("hr"))
+    """Someone in HR who is at work now (HR records every change, in HR's own office hours)."""
+    members = ctx.org.members("hr")
+    return ctx.pick(rng, [a for a in members if ctx.at_work(a)] or members)
+
+
+def book_leave(ctx: SimContext, rng, actor_id: str) -> None:
+    """Someone books their block of leave (decided at the start, so work already avoids it)."""
+    person = ctx.org.people[actor_id]
+    if person.left_at is not None:
+        return
+    first, last = ctx.leave[actor_id]
+    _hr_record(ctx, person, _hr_author(ctx, rng), "hr.leave_booked",
+               {"leave_from": ctx.calendar.date_of(first * 1440.0).isoformat(),
+                "leave_to": ctx.calendar.date_of(last * 1440.0).isoformat(), "office": person.office})
 
 
 def hire(ctx: SimContext, rng) -> None:
     """Someone joins a team; their access starts now."""
     team = rng.choice(("support_l1", "support_l1", "support_l2", "engineering", "sre", "sales"))
     person = ctx.org.hire(team, ctx.ledger.now())
+    person.office = pick_office(team, ctx.rng("offices.hires"))
+    person.utc_offset = OFFICES[person.office][0]
     ctx.graph.add_person(person.actor_id, name=person.name, team=team)
     colleagues = ctx.org.members(team)
     for colleague in colleagues:  # introductions, shared among the team
@@ -124,6 +147,6 @@ def grant(ctx: SimContext, rng) -> None:
     start = ctx.ledger.now()
     end = start + timedelta(days=rng.choice((7, 14, 21)))
     granted = ctx.org.grant(person, subsystem, start, end, reason)
-    _hr_record(ctx, person, person.manager or _hr_author(ctx, rng), "access.granted",
+    _hr_record(ctx, person, _hr_author(ctx, rng), "access.granted",
                {"grant_id": granted.grant_id, "subsystem": subsystem, "valid_from": format_ts(start),
                 "valid_to": format_ts(end), "reason": reason})

@@ -21,6 +21,8 @@ from simulator.messaging import author_acl, post_chat, send_email
 from simulator.model import EntityRef, ParentLink
 from simulator.org import TEAM_ROLES
 from simulator.procedures import PROCEDURES, Procedure, Step
+from simulator.processes.customer_messages import customer_request
+from simulator.processes.oncall import on_call
 
 PRIORITIES = ("P1", "P2", "P3", "P4")
 PRIORITY_WEIGHTS = (1, 3, 5, 3)
@@ -49,6 +51,10 @@ class SupportCase:
     steps_completed: list[str] = field(default_factory=list)
     opened_event: str = ""
     last_event: str = ""
+    #: A customer's report of an incident: the owner asks the on-call SRE about it after triage.
+    reports_incident: bool = False
+    #: The completed steps as the latest ticket version states them.
+    steps_snapshot: list[str] = field(default_factory=list)
     #: The case as an entity reference.
     entity: EntityRef = field(init=False)
     #: The restricted queue the case lives in (strategic accounts), or None.
@@ -59,20 +65,36 @@ class SupportCase:
         self.space = "SP-STRATEGIC-ACCOUNTS" if self.account.strategic else None
 
 
-def business_days_later(ctx: SimContext, rng, days: int):
-    """Wait ``days`` working days, then 0–``PICKUP_MINUTES`` business minutes more: nobody picks a case up
-    again at the same second of the day it was put down, and the work stays inside business hours."""
-    calendar = ctx.calendar
-    return ctx.until(calendar.after(calendar.business_days_after(ctx.now, days), rng.uniform(0, PICKUP_MINUTES)))
+def business_days_later(ctx: SimContext, rng, days: int, actor_id: str):
+    """Wait ``days`` of ``actor_id``'s working days, then 0–``PICKUP_MINUTES`` of their working minutes more:
+    nobody picks a case up again at the same second of the day it was put down, and the work stays inside
+    their office hours."""
+    yield ctx.until(ctx.calendar_of(actor_id).business_days_after(ctx.now, days))
+    yield ctx.work_as(actor_id, rng.uniform(0, PICKUP_MINUTES))
+
+
+#: Customers' share of the day's cases by UTC hour (customers in Europe, the Americas and Asia): the portal
+#: files cases at any hour, most in the European and American working day.
+DAILY_CURVE = (1, 1, 2, 2, 3, 3, 4, 5, 8, 10, 11, 11, 10, 11, 12, 12, 11, 9, 7, 6, 5, 3, 2, 1)
+#: Cases on a weekend or company holiday, relative to a working day.
+OFF_DAY_LOAD = 0.15
 
 
 def case_arrivals(ctx: SimContext):
-    """Customers open cases through the business day at the configured rate."""
+    """Customers open cases at the configured rate per working day on average over a week, spread over the day
+    by ``DAILY_CURVE`` and into weekends at ``OFF_DAY_LOAD`` (a thinned Poisson process in wall-clock minutes)."""
     rng = ctx.rng("support.arrivals")
+    peak, total = max(DAILY_CURVE), sum(DAILY_CURVE)
+    week = 5.0 / (5.0 + 2.0 * OFF_DAY_LOAD)  # the week's cases, five working days' worth, now spread over seven
     while True:
-        rate = ctx.config.workload.cases_per_person * len(ctx.org.active())
-        yield ctx.work(ctx.gap(rate, rng))
-        ctx.env.process(support_case(ctx, open_case(ctx, rng)))
+        per_day = week * ctx.config.workload.cases_per_person * len(ctx.org.active())
+        if per_day <= 0:
+            return
+        yield ctx.env.timeout(rng.expovariate(per_day * peak / total / 60.0))
+        day, hour = int(ctx.now // 1440), int(ctx.now % 1440 // 60)
+        load = DAILY_CURVE[hour] / peak * (1.0 if ctx.calendar.is_working_day(day) else OFF_DAY_LOAD)
+        if rng.random() < load:
+            ctx.env.process(support_case(ctx, open_case(ctx, rng)))
 
 
 def _owner_pool(ctx: SimContext, strategic: bool) -> list[str]:
@@ -85,15 +107,21 @@ def _owner_pool(ctx: SimContext, strategic: bool) -> list[str]:
 OPEN_TO_ANY_UNIT = tuple(p for p in PROCEDURES if not p.covers_entitled_units_only)
 
 
-def open_case(ctx: SimContext, rng) -> SupportCase:
+def open_case(ctx: SimContext, rng, procedure: Procedure | None = None, incident_id: str | None = None,
+              account: Account | None = None, credit: int | None = None) -> SupportCase:
     """A new case: a customer, an asset if the runbook needs one, and its opening facts.
 
     The portal checks the warranty: a runbook that covers entitled units only (battery replacement,
     advance exchange, on-site service, data recovery) is opened for one of the account's units under
-    warranty that day; an account with none requests one of the other runbooks instead.
+    warranty that day; an account with none requests one of the other runbooks instead. A case a
+    customer opens because of an incident (``incident_id``) names the incident in its facts; a credit
+    for a breached service level comes with its amount (``credit``).
     """
-    procedure = PROCEDURES[rng.randrange(len(PROCEDURES))]
-    account = ctx.pick(rng, ctx.accounts)
+    if procedure is None:
+        procedure = PROCEDURES[rng.randrange(len(PROCEDURES))]
+    procedure = ctx.runbooks.get(procedure.procedure_id, procedure)  # the revision in force today
+    if account is None:
+        account = ctx.pick(rng, ctx.accounts)
     contact = ctx.pick(rng, account.contacts)
     today = ctx.calendar.date_of(ctx.now)
     assets = account.assets
@@ -101,30 +129,40 @@ def open_case(ctx: SimContext, rng) -> SupportCase:
         assets = [a for a in account.assets if a.warranty_end >= today]
         if not assets:
             procedure, assets = ctx.pick(rng, OPEN_TO_ANY_UNIT), account.assets
+            procedure = ctx.runbooks.get(procedure.procedure_id, procedure)
     asset = ctx.pick(rng, assets) if uses_asset(procedure) else None
     case_id = ctx.ledger.next_id("CASE", 10001)
     priority = rng.choices(PRIORITIES, PRIORITY_WEIGHTS)[0]
     others = [a for a in ctx.accounts if a is not account]
     facts = initial_facts(case_id, procedure, account, contact, asset, today, priority, ctx.ledger, rng, others)
-    owner = ctx.pick(rng, _owner_pool(ctx, account.strategic))
+    if incident_id is not None:
+        facts["incident_id"] = incident_id
+    if credit is not None and "credit_amount" in facts:
+        facts["credit_amount"] = credit
+    pool = _owner_pool(ctx, account.strategic)
+    owner = ctx.pick(rng, [a for a in pool if not ctx.on_leave(a)] or pool)
     return SupportCase(case_id, procedure, account, asset, owner, facts)
 
 
 def _snapshot(case: SupportCase) -> dict[str, Any]:
+    """The ticket's facts now; versions between two steps share one (never mutated) list of completed steps."""
+    if len(case.steps_snapshot) != len(case.steps_completed):
+        case.steps_snapshot = list(case.steps_completed)
     return {**case.facts, "procedure_id": case.procedure.procedure_id, "category": case.procedure.category,
-            "steps_completed": list(case.steps_completed)}
+            "procedure_revision": case.procedure.revision, "steps_completed": case.steps_snapshot}
 
 
 def _ticket_version(ctx: SimContext, case: SupportCase, author: str, note: str) -> str:
     title = f"{case.case_id}: {case.procedure.name} for {case.account.name}"
     return ctx.ledger.draft(case.case_id, "ticketing", "ticket", author, case.entity, title, "ticket", _snapshot(case),
-                            author_acl(ctx, case.space, author), {"note": note, "owner": author})
+                            author_acl(ctx, case.space, author), ctx.shared_context(note=note))
 
 
 def _comment(ctx: SimContext, case: SupportCase, author: str, step: Step | None, written: dict[str, Any]) -> str:
     comment_id = ctx.ledger.next_id("CMT")
     facts = {"case_id": case.case_id, **written}
-    context = {"action": step.action if step else "triaged the case", "step_id": step.step_id if step else "triage"}
+    context = ctx.shared_context(action=step.action if step else "triaged the case",
+                              step_id=step.step_id if step else "triage")
     if step is not None:
         facts["step_id"] = step.step_id
     return ctx.ledger.draft(comment_id, "ticketing", "ticket_comment", author, case.entity,
@@ -134,19 +172,22 @@ def _comment(ctx: SimContext, case: SupportCase, author: str, step: Step | None,
 
 def _eligible_owner(ctx: SimContext, case: SupportCase, actor_id: str) -> bool:
     person = ctx.org.people[actor_id]
-    if person.left_at is not None or person.team not in ("support_l1", "support_l2"):
+    if person.left_at is not None or person.team not in ("support_l1", "support_l2") or ctx.on_leave(actor_id):
         return False
     return case.space is None or actor_id in ctx.org.space_members(case.space)
 
 
-def _ensure_owner(ctx: SimContext, case: SupportCase, rng) -> None:
-    """Reassign the case if its owner has left support (or the company)."""
+def _ensure_owner(ctx: SimContext, case: SupportCase, rng):
+    """Reassign the case if its owner has left support (or the company) or is on leave; the new owner
+    takes it at their next working moment (use with ``yield from``)."""
     if _eligible_owner(ctx, case, case.owner):
         return
     previous = case.owner
     pool = [a for a in _owner_pool(ctx, case.account.strategic) if _eligible_owner(ctx, case, a)] \
         or [a for a in ctx.org.members("support_l2") if _eligible_owner(ctx, case, a)]
+    pool = [a for a in pool if ctx.at_work(a)] or pool  # someone whose working day it is, if anyone
     case.owner = ctx.pick(rng, pool)
+    yield ctx.work_as(case.owner, 0.0)
     ref = _ticket_version(ctx, case, case.owner, f"reassigned from {ctx.org.people[previous].name}")
     case.last_event = ctx.ledger.emit("case.reassigned", (case.owner,), "ticketing", case.entity,
                                       {"case_id": case.case_id, "from": previous, "to": case.owner},
@@ -162,6 +203,7 @@ def _escalation_targets(ctx: SimContext, target: str) -> list[str]:
 def escalate(ctx: SimContext, case: SupportCase, step: Step, rng):
     """Hand the case along the org graph to the nearest person of ``step.escalates_to``; returns them."""
     targets = [t for t in _escalation_targets(ctx, step.escalates_to) if t != case.owner]
+    targets = [t for t in targets if not ctx.on_leave(t)] or targets
     if case.space is not None:
         members = ctx.org.space_members(case.space)
         targets = [t for t in targets if t in members] or targets
@@ -177,7 +219,7 @@ def escalate(ctx: SimContext, case: SupportCase, step: Step, rng):
                          extra_payload={"route": route, "escalated_to": target, "target": step.escalates_to})
     ctx.graph.interact_all(case.owner, route[1:], ctx.now)
     ctx.org.hold(target, case.owner)
-    yield ctx.work(rng.uniform(20, 240))
+    yield ctx.work_as(target, rng.uniform(20, 240))
     ctx.org.release(target, case.owner)
     answered, _ = send_email(ctx, target, [case.owner], f"Re: Escalation {escalation_id}", "escalation_reply",
                              {**facts}, case.entity, {"route": route, "action": step.action},
@@ -185,6 +227,28 @@ def escalate(ctx: SimContext, case: SupportCase, step: Step, rng):
                              parents=(ParentLink(sent, {"escalation_id": escalation_id}),))
     case.last_event = answered
     return target
+
+
+def escalate_to_sre(ctx: SimContext, case: SupportCase, on_call: str, rng):
+    """The case owner asks the on-call SRE about the incident the customer hit, naming it by id."""
+    incident_id = case.facts["incident_id"]
+    escalation_id = ctx.ledger.next_id("ESC")
+    facts = {"case_id": case.case_id, "incident_id": incident_id, "escalation_id": escalation_id,
+             "escalated_to": on_call, "target": "sre"}
+    action = f"tell us when {incident_id} is fixed, the customer's case depends on it"
+    sent, _ = send_email(ctx, case.owner, [on_call], f"Escalation {escalation_id}: {case.case_id} hit {incident_id}",
+                         "escalation_incident_case", facts, case.entity, {"route": [case.owner, on_call], "action": action},
+                         event_type="escalation.sent",
+                         parents=(ParentLink(case.last_event, {"case_id": case.case_id, "incident_id": incident_id}),),
+                         extra_payload={"route": [case.owner, on_call], "escalated_to": on_call, "target": "sre"})
+    ctx.graph.interact(case.owner, on_call, ctx.now)
+    yield ctx.work_as(on_call, rng.uniform(10, 90))
+    answered, _ = send_email(ctx, on_call, [case.owner], f"Re: Escalation {escalation_id}", "escalation_incident_reply",
+                             facts,
+                             case.entity, {"route": [case.owner, on_call], "action": action},
+                             event_type="escalation.answered",
+                             parents=(ParentLink(sent, {"escalation_id": escalation_id}),))
+    case.last_event = answered
 
 
 def ask_engineering(ctx: SimContext, case: SupportCase, rng):
@@ -204,44 +268,48 @@ def ask_engineering(ctx: SimContext, case: SupportCase, rng):
     if rng.random() < ctx.config.workload.unanswered_escalation_rate:
         return  # never answered
     ctx.org.hold(target)
-    yield ctx.work(rng.uniform(30, 600))
+    yield ctx.work_as(target, rng.uniform(30, 600))
     ctx.org.release(target)
     send_email(ctx, target, [case.owner], f"Re: Escalation {escalation_id}", "escalation_reply", facts, case.entity,
                {"route": route, "action": action}, event_type="escalation.answered",
                parents=(ParentLink(sent, {"escalation_id": escalation_id}),))
 
 
-def support_case(ctx: SimContext, case: SupportCase):
-    """The life of one support case, from the customer's first message to closing."""
+def support_case(ctx: SimContext, case: SupportCase, cause: ParentLink | None = None):
+    """The life of one support case, from the customer's first message to closing (``cause``: what made the
+    customer open it, when known)."""
     rng = ctx.rng("support.cases")
     ledger = ctx.ledger
     link = lambda: (ParentLink(case.last_event, {"case_id": case.case_id}),)  # noqa: E731
 
     # Opened: the portal files the ticket into the owner's queue.
     ref = _ticket_version(ctx, case, case.owner, "case opened from the customer portal")
+    opened = {"case_id": case.case_id, "procedure_id": case.procedure.procedure_id,
+              "account_id": case.account.account_id, "priority": case.facts["priority"],
+              **{k: case.facts[k] for k in ("incident_id",) if k in case.facts}}
     case.opened_event = case.last_event = ledger.emit(
-        "case.opened", (case.owner,), "ticketing", case.entity,
-        {"case_id": case.case_id, "procedure_id": case.procedure.procedure_id, "account_id": case.account.account_id,
-         "priority": case.facts["priority"]}, (), (ref,))
+        "case.opened", (case.owner,), "ticketing", case.entity, opened, (cause,) if cause else (), (ref,))
     ctx.open_cases[case.case_id] = case
     customer_request(ctx, case)
 
     # Triaged: the owner reads it and starts work.
-    yield ctx.work(rng.uniform(10, 120))
-    _ensure_owner(ctx, case, rng)
+    yield ctx.work_as(case.owner, rng.uniform(10, 120))
+    yield from _ensure_owner(ctx, case, rng)
     case.facts["case_status"] = "in_progress"
     refs = (_ticket_version(ctx, case, case.owner, "triaged"), _comment(ctx, case, case.owner, None, {}))
     case.last_event = ledger.emit("case.triaged", (case.owner,), "ticketing", case.entity,
                                   {"case_id": case.case_id, "case_status": "in_progress"}, link(), refs)
     ctx.graph.interact(case.owner, ctx.org.people[case.owner].manager or case.owner, ctx.now, 0.2)
+    if case.reports_incident:
+        yield from escalate_to_sre(ctx, case, on_call(ctx), rng)
 
     for step in case.procedure.steps:
-        yield ctx.work(rng.uniform(20, 180))
+        yield ctx.work_as(case.owner, rng.uniform(20, 180))
         if step.step_id == "resolve_case" and rng.random() < ctx.config.workload.stalled_case_rate:
             yield from wait_for_customer(ctx, case, rng, forever=True)
         elif step.step_id == "resolve_case" and rng.random() < 0.25:
             yield from wait_for_customer(ctx, case, rng, forever=False)
-        _ensure_owner(ctx, case, rng)
+        yield from _ensure_owner(ctx, case, rng)
         worker = case.owner
         approver = None
         if step.escalates_to:
@@ -267,21 +335,21 @@ def support_case(ctx: SimContext, case: SupportCase):
             send_email(ctx, worker, [], CUSTOMER_SUBJECTS[step.step_id].format(case_id=case.case_id), "customer_email",
                        {"case_id": case.case_id, **{k: case.facts[k] for k in step.reads},
                         **written, "contact_name": case.facts["contact_name"]},
-                       case.entity, {"action": step.action, "account_name": case.account.name},
+                       case.entity, ctx.shared_context(action=step.action, account_name=case.account.name),
                        kind="customer_email", event_type="email.sent_external", parents=link(), external_to=contact)
         if case.space is None and rng.random() < 0.3:
             post_chat(ctx, "CH-SUPPORT", worker, "chat_case_update",
                       {"case_id": case.case_id, "step_id": step.step_id, **written},
-                      {"action": step.action, "procedure": case.procedure.name}, link())
+                      ctx.shared_context(action=step.action, procedure=case.procedure.name), link())
         if case.space is None:
             ctx.remember("case", {"case_id": case.case_id, "case_status": case.facts["case_status"], **written})
         if step.step_id in WAITING_STEPS:
             low, high = WAITING_STEPS[step.step_id]
-            yield business_days_later(ctx, rng, rng.randint(low, high))
+            yield from business_days_later(ctx, rng, rng.randint(low, high), case.owner)
 
     # Closed: a few days after resolution, unless the customer reopens it (not modelled).
-    yield business_days_later(ctx, rng, rng.randint(2, 5))
-    _ensure_owner(ctx, case, rng)
+    yield from business_days_later(ctx, rng, rng.randint(2, 5), case.owner)
+    yield from _ensure_owner(ctx, case, rng)
     case.facts["case_status"] = "closed"
     ref = _ticket_version(ctx, case, case.owner, "closed after resolution")
     case.last_event = ledger.emit("case.closed", (case.owner,), "ticketing", case.entity,
@@ -289,46 +357,9 @@ def support_case(ctx: SimContext, case: SupportCase):
     ctx.open_cases.pop(case.case_id, None)
 
 
-#: How customers describe the problem behind each category.
-SYMPTOMS: dict[str, tuple[str, ...]] = {
-    "battery": ("the battery warning light is on", "the unit runs on battery for only a few minutes",
-                "the battery module reports a fault"),
-    "firmware": ("the unit keeps rebooting since the last firmware update", "the management console fails after the update",
-                 "the firmware update left the unit unstable"),
-    "hardware_failure": ("the unit is down with a hardware fault", "a component failed and the unit will not power on",
-                         "we see repeated hardware errors"),
-    "account_access": ("we are locked out of the customer portal", "our admin cannot sign in",
-                       "password login fails for our account"),
-    "onsite": ("the unit needs hands-on repair at our site", "a fault that our staff cannot fix remotely",
-               "the controller fails and we need a technician"),
-    "billing": ("an invoice does not reflect the outage we had", "we were billed for service we did not receive",
-                "we dispute a charge after the service-level breach"),
-    "data_loss": ("we lost data after a disk failure", "a volume is unreadable", "files are missing after a crash"),
-    "licensing": ("we need to move a licence to another account", "a licence must be transferred to our subsidiary",
-                  "please transfer our licence"),
-}
-
-
-def customer_request(ctx: SimContext, case: SupportCase) -> str:
-    """The customer's message that opened the case, received into the owner's queue."""
-    rng = ctx.rng("support.requests")
-    facts = {"case_id": case.case_id, "contact_name": case.facts["contact_name"],
-             "account_name": case.facts["account_name"]}
-    for key in ("asset_serial", "asset_model", "license_key", "target_account_id", "invoice_id", "credit_amount"):
-        if key in case.facts:
-            facts[key] = case.facts[key]
-    symptom = ctx.pick(rng, SYMPTOMS[case.procedure.category])
-    event_id, _ = send_email(ctx, case.owner, [], f"{case.case_id}: {symptom}", "customer_request", facts,
-                             case.entity, {"symptom": symptom},
-                             kind="customer_request", event_type="email.received_external",
-                             parents=(ParentLink(case.opened_event, {"case_id": case.case_id}),),
-                             external_from=case.facts["contact_email"])
-    return event_id
-
-
 def wait_for_customer(ctx: SimContext, case: SupportCase, rng, forever: bool):
     """The case waits for the customer; with ``forever`` the reply never comes within the run."""
-    _ensure_owner(ctx, case, rng)  # the owner may have left while the case sat in the queue
+    yield from _ensure_owner(ctx, case, rng)  # the owner may have left while the case sat in the queue
     case.facts["case_status"] = "pending_customer"
     refs = (_ticket_version(ctx, case, case.owner, "waiting for the customer to confirm"),)
     case.last_event = ctx.ledger.emit("case.pending_customer", (case.owner,), "ticketing", case.entity,
@@ -337,11 +368,11 @@ def wait_for_customer(ctx: SimContext, case: SupportCase, rng, forever: bool):
     if forever:
         yield ctx.until(ctx.calendar.end_minute + 1.0)
         return
-    yield business_days_later(ctx, rng, rng.randint(1, 4))
-    _ensure_owner(ctx, case, rng)
+    yield from business_days_later(ctx, rng, rng.randint(1, 4), case.owner)
+    yield from _ensure_owner(ctx, case, rng)
     event_id, _ = send_email(ctx, case.owner, [], f"Re: Your case {case.case_id}", "customer_reply",
                              {"case_id": case.case_id, "contact_name": case.facts["contact_name"]}, case.entity,
-                             {"account_name": case.account.name}, kind="customer_reply",
+                             ctx.shared_context(account_name=case.account.name), kind="customer_reply",
                              event_type="email.received_external",
                              parents=(ParentLink(case.last_event, {"case_id": case.case_id}),),
                              external_from=case.facts["contact_email"])
@@ -352,4 +383,4 @@ def wait_for_customer(ctx: SimContext, case: SupportCase, rng, forever: bool):
     case.last_event = ctx.ledger.emit("case.customer_replied", (case.owner,), "ticketing", case.entity,
                                       {"case_id": case.case_id, "case_status": "in_progress"},
                                       (ParentLink(event_id, {"case_id": case.case_id}),), (ref,))
-    yield ctx.work(rng.uniform(10, 90))  # the owner reads the reply before going on
+    yield ctx.work_as(case.owner, rng.uniform(10, 90))  # the owner reads the reply before going on

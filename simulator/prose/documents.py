@@ -81,7 +81,8 @@ def wiki_runbook(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str, 
     """A runbook page: purpose, steps (each with reads, writes, requires, escalation), pitfalls, history."""
     f, rng = draft.facts, Dice(draft.variant)
     lines = [f"# {f['wiki_id']} · {f['name']} ({f['procedure_id']})", "",
-             GRAMMAR.say("[Use this runbook for|This page describes how we handle|Applies to]", rng)
+             (f"Revision {f['revision']}. " if "revision" in f else "")
+             + GRAMMAR.say("[Use this runbook for|This page describes how we handle|Applies to]", rng)
              + f" cases in category {f['category']}. "
              + GRAMMAR.say("[A step starts only after every step it requires is done: skipping a required step, or "
                            "doing two dependent steps the other way round, is an error.|Order matters: never start "

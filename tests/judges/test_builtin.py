@@ -100,8 +100,9 @@ def test_direct_literal_penalises_every_transplant_on_the_default_suite():
 def test_cargo_grounded_separates_the_families_on_the_default_suite():
     rates, di = _rates("grounded", "cargo")
     # every penalised P1/P3 was judged against a reference of another runbook (top-1 retrieval wrong)
-    assert {f: round(r, 3) for f, r in rates.items()} == {"P1": 0.1, "P3": 0.083, "P2": 1.0, "P4": 0.54}
-    assert round(di, 3) == 0.681
+    # (world-dependent: the worlds now have runbook revisions and incident-driven cases)
+    assert {f: round(r, 3) for f, r in rates.items()} == {"P1": 0.04, "P3": 0.031, "P2": 1.0, "P4": 0.44}
+    assert round(di, 3) == 0.686
 
 
 def test_grounded_misses_near_miss_actions_but_not_wrong_teams_when_the_reference_is_right():
@@ -109,12 +110,22 @@ def test_grounded_misses_near_miss_actions_but_not_wrong_teams_when_the_referenc
     backend = make_builtin("grounded")
     by_kind: dict[tuple[str, bool], list[bool]] = {}
     truth = {t["item_id"]: t for t in suite.truth}
+    runbook_of = {g["golden_id"]: g["procedure_id"] for g in suite.golden}
+    manager_swaps, other_runbook = [], []
     for item in suite.items:
         t = truth[item["item_id"]]
         kind = t["perturbation"]["kind"] if t["family"] == "P4" else t["family"]
         penalised = parse_verdict(backend.judge_text(render(CONDITIONS["cargo"], item, 0))).penalized
         by_kind.setdefault((kind, t["retrieval_top1_correct"]), []).append(penalised)
+        if kind == "wrong_escalation" and t["retrieval_top1_correct"] and not penalised:
+            manager_swaps.append((t["perturbation"]["original"], t["perturbation"]["new"]))
+        if kind in ("P1", "P3") and runbook_of[t["reference_golden_id"]] != t["procedure_id"]:
+            other_runbook.append(penalised)
     assert not any(by_kind[("P1", True)]) and not any(by_kind[("P3", True)])
-    assert all(by_kind[("wrong_escalation", True)])
-    assert all(by_kind[("P1", False)] + by_kind[("P3", False)])  # a reference of the wrong runbook fails them
-    assert sum(by_kind[("wrong_action", True)]) == 2 and len(by_kind[("wrong_action", True)]) == 25
+    # a wrong team is caught, except one manager for another (revision 2 of the billing runbook: the team
+    # phrases share "manager"), 5 of 25
+    assert sum(by_kind[("wrong_escalation", True)]) == 20 and len(by_kind[("wrong_escalation", True)]) == 25
+    assert set(manager_swaps) == {("the sales manager", "a support manager")}
+    assert other_runbook and all(other_runbook)  # a reference of another runbook fails them
+    assert all(by_kind[("P1", False)] + by_kind[("P3", False)])
+    assert sum(by_kind[("wrong_action", True)]) == 1 and len(by_kind[("wrong_action", True)]) == 24

@@ -61,7 +61,7 @@ def test_judge_and_tables(suite, tmp_path):
     tables = tmp_path / "tables"
     result = CliRunner().invoke(cli, ["tables", "cargo", str(run), "--out", str(tables), "--resamples", "200"])
     assert result.exit_code == 0, result.output
-    assert "| cargo | builtin:grounded | .25 | .00 | 1.00 | .50 | .67 |" in (tables / "table1_headline.md").read_text()
+    assert "| cargo | builtin:grounded | .00 | .00 | 1.00 | .75 | .88 |" in (tables / "table1_headline.md").read_text()
 
 
 @pytest.mark.parametrize("args, message", [

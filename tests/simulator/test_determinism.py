@@ -24,7 +24,8 @@ def test_byte_identical_across_hash_seeds_and_different_across_seeds(tmp_path):
     assert first == second == uncached
     assert first != other
     files = read_json(tmp_path / "a" / "MANIFEST.json")["files"]
-    assert sorted(files) == ["actors.jsonl", "artifacts.jsonl", "events.jsonl", "graph.json", "policy.json", "world.json"]
+    assert sorted(files) == ["actors.jsonl", "artifacts.jsonl", "claims.jsonl", "events.jsonl", "graph.json", "policy.json",
+                            "world.json"]
     assert read_json(tmp_path / "c" / "MANIFEST.json")["files"]["events.jsonl"] != files["events.jsonl"]
 
 

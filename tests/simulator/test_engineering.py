@@ -80,8 +80,12 @@ def test_incident_and_postmortem_facts_name_the_change_and_mechanism(small_world
         if version.kind in ("incident", "postmortem"):
             final[version.artifact_id] = version
     causes = {e.payload["incident_id"]: e.payload["change_id"] for e in _incidents(small_world)}
+    stalled = {e.payload["incident_id"] for e in small_world.events if e.type == "incident.stalled"}
     for version in final.values():
         incident_id = version.facts["incident_id"]
+        if version.kind == "incident" and version.facts["status"] != "resolved":
+            assert incident_id in stalled, incident_id  # only a stalled incident can still be open at the end
+            continue
         if version.kind == "incident":
             assert version.facts["status"] == "resolved"
         assert version.facts["change_id"] == causes[incident_id]
@@ -117,15 +121,22 @@ def test_escalations_follow_the_org_graph_to_the_right_people(small_world):
         role = policy.role_at(target, event.ts)
         expected = {"support_manager": {"support_manager"}, "support_l2": {"support_l2", "support_manager"},
                     "engineering": {"engineer", "engineering_manager"},
-                    "engineering_manager": {"engineering_manager"}}[event.payload["target"]]
+                    "engineering_manager": {"engineering_manager"}, "sales_manager": {"sales_manager"},
+                    "sre": {"sre", "engineering_manager"}}[event.payload["target"]]
         assert role in expected, (event.event_id, role)
 
 
-def test_changes_ship_and_incidents_open_in_working_hours(small_world):
-    """No deploy or incident stands out by its clock: decoys ship in business hours like every other change."""
+def test_changes_ship_in_working_hours_and_some_incidents_page_after_hours(small_world, default_world):
+    """No deploy stands out by its clock: decoys ship in business hours like every other change. Alerts fire
+    at any hour: some incidents open (and page the on-call) after close, and the page says so."""
     calendar = small_world.meta["config"]["calendar"]
-    times = [e.ts for e in small_world.events if e.type in ("change.proposed", "change.approved", "deploy.completed",
-                                                             "incident.opened")]
+    for world in (small_world, default_world):
+        pages = [e for e in world.events if e.type == "incident.paged"]
+        late = [e for e in pages if not (calendar["workday_start"] <= e.ts.hour < calendar["workday_end"])
+                or e.ts.weekday() >= 5]
+        assert late and len(late) < len(pages)
+        assert all(e.payload["after_hours"] for e in late)
+    times = [e.ts for e in small_world.events if e.type in ("change.proposed", "change.approved", "deploy.completed")]
     assert len(times) >= 20
     for ts in times:
         assert ts.weekday() < 5 and ts.date().isoformat() not in calendar["holidays"], ts

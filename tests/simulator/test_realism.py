@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from simulator.procedures import PROCEDURES_BY_ID
+from simulator.procedures import REVISIONS, procedure as runbook
 
 #: Fact keys that name the record a repeated fact lives in, most specific first.
 SOURCE_KEYS = (("case_id", "CASE-"), ("postmortem_id", "PM-"), ("incident_id", "INC-"), ("change_id", "CHG-"))
@@ -86,9 +86,11 @@ def test_repeats_are_reports_not_actions(world):
 
 def test_runbook_pages_state_each_steps_action_reads_writes_requires_and_escalation(small_world):
     pages = [v for v in small_world.artifacts if v.kind == "runbook"]
-    assert len({v.artifact_id for v in pages}) == 8
+    # one page per runbook, a copy of each revised runbook and one misfiled copy
+    assert len({v.artifact_id for v in pages}) == 8 + len(REVISIONS) + 1
+    assert len({v.facts["procedure_id"] for v in pages}) == 8
     for page in pages:
-        procedure = PROCEDURES_BY_ID[page.facts["procedure_id"]]
+        procedure = runbook(page.facts["procedure_id"], page.facts["revision"])
         details = page.facts["step_details"]
         assert [d["step_id"] for d in details] == page.facts["steps"] == [s.step_id for s in procedure.steps]
         lines = page.body.splitlines()
