@@ -91,11 +91,15 @@ def test_six_serve_mcp_processes_submitting_at_once_lose_no_row(rt_suite, tmp_pa
     out = tmp_path / "shared"
 
     async def one(qid: str, ready: list, go: asyncio.Event) -> dict:
+        whole = chosen.index(qid) % 2 == 0                # half serve the whole suite, half one contract
         params = StdioServerParameters(command=sys.executable, cwd=str(ROOT), args=[
-            "-m", "orgbench", "serve-mcp", "--suite", str(rt_suite), "--contract", qid, "--out", str(out)])
+            "-m", "orgbench", "serve-mcp", "--suite", str(rt_suite), "--out", str(out)]
+            + ([] if whole else ["--contract", qid]))
         async with stdio_client(params) as (read, write):
             async with ClientSession(read, write) as client:
                 await client.initialize()
+                if whole:
+                    await client.call_tool("start_contract", {"question_id": qid})
                 await client.call_tool("search_artifacts", {"query": qid, "limit": 2})
                 ready.append(qid)
                 if len(ready) == len(chosen):
