@@ -40,8 +40,8 @@ from simulator.errors import InputError
 
 _TEXT = {"type": "string"}
 TOOLS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {   # name: (description, properties, required)
-    "list_contracts": ("Every question of the suite: id, track, question, actor, role, as_of, and whether this "
-                       "session submitted it.", {}, ()),
+    "list_contracts": ("Every question of the suite: id, track, actor, role, as_of, and whether this session "
+                       "submitted it (start_contract shows a question's text).", {}, ()),
     "start_contract": ("Start (or return to) one question by id; the other tools then act on it.",
                        {"question_id": _TEXT}, ("question_id",)),
     "get_contract": ("The current question: text, actor, role, readable subsystems, as_of and the answer schema.",

@@ -102,11 +102,15 @@ class SuiteSession:
     current: OpenContract | None = None
 
     def list_contracts(self) -> dict[str, Any]:
-        """Every contract of the suite, in suite order, with whether this session submitted it."""
+        """Every contract of the suite, in suite order: id, track, actor, role, as_of, submitted in this session.
+
+        Not the question texts: they state facts (a case's priority, an incident's change) that another
+        contract's actor may not see; each is shown by ``start_contract`` when its contract is opened.
+        """
         rows = []
         for qid, contract in self.contracts.items():
             view = shown(contract)
-            rows.append({k: view[k] for k in ("question_id", "track", "question", "actor", "role", "as_of")}
+            rows.append({k: view[k] for k in ("question_id", "track", "actor", "role", "as_of")}
                         | {"submitted": qid in self.opened and self.opened[qid].submitted})
         return {"contracts": rows, "count": len(rows)}
 

@@ -65,6 +65,7 @@ def test_sessions_on_one_suite_server_are_isolated(rt_suite, tmp_path):
                      "submit_answer"]
     assert a["listed"]["count"] == len(_contracts(rt_suite)) and not any(r["submitted"] for r in a["listed"]["contracts"])
     assert "gold" not in json.dumps(a["listed"]) and a["opened"]["resumed"] is False
+    assert all(set(r) == {"question_id", "track", "actor", "role", "as_of", "submitted"} for r in a["listed"]["contracts"])
     assert a["back"] == {"contract": a["opened"]["contract"], "resumed": True, "calls_so_far": 2}
     assert [d["calls_recorded"] for d in a["done"]] == [2, 1] and a["again"]["error"] == "closed"
     assert b["early"]["error"] == "no_contract"
@@ -179,3 +180,14 @@ def test_bad_calls_are_traced_alike_in_process_and_over_mcp(rt_suite, rt_corpus,
     score_run(rt_suite, tmp_path / "out", tmp_path / "score", answered_only=True)
     row = _rows(tmp_path / "score" / "questions.jsonl")[0]
     assert row["diagnostics"]["trace_check"]["mismatched_calls"] == 0 and row["trace_tampered"] is False
+
+
+def test_an_external_trace_with_lone_surrogates_is_scored_as_the_runtime_would_trace_it(rt_suite, tmp_path):
+    qid = _contracts(rt_suite)[0]["question_id"]
+    line = ('{"question_id": "%s", "agent": "x", "answer": {"could_actor_have_known": true, "reasoning": "\\ud800"}, '
+            '"calls": [{"tool": "fetch_artifact", "args": {"artifact_id": "\\udc00"}, "outcome": "not_found"}]}\n' % qid)
+    (tmp_path / "answers.jsonl").write_text(line)
+    score_run(rt_suite, tmp_path / "answers.jsonl", tmp_path / "score", answered_only=True)   # written as UTF-8
+    row = _rows(tmp_path / "score" / "questions.jsonl")[0]
+    assert row["diagnostics"]["calls"][0]["args"] == {"artifact_id": "\ufffd"}
+    assert row["diagnostics"]["calls"][0]["outcome"] == "not_found" and row["trace_tampered"] is False
