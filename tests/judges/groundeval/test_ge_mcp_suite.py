@@ -191,3 +191,47 @@ def test_an_external_trace_with_lone_surrogates_is_scored_as_the_runtime_would_t
     row = _rows(tmp_path / "score" / "questions.jsonl")[0]
     assert row["diagnostics"]["calls"][0]["args"] == {"artifact_id": "\ufffd"}
     assert row["diagnostics"]["calls"][0]["outcome"] == "not_found" and row["trace_tampered"] is False
+
+
+def test_one_session_through_many_contracts_never_sees_past_each_contracts_gates(rt_suite, rt_world, tmp_path):
+    """Contracts of different actors in one connection: every id, both forms, and searches, checked by the policy."""
+    from mcp import Client
+
+    from simulator.clock import parse_ts
+
+    chosen, actors = [], set()
+    for c in _contracts(rt_suite):
+        if c["actor"] not in actors:
+            actors.add(c["actor"])
+            chosen.append(c)
+    chosen = chosen[:6]
+    ids = sorted({v.artifact_id for v in rt_world.artifacts} | {v.ref for v in rt_world.artifacts})
+    versions = {v.ref: v for v in rt_world.artifacts}
+    current = {}
+    server = make_server(rt_suite, None, tmp_path / "out")
+
+    async def walk():
+        async with Client(server) as client:
+            seen = []
+            for c in chosen:
+                await client.call_tool("start_contract", {"question_id": c["question_id"]})
+                for ref in ids:
+                    seen.append((c, ref, (await client.call_tool("fetch_artifact", {"artifact_id": ref})).structured_content))
+                for query in ("incident", "2026", c["actor"], "deploy change", "case priority"):
+                    found = (await client.call_tool("search_artifacts", {"query": query, "limit": 50})).structured_content
+                    seen.append((c, None, found))
+                await client.call_tool("submit_answer", {"answer": {}})
+            return seen
+
+    for contract, ref, reply in asyncio.run(walk()):
+        actor, moment = contract["actor"], parse_ts(contract["as_of"])
+        if ref is None:
+            assert all(rt_world.policy.can_see(actor, versions[h["id"]], moment) for h in reply["results"])
+            continue
+        if "artifact" in reply:
+            shown_ref = reply["artifact"]["id"]
+            assert rt_world.policy.can_see(actor, versions[shown_ref], moment)
+            current[(contract["question_id"], ref)] = shown_ref
+        else:
+            assert reply == {"error": "not_found", "message": f"no artifact {ref!r} is available"}
+    assert len(chosen) == 6 and current           # some reads succeeded, every one within the gates
