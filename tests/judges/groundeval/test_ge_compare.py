@@ -126,8 +126,14 @@ def test_fail_on_regression_exits_1_only_past_the_tolerance(leaky_runs, rt_suite
     assert tolerated.exit_code == 0, tolerated.output
 
 
-def test_runs_of_other_suites_or_kinds_are_refused_in_one_line(leaky_runs, tmp_path):
+def test_runs_of_other_suites_or_kinds_are_refused_in_one_line(leaky_runs, rt_suite, tmp_path):
     a, _ = leaky_runs
+    bare = tmp_path / "mcp-out"                 # answers and traces only, as serve-mcp --out holds them
+    bare.mkdir()
+    for name in ("answers.jsonl", "traces.jsonl"):
+        shutil.copy(a / name, bare / name)
+    given = CliRunner().invoke(cli, ["compare", str(bare), str(a), "--suite", str(rt_suite), "--resamples", "100"])
+    assert given.exit_code == 0 and "## Questions that changed (0)" in given.output, given.output
     other = tmp_path / "other-suite"
     build_suite(other, world=synthetic_world(seed=5, days=12, people=12), name="syn-5")
     run_agent(other, "leaky", "tool", tmp_path / "other-run", record_latency=False)
@@ -141,7 +147,8 @@ def test_runs_of_other_suites_or_kinds_are_refused_in_one_line(leaky_runs, tmp_p
              ([str(a), str(neither)], "neither a CARGO judge run"),
              ([str(a), str(a), str(a)], "two at a time"),
              ([str(a), str(a), "--suite", str(other)], "not the suite this run answered"),
-             ([str(a), str(a), "--prices", str(cargo / "judgments.jsonl")], "--prices")]
+             ([str(a), str(a), "--prices", str(cargo / "judgments.jsonl")], "--prices"),
+             ([str(bare), str(bare)], "pass --suite")]
     for args, message in cases:
         result = CliRunner().invoke(cli, ["compare", *args, "--out", str(tmp_path / "never")])
         assert result.exit_code == 2, (args, result.output)
