@@ -28,13 +28,15 @@ from typing import Any
 
 import numpy as np
 
+from judges.groundeval.call_args import (
+    DEFAULT_LIMIT, MAX_LIMIT, capped, fetch_problem, recordable, search_problem,
+)
 from orgbench.core.clock import UTC, format_ts
 from simulator.model import ArtifactVersion, EntityRef
 from simulator.policy import ACTOR, GATES, HORIZON, SUBSYSTEM
 from simulator.world import World
 
 K1, B = 1.2, 0.75
-MAX_LIMIT = 50
 SNIPPET = 200
 _TOKEN = re.compile(r"[a-z0-9]+(?:[-_.:/@][a-z0-9]+)*")
 _PART = re.compile(r"[a-z0-9]+")
@@ -211,15 +213,26 @@ class GatedRuntime:
                 "snippet": v.body[:SNIPPET]}
 
     # -- tools ----------------------------------------------------------------------------------------
-    def search_artifacts(self, query: Any, subsystem: Any = None, limit: Any = 10) -> dict[str, Any]:
+    def call(self, tool: str, arguments: Any) -> dict[str, Any]:
+        """A ``search_artifacts`` / ``fetch_artifact`` call with its arguments as an agent sent them (any JSON)."""
+        args = recordable(arguments) if isinstance(arguments, dict) else {}
+        if tool == "search_artifacts":
+            return self._search(time.perf_counter(), args)
+        if tool == "fetch_artifact":
+            return self._fetch(time.perf_counter(), args)
+        raise ValueError(f"not a runtime tool: {tool!r}")
+
+    def search_artifacts(self, query: Any, subsystem: Any = None, limit: Any = DEFAULT_LIMIT) -> dict[str, Any]:
         """BM25 over the versions this actor could see at as_of; optional subsystem filter; at most ``limit``."""
         started = time.perf_counter()
-        args = {"query": query, "subsystem": subsystem, "limit": limit}
-        if (not isinstance(query, str) or (subsystem is not None and not isinstance(subsystem, str))
-                or isinstance(limit, bool) or not isinstance(limit, int)):
+        return self._search(started, recordable({"query": query, "subsystem": subsystem, "limit": limit}))
+
+    def _search(self, started: float, args: dict[str, Any]) -> dict[str, Any]:
+        problem = search_problem(args)
+        if problem is not None:
             self._record(started, "search_artifacts", args, (), "invalid", ())
-            return {"error": "invalid_arguments", "message": "query must be a string, subsystem a string or null, limit an integer"}
-        limit = max(1, min(MAX_LIMIT, limit))
+            return {"error": "invalid_arguments", "message": problem}
+        query, subsystem, limit = args["query"], args.get("subsystem"), capped(args.get("limit", DEFAULT_LIMIT))
         if subsystem is not None and subsystem not in self.readable:
             self._record(started, "search_artifacts", args, (), "empty", (SUBSYSTEM,))
             return {"results": [], "count": 0}
@@ -240,7 +253,7 @@ class GatedRuntime:
 
     def ranked_versions(self, query: str, subsystem: str | None, limit: int) -> tuple[int, ...]:
         """The corpus indices of the versions ``search_artifacts`` returns, best first: ranking only, no summaries."""
-        limit = max(1, min(MAX_LIMIT, limit))
+        limit = capped(max(1, limit))
         if subsystem is not None and subsystem not in self.readable:
             return ()
         return tuple(index for index, _ in self._rank(query, subsystem, limit))
@@ -320,10 +333,14 @@ class GatedRuntime:
     def fetch_artifact(self, artifact_id: Any) -> dict[str, Any]:
         """The artifact (``ID`` for the version current at as_of, or ``ID@N``), or not_found if withheld or absent."""
         started = time.perf_counter()
-        args = {"artifact_id": artifact_id}
-        if not isinstance(artifact_id, str):
+        return self._fetch(started, recordable({"artifact_id": artifact_id}))
+
+    def _fetch(self, started: float, args: dict[str, Any]) -> dict[str, Any]:
+        problem = fetch_problem(args)
+        if problem is not None:
             self._record(started, "fetch_artifact", args, (), "invalid", ())
-            return {"error": "invalid_arguments", "message": "artifact_id must be a string"}
+            return {"error": "invalid_arguments", "message": problem}
+        artifact_id = args["artifact_id"]
         corpus = self.corpus
         index = corpus.resolve(artifact_id, self.as_of)
         if index is None:
@@ -348,4 +365,4 @@ class GatedRuntime:
         return [c.to_json() for c in self.calls]
 
 
-__all__ = ["ACTOR", "HORIZON", "SUBSYSTEM", "CallRecord", "Corpus", "GatedRuntime", "not_found", "tokenize"]
+__all__ = ["ACTOR", "HORIZON", "MAX_LIMIT", "SUBSYSTEM", "CallRecord", "Corpus", "GatedRuntime", "not_found", "tokenize"]

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmark_builders.groundeval.contracts import Contract, Truth
+from judges.groundeval.call_args import well_formed_text
 from orgbench.core.errors import InputError
 from orgbench.core.jsonl import iter_jsonl, scan_jsonl
 from orgbench.core.storage import read_bytes, read_json, verify_manifest
@@ -92,6 +93,7 @@ def load_submissions(path: Path) -> tuple[list[Submission], list[str]]:
     traces: dict[tuple[Any, str, str], Any] = {}
     if traces_path is not None:
         for number, obj in _lines(traces_path):
+            obj = well_formed_text(obj)       # a lone surrogate escape: U+FFFD, as the runtime reads it
             if not isinstance(obj, dict) or "question_id" not in obj:
                 notes.append(f"{traces_path}:{number}: not a trace line")
                 continue
@@ -99,6 +101,7 @@ def load_submissions(path: Path) -> tuple[list[Submission], list[str]]:
             traces[key] = obj.get("calls", [])
     submissions = []
     for number, obj in _lines(answers_path):
+        obj = well_formed_text(obj)
         if not isinstance(obj, dict) or "question_id" not in obj:
             notes.append(f"{answers_path}:{number}: not an answer line (needs question_id)")
             continue

@@ -10,7 +10,7 @@ when):
   ``as_of``); the gates broken are ``AccessPolicy.violations``; the outcome is
   ok, withheld, not_found or invalid, and the returned ids are the runtime's
   (that one version, or none).
-- ``search_artifacts``: arguments the runtime would reject give ``invalid``; a
+- ``search_artifacts``: arguments the runtime would reject (``call_args``) give ``invalid``; a
   subsystem outside the actor's role breaks the subsystem gate and returns
   nothing; every claimed returned id is checked — unknown ids, ids the gates
   withhold (the gates they break count as broken by the call), versions not
@@ -44,7 +44,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from judges.groundeval.runtime import MAX_LIMIT, Corpus, GatedRuntime
+from judges.groundeval.call_args import DEFAULT_LIMIT, capped, fetch_problem, search_problem
+from judges.groundeval.runtime import Corpus, GatedRuntime
 from judges.groundeval.call_shape import ShapedCalls, trace_problems
 from simulator.policy import GATES, SUBSYSTEM
 
@@ -106,7 +107,7 @@ class TraceVerifier:
 
     def _search_results(self, query: str, subsystem: str | None, limit: int) -> frozenset[int]:
         """The versions the gated runtime returns for this search (run once per distinct query, subsystem and limit)."""
-        key = (query, subsystem, max(1, min(MAX_LIMIT, limit)))
+        key = (query, subsystem, capped(limit))
         found = self._searches.get(key)
         if found is None:
             if self._runtime is None:
@@ -143,9 +144,9 @@ class TraceVerifier:
         return found
 
     def _fetch(self, args: dict[str, Any], unknown: list[str]) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
-        requested = args.get("artifact_id")
-        if not isinstance(requested, str):
+        if fetch_problem(args) is not None:
             return "invalid", _CLEAN, ()
+        requested = args["artifact_id"]
         index = self._resolve(requested)
         if index is None:
             unknown.append(requested)
@@ -157,9 +158,8 @@ class TraceVerifier:
 
     def _search(self, args: dict[str, Any], claimed_ids: list[str], unknown: list[str], withheld: list[str],
                 mismatch: list[str]) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
-        query, subsystem, limit = args.get("query"), args.get("subsystem"), args.get("limit", 10)
-        valid = (isinstance(query, str) and (subsystem is None or isinstance(subsystem, str))
-                 and isinstance(limit, int) and not isinstance(limit, bool))
+        query, subsystem, limit = args.get("query"), args.get("subsystem"), args.get("limit", DEFAULT_LIMIT)
+        valid = search_problem(args) is None
         broken: set[str] = set()
         answers_nothing = not valid or (subsystem is not None and subsystem not in self.readable)
         if valid and answers_nothing:
@@ -190,7 +190,7 @@ class TraceVerifier:
                     mismatch.append(f"returned {ref}, which this search does not return")
                 else:
                     kept.append(version_ref)
-        if valid and len(claimed_ids) > max(1, min(MAX_LIMIT, limit)):
+        if valid and len(claimed_ids) > capped(limit):
             mismatch.append("more results than the limit")
         order = tuple(g for g in GATES if g in broken) if broken else _CLEAN
         if not valid:

@@ -1,4 +1,9 @@
-"""``orgbench compare RUN…``: judges side by side — DI with CIs, κ / α, paired ΔDI, parse rate, tokens, cost."""
+"""``orgbench compare RUN…``: CARGO judge runs side by side, or two GroundEval agent runs question by question.
+
+The kind of run is read from each directory: a CARGO judge run holds
+``judgments.jsonl``, a GroundEval agent run ``answers.jsonl`` (and
+``traces.jsonl``). Runs of different kinds or suites are refused.
+"""
 
 from __future__ import annotations
 
@@ -7,31 +12,74 @@ from pathlib import Path
 import click
 
 
+def run_kind(run: Path) -> str:
+    """``cargo`` or ``groundeval``, from what the run directory holds (InputError if neither)."""
+    from judges.judgments import JUDGMENTS
+    from orgbench.core.errors import InputError
+
+    if (run / JUDGMENTS).is_file():
+        return "cargo"
+    if (run / "answers.jsonl").is_file():
+        return "groundeval"
+    raise InputError(f"{run}: neither a CARGO judge run ({JUDGMENTS}) nor a GroundEval agent run (answers.jsonl)")
+
+
+def _kind_of(runs: tuple[Path, ...]) -> str:
+    from orgbench.core.errors import InputError
+
+    kinds = [run_kind(run) for run in runs]
+    for run, kind in zip(runs[1:], kinds[1:]):
+        if kind != kinds[0]:
+            raise InputError(f"{run}: a {kind} run, but {runs[0]} is a {kinds[0]} run; compare runs of one kind")
+    if kinds[0] == "groundeval" and len(runs) != 2:
+        raise InputError(f"compare: GroundEval agent runs are compared two at a time (RUN_A RUN_B), got {len(runs)}")
+    return kinds[0]
+
+
 def register(cli: click.Group) -> None:
     """Add ``compare`` to the CLI."""
 
     @cli.command("compare")
     @click.argument("runs", nargs=-1, required=True, type=click.Path(file_okay=False, exists=True, path_type=Path))
     @click.option("--suite", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
-                  help="The suite the runs judged (default: the one the first run's run.json names).")
+                  help="The suite the runs judged or answered (default: the one the first run's run.json names).")
     @click.option("--prices", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
-                  help="TOML price table: [\"JUDGE\"] prompt_per_million = …, completion_per_million = … "
+                  help="CARGO: TOML price table: [\"JUDGE\"] prompt_per_million = …, completion_per_million = … "
                        "(no prices are built in).")
     @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
                   help="Also write compare.md and compare.json here.")
     @click.option("--resamples", type=click.IntRange(1), default=10_000, show_default=True)
+    @click.option("--fail-on-regression", "tolerance", type=click.FloatRange(0), default=None, metavar="DELTA",
+                  help="GroundEval: exit 1 when mean S_adj of RUN_B is below RUN_A's by more than DELTA (0: any drop).")
     def compare(runs: tuple[Path, ...], suite: Path | None, prices: Path | None, out: Path | None,
-                resamples: int) -> None:
-        """Compare CARGO judge runs of one suite (one run per judge; its seeds inside it)."""
-        from judges.comparison import compare_runs, comparison_markdown, load_prices
+                resamples: int, tolerance: float | None) -> None:
+        """Compare CARGO judge runs of one suite (one run per judge), or two GroundEval agent runs RUN_A RUN_B."""
         from orgbench.commands.options import check_out_dir
+        from orgbench.core.errors import InputError
         from orgbench.core.storage import dumps_pretty, write_text_atomic
 
         if out is not None:
             check_out_dir(out, into=True)
-        result = compare_runs(list(runs), suite_dir=suite, prices=load_prices(prices), resamples=resamples)
-        text = comparison_markdown(result)
+        kind = _kind_of(runs)
+        if kind == "groundeval":
+            from judges.groundeval.comparison import agent_comparison_markdown, compare_agent_runs, regression
+
+            if prices is not None:
+                raise InputError("--prices: only CARGO judge runs are priced; agent runs record no token table")
+            result = compare_agent_runs(runs[0], runs[1], suite_dir=suite, resamples=resamples)
+            text, title = agent_comparison_markdown(result), "# Agent comparison"
+        else:
+            from judges.comparison import compare_runs, comparison_markdown, load_prices
+
+            if tolerance is not None:
+                raise InputError("--fail-on-regression: applies to GroundEval agent runs (S_adj), not CARGO judge runs")
+            result = compare_runs(list(runs), suite_dir=suite, prices=load_prices(prices), resamples=resamples)
+            text, title = comparison_markdown(result), "# Judge comparison"
         if out is not None:
             write_text_atomic(out / "compare.json", dumps_pretty(result))
-            write_text_atomic(out / "compare.md", "# Judge comparison\n\n" + text)
+            write_text_atomic(out / "compare.md", f"{title}\n\n{text}")
         click.echo(text, nl=False)
+        failed = regression(result, tolerance) if kind == "groundeval" and tolerance is not None else None
+        if failed is not None:
+            click.echo(failed, err=True)
+            raise SystemExit(1)

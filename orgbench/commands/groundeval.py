@@ -161,12 +161,13 @@ def score_groundeval(suite: Path, answers: Path, out: Path, answered_only: bool,
 
 @click.command("serve-mcp")
 @click.option("--suite", type=click.Path(path_type=Path), required=True)
-@click.option("--contract", "question_id", required=True, help="The question id to serve.")
+@click.option("--contract", "question_id", default=None,
+              help="Serve this one question only (default: the whole suite: list_contracts, start_contract).")
 @click.option("--out", type=click.Path(path_type=Path), default=Path("mcp-run"), show_default=True,
-              help="Where answers.jsonl and traces.jsonl are written on submit.")
+              help="Where answers.jsonl and traces.jsonl are written on submit (any number of servers may share it).")
 @click.option("--agent-name", default="mcp-agent", show_default=True, help="Agent name recorded with the answer.")
-def serve_mcp(suite: Path, question_id: str, out: Path, agent_name: str) -> None:
-    """Serve one contract's gated runtime over MCP (stdio): search_artifacts, fetch_artifact, submit_answer."""
+def serve_mcp(suite: Path, question_id: str | None, out: Path, agent_name: str) -> None:
+    """Serve a suite's gated runtime over MCP (stdio): list_contracts, start_contract, search, fetch, submit."""
     from judges.groundeval.mcp_server import serve
     from orgbench.commands.options import check_out_dir
 
