@@ -119,3 +119,48 @@ def test_an_agent_that_cannot_be_had_is_one_line_exit_2(spec, says, rt_suite, tm
                                       "--suite", str(rt_suite), "--out", str(tmp_path / "run")])
     assert result.exit_code == 2 and result.output.count("\n") == 1 and says in result.output, result.output
     assert not (tmp_path / "run").exists()
+
+
+def _doc_factory(page: str) -> str:
+    """The copy-paste factory of a docs page (its ``# my_pkg/...`` python block)."""
+    text = (Path(__file__).parents[3] / "docs" / page).read_text(encoding="utf-8")
+    block = next(b for b in text.split("```python\n")[1:] if b.startswith("# my_pkg/"))
+    return block.split("```", 1)[0]
+
+
+@pytest.mark.parametrize("framework, page", [("openai-agents", "adapter-openai-agents.md"),
+                                             ("langgraph", "adapter-langgraph.md")])
+def test_the_docs_example_runs_as_written(framework, page, rt_suite, reference, tmp_path, monkeypatch):
+    _needs(framework)
+    module = f"doc_agent_{framework.replace('-', '_')}"
+    (tmp_path / f"{module}.py").write_text(_doc_factory(page), encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    script = PolicyScript(reference / "oracle")
+    with ChatServer(answer=script) as server:
+        result = CliRunner().invoke(cli, ["observe", "--framework", framework, "--agent", f"{module}:build_agent",
+                                          "--suite", str(rt_suite), "--out", str(tmp_path / "run"), "--limit", "6",
+                                          "--base-url", server.base_url, "--model", "scripted", "--no-latency"])
+    assert result.exit_code == 0, result.output
+    wanted = _lines(reference / "oracle" / "traces.jsonl")[:6]
+    assert [t["calls"] for t in _lines(tmp_path / "run" / "traces.jsonl")] == [t["calls"] for t in wanted]
+
+
+@pytest.mark.parametrize("framework", ["openai-agents", "langgraph"])
+def test_observe_is_byte_identical_under_any_hash_seed(framework, rt_suite, reference, tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    _needs(framework)
+    root = Path(__file__).parents[3]
+    outputs = []
+    with ChatServer(answer=PolicyScript(reference / "leaky")) as server:
+        for seed in ("0", "12345"):
+            out = tmp_path / f"run-{seed}"
+            env = {**os.environ, "PYTHONHASHSEED": seed, "PYTHONPATH": str(root)}
+            subprocess.run([sys.executable, "-m", "orgbench", "observe", "--framework", framework,
+                            "--agent", f"{MODULE}:{FACTORIES[framework][1]}", "--suite", str(rt_suite),
+                            "--out", str(out), "--limit", "8", "--base-url", server.base_url, "--model", "scripted",
+                            "--no-latency", "--max-turns", "200"], cwd=root, env=env, check=True, capture_output=True)
+            outputs.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})
+    assert outputs[0] == outputs[1] and len(outputs[0]) == 4
