@@ -62,3 +62,24 @@ def register(cli: click.Group) -> None:
         info = import_run(list(files), suite, out, agent_name)
         click.echo(f"{out}: {info['questions']} answers from {info['agent']} ({len(files)} file(s); "
                    f"{info['other_tool_spans']} spans of other tools not scored)")
+
+    @cli.command("draft-contract")
+    @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+    @click.option("--action", required=True, help="The tool that acts on the decision (e.g. issue_refund).")
+    @click.option("--out", type=click.Path(path_type=Path), required=True, help="Draft domain directory to write.")
+    @click.option("--trace-id", default=None, help="The run's trace id (needed when the file holds several).")
+    @click.option("--name", default="observed_task", show_default=True, help="The contract's name.")
+    @click.option("--actor", default="agent", show_default=True)
+    @click.option("--role", default="agent", show_default=True)
+    @overwrite_option
+    def draft_contract(files: tuple[Path, ...], action: str, out: Path, trace_id: str | None, name: str, actor: str,
+                       role: str, overwrite: bool) -> None:
+        """Draft a task contract (and a review checklist) from an observed run's OTLP spans in your own domain."""
+        from judges.groundeval.draft_contract import write_draft
+        from simulator.errors import InputError
+
+        if holds(out) is not None and not overwrite:
+            raise InputError(f"--out {out}: holds {holds(out)}; choose another directory (or add --overwrite)")
+        checks = write_draft(list(files), out, action, trace_id=trace_id, name=name, actor=actor, role=role)
+        click.echo(f"{out}: draft contract {name!r} with {checks} precondition(s), reviewed: false; go through "
+                   f"{out / 'REVIEW.md'}, set reviewed: true, then orgbench build groundeval --domain {out}")

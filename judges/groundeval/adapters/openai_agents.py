@@ -11,6 +11,7 @@ through ``RunHooks.on_tool_start`` / ``on_tool_end``.
 from __future__ import annotations
 
 import asyncio
+import functools
 from typing import Any, Callable
 
 from judges.groundeval.adapters.base import DESCRIPTIONS, SCHEMAS, ContractTools, HookCall, ModelConfig
@@ -25,8 +26,18 @@ except ImportError as exc:   # the extra is not installed
 name = "openai-agents"
 
 
+_LOOP: list[asyncio.AbstractEventLoop] = []     # one event loop for a whole observe run: clients outlive a contract
+
+
+def _loop() -> asyncio.AbstractEventLoop:
+    if not _LOOP:
+        _LOOP.append(asyncio.new_event_loop())
+    return _LOOP[0]
+
+
+@functools.lru_cache(maxsize=8)
 def chat_model(model: ModelConfig) -> Any:
-    """A chat-completions model object on the configured endpoint (for the factory to give its Agent)."""
+    """A chat-completions model object on the configured endpoint (one per config: its HTTP client is reused)."""
     from openai import AsyncOpenAI
 
     client = AsyncOpenAI(base_url=model.base_url, api_key=model.api_key, max_retries=0)
@@ -74,7 +85,8 @@ def answer(factory: Callable[..., Any], tools: ContractTools, model: ModelConfig
         raise InputError(f"--agent: the factory returned {type(agent).__name__}, not an agents.Agent")
     recorder = _Recorder()
     try:
-        result = asyncio.run(agents.Runner.run(agent, tools.prompt, hooks=recorder, max_turns=model.max_turns))
+        result = _loop().run_until_complete(agents.Runner.run(agent, tools.prompt, hooks=recorder,
+                                                             max_turns=model.max_turns))
         final = result.final_output
     except agents.MaxTurnsExceeded:
         final = "no answer submitted within the turn limit"
