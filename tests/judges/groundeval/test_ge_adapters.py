@@ -9,7 +9,6 @@ as the same trace submitted directly and as ``run-agent`` with that policy.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from judges.groundeval.adapters.observe import observe
 from judges.groundeval.run import run_agent, score_run
 from orgbench.cli import cli
 from tests.judges.chat_server import ChatServer
+from tests.judges.groundeval.extras import require
 from tests.judges.groundeval.policy_script import PolicyScript
 
 FACTORIES = {"openai-agents": ("agents", "openai_agent"), "langgraph": ("langgraph", "langgraph_agent")}
@@ -36,9 +36,7 @@ def _no_remote_tracing(monkeypatch):
 
 
 def _needs(framework: str) -> None:
-    package = FACTORIES[framework][0]
-    if importlib.util.find_spec(package) is None:
-        pytest.skip(f"{framework} not installed (pip install 'orgbench[{framework}]')")
+    require(framework, FACTORIES[framework][0])
 
 
 @pytest.fixture(scope="module")

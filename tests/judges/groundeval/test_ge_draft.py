@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -11,6 +10,7 @@ import yaml
 from click.testing import CliRunner
 
 from orgbench.cli import cli
+from tests.judges.groundeval.extras import require
 
 RECORDS = {"get_invoice": {"id": "INV-7", "subsystem": "ledger", "state": "paid", "amount": 120},
            "get_customer": {"id": "C-3", "subsystem": "crm", "status": "active", "tier": "gold"},
@@ -19,9 +19,7 @@ RECORDS = {"get_invoice": {"id": "INV-7", "subsystem": "ledger", "state": "paid"
 
 def _observed_run(path: Path, *, act: bool = True, drop_name: bool = False) -> None:
     """A refund agent's run, instrumented with the real OpenTelemetry SDK, written as OTLP JSON."""
-    for name in ("opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.common"):
-        if importlib.util.find_spec(name.split(".")[0]) is None or importlib.util.find_spec(name) is None:
-            pytest.skip(f"{name} not installed (pip install 'orgbench[otel]')")
+    require("otel", "opentelemetry.sdk", "opentelemetry.exporter.otlp.proto.common")
     from google.protobuf.json_format import MessageToDict
     from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
     from opentelemetry.sdk.trace import TracerProvider

@@ -8,7 +8,6 @@ scored, must score every contract exactly as ``run-agent`` with that policy.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from typing import Any
@@ -20,15 +19,14 @@ from judges.groundeval.run import _builtin, run_agent, score_run
 from judges.groundeval.runtime import Corpus, GatedRuntime
 from judges.groundeval.traces import load_corpus_world, load_suite
 from orgbench.cli import cli
+from tests.judges.groundeval.extras import require
 
 NEEDED = ("opentelemetry.sdk", "opentelemetry.proto", "opentelemetry.exporter.otlp.proto.common")
 SCORED = ("answer_correct", "s_answer", "s_traj", "s_adj", "v", "n_calls", "malformed", "trace_tampered", "track")
 
 
 def _needs_sdk() -> None:
-    for name in NEEDED:
-        if importlib.util.find_spec(name.split(".")[0]) is None or importlib.util.find_spec(name) is None:
-            pytest.skip(f"{name} not installed (pip install 'orgbench[otel]')")
+    require("otel", *NEEDED)
 
 
 class TracedRuntime:
