@@ -162,3 +162,29 @@ def test_observe_is_byte_identical_under_any_hash_seed(framework, rt_suite, refe
                             "--no-latency", "--max-turns", "200"], cwd=root, env=env, check=True, capture_output=True)
             outputs.append({p.name: p.read_bytes() for p in sorted(out.iterdir())})
     assert outputs[0] == outputs[1] and len(outputs[0]) == 4
+
+
+@pytest.mark.parametrize("framework", ["openai-agents", "langgraph"])
+def test_ill_typed_calls_reach_the_runtime_uncoerced_and_are_traced(framework, rt_suite, tmp_path):
+    _needs(framework)
+    sent = [("search_artifacts", {"query": "status", "limit": "5"}), ("fetch_artifact", {"artifact_id": 5}),
+            ("search_artifacts", {"query": "status", "limit": 5.0}), ("fetch_artifact", {})]
+
+    def answer(body: dict) -> dict:
+        done = sum(1 for m in body["messages"] if m.get("role") == "tool")
+        if done < len(sent):
+            tool, args = sent[done]
+        elif done == len(sent):
+            tool, args = "submit_answer", {"answer": {"exists": False, "evidence_artifacts": []}}
+        else:
+            return {"role": "assistant", "content": "done"}
+        return {"role": "assistant", "content": None, "tool_calls": [
+            {"id": f"c{done}", "type": "function", "function": {"name": tool, "arguments": json.dumps(args)}}]}
+
+    with ChatServer(answer=answer) as server:
+        observe(rt_suite, framework, f"{MODULE}:{FACTORIES[framework][1]}", tmp_path / "run",
+                ModelConfig("scripted", server.base_url), record_latency=False, limit=1)
+    calls = _lines(tmp_path / "run" / "traces.jsonl")[0]["calls"]
+    assert [(c["tool"], c["outcome"]) for c in calls] == [(t, "invalid") for t, _ in sent]
+    assert calls[0]["args"] == {"query": "status", "subsystem": None, "limit": "5"}
+    assert calls[1]["args"] == {"artifact_id": 5} and calls[3]["args"] == {"artifact_id": None}
