@@ -34,7 +34,8 @@ from orgbench.core.storage import dumps, staged_directory, write_json, write_jso
 TASK = "task"
 TOP_KEYS = frozenset({"actors", "roles", "task_contracts", "artifacts_dir", "output_dir", "seed", *RUNNER_KEYS})
 CONTRACT_KEYS = frozenset({"name", "task_description", "preconditions", "valid_action", "decision_field", "actor",
-                           "role", "inputs", "allowed_tools", "expected_action", "as_of", "artifacts_dir"})
+                           "role", "inputs", "allowed_tools", "expected_action", "as_of", "artifacts_dir",
+                           "reviewed"})
 PRECONDITION_KEYS = frozenset({"check", "description", "required_facts", "ground_truth_field", "required_tool",
                                "expected_field", "expected"})
 TOOL_KEYS = frozenset({"entity_arg", "returns", "action", "artifact_id", "subsystem", "timestamp"})
@@ -150,6 +151,9 @@ def _contract(raw: Mapping[str, Any], where: str, keys: KeyCheck, corpus: dict[s
     keys.check(raw, CONTRACT_KEYS, f"{where.split(': ', 1)[-1]}.", "task_contracts[].")
     if not isinstance(raw.get("name"), str) or not raw["name"]:
         raise InputError(f"{where}.name: missing or not a string")
+    if raw.get("reviewed", True) is not True:     # a draft (orgbench draft-contract) is scored only once reviewed
+        raise InputError(f"{where}.reviewed: {raw.get('reviewed')!r}: a drafted contract is used only after review "
+                         f"(go through REVIEW.md, then set reviewed: true)")
     tools = _tools(raw, where, keys, corpus)
     pcs = raw.get("preconditions")
     if not isinstance(pcs, list) or not pcs:

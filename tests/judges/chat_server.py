@@ -71,7 +71,7 @@ class ChatServer:
     """The scriptable chat-completions server (see the module docstring)."""
 
     def __init__(self, *, delay: float = 0.0, api_key: str | None = None,
-                 answer: Callable[[dict[str, Any]], str] = judge_answer, record: bool = True,
+                 answer: Callable[[dict[str, Any]], str | dict[str, Any]] = judge_answer, record: bool = True,
                  port: int = 0, slots: int | None = None, refuse_formats: tuple[str, ...] = ()) -> None:
         self.delay = delay
         self.slots = slots                      # at most this many answered at once; the rest queue (as llama.cpp)
@@ -175,7 +175,10 @@ class ChatServer:
         if reply.kind == "malformed":
             return web.Response(status=200, text=reply.body or '{"choices": [{"message": ', content_type="application/json")
         text = reply.text if reply.text is not None else self.answer(body)
-        message = reply.message or {"role": "assistant", "content": text}
+        if isinstance(text, dict):           # an answer callable may give a whole assistant message (tool calls)
+            message, text = text, json.dumps(text)
+        else:
+            message = reply.message or {"role": "assistant", "content": text}
         finish = "tool_calls" if message.get("tool_calls") else "stop"
         prompt = sum(len(str(m.get("content", ""))) for m in body.get("messages", []))
         completion = {
