@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from orgbench.core.storage import iter_jsonl
+from orgbench.core.jsonl import iter_jsonl
 
 SEMCONV_VERSION = "1.41.0"
 OPERATION, TOOL, ARGUMENTS, RESULT = ("gen_ai.operation.name", "gen_ai.tool.name", "gen_ai.tool.call.arguments",
