@@ -8,6 +8,9 @@ a step hands the case to, so a wrong escalation target is visible too.
 Fact names form one vocabulary shared by the simulator (case facts), the
 CARGO builder (live contexts and candidate answers) and the trajectory builder
 (tool arguments and results).
+
+The runbooks themselves come from a domain pack (``simulator.packs``);
+``PROCEDURES`` here is the default pack's, for code that reads a default world.
 """
 
 from __future__ import annotations
@@ -69,6 +72,14 @@ class Procedure:
     name: str
     category: str
     steps: tuple[Step, ...]
+    #: The runbook's wiki page lives in the restricted wiki space.
+    restricted: bool = False
+    #: Diagnostic codes a step writing ``diagnostic_code`` draws from.
+    diagnostics: tuple[str, ...] = ()
+    #: Facts (beyond the engine's own) a step writes as a fresh readable id: (fact, prefix, first number).
+    ids: tuple[tuple[str, str, int], ...] = ()
+    #: How customers describe the problem when they open a case of this runbook.
+    symptoms: tuple[str, ...] = ()
 
     def step(self, step_id: str) -> Step:
         """The step with this id."""
@@ -101,77 +112,20 @@ class Procedure:
         return tuple(seen)
 
 
-def _s(step_id: str, action: str, reads=(), writes=(), requires=(), escalates_to=None) -> Step:
-    return Step(step_id, action, tuple(reads), tuple(writes), tuple(requires), escalates_to)
+_DEFAULT_LIBRARY = ("PROCEDURES", "PROCEDURES_BY_ID", "PROCEDURES_BY_CATEGORY")
 
 
-PROCEDURES: tuple[Procedure, ...] = (
-    Procedure("RB-BATTERY", "Warranty battery replacement", "battery", (
-        _s("verify_entitlement", "verify the warranty entitlement of the asset", ["asset_serial", "warranty_end"], ["entitlement"]),
-        _s("run_diagnostics", "run the battery diagnostics on the asset", ["asset_serial"], ["diagnostic_code"]),
-        _s("create_dispatch", "create a battery replacement dispatch", ["entitlement", "diagnostic_code"], ["dispatch_id"], ["verify_entitlement", "run_diagnostics"]),
-        _s("notify_customer", "email the customer the dispatch details", ["dispatch_id", "contact_email"], [], ["create_dispatch"]),
-        _s("resolve_case", "resolve the case once the battery is installed", ["dispatch_id"], ["case_status"], ["notify_customer"]),
-    )),
-    Procedure("RB-FW-ROLLBACK", "Firmware rollback", "firmware", (
-        _s("confirm_firmware", "confirm the firmware version running on the asset", ["asset_serial"], ["firmware_version"]),
-        _s("check_known_issue", "match the diagnostic code against known firmware issues", ["firmware_version"], ["diagnostic_code"], ["confirm_firmware"]),
-        _s("backup_config", "back up the asset configuration", ["asset_serial"], ["backup_id"]),
-        _s("rollback_firmware", "roll the firmware back to the last good version", ["diagnostic_code", "backup_id"], ["target_firmware"], ["check_known_issue", "backup_config"]),
-        _s("verify_boot", "verify the asset boots cleanly on the rolled-back firmware", ["target_firmware"], [], ["rollback_firmware"]),
-        _s("resolve_case", "resolve the case after the customer confirms", ["target_firmware"], ["case_status"], ["verify_boot"]),
-    )),
-    Procedure("RB-ADV-EXCHANGE", "Advance exchange", "hardware_failure", (
-        _s("verify_entitlement", "verify the entitlement covers advance exchange", ["asset_serial", "warranty_end", "contract_level"], ["entitlement"]),
-        _s("confirm_failure", "confirm the hardware failure from diagnostics", ["asset_serial"], ["diagnostic_code"]),
-        _s("create_exchange", "ship a replacement unit ahead of the return", ["entitlement", "diagnostic_code"], ["dispatch_id"], ["verify_entitlement", "confirm_failure"]),
-        _s("issue_rma", "send the customer a return authorisation for the failed unit", ["dispatch_id", "contact_email"], ["rma_number"], ["create_exchange"]),
-        _s("resolve_case", "resolve the case when the failed unit is returned", ["rma_number"], ["case_status"], ["issue_rma"]),
-    )),
-    Procedure("RB-LICENSE-TRANSFER", "Licence transfer", "licensing", (
-        _s("verify_owner", "verify the requester owns the licence on the account", ["account_id", "contact_email", "license_key"]),
-        _s("verify_target", "verify the receiving account exists and is in good standing", ["target_account_id"], [], ["verify_owner"]),
-        _s("deactivate_license", "deactivate the licence on the current account", ["license_key", "account_id"], [], ["verify_owner", "verify_target"]),
-        _s("activate_license", "activate the licence on the receiving account", ["license_key", "target_account_id"], [], ["deactivate_license"]),
-        _s("notify_customer", "confirm the transfer to both account contacts", ["contact_email", "target_account_id"], [], ["activate_license"]),
-        _s("resolve_case", "resolve the case", ["license_key"], ["case_status"], ["notify_customer"]),
-    )),
-    Procedure("RB-PASSWORD-RESET", "Password reset", "account_access", (
-        _s("verify_identity", "verify the requester's identity against the account contact", ["contact_name", "contact_email", "account_id"]),
-        _s("check_lockout", "check whether the account is locked out", ["account_id"], ["diagnostic_code"], ["verify_identity"]),
-        _s("issue_reset", "issue a single-use password reset link", ["contact_email"], ["reset_token_id"], ["verify_identity", "check_lockout"]),
-        _s("confirm_login", "confirm the customer can sign in", ["reset_token_id"], [], ["issue_reset"]),
-        _s("resolve_case", "resolve the case", ["reset_token_id"], ["case_status"], ["confirm_login"]),
-    )),
-    Procedure("RB-ONSITE-DISPATCH", "On-site technician dispatch", "onsite", (
-        _s("verify_entitlement", "verify the contract covers on-site service", ["asset_serial", "contract_level", "warranty_end"], ["entitlement"]),
-        _s("remote_diagnostics", "run remote diagnostics before sending anyone", ["asset_serial"], ["diagnostic_code"]),
-        _s("schedule_visit", "schedule a field technician visit", ["entitlement", "diagnostic_code"], ["dispatch_id", "visit_date"], ["verify_entitlement", "remote_diagnostics"]),
-        _s("notify_customer", "email the customer the visit date", ["visit_date", "contact_email"], [], ["schedule_visit"]),
-        _s("resolve_case", "resolve the case after the visit report is filed", ["dispatch_id"], ["case_status"], ["notify_customer"]),
-    )),
-    Procedure("RB-BILLING-CREDIT", "Billing credit", "billing", (
-        _s("verify_invoice", "pull the disputed invoice", ["invoice_id", "account_id"]),
-        _s("confirm_breach", "confirm the service-level breach behind the dispute", ["invoice_id"], ["diagnostic_code"], ["verify_invoice"]),
-        _s("get_approval", "get the credit approved by a support manager", ["credit_amount"], ["approver"], ["confirm_breach"], escalates_to="support_manager"),
-        _s("apply_credit", "apply the credit to the account", ["credit_amount", "approver"], ["credit_id"], ["get_approval"]),
-        _s("notify_customer", "email the customer the credit note", ["credit_id", "contact_email"], [], ["apply_credit"]),
-        _s("resolve_case", "resolve the case", ["credit_id"], ["case_status"], ["notify_customer"]),
-    )),
-    Procedure("RB-DATA-RECOVERY", "Data-recovery escalation", "data_loss", (
-        _s("verify_entitlement", "verify the entitlement includes data recovery", ["asset_serial", "warranty_end"], ["entitlement"]),
-        _s("collect_logs", "collect the diagnostic log bundle from the asset", ["asset_serial"], ["log_bundle_id", "diagnostic_code"]),
-        _s("escalate_l2", "escalate to the level-2 data-recovery team", ["log_bundle_id", "diagnostic_code"], [], ["verify_entitlement", "collect_logs"], escalates_to="support_l2"),
-        _s("create_recovery_job", "open a data-recovery job", ["log_bundle_id"], ["recovery_job_id"], ["escalate_l2"]),
-        _s("notify_customer", "email the customer the recovery job reference", ["recovery_job_id", "contact_email"], [], ["create_recovery_job"]),
-        _s("resolve_case", "resolve the case when the data is returned", ["recovery_job_id"], ["case_status"], ["notify_customer"]),
-    )),
-)
+def __getattr__(name: str):
+    """``PROCEDURES`` and its indexes: the default domain pack's runbooks (simulator/packs/hardware.toml)."""
+    if name not in _DEFAULT_LIBRARY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from simulator.packs import default_pack
 
-PROCEDURES_BY_ID: dict[str, Procedure] = {p.procedure_id: p for p in PROCEDURES}
-PROCEDURES_BY_CATEGORY: dict[str, Procedure] = {p.category: p for p in PROCEDURES}
+    pack = default_pack()
+    return {"PROCEDURES": pack.procedures, "PROCEDURES_BY_ID": pack.procedures_by_id,
+            "PROCEDURES_BY_CATEGORY": pack.procedures_by_category}[name]
 
 
 def procedure(procedure_id: str) -> Procedure:
-    """The runbook with this id."""
-    return PROCEDURES_BY_ID[procedure_id]
+    """The default pack's runbook with this id."""
+    return __getattr__("PROCEDURES_BY_ID")[procedure_id]

@@ -18,8 +18,7 @@ from simulator.context import SimContext
 from simulator.messaging import CHANNELS, audience_acl, author_acl, post_chat, send_dm, send_email
 from simulator.model import EntityRef
 from simulator.org import TEAM_ROLES
-from simulator.procedures import PROCEDURES, Step
-from simulator.processes.engineering import SERVICES
+from simulator.procedures import Step
 
 #: Share of all chat posts that go to each channel.
 CHANNEL_SHARE = {
@@ -27,7 +26,6 @@ CHANNEL_SHARE = {
     "CH-SALES": 0.08, "CH-RANDOM": 0.12, "CH-LEADERSHIP": 0.05, "CH-SRE-ONCALL": 0.05, "CH-HR-PRIVATE": 0.04,
     "CH-LEGAL-REVIEW": 0.04,
 }
-TOPICS = ("standup", "question", "fyi", "thanks", "lunch", "reminder", "status")
 
 
 def _posters(ctx: SimContext, channel: str) -> list[str]:
@@ -52,6 +50,7 @@ def channel_chatter(ctx: SimContext, channel: str):
     per_person = ctx.config.workload.chat_messages_per_person
     share = CHANNEL_SHARE[channel]
     public = CHANNELS[channel][1] is None
+    topics = ctx.pack.chatter_topics
     org, news, graph, work, gap = ctx.org, ctx.news, ctx.graph, ctx.work, ctx.gap
     previous: str | None = None
     while True:
@@ -61,7 +60,7 @@ def channel_chatter(ctx: SimContext, channel: str):
             continue
         author = posters[int(random() * len(posters))]
         facts: dict = {}
-        context = {"topic": choice(TOPICS)}
+        context = {"topic": choice(topics)}
         if news and random() < 0.35 and public:
             item = news[rng.randrange(len(news))]
             told = ctx.told(item, author)
@@ -89,6 +88,7 @@ def direct_messages(ctx: SimContext):
     random, choice = rng.random, rng.choice
     per_person = ctx.config.workload.direct_messages_per_person
     org, news, people, work, gap = ctx.org, ctx.news, ctx.org.people, ctx.work, ctx.gap
+    topics = ctx.pack.chatter_topics
     while True:
         active = org.active()
         yield work(gap(per_person * len(active), rng))
@@ -99,7 +99,7 @@ def direct_messages(ctx: SimContext):
             team = active
         recipient = _pick_other(random, team, sender)
         facts: dict = {}
-        context = {"topic": choice(TOPICS)}
+        context = {"topic": choice(topics)}
         if news and random() < 0.25:
             item = news[rng.randrange(len(news))]
             told = ctx.told(item, sender)
@@ -125,7 +125,7 @@ def internal_email(ctx: SimContext):
                 else [ctx.pick(rng, ctx.org.active())]
             subject = "Quick question"
         facts: dict = {}
-        context = {"topic": rng.choice(TOPICS), "team": person.team}
+        context = {"topic": rng.choice(ctx.pack.chatter_topics), "team": person.team}
         if ctx.news and rng.random() < 0.5:
             item = ctx.news[rng.randrange(len(ctx.news))]
             told = ctx.told(item, sender)
@@ -214,17 +214,16 @@ def wiki_pages(ctx: SimContext):
     rng = ctx.rng("comms.wiki")
     pages: list[tuple[str, str, str | None, dict]] = []
     support_manager = ctx.org.with_role("support_manager")[0]
-    for procedure in PROCEDURES:
-        restricted = "SP-WIKI-RESTRICTED" if procedure.procedure_id == "RB-DATA-RECOVERY" else None
+    for procedure in ctx.pack.procedures:
+        restricted = "SP-WIKI-RESTRICTED" if procedure.restricted else None
         facts = {"procedure_id": procedure.procedure_id, "name": procedure.name, "category": procedure.category,
                  "steps": [s.step_id for s in procedure.steps],
                  "step_details": [_step_details(step) for step in procedure.steps]}
         pages.append(("runbook", f"Runbook: {procedure.name}", restricted, facts))
-    for service in SERVICES:
+    for service in ctx.pack.services:
         pages.append(("service_page", f"Service: {service}", None, {"service": service}))
-    pages.append(("page", "Security incident handbook", "SP-WIKI-RESTRICTED", {"topic": "security"}))
-    pages.append(("page", "Escalation contacts", "SP-WIKI-RESTRICTED", {"topic": "escalation"}))
-    pages.append(("page", "New starter guide", None, {"topic": "onboarding"}))
+    for title, topic, restricted_page in ctx.pack.wiki_pages:
+        pages.append(("page", title, "SP-WIKI-RESTRICTED" if restricted_page else None, {"topic": topic}))
     ids = []
     for kind, title, space, facts in pages:
         wiki_id = ctx.ledger.next_id("WIKI")

@@ -20,7 +20,7 @@ from simulator.customers import Account, Asset
 from simulator.messaging import author_acl, post_chat, send_email
 from simulator.model import EntityRef, ParentLink
 from simulator.org import TEAM_ROLES
-from simulator.procedures import PROCEDURES, Procedure, Step
+from simulator.procedures import Procedure, Step
 
 PRIORITIES = ("P1", "P2", "P3", "P4")
 PRIORITY_WEIGHTS = (1, 3, 5, 3)
@@ -81,8 +81,9 @@ def _owner_pool(ctx: SimContext, strategic: bool) -> list[str]:
     return [a for a in ctx.org.members("support_l1") if ctx.org.people[a].role == "support_l1"]
 
 
-#: Runbooks a customer can request for a unit out of warranty.
-OPEN_TO_ANY_UNIT = tuple(p for p in PROCEDURES if not p.covers_entitled_units_only)
+def open_to_any_unit(procedures: tuple[Procedure, ...]) -> list[Procedure]:
+    """Runbooks a customer can request for a unit out of warranty."""
+    return [p for p in procedures if not p.covers_entitled_units_only]
 
 
 def open_case(ctx: SimContext, rng) -> SupportCase:
@@ -92,7 +93,8 @@ def open_case(ctx: SimContext, rng) -> SupportCase:
     advance exchange, on-site service, data recovery) is opened for one of the account's units under
     warranty that day; an account with none requests one of the other runbooks instead.
     """
-    procedure = PROCEDURES[rng.randrange(len(PROCEDURES))]
+    procedures = ctx.pack.procedures
+    procedure = procedures[rng.randrange(len(procedures))]
     account = ctx.pick(rng, ctx.accounts)
     contact = ctx.pick(rng, account.contacts)
     today = ctx.calendar.date_of(ctx.now)
@@ -100,7 +102,7 @@ def open_case(ctx: SimContext, rng) -> SupportCase:
     if procedure.covers_entitled_units_only:
         assets = [a for a in account.assets if a.warranty_end >= today]
         if not assets:
-            procedure, assets = ctx.pick(rng, OPEN_TO_ANY_UNIT), account.assets
+            procedure, assets = ctx.pick(rng, open_to_any_unit(procedures)), account.assets
     asset = ctx.pick(rng, assets) if uses_asset(procedure) else None
     case_id = ctx.ledger.next_id("CASE", 10001)
     priority = rng.choices(PRIORITIES, PRIORITY_WEIGHTS)[0]
@@ -289,26 +291,6 @@ def support_case(ctx: SimContext, case: SupportCase):
     ctx.open_cases.pop(case.case_id, None)
 
 
-#: How customers describe the problem behind each category.
-SYMPTOMS: dict[str, tuple[str, ...]] = {
-    "battery": ("the battery warning light is on", "the unit runs on battery for only a few minutes",
-                "the battery module reports a fault"),
-    "firmware": ("the unit keeps rebooting since the last firmware update", "the management console fails after the update",
-                 "the firmware update left the unit unstable"),
-    "hardware_failure": ("the unit is down with a hardware fault", "a component failed and the unit will not power on",
-                         "we see repeated hardware errors"),
-    "account_access": ("we are locked out of the customer portal", "our admin cannot sign in",
-                       "password login fails for our account"),
-    "onsite": ("the unit needs hands-on repair at our site", "a fault that our staff cannot fix remotely",
-               "the controller fails and we need a technician"),
-    "billing": ("an invoice does not reflect the outage we had", "we were billed for service we did not receive",
-                "we dispute a charge after the service-level breach"),
-    "data_loss": ("we lost data after a disk failure", "a volume is unreadable", "files are missing after a crash"),
-    "licensing": ("we need to move a licence to another account", "a licence must be transferred to our subsidiary",
-                  "please transfer our licence"),
-}
-
-
 def customer_request(ctx: SimContext, case: SupportCase) -> str:
     """The customer's message that opened the case, received into the owner's queue."""
     rng = ctx.rng("support.requests")
@@ -317,7 +299,7 @@ def customer_request(ctx: SimContext, case: SupportCase) -> str:
     for key in ("asset_serial", "asset_model", "license_key", "target_account_id", "invoice_id", "credit_amount"):
         if key in case.facts:
             facts[key] = case.facts[key]
-    symptom = ctx.pick(rng, SYMPTOMS[case.procedure.category])
+    symptom = ctx.pick(rng, case.procedure.symptoms)
     event_id, _ = send_email(ctx, case.owner, [], f"{case.case_id}: {symptom}", "customer_request", facts,
                              case.entity, {"symptom": symptom},
                              kind="customer_request", event_type="email.received_external",
