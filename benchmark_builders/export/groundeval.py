@@ -29,8 +29,8 @@ from simulator.model import ArtifactVersion
 
 CAUSAL_LINKS = [{
     "name": "deploy_caused_incident", "cause_event_type": "deploy.completed", "effect_event_type": "incident.opened",
-    "premise_template": "change {facts.change_id} had not been deployed",
-    "outcome_template": "incident {facts.incident_id} would not have opened", "outcome_changed": True,
+    "premise_template": "change {cause.facts.change_id} had not been deployed",
+    "outcome_template": "incident {effect.facts.incident_id} would not have opened", "outcome_changed": True,
     "join": [{"cause": "facts.change_id", "effect": "facts.change_id"}], "max_gap_days": 7,
 }]
 SILENCE_PAIRS = [{
