@@ -24,6 +24,7 @@ from typing import Any, Callable, Mapping
 
 from simulator.errors import InputError
 from simulator.model import SUBSYSTEMS
+from simulator.packs import pack_reference
 
 #: Every team the organisation has; each must be present with a positive share.
 TEAMS: tuple[str, ...] = (
@@ -220,18 +221,6 @@ def _weekdays(source: str, field: str, value: Any) -> tuple[str, ...]:
     return tuple(d for d in WEEKDAYS if d in value)
 
 
-def _pack(source: str, field: str, value: Any) -> str:
-    """A built-in pack name or a pack file (relative to the config file), validated now."""
-    from simulator.packs import load_pack, resolve
-
-    if not isinstance(value, str) or not value:
-        raise _fail(source, field, "must be the name of a built-in pack or the path of a .toml pack file")
-    config_file = Path(source)
-    reference = resolve(value, source, config_file.parent if config_file.is_file() else None)
-    load_pack(reference)
-    return reference
-
-
 SHARE = _float(0.0, 1.0, "a number between 0 and 1")
 COUNT = _int(0, MAX_STAFFING_COUNT, f"an integer between 0 and {MAX_STAFFING_COUNT}")
 
@@ -241,7 +230,7 @@ TOP: dict[str, Callable] = {
     "days": _int(1, 3660, "a positive integer (at most 3660)"),
     "people": _int(len(TEAMS) * MIN_PEOPLE_PER_TEAM, 100_000,
                    f"an integer of at least {len(TEAMS) * MIN_PEOPLE_PER_TEAM} (two per team)"),
-    "pack": _pack,
+    "pack": pack_reference,
 }
 TABLES: dict[str, dict[str, Callable]] = {
     "calendar": {

@@ -73,20 +73,30 @@ def is_builtin(reference: str) -> bool:
     return reference in BUILTIN_PACKS
 
 
-def resolve(reference: str, source: str, base: Path | None) -> str:
+def resolve(reference: str, source: str, base: Path | None, field: str = "pack") -> str:
     """A config's ``pack`` value as a built-in name or an absolute path; unknown ones fail naming ``source``."""
     if is_builtin(reference):
         return reference
     if not reference.endswith(".toml"):
-        raise InputError(f"{source}: pack: unknown pack {reference!r} (built-in packs are "
+        raise InputError(f"{source}: {field}: unknown pack {reference!r} (built-in packs are "
                          f"{', '.join(BUILTIN_PACKS)}; or give the path of a .toml pack file)")
     path = Path(reference)
     if not path.is_absolute() and base is not None:
         path = base / path
     path = path.resolve()
     if not path.is_file():
-        raise InputError(f"{source}: pack: pack file {path} not found")
+        raise InputError(f"{source}: {field}: pack file {path} not found")
     return str(path)
+
+
+def pack_reference(source: str, field: str, value: object) -> str:
+    """A config's ``pack`` value, resolved (a file relative to the config file) and validated now."""
+    if not isinstance(value, str) or not value:
+        raise InputError(f"{source}: {field}: must be the name of a built-in pack or the path of a .toml pack file")
+    config_file = Path(source)
+    reference = resolve(value, source, config_file.parent if config_file.is_file() else None, field)
+    load_pack(reference)
+    return reference
 
 
 def _read(reference: str) -> tuple[str, str]:
