@@ -8,7 +8,7 @@ artifact's **first** version (``id``, ``timestamp``, ``subsystem``, ``title``,
 GroundEval way, through the facts of later events. ``config.yaml`` lists
 every person's role (the role they hold at the end of the run) and each
 role's subsystems, and one causal link (a deploy → the incident it caused,
-joined on the change id) and one silence pair (an escalation → its answer).
+joined on the change id) and one silence pair (an incident → its published postmortem).
 
 Access: the layout grants by role and by taking part in an event. orgbench's
 private spaces and audiences (DMs, email, private channels, the restricted
@@ -34,9 +34,10 @@ CAUSAL_LINKS = [{
     "join": [{"cause": "facts.change_id", "effect": "facts.change_id"}], "max_gap_days": 7,
 }]
 SILENCE_PAIRS = [{
-    "name": "escalation_answered", "trigger_event_type": "escalation.sent", "response_event_type": "escalation.answered",
-    "join": [{"trigger": "facts.escalation_id", "response": "facts.escalation_id"}], "max_gap_days": 10,
-    "search_space": [{"subsystem": "email-private", "query_template": "{facts.escalation_id}"}],
+    "name": "incident_postmortem", "trigger_event_type": "incident.opened",
+    "response_event_type": "postmortem.published", "max_gap_days": 14,
+    "join": [{"trigger": "facts.incident_id", "response": "facts.incident_id"}],
+    "search_space": [{"subsystem": "postmortems", "query_template": "{facts.incident_id}"}],
 }]
 
 

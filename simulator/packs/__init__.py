@@ -89,6 +89,14 @@ def resolve(reference: str, source: str, base: Path | None, field: str = "pack")
     return str(path)
 
 
+def require_default_pack(meta: dict, builder: str) -> None:
+    """Refuse (InputError) a world made from another pack where ``builder`` reads the default pack's runbooks."""
+    pack = (meta.get("config") or {}).get("pack") if isinstance(meta, dict) else None
+    if isinstance(pack, dict):
+        raise InputError(f"world.json: config.pack: the world is made from domain pack {pack.get('name')!r}; "
+                         f"{builder} reads the default pack's runbooks only (see docs/packs.md)")
+
+
 def pack_reference(source: str, field: str, value: object) -> str:
     """A config's ``pack`` value, resolved (a file relative to the config file) and validated now."""
     if not isinstance(value, str) or not value:

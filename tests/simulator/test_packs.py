@@ -114,3 +114,15 @@ def test_the_cli_refuses_an_unknown_or_malformed_pack_in_one_line(tmp_path):
     assert result.exit_code == 2
     assert result.output.strip() == f"error: {bad}: products[0].firmware_line: must be MAJOR.MINOR such as 4.2, not 'six'"
     assert not (tmp_path / "w").exists()
+
+
+def test_builders_that_read_the_default_runbooks_refuse_another_packs_world(tmp_path):
+    from benchmark_builders.cargo.cases import cases_from_world
+    from benchmark_builders.trajectories.simulate import cases_from_world as trajectory_cases
+
+    world = simulate_to(load_config(days=6, people=20, pack="fintech"), tmp_path / "w")
+    for build, who in ((cases_from_world, "the CARGO builder"), (trajectory_cases, "the trajectory builder")):
+        with pytest.raises(InputError) as caught:
+            build(world)
+        assert str(caught.value) == (f"world.json: config.pack: the world is made from domain pack 'fintech'; {who} "
+                                     "reads the default pack's runbooks only (see docs/packs.md)")

@@ -80,6 +80,7 @@ def test_groundeval_export_imports_with_orgbenchs_importer(exported, raw_artifac
     for artifact_id in list(firsts)[:500]:
         assert world.versions(artifact_id)[0].body == firsts[artifact_id]["body"]
     assert [r.name for r in rules.causal] == ["deploy_caused_incident"]
+    assert [r.name for r in rules.silence] == ["incident_postmortem"]
     dm = next(r for r in raw_artifacts if r["kind"] == "direct_message")
     assert world.versions(dm["artifact_id"])[0].subsystem == "chat-private"
 
