@@ -20,8 +20,6 @@ from simulator.procedures import Procedure, Step
 ASSET_FACTS = ("asset_serial", "asset_model", "purchase_date", "warranty_end")
 BASE_FACTS = ("case_id", "account_id", "account_name", "contact_name", "contact_email", "contract_level",
               "case_status", "priority", "opened_at")
-#: Facts a case may carry when it opens, before any step writes (``initial_facts``).
-OPENING_FACTS = (*BASE_FACTS, *ASSET_FACTS, "license_key", "target_account_id", "invoice_id", "credit_amount")
 CREDIT_AMOUNTS = (150, 200, 250, 300, 450, 500, 750, 900, 1200, 1500, 2400)
 
 
@@ -125,9 +123,6 @@ def _pack_id(procedure: Procedure, fact: str, ledger: Ledger) -> str:
             return ledger.next_id(prefix, first)
     raise KeyError(fact)
 
-
-#: Facts a step can write: the engine's own makers (a pack adds id facts of its own).
-WRITABLE_FACTS = tuple(_MAKERS)
 
 
 def next_weekday(day: date, days_ahead: int) -> date:

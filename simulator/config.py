@@ -24,7 +24,6 @@ from typing import Any, Callable, Mapping
 
 from simulator.errors import InputError
 from simulator.model import SUBSYSTEMS
-from simulator.packs import pack_reference
 
 #: Every team the organisation has; each must be present with a positive share.
 TEAMS: tuple[str, ...] = (
@@ -221,6 +220,12 @@ def _weekdays(source: str, field: str, value: Any) -> tuple[str, ...]:
     return tuple(d for d in WEEKDAYS if d in value)
 
 
+def _pack(source: str, field: str, value: Any) -> str:
+    from simulator.packs import pack_reference  # the packs read TEAMS and ROLES from here
+
+    return pack_reference(source, field, value)
+
+
 SHARE = _float(0.0, 1.0, "a number between 0 and 1")
 COUNT = _int(0, MAX_STAFFING_COUNT, f"an integer between 0 and {MAX_STAFFING_COUNT}")
 
@@ -230,7 +235,7 @@ TOP: dict[str, Callable] = {
     "days": _int(1, 3660, "a positive integer (at most 3660)"),
     "people": _int(len(TEAMS) * MIN_PEOPLE_PER_TEAM, 100_000,
                    f"an integer of at least {len(TEAMS) * MIN_PEOPLE_PER_TEAM} (two per team)"),
-    "pack": pack_reference,
+    "pack": _pack,
 }
 TABLES: dict[str, dict[str, Callable]] = {
     "calendar": {

@@ -112,20 +112,31 @@ class Procedure:
         return tuple(seen)
 
 
-_DEFAULT_LIBRARY = ("PROCEDURES", "PROCEDURES_BY_ID", "PROCEDURES_BY_CATEGORY")
+def _s(step_id: str, action: str, reads=(), writes=(), requires=(), escalates_to=None) -> Step:
+    return Step(step_id, action, tuple(reads), tuple(writes), tuple(requires), escalates_to)
 
 
-def __getattr__(name: str):
-    """``PROCEDURES`` and its indexes: the default domain pack's runbooks (simulator/packs/hardware.toml)."""
-    if name not in _DEFAULT_LIBRARY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from simulator.packs import default_pack
+#: Facts a case may carry when it opens, before any step writes (``simulator.case_facts.initial_facts``).
+OPENING_FACTS: tuple[str, ...] = (
+    "case_id", "account_id", "account_name", "contact_name", "contact_email", "contract_level", "case_status",
+    "priority", "opened_at", "asset_serial", "asset_model", "purchase_date", "warranty_end", "license_key",
+    "target_account_id", "invoice_id", "credit_amount",
+)
+#: Facts the engine can write in a step (``simulator.case_facts``); a pack's runbook adds id facts of its own.
+WRITABLE_FACTS: tuple[str, ...] = (
+    "entitlement", "diagnostic_code", "dispatch_id", "visit_date", "rma_number", "firmware_version",
+    "target_firmware", "backup_id", "reset_token_id", "credit_id", "approver", "log_bundle_id", "recovery_job_id",
+    "case_status",
+)
 
-    pack = default_pack()
-    return {"PROCEDURES": pack.procedures, "PROCEDURES_BY_ID": pack.procedures_by_id,
-            "PROCEDURES_BY_CATEGORY": pack.procedures_by_category}[name]
+from simulator.packs import default_pack as _default_pack  # noqa: E402  (the packs read the classes above)
+
+#: The default pack's runbooks (simulator/packs/hardware.toml), for code that reads a default world.
+PROCEDURES: tuple[Procedure, ...] = _default_pack().procedures
+PROCEDURES_BY_ID: dict[str, Procedure] = {p.procedure_id: p for p in PROCEDURES}
+PROCEDURES_BY_CATEGORY: dict[str, Procedure] = {p.category: p for p in PROCEDURES}
 
 
 def procedure(procedure_id: str) -> Procedure:
-    """The default pack's runbook with this id."""
-    return __getattr__("PROCEDURES_BY_ID")[procedure_id]
+    """The runbook with this id."""
+    return PROCEDURES_BY_ID[procedure_id]

@@ -16,9 +16,12 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from simulator.errors import InputError
-from simulator.procedures import Procedure
+
+if TYPE_CHECKING:
+    from simulator.procedures import Procedure
 
 DEFAULT_PACK = "hardware"
 BUILTIN_PACKS: tuple[str, ...] = ("fintech", "hardware")
@@ -40,16 +43,16 @@ class Pack:
     titles: tuple[tuple[str, tuple[str, ...]], ...]
     products: tuple[tuple[str, str], ...]          # (model, firmware line)
     wiki_pages: tuple[tuple[str, str, bool], ...]  # (title, topic, restricted)
-    procedures: tuple[Procedure, ...]
+    procedures: tuple["Procedure", ...]
     sha256: str
 
     @property
-    def procedures_by_id(self) -> dict[str, Procedure]:
+    def procedures_by_id(self) -> dict[str, "Procedure"]:
         """Runbook id → runbook."""
         return {p.procedure_id: p for p in self.procedures}
 
     @property
-    def procedures_by_category(self) -> dict[str, Procedure]:
+    def procedures_by_category(self) -> dict[str, "Procedure"]:
         """Case category → runbook."""
         return {p.category: p for p in self.procedures}
 
@@ -140,3 +143,6 @@ def _parsed(text: str, source: str) -> Pack:
 def default_pack() -> Pack:
     """The default pack (``hardware``)."""
     return load_pack(DEFAULT_PACK)
+
+
+import simulator.procedures  # noqa: E402,F401  (its PROCEDURES are the default pack's: loaded with the packs)

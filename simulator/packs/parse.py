@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from simulator.case_facts import OPENING_FACTS, WRITABLE_FACTS
 from simulator.config import ROLES, TEAMS
 from simulator.packs.checks import DOMAIN, FIRMWARE_LINE, ID_FACT, Fields
-from simulator.procedures import CASE_FACTS, Procedure, Step
+from simulator.procedures import CASE_FACTS, OPENING_FACTS, WRITABLE_FACTS, Procedure, Step
 
 #: Chatter topics the prose has wordings for (a pack picks from these and weights them by repetition).
 CHATTER_TOPICS: tuple[str, ...] = ("standup", "question", "fyi", "thanks", "lunch", "reminder", "status")
@@ -124,9 +123,9 @@ def _runbooks(f: Fields, raw: Mapping[str, Any]) -> tuple[Procedure, ...]:
         ids = _ids(f, item.get("ids"), f"{where}.ids")
         diagnostics = f.texts(item, where, "diagnostics", unique=True, empty=True)
         steps = _steps(f, item, where, tuple(name for name, _, _ in ids), bool(diagnostics))
-        out.append(Procedure(procedure_id, f.text(item, where, "name"), category, steps,
-                             f.flag(item, where, "restricted"), diagnostics, ids,
-                             f.texts(item, where, "symptoms")))
+        out.append(Procedure(procedure_id=procedure_id, name=f.text(item, where, "name"), category=category,
+                             steps=steps, restricted=f.flag(item, where, "restricted"), diagnostics=diagnostics,
+                             ids=ids, symptoms=f.texts(item, where, "symptoms")))
     return tuple(out)
 
 

@@ -126,3 +126,13 @@ def test_builders_that_read_the_default_runbooks_refuse_another_packs_world(tmp_
             build(world)
         assert str(caught.value) == (f"world.json: config.pack: the world is made from domain pack 'fintech'; {who} "
                                      "reads the default pack's runbooks only (see docs/packs.md)")
+
+
+def test_the_fact_vocabulary_a_pack_is_checked_against_is_the_engines():
+    from simulator import case_facts
+    from simulator.procedures import CASE_FACTS, OPENING_FACTS, WRITABLE_FACTS
+
+    assert WRITABLE_FACTS == tuple(case_facts._MAKERS)
+    assert OPENING_FACTS == (*case_facts.BASE_FACTS, *case_facts.ASSET_FACTS, "license_key", "target_account_id",
+                             "invoice_id", "credit_amount")
+    assert set(OPENING_FACTS) | set(WRITABLE_FACTS) <= set(CASE_FACTS)
