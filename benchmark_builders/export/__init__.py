@@ -17,6 +17,8 @@ from benchmark_builders.export.world_index import WorldIndex
 from simulator.storage import MANIFEST, read_json, sha256_file, staged_directory, write_json, write_manifest
 from simulator.world import World
 
+__all__ = ["EXPORT_FILE", "FORMATS", "export_world", "world_digests"]
+
 EXPORT_FILE = "EXPORT.json"
 
 

@@ -23,6 +23,9 @@ from simulator.errors import InputError
 if TYPE_CHECKING:
     from simulator.procedures import Procedure
 
+__all__ = ["BUILTIN_PACKS", "DEFAULT_PACK", "Pack", "default_pack", "is_builtin", "load_pack", "pack_reference",
+           "require_default_pack", "resolve"]
+
 DEFAULT_PACK = "hardware"
 BUILTIN_PACKS: tuple[str, ...] = ("fintech", "hardware")
 
