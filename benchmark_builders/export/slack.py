@@ -3,7 +3,8 @@
 The layout is the one Slack's export writes: a folder per public channel
 (named without ``#``), per private channel and per direct-message pair (named
 by its id), each holding one ``YYYY-MM-DD.json`` per UTC day with that day's
-messages in time order (``type``, ``user``, ``text``, ``ts``). Users get
+messages in time order (``type``, ``user``, ``text``, ``ts``; a reply — a message whose facts name
+``in_reply_to`` — carries its question's ``thread_ts``, and the question its ``replies``). Users get
 Slack-style ids (``U0000001``), channels ``C…``, private channels ``G…``
 and DMs ``D…``; each message keeps its orgbench artifact id in Slack's
 message ``metadata`` so a row can be joined back to the world.
@@ -62,16 +63,40 @@ def _message(history: list[ArtifactVersion], ts: str) -> dict[str, Any]:
     return message
 
 
-def _days(histories: list[list[ArtifactVersion]]) -> dict[str, list[dict[str, Any]]]:
-    """Messages per UTC day, each with a ts unique in its conversation (seconds.sequence)."""
-    days: dict[str, list[dict[str, Any]]] = {}
+def _stamps(histories: list[list[ArtifactVersion]]) -> dict[str, str]:
+    """Artifact id → a ts unique in its conversation (seconds since 1970, a sequence after the point)."""
+    stamps: dict[str, str] = {}
     used: dict[int, int] = {}
     for history in histories:
         second = int(epoch(history[0].created_at))
         sequence = used.get(second, 0)
         used[second] = sequence + 1
-        day = history[0].created_at.date().isoformat()
-        days.setdefault(day, []).append(_message(history, f"{second}.{sequence:06d}"))
+        stamps[history[0].artifact_id] = f"{second}.{sequence:06d}"
+    return stamps
+
+
+def _thread(messages: dict[str, dict[str, Any]], parents: dict[str, str]) -> None:
+    """Slack's thread shape: a reply has its parent's ``thread_ts``; the parent lists its replies."""
+    for artifact_id, parent_id in parents.items():
+        parent, reply = messages.get(parent_id), messages[artifact_id]
+        if parent is None:
+            continue                       # the question is in another conversation: no thread
+        parent.setdefault("thread_ts", parent["ts"])
+        reply["thread_ts"] = parent["thread_ts"]
+        reply["parent_user_id"] = parent["user"]
+        parent.setdefault("replies", []).append({"user": reply["user"], "ts": reply["ts"]})
+        parent["reply_count"] = len(parent["replies"])
+
+
+def _days(histories: list[list[ArtifactVersion]]) -> dict[str, list[dict[str, Any]]]:
+    """Messages per UTC day, in time order, threaded where a message answers another (``in_reply_to``)."""
+    stamps = _stamps(histories)
+    messages = {h[0].artifact_id: _message(h, stamps[h[0].artifact_id]) for h in histories}
+    _thread(messages, {h[0].artifact_id: str(h[0].facts["in_reply_to"]) for h in histories
+                       if h[0].facts.get("in_reply_to")})
+    days: dict[str, list[dict[str, Any]]] = {}
+    for history in histories:
+        days.setdefault(history[0].created_at.date().isoformat(), []).append(messages[history[0].artifact_id])
     return days
 
 

@@ -101,3 +101,41 @@ def test_eml_files_parse_with_stdlib_email(exported, raw_artifacts, latest_versi
         assert b"\r\n" in data and b"\n" not in data.replace(b"\r\n", b"")
         message = email.message_from_bytes(data, policy=default)
         _check_message(message, emails[path.stem], first[path.stem])
+
+
+def _hand_made_thread_world():
+    """Three #support messages written by hand: a question and two answers naming it (``in_reply_to``)."""
+    from simulator.model import Acl, Actor, ArtifactVersion, EntityRef
+    from simulator.policy import AccessPolicy
+    from simulator.world import build_world
+
+    at = lambda minute: datetime(2026, 2, 3, 10, minute, tzinfo=timezone.utc)  # noqa: E731
+    people = [Actor(f"P-000{i}", name, f"{name.split()[0].lower()}@acme.example", "Engineer", "support_l1",
+                    "support_l1", None, at(0)) for i, name in ((1, "Ada Byron"), (2, "Grace Hopper"), (3, "Alan Kay"))]
+    channel = EntityRef("channel", "CH-SUPPORT")
+    texts = (("P-0001", "who owns the staging box?", {}), ("P-0002", "that's infra, ask Alan", {"in_reply_to": "MSG-1"}),
+             ("P-0003", "me, what do you need?", {"in_reply_to": "MSG-1"}))
+    versions = [ArtifactVersion(f"MSG-{n}", 1, "chat", "chat_message", at(n), author, channel, "#support message", text,
+                                {"message_id": f"MSG-{n}", "channel": "#support", **extra}, Acl(participants=(author,)))
+                for n, (author, text, extra) in enumerate(texts, start=1)]
+    return build_world({"seed": 0}, people, [], versions, AccessPolicy({"support_l1": ("chat",)}, []), {})
+
+
+def test_a_slack_thread_has_slacks_shape_and_reads_back_threaded(tmp_path):
+    reader_module = pytest.importorskip("slackviewer.reader")
+    from slackviewer.config import Config
+
+    from benchmark_builders.export.slack import write_slack
+    from benchmark_builders.export.world_index import WorldIndex
+
+    write_slack(WorldIndex.of(_hand_made_thread_world()), tmp_path)
+    question, first, second = json.loads((tmp_path / "support" / "2026-02-03.json").read_text(encoding="utf-8"))
+    assert question["reply_count"] == 2 and question["thread_ts"] == question["ts"]
+    assert question["replies"] == [{"user": "U0000002", "ts": first["ts"]}, {"user": "U0000003", "ts": second["ts"]}]
+    assert first["thread_ts"] == second["thread_ts"] == question["ts"] and first["parent_user_id"] == "U0000001"
+    reader = reader_module.Reader(Config({"archive": str(tmp_path), "since": None, "hide_channels": None,
+                                          "filter_user": None, "skip_channel_member_change": False}))
+    read = reader.compile_channels()["support"]
+    assert [m._message["text"] for m in read] == ["who owns the staging box?", "that's infra, ask Alan",
+                                                  "me, what do you need?"]
+    assert [m.username for m in read] == ["Ada Byron", "Grace Hopper", "Alan Kay"]
