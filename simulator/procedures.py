@@ -15,7 +15,7 @@ The runbooks themselves come from a domain pack (``simulator.packs``);
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 #: Facts a support case can carry, with a short human description.
 CASE_FACTS: dict[str, str] = {
@@ -141,47 +141,11 @@ PROCEDURES_BY_ID: dict[str, Procedure] = {p.procedure_id: p for p in PROCEDURES}
 PROCEDURES_BY_CATEGORY: dict[str, Procedure] = {p.category: p for p in PROCEDURES}
 
 
-def _revise(procedure_id: str, note: str, steps: tuple[Step, ...]) -> Procedure:
-    """Revision 2 of a default-pack runbook: new steps and a change note, every pack field kept."""
-    return replace(PROCEDURES_BY_ID[procedure_id], steps=steps, revision=2, change_note=note)
-
-
-_B = {s.step_id: s for s in PROCEDURES_BY_ID["RB-BATTERY"].steps}
-_F = {s.step_id: s for s in PROCEDURES_BY_ID["RB-FW-ROLLBACK"].steps}
-_X = {s.step_id: s for s in PROCEDURES_BY_ID["RB-ADV-EXCHANGE"].steps}
-_C = {s.step_id: s for s in PROCEDURES_BY_ID["RB-BILLING-CREDIT"].steps}
-#: Revisions published during a run: each really changes the steps (order, a new check, an approver), keeps
-#: the facts each step reads and writes within the shared vocabulary, and still verifies entitlements where
-#: revision 1 did. Cases opened after a revision's moment follow it; cases already open keep their revision.
-#: They are the default pack's: a world publishes one only if its pack has that runbook unchanged
-#: (``simulator.processes.runbooks.pack_revisions``).
-REVISIONS: tuple[Procedure, ...] = (
-    _revise("RB-BATTERY", "diagnostics now run before the entitlement check, and the check requires them", (
-        _B["run_diagnostics"],
-        _s("verify_entitlement", _B["verify_entitlement"].action, ["asset_serial", "warranty_end"], ["entitlement"],
-           ["run_diagnostics"]),
-        *(_B[k] for k in ("create_dispatch", "notify_customer", "resolve_case")),
-    )),
-    _revise("RB-FW-ROLLBACK", "the configuration is backed up first, before anyone touches the firmware", (
-        _F["backup_config"],
-        _s("confirm_firmware", _F["confirm_firmware"].action, ["asset_serial"], ["firmware_version"], ["backup_config"]),
-        *(_F[k] for k in ("check_known_issue", "rollback_firmware", "verify_boot", "resolve_case")),
-    )),
-    _revise("RB-ADV-EXCHANGE", "a new step confirms the shipping contact before a replacement ships", (
-        _X["verify_entitlement"], _X["confirm_failure"],
-        _s("confirm_contact", "confirm the shipping contact with the customer", ["contact_name", "contact_email"], [],
-           ["verify_entitlement"]),
-        _s("create_exchange", _X["create_exchange"].action, ["entitlement", "diagnostic_code"], ["dispatch_id"],
-           ["confirm_contact", "confirm_failure"]),
-        *(_X[k] for k in ("issue_rma", "resolve_case")),
-    )),
-    _revise("RB-BILLING-CREDIT", "credits are now approved by the sales manager who owns the account", (
-        *(_C[k] for k in ("verify_invoice", "confirm_breach")),
-        _s("get_approval", "get the credit approved by the sales manager", ["credit_amount"], ["approver"],
-           ["confirm_breach"], escalates_to="sales_manager"),
-        *(_C[k] for k in ("apply_credit", "notify_customer", "resolve_case")),
-    )),
-)
+#: Revisions published during a run (the default pack's ``[[runbooks.revisions]]``): each really changes the
+#: steps (order, a new check, an approver), keeps the facts each step reads and writes within the shared
+#: vocabulary, and still verifies entitlements where revision 1 did. Cases opened after a revision's moment
+#: follow it; cases already open keep their revision.
+REVISIONS: tuple[Procedure, ...] = _default_pack().revisions
 #: Every version of every runbook, revision 1 first.
 ALL_PROCEDURES: tuple[Procedure, ...] = PROCEDURES + REVISIONS
 _BY_REVISION: dict[tuple[str, int], Procedure] = {(p.procedure_id, p.revision): p for p in ALL_PROCEDURES}

@@ -48,6 +48,7 @@ class Pack:
     products: tuple[tuple[str, str], ...]          # (model, firmware line)
     wiki_pages: tuple[tuple[str, str, bool], ...]  # (title, topic, restricted)
     procedures: tuple["Procedure", ...]
+    revisions: tuple["Procedure", ...]              # revision 2 of some runbooks, published mid-run
     sha256: str
 
     @property

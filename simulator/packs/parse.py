@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Mapping
 
 from simulator.config import ROLES, TEAMS
@@ -29,7 +30,7 @@ def parse_pack(raw: Mapping[str, Any], source: str, digest: str):
     chatter = f.check_table(raw.get("chatter"), "chatter", ("topics",))
     executives, reports_to, titles = _teams(f, raw.get("teams"))
     services = f.texts(engineering, "engineering", "services", unique=True)
-    procedures = _runbooks(f, raw)
+    procedures, revisions = _runbooks(f, raw)
     return Pack(
         name=f.text(head, "pack", "name"), company=f.text(head, "pack", "company"),
         industry=f.text(head, "pack", "industry"),
@@ -38,7 +39,8 @@ def parse_pack(raw: Mapping[str, Any], source: str, digest: str):
         service_categories=_service_categories(f, engineering, services, procedures),
         chatter_topics=f.texts(chatter, "chatter", "topics", allowed=CHATTER_TOPICS),
         executive_titles=executives, reports_to=reports_to, titles=titles,
-        products=_products(f, raw), wiki_pages=_wiki_pages(f, raw), procedures=procedures, sha256=digest,
+        products=_products(f, raw), wiki_pages=_wiki_pages(f, raw), procedures=procedures, revisions=revisions,
+        sha256=digest,
     )
 
 
@@ -122,12 +124,14 @@ def _ids(f: Fields, value: Any, where: str) -> tuple[tuple[str, str, int], ...]:
     return tuple(out)
 
 
-def _runbooks(f: Fields, raw: Mapping[str, Any]) -> tuple[Procedure, ...]:
+def _runbooks(f: Fields, raw: Mapping[str, Any]) -> tuple[tuple[Procedure, ...], tuple[Procedure, ...]]:
+    """The runbooks, and the revisions some of them get mid-run (in runbook order)."""
     out: list[Procedure] = []
+    revisions: list[Procedure] = []
     for i, item in enumerate(f.array(raw, "runbooks")):
         where = f"runbooks[{i}]"
         f.check_table(item, where, ("id", "name", "category", "restricted", "diagnostics", "symptoms", "ids",
-                                    "steps"))
+                                    "steps", "revisions"))
         procedure_id, category = f.text(item, where, "id"), f.text(item, where, "category")
         for earlier in out:
             if earlier.procedure_id == procedure_id:
@@ -136,11 +140,31 @@ def _runbooks(f: Fields, raw: Mapping[str, Any]) -> tuple[Procedure, ...]:
                 raise f.fail(f"{where}.category", f"{category!r} is used by an earlier runbook")
         ids = _ids(f, item.get("ids"), f"{where}.ids")
         diagnostics = f.texts(item, where, "diagnostics", unique=True, empty=True)
-        steps = _steps(f, item, where, tuple(name for name, _, _ in ids), bool(diagnostics))
+        id_facts = tuple(name for name, _, _ in ids)
+        steps = _steps(f, item, where, id_facts, bool(diagnostics))
         out.append(Procedure(procedure_id=procedure_id, name=f.text(item, where, "name"), category=category,
                              steps=steps, restricted=f.flag(item, where, "restricted"), diagnostics=diagnostics,
                              ids=ids, symptoms=f.texts(item, where, "symptoms")))
-    return tuple(out)
+        if "revisions" in item:
+            revisions.append(_revision(f, item, where, out[-1], id_facts))
+    return tuple(out), tuple(revisions)
+
+
+def _revision(f: Fields, item: Mapping[str, Any], where: str, first: Procedure,
+              id_facts: tuple[str, ...]) -> Procedure:
+    """Revision 2 of ``first``: its own steps and change note, every other field kept."""
+    tables = f.array(item, "revisions", f"{where}.revisions")
+    if len(tables) != 1:
+        raise f.fail(f"{where}.revisions", "a runbook has at most one revision ([[runbooks.revisions]] once)")
+    at = f"{where}.revisions[0]"
+    table = f.check_table(tables[0], at, ("note", "steps"))
+    revised = replace(first, steps=_steps(f, table, at, id_facts, bool(first.diagnostics)), revision=2,
+                      change_note=f.text(table, at, "note"))
+    if revised.steps == first.steps:
+        raise f.fail(f"{at}.steps", "are the runbook's own steps (a revision must change them)")
+    if first.covers_entitled_units_only and not revised.covers_entitled_units_only:
+        raise f.fail(f"{at}.steps", "must still write entitlement (revision 1 verifies it)")
+    return revised
 
 
 def _steps(f: Fields, item: Mapping[str, Any], where: str, id_facts: tuple[str, ...],

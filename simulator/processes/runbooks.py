@@ -1,9 +1,8 @@
 """The runbook pages on the wiki: published at the start, revised mid-run, copied, misfiled and left stale.
 
 Every runbook has one page whose versions state its steps (action, facts read
-and written, required steps, escalation). A revision (``REVISIONS``) is
-of a runbook the world's pack has unchanged from the default pack is
-published at a seeded business moment in the middle of the run: from then on
+and written, required steps, escalation). A revision (the pack's
+``[[runbooks.revisions]]``) is published at a seeded business moment in the middle of the run: from then on
 new cases follow it (``SimContext.runbooks``), while cases already open keep
 the revision they started with, so the page as of a case's opening shows the
 steps that applied. Pages are edited for wording too. A few copies exist: a
@@ -17,7 +16,7 @@ from __future__ import annotations
 from simulator.context import SimContext
 from simulator.messaging import author_acl
 from simulator.model import EntityRef
-from simulator.procedures import PROCEDURES_BY_ID, REVISIONS, Procedure, Step
+from simulator.procedures import Procedure, Step
 
 #: The wiki space a restricted runbook's page lives in.
 RESTRICTED_SPACE = "SP-WIKI-RESTRICTED"
@@ -76,12 +75,6 @@ def _author(ctx: SimContext, rng, page: _Page) -> str:
     return ctx.pick(rng, ctx.org.active())
 
 
-def pack_revisions(ctx: SimContext) -> tuple[Procedure, ...]:
-    """The revisions (``REVISIONS``, written for the default pack) of runbooks the world's pack has unchanged."""
-    pack = ctx.pack.procedures_by_id
-    return tuple(r for r in REVISIONS if pack.get(r.procedure_id) == PROCEDURES_BY_ID[r.procedure_id])
-
-
 def _open_pages(ctx: SimContext, rng, revisions: tuple[Procedure, ...]) -> list[_Page]:
     """The runbook pages, then one stale-prone copy per revised runbook and one misfiled copy."""
     manager = ctx.org.with_role("support_manager")[0]
@@ -122,7 +115,7 @@ def _revision_plan(ctx: SimContext, rng, count: int) -> list[tuple[float, int]]:
 def runbook_pages(ctx: SimContext):
     """Publish the runbooks, revise them at their moments, and edit pages (and copies) for wording meanwhile."""
     rng = ctx.rng("runbooks")
-    revisions = pack_revisions(ctx)
+    revisions = ctx.pack.revisions
     pages = _open_pages(ctx, rng, revisions)
     ctx.wiki_pages["runbooks"] = len(pages)
     plan = _revision_plan(ctx, rng, len(revisions))

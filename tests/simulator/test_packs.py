@@ -95,6 +95,9 @@ def _pack_with(tmp_path: Path, old: str, new: str) -> Path:
     ('ledger-core = "billing"', 'ledger-core = "mortgages"',
      "engineering.service_categories.ledger-core: unknown case category 'mortgages'"),
     ('fraud-scoring = "chargeback"', 'fraud-engine = "chargeback"', "engineering.service_categories.fraud-engine: unknown key"),
+    ('note = "a dispute is now approved', 'nose = "a dispute is now approved', "runbooks[0].revisions[0].nose: unknown key"),
+    ('reads = ["evidence_bundle_id", "approver"]', 'reads = ["evidence_bundle_id", "refund_id"]',
+     "runbooks[0].revisions[0].steps[3].reads[1]: unknown value 'refund_id'"),
 ])
 def test_a_malformed_pack_fails_naming_file_and_field(tmp_path, old, new, message):
     path = _pack_with(tmp_path, old, new)
