@@ -26,6 +26,7 @@ BINDING = ".orgbench.json"
 KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("results (orgbench reproduce)", ("README.md", "index.html")),
     ("results (orgbench reproduce)", ("cargo", "drilldown.jsonl")),
+    ("an orgbench export", ("EXPORT.json",)),
     ("a world", ("world.json", "events.jsonl")),
     ("a CARGO suite", ("items.jsonl", "truth.jsonl")),
     ("a GroundEval suite", ("contracts.jsonl",)),

@@ -16,16 +16,6 @@ from simulator.customers import Account, Asset, Contact
 from simulator.ledger import Ledger
 from simulator.procedures import Procedure, Step
 
-#: Diagnostic codes per case category.
-DIAGNOSTICS: dict[str, tuple[str, ...]] = {
-    "battery": ("BAT-0x41", "BAT-0x42", "BAT-0x4C", "BAT-0x51"),
-    "firmware": ("FW-0x1C", "FW-0x2A", "FW-0x3E", "FW-0x47"),
-    "hardware_failure": ("PSU-0x0A", "DSK-0x22", "MEM-0x13", "FAN-0x31"),
-    "account_access": ("AUTH-0x07", "AUTH-0x09", "AUTH-0x0B"),
-    "onsite": ("MB-0x51", "BP-0x18", "CTL-0x2F", "PSU-0x0C"),
-    "billing": ("SLA-0x02", "SLA-0x05", "SLA-0x08"),
-    "data_loss": ("RAID-0x5E", "RAID-0x61", "FS-0x1B", "DSK-0x29"),
-}
 #: Case facts that come from the asset when a procedure reads ``asset_serial``.
 ASSET_FACTS = ("asset_serial", "asset_model", "purchase_date", "warranty_end")
 BASE_FACTS = ("case_id", "account_id", "account_name", "contact_name", "contact_email", "contract_level",
@@ -100,7 +90,7 @@ class _Step(NamedTuple):
 #: fact → how a step writes it (module-level, so a step builds no closures).
 _MAKERS: dict[str, Callable[[_Step], Any]] = {
     "entitlement": lambda s: entitlement(s.facts["warranty_end"], s.facts["opened_at"]),
-    "diagnostic_code": lambda s: s.rng.choice(DIAGNOSTICS[s.procedure.category]),
+    "diagnostic_code": lambda s: s.rng.choice(s.procedure.diagnostics),
     "dispatch_id": lambda s: s.ledger.next_id("DSP", 55001),
     "visit_date": lambda s: s.visit_day.isoformat(),
     "rma_number": lambda s: s.ledger.next_id("RMA", 7701),
@@ -122,7 +112,17 @@ def step_writes(step: Step, procedure: Procedure, facts: dict[str, Any], asset: 
     if not step.writes:
         return {}
     state = _Step(procedure, facts, asset, visit_day, approver, ledger, rng)
-    return {fact: _MAKERS[fact](state) for fact in step.writes}
+    return {fact: _MAKERS[fact](state) if fact in _MAKERS else _pack_id(procedure, fact, ledger)
+            for fact in step.writes}
+
+
+def _pack_id(procedure: Procedure, fact: str, ledger: Ledger) -> str:
+    """A fresh id for a fact the runbook's pack declares (``[runbooks.ids]``)."""
+    for name, prefix, first in procedure.ids:
+        if name == fact:
+            return ledger.next_id(prefix, first)
+    raise KeyError(fact)
+
 
 
 def next_weekday(day: date, days_ahead: int) -> date:

@@ -125,12 +125,21 @@ class SimConfig:
     staffing: StaffingConfig
     graph: GraphConfig
     roles: tuple[tuple[str, tuple[str, ...]], ...]
+    #: The domain pack: a built-in name or the absolute path of a pack file (see simulator.packs).
+    pack: str = "hardware"
     source: str = "<default>"
 
     @property
     def roles_map(self) -> dict[str, tuple[str, ...]]:
         """Role → subsystems as a dict."""
         return dict(self.roles)
+
+    @property
+    def domain_pack(self):
+        """The validated domain pack (simulator.packs.Pack) this world is made from."""
+        from simulator.packs import load_pack
+
+        return load_pack(self.pack)
 
     @property
     def team_shares(self) -> dict[str, int]:
@@ -141,11 +150,14 @@ class SimConfig:
         """The resolved configuration as it is written into world.json."""
         out = asdict(self)
         out.pop("source")
+        out.pop("pack")   # the default pack is implied: a default world's bytes do not change
         out["start"] = self.start.isoformat()
         out["calendar"]["holidays"] = [d.isoformat() for d in self.calendar.holidays]
         out["calendar"]["workdays"] = list(self.calendar.workdays)
         out["teams"] = {name: share for name, share in self.teams}
         out["roles"] = {role: list(subs) for role, subs in self.roles}
+        if not self.domain_pack.is_default:
+            out["pack"] = self.domain_pack.to_json()
         return out
 
 
@@ -208,6 +220,12 @@ def _weekdays(source: str, field: str, value: Any) -> tuple[str, ...]:
     return tuple(d for d in WEEKDAYS if d in value)
 
 
+def _pack(source: str, field: str, value: Any) -> str:
+    from simulator.packs import pack_reference  # the packs read TEAMS and ROLES from here
+
+    return pack_reference(source, field, value)
+
+
 SHARE = _float(0.0, 1.0, "a number between 0 and 1")
 COUNT = _int(0, MAX_STAFFING_COUNT, f"an integer between 0 and {MAX_STAFFING_COUNT}")
 
@@ -217,6 +235,7 @@ TOP: dict[str, Callable] = {
     "days": _int(1, 3660, "a positive integer (at most 3660)"),
     "people": _int(len(TEAMS) * MIN_PEOPLE_PER_TEAM, 100_000,
                    f"an integer of at least {len(TEAMS) * MIN_PEOPLE_PER_TEAM} (two per team)"),
+    "pack": _pack,
 }
 TABLES: dict[str, dict[str, Callable]] = {
     "calendar": {
@@ -348,7 +367,7 @@ def _build(raw: Mapping[str, Any], source: str) -> SimConfig:
     if top["people"] < MIN_PEOPLE_PER_TEAM * len(teams):
         raise _fail(source, "people", f"must be at least {MIN_PEOPLE_PER_TEAM * len(teams)} (two per team)")
     return SimConfig(
-        seed=top["seed"], start=top["start"], days=top["days"], people=top["people"],
+        seed=top["seed"], start=top["start"], days=top["days"], people=top["people"], pack=top["pack"],
         calendar=CalendarConfig(**cal), teams=teams,
         customers=CustomerConfig(**tables["customers"]), workload=WorkloadConfig(**tables["workload"]),
         staffing=StaffingConfig(**tables["staffing"]), graph=GraphConfig(**tables["graph"]),
@@ -374,5 +393,5 @@ def load_config(path: Path | None = None, **overrides: Any) -> SimConfig:
     for key, value in given.items():
         if key not in TOP:
             raise _fail("override", key, "unknown key")
-        TOP[key]("option", f"--{key}", value)
+        given[key] = TOP[key]("option", f"--{key}", value)
     return _build({**raw, **given}, source)

@@ -97,8 +97,14 @@ class SimContext:
         self._after = self.calendar.after
         self._open_length = self.calendar.open_length
         self._roles = self.config.roles_map
+        self._pack = self.config.domain_pack
         self._latest: dict[str, Draft] = {}  # artifact id → its latest draft, caught up lazily
         self._seen = 0
+
+    @property
+    def pack(self):
+        """The world's domain pack (simulator.packs.Pack): products, services, runbooks, topics."""
+        return self._pack
 
     @property
     def now(self) -> float:

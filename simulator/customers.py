@@ -1,4 +1,4 @@
-"""Customers: accounts with support contracts, the hardware assets they bought, and their contacts.
+"""Customers: accounts with support contracts, the assets (the pack's products) they bought, and their contacts.
 
 Generated once at the start (seeded faker and RNG); the CRM process records
 them as ``crm`` artifacts and changes them during the run (renewals, new
@@ -11,18 +11,10 @@ import random
 import string
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from typing import Sequence
 
 from faker import Faker
 
-#: Hardware models, with the firmware line each runs.
-MODELS: tuple[tuple[str, str], ...] = (
-    ("Nimbus R740 storage array", "4.2"),
-    ("Helix H2 rack server", "7.1"),
-    ("Strata S12 core switch", "3.8"),
-    ("Aurora A5 edge appliance", "2.6"),
-    ("Vanta V9 backup appliance", "5.0"),
-    ("Nimbus R380 storage node", "4.1"),
-)
 CONTRACT_LEVELS = ("basic", "next_business_day", "four_hour")
 
 
@@ -78,16 +70,17 @@ def firmware(line: str, rng: random.Random) -> str:
     return f"{line}.{rng.randint(8, 30)}"
 
 
-def new_asset(asset_id: str, rng: random.Random, bought: date) -> Asset:
-    """A newly bought asset with a 1, 3 or 5 year warranty."""
-    model, line = rng.choice(MODELS)
+def new_asset(asset_id: str, rng: random.Random, bought: date, models: Sequence[tuple[str, str]]) -> Asset:
+    """A newly bought asset (one of the pack's ``models``: name, firmware line) with a 1, 3 or 5 year warranty."""
+    model, line = rng.choice(models)
     years = rng.choice((1, 3, 3, 5))
     return Asset(asset_id, serial_number(rng), model, bought, bought + timedelta(days=365 * years), firmware(line, rng))
 
 
 def generate_accounts(count: int, contacts: int, assets: int, strategic_share: float, start: date,
-                      sales_reps: list[str], rng: random.Random, faker: Faker) -> list[Account]:
-    """``count`` customer accounts with contacts, assets and licence keys."""
+                      sales_reps: list[str], rng: random.Random, faker: Faker,
+                      models: Sequence[tuple[str, str]]) -> list[Account]:
+    """``count`` customer accounts with contacts, assets (of the pack's ``models``) and licence keys."""
     accounts: list[Account] = []
     names: set[str] = set()
     asset_no = 50001
@@ -109,7 +102,7 @@ def generate_accounts(count: int, contacts: int, assets: int, strategic_share: f
             contact_no += 1
         for _ in range(assets):
             bought = start - timedelta(days=rng.randint(60, 5 * 365))
-            account.assets.append(new_asset(f"AST-{asset_no}", rng, bought))
+            account.assets.append(new_asset(f"AST-{asset_no}", rng, bought, models))
             asset_no += 1
         account.license_keys = [license_key(rng) for _ in range(2)]
         accounts.append(account)

@@ -32,27 +32,6 @@ TEAM_ROLES: dict[str, tuple[str, str]] = {
     "leadership": ("executive", "executive"),
 }
 
-TITLES: dict[str, tuple[str, ...]] = {
-    "support_l1": ("Support Engineer", "Customer Support Specialist", "Technical Support Engineer"),
-    "support_l2": ("Senior Support Engineer", "Escalation Engineer", "Data Recovery Specialist"),
-    "support_manager": ("Support Manager",),
-    "engineer": ("Software Engineer", "Senior Software Engineer", "Firmware Engineer", "Backend Engineer"),
-    "engineering_manager": ("Engineering Manager",),
-    "sre": ("Site Reliability Engineer", "Senior SRE", "Infrastructure Engineer"),
-    "sales": ("Account Executive", "Account Manager", "Sales Engineer"),
-    "sales_manager": ("Sales Manager",),
-    "legal": ("Corporate Counsel", "Contracts Manager", "Paralegal"),
-    "hr": ("HR Business Partner", "Recruiter", "People Operations Specialist"),
-}
-EXECUTIVE_TITLES = ("Chief Executive Officer", "Chief Technology Officer", "VP of Customer Support",
-                    "VP of Sales", "Chief Operating Officer", "VP of Engineering", "General Counsel")
-#: Which executive title each team's manager reports to.
-REPORTS_TO = {
-    "support_l1": "VP of Customer Support", "support_l2": "VP of Customer Support",
-    "engineering": "Chief Technology Officer", "sre": "Chief Technology Officer",
-    "sales": "VP of Sales", "legal": "Chief Operating Officer", "hr": "Chief Operating Officer",
-}
-
 #: Private spaces: id → (subsystem, name, roles whose holders are members).
 SPACES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "SP-LEADERSHIP": ("chat", "#leadership", ("executive",)),
@@ -118,7 +97,11 @@ class Org:
         self.calendar = calendar
         self.rng = rng
         self.faker = faker
-        self.domain = "nimbusware.example"
+        pack = config.domain_pack
+        self.domain = pack.domain
+        self.titles = pack.titles_map
+        self.executive_titles = pack.executive_titles
+        self.reports_to = dict(pack.reports_to)
         self.people: dict[str, Person] = {}
         self.memberships: dict[str, list[list]] = {sid: [] for sid in SPACES}  # [actor, from, to]
         self.grants: list[Grant] = []
@@ -160,20 +143,21 @@ class Org:
             return start - timedelta(days=rng.randint(30, 2600), hours=rng.randint(0, 8))
 
         executives: dict[str, str] = {}
+        titles, chief = org.executive_titles, org.executive_titles[0]
         for i in range(counts["leadership"]):
-            title = EXECUTIVE_TITLES[i] if i < len(EXECUTIVE_TITLES) else "Vice President"
-            ceo = executives.get("Chief Executive Officer")
+            title = titles[i] if i < len(titles) else "Vice President"
+            ceo = executives.get(chief)
             person = org._new_person("leadership", "executive", title, ceo, joined())
             executives.setdefault(title, person.actor_id)
-        ceo = executives["Chief Executive Officer"]
+        ceo = executives[chief]
         for team, (member_role, manager_role) in TEAM_ROLES.items():
             if team == "leadership":
                 continue
-            boss = executives.get(REPORTS_TO[team], ceo)
-            manager_title = TITLES.get(manager_role, ("Lead",))[0] if manager_role != member_role else f"Head of {team.title()}"
+            boss = executives.get(org.reports_to.get(team, chief), ceo)
+            manager_title = org.titles[manager_role][0] if manager_role != member_role else f"Head of {team.title()}"
             manager = org._new_person(team, manager_role, manager_title, boss, joined())
             for _ in range(counts[team] - 1):
-                org._new_person(team, member_role, rng.choice(TITLES[member_role]), manager.actor_id, joined())
+                org._new_person(team, member_role, rng.choice(org.titles[member_role]), manager.actor_id, joined())
         return org
 
     # -- roles and spaces over time -------------------------------------------------
@@ -200,7 +184,7 @@ class Org:
         """A new member of ``team`` starting at ``moment``."""
         member_role = TEAM_ROLES[team][0]
         manager = self.manager_of(team)
-        title = "Vice President" if team == "leadership" else self.rng.choice(TITLES[member_role])
+        title = "Vice President" if team == "leadership" else self.rng.choice(self.titles[member_role])
         return self._new_person(team, member_role, title, manager, moment)
 
     def depart(self, person: Person, moment: datetime) -> None:
@@ -221,8 +205,8 @@ class Org:
         person.manager = self.manager_of(team)
         if role == "support_l2":
             person.title = "Senior Support Engineer"
-        elif role in TITLES:
-            person.title = TITLES[role][0]
+        elif role in self.titles:
+            person.title = self.titles[role][0]
         self._start_role(person, role, moment)
         self._cache.clear()
 

@@ -64,7 +64,7 @@ def _context(config: SimConfig) -> SimContext:
     accounts = generate_accounts(
         max(1, round(config.customers.accounts_per_person * config.people)), config.customers.contacts_per_account,
         config.customers.assets_per_account, config.customers.strategic_share, config.start,
-        org.members("sales"), stream(config.seed, "customers"), org.faker,
+        org.members("sales"), stream(config.seed, "customers"), org.faker, config.domain_pack.products,
     )
     ctx = SimContext(env, config, calendar, ledger, org, graph, accounts)
     ctx.calendars = office_calendars(config.start, config.days, config.calendar)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
+from simulator.packs import require_default_pack
 from simulator.procedures import CASE_FACTS, PROCEDURES_BY_ID, Procedure, has_revision, procedure
 
 #: Facts shown in the opening line of an answer (who the case is about).
@@ -86,6 +87,7 @@ def case_from_facts(world_seed: int, facts: Mapping[str, Any]) -> SupportCase | 
 
 def cases_from_world(world) -> list[SupportCase]:
     """Every completed support case of a world, sorted by case id."""
+    require_default_pack(dict(world.meta), "the CARGO builder")
     latest: dict[str, tuple[int, Mapping[str, Any]]] = {}
     for version in world.artifacts:
         facts = version.facts

@@ -21,6 +21,7 @@ from typing import Any, Callable, Iterable, Mapping
 
 from benchmark_builders.trajectories.records import ChatMessage, StepLabels, ToolCall, Trajectory
 from simulator.case_facts import entitlement as entitlement_status
+from simulator.packs import require_default_pack
 from simulator.procedures import PROCEDURES, PROCEDURES_BY_CATEGORY, PROCEDURES_BY_ID
 from orgbench.core.storage import dumps
 
@@ -64,6 +65,7 @@ def synthetic_cases(n: int, seed: int) -> list[SupportCase]:
 
 def cases_from_world(world: Any) -> list[SupportCase]:
     """The asset cases of a world under active entitlement: the latest version of each ticket naming a case."""
+    require_default_pack(dict(getattr(world, "meta", None) or {}), "the trajectory builder")
     latest: dict[str, Any] = {}
     for version in world.artifacts:
         facts = version.facts or {}

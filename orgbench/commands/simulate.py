@@ -42,9 +42,11 @@ def _check_out(out: Path) -> None:
 @click.option("--seed", type=int, default=None, help="Override the config's seed.")
 @click.option("--days", type=int, default=None, help="Override the number of simulated days.")
 @click.option("--people", type=int, default=None, help="Override the headcount at the start.")
+@click.option("--pack", default=None, help="Override the config's domain pack: a built-in name (hardware, fintech) "
+                                           "or a .toml pack file (docs/packs.md).")
 @overwrite_option
 def simulate_command(out: Path, config_path: Path | None, seed: int | None, days: int | None,
-                     people: int | None, overwrite: bool) -> None:
+                     people: int | None, pack: str | None, overwrite: bool) -> None:
     """Simulate an organisation and write its world to OUT.
 
     The world holds people, events, versioned artifacts, the access policy and
@@ -60,7 +62,7 @@ def simulate_command(out: Path, config_path: Path | None, seed: int | None, days
 
     from dataclasses import asdict
 
-    config = load_config(config_path, seed=seed, days=days, people=people)
+    config = load_config(config_path, seed=seed, days=days, people=people, pack=pack)
     _check_out(out)
     bar, progress = _progress_bar(config.days)
     started = time.perf_counter()

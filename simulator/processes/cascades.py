@@ -17,17 +17,12 @@ from dataclasses import dataclass, field
 
 from simulator.context import SimContext
 from simulator.model import EntityRef, ParentLink
-from simulator.procedures import PROCEDURES_BY_CATEGORY
 from simulator.processes.crm import flag_account
 from simulator.processes.hearsay import repeat_old_status
 from simulator.processes.support import open_case, support_case
 
-#: The kind of case a customer opens when a service fails.
-SERVICE_CATEGORY: dict[str, str] = {
-    "billing-api": "billing", "device-telemetry": "hardware_failure", "license-service": "licensing",
-    "auth-gateway": "account_access", "firmware-updates": "firmware", "support-portal": "account_access",
-    "dispatch-scheduler": "onsite", "crm-sync": "billing",
-}
+#: The category of the runbook a credit for a breached service level follows (a pack without one gives none).
+CREDIT_CATEGORY = "billing"
 #: Customer reports per severity: (fewest, most).
 REPORTS: dict[str, tuple[int, int]] = {"SEV1": (1, 3), "SEV2": (0, 2), "SEV3": (0, 1)}
 #: Hours to resolve each severity before the service level counts as breached.
@@ -52,9 +47,15 @@ class IncidentImpact:
 
 
 def customer_reports(ctx: SimContext, impact: IncidentImpact, rng):
-    """Customers of the failing service open cases citing the incident, spread over its first hours."""
+    """Customers of the failing service open cases citing the incident, spread over its first hours.
+
+    The case category is the pack's ``engineering.service_categories``; a service it leaves out gets no reports.
+    """
+    category = dict(ctx.pack.service_categories).get(impact.service)
+    if category is None:
+        return
     low, high = REPORTS[impact.severity]
-    procedure = PROCEDURES_BY_CATEGORY[SERVICE_CATEGORY[impact.service]]
+    procedure = ctx.pack.procedures_by_category[category]
     for _ in range(rng.randint(low, high)):
         yield ctx.env.timeout(rng.uniform(5, 180))  # customers notice at any hour, not only ours
         case = open_case(ctx, rng, procedure, impact.incident_id)
@@ -79,6 +80,7 @@ def after_resolution(ctx: SimContext, impact: IncidentImpact, resolved_event: st
         ctx.env.process(repeat_old_status(ctx, ctx.pick(rng, tellers), impact.incident_id, impact.service,
                                           "investigating", "resolved",
                                           (ParentLink(resolved_event, {"incident_id": impact.incident_id}),)))
+    credit_runbook = ctx.pack.procedures_by_category.get(CREDIT_CATEGORY)
     seen: set[str] = set()
     for reported in impact.cases:
         account = reported.account
@@ -95,8 +97,10 @@ def after_resolution(ctx: SimContext, impact: IncidentImpact, resolved_event: st
              "duration_hours": round(hours, 2), "sla_hours": sla, "contract_level": account.contract_level},
             (ParentLink(resolved_event, {"incident_id": impact.incident_id}),
              ParentLink(reported.opened_event, {"case_id": reported.case_id})))
+        if credit_runbook is None:
+            continue
         yield ctx.work(rng.uniform(30, 240))
-        case = open_case(ctx, rng, PROCEDURES_BY_CATEGORY["billing"], impact.incident_id, account,
+        case = open_case(ctx, rng, credit_runbook, impact.incident_id, account,
                          credit_amount(account.contract_level, hours - sla))
         ctx.env.process(support_case(ctx, case, ParentLink(breach, {"incident_id": impact.incident_id,
                                                                      "account_id": account.account_id})))

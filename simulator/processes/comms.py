@@ -19,7 +19,6 @@ from simulator.messaging import CHANNELS, audience_acl, author_acl, post_chat, s
 from simulator.model import EntityRef, ParentLink
 from simulator.org import TEAM_ROLES
 from simulator.prose.voice import Thread
-from simulator.processes.engineering import SERVICES
 
 #: Share of all chat posts that go to each channel.
 CHANNEL_SHARE = {
@@ -27,7 +26,6 @@ CHANNEL_SHARE = {
     "CH-SALES": 0.08, "CH-RANDOM": 0.12, "CH-LEADERSHIP": 0.05, "CH-SRE-ONCALL": 0.05, "CH-HR-PRIVATE": 0.04,
     "CH-LEGAL-REVIEW": 0.04,
 }
-TOPICS = ("standup", "question", "fyi", "thanks", "lunch", "reminder", "status")
 #: Chance that a question in a channel or a DM gets an answer, and that the asker follows up on one.
 ANSWER_RATE = 0.7
 FOLLOW_UP_RATE = 0.5
@@ -74,6 +72,7 @@ def channel_chatter(ctx: SimContext, channel: str):
     per_person = ctx.config.workload.chat_messages_per_person
     share = CHANNEL_SHARE[channel]
     public = CHANNELS[channel][1] is None
+    topics = ctx.pack.chatter_topics
     org, news, graph, work, gap = ctx.org, ctx.news, ctx.graph, ctx.work, ctx.gap
     threads = ctx.rng(f"comms.threads.{channel}")
     pending: list[tuple[float, dict, int, bool]] = []  # (due minute, question, turn, answered)
@@ -88,7 +87,7 @@ def channel_chatter(ctx: SimContext, channel: str):
             continue
         author = posters[int(random() * len(posters))]
         facts: dict = {}
-        context = {"topic": choice(TOPICS), "team": org.people[author].team}
+        context = {"topic": choice(topics), "team": org.people[author].team}
         if news and random() < 0.35 and public:
             item = news[rng.randrange(len(news))]
             told = ctx.told(item, author)
@@ -162,6 +161,7 @@ def direct_messages(ctx: SimContext):
     org, news, people, work, gap = ctx.org, ctx.news, ctx.org.people, ctx.work, ctx.gap
     threads = ctx.rng("comms.threads.dm")
     pending: list[tuple[float, dict, str, int]] = []  # (due minute, question, the other person, turn)
+    topics = ctx.pack.chatter_topics
     while True:
         active = org.active()
         yield work(gap(per_person * len(active), rng))
@@ -175,7 +175,7 @@ def direct_messages(ctx: SimContext):
             team = active
         recipient = _pick_other(random, team, sender)
         facts: dict = {}
-        context = {"topic": choice(TOPICS), "team": people[sender].team}
+        context = {"topic": choice(topics), "team": people[sender].team}
         if news and random() < 0.25:
             item = news[rng.randrange(len(news))]
             told = ctx.told(item, sender)
@@ -227,7 +227,7 @@ def internal_email(ctx: SimContext):
                 else [ctx.pick(rng, ctx.org.active())]
             subject = "Quick question"
         facts: dict = {}
-        context = {"topic": rng.choice(TOPICS), "team": person.team}
+        context = {"topic": rng.choice(ctx.pack.chatter_topics), "team": person.team}
         if ctx.news and rng.random() < 0.5:
             item = ctx.news[rng.randrange(len(ctx.news))]
             told = ctx.told(item, sender)
@@ -337,11 +337,10 @@ def wiki_pages(ctx: SimContext):
     The runbook pages are ``simulator.processes.runbooks``'s."""
     rng = ctx.rng("comms.wiki")
     pages: list[tuple[str, str, str | None, dict]] = []
-    for service in SERVICES:
+    for service in ctx.pack.services:
         pages.append(("service_page", f"Service: {service}", None, {"service": service}))
-    pages.append(("page", "Security incident handbook", "SP-WIKI-RESTRICTED", {"topic": "security"}))
-    pages.append(("page", "Escalation contacts", "SP-WIKI-RESTRICTED", {"topic": "escalation"}))
-    pages.append(("page", "New starter guide", None, {"topic": "onboarding"}))
+    for title, topic, restricted_page in ctx.pack.wiki_pages:
+        pages.append(("page", title, "SP-WIKI-RESTRICTED" if restricted_page else None, {"topic": topic}))
     ids = []
     for kind, title, space, facts in pages:
         wiki_id = ctx.ledger.next_id("WIKI")

@@ -89,7 +89,7 @@ def crm(ctx: SimContext):
             account.contract_level = rng.choice(CONTRACT_LEVELS)
             record_account(ctx, account, owner, "crm.contract_renewed", "renewed")
         elif roll < 0.75:
-            asset = new_asset(f"AST-{next_asset}", rng, ctx.calendar.date_of(ctx.now))
+            asset = new_asset(f"AST-{next_asset}", rng, ctx.calendar.date_of(ctx.now), ctx.pack.products)
             next_asset += 1
             account.assets.append(asset)
             record_asset(ctx, account, asset, owner, "crm.asset_registered")

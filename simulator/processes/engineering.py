@@ -3,7 +3,7 @@
 Engineers propose changes that a colleague reviews (standard changes are
 pre-approved) and an engineer or SRE deploys. Every change — harmless,
 faulty or decoy — draws its type, summary and risk from one table
-(``CHANGE_KINDS``), so none of them tells which change broke something. A
+(the pack's ``engineering.changes``), so none of them tells which change broke something. A
 deploy may be faulty: some time later an incident opens whose event carries
 the change id and a parent link to the deploy with join key
 ``{"change_id": ...}``. Before the incident fires, an unrelated change is
@@ -26,45 +26,11 @@ from dataclasses import dataclass
 from simulator.context import SimContext
 from simulator.messaging import author_acl, post_chat, send_email
 from simulator.model import Acl, EntityRef, ParentLink
+from simulator.mechanisms import MECHANISM_PHRASES, MECHANISMS
 from simulator.processes.cascades import IncidentImpact, after_resolution, customer_reports
 from simulator.processes.hearsay import guess_cause
 from simulator.processes.oncall import on_call
 
-SERVICES = ("billing-api", "device-telemetry", "license-service", "auth-gateway", "firmware-updates",
-            "support-portal", "dispatch-scheduler", "crm-sync")
-#: Failure mechanisms: label → (aliases, symptom).
-MECHANISMS: dict[str, tuple[tuple[str, ...], str]] = {
-    "config_regression": (("configuration regression", "bad config push", "config change"), "elevated 5xx error rate"),
-    "memory_leak": (("memory leak", "heap exhaustion", "out of memory"), "pods restarting with OOM kills"),
-    "schema_migration": (("database migration", "schema change", "migration lock"), "write latency above 5 s"),
-    "dependency_upgrade": (("library upgrade", "dependency bump", "incompatible dependency"), "TLS handshake failures"),
-    "feature_flag": (("feature flag rollout", "flag misconfiguration", "toggle"),
-                     "requests routed to the wrong region"),
-    "connection_pool_exhaustion": (("connection pool exhaustion", "pool saturation", "too many connections"),
-                                   "database connection timeouts"),
-}
-#: How people name each mechanism in passing (its first alias).
-MECHANISM_PHRASES: dict[str, str] = {label: aliases[0] for label, (aliases, _) in MECHANISMS.items()}
-#: Every kind of change anyone ships: (change type, summary pattern, the mechanism it causes if it goes wrong).
-#: Harmless, faulty and decoy changes all draw from this one table, so type, summary and risk say nothing
-#: about which change caused an incident.
-CHANGE_KINDS: tuple[tuple[str, str, str], ...] = (
-    ("standard", "Rotate TLS certificate for {svc}", "config_regression"),
-    ("standard", "Bump base image for {svc}", "dependency_upgrade"),
-    ("standard", "Increase log retention for {svc}", "config_regression"),
-    ("config", "Tune {svc} rate limiter and timeout settings", "config_regression"),
-    ("config", "Lower cache TTL for {svc}", "config_regression"),
-    ("code", "Cache device lookups in {svc}", "memory_leak"),
-    ("code", "Add structured logging fields to {svc}", "memory_leak"),
-    ("code", "Raise worker concurrency in {svc}", "connection_pool_exhaustion"),
-    ("code", "Refactor retry helper in {svc}", "connection_pool_exhaustion"),
-    ("migration", "Add index and column to {svc} orders table", "schema_migration"),
-    ("migration", "Backfill audit table for {svc}", "schema_migration"),
-    ("dependency", "Upgrade HTTP client library in {svc}", "dependency_upgrade"),
-    ("dependency", "Bump database driver in {svc}", "dependency_upgrade"),
-    ("flag", "Enable new request router flag for {svc}", "feature_flag"),
-    ("flag", "Turn on batched writes flag for {svc}", "feature_flag"),
-)
 #: Risk by change type: standard changes are pre-approved because they are low risk; the rest vary.
 RISKS: dict[str, tuple[str, ...]] = {"standard": ("low",)}
 OTHER_RISKS = ("low", "low", "medium", "high")
@@ -122,9 +88,10 @@ def _record_change(ctx: SimContext, change: Change, author: str, status: str, ev
 
 
 def _new_change(ctx: SimContext, rng, author: str, service: str, faulty: bool) -> Change:
-    """A change drawn from ``CHANGE_KINDS`` (the same draw for every change); ``faulty`` ones carry a mechanism."""
+    """A change drawn from the pack's change kinds (the same draw for every change); ``faulty`` ones carry a mechanism."""
     change_id = ctx.ledger.next_id("CHG", 101)
-    change_type, pattern, mechanism = CHANGE_KINDS[int(rng.random() * len(CHANGE_KINDS))]
+    kinds = ctx.pack.change_kinds
+    change_type, pattern, mechanism = kinds[int(rng.random() * len(kinds))]
     risks = RISKS.get(change_type, OTHER_RISKS)
     summary = pattern.format(svc=service)
     facts = {"change_id": change_id, "service": service, "summary": summary, "change_type": change_type,
@@ -166,7 +133,7 @@ def _ship(ctx: SimContext, rng, change: Change, review_wait: float, deploy_wait:
 def change_lifecycle(ctx: SimContext, rng):
     """One change: proposed, reviewed, deployed — and, if faulty, the incident it causes."""
     author = ctx.pick(rng, _engineers(ctx))
-    service = ctx.pick(rng, SERVICES)
+    service = ctx.pick(rng, ctx.pack.services)
     faulty = rng.random() < ctx.config.workload.incident_rate
     change = _new_change(ctx, rng, author, service, faulty)
     yield from _ship(ctx, rng, change, rng.uniform(30, 480), rng.uniform(30, 900))
@@ -201,7 +168,7 @@ def _record_incident(ctx: SimContext, incident_id: str, author: str, facts: dict
 def incident(ctx: SimContext, change: Change, rng):
     """The incident a faulty change causes, from the first alert to the postmortem (if any)."""
     gap = rng.uniform(40, 360)
-    other = rng.choice([s for s in SERVICES if s != change.service]) if rng.random() < 0.7 else change.service
+    other = rng.choice([s for s in ctx.pack.services if s != change.service]) if rng.random() < 0.7 else change.service
     ctx.env.process(_decoy_deploy(ctx, rng, other, gap))
     yield ctx.work(gap)  # past every decoy; some alerts fire later still, after hours
     timing = ctx.rng("incidents.timing")

@@ -1,8 +1,8 @@
 """The runbook pages on the wiki: published at the start, revised mid-run, copied, misfiled and left stale.
 
 Every runbook has one page whose versions state its steps (action, facts read
-and written, required steps, escalation). A revision (``REVISIONS``) is
-published at a seeded business moment in the middle of the run: from then on
+and written, required steps, escalation). A revision (the pack's
+``[[runbooks.revisions]]``) is published at a seeded business moment in the middle of the run: from then on
 new cases follow it (``SimContext.runbooks``), while cases already open keep
 the revision they started with, so the page as of a case's opening shows the
 steps that applied. Pages are edited for wording too. A few copies exist: a
@@ -16,9 +16,10 @@ from __future__ import annotations
 from simulator.context import SimContext
 from simulator.messaging import author_acl
 from simulator.model import EntityRef
-from simulator.procedures import PROCEDURES, REVISIONS, Procedure, Step
+from simulator.procedures import Procedure, Step
 
-RESTRICTED = {"RB-DATA-RECOVERY": "SP-WIKI-RESTRICTED"}
+#: The wiki space a restricted runbook's page lives in.
+RESTRICTED_SPACE = "SP-WIKI-RESTRICTED"
 WORDING_NOTES = ("clarified wording", "added an example", "updated contacts", "fixed a broken link",
                  "added a troubleshooting note")
 
@@ -74,26 +75,27 @@ def _author(ctx: SimContext, rng, page: _Page) -> str:
     return ctx.pick(rng, ctx.org.active())
 
 
-def _open_pages(ctx: SimContext, rng) -> list[_Page]:
+def _open_pages(ctx: SimContext, rng, revisions: tuple[Procedure, ...]) -> list[_Page]:
     """The runbook pages, then one stale-prone copy per revised runbook and one misfiled copy."""
     manager = ctx.org.with_role("support_manager")[0]
     pages = []
-    for procedure in PROCEDURES:
+    procedures = ctx.pack.procedures
+    for procedure in procedures:
         page = _Page(ctx.ledger.next_id("WIKI"), f"Runbook: {procedure.name}", procedure,
-                     RESTRICTED.get(procedure.procedure_id))
+                     RESTRICTED_SPACE if procedure.restricted else None)
         ctx.runbooks[procedure.procedure_id] = procedure
         ctx.runbooks_page[procedure.procedure_id] = page.wiki_id
         author = manager if page.space is None else _author(ctx, rng, page)
         _publish(ctx, page, author, "created", "wiki.page_created")
         pages.append(page)
-    revised = sorted({r.procedure_id for r in REVISIONS})
+    revised = sorted({r.procedure_id for r in revisions})
     for procedure_id in revised:
         original = ctx.runbooks[procedure_id]
         copy = _Page(ctx.ledger.next_id("WIKI"), f"Copy of Runbook: {original.name}", original, None, copy=True)
         _publish(ctx, copy, _author(ctx, rng, copy), "copied for team notes", "wiki.page_created")
         pages.append(copy)
-    original = ctx.pick(rng, [p for p in PROCEDURES if p.procedure_id not in RESTRICTED])
-    wrong = ctx.pick(rng, sorted({p.category for p in PROCEDURES} - {original.category}))
+    original = ctx.pick(rng, [p for p in procedures if not p.restricted])
+    wrong = ctx.pick(rng, sorted({p.category for p in procedures} - {original.category}))
     misfiled = _Page(ctx.ledger.next_id("WIKI"), f"Runbook: {original.name} ({wrong})", original, None,
                      copy=True, category=wrong)
     _publish(ctx, misfiled, _author(ctx, rng, misfiled), "moved from the old wiki", "wiki.page_created")
@@ -101,21 +103,22 @@ def _open_pages(ctx: SimContext, rng) -> list[_Page]:
     return pages
 
 
-def _revision_plan(ctx: SimContext, rng) -> list[tuple[float, int]]:
-    """(minute, index into REVISIONS) of every revision, at business moments in the middle of the run."""
+def _revision_plan(ctx: SimContext, rng, count: int) -> list[tuple[float, int]]:
+    """(minute, index into the pack's revisions) of every revision, at business moments in the middle of the run."""
     days = ctx.calendar.working_days()
     middle = [d for d in days if 0.3 * ctx.config.days <= d < 0.7 * ctx.config.days] or days
     workday = ctx.calendar.work_end - ctx.calendar.open_minute
-    plan = [(ctx.calendar.day_open(rng.choice(middle)) + rng.uniform(0, workday), i) for i in range(len(REVISIONS))]
+    plan = [(ctx.calendar.day_open(rng.choice(middle)) + rng.uniform(0, workday), i) for i in range(count)]
     return sorted(plan)
 
 
 def runbook_pages(ctx: SimContext):
     """Publish the runbooks, revise them at their moments, and edit pages (and copies) for wording meanwhile."""
     rng = ctx.rng("runbooks")
-    pages = _open_pages(ctx, rng)
+    revisions = ctx.pack.revisions
+    pages = _open_pages(ctx, rng, revisions)
     ctx.wiki_pages["runbooks"] = len(pages)
-    plan = _revision_plan(ctx, rng)
+    plan = _revision_plan(ctx, rng, len(revisions))
     yield ctx.until(ctx.now)  # the other wiki pages are created too before edits are shared out
     while True:
         rate = ctx.wiki_share("runbooks") * ctx.config.workload.wiki_edits_per_person * len(ctx.org.active())
@@ -124,7 +127,7 @@ def runbook_pages(ctx: SimContext):
         if plan and plan[0][0] <= next_edit:
             minute, index = plan.pop(0)
             yield ctx.until(minute)
-            revision = REVISIONS[index]
+            revision = revisions[index]
             ctx.runbooks[revision.procedure_id] = revision
             page = next(p for p in pages if not p.copy and p.procedure.procedure_id == revision.procedure_id)
             page.procedure = revision

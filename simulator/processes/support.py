@@ -20,7 +20,7 @@ from simulator.customers import Account, Asset
 from simulator.messaging import author_acl, post_chat, send_email
 from simulator.model import EntityRef, ParentLink
 from simulator.org import TEAM_ROLES
-from simulator.procedures import PROCEDURES, Procedure, Step
+from simulator.procedures import Procedure, Step
 from simulator.processes.customer_messages import customer_request
 from simulator.processes.oncall import on_call
 
@@ -103,8 +103,9 @@ def _owner_pool(ctx: SimContext, strategic: bool) -> list[str]:
     return [a for a in ctx.org.members("support_l1") if ctx.org.people[a].role == "support_l1"]
 
 
-#: Runbooks a customer can request for a unit out of warranty.
-OPEN_TO_ANY_UNIT = tuple(p for p in PROCEDURES if not p.covers_entitled_units_only)
+def open_to_any_unit(procedures: tuple[Procedure, ...]) -> list[Procedure]:
+    """Runbooks a customer can request for a unit out of warranty."""
+    return [p for p in procedures if not p.covers_entitled_units_only]
 
 
 def open_case(ctx: SimContext, rng, procedure: Procedure | None = None, incident_id: str | None = None,
@@ -117,8 +118,9 @@ def open_case(ctx: SimContext, rng, procedure: Procedure | None = None, incident
     customer opens because of an incident (``incident_id``) names the incident in its facts; a credit
     for a breached service level comes with its amount (``credit``).
     """
+    procedures = ctx.pack.procedures
     if procedure is None:
-        procedure = PROCEDURES[rng.randrange(len(PROCEDURES))]
+        procedure = procedures[rng.randrange(len(procedures))]
     procedure = ctx.runbooks.get(procedure.procedure_id, procedure)  # the revision in force today
     if account is None:
         account = ctx.pick(rng, ctx.accounts)
@@ -128,7 +130,7 @@ def open_case(ctx: SimContext, rng, procedure: Procedure | None = None, incident
     if procedure.covers_entitled_units_only:
         assets = [a for a in account.assets if a.warranty_end >= today]
         if not assets:
-            procedure, assets = ctx.pick(rng, OPEN_TO_ANY_UNIT), account.assets
+            procedure, assets = ctx.pick(rng, open_to_any_unit(procedures)), account.assets
             procedure = ctx.runbooks.get(procedure.procedure_id, procedure)
     asset = ctx.pick(rng, assets) if uses_asset(procedure) else None
     case_id = ctx.ledger.next_id("CASE", 10001)

@@ -1,0 +1,153 @@
+"""Domain packs: the company, industry, products, services, runbooks, titles and chatter topics of a world.
+
+A pack is one TOML file (docs/packs.md). Two ship with orgbench:
+``hardware`` (the default: an enterprise hardware vendor; it reproduces the
+default world byte for byte) and ``fintech`` (a payments SaaS operator). A
+world config names one with ``pack = "NAME"`` or ``pack = "path/to/pack.toml"``.
+``load_pack`` validates a pack once and returns a frozen :class:`Pack`;
+anything wrong ends in one InputError line naming the file and field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from orgbench.core.errors import InputError
+
+if TYPE_CHECKING:
+    from simulator.procedures import Procedure
+
+__all__ = ["BUILTIN_PACKS", "DEFAULT_PACK", "Pack", "default_pack", "is_builtin", "load_pack", "pack_reference",
+           "require_default_pack", "resolve"]
+
+DEFAULT_PACK = "hardware"
+BUILTIN_PACKS: tuple[str, ...] = ("fintech", "hardware")
+
+
+@dataclass(frozen=True)
+class Pack:
+    """One validated domain pack."""
+
+    name: str
+    company: str
+    industry: str
+    domain: str
+    services: tuple[str, ...]
+    change_kinds: tuple[tuple[str, str, str], ...]  # (change type, summary with {svc}, mechanism)
+    service_categories: tuple[tuple[str, str], ...]  # (service, category of the case its customers open)
+    chatter_topics: tuple[str, ...]
+    executive_titles: tuple[str, ...]
+    reports_to: tuple[tuple[str, str], ...]
+    titles: tuple[tuple[str, tuple[str, ...]], ...]
+    products: tuple[tuple[str, str], ...]          # (model, firmware line)
+    wiki_pages: tuple[tuple[str, str, bool], ...]  # (title, topic, restricted)
+    procedures: tuple["Procedure", ...]
+    revisions: tuple["Procedure", ...]              # revision 2 of some runbooks, published mid-run
+    sha256: str
+
+    @property
+    def procedures_by_id(self) -> dict[str, "Procedure"]:
+        """Runbook id → runbook."""
+        return {p.procedure_id: p for p in self.procedures}
+
+    @property
+    def procedures_by_category(self) -> dict[str, "Procedure"]:
+        """Case category → runbook."""
+        return {p.category: p for p in self.procedures}
+
+    @property
+    def titles_map(self) -> dict[str, tuple[str, ...]]:
+        """Role → job titles."""
+        return dict(self.titles)
+
+    @property
+    def is_default(self) -> bool:
+        """True for the built-in default pack, unchanged."""
+        return self.sha256 == default_pack().sha256
+
+    def to_json(self) -> dict[str, str]:
+        """What world.json records of a non-default pack: its name, company, industry and digest."""
+        return {"name": self.name, "company": self.company, "industry": self.industry, "sha256": self.sha256}
+
+
+def is_builtin(reference: str) -> bool:
+    """True if ``reference`` names a built-in pack rather than a file."""
+    return reference in BUILTIN_PACKS
+
+
+def resolve(reference: str, source: str, base: Path | None, field: str = "pack") -> str:
+    """A config's ``pack`` value as a built-in name or an absolute path; unknown ones fail naming ``source``."""
+    if is_builtin(reference):
+        return reference
+    if not reference.endswith(".toml"):
+        raise InputError(f"{source}: {field}: unknown pack {reference!r} (built-in packs are "
+                         f"{', '.join(BUILTIN_PACKS)}; or give the path of a .toml pack file)")
+    path = Path(reference)
+    if not path.is_absolute() and base is not None:
+        path = base / path
+    path = path.resolve()
+    if not path.is_file():
+        raise InputError(f"{source}: {field}: pack file {path} not found")
+    return str(path)
+
+
+def require_default_pack(meta: dict, builder: str) -> None:
+    """Refuse (InputError) a world made from another pack where ``builder`` reads the default pack's runbooks."""
+    pack = (meta.get("config") or {}).get("pack") if isinstance(meta, dict) else None
+    if isinstance(pack, dict):
+        raise InputError(f"world.json: config.pack: the world is made from domain pack {pack.get('name')!r}; "
+                         f"{builder} reads the default pack's runbooks only (see docs/packs.md)")
+
+
+def pack_reference(source: str, field: str, value: object) -> str:
+    """A config's ``pack`` value, resolved (a file relative to the config file) and validated now."""
+    if not isinstance(value, str) or not value:
+        raise InputError(f"{source}: {field}: must be the name of a built-in pack or the path of a .toml pack file")
+    config_file = Path(source)
+    reference = resolve(value, source, config_file.parent if config_file.is_file() else None, field)
+    load_pack(reference)
+    return reference
+
+
+def _read(reference: str) -> tuple[str, str]:
+    """(text, name to cite in errors) of a built-in pack or a pack file."""
+    if is_builtin(reference):
+        return (resources.files("simulator.packs").joinpath(f"{reference}.toml").read_text(encoding="utf-8"),
+                f"simulator/packs/{reference}.toml")
+    try:
+        return Path(reference).read_text(encoding="utf-8"), reference
+    except FileNotFoundError:
+        raise InputError(f"{reference}: pack file not found") from None
+    except (UnicodeDecodeError, IsADirectoryError, PermissionError) as exc:
+        raise InputError(f"{reference}: cannot read pack file ({exc.__class__.__name__})") from None
+
+
+def load_pack(reference: str = DEFAULT_PACK) -> Pack:
+    """The validated pack a built-in name or a file path names (re-read each call, parsed once per text)."""
+    text, source = _read(reference)
+    return _parsed(text, source)
+
+
+@lru_cache(maxsize=16)
+def _parsed(text: str, source: str) -> Pack:
+    from simulator.packs.parse import parse_pack
+
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{source}: invalid TOML ({exc})") from None
+    return parse_pack(raw, source, hashlib.sha256(text.encode("utf-8")).hexdigest())
+
+
+def default_pack() -> Pack:
+    """The default pack (``hardware``)."""
+    return load_pack(DEFAULT_PACK)
+
+
+import simulator.procedures  # noqa: E402,F401  (its PROCEDURES are the default pack's: loaded with the packs)
