@@ -135,6 +135,12 @@ class SimContext:
             self._seen = len(drafts)
         return self._latest.get(artifact_id)
 
+    def release_drafts(self) -> tuple[list[Any], list[Draft]]:
+        """The ledger's events and drafts so far, handed over and forgotten (``latest`` still knows each artifact)."""
+        self.latest("")  # catch up on the drafts before they leave the ledger
+        self._seen = 0
+        return self.ledger.take()
+
     def can_read(self, actor_id: str, subsystem: str, space: str | None = None) -> bool:
         """Could ``actor_id`` read records of ``subsystem`` (in ``space``) now: role or a grant, and membership."""
         person = self.org.people[actor_id]

@@ -2,16 +2,18 @@
 
 ``simulate`` builds the organisation and its customers, starts one simpy
 process per business process, runs the clock day by day to the end, renders
-every artifact in bulk, and assembles the World. ``simulate_to`` also writes
-it with ``save_world``.
+every artifact in bulk, and assembles the World. ``simulate_to`` instead
+writes the world as it runs (``simulator.stream``), in bounded chunks, so its
+memory stays flat as worlds grow.
 """
 
 from __future__ import annotations
 
 import gc
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Iterator, Mapping
 
 import simpy
 from faker import Faker
@@ -32,7 +34,9 @@ from simulator.processes.crm import crm
 from simulator.processes.engineering import change_arrivals
 from simulator.processes.staffing import staffing
 from simulator.processes.support import case_arrivals
-from simulator.world import FORMAT_VERSION, World, build_world, save_world
+from simulator.storage import staged_directory
+from simulator.stream import CHUNK, WorldWriter
+from simulator.world import FORMAT_VERSION, World, build_world
 
 #: ``progress(done, total)`` is called once per simulated day.
 Progress = Callable[[int, int], None]
@@ -86,18 +90,26 @@ def simulate(config: SimConfig, progress: Progress | None = None, timings: dict[
     With ``timings``, the seconds spent in each phase (setup, event_loop, render, events, graph, assemble)
     are stored in it — for benchmarks; they never reach the world.
     """
+    with _collector_paused():
+        return _simulate(config, progress, timings if timings is not None else {})
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
     # The run allocates hundreds of thousands of long-lived records and almost no cyclic garbage;
     # the cyclic collector would rescan them again and again, so it pauses for the run.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _simulate(config, progress, timings if timings is not None else {})
+        yield
     finally:
         if collecting:
             gc.enable()
 
 
-def _simulate(config: SimConfig, progress: Progress | None, timings: dict[str, float]) -> World:
+def _run_days(config: SimConfig, progress: Progress | None, timings: dict[str, float],
+              each_day: Callable[[SimContext], None] | None = None) -> SimContext:
+    """Set up and run the event loop day by day; ``each_day(ctx)`` after every simulated day."""
     clock = time.perf_counter
     started = clock()
     ctx = _context(config)
@@ -106,32 +118,46 @@ def _simulate(config: SimConfig, progress: Progress | None, timings: dict[str, f
     started = clock()
     for day in range(config.days):
         ctx.env.run(until=(day + 1) * DAY)
+        if each_day is not None:
+            each_day(ctx)
         if progress is not None:
             progress(day + 1, config.days)
     timings["event_loop"] = clock() - started
-    started = clock()
-    names = {a: p.name for a, p in ctx.org.people.items()}
-    versions = render_all(ctx.ledger.drafts, names, ctx.ledger.moment)
-    timings["render"] = clock() - started
-    started = clock()
-    events = ctx.ledger.events  # Event records are built here, once, from the rows the loop stored
-    timings["events"] = clock() - started
-    end = ctx.calendar.moment(config.days * DAY)
-    by_subsystem = {s: 0 for s in SUBSYSTEMS}
-    for event in events:
-        by_subsystem[event.subsystem] += 1
-    meta = {
+    return ctx
+
+
+def _names(ctx: SimContext) -> dict[str, str]:
+    return {a: p.name for a, p in ctx.org.people.items()}
+
+
+def _meta(config: SimConfig, ctx: SimContext, events: int, versions: int, by_subsystem: dict[str, int]) -> dict:
+    return {
         "format_version": FORMAT_VERSION,
         "generator": "orgbench.simulator",
         "seed": config.seed,
         "start": format_ts(ctx.calendar.start),
-        "end": format_ts(end),
+        "end": format_ts(ctx.calendar.moment(config.days * DAY)),
         "config": config.to_json(),
         "counts": {
-            "actors": len(ctx.org.people), "events": len(events), "artifact_versions": len(versions),
+            "actors": len(ctx.org.people), "events": events, "artifact_versions": versions,
             "artifacts": len(ctx.ledger.latest), "events_by_subsystem": by_subsystem,
         },
     }
+
+
+def _simulate(config: SimConfig, progress: Progress | None, timings: dict[str, float]) -> World:
+    clock = time.perf_counter
+    ctx = _run_days(config, progress, timings)
+    started = clock()
+    versions = render_all(ctx.ledger.drafts, _names(ctx), ctx.ledger.moment)
+    timings["render"] = clock() - started
+    started = clock()
+    events = ctx.ledger.events  # Event records are built here, once, from the rows the loop stored
+    timings["events"] = clock() - started
+    by_subsystem = {s: 0 for s in SUBSYSTEMS}
+    for event in events:
+        by_subsystem[event.subsystem] += 1
+    meta = _meta(config, ctx, len(events), len(versions), by_subsystem)
     started = clock()
     graph = ctx.graph.node_link(config.days * DAY, config.seed)
     timings["graph"] = clock() - started
@@ -141,8 +167,32 @@ def _simulate(config: SimConfig, progress: Progress | None, timings: dict[str, f
     return world
 
 
-def simulate_to(config: SimConfig, out_dir: Path, progress: Progress | None = None) -> World:
-    """Run the simulation and write the world to ``out_dir`` atomically (with MANIFEST.json)."""
-    world = simulate(config, progress)
-    save_world(world, Path(out_dir))
-    return world
+def simulate_to(config: SimConfig, out_dir: Path, progress: Progress | None = None,
+                chunk: int = CHUNK) -> Mapping[str, Any]:
+    """Simulate and write the world to ``out_dir`` as it runs; return its world.json metadata.
+
+    Events and artifact versions go to disk in chunks of about ``chunk`` records as the loop runs, so
+    memory holds only the organisation's current state and one chunk; the files are byte-identical to
+    ``save_world(simulate(config), out_dir)``. The directory is staged and renamed into place when complete.
+    """
+    with _collector_paused(), staged_directory(Path(out_dir)) as tmp:
+        writer = WorldWriter(tmp, SUBSYSTEMS)
+        try:
+            def hand_over(ctx: SimContext) -> None:
+                if ctx.ledger.pending() >= chunk:
+                    _write_chunk(ctx, writer)
+
+            ctx = _run_days(config, progress, {}, hand_over)
+            _write_chunk(ctx, writer)
+            meta = _meta(config, ctx, writer.events, writer.versions, dict(writer.by_subsystem))
+            writer.finish(meta, ctx.org.actors(), ctx.org.to_policy(), ctx.graph.node_link(config.days * DAY,
+                                                                                            config.seed))
+        finally:
+            writer.close()
+    return meta
+
+
+def _write_chunk(ctx: SimContext, writer: WorldWriter) -> None:
+    """Render the drafts recorded so far and append them, with the events, to the writer."""
+    events, drafts = ctx.release_drafts()
+    writer.write(events, render_all(drafts, _names(ctx), ctx.ledger.moment))
