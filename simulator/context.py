@@ -33,6 +33,8 @@ NEWS_SOURCES: dict[str, tuple[str, str]] = {
     "postmortem": ("postmortems", "postmortem_id"),
 }
 
+_NEWS_SUBSYSTEMS = frozenset(subsystem for subsystem, _ in NEWS_SOURCES.values())
+
 
 @dataclass(frozen=True, slots=True)
 class NewsItem:
@@ -136,10 +138,19 @@ class SimContext:
         return self._latest.get(artifact_id)
 
     def release_drafts(self) -> tuple[list[Any], list[Draft]]:
-        """The ledger's events and drafts so far, handed over and forgotten (``latest`` still knows each artifact)."""
+        """The ledger's events and drafts so far, handed over and forgotten (streaming writers call this).
+
+        ``latest`` goes on knowing every record of a news source (``NEWS_SOURCES``: what processes ask it
+        about); the latest drafts of other subsystems (chat, mail, wiki, ...) leave memory with their chunk.
+        """
         self.latest("")  # catch up on the drafts before they leave the ledger
         self._seen = 0
-        return self.ledger.take()
+        events, drafts = self.ledger.take()
+        latest = self._latest
+        for draft in drafts:
+            if draft.subsystem not in _NEWS_SUBSYSTEMS and latest.get(draft.artifact_id) is draft:
+                del latest[draft.artifact_id]
+        return events, drafts
 
     def can_read(self, actor_id: str, subsystem: str, space: str | None = None) -> bool:
         """Could ``actor_id`` read records of ``subsystem`` (in ``space``) now: role or a grant, and membership."""
