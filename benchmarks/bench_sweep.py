@@ -20,7 +20,7 @@ kill and were built again (it should be empty), ``resume.replaced`` those
 whose directory is not the same one (inode) after the resume.
 
     python benchmarks/bench_sweep.py                 # 32 worlds, best of 3
-    python benchmarks/bench_sweep.py --seeds 4 --repeats 1 --resume-seeds 8
+    python benchmarks/bench_sweep.py --seeds 4 --per-suite 2 --repeats 1 --resume-seeds 8
 """
 
 from __future__ import annotations
@@ -46,9 +46,14 @@ seeds = "0-{last}"
 [groundeval]
 
 [cargo]
-worlds_per_suite = 8
+worlds_per_suite = {per_suite}
 """
+PER_SUITE = [8]  # worlds per CARGO suite (--per-suite)
 THREADS = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+
+
+def _sweep_text(seeds: int) -> str:
+    return SWEEP.format(seeds=seeds, last=seeds - 1, per_suite=PER_SUITE[0])
 
 
 def _command(root: Path, executor: str) -> list[str]:
@@ -95,7 +100,7 @@ def compare_executors(base: Path, seeds: int, repeats: int) -> dict:
             if root.exists():
                 shutil.rmtree(root)
             root.mkdir(parents=True)
-            (root / "SWEEP.toml").write_text(SWEEP.format(seeds=seeds, last=seeds - 1), encoding="utf-8")
+            (root / "SWEEP.toml").write_text(_sweep_text(seeds), encoding="utf-8")
             runs[executor].append(run_once(root, executor))
             if executor == "serial":
                 shutil.rmtree(base / "serial", ignore_errors=True)
@@ -120,7 +125,7 @@ def kill_and_resume(base: Path, seeds: int, executor: str) -> dict:
     root = base / "killed"
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
-    (root / "SWEEP.toml").write_text(SWEEP.format(seeds=seeds, last=seeds - 1), encoding="utf-8")
+    (root / "SWEEP.toml").write_text(_sweep_text(seeds), encoding="utf-8")
     total = _stage_count(root)
     proc = subprocess.Popen(_command(root, executor), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
                             env=_env(), start_new_session=True)
@@ -157,12 +162,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=32)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--per-suite", type=int, default=8, help="worlds per CARGO suite")
     parser.add_argument("--skip-compare", action="store_true", help="only the kill-and-resume part")
     parser.add_argument("--resume-seeds", type=int, default=None, help="worlds of the killed sweep (default: --seeds)")
     parser.add_argument("--dir", type=Path, default=None, help="scratch directory (default: a temp dir)")
     args = parser.parse_args()
+    PER_SUITE[0] = args.per_suite
     base = args.dir or Path(tempfile.mkdtemp(prefix="bench-sweep-"))
-    result: dict = {"seeds": args.seeds, "repeats": args.repeats, "cpus": os.cpu_count(), "threads": THREADS}
+    result: dict = {"seeds": args.seeds, "per_suite": args.per_suite, "repeats": args.repeats,
+                    "cpus": os.cpu_count(), "threads": THREADS}
     if not args.skip_compare:
         result["serial_vs_ray"] = compare_executors(base, args.seeds, args.repeats)
     result["resume"] = kill_and_resume(base, args.resume_seeds or args.seeds, "ray")

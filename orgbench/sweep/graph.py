@@ -138,6 +138,6 @@ def expand(sweep: Sweep, work: Path, out: Path) -> list[Stage]:
             size = sweep.cargo.worlds_per_suite
             for start in range(0, len(worlds), size):
                 finals.append(_cargo(graph, grid, grid.seeds[start:start + size], worlds[start:start + size]))
-    graph.add("combined", "combined", {"sweep": sweep.name, "names": [s.name for s in finals]}, tuple(finals), own={"sweep": sweep.name},
-              directory=Path(out).resolve())
+    graph.add("combined", "combined", {"sweep": sweep.name, "names": [s.name for s in finals]}, tuple(finals),
+              own={"sweep": sweep.name}, directory=Path(out).resolve())
     return graph.stages
