@@ -98,9 +98,11 @@ def _summary(rows: list[tuple]) -> list[str]:
             means[(study, agent, condition, metric)].append(value)
         elif study == "cargo" and metric == "di":
             means[(study, agent, condition, metric)].append(value)
-    lines = ["| study | agent / judge | mode / condition | metric | mean over suites | suites |", "|---|---|---|---|---|---|"]
+    lines = ["| study | agent / judge | mode / condition | metric | mean over suites | suites |",
+             "|---|---|---|---|---|---|"]
     for (study, agent, condition, metric), values in sorted(means.items()):
-        lines.append(f"| {study} | {agent} | {condition} | {metric} | {sum(values) / len(values):.3f} | {len(values)} |")
+        mean = sum(values) / len(values)
+        lines.append(f"| {study} | {agent} | {condition} | {metric} | {mean:.3f} | {len(values)} |")
     return lines
 
 
