@@ -24,14 +24,16 @@ with its events/s, its ratio to the bare loop (the highest end-to-end
 simulator's end-to-end rate over the floor's. ``documented_anchor``
 divides the simulator's rate by the bare-loop rate PERFORMANCE.md records
 for this machine kind (68,000 timeouts/s), which is not measured here.
-Then, each in a fresh subprocess for a clean peak RSS: 1×, 4× and 16× the
-default size (people × days: 1×1, 2×2, 4×4), with seconds, events, cost per
-event (µs of wall time, and of process CPU time) and peak RSS (MB), and the
-16×/1× cost-per-event ratio by each (the CPU one is the steadier when other
-processes share the machine). Last, ``realism``: the prose figures of
-``simulator.realism`` for the default world, with a second seed (3) against
-it — the same figures ``orgbench inspect --realism WORLD --against WORLD2``
-prints.
+Then, each in a fresh subprocess for a clean peak RSS: 1×, 4×, 16× and 64×
+the default size (people × days: 1×1, 2×2, 4×4, 8×8), each simulated and
+written to disk as it runs (``simulate_to``, which streams events and
+artifact versions out in chunks), with seconds (simulating and writing),
+events, cost per event (µs of wall time, and of process CPU time) and peak
+RSS (MB), and the 16×/1× and 64×/1× cost-per-event ratios by each (the CPU
+one is the steadier when other processes share the machine). Last,
+``realism``: the prose figures of ``simulator.realism`` for the default
+world, with a second seed (3) against it — the same figures ``orgbench
+inspect --realism WORLD --against WORLD2`` prints.
 
     python benchmarks/bench_simulate.py            # all of it
     python benchmarks/bench_simulate.py --quick    # default world only
@@ -48,7 +50,7 @@ import tempfile
 import time
 from pathlib import Path
 
-SCALES = {"1x": (1, 1), "4x": (2, 2), "16x": (4, 4)}
+SCALES = {"1x": (1, 1), "4x": (2, 2), "16x": (4, 4), "64x": (8, 8)}
 #: PERFORMANCE.md's bare simpy loop on this machine kind (timeouts/s, 2,000 processes) — documented, not measured.
 DOCUMENTED_BARE_RATE = 68_000
 
@@ -146,6 +148,24 @@ def peak_rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
+def measure_streamed(people_factor: int, days_factor: int) -> dict:
+    """Simulate one world at a multiple of the default size, written to a temp dir as it runs."""
+    from simulator.config import load_config
+    from simulator.simulate import simulate_to
+
+    base = load_config()
+    config = load_config(people=base.people * people_factor, days=base.days * days_factor)
+    with tempfile.TemporaryDirectory() as tmp:
+        started, cpu = time.perf_counter(), time.process_time()
+        meta = simulate_to(config, Path(tmp) / "world")
+        seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu
+    events = meta["counts"]["events"]
+    return {"people": config.people, "days": config.days, "events": events,
+            "artifact_versions": meta["counts"]["artifact_versions"], "seconds": round(seconds, 3),
+            "cpu_seconds": round(cpu_seconds, 3), "us_per_event": round(seconds / events * 1e6, 2),
+            "cpu_us_per_event": round(cpu_seconds / events * 1e6, 2), "peak_rss_mb": round(peak_rss_mb(), 1)}
+
+
 def measure(people_factor: int, days_factor: int, write: bool) -> dict:
     """Simulate (and optionally write) one world at a multiple of the default size."""
     from simulator.config import load_config
@@ -198,13 +218,17 @@ def main() -> None:
     """Measure and print the JSON report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="only the default world")
+    parser.add_argument("--scales", action="store_true", help="only the 1x-64x rows (streamed worlds)")
     parser.add_argument("--repeats", type=int, default=3, help="default-world runs; each figure is the best")
     parser.add_argument("--child", nargs=2, type=int, metavar=("PEOPLE_X", "DAYS_X"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(measure(args.child[0], args.child[1], write=False)))
+        print(json.dumps(measure_streamed(args.child[0], args.child[1])))
         return
 
+    if args.scales:
+        print(json.dumps(scale_rows(), indent=2))
+        return
     runs = [measure(1, 1, write=True) for _ in range(max(1, args.repeats))]
     default = best_of(runs)
     bare = bare_simpy_rate(default["events"])
@@ -245,18 +269,25 @@ def main() -> None:
         "peak_rss_mb": default["peak_rss_mb"],
     }
     if not args.quick:
-        scales = {}
-        for name, (pf, df) in SCALES.items():
-            proc = subprocess.run([sys.executable, __file__, "--child", str(pf), str(df)],
-                                  capture_output=True, text=True, check=True)
-            scales[name] = json.loads(proc.stdout)
-        result["scales"] = scales
-        result["cost_ratio_16x_vs_1x"] = round(scales["16x"]["us_per_event"] / scales["1x"]["us_per_event"], 3)
-        # process CPU time: what other processes on a shared machine disturb least
-        result["cpu_cost_ratio_16x_vs_1x"] = round(
-            scales["16x"]["cpu_us_per_event"] / scales["1x"]["cpu_us_per_event"], 3)
+        result.update(scale_rows())
     result["realism"] = realism()
     print(json.dumps(result, indent=2))
+
+
+def scale_rows() -> dict:
+    """The 1x-64x rows, each from a fresh subprocess, and the cost-per-event ratios to 1x."""
+    scales = {}
+    for name, (pf, df) in SCALES.items():
+        proc = subprocess.run([sys.executable, __file__, "--child", str(pf), str(df)],
+                              capture_output=True, text=True, check=True)
+        scales[name] = json.loads(proc.stdout)
+    result: dict = {"scales": scales}
+    for name in ("16x", "64x"):
+        result[f"cost_ratio_{name}_vs_1x"] = round(scales[name]["us_per_event"] / scales["1x"]["us_per_event"], 3)
+        # process CPU time: what other processes on a shared machine disturb least
+        result[f"cpu_cost_ratio_{name}_vs_1x"] = round(
+            scales[name]["cpu_us_per_event"] / scales["1x"]["cpu_us_per_event"], 3)
+    return result
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from orgbench.core.errors import InputError
 
 #: Modules under orgbench/commands/ that add commands; each has ``register(cli)``.
 COMMAND_MODULES = ("simulate", "cargo", "groundeval", "assurance", "reproduce", "browse", "tables", "assure_run",
-                   "serve_local", "compare", "observe", "export")
+                   "serve_local", "compare", "observe", "export", "sweep")
 
 RESUMES = "run the same command again to resume"
 #: What a Ctrl-C leaves, per command (first one or two words of the command line); the rest: ``ATOMIC``.
@@ -27,6 +27,8 @@ INTERRUPTED = {
     "reproduce": "every stage listed above as built is kept under --work-dir; run the same command again to "
                  "reuse them (the study folder being written was not replaced)",
     "assure run": "each finished stage is recorded under --work; run the same command again to redo the rest",
+    "sweep": "every stage listed above as built is kept under --work-dir; run the same command again to resume "
+             "(nothing finished is redone)",
 }
 ATOMIC = "nothing was written (the output is put in place only when complete); run the command again to start over"
 

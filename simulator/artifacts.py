@@ -10,7 +10,7 @@ that template, which costs a fraction of a template render per artifact.
 from __future__ import annotations
 
 import os
-from collections import defaultdict
+from collections import ChainMap, defaultdict
 from datetime import datetime
 from typing import Any, Callable, Iterable, Mapping
 
@@ -246,27 +246,37 @@ def render_bodies(template: str, drafts: list[Draft], names: Mapping[str, str],
 
 def render_all(drafts: Iterable[Draft], names: Mapping[str, str],
                moment: Callable[[float], datetime], cast: Mapping[str, Speaker] | None = None,
-               consume: bool = False) -> list[ArtifactVersion]:
+               consume: bool = False, earlier: dict[str, list[Draft]] | None = None) -> list[ArtifactVersion]:
     """Render every draft into an ArtifactVersion, keeping the drafts' order; ``moment`` dates a minute.
 
     ``cast`` (who each person is: team, role, title) lets the prose composers write in each person's voice.
     With ``consume``, ``drafts`` must be a list, and it is emptied as its versions are built (a lower peak).
+    ``earlier`` (a world rendered in chunks, oldest first): what composers can still cite of the chunks
+    already rendered (``CITED``); it is read, and updated in place with this chunk's citable drafts.
     """
     if not consume or not isinstance(drafts, list):
         drafts = list(drafts)
     groups: dict[str, list[int]] = defaultdict(list)  # template → positions of its drafts
-    records: dict[str, list[Draft]] = defaultdict(list)
+    records: dict[str, list[Draft]] = {}  # a plain dict: a lookup through the ChainMap below must not add keys
     for position, draft in enumerate(drafts):
         groups[draft.template].append(position)
         if draft.template in CITED:
-            records[draft.artifact_id].append(draft)
+            records.setdefault(draft.artifact_id, []).append(draft)
+    cited: Mapping[str, list[Draft]] = records
+    if earlier is not None:
+        for artifact_id, history in records.items():
+            history[:0] = earlier.get(artifact_id, ())
+        cited = ChainMap(records, earlier)  # an incident of an earlier chunk, cited by this chunk's postmortem
     bodies: list[str] = [""] * len(drafts)  # by position: a list, not a dict keyed by id, to keep the peak low
     for template in sorted(groups):
         positions = groups[template]
-        rendered = render_bodies(template, [drafts[i] for i in positions], names, cast, records)
+        rendered = render_bodies(template, [drafts[i] for i in positions], names, cast, cited)
         for position, body in zip(positions, rendered):
             bodies[position] = body
-    del records, groups
+    if earlier is not None:
+        for artifact_id, history in records.items():
+            earlier[artifact_id] = CITED[history[-1].template](history)
+    del records, groups, cited
     versions = []
     for position, body in enumerate(bodies):
         d = drafts[position]

@@ -34,6 +34,8 @@ NEWS_SOURCES: dict[str, tuple[str, str]] = {
     "postmortem": ("postmortems", "postmortem_id"),
 }
 
+_NEWS_SUBSYSTEMS = frozenset(subsystem for subsystem, _ in NEWS_SOURCES.values())
+
 
 @dataclass(frozen=True, slots=True)
 class NewsItem:
@@ -100,6 +102,7 @@ class SimContext:
         self._pack = self.config.domain_pack
         self._latest: dict[str, Draft] = {}  # artifact id → its latest draft, caught up lazily
         self._seen = 0
+        self._released = False  # set once ``release`` has handed drafts over (a streamed run)
 
     @property
     def pack(self):
@@ -182,7 +185,29 @@ class SimContext:
                 draft = drafts[index]
                 latest[draft.artifact_id] = draft
             self._seen = len(drafts)
-        return self._latest.get(artifact_id)
+        found = self._latest.get(artifact_id)
+        if found is None and self._released and artifact_id in self.ledger.latest:
+            raise RuntimeError(f"latest({artifact_id!r}): its drafts left memory with a streamed chunk; "
+                               f"only news sources ({', '.join(sorted(_NEWS_SUBSYSTEMS))}) are kept")
+        return found
+
+    def release(self) -> tuple[list[Any], list[Draft], list[Claim]]:
+        """The events, drafts and labelled claims so far, handed over and forgotten (streaming writers call this).
+
+        ``latest`` goes on knowing every record of a news source (``NEWS_SOURCES``: what processes ask it
+        about); the latest drafts of other subsystems (chat, mail, wiki, ...) leave memory with their chunk,
+        and asking ``latest`` about one of those afterwards is an error, never a silent None.
+        """
+        self.latest("")  # catch up on the drafts before they leave the ledger
+        self._seen = 0
+        self._released = True
+        events, drafts = self.ledger.take()
+        latest = self._latest
+        for draft in drafts:
+            if draft.subsystem not in _NEWS_SUBSYSTEMS and latest.get(draft.artifact_id) is draft:
+                del latest[draft.artifact_id]
+        claims, self.claims = self.claims, []
+        return events, drafts, claims
 
     def can_read(self, actor_id: str, subsystem: str, space: str | None = None) -> bool:
         """Could ``actor_id`` read records of ``subsystem`` (in ``space``) now: role or a grant, and membership."""

@@ -65,6 +65,7 @@ class Ledger:
         self.latest: dict[str, int] = {}
         self._rows: list[tuple] = []
         self._events: list[Event] = []
+        self._handed = 0  # events already handed to a writer (``take``) and dropped from memory
         self._moments: dict[float, datetime] = {}
         self._counters: dict[str, int] = {}
         self._random = wording.random
@@ -103,7 +104,7 @@ class Ledger:
     ) -> str:
         """Record an event now; returns its event id."""
         rows = self._rows
-        event_id = f"EV-{len(rows) + 1:07d}"
+        event_id = f"EV-{len(rows) + self._handed + 1:07d}"
         rows.append((event_id, self.env.now, event_type, actors if actors.__class__ is tuple else tuple(actors),
                      subsystem, entity, payload or {}, parents if parents.__class__ is tuple else tuple(parents),
                      artifacts if artifacts.__class__ is tuple else tuple(artifacts)))
@@ -121,6 +122,21 @@ class Ledger:
                           for event_id, minute, event_type, actors, subsystem, entity, payload, parents, artifacts
                           in rows[len(built):]])
         return built
+
+    def pending(self) -> int:
+        """How many events and drafts are held in memory (not yet handed over by ``take``)."""
+        return len(self._rows) + len(self.drafts)
+
+    def take(self) -> tuple[list[Event], list[Draft]]:
+        """Hand over every event and draft recorded so far, in order, and forget them (for streaming writers).
+
+        Event ids keep counting from where they were; the caller must first let anything that reads
+        ``drafts`` by position catch up (``SimContext.release`` does).
+        """
+        events, drafts = self.events, self.drafts
+        self._handed += len(self._rows)
+        self._rows, self._events, self.drafts, self._moments = [], [], [], {}
+        return events, drafts
 
     def draft(
         self,

@@ -2,16 +2,18 @@
 
 ``simulate`` builds the organisation and its customers, starts one simpy
 process per business process, runs the clock day by day to the end, renders
-every artifact in bulk, and assembles the World. ``simulate_to`` also writes
-it with ``save_world``.
+every artifact in bulk, and assembles the World. ``simulate_to`` instead
+writes the world as it runs (``simulator.stream``), in bounded chunks, so its
+memory stays flat as worlds grow.
 """
 
 from __future__ import annotations
 
 import gc
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Iterator, Mapping
 
 import simpy
 from faker import Faker
@@ -24,7 +26,7 @@ from simulator.config import SimConfig
 from simulator.context import SimContext, stream
 from simulator.customers import generate_accounts
 from simulator.graph import CollaborationGraph
-from simulator.ledger import Ledger
+from simulator.ledger import Draft, Ledger
 from simulator.messaging import CHANNELS
 from simulator.offices import OFFICES, office_calendars, pick_office, plan_leave
 from simulator.model import SUBSYSTEMS
@@ -35,7 +37,9 @@ from simulator.processes.engineering import change_arrivals
 from simulator.processes.runbooks import runbook_pages
 from simulator.processes.staffing import staffing
 from simulator.processes.support import case_arrivals
-from simulator.world import FORMAT_VERSION, World, build_world, save_world
+from orgbench.core.storage import staged_directory
+from simulator.stream import CHUNK, WorldWriter
+from simulator.world import FORMAT_VERSION, World, build_world
 
 #: ``progress(done, total)`` is called once per simulated day.
 Progress = Callable[[int, int], None]
@@ -98,18 +102,26 @@ def simulate(config: SimConfig, progress: Progress | None = None, timings: dict[
     With ``timings``, the seconds spent in each phase (setup, event_loop, render, events, graph, assemble)
     are stored in it — for benchmarks; they never reach the world.
     """
+    with _collector_paused():
+        return _simulate(config, progress, timings if timings is not None else {})
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
     # The run allocates hundreds of thousands of long-lived records and almost no cyclic garbage;
     # the cyclic collector would rescan them again and again, so it pauses for the run.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _simulate(config, progress, timings if timings is not None else {})
+        yield
     finally:
         if collecting:
             gc.enable()
 
 
-def _simulate(config: SimConfig, progress: Progress | None, timings: dict[str, float]) -> World:
+def _run_days(config: SimConfig, progress: Progress | None, timings: dict[str, float],
+              each_day: Callable[[SimContext], None] | None = None) -> SimContext:
+    """Set up and run the event loop day by day; ``each_day(ctx)`` after every simulated day."""
     clock = time.perf_counter
     started = clock()
     ctx = _context(config)
@@ -118,34 +130,52 @@ def _simulate(config: SimConfig, progress: Progress | None, timings: dict[str, f
     started = clock()
     for day in range(config.days):
         ctx.env.run(until=(day + 1) * DAY)
+        if each_day is not None:
+            each_day(ctx)
         if progress is not None:
             progress(day + 1, config.days)
     timings["event_loop"] = clock() - started
-    started = clock()
-    names = {a: p.name for a, p in ctx.org.people.items()}
-    cast = {a: Speaker(p.name, p.team, p.role, p.title) for a, p in ctx.org.people.items()}
-    versions = render_all(ctx.ledger.drafts, names, ctx.ledger.moment, cast, consume=True)  # empties the drafts
-    timings["render"] = clock() - started
-    started = clock()
-    events = ctx.ledger.events  # Event records are built here, once, from the rows the loop stored
-    timings["events"] = clock() - started
-    end = ctx.calendar.moment(config.days * DAY)
-    by_subsystem = {s: 0 for s in SUBSYSTEMS}
-    for event in events:
-        by_subsystem[event.subsystem] += 1
-    meta = {
+    return ctx
+
+
+def _names(ctx: SimContext) -> dict[str, str]:
+    return {a: p.name for a, p in ctx.org.people.items()}
+
+
+def _cast(ctx: SimContext) -> dict[str, Speaker]:
+    return {a: Speaker(p.name, p.team, p.role, p.title) for a, p in ctx.org.people.items()}
+
+
+def _meta(config: SimConfig, ctx: SimContext, events: int, versions: int, by_subsystem: dict[str, int],
+          claims: int) -> dict:
+    return {
         "format_version": FORMAT_VERSION,
         "generator": "orgbench.simulator",
         "seed": config.seed,
         "start": format_ts(ctx.calendar.start),
-        "end": format_ts(end),
+        "end": format_ts(ctx.calendar.moment(config.days * DAY)),
         "config": config.to_json(),
         "counts": {
-            "actors": len(ctx.org.people), "events": len(events), "artifact_versions": len(versions),
+            "actors": len(ctx.org.people), "events": events, "artifact_versions": versions,
             "artifacts": len(ctx.ledger.latest), "events_by_subsystem": by_subsystem,
-            "labelled_claims": len(ctx.claims),
+            "labelled_claims": claims,
         },
     }
+
+
+def _simulate(config: SimConfig, progress: Progress | None, timings: dict[str, float]) -> World:
+    clock = time.perf_counter
+    ctx = _run_days(config, progress, timings)
+    started = clock()
+    versions = render_all(ctx.ledger.drafts, _names(ctx), ctx.ledger.moment, _cast(ctx), consume=True)
+    timings["render"] = clock() - started
+    started = clock()
+    events = ctx.ledger.events  # Event records are built here, once, from the rows the loop stored
+    timings["events"] = clock() - started
+    by_subsystem = {s: 0 for s in SUBSYSTEMS}
+    for event in events:
+        by_subsystem[event.subsystem] += 1
+    meta = _meta(config, ctx, len(events), len(versions), by_subsystem, len(ctx.claims))
     started = clock()
     graph = ctx.graph.node_link(config.days * DAY, config.seed)
     timings["graph"] = clock() - started
@@ -155,8 +185,35 @@ def _simulate(config: SimConfig, progress: Progress | None, timings: dict[str, f
     return world
 
 
-def simulate_to(config: SimConfig, out_dir: Path, progress: Progress | None = None) -> World:
-    """Run the simulation and write the world to ``out_dir`` atomically (with MANIFEST.json)."""
-    world = simulate(config, progress)
-    save_world(world, Path(out_dir))
-    return world
+def simulate_to(config: SimConfig, out_dir: Path, progress: Progress | None = None,
+                chunk: int = CHUNK) -> Mapping[str, Any]:
+    """Simulate and write the world to ``out_dir`` as it runs; return its world.json metadata.
+
+    Events, artifact versions and labelled claims go to disk in chunks of about ``chunk`` records (handed
+    over at day boundaries) as the loop runs, so memory holds the organisation's current state, one chunk
+    and what later prose can still cite (``simulator.prose.CITED``); the files are byte-identical to
+    ``save_world(simulate(config), out_dir)``. The directory is staged and renamed into place when complete.
+    """
+    with _collector_paused(), staged_directory(Path(out_dir)) as tmp:
+        writer = WorldWriter(tmp, SUBSYSTEMS)
+        earlier: dict[str, list[Draft]] = {}
+        try:
+            def hand_over(ctx: SimContext) -> None:
+                if ctx.ledger.pending() >= chunk:
+                    _write_chunk(ctx, writer, earlier)
+
+            ctx = _run_days(config, progress, {}, hand_over)
+            _write_chunk(ctx, writer, earlier)
+            meta = _meta(config, ctx, writer.events, writer.versions, dict(writer.by_subsystem), writer.claims)
+            writer.finish(meta, ctx.org.actors(), ctx.org.to_policy(), ctx.graph.node_link(config.days * DAY,
+                                                                                            config.seed))
+        finally:
+            writer.close()
+    return meta
+
+
+def _write_chunk(ctx: SimContext, writer: WorldWriter, earlier: dict[str, list[Draft]]) -> None:
+    """Render the drafts recorded so far and append them, with the events and claims, to the writer."""
+    events, drafts, claims = ctx.release()
+    writer.write(events, render_all(drafts, _names(ctx), ctx.ledger.moment, _cast(ctx), consume=True,
+                                    earlier=earlier), claims)

@@ -96,16 +96,22 @@ class World:
 def save_world(world: World, directory: Path) -> None:
     """Write every world file atomically into ``directory``, then MANIFEST.json."""
     with staged_directory(Path(directory)) as tmp:
-        write_json(tmp / "world.json", dict(world.meta))
-        write_jsonl(tmp / "actors.jsonl", (a.to_json() for a in world.actors))
         # the same bytes as write_jsonl(path, (r.to_json() for r in records)), written without the dicts
         stamps = Stamps()
         write_text_atomic(tmp / "events.jsonl", "".join(event_lines(world.events, stamps)))
         write_text_atomic(tmp / "artifacts.jsonl", "".join(artifact_lines(world.artifacts, stamps)))
-        write_json(tmp / "policy.json", world.policy.to_json())
-        write_json(tmp / "graph.json", dict(world.graph))
         write_jsonl(tmp / CLAIMS_FILE, (c.to_json() for c in world.claims))
-        write_manifest(tmp)
+        write_small_files(tmp, world.meta, world.actors, world.policy, world.graph)
+
+
+def write_small_files(directory: Path, meta: Mapping[str, Any], actors: Iterable[Actor], policy: AccessPolicy,
+                      graph: Mapping[str, Any]) -> None:
+    """Write world.json, actors.jsonl, policy.json and graph.json beside the records, then MANIFEST.json."""
+    write_json(directory / "world.json", dict(meta))
+    write_jsonl(directory / "actors.jsonl", (a.to_json() for a in actors))
+    write_json(directory / "policy.json", policy.to_json())
+    write_json(directory / "graph.json", dict(graph))
+    write_manifest(directory)
 
 
 def _records(path: Path, build) -> tuple:

@@ -28,6 +28,7 @@ API = {
     "orgbench.report": ["STUDY_TITLES", "drill_spec", "render_page", "study_section", "write_report",
                         "write_results_readme"],
     "orgbench.studies": ["ReproduceOptions"],
+    "orgbench.sweep": ["SweepRun", "run_sweep"],
     "simulator": ["AccessPolicy", "Actor", "ArtifactVersion", "Event", "SimConfig", "World", "build_world",
                   "load_config", "load_world", "save_world", "simulate", "simulate_to"],
     "simulator.packs": ["BUILTIN_PACKS", "DEFAULT_PACK", "Pack", "default_pack", "is_builtin", "load_pack",
@@ -56,6 +57,7 @@ API = {
                         "FatalBackendError", "GenerationParams", "JudgeBackend", "JudgeRequest", "JudgeResponse",
                         "Message", "Usage", "apply_generation_options", "make_backend", "parse_extra"],
     "judges.groundeval": ["CompiledTruth", "Corpus", "GatedRuntime", "score_question", "summarize"],
+    "judges.groundeval.adapters": ["FRAMEWORKS"],
 }
 
 

@@ -69,14 +69,14 @@ def simulate_command(out: Path, config_path: Path | None, seed: int | None, days
     with bound(out, "a world", "simulate", {"config": digest_of(asdict(config))}, overwrite=overwrite):
         if bar is not None:
             with bar:
-                world = simulate_to(config, out, progress)
+                meta = simulate_to(config, out, progress)
         else:
-            world = simulate_to(config, out)
+            meta = simulate_to(config, out)
     seconds = time.perf_counter() - started
-    counts = world.meta["counts"]
+    counts = meta["counts"]
     click.echo(f"wrote {out}: {counts['actors']} people, {counts['events']:,} events, "
                f"{counts['artifact_versions']:,} artifact versions ({counts['artifacts']:,} artifacts), "
-               f"{world.meta['start'][:10]} to {world.meta['end'][:10]}, seed {config.seed}, {seconds:.1f} s")
+               f"{meta['start'][:10]} to {meta['end'][:10]}, seed {config.seed}, {seconds:.1f} s")
 
 
 @click.command("inspect")

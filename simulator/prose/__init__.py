@@ -4,7 +4,8 @@
 records) -> body``; ``simulator.artifacts`` uses it in place of the jinja2
 template of that name. The draft's variant seeds the grammar, so the same
 world gives the same text under any PYTHONHASHSEED; ``records`` lets a
-document cite the records it is about (a postmortem its incident's times).
+document cite the records it is about (a postmortem its incident's times),
+and ``CITED`` says which records those are and what of them stays citable.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from simulator.prose.chatter import chat_message, direct_message
-from simulator.prose.documents import meeting_notes, postmortem, wiki_page, wiki_runbook
+from simulator.prose.documents import keep_history, keep_latest, meeting_notes, postmortem, wiki_page, wiki_runbook
 from simulator.prose.mail import internal_email, ticket_comment
 from simulator.prose.voice import Speaker
 
@@ -28,7 +29,11 @@ COMPOSERS: dict[str, Composer] = {
     "wiki_runbook": wiki_runbook,
     "wiki_page": wiki_page,
 }
-#: Templates whose drafts composers may look up by artifact id (a postmortem its incident, a page its history).
-CITED = frozenset({"incident", "wiki_runbook", "wiki_page"})
+#: Templates whose drafts composers may look up by artifact id (a postmortem its incident, a page its history),
+#: each with what later drafts can still cite of an artifact's drafts once they are rendered (a world written
+#: in chunks keeps only that between chunks: ``simulator.artifacts.render_all``'s ``earlier``).
+CITED: dict[str, Callable[[list[Any]], list[Any]]] = {
+    "incident": keep_latest, "wiki_runbook": keep_history, "wiki_page": keep_history,
+}
 
 __all__ = ["CITED", "COMPOSERS", "Composer", "Speaker"]

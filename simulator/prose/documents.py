@@ -36,6 +36,14 @@ def _latest(records: Records, artifact_id: str, minute: float) -> Mapping[str, A
     return found
 
 
+def keep_latest(drafts: list[Draft]) -> list[Draft]:
+    """What a postmortem can still cite of an incident's drafts already rendered: the last one (``_latest``).
+
+    Later drafts come later in time, so ``_latest`` never picks an earlier one; it reads minute and facts only.
+    """
+    return [d._replace(context={}) for d in drafts[-1:]]
+
+
 def postmortem(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str, str], records: Records) -> str:
     """A postmortem with summary, timeline, impact, root cause, what went well, and action items."""
     f, rng = draft.facts, Dice(draft.variant)
@@ -75,6 +83,12 @@ def _history(draft: Draft, names: Mapping[str, str], records: Records) -> list[s
         out.append(f"- r{earlier.version}: {earlier.facts.get('revision_note', 'edited')} "
                    f"({names.get(earlier.author, earlier.author)})")
     return out
+
+
+def keep_history(drafts: list[Draft]) -> list[Draft]:
+    """What a page's later revisions cite of its drafts already rendered: each one's number, note and author."""
+    return [d._replace(facts={k: d.facts[k] for k in ("revision_note",) if k in d.facts}, context={})
+            for d in drafts]
 
 
 def wiki_runbook(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str, str], records: Records) -> str:

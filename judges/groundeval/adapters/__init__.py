@@ -7,3 +7,5 @@ a suite and writes a run directory that ``score groundeval`` scores.
 
 FRAMEWORKS = {"openai-agents": "judges.groundeval.adapters.openai_agents",
               "langgraph": "judges.groundeval.adapters.langgraph"}
+
+__all__ = ["FRAMEWORKS"]

@@ -1,0 +1,43 @@
+"""``orgbench sweep SWEEP.toml``: run a grid of worlds, suites, agents and judges as cached stages."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+
+def register(cli: click.Group) -> None:
+    """Add ``sweep`` to the CLI."""
+
+    @cli.command()
+    @click.argument("sweep_file", type=click.Path(path_type=Path, dir_okay=False))
+    @click.option("--out", type=click.Path(path_type=Path, file_okay=False), default=Path("sweep-results"),
+                  show_default=True, help="Where the combined table (CSV, Parquet) and report are written.")
+    @click.option("--work-dir", type=click.Path(path_type=Path, file_okay=False), default=Path("build/sweep"),
+                  show_default=True, help="Cache of worlds, suites, runs and scores; reused when inputs match.")
+    @click.option("--executor", type=click.Choice(("ray", "serial")), default="ray", show_default=True,
+                  help="ray: stages as Ray tasks; serial: one after another in this process.")
+    @click.option("--workers", type=click.IntRange(1), default=2, show_default=True,
+                  help="CPUs of the local Ray that orgbench starts (ignored with --address).")
+    @click.option("--address", default=None, help="An existing Ray cluster (ray://HOST:PORT; default: $RAY_ADDRESS).")
+    @click.option("--fresh", is_flag=True, help="Redo every stage instead of reusing finished ones.")
+    def sweep(sweep_file: Path, out: Path, work_dir: Path, executor: str, workers: int, address: str | None,
+              fresh: bool) -> None:
+        """Expand SWEEP_FILE into world → suite → run → tables stages and run them (see docs/sweeps.md).
+
+        Each stage is a directory keyed by its inputs and code, written
+        atomically: a rerun, or a run after an interruption, redoes only the
+        stages that had not finished.
+        """
+        from orgbench.commands.options import check_out_dir
+        from orgbench.sweep import run_sweep
+
+        check_out_dir(work_dir, option="--work-dir", into=True)
+        check_out_dir(out, ("MANIFEST.json", "table.csv", "report.md"), "the output of orgbench sweep")
+        result = run_sweep(sweep_file, out, work_dir, executor=executor, workers=workers,
+                           address=address or os.environ.get("RAY_ADDRESS") or None, fresh=fresh, echo=click.echo)
+        budget = "".join(f"; at most {n} requests at once to {url}" for url, n in result.peaks)
+        click.echo(f"sweep: {len(result.built)} stages built, {len(result.reused)} reused ({result.executor})"
+                   f"{budget}; table: {out / 'table.csv'}, report: {out / 'report.md'}")
