@@ -173,11 +173,22 @@ def _choose(candidates: list[Question], track: str, config: BuildConfig,
         easy = [q for q in pool if q.truth.difficulty != "hard"]
         rng.shuffle(hard)
         rng.shuffle(easy)
+        hard = _alternating_answers(hard)
         picked_hard, next_hard = take(hard, round(want * hard_share))
         picked_easy, _ = take(easy, want - len(picked_hard))
         topped_up, _ = take(hard, want - len(picked_hard) - len(picked_easy), next_hard)
         chosen.extend(picked_hard + picked_easy + topped_up)
     return chosen, wanted, left_out
+
+
+def _alternating_answers(pool: list[Question]) -> list[Question]:
+    """The pool reordered so that its gold answers take turns (a silence exists, then not, ...), each answer's
+    questions keeping their order: any prefix the builder takes is balanced, and a base-rate guess scores half."""
+    by_answer: dict[tuple[Any, Any], list[Question]] = {}
+    for q in pool:
+        by_answer.setdefault((q.truth.gold.get("exists"), q.truth.gold.get("outcome_changed")), []).append(q)
+    turns = list(by_answer.values())
+    return [side[i] for i in range(max(map(len, turns), default=0)) for side in turns if i < len(side)]
 
 
 def build_questions(world: World, rules: Rules, config: BuildConfig, name: str) -> list[Question]:
