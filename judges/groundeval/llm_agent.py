@@ -107,10 +107,8 @@ class LLMAgent:
                     args = None
                 if name == "submit_answer":
                     return args.get("answer") if isinstance(args, dict) and "answer" in args else args
-                if runtime is not None and isinstance(args, dict) and name == "search_artifacts":
-                    result = runtime.search_artifacts(args.get("query"), args.get("subsystem"), args.get("limit", 10))
-                elif runtime is not None and isinstance(args, dict) and name == "fetch_artifact":
-                    result = runtime.fetch_artifact(args.get("artifact_id"))
+                if runtime is not None and name in ("search_artifacts", "fetch_artifact"):
+                    result = runtime.call(name, args)       # traced whatever the arguments: invalid ones as invalid
                 else:
                     result = {"error": "invalid_call", "message": f"unknown tool or bad arguments for {name!r}"}
                 messages.append({"role": "tool", "tool_call_id": call.get("id", ""),
