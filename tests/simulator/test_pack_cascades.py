@@ -12,9 +12,16 @@ from pathlib import Path
 from simulator.config import load_config
 from simulator.packs import default_pack, load_pack
 from simulator.simulate import simulate_to
+from simulator.world import load_world
 
 HARDWARE = Path(__file__).resolve().parents[2] / "simulator" / "packs" / "hardware.toml"
 
+
+
+def _simulated(config, out: Path):
+    """Stream the world to ``out`` (as ``orgbench simulate`` does) and load it back."""
+    simulate_to(config, out)
+    return load_world(out)
 
 def _runbook_of_case(world) -> dict[str, str]:
     return {e.payload["case_id"]: world.version(e.artifacts[0]).facts["procedure_id"]
@@ -30,7 +37,7 @@ def test_the_hardware_pack_carries_the_service_categories_the_cascades_used():
 
 
 def test_a_fintech_world_opens_incident_cases_of_the_packs_runbooks_and_revises_only_its_own_runbook(tmp_path):
-    world = simulate_to(load_config(days=30, people=30, pack="fintech"), tmp_path / "w")
+    world = _simulated(load_config(days=30, people=30, pack="fintech"), tmp_path / "w")
     pack = load_pack("fintech")
     categories = dict(pack.service_categories)
     by_category = {p.category: p.procedure_id for p in pack.procedures}
@@ -68,7 +75,7 @@ def test_a_pack_without_revisions_has_no_procedure_drift(tmp_path):
     pack = load_pack(str(path))
     assert pack.revisions == () and len(default_pack().revisions) == 4
     assert pack.procedures == default_pack().procedures
-    world = simulate_to(load_config(days=30, people=30, pack=str(path)), tmp_path / "w")
+    world = _simulated(load_config(days=30, people=30, pack=str(path)), tmp_path / "w")
     assert not [e for e in world.events if e.type == "wiki.runbook_revised"]
     tickets = [v for v in world.artifacts if v.kind == "ticket"]
     assert tickets and {v.facts["procedure_revision"] for v in tickets} == {1}

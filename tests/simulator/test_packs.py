@@ -14,9 +14,16 @@ from simulator.config import load_config
 from orgbench.core.errors import InputError
 from simulator.packs import default_pack, load_pack
 from simulator.simulate import simulate_to
+from simulator.world import load_world
 
 FINTECH = Path(__file__).resolve().parents[2] / "simulator" / "packs" / "fintech.toml"
 
+
+
+def _simulated(config, out: Path):
+    """Stream the world to ``out`` (as ``orgbench simulate`` does) and load it back."""
+    simulate_to(config, out)
+    return load_world(out)
 
 def _digests(directory: Path) -> dict[str, str]:
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(directory.iterdir())}
@@ -28,7 +35,7 @@ def _tickets(directory: Path) -> list[dict]:
 
 
 def test_naming_the_default_pack_gives_the_default_world_byte_for_byte(tmp_path):
-    implied = simulate_to(load_config(days=8, people=20), tmp_path / "implied")
+    implied = _simulated(load_config(days=8, people=20), tmp_path / "implied")
     named = tmp_path / "named.toml"
     named.write_text('pack = "hardware"\ndays = 8\npeople = 20\n', encoding="utf-8")
     simulate_to(load_config(named), tmp_path / "named")
@@ -46,7 +53,7 @@ def test_the_default_pack_holds_the_runbooks_builders_read():
 
 
 def test_a_fintech_world_uses_the_packs_company_runbooks_and_services(tmp_path):
-    world = simulate_to(load_config(days=12, people=24, pack="fintech"), tmp_path / "w")
+    world = _simulated(load_config(days=12, people=24, pack="fintech"), tmp_path / "w")
     pack = load_pack("fintech")
     assert world.meta["config"]["pack"] == pack.to_json()
     assert all(a.email.endswith("@ledgerline.example") for a in world.actors)
@@ -68,7 +75,7 @@ def test_a_third_pack_written_by_a_user_simulates(tmp_path):
     (tmp_path / "packs" / "telecom.toml").write_text(text, encoding="utf-8")
     config_file = tmp_path / "world.toml"
     config_file.write_text('pack = "packs/telecom.toml"\ndays = 10\npeople = 20\n', encoding="utf-8")
-    world = simulate_to(load_config(config_file), tmp_path / "w")
+    world = _simulated(load_config(config_file), tmp_path / "w")
     assert world.meta["config"]["pack"]["name"] == "telecom"
     assert all(a.email.endswith("@wavelink.example") for a in world.actors)
     services = {e.payload["service"] for e in world.events if e.type.startswith("deploy.")}
@@ -126,7 +133,7 @@ def test_builders_that_read_the_default_runbooks_refuse_another_packs_world(tmp_
     from benchmark_builders.cargo.cases import cases_from_world
     from benchmark_builders.trajectories.simulate import cases_from_world as trajectory_cases
 
-    world = simulate_to(load_config(days=6, people=20, pack="fintech"), tmp_path / "w")
+    world = _simulated(load_config(days=6, people=20, pack="fintech"), tmp_path / "w")
     for build, who in ((cases_from_world, "the CARGO builder"), (trajectory_cases, "the trajectory builder")):
         with pytest.raises(InputError) as caught:
             build(world)
