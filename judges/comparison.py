@@ -87,6 +87,14 @@ def _cost(usage: Mapping[str, int], price: Mapping[str, float] | None) -> float 
                  + usage["completion_tokens"] / 1e6 * price["completion_per_million"], 6)
 
 
+def _asking_wall(stats: Mapping[str, Any]) -> float | None:
+    """Wall seconds of the invocations that asked the model something (a resume with nothing left adds none)."""
+    calls = stats.get("calls")
+    if not isinstance(calls, list):
+        return stats.get("wall_s")
+    return round(sum(float(c.get("wall_s") or 0) for c in calls if c.get("requested")), 3)
+
+
 def _rater(labels: Mapping[str, str | None], items: Sequence[str]) -> list[str | None]:
     return [labels.get(item) for item in items]
 
@@ -133,7 +141,7 @@ def compare_runs(run_dirs: Sequence[Path], *, suite_dir: Path | None = None, pri
             usage = _usage(rows, condition)
             rows_by[condition] = {"di": _num(score.mean.di), "ci": [_num(score.mean.ci_low), _num(score.mean.ci_high)],
                                   **usage, "cost": _cost(usage, prices.get(scored.judge))}
-        judges[scored.judge] = {"run": str(run), "wall_s": stats.get("wall_s"), "conditions": rows_by}
+        judges[scored.judge] = {"run": str(run), "wall_s": _asking_wall(stats), "conditions": rows_by}
         labels[scored.judge] = _labels(rows)
         means[scored.judge] = dict(scored.item_means)
     conditions = sorted({c for j in judges.values() for c in j["conditions"]})

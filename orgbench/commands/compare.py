@@ -1,8 +1,9 @@
-"""``orgbench compare RUN…``: CARGO judge runs side by side, or two GroundEval agent runs question by question.
+"""``orgbench compare RUN…``: CARGO judge runs or assurance contrast runs side by side, or two GroundEval agent runs.
 
 The kind of run is read from each directory: a CARGO judge run holds
 ``judgments.jsonl``, a GroundEval agent run ``answers.jsonl`` (and
-``traces.jsonl``). Runs of different kinds or suites are refused.
+``traces.jsonl``), a contrast run ``contrast.json`` and ``flags.csv``. Runs of
+different kinds or suites are refused.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import click
 
 
 def run_kind(run: Path) -> str:
-    """``cargo`` or ``groundeval``, from what the run directory holds (InputError if neither)."""
+    """``cargo``, ``groundeval`` or ``assurance``, from what the run directory holds (InputError if none)."""
+    from judges.assurance.contrast_compare import is_contrast_run
     from judges.judgments import JUDGMENTS
     from orgbench.core.errors import InputError
 
@@ -21,7 +23,10 @@ def run_kind(run: Path) -> str:
         return "cargo"
     if (run / "answers.jsonl").is_file():
         return "groundeval"
-    raise InputError(f"{run}: neither a CARGO judge run ({JUDGMENTS}) nor a GroundEval agent run (answers.jsonl)")
+    if is_contrast_run(run):
+        return "assurance"
+    raise InputError(f"{run}: not a CARGO judge run ({JUDGMENTS}), a GroundEval agent run (answers.jsonl) or a "
+                     "contrast run (contrast.json and flags.csv)")
 
 
 def _kind_of(runs: tuple[Path, ...]) -> str:
@@ -53,7 +58,8 @@ def register(cli: click.Group) -> None:
                   help="GroundEval: exit 1 when mean S_adj of RUN_B is below RUN_A's by more than DELTA (0: any drop).")
     def compare(runs: tuple[Path, ...], suite: Path | None, prices: Path | None, out: Path | None,
                 resamples: int, tolerance: float | None) -> None:
-        """Compare CARGO judge runs of one suite (one run per judge), or two GroundEval agent runs RUN_A RUN_B."""
+        """Compare CARGO judge runs of one suite or contrast runs of one cohort (one run per judge), or two
+        GroundEval agent runs RUN_A RUN_B."""
         from orgbench.commands.options import check_out_dir
         from orgbench.core.errors import InputError
         from orgbench.core.storage import dumps_pretty, write_text_atomic
@@ -61,7 +67,16 @@ def register(cli: click.Group) -> None:
         if out is not None:
             check_out_dir(out, into=True)
         kind = _kind_of(runs)
-        if kind == "groundeval":
+        if kind != "groundeval" and tolerance is not None:
+            raise InputError(f"--fail-on-regression: applies to GroundEval agent runs (S_adj), not {kind} runs")
+        if kind == "assurance":
+            from judges.assurance.contrast_compare import compare_contrast_runs, contrast_comparison_markdown
+
+            if prices is not None or suite is not None:
+                raise InputError("--prices/--suite: contrast runs carry their own packets and record no token table")
+            result = compare_contrast_runs(list(runs), resamples=resamples)
+            text, title = contrast_comparison_markdown(result), "# Contrast comparison"
+        elif kind == "groundeval":
             from judges.groundeval.comparison import agent_comparison_markdown, compare_agent_runs, regression
 
             if prices is not None:
@@ -71,8 +86,6 @@ def register(cli: click.Group) -> None:
         else:
             from judges.comparison import compare_runs, comparison_markdown, load_prices
 
-            if tolerance is not None:
-                raise InputError("--fail-on-regression: applies to GroundEval agent runs (S_adj), not CARGO judge runs")
             result = compare_runs(list(runs), suite_dir=suite, prices=load_prices(prices), resamples=resamples)
             text, title = comparison_markdown(result), "# Judge comparison"
         if out is not None:
