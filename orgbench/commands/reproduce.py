@@ -52,16 +52,21 @@ def register(cli: click.Group) -> None:
 
     @cli.command()
     @click.argument("study", type=click.Choice(("all",) + STUDIES), default="all")
-    @click.option("--out", type=click.Path(path_type=Path), default=Path("results"), show_default=True,
-                  help="Where tables, figures and the report are written.")
+    @click.option("--out", type=click.Path(path_type=Path), default=None,
+                  help="Where tables, figures and the report are written  [default: results; results-local when "
+                       "models are compared]")
     @click.option("--work-dir", type=click.Path(path_type=Path), default=Path("build"), show_default=True,
                   help="Cache of worlds, suites and runs; reused when inputs match.")
-    @click.option("--judge", default=None, help="Judge/agent SPEC (e.g. openai:MODEL); default: built-in, offline.")
+    @click.option("--judge", "judges", multiple=True,
+                  help="Judge/agent SPEC (e.g. openai:MODEL, local:smollm2); default: built-in, offline. Given twice "
+                       "or more (or with --quick): every judge through every study, compared (docs/judges.md).")
+    @click.option("--quick", is_flag=True, help="With --judge: the documented subset of every study (minutes per "
+                                                "local model), written to results-local.")
     @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for --judge openai:MODEL.")
     @click.option("--seeds", default=None, help="World seeds, e.g. 0-9 or 0,1,2 (default: each study's own).")
     @click.option("--fresh", is_flag=True, help="Redo every stage instead of reusing cached ones.")
-    def reproduce(study: str, out: Path, work_dir: Path, judge: str | None, base_url: str | None,
-                  seeds: str | None, fresh: bool) -> None:
+    def reproduce(study: str, out: Path | None, work_dir: Path, judges: tuple[str, ...], quick: bool,
+                  base_url: str | None, seeds: str | None, fresh: bool) -> None:
         """Build the default worlds and suites, run every study, write every table and figure.
 
         STUDY is one of all (default), cargo, groundeval, assurance. With no
@@ -74,15 +79,25 @@ def register(cli: click.Group) -> None:
         from orgbench.studies import ReproduceOptions
 
         totals = Totals()
+        compared = quick or len(judges) > 1
+        out = out or Path("results-local" if compared else "results")
+        judge = judges[0] if judges else None
         guard(out, "results (orgbench reproduce)")
         check_out_dir(out, into=True)
         check_out_dir(work_dir, option="--work-dir", into=True)
         options = ReproduceOptions(work_dir=work_dir, judge=judge, base_url=base_url,
                                    seeds=parse_seeds(seeds) if seeds else None, fresh=fresh,
                                    extra={"totals": totals})
-        check_endpoint(judge, base_url)
+        for spec in judges:
+            check_endpoint(spec, base_url)
+        if compared:
+            from orgbench.studies.models_outputs import reproduce_models
+
+            reproduce_models(study, judges, out, options, quick=quick, echo=click.echo)
+            click.echo(totals.wall())
+            return
         run_reproduce(study, out, options, echo=click.echo)
-        llm = bool(judge and judge.startswith("openai:") and study in ("all", "cargo"))
+        llm = bool(judge and judge.startswith(("openai:", "local:")) and study in ("all", "cargo"))
         click.echo(totals.line() + " (the CARGO judge's requests)" if llm else totals.wall())
 
     @cli.command()

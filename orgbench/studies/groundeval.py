@@ -119,7 +119,8 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
 
     seeds = tuple(options.seeds) if options.seeds else DEFAULT_SEEDS
     work = Path(options.work_dir) / "groundeval"
-    agents = list(AGENTS) + ([options.judge] if options.judge and options.judge.startswith("openai:") else [])
+    model = options.judge and options.judge.startswith(("openai:", "local:"))
+    agents = list(AGENTS) + ([options.judge] if model else [])
     all_rows: list[dict[str, Any]] = []
     drill: list[dict[str, Any]] = []
     for seed in seeds:
