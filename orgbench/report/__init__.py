@@ -168,6 +168,7 @@ def study_section(results: Path, key: str, folder: str | None = None) -> dict[st
                 tables.append(table)
     figures = [{"title": p.stem.replace("_", " "), "caption": DESCRIPTIONS.get(p.stem, p.stem.replace("_", " ")),
                 "data": base64.b64encode(p.read_bytes()).decode("ascii")} for p in sorted(directory.glob("*.png"))]
+    from orgbench.report.leaderboard import leaderboard
     from orgbench.report.readme import judges_present
 
     names = judges_present(results, {key: folder or key}).get(key, [])
@@ -178,7 +179,7 @@ def study_section(results: Path, key: str, folder: str | None = None) -> dict[st
         "LLM (OpenAI-compatible endpoint): " + ", ".join(llm) if llm else "") if part)
     return {"key": key, "title": STUDY_TITLES.get(key, key), "intro": STUDY_INTROS.get(key, ""),
             "provenance": f"Our numbers come from {provenance}." if provenance else "",
-            "tables": tables, "figures": figures, "drilldown": _drilldown(directory),
+            "leaderboard": leaderboard(directory, key), "tables": tables, "figures": figures, "drilldown": _drilldown(directory),
             "findings": findings(results, key, folder), "definitions": DEFINITIONS.get(key, ()),
             "has_llm": any(t.get("has_llm") for t in tables)}
 
