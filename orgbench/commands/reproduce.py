@@ -80,6 +80,10 @@ def register(cli: click.Group) -> None:
 
         totals = Totals()
         compared = quick or len(judges) > 1
+        if compared and seeds:
+            from orgbench.core.errors import InputError
+
+            raise InputError("--seeds: comparing judges uses each study's default worlds; leave --seeds out")
         out = out or Path("results-local" if compared else "results")
         judge = judges[0] if judges else None
         guard(out, "results (orgbench reproduce)")
