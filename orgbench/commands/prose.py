@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import time
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -104,6 +105,7 @@ class ModelRewrite:
         identity = backend.identity()
         self.identity = {k: v for k, v in identity.items() if k != "base_url"}  # a rerun may use another port
         self.eligible = self.rewritten = self.requested = self.cached = 0
+        self.seconds = 0.0          # spent rewriting (asking, reading the cache, checking): for the summary only
         self.fallback = dict.fromkeys(REASONS, 0)
         self._digest = hashlib.sha256()
         self._loop = asyncio.new_event_loop()
@@ -116,6 +118,13 @@ class ModelRewrite:
 
     def __call__(self, versions: Sequence[ArtifactVersion]) -> list[str]:
         """One body per version: the model's rewrite where it is kept, the grammar text otherwise."""
+        started = time.perf_counter()
+        try:
+            return self._bodies(versions)
+        finally:
+            self.seconds += time.perf_counter() - started
+
+    def _bodies(self, versions: Sequence[ArtifactVersion]) -> list[str]:
         chosen: list[tuple[int, str]] = []          # (position, request key)
         requests: dict[str, JudgeRequest] = {}
         for position, version in enumerate(versions):
@@ -192,7 +201,7 @@ class ModelRewrite:
         reasons = ", ".join(f"{n} {r.replace('_', ' ')}" for r, n in self.fallback.items() if n) or "none"
         return (f"prose: {self.rewritten} of {self.eligible} versions rewritten by llm:{self.spec}; "
                 f"{self.eligible - self.rewritten} kept the grammar text ({reasons}); {self.requested} requests "
-                f"sent, {self.cached} answers from the cache {self.cache.directory}")
+                f"sent, {self.cached} answers from the cache {self.cache.directory}; {self.seconds:.1f} s")
 
     def close(self) -> None:
         """Close the backend (a local: server stops) and the event loop."""
