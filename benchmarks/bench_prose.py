@@ -18,7 +18,7 @@ and the hours that rate means for ``--versions`` rewrites (default 24,000,
 about the versions of a default world).
 
     python benchmarks/bench_prose.py --server emulated [--limit 200]
-    python benchmarks/bench_prose.py --server llama [--limit 4 --concurrency 1]
+    python benchmarks/bench_prose.py --server llama [--limit 4 --concurrency 1 --threads 1]
 """
 
 from __future__ import annotations
@@ -49,7 +49,8 @@ def run(config, out: Path, rewrite) -> float:
     return time.perf_counter() - started
 
 
-def measure(spec: str, base_url: str | None, limit: int, concurrency: int, kinds: str | None, versions: int) -> dict:
+def measure(spec: str, base_url: str | None, limit: int, concurrency: int, kinds: str | None, versions: int,
+            threads: int | None = None) -> dict:
     """Grammar, prose and cached-prose runs of one small world; the figures."""
     from orgbench.commands.prose import open_rewrite
     from simulator.config import load_config
@@ -64,6 +65,8 @@ def measure(spec: str, base_url: str | None, limit: int, concurrency: int, kinds
         for case in ("asked", "cached"):
             rewrite = open_rewrite(root / "w", f"llm:{spec}", base_url=base_url, cache_dir=root / "cache",
                                    kinds=kinds, limit=limit, concurrency=concurrency, timeout=600.0)
+            if threads is not None:         # a local: server's threads per slot (before it starts)
+                rewrite.backend.server.threads = threads
             try:
                 wall = run(config, root / "w", rewrite)
             finally:
@@ -73,7 +76,7 @@ def measure(spec: str, base_url: str | None, limit: int, concurrency: int, kinds
         record = rewrite.record()
         figures["loadavg_after"] = loadavg()
     rate = record["eligible"] / max(figures["asked"]["rewrite_s"], 1e-9)
-    return {"spec": spec, "limit": limit, "concurrency": concurrency, "cpus": os.cpu_count(),
+    return {"spec": spec, "limit": limit, "concurrency": concurrency, "threads": threads, "cpus": os.cpu_count(),
             "eligible": record["eligible"], "rewritten": record["rewritten"], "fallback": record["fallback"],
             **figures, "rewrites_per_s": round(rate, 4), "versions": versions,
             "hours_for_versions": round(versions / rate / 3600, 3)}
@@ -87,9 +90,11 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=None, help="in flight (emulated 8, llama 1)")
     parser.add_argument("--kinds", default=None, help="--prose-kinds (default: the command's default)")
     parser.add_argument("--versions", type=int, default=24_000, help="rewrites to estimate the hours of")
+    parser.add_argument("--threads", type=int, default=None, help="llama: threads per slot (default cpus // slots)")
     args = parser.parse_args()
     if args.server == "llama":
-        figures = measure("local:smollm2", None, args.limit or 4, args.concurrency or 1, args.kinds, args.versions)
+        figures = measure("local:smollm2", None, args.limit or 4, args.concurrency or 1, args.kinds, args.versions,
+                          args.threads)
     else:
         sys.path.insert(0, str(REPO / "tests" / "judges"))
         from chat_server import ChatServer

