@@ -11,12 +11,20 @@ Two servers, both real HTTP on 127.0.0.1:
   (as llama.cpp does, but latency-bound like a GPU server), reached as
   ``openai:`` with the adaptive pacer.
 
+For ``llama`` each case also reports the CPU seconds the server processes
+used (utime + stime from /proc) per completion token, and the load average
+before and after it: the machine is shared, so a figure without it is
+meaningless. llama-cpp-python's server answers one request at a time per
+process (a global lock around one model and one sequence; no continuous
+batching), so orgbench's slots are processes, each with
+``cpu_count // slots`` threads unless ``--threads`` says otherwise.
+
 Each case runs the same jobs through the real runner into a fresh run
 directory (servers started before the clock starts) and prints JSON: wall
 time, judgments/s, timeouts, the pacer's counters, and the ratios the issue
 asks for (c8 / serial on one slot; four slots / one slot).
 
-    python benchmarks/bench_slots.py --server llama [--jobs 12]
+    python benchmarks/bench_slots.py --server llama [--jobs 12] [--threads T] [--batch B] [--slots-many 4]
     python benchmarks/bench_slots.py --server emulated [--jobs 40 --delay 0.25]
 """
 
@@ -29,6 +37,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -47,26 +56,88 @@ def make_jobs(count: int, max_tokens: int | None) -> list[Job]:
         GenerationParams(seed=0, max_tokens=max_tokens))) for i in range(count)]
 
 
-def run_case(backend, jobs: list[Job], concurrency: int) -> dict:
+def loadavg() -> str:
+    """The first three fields of /proc/loadavg (1, 5 and 15 minutes)."""
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "unknown"
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """utime + stime of these processes so far, from /proc/PID/stat (0 for any already gone)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / tick
+
+
+class CpuWatch:
+    """The server processes' CPU seconds, sampled every 0.2 s (the runner stops the server when it ends)."""
+
+    def __init__(self, pids: list[int]) -> None:
+        self.pids, self.last = pids, {pid: cpu_seconds([pid]) for pid in pids}
+        self.first = dict(self.last)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._watch, daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.2):
+            for pid in self.pids:
+                self.last[pid] = max(self.last[pid], cpu_seconds([pid]))
+
+    def used(self) -> float:
+        """CPU seconds since the watch began (up to the last sample before the processes ended)."""
+        self._stop.set()
+        self._thread.join()
+        return sum(self.last.values()) - sum(self.first.values())
+
+
+def run_case(backend, jobs: list[Job], concurrency: int, pids: list[int] = ()) -> dict:
     """Run the jobs once (the backend already started) and return the figures."""
+    load_before, watch = loadavg(), CpuWatch(list(pids))
     with tempfile.TemporaryDirectory() as tmp:
         started = time.perf_counter()
         summary = run_jobs_sync(jobs, backend, Path(tmp) / "run", concurrency=concurrency, progress=False)
         wall = time.perf_counter() - started
+    cpu = watch.used()
     pacing = backend.pacing() if hasattr(backend, "pacing") else {}
-    return {"concurrency": concurrency, "judgments": summary.judgments, "errors": summary.errors,
-            "unparsed": summary.unparsed, "wall_s": round(wall, 3), "judgments_per_s": round(len(jobs) / wall, 4),
-            "timeouts": pacing.get("timeouts"), "pacing": pacing}
+    figures = {"concurrency": concurrency, "judgments": summary.judgments, "errors": summary.errors,
+               "unparsed": summary.unparsed, "wall_s": round(wall, 3), "judgments_per_s": round(len(jobs) / wall, 4),
+               "timeouts": pacing.get("timeouts"), "pacing": pacing, "loadavg_before": load_before,
+               "loadavg_after": loadavg(), "completion_tokens": summary.completion_tokens}
+    if pids:
+        figures.update(server_cpu_s=round(cpu, 2), server_cores_busy=round(cpu / wall, 3),
+                       cpu_ms_per_completion_token=round(1000 * cpu / max(1, summary.completion_tokens), 2),
+                       completion_tokens_per_s=round(summary.completion_tokens / wall, 3))
+    return figures
 
 
-def llama_cases(count: int) -> dict:
-    """One slot serially, one slot at --concurrency 8, four slots at --concurrency 8 (local:smollm2)."""
+def llama_cases(count: int, threads: int | None, batch: int | None, many: int) -> dict:
+    """One slot serially, one slot at --concurrency 8, ``many`` slots at --concurrency 8 (local:smollm2)."""
     jobs = make_jobs(count, 24)
     out = {}
-    for name, slots, concurrency in (("one_slot_serial", 1, 1), ("one_slot_c8", 1, 8), ("four_slots_c8", 4, 8)):
+    for name, slots, concurrency in (("one_slot_serial", 1, 1), ("one_slot_c8", 1, 8), ("four_slots_c8", many, 8)):
         backend = make_backend("local:smollm2", slots=slots, structured="on")
+        server = backend.server
+        if threads is not None:
+            server.threads = threads
+        if batch is not None:        # the server's --n_batch (prompt tokens per evaluation)
+            command = server._command
+            server._command = lambda port, command=command: command(port) + ["--n_batch", str(batch)]
         asyncio.run(backend.start())
-        out[name] = {"slots": slots, **run_case(backend, jobs, concurrency)}
+        try:
+            pids = [proc.pid for proc in server._procs]
+            out[name] = {"slots": slots, "threads_per_slot": server.threads, **run_case(backend, jobs, concurrency,
+                                                                                          pids)}
+        finally:
+            asyncio.run(backend.aclose())
     return out
 
 
@@ -94,9 +165,12 @@ def main() -> None:
     parser.add_argument("--server", choices=("llama", "emulated"), default="emulated")
     parser.add_argument("--jobs", type=int, default=None, help="judgments per case (llama 12, emulated 40)")
     parser.add_argument("--delay", type=float, default=0.25, help="emulated server: seconds per answer")
+    parser.add_argument("--threads", type=int, default=None, help="llama: threads per slot (default cpus // slots)")
+    parser.add_argument("--batch", type=int, default=None, help="llama: the server's --n_batch")
+    parser.add_argument("--slots-many", type=int, default=4, help="llama: slots of the last case (default 4)")
     args = parser.parse_args()
     if args.server == "llama":
-        cases = llama_cases(args.jobs or 12)
+        cases = llama_cases(args.jobs or 12, args.threads, args.batch, args.slots_many)
     else:
         cases = emulated_cases(args.jobs or 40, args.delay)
     serial = cases["one_slot_serial"]["judgments_per_s"]

@@ -38,7 +38,7 @@ from simulator.processes.runbooks import runbook_pages
 from simulator.processes.staffing import staffing
 from simulator.processes.support import case_arrivals
 from orgbench.core.storage import staged_directory
-from simulator.stream import CHUNK, WorldWriter
+from simulator.stream import CHUNK, Rewrite, WorldWriter
 from simulator.world import FORMAT_VERSION, World, build_world
 
 #: ``progress(done, total)`` is called once per simulated day.
@@ -186,16 +186,18 @@ def _simulate(config: SimConfig, progress: Progress | None, timings: dict[str, f
 
 
 def simulate_to(config: SimConfig, out_dir: Path, progress: Progress | None = None,
-                chunk: int = CHUNK) -> Mapping[str, Any]:
+                chunk: int = CHUNK, rewrite: Rewrite | None = None) -> Mapping[str, Any]:
     """Simulate and write the world to ``out_dir`` as it runs; return its world.json metadata.
 
     Events, artifact versions and labelled claims go to disk in chunks of about ``chunk`` records (handed
     over at day boundaries) as the loop runs, so memory holds the organisation's current state, one chunk
     and what later prose can still cite (``simulator.prose.CITED``); the files are byte-identical to
     ``save_world(simulate(config), out_dir)``. The directory is staged and renamed into place when complete.
+    With ``rewrite`` (``simulator.stream.Rewrite``) each chunk's bodies are rewritten before they are written,
+    and world.json gains its ``prose`` record; nothing else of the world changes.
     """
     with _collector_paused(), staged_directory(Path(out_dir)) as tmp:
-        writer = WorldWriter(tmp, SUBSYSTEMS)
+        writer = WorldWriter(tmp, SUBSYSTEMS, rewrite)
         earlier: dict[str, list[Draft]] = {}
         try:
             def hand_over(ctx: SimContext) -> None:
@@ -205,6 +207,8 @@ def simulate_to(config: SimConfig, out_dir: Path, progress: Progress | None = No
             ctx = _run_days(config, progress, {}, hand_over)
             _write_chunk(ctx, writer, earlier)
             meta = _meta(config, ctx, writer.events, writer.versions, dict(writer.by_subsystem), writer.claims)
+            if rewrite is not None:
+                meta["prose"] = dict(rewrite.record())
             writer.finish(meta, ctx.org.actors(), ctx.org.to_policy(), ctx.graph.node_link(config.days * DAY,
                                                                                             config.seed))
         finally:

@@ -7,13 +7,21 @@ and ``claims.jsonl`` inside a staged directory, and at the end writes the
 small files and the manifest. The bytes are those
 ``save_world`` writes for the same world: the same line writers, the same
 order, only written piece by piece.
+
+A ``Rewrite`` hook (optional) gives each chunk's artifact versions new
+bodies before they are written: a plain callable from the versions to their
+bodies, in the same order. Only the body changes; id, version, facts, ACL
+and everything else of a version are the simulator's. The front door
+(``orgbench.commands.prose``) makes one that asks a model; this module knows
+nothing of how the bodies are made.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Mapping, Protocol, Sequence
 
 from orgbench.core.canonical_lines import Stamps, artifact_lines, event_lines
 from orgbench.core.storage import dumps
@@ -28,11 +36,30 @@ CHUNK = 20_000
 STREAMED = ("events.jsonl", "artifacts.jsonl", "claims.jsonl")
 
 
+class Rewrite(Protocol):
+    """New bodies for a chunk's artifact versions, and what world.json says of them (its ``prose`` field)."""
+
+    def __call__(self, versions: Sequence[ArtifactVersion]) -> Sequence[str]:
+        """One body per version, in the versions' order (a version's own body to leave it as it is)."""
+
+    def record(self) -> Mapping[str, Any]:
+        """What world.json records of the rewrites (it must not depend on anything but the world's bodies)."""
+
+
+def rewritten(versions: list[ArtifactVersion], rewrite: Rewrite) -> list[ArtifactVersion]:
+    """``versions`` with the bodies ``rewrite`` gives them; everything else of each version unchanged."""
+    bodies = list(rewrite(versions))
+    if len(bodies) != len(versions) or not all(isinstance(b, str) for b in bodies):
+        raise ValueError(f"the prose rewrite gave {len(bodies)} bodies for {len(versions)} artifact versions")
+    return [v if body == v.body else replace(v, body=body) for v, body in zip(versions, bodies)]
+
+
 class WorldWriter:
     """Appends events, artifact versions and claims to a (staged) world directory; ``finish`` completes it."""
 
-    def __init__(self, directory: Path, subsystems: Iterable[str]) -> None:
+    def __init__(self, directory: Path, subsystems: Iterable[str], rewrite: Rewrite | None = None) -> None:
         self.directory = Path(directory)
+        self.rewrite = rewrite
         self.events = 0
         self.versions = 0
         self.claims = 0
@@ -41,7 +68,9 @@ class WorldWriter:
                        for name in STREAMED}
 
     def write(self, events: list[Event], versions: list[ArtifactVersion], claims: list[Claim]) -> None:
-        """Append one chunk of final records."""
+        """Append one chunk of final records (the versions' bodies rewritten first, with a ``Rewrite``)."""
+        if self.rewrite is not None and versions:
+            versions = rewritten(versions, self.rewrite)
         stamps = Stamps()
         self._files["events.jsonl"].write("".join(event_lines(events, stamps)))
         self._files["artifacts.jsonl"].write("".join(artifact_lines(versions, stamps)))

@@ -44,18 +44,38 @@ def _check_out(out: Path) -> None:
 @click.option("--people", type=int, default=None, help="Override the headcount at the start.")
 @click.option("--pack", default=None, help="Override the config's domain pack: a built-in name (hardware, fintech) "
                                            "or a .toml pack file (docs/packs.md).")
+@click.option("--prose", default="grammar", show_default=True,
+              help="grammar, or llm:SPEC (a judge spec: llm:local:smollm2, llm:openai:MODEL with --base-url) to "
+                   "have a model rewrite artifact bodies, each kept only if its facts stay and no id is invented "
+                   "(docs/world.md, \"Prose by a model\"). Meant for small worlds.")
+@click.option("--base-url", default=None, help="With --prose llm:openai:MODEL: the endpoint's /v1 URL.")
+@click.option("--prose-cache", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Where rewrites are cached by content (default: OUT.prose_cache beside the world).")
+@click.option("--prose-kinds", default=None,
+              help="Artifact kinds to rewrite, comma-separated, or all (default: the free-prose kinds).")
+@click.option("--prose-limit", type=click.IntRange(0), default=None,
+              help="Rewrite at most the first N chosen versions (in the world's order); the rest keep the grammar.")
+@click.option("--prose-concurrency", type=click.IntRange(1), default=4, show_default=True,
+              help="Rewrite requests in flight (for llm:local:…, the server's slots).")
+@click.option("--prose-timeout", type=float, default=60.0, show_default=True, help="Seconds per rewrite request.")
 @overwrite_option
 def simulate_command(out: Path, config_path: Path | None, seed: int | None, days: int | None,
-                     people: int | None, pack: str | None, overwrite: bool) -> None:
+                     people: int | None, pack: str | None, prose: str, base_url: str | None,
+                     prose_cache: Path | None, prose_kinds: str | None, prose_limit: int | None,
+                     prose_concurrency: int, prose_timeout: float, overwrite: bool) -> None:
     """Simulate an organisation and write its world to OUT.
 
     The world holds people, events, versioned artifacts, the access policy and
     the collaboration graph (see docs/world.md). The same config and seed give
     byte-identical files. OUT is written atomically; the same world there is
     rewritten, another world or anything else is left alone and the command
-    stops (unless --overwrite).
+    stops (unless --overwrite). With --prose llm:SPEC a model rewrites the
+    bodies (facts, ids and access unchanged), cached by content so that the
+    same command gives the same bytes again, also with the server stopped.
     """
     import time
+
+    from orgbench.commands.prose import open_rewrite
 
     from simulator.config import load_config
     from simulator.simulate import simulate_to
@@ -64,19 +84,30 @@ def simulate_command(out: Path, config_path: Path | None, seed: int | None, days
 
     config = load_config(config_path, seed=seed, days=days, people=people, pack=pack)
     _check_out(out)
+    rewrite = open_rewrite(out, prose, base_url=base_url, cache_dir=prose_cache, kinds=prose_kinds,
+                           limit=prose_limit, concurrency=prose_concurrency, timeout=prose_timeout)
+    inputs = {"config": digest_of(asdict(config))}
+    if rewrite is not None:
+        inputs["prose"] = rewrite.binding()
     bar, progress = _progress_bar(config.days)
     started = time.perf_counter()
-    with bound(out, "a world", "simulate", {"config": digest_of(asdict(config))}, overwrite=overwrite):
-        if bar is not None:
-            with bar:
-                meta = simulate_to(config, out, progress)
-        else:
-            meta = simulate_to(config, out)
+    try:
+        with bound(out, "a world", "simulate", inputs, overwrite=overwrite):
+            if bar is not None:
+                with bar:
+                    meta = simulate_to(config, out, progress, rewrite=rewrite)
+            else:
+                meta = simulate_to(config, out, rewrite=rewrite)
+    finally:
+        if rewrite is not None:
+            rewrite.close()
     seconds = time.perf_counter() - started
     counts = meta["counts"]
     click.echo(f"wrote {out}: {counts['actors']} people, {counts['events']:,} events, "
                f"{counts['artifact_versions']:,} artifact versions ({counts['artifacts']:,} artifacts), "
                f"{meta['start'][:10]} to {meta['end'][:10]}, seed {config.seed}, {seconds:.1f} s")
+    if rewrite is not None:
+        click.echo(rewrite.summary())
 
 
 @click.command("inspect")
