@@ -56,4 +56,4 @@ def test_grounded_di_on_both_halves_of_the_prose_set():
     held_out = _score(_items("items_independent.jsonl"))
     print(f"\nbuiltin:grounded under cargo, prose set: own (tuning) {own}; independent (held out) {held_out}")
     assert own == {"TP": 1.0, "FP": 0.1, "DI": 0.9, "items": 22}
-    assert held_out == {"TP": 0.8125, "FP": 0.4375, "DI": 0.375, "items": 32}
+    assert held_out == {"TP": 1.0, "FP": 0.0, "DI": 1.0, "items": 32}

@@ -1,0 +1,68 @@
+"""Values and status words read from running text, the way any reader of a support record would.
+
+A value is a token with a digit or an ``@`` (identifiers, dates, codes, amounts, emails), except a support
+tier ("L2"); a status is a word of a small lexicon of mutually exclusive statuses, claimed of the field word
+before it ("status ... closed", "contract level basic") or right after it ("a four hour contract").
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Status words that exclude each other within one group (general support vocabulary).
+STATUS_LEXICON: tuple[tuple[str, ...], ...] = (
+    ("active", "expired", "inactive", "lapsed"),
+    ("open", "in progress", "pending customer", "resolved", "closed"),
+    ("basic", "next business day", "four hour"),
+)
+LEXICON_WORDS = {w: i for i, group in enumerate(STATUS_LEXICON) for w in group}
+STOP = frozenset("""a an the and or but to of on in for with by from at as into onto is are was were be been
+being it its this that these those we i our us you your they them he she his her their then next first finally
+after also so up via per""".split())
+STRIP = "()[]{}<>,;:\"'“”`"
+_WORD = re.compile(r"[A-Za-z][A-Za-z']*(?:-[A-Za-z']+)*")
+#: A support tier names a team, not a value ("L2", "level-1", "tier-2").
+_TIER = re.compile(r"(?:l|t|tier|level)-?\d", re.IGNORECASE)
+#: Words that name a field a status word can belong to.
+FIELD_WORDS = {"status": "status", "entitlement": "entitlement", "contract": "contract", "level": "contract",
+               "coverage": "entitlement"}
+
+
+def values(text: str) -> list[str]:
+    """Tokens that state a specific value: anything with a digit or an @ (trailing period removed), but a tier."""
+    out = []
+    for raw in text.split():
+        token = raw.strip(STRIP).rstrip(".").strip(STRIP)
+        if token and (any(ch.isdigit() for ch in token) or "@" in token) and not _TIER.fullmatch(token):
+            out.append(token)
+    return out
+
+
+def words(text: str) -> list[str]:
+    """The words of a text, lower case (hyphenated words whole)."""
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def status_claims(text: str) -> list[tuple[str, str]]:
+    """(field word, status) pairs: a lexicon status after a field word (within four words) or right before one.
+
+    A known field word ("status", "contract") before it wins, then one right after it, then the nearest word.
+    """
+    tokens = words(" ".join(text.replace("_", " ").split()))
+    out = []
+    for index, word in enumerate(tokens):
+        for width in (3, 2, 1):
+            phrase = " ".join(tokens[index:index + width])
+            if phrase not in LEXICON_WORDS:
+                continue
+            back = [w for w in tokens[max(0, index - 4):index] if w not in STOP]
+            after = tokens[index + width:index + width + 1]
+            known = [FIELD_WORDS[w] for w in back if w in FIELD_WORDS]
+            if known:
+                out.append((known[-1], phrase))
+            elif after and after[0] in ("contract", "entitlement", "coverage"):
+                out.append((FIELD_WORDS[after[0]], phrase))
+            elif back and index > 0:
+                out.append((back[-1], phrase))
+            break
+    return out
