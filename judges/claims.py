@@ -37,30 +37,35 @@ _SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("schedul", "book", "arrang", "plan"),
     ("ship", "dispatch", "sent"),
     ("instal", "fit", "fitt", "replac", "swap"),
-    ("pull", "retriev", "fetch", "took", "tak", "look"),
-    ("collect", "gather", "grab"),
-    ("escal", "hand", "pass", "forward", "gave", "giv", "rout", "refer"),
+    ("pull", "retriev", "fetch", "took", "tak", "look", "collect", "gather", "grab", "download", "obtain"),
+    ("escal", "hand", "pass", "forward", "gave", "giv", "rout", "referr"),
     ("open", "creat", "rais", "start", "log"),
     ("run", "ran", "perform", "execut", "did"),
     ("roll", "revert", "downgrad"),
     ("back", "backup"),
     ("diag", "diagnos", "diagnost", "test"),
+    ("boot", "reboot", "restart"),
+    ("clean", "fine", "normal", "proper", "healthy", "stabl"),
+    ("return", "arriv"),
+    ("breach", "miss", "violat", "blown"),
     ("approv", "sign", "authoris", "authoriz"),
     ("appli", "apply", "post", "credit"),
     ("match", "compar", "known"),
     ("includ", "incl", "cover"),
     ("configur", "config"),
 )
+#: Phrasal verbs read as the one word they mean ("started up": booted).
+_PHRASAL = re.compile(r"\b(?:start|starts|started|came|comes|come|powered|powers) (?:back )?up\b")
 #: Compound words read as their parts ("rollback" is "roll back").
 _COMPOUNDS = {"rollback": ("roll", "back"), "rollbacks": ("roll", "back"), "fw": ("firmware",), "config": ("configuration",),
-              "diag": ("diagnostic",), "diags": ("diagnostics",)}
-_TEAM = re.compile(r"\b((?:[\w-]+ ){0,3}?)(team|desk|manager|representative|rep|specialist|engineer|supervisor|lead|department|group)s?\b",
+              "diag": ("diagnostic",), "diags": ("diagnostics",), "sla": ("service", "level")}
+_TEAM = re.compile(r"\b((?:[\w-]+ ){0,3}?)(team|(?:help ?)?desk|manager|representative|rep|specialist|engineer|supervisor|lead|department|group)s?\b",
                    re.IGNORECASE)
 _MARKER = re.compile(r"^\s*(?:\d+[.)]|[-*•]|step\s+\d+\s*[:.)-])\s*", re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])|\n+")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Za-z0-9])|\n+")
 _PAST = r"(?:\w+ed|sent|ran|got|took|taken|gave|given|made|shipped|put|set|did|done|told|wrote|went|came|began|brought)"
 _SPLIT = re.compile(rf";\s+|,\s+and\s+|(?:,\s+|\s+and\s+)then\s+|\s+then\s+(?=(?:we|i|they|he|she)\b)|,\s+after which\s+"
-                    rf"|,?\s+and\s+(?=(?:we |i |they )?{_PAST}\b)|,\s+(?={_PAST}\b)|,\s+so\s+|\s+[-\u2013\u2014]\s+"
+                    rf"|,?\s+and\s+(?:(?:only|then|afterwards|later|also|finally|\w+ly),?\s+){{0,2}}(?=(?:we |i |they )?{_PAST}\b)|,\s+(?={_PAST}\b)|,\s+so\s+|\s+[-\u2013\u2014]\s+"
                     rf"|,?\s+and after that,?\s+|\.\s+after that,?\s+", re.IGNORECASE)
 _WORD = re.compile(r"[a-z][a-z0-9'-]*")
 _PLUPERFECT = re.compile(rf"\bhad (?:already |just |first |\w+ly )?(?:been )?(?:{_PAST}|run|come|gone|gotten|been)\b"
@@ -88,7 +93,9 @@ def stem(word: str) -> str:
 
 def content_stems(text: str, labels: frozenset[str] = frozenset()) -> set[str]:
     """Stems of the content words of a text, leaving out stop words, field-label words and values."""
-    words = [w for w in _WORD.findall(text.lower()) if not any(ch.isdigit() for ch in w)]
+    found = _WORD.findall(_TIER.sub(r"level-\1", _PHRASAL.sub("boots", text.lower())))
+    words = [w for w in found if not any(ch.isdigit() for ch in w)]
+    words += [m.group(1) for w in found if (m := re.fullmatch(r"([a-z]{4,})-\d+", w))]  # CASE-10042: the case
     words = [part for w in words for part in _COMPOUNDS.get(w, w.split("-"))]
     return {stem(w) for w in words if w not in _STOP and w not in labels and len(w) > 1}
 
@@ -243,6 +250,8 @@ def declined(candidate: str) -> list[str]:
 #: of them and a live value of a field the step produces, or uses when at most two steps state that field.
 ACTION_SHARE = 0.35
 ANCHORED_SHARE = 0.2
+#: A further step a clause performs must be this share of its words among those the clause's earlier steps leave.
+NEW_SHARE = 0.15
 #: A live value of a field the step produces or uses adds this much to a clause's match with it.
 ANCHOR_BONUS = 0.25
 #: Field-label words ("warranty", "dispatch") count this much in a step's action words.
@@ -277,21 +286,26 @@ def _share(step: RefStep, words: set[str], weights: Mapping[str, float]) -> floa
 
 def _clause_steps(words: set[str], anchored: set[str], steps: Sequence[RefStep], weights: Mapping[str, float],
                   shared: set[str]) -> list[tuple[tuple[float, int], int]]:
-    """The steps one clause performs: the best match, then again on the words (and values) it leaves over."""
-    chosen = []
-    words, anchored = set(words), set(anchored)
+    """The steps one clause performs: its best match, then each further match that explains words the
+    steps chosen so far leave over (NEW_SHARE of that step's weight at least)."""
+    chosen: list[tuple[tuple[float, int], int]] = []
+    left, anchored = set(words), set(anchored)
     while True:
         scored = []
         for step in steps:
+            if any(index == step.index for _, index in chosen):
+                continue
             share = _share(step, words, weights)
             anchor = bool((step.produces | (step.uses - shared)) & anchored)
-            if share >= ACTION_SHARE or (share >= ANCHORED_SHARE and anchor):
+            result = bool(step.produces & anchored - shared)
+            fresh = not chosen or _share(step, left, weights) >= NEW_SHARE
+            if fresh and (share >= ACTION_SHARE or (share >= ANCHORED_SHARE and anchor) or (share > 0 and result)):
                 scored.append(((round(share + ANCHOR_BONUS * anchor, 6), len(step.words & words)), step.index))
         if not scored:
             return chosen
         top = max(scored)
         chosen.append(top)
-        words -= steps[top[1]].words
+        left -= steps[top[1]].words
         anchored -= steps[top[1]].produces | steps[top[1]].uses
 
 

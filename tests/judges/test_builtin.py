@@ -101,8 +101,8 @@ def test_cargo_grounded_separates_the_families_on_the_default_suite():
     rates, di = _rates("grounded", "cargo")
     # every penalised P1/P3 was judged against a reference of another runbook (top-1 retrieval wrong)
     # (world-dependent: the worlds now have runbook revisions and incident-driven cases)
-    assert {f: round(r, 3) for f, r in rates.items()} == {"P1": 0.04, "P3": 0.021, "P2": 1.0, "P4": 0.52}
-    assert round(di, 3) == 0.733
+    assert {f: round(r, 3) for f, r in rates.items()} == {"P1": 0.02, "P3": 0.021, "P2": 1.0, "P4": 0.5}
+    assert round(di, 3) == 0.729
 
 
 def test_grounded_misses_near_miss_actions_but_not_wrong_teams_when_the_reference_is_right():
@@ -124,6 +124,8 @@ def test_grounded_misses_near_miss_actions_but_not_wrong_teams_when_the_referenc
     # a wrong team is caught, one manager for another too (revision 2 of the billing runbook: the team
     # phrases share "manager" and differ in the word before it)
     assert sum(by_kind[("wrong_escalation", True)]) == 25 and len(by_kind[("wrong_escalation", True)]) == 25
-    assert other_runbook and all(other_runbook)  # a reference of another runbook fails them
-    assert all(by_kind[("P1", False)] + by_kind[("P3", False)])
+    # a reference of another runbook fails 3 of the 4; the fourth (a battery answer against the advance-exchange
+    # reference) reads as that procedure too: diagnostics, a replacement dispatch, the customer emailed, resolved
+    assert sorted(other_runbook) == [False, True, True, True]
+    assert sorted(by_kind[("P1", False)] + by_kind[("P3", False)]) == [False, True, True, True]
     assert sum(by_kind[("wrong_action", True)]) == 0 and len(by_kind[("wrong_action", True)]) == 24
