@@ -187,12 +187,13 @@ class Clause:
     state: bool
 
 
-_LEAD = re.compile(r"^(before|after|once|when|as soon as)\s+(.+?)(?:,\s+|\s+(?=(?:we|i|they)\s))(.+)$", re.IGNORECASE)
-_MID = re.compile(r"^(.+?)\s+(after|once|when|before)\s+(?!that\b|which\b|the visit report\b)(.+)$", re.IGNORECASE)
+_LEAD = re.compile(r"^(before|prior to|after|following|once|when|as soon as)\s+(.+?)(?:,\s+|\s+(?=(?:we|i|they)\s))(.+)$", re.IGNORECASE)
+_MID = re.compile(r"^(.+?)\s+(after|once|when|before|prior to)\s+(?!that\b|which\b|the visit report\b)(.+)$", re.IGNORECASE)
 _AT_START = re.compile(r"\b(?:at the (?:very )?(?:start|beginning|outset)|first thing|to begin with|first of all)\b",
                        re.IGNORECASE)
-#: "rather than X" / "instead of X": X is an action the candidate says it did not take.
-_DECLINED = re.compile(r"\b(?:rather than|instead of)\s+([^,.;]+)", re.IGNORECASE)
+_EARLIER = ("before", "prior to")  # "A before B": A came first
+#: "rather than X", "instead of X", "skipped X", "did not X": X is an action the candidate says it did not take.
+_DECLINED = re.compile(r"\b(?:rather than|instead of|skipped|did not|didn't|never|no need to)\s+([^,.;]+)", re.IGNORECASE)
 
 
 def _ordered(part: str) -> list[str]:
@@ -201,7 +202,7 @@ def _ordered(part: str) -> list[str]:
     mid = _MID.match(s)
     if mid and len(mid.group(1).split()) >= 2:
         first, second = mid.group(1), mid.group(3)
-        return [first, second] if mid.group(2).lower() == "before" else [second, first]
+        return [first, second] if mid.group(2).lower() in _EARLIER else [second, first]
     return [s]
 
 
@@ -215,7 +216,7 @@ def _time_groups(sentence: str) -> list[list[str]]:
     if lead:
         inner = [p for part in _SPLIT.split(lead.group(3)) for p in _ordered(part)]
         sub = [lead.group(2)]
-        return [inner + sub if lead.group(1).lower() == "before" else sub + inner]
+        return [inner + sub if lead.group(1).lower() in _EARLIER else sub + inner]
     groups: list[list[str]] = [[]]
     for index, part in enumerate(_SPLIT.split(sentence)):
         if index and _LEAD.match(part.strip()):

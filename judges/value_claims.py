@@ -25,11 +25,12 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z']*(?:-[A-Za-z']+)*")
 _TIER = re.compile(r"(?:l|t|tier|level)-?\d", re.IGNORECASE)
 #: Words that name a field a status word can belong to.
 FIELD_WORDS = {"status": "status", "entitlement": "entitlement", "contract": "contract", "level": "contract",
-               "coverage": "entitlement"}
+               "coverage": "entitlement", "warranty": "entitlement"}
 
 
 #: Words that make "case ... closed" a statement of the case's status, not of what was done ("was resolved").
 _STATE_WORDS = frozenset("is now stands remains shows showing set marked currently".split())
+_FOUR_HOUR = re.compile(r"\b4[- ]?(?:h|hr|hour)\b", re.IGNORECASE)
 _DURATION = re.compile(r"(?:second|minute|min|hour|hr|day|business day|week|month|year|am|pm|times?)s?")
 _MONTHS = {m: n for n, names in enumerate(("jan january", "feb february", "mar march", "apr april", "may", "jun june",
                                             "jul july", "aug august", "sep sept september", "oct october",
@@ -77,7 +78,8 @@ def status_claims(text: str) -> list[tuple[str, str]]:
     A known field word ("status", "contract") before it wins ("case" with a word of state, as in "the case is
     closed", stands for the status), then one right after it, then the nearest word.
     """
-    tokens = words(" ".join(text.replace("_", " ").split()))
+    text = _FOUR_HOUR.sub("four hour", re.sub(r"\bNBD\b", "next business day", text.replace("_", " ")))
+    tokens = words(" ".join(re.sub(r"(?<=[A-Za-z])-(?=[A-Za-z])", " ", text).split()))
     out = []
     for index, word in enumerate(tokens):
         for width in (3, 2, 1):
