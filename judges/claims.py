@@ -5,14 +5,18 @@ text before its details), the fields it uses (in parentheses) and the fields
 it produces (after the colon), and possibly a team it escalates to. A step
 depends on an earlier one when it uses a field that one produced. The
 candidate is cut into clauses (sentences, and within them at ``;``, ``then``,
-``and`` + a past-tense verb, ``before`` / ``after`` / ``once``); a clause
-performs a step when enough of the step's action words (stemmed, with a small
-synonym table, weighted by how rare they are among the reference's steps) are
-in it, or fewer of them plus a live value of a field the step produces. Time
-order comes from the narration, corrected by ``before X, Y``, ``Y after X``,
-``once X, Y`` and pluperfect sentences. Errors: a step no clause performs, two
-dependent steps in the wrong order, a step handed to a team other than the
-reference's.
+``, so``, dashes, ``and`` or a comma before a past-tense verb, ``before`` /
+``after`` / ``once``). A clause performs the step whose action words
+(stemmed, abbreviations and compounds read as words, a small synonym table,
+weighted by how rare they are among the reference's steps) it holds the
+largest share of, more so when it states a live value of a field the step
+produces or uses; the words it leaves over can perform a further step. Time
+order comes from the narration, corrected by ``Before X, ...`` (X comes
+last), ``Y after X``, ``once X, Y``, "at the start" and pluperfect
+sentences. "Rather than X" / "instead of X" declines the step X performs.
+Errors: a step no clause performs, a declined step, two dependent steps in
+the wrong order, a step handed to a team whose qualifying words ("sales"
+manager, "level-1" desk) share none with the reference's.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from typing import Mapping, Sequence
 _STOP = frozenset("""a an the and or but to of on in for with by from at as into onto is are was were be been being
 it its this that these those we i our us you your they them their he she his her then next first finally after
 also so up via per once when before until all any each which who what there here out off over just still now
-has have had do did done not no yes very quick straight away""".split())
+has have had do did done not no yes very quick straight away behind""".split())
 _SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("resolv", "close", "clos", "finish", "wrap"),
     ("email", "mail", "sent", "send", "notif", "inform", "told", "tell", "wrote", "write", "messag", "receiv"),
@@ -33,38 +37,52 @@ _SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("schedul", "book", "arrang", "plan"),
     ("ship", "dispatch", "sent"),
     ("instal", "fit", "fitt", "replac", "swap"),
-    ("pull", "retriev", "fetch", "took", "tak", "look"),
-    ("collect", "gather", "grab"),
-    ("escal", "hand", "pass", "forward", "gave", "giv", "rout", "refer"),
+    ("pull", "retriev", "fetch", "took", "tak", "look", "collect", "gather", "grab", "download", "obtain"),
+    ("escal", "hand", "pass", "forward", "gave", "giv", "rout", "referr"),
     ("open", "creat", "rais", "start", "log"),
     ("run", "ran", "perform", "execut", "did"),
     ("roll", "revert", "downgrad"),
+    ("back", "backup"),
     ("diag", "diagnos", "diagnost", "test"),
+    ("boot", "reboot", "restart"),
+    ("clean", "fine", "normal", "proper", "healthy", "stabl"),
+    ("return", "arriv"),
+    ("breach", "miss", "violat", "blown"),
     ("approv", "sign", "authoris", "authoriz"),
     ("appli", "apply", "post", "credit"),
     ("match", "compar", "known"),
+    ("includ", "incl", "cover"),
     ("configur", "config"),
 )
-_TEAM = re.compile(r"\b((?:[\w-]+ ){0,3}?)(team|desk|manager|representative|specialist|engineer|supervisor)s?\b",
+#: Phrasal verbs read as the one word they mean ("started up": booted).
+_PHRASAL = re.compile(r"\b(?:start|starts|started|came|comes|come|powered|powers) (?:back )?up\b")
+#: Compound words read as their parts ("rollback" is "roll back").
+_COMPOUNDS = {"rollback": ("roll", "back"), "rollbacks": ("roll", "back"), "fw": ("firmware",), "config": ("configuration",),
+              "diag": ("diagnostic",), "diags": ("diagnostics",), "sla": ("service", "level")}
+_TEAM = re.compile(r"\b((?:[\w-]+ ){0,3}?)(team|(?:help ?)?desk|manager|representative|rep|specialist|engineer|supervisor|lead|department|group)s?\b",
                    re.IGNORECASE)
 _MARKER = re.compile(r"^\s*(?:\d+[.)]|[-*•]|step\s+\d+\s*[:.)-])\s*", re.IGNORECASE)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9])|\n+")
-_PAST = r"(?:\w+ed|sent|ran|got|took|gave|made|shipped|put|set|did|told|wrote|went|came|began|brought)"
-_SPLIT = re.compile(rf";\s+|,\s+and\s+|,?\s+(?:and\s+)?then\s+|,\s+after which\s+|,?\s+and\s+(?=(?:we |i |they )?{_PAST}\b)"
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Za-z0-9])|\n+")
+_PAST = r"(?:\w+ed|sent|ran|got|took|taken|gave|given|made|shipped|put|set|did|done|told|wrote|went|came|began|brought)"
+_SPLIT = re.compile(rf";\s+|,\s+and\s+|(?:,\s+|\s+and\s+)then\s+|\s+then\s+(?=(?:we|i|they|he|she)\b)|,\s+after which\s+"
+                    rf"|,?\s+and\s+(?:(?:only|then|afterwards|later|also|finally|\w+ly),?\s+){{0,2}}(?=(?:we |i |they )?{_PAST}\b)|,\s+(?={_PAST}\b)|,\s+so\s+|\s+[-\u2013\u2014]\s+"
                     rf"|,?\s+and after that,?\s+|\.\s+after that,?\s+", re.IGNORECASE)
 _WORD = re.compile(r"[a-z][a-z0-9'-]*")
-_PLUPERFECT = re.compile(r"\bhad (?:\w+ed|taken|run|sent|done|got|gotten|made|been)\b|\bbefore (?:any of )?th(?:at|is|e)\b"
-                         r"|\b(?:after|once) we\b",
-                         re.IGNORECASE)
+_PLUPERFECT = re.compile(rf"\bhad (?:already |just |first |\w+ly )?(?:been )?(?:{_PAST}|run|come|gone|gotten|been)\b"
+                         r"|\bbefore (?:any of )?th(?:at|is|e)\b|\b(?:after|once) we\b", re.IGNORECASE)
 _STATE = re.compile(r"\b(?:is|are|was) (?:now )?(?:closed|resolved|back|done|complete)", re.IGNORECASE)
 
 
 def stem(word: str) -> str:
     """A crude stem: common suffixes off, then the synonym group's first member if the stem is in one."""
     word = word.lower().strip("'")
+    if word.endswith("ly") and len(word) >= 6:
+        word = word[:-2]
     for suffix in ("ations", "ation", "ments", "ment", "ings", "ing", "ied", "ies", "ed", "es", "s", "e", "y"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             word = word[: -len(suffix)]
+            if suffix in ("ing", "ed") and word[-1] == word[-2] and word[-1] not in "ls":
+                word = word[:-1]  # shipped, swapping, planned
             break
     for group in _SYNONYMS:
         if any(word == g or (len(g) > 4 and word.startswith(g)) or (len(word) > 4 and g.startswith(word))
@@ -75,8 +93,10 @@ def stem(word: str) -> str:
 
 def content_stems(text: str, labels: frozenset[str] = frozenset()) -> set[str]:
     """Stems of the content words of a text, leaving out stop words, field-label words and values."""
-    words = [w for w in _WORD.findall(text.lower()) if not any(ch.isdigit() for ch in w)]
-    words += [part for w in words if "-" in w for part in w.split("-")]
+    found = _WORD.findall(_TIER.sub(r"level-\1", _PHRASAL.sub("boots", text.lower())))
+    words = [w for w in found if not any(ch.isdigit() for ch in w)]
+    words += [m.group(1) for w in found if (m := re.fullmatch(r"([a-z]{4,})-\d+", w))]  # CASE-10042: the case
+    words = [part for w in words for part in _COMPOUNDS.get(w, w.split("-"))]
     return {stem(w) for w in words if w not in _STOP and w not in labels and len(w) > 1}
 
 
@@ -92,11 +112,23 @@ class RefStep:
     team: frozenset[str]
 
 
+_TIER = re.compile(r"\b(?:l|t|tier|level)[- ]?(\d)\b", re.IGNORECASE)
+
+
 def _team(text: str) -> frozenset[str]:
-    found = _TEAM.search(text)
+    """The words that say which team or role a phrase names: those right before its head noun ("sales" manager).
+
+    Tiers are read alike ("L2", "tier 2", "level-2"); other hyphenated words count by their parts.
+    """
+    found = _TEAM.search(_TIER.sub(r"level-\1", text))
     if not found:
         return frozenset()
-    return frozenset(w for w in _WORD.findall(found.group(0).lower()) if w not in _STOP)
+    qualifiers: list[str] = []
+    for word in reversed(found.group(1).lower().split()):
+        if word in _STOP or word.endswith("ed"):
+            break
+        qualifiers += [word] if re.fullmatch(r"level-\d", word) else word.split("-")
+    return frozenset(w for w in qualifiers if w)
 
 
 def _fields(text: str, labels: Sequence[str]) -> frozenset[str]:
@@ -155,43 +187,74 @@ class Clause:
     state: bool
 
 
-def _ordered(sentence: str) -> list[str]:
-    """A sentence's parts in time order, following before / after / once / when."""
-    s = sentence.strip()
-    lead = re.match(r"^(before|after|once|when|as soon as)\s+(.+?)(?:,\s+|\s+(?=(?:we|i|they)\s))(.+)$", s,
-                    re.IGNORECASE)
-    if lead and lead.group(1).lower() != "after that":
-        first, second = lead.group(2), lead.group(3)
-        return [second, first] if lead.group(1).lower() == "before" else [first, second]
-    mid = re.match(r"^(.+?)\s+(after|once|when|before)\s+(?!that\b|which\b|the visit report\b)(.+)$", s, re.IGNORECASE)
+_LEAD = re.compile(r"^(before|prior to|after|following|once|when|as soon as)\s+(.+?)(?:,\s+|\s+(?=(?:we|i|they)\s))(.+)$", re.IGNORECASE)
+_MID = re.compile(r"^(.+?)\s+(after|once|when|before|prior to)\s+(?!that\b|which\b|the visit report\b)(.+)$", re.IGNORECASE)
+_AT_START = re.compile(r"\b(?:at the (?:very )?(?:start|beginning|outset)|first thing|to begin with|first of all)\b",
+                       re.IGNORECASE)
+_EARLIER = ("before", "prior to")  # "A before B": A came first
+#: "rather than X", "instead of X", "skipped X", "did not X": X is an action the candidate says it did not take.
+_DECLINED = re.compile(r"\b(?:rather than|instead of|skipped|did not|didn't|never|no need to)\s+([^,.;]+)", re.IGNORECASE)
+
+
+def _ordered(part: str) -> list[str]:
+    """A part's pieces in time order, following an inner before / after / once / when."""
+    s = part.strip()
+    mid = _MID.match(s)
     if mid and len(mid.group(1).split()) >= 2:
         first, second = mid.group(1), mid.group(3)
-        return [first, second] if mid.group(2).lower() == "before" else [second, first]
+        return [first, second] if mid.group(2).lower() in _EARLIER else [second, first]
     return [s]
 
 
+def _time_groups(sentence: str) -> list[list[str]]:
+    """A sentence's pieces in time order, in groups whose order relative to each other the sentence leaves open.
+
+    A sentence led by ``Before X, ...`` puts X after the rest (``After / Once / When X`` before it); a later
+    part led by such a word ("..., and before running them I had ...") starts a group of its own.
+    """
+    lead = _LEAD.match(sentence.strip())
+    if lead:
+        inner = [p for part in _SPLIT.split(lead.group(3)) for p in _ordered(part)]
+        sub = [lead.group(2)]
+        return [inner + sub if lead.group(1).lower() in _EARLIER else sub + inner]
+    groups: list[list[str]] = [[]]
+    for index, part in enumerate(_SPLIT.split(sentence)):
+        if index and _LEAD.match(part.strip()):
+            groups += _time_groups(part)
+            groups.append([])
+        else:
+            groups[-1] += _ordered(part)
+    return [g for g in groups if g]
+
+
 def clauses(candidate: str) -> list[Clause]:
-    """The candidate's clauses with their time-order keys."""
+    """The candidate's clauses with their time-order keys (declined actions left out)."""
     out = []
     lines = [_MARKER.sub("", line.strip()) for line in candidate.splitlines()]
-    sentences = [s for line in lines for s in _SENTENCE.split(line) if s.strip()]
-    for n, sentence in enumerate(sentences):
+    sentences = [_DECLINED.sub("", s) for line in lines for s in _SENTENCE.split(line) if s.strip()]
+    group = 0
+    for sentence in sentences:
         backward = bool(_PLUPERFECT.search(sentence))
-        slot = 0
-        for part in _SPLIT.split(sentence):
-            for piece in _ordered(part):
-                if piece.strip():
-                    out.append(Clause(piece.strip(), n, slot, backward, bool(_STATE.search(piece))))
-                    slot += 1
+        for pieces in _time_groups(sentence):
+            pieces = sorted((p.strip() for p in pieces if p.strip()), key=lambda p: not _AT_START.search(p))
+            out += [Clause(p, group, slot, backward, bool(_STATE.search(p))) for slot, p in enumerate(pieces)]
+            group += 1
     return out
+
+
+def declined(candidate: str) -> list[str]:
+    """The actions the candidate says it took instead of ("rather than X", "instead of X")."""
+    return [m.group(1).strip() for m in _DECLINED.finditer(candidate)]
 
 
 #: A clause performs a step with this share of the step's (weighted) action words, or with ANCHORED_SHARE
 #: of them and a live value of a field the step produces, or uses when at most two steps state that field.
 ACTION_SHARE = 0.35
 ANCHORED_SHARE = 0.2
-#: A clause performs the step it matches best, and any other it matches this well.
-STRONG_SHARE = 0.75
+#: A further step a clause performs must be this share of its words among those the clause's earlier steps leave.
+NEW_SHARE = 0.15
+#: A live value of a field the step produces or uses adds this much to a clause's match with it.
+ANCHOR_BONUS = 0.25
 #: Field-label words ("warranty", "dispatch") count this much in a step's action words.
 LABEL_WEIGHT = 0.5
 
@@ -217,10 +280,34 @@ def _weights(steps: Sequence[RefStep], labels: Sequence[str]) -> dict[str, float
             df[word] = df.get(word, 0) + 1
     return {w: math.log(1 + len(steps) / n) * (LABEL_WEIGHT if w in label_stems else 1.0) for w, n in df.items()}
 
-
 def _share(step: RefStep, words: set[str], weights: Mapping[str, float]) -> float:
     total = sum(weights[w] for w in step.words)
     return sum(weights[w] for w in step.words & words) / total if total else 0.0
+
+
+def _clause_steps(words: set[str], anchored: set[str], steps: Sequence[RefStep], weights: Mapping[str, float],
+                  shared: set[str]) -> list[tuple[tuple[float, int], int]]:
+    """The steps one clause performs: its best match, then each further match that explains words the
+    steps chosen so far leave over (NEW_SHARE of that step's weight at least)."""
+    chosen: list[tuple[tuple[float, int], int]] = []
+    left, anchored = set(words), set(anchored)
+    while True:
+        scored = []
+        for step in steps:
+            if any(index == step.index for _, index in chosen):
+                continue
+            share = _share(step, words, weights)
+            anchor = bool((step.produces | (step.uses - shared)) & anchored)
+            result = bool(step.produces & anchored - shared)
+            fresh = not chosen or _share(step, left, weights) >= NEW_SHARE
+            if fresh and (share >= ACTION_SHARE or (share >= ANCHORED_SHARE and anchor) or (share > 0 and result)):
+                scored.append(((round(share + ANCHOR_BONUS * anchor, 6), len(step.words & words)), step.index))
+        if not scored:
+            return chosen
+        top = max(scored)
+        chosen.append(top)
+        left -= steps[top[1]].words
+        anchored -= steps[top[1]].produces | steps[top[1]].uses
 
 
 def read_procedure(candidate: str, reference: str, live_fields: Mapping[str, str]) -> Reading:
@@ -242,21 +329,14 @@ def read_procedure(candidate: str, reference: str, live_fields: Mapping[str, str
     performed: list[int | None] = [None] * len(steps)
     best = [(0.0, 0)] * len(steps)
     for position, part in enumerate(parts):
-        words = content_stems(part.text)
         anchored = {live_fields[v] for v in live_fields if v and v in part.text}
-        scored = []
-        for step in steps:
-            share = _share(step, words, weights)
-            if share >= ACTION_SHARE or (share >= ANCHORED_SHARE and (step.produces | (step.uses - shared)) & anchored):
-                scored.append(((share, len(step.words & words)), step.index))
-        if not scored:
-            continue
-        top = max(scored)
-        chosen = [top] + [s for s in scored if s != top and s[0][0] >= STRONG_SHARE]
-        for score, index in chosen:
+        for score, index in _clause_steps(content_stems(part.text), anchored, steps, weights, shared):
             if score > best[index]:
                 performed[index], best[index] = position, score
     errors = [f"step not performed: {s.action}" for s in steps if performed[s.index] is None]
+    for text in declined(candidate):
+        errors += [f"step declined: {steps[i].action}" for _, i in _clause_steps(content_stems(text), set(), steps,
+                                                                                 weights, shared)]
     errors += _order_errors(steps, performed, parts)
     errors += _team_errors(steps, performed, parts)
     return Reading(tuple(performed), tuple(errors))
@@ -287,15 +367,17 @@ def _order_errors(steps: Sequence[RefStep], performed: Sequence[int | None], par
     return errors
 
 
+_HANDOVER = re.compile(r"\b(?:escalat|hand|pass|approv|forward|sign)", re.IGNORECASE)
+
+
 def _team_errors(steps: Sequence[RefStep], performed: Sequence[int | None], parts: Sequence[Clause]) -> list[str]:
     errors = []
     for step in steps:
         if not step.team:
             continue
-        texts = [parts[performed[step.index]].text] if performed[step.index] is not None else [
-            p.text for p in parts if re.search(r"\b(escalat|hand|pass|approv|forward)", p.text, re.IGNORECASE)]
+        texts = [p.text for n, p in enumerate(parts) if n == performed[step.index] or _HANDOVER.search(p.text)]
         for text in texts:
             team = _team(text)
-            if team and not (team & step.team) - {"support", "team"}:
+            if team and not team & step.team:
                 errors.append(f"handed to {' '.join(sorted(team))}, not {' '.join(sorted(step.team))}")
     return errors

@@ -17,12 +17,14 @@ JSON like an LLM would, so its answer goes through the same parser.
 - ``token-f1``: token F1 between candidate and reference, pass at ≥ 0.5.
 - ``noref``: internal consistency only (no value stated two ways).
 
-How text is read: values are tokens with a digit or an ``@`` (identifiers,
-dates, codes, amounts, emails) and, after a field name, the words of a small
-lexicon of mutually exclusive statuses; a step of the reference is a numbered
-or bulleted line, and its action is the text before its details (``(``,
-``[`` or ``:``); a candidate performs that step when the action phrase
-appears in one of its sentences.
+How text is read: values and status words as in ``judges.value_claims``
+(tokens with a digit or an ``@``; the words of a small lexicon of mutually
+exclusive statuses, claimed of a field word); a step of the reference is a
+numbered or bulleted line, and its action is the text before its details
+(``(``, ``[`` or ``:``). ``literal`` needs that action phrase in a sentence
+of the candidate; ``grounded`` reads the candidate's prose with
+``judges.claims`` (which step each clause performs, in what order, handed to
+which team).
 """
 
 from __future__ import annotations
@@ -35,25 +37,15 @@ from typing import Callable
 from judges.backends.base import JudgeBackend, JudgeRequest, JudgeResponse, Usage
 from judges.backends.token_f1 import token_f1
 from judges.claims import read_procedure
+from judges.value_claims import FIELD_WORDS as _FIELD_WORDS, LEXICON_WORDS as _LEXICON_WORDS, STOP as _STOP
+from judges.value_claims import STRIP as _STRIP, status_claims, values, words as _words
 
-#: Status words that exclude each other within one group (general support vocabulary).
-STATUS_LEXICON: tuple[tuple[str, ...], ...] = (
-    ("active", "expired", "inactive", "lapsed"),
-    ("open", "in progress", "pending customer", "resolved", "closed"),
-    ("basic", "next business day", "four hour"),
-)
-_LEXICON_WORDS = {w: i for i, group in enumerate(STATUS_LEXICON) for w in group}
-_STOP = frozenset("""a an the and or but to of on in for with by from at as into onto is are was were be been
-being it its this that these those we i our us you your they them he she his her their then next first finally
-after also so up via per""".split())
 #: Words that join a field to its value in running text ("using X", "result: X", "and got X").
 _CONNECTIVES = frozenset("using result results recording recorded got gave giving found showing yielding".split())
 _LIST_MARKER = re.compile(r"^\s*(?:\d+[.)]|[-*•]|step\s+\d+\s*[:.)-])\s*", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 _SECTION = re.compile(r"^## +(.+?)\s*$", re.MULTILINE)
 _CONTEXT_LINE = re.compile(r"^([A-Za-z][A-Za-z ]*?):\s+(.+?)\s*$")
-_STRIP = "()[]{}<>,;:\"'“”`"
-_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 
 # --------------------------------------------------------------------------- reading the request
@@ -113,35 +105,6 @@ def sentences(text: str) -> list[str]:
     return out
 
 
-def values(text: str) -> list[str]:
-    """Tokens that state a specific value: anything with a digit or an @ (trailing period removed)."""
-    out = []
-    for raw in text.split():
-        token = raw.strip(_STRIP).rstrip(".").strip(_STRIP)
-        if token and (any(ch.isdigit() for ch in token) or "@" in token):
-            out.append(token)
-    return out
-
-
-def _words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text)]
-
-
-def status_claims(text: str) -> list[tuple[str, str]]:
-    """(field word, status) pairs: a lexicon status within two words after a field word."""
-    words = _words(" ".join(text.replace("_", " ").split()))
-    out = []
-    for index, word in enumerate(words):
-        for width in (3, 2, 1):
-            phrase = " ".join(words[index:index + width])
-            if phrase in _LEXICON_WORDS and index > 0:
-                back = [w for w in words[max(0, index - 3):index] if w not in _STOP]
-                if back:
-                    out.append((back[-1], phrase))
-                break
-    return out
-
-
 def _shape(token: str) -> str:
     if "@" in token:
         return "email"
@@ -173,6 +136,7 @@ class Evidence:
                 match = _CONTEXT_LINE.match(line.strip())
                 if match and match.group(2).lower().replace("_", " ") in _LEXICON_WORDS:
                     label = _words(match.group(1))[-1]
+                    label = next((_FIELD_WORDS[w] for w in _words(match.group(1)) if w in _FIELD_WORDS), label)
                     evidence.statuses.setdefault(label, set()).add(match.group(2).lower().replace("_", " "))
             for label, status in status_claims(text):
                 evidence.statuses.setdefault(label, set()).add(status)
@@ -366,7 +330,7 @@ class BuiltinJudge(JudgeBackend):
 
     def identity(self) -> dict[str, str]:
         """Cache identity: the judge's name and the version of its rules."""
-        return {"kind": "builtin", "name": self.kind, "rules": "2" if self.kind == "grounded" else "1"}
+        return {"kind": "builtin", "name": self.kind, "rules": "3" if self.kind == "grounded" else "1"}
 
     def judge_text(self, request: JudgeRequest) -> str:
         """The verdict text for a request (synchronous)."""

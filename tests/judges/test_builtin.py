@@ -101,31 +101,31 @@ def test_cargo_grounded_separates_the_families_on_the_default_suite():
     rates, di = _rates("grounded", "cargo")
     # every penalised P1/P3 was judged against a reference of another runbook (top-1 retrieval wrong)
     # (world-dependent: the worlds now have runbook revisions and incident-driven cases)
-    assert {f: round(r, 3) for f, r in rates.items()} == {"P1": 0.04, "P3": 0.021, "P2": 1.0, "P4": 0.44}
-    assert round(di, 3) == 0.693
+    assert {f: round(r, 3) for f, r in rates.items()} == {"P1": 0.02, "P3": 0.021, "P2": 1.0, "P4": 0.5}
+    assert round(di, 3) == 0.729
 
 
 def test_grounded_misses_near_miss_actions_but_not_wrong_teams_when_the_reference_is_right():
+    """Every wrong team is caught (a sales for a support manager too); no same-role near-miss action is."""
     suite = default_world_suite()
     backend = make_builtin("grounded")
     by_kind: dict[tuple[str, bool], list[bool]] = {}
     truth = {t["item_id"]: t for t in suite.truth}
     runbook_of = {g["golden_id"]: g["procedure_id"] for g in suite.golden}
-    manager_swaps, other_runbook = [], []
+    other_runbook = []
     for item in suite.items:
         t = truth[item["item_id"]]
         kind = t["perturbation"]["kind"] if t["family"] == "P4" else t["family"]
         penalised = parse_verdict(backend.judge_text(render(CONDITIONS["cargo"], item, 0))).penalized
         by_kind.setdefault((kind, t["retrieval_top1_correct"]), []).append(penalised)
-        if kind == "wrong_escalation" and t["retrieval_top1_correct"] and not penalised:
-            manager_swaps.append((t["perturbation"]["original"], t["perturbation"]["new"]))
         if kind in ("P1", "P3") and runbook_of[t["reference_golden_id"]] != t["procedure_id"]:
             other_runbook.append(penalised)
     assert not any(by_kind[("P1", True)]) and not any(by_kind[("P3", True)])
-    # a wrong team is caught, except one manager for another (revision 2 of the billing runbook: the team
-    # phrases share "manager"), 7 of 25 with the composed prose
-    assert sum(by_kind[("wrong_escalation", True)]) == 18 and len(by_kind[("wrong_escalation", True)]) == 25
-    assert set(manager_swaps) == {("the sales manager", "a support manager")}
-    assert other_runbook and all(other_runbook)  # a reference of another runbook fails them
-    assert all(by_kind[("P1", False)] + by_kind[("P3", False)])
-    assert sum(by_kind[("wrong_action", True)]) == 3 and len(by_kind[("wrong_action", True)]) == 24
+    # a wrong team is caught, one manager for another too (revision 2 of the billing runbook: the team
+    # phrases share "manager" and differ in the word before it)
+    assert sum(by_kind[("wrong_escalation", True)]) == 25 and len(by_kind[("wrong_escalation", True)]) == 25
+    # a reference of another runbook fails 3 of the 4; the fourth (a battery answer against the advance-exchange
+    # reference) reads as that procedure too: diagnostics, a replacement dispatch, the customer emailed, resolved
+    assert sorted(other_runbook) == [False, True, True, True]
+    assert sorted(by_kind[("P1", False)] + by_kind[("P3", False)]) == [False, True, True, True]
+    assert sum(by_kind[("wrong_action", True)]) == 0 and len(by_kind[("wrong_action", True)]) == 24

@@ -1,8 +1,10 @@
-"""builtin:grounded on hand-written free prose: DI on the tuning half (own) and on the held-out half (independent).
+"""builtin:grounded on hand-written free prose: DI on the tuning items and on the held-out set.
 
-The extractor (judges/claims.py) was tuned on ``items_own.jsonl`` only; ``items_independent.jsonl`` was
-written by another helper who did not read the judge, and is scored here as it was left. Run with ``-s``
-to see the figures printed.
+The extractor (judges/claims.py) was first tuned on ``items_own.jsonl`` only, and ``items_independent.jsonl``
+(another helper's, who did not read the judge) was held out; its score (.375) was seen, so since the second
+round of the extractor both files are tuning items. ``items_heldout2.jsonl`` (a third writer's, who read no
+judge code) was opened only after that extractor was final (commit 6a49a5d) and scored once; nothing was
+changed after. Run with ``-s`` to see the figures printed.
 """
 
 from __future__ import annotations
@@ -51,9 +53,17 @@ def test_prose_items_are_well_formed(name, author):
     assert len({r["style"] for r in rows}) >= 6
 
 
-def test_grounded_di_on_both_halves_of_the_prose_set():
+def test_grounded_di_on_the_tuning_items():
     own = _score(_items("items_own.jsonl"))
-    held_out = _score(_items("items_independent.jsonl"))
-    print(f"\nbuiltin:grounded under cargo, prose set: own (tuning) {own}; independent (held out) {held_out}")
+    independent = _score(_items("items_independent.jsonl"))
+    print(f"\nbuiltin:grounded under cargo, tuning items: own {own}; independent {independent}")
     assert own == {"TP": 1.0, "FP": 0.1, "DI": 0.9, "items": 22}
-    assert held_out == {"TP": 0.8125, "FP": 0.4375, "DI": 0.375, "items": 32}
+    assert independent == {"TP": 1.0, "FP": 0.0, "DI": 1.0, "items": 32}
+
+
+def test_grounded_di_on_the_second_held_out_set():
+    # misses: a derived visit date ("the very next day"), a dispatch raised before its diagnostics (formal);
+    # false penalties: an open case that stops before its final step, a backwards narration
+    held_out = _score(_items("items_heldout2.jsonl"))
+    print(f"\nbuiltin:grounded under cargo, second held-out set: {held_out}")
+    assert held_out == {"TP": 0.8889, "FP": 0.1111, "DI": 0.7778, "items": 36}

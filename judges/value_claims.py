@@ -1,0 +1,101 @@
+"""Values and status words read from running text, the way any reader of a support record would.
+
+A value is a token with a digit or an ``@`` (identifiers, dates, codes, amounts, emails), except a support
+tier ("L2"); a status is a word of a small lexicon of mutually exclusive statuses, claimed of the field word
+before it ("status ... closed", "contract level basic") or right after it ("a four hour contract").
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Status words that exclude each other within one group (general support vocabulary).
+STATUS_LEXICON: tuple[tuple[str, ...], ...] = (
+    ("active", "expired", "inactive", "lapsed"),
+    ("open", "in progress", "pending customer", "resolved", "closed"),
+    ("basic", "next business day", "four hour"),
+)
+LEXICON_WORDS = {w: i for i, group in enumerate(STATUS_LEXICON) for w in group}
+STOP = frozenset("""a an the and or but to of on in for with by from at as into onto is are was were be been
+being it its this that these those we i our us you your they them he she his her their then next first finally
+after also so up via per""".split())
+STRIP = "()[]{}<>,;:\"'“”`"
+_WORD = re.compile(r"[A-Za-z][A-Za-z']*(?:-[A-Za-z']+)*")
+#: A support tier names a team, not a value ("L2", "level-1", "tier-2").
+_TIER = re.compile(r"(?:l|t|tier|level)-?\d", re.IGNORECASE)
+#: Words that name a field a status word can belong to.
+FIELD_WORDS = {"status": "status", "entitlement": "entitlement", "contract": "contract", "level": "contract",
+               "coverage": "entitlement", "warranty": "entitlement"}
+
+
+#: Words that make "case ... closed" a statement of the case's status, not of what was done ("was resolved").
+_STATE_WORDS = frozenset("is now stands remains shows showing set marked currently".split())
+_FOUR_HOUR = re.compile(r"\b4[- ]?(?:h|hr|hour)\b", re.IGNORECASE)
+_DURATION = re.compile(r"(?:second|minute|min|hour|hr|day|business day|week|month|year|am|pm|times?)s?")
+_MONTHS = {m: n for n, names in enumerate(("jan january", "feb february", "mar march", "apr april", "may", "jun june",
+                                            "jul july", "aug august", "sep sept september", "oct october",
+                                            "nov november", "dec december"), 1) for m in names.split()}
+_MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\.?,?\s+(\d{{4}})\b", re.IGNORECASE)
+_MONTH_DAY = re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.IGNORECASE)
+
+
+def iso_dates(text: str) -> str:
+    """The text with dates written out ("3 March 2026", "March 3rd, 2026") as ISO dates (2026-03-03)."""
+    def iso(year: str, month: str, day: str) -> str:
+        return f"{year}-{_MONTHS[month.lower()]:02d}-{int(day):02d}"
+
+    text = _DAY_MONTH.sub(lambda m: iso(m.group(3), m.group(2), m.group(1)), text)
+    return _MONTH_DAY.sub(lambda m: iso(m.group(3), m.group(1), m.group(2)), text)
+
+
+def values(text: str) -> list[str]:
+    """Tokens that state a specific value: anything with a digit or an @, but a tier or a duration.
+
+    Written-out dates are read as ISO dates; currency signs, a version's "v" and thousands separators dropped.
+    """
+    out = []
+    raws = iso_dates(text).split()
+    for index, raw in enumerate(raws):
+        token = raw.strip(STRIP).rstrip(".").strip(STRIP).lstrip("$€£")
+        token = re.sub(r"(?<=\d),(?=\d{3}\b)", "", re.sub(r"^[vV](?=\d+\.)", "", token))
+        after = raws[index + 1].lower().strip(STRIP + ".") if index + 1 < len(raws) else ""
+        if token.isdigit() and _DURATION.fullmatch(after):
+            continue  # "within 10 minutes": a duration, not a field's value
+        if token and (any(ch.isdigit() for ch in token) or "@" in token) and not _TIER.fullmatch(token):
+            out.append(token)
+    return out
+
+
+def words(text: str) -> list[str]:
+    """The words of a text, lower case (hyphenated words whole)."""
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def status_claims(text: str) -> list[tuple[str, str]]:
+    """(field word, status) pairs: a lexicon status after a field word (within four words) or right before one.
+
+    A known field word ("status", "contract") before it wins ("case" with a word of state, as in "the case is
+    closed", stands for the status), then one right after it, then the nearest word.
+    """
+    text = _FOUR_HOUR.sub("four hour", re.sub(r"\bNBD\b", "next business day", text.replace("_", " ")))
+    tokens = words(" ".join(re.sub(r"(?<=[A-Za-z])-(?=[A-Za-z])", " ", text).split()))
+    out = []
+    for index, word in enumerate(tokens):
+        for width in (3, 2, 1):
+            phrase = " ".join(tokens[index:index + width])
+            if phrase not in LEXICON_WORDS:
+                continue
+            back = [w for w in tokens[max(0, index - 4):index] if w not in STOP]
+            after = tokens[index + width:index + width + 1]
+            known = [FIELD_WORDS[w] for w in back if w in FIELD_WORDS]
+            if not known and "case" in back and _STATE_WORDS & set(back):
+                known = ["status"]  # "the case is now closed", "case set to resolved": its status
+            if known:
+                out.append((known[-1], phrase))
+            elif after and after[0] in ("contract", "entitlement", "coverage"):
+                out.append((FIELD_WORDS[after[0]], phrase))
+            elif back and index > 0:
+                out.append((back[-1], phrase))
+            break
+    return out
