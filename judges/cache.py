@@ -18,6 +18,11 @@ retries, timeouts, API keys, the run directory, item ids.
 The cache is one SQLite file. Reads are done in bulk before a run starts;
 writes come in batches, one transaction per batch of completed judgments.
 Errors are never cached.
+
+GroundEval model agents keep their turns in the same file
+(``judges.groundeval.turns``: the key is ``cache_key(identity, turn_hash)``),
+and also store each key's request hash, so ``replay:CACHE`` can answer a turn
+without knowing which backend recorded it (``by_request_hash``).
 """
 
 from __future__ import annotations
@@ -40,6 +45,9 @@ CREATE TABLE IF NOT EXISTS responses (
     completion_tokens INTEGER NOT NULL
 )
 """
+
+#: Which request hash each key was stored for (written by agents, so ``replay:CACHE`` can look turns up).
+_REQUESTS = "CREATE TABLE IF NOT EXISTS request_hashes (key TEXT PRIMARY KEY, request_hash TEXT NOT NULL)"
 
 
 def _canonical(obj: Any) -> bytes:
@@ -80,6 +88,7 @@ class ResponseCache:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(_SCHEMA)
+            self._db.execute(_REQUESTS)
         except sqlite3.DatabaseError as exc:
             raise InputError(f"{self.path}: not a usable response cache ({exc})") from None
 
@@ -102,19 +111,32 @@ class ResponseCache:
         """The cached response for one key, or None."""
         return self.get_many([key]).get(key)
 
-    def put_many(self, entries: Iterable[tuple[str, JudgeResponse]]) -> int:
-        """Store a batch of responses in one transaction; returns how many were written."""
+    def put_many(self, entries: Iterable[tuple[str, JudgeResponse]],
+                 request_hashes: Mapping[str, str] | None = None) -> int:
+        """Store a batch of responses in one transaction (and the request hash of each key given one); how many."""
         rows = [(key, r.text, r.model, r.usage.prompt_tokens, r.usage.completion_tokens) for key, r in entries]
         if not rows:
             return 0
         self._db.execute("BEGIN")
         try:
             self._db.executemany("INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?)", rows)
+            self._db.executemany("INSERT OR REPLACE INTO request_hashes VALUES (?, ?)",
+                                 sorted((request_hashes or {}).items()))
             self._db.execute("COMMIT")
         except BaseException:
             self._db.execute("ROLLBACK")
             raise
         return len(rows)
+
+    def by_request_hash(self) -> dict[str, list[JudgeResponse]]:
+        """Every response stored with its request hash, by that hash (several when several backends answered it)."""
+        found: dict[str, list[JudgeResponse]] = {}
+        rows = self._db.execute(
+            "SELECT h.request_hash, r.text, r.model, r.prompt_tokens, r.completion_tokens FROM request_hashes h "
+            "JOIN responses r ON r.key = h.key ORDER BY h.request_hash, h.key")
+        for req_hash, text, model, prompt, completion in rows:
+            found.setdefault(req_hash, []).append(JudgeResponse(text=text, usage=Usage(prompt, completion), model=model))
+        return found
 
     def __len__(self) -> int:
         return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from benchmark_builders.groundeval.contracts import (
     COUNTERFACTUAL, PERSPECTIVE, SILENCE, TRACKS, BuildConfig, CausalRule, Rules, SearchItem, SilenceRule,
@@ -97,20 +97,25 @@ def _field(name: Any, where: str) -> str:
     return f"facts.{name}"
 
 
+def _mappings(raw: Any, at: str, expected: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+    """``raw`` read as a list of mappings (one mapping is a list of one): each with where it is, ``AT[i]``."""
+    if isinstance(raw, dict):
+        raw = [raw]
+    if not isinstance(raw, list):
+        raise InputError(f"{at}: expected a list of {expected}")
+    for i, item in enumerate(raw):
+        if not isinstance(item, dict):
+            raise InputError(f"{at}[{i}]: expected a mapping")
+        yield f"{at}[{i}]", item
+
+
 def _join(rule: Mapping[str, Any], where: str, keys: KeyCheck, section: str) -> tuple[tuple[str, str], ...]:
-    pairs = rule.get("join", [])
-    if isinstance(pairs, dict):
-        pairs = [pairs]
-    if not isinstance(pairs, list):
-        raise InputError(f"{where}.join: expected a list of {{cause, effect}}")
     out = []
-    for i, pair in enumerate(pairs):
-        if not isinstance(pair, dict):
-            raise InputError(f"{where}.join[{i}]: expected a mapping")
-        keys.check(pair, JOIN_KEYS, f"{where.split(': ', 1)[-1]}.join[{i}].", f"{section}.join.")
+    for at, pair in _mappings(rule.get("join", []), f"{where}.join", "{cause, effect}"):
+        keys.check(pair, JOIN_KEYS, at.split(": ", 1)[-1] + ".", f"{section}.join.")
         left = pair.get("cause", pair.get("trigger"))
         right = pair.get("effect", pair.get("response"))
-        out.append((_field(left, f"{where}.join[{i}].cause"), _field(right, f"{where}.join[{i}].effect")))
+        out.append((_field(left, f"{at}.cause"), _field(right, f"{at}.effect")))
     return tuple(out)
 
 
@@ -163,15 +168,8 @@ def _causal(rule: Mapping[str, Any], where: str, keys: KeyCheck) -> CausalRule:
 
 def _search_space(rule: Mapping[str, Any], where: str, keys: KeyCheck) -> tuple[SearchItem, ...]:
     raw = rule.get("search_space", rule.get("search_space_selectors", []))
-    if isinstance(raw, dict):
-        raw = [raw]
-    if not isinstance(raw, list):
-        raise InputError(f"{where}.search_space: expected a list of {{subsystem, id_template | query_template}}")
     items = []
-    for i, item in enumerate(raw):
-        at = f"{where}.search_space[{i}]"
-        if not isinstance(item, dict):
-            raise InputError(f"{at}: expected a mapping")
+    for at, item in _mappings(raw, f"{where}.search_space", "{subsystem, id_template | query_template}"):
         keys.check(item, SEARCH_KEYS, at.split(": ", 1)[-1] + ".", "silence_pairs[].search_space[].")
         if not isinstance(item.get("subsystem"), str) or not item["subsystem"]:
             raise InputError(f"{at}.subsystem: missing or not a string")

@@ -10,6 +10,13 @@ Uncertainty comes from a cluster bootstrap over shared user requests
 packets together). The packets are built, checked, staged, emitted and
 dispatched by the checked pipeline under P3: the judge reads only verified
 buffers, and a failing packet stops the contrast with the failure named.
+
+The contrast resumes: dispatch journals every answer (``judges.journal``) at
+``journal`` -- kept beside the contrast's output, not in its workspace, which
+is rebuilt from nothing each run -- bound by its header to the judge, the
+controls and the SHA-256 of every buffer handed. A killed contrast run again
+rebuilds the same packets, asks the judge only what the journal does not
+hold, and writes what an uninterrupted run writes.
 """
 
 from __future__ import annotations
@@ -83,16 +90,17 @@ class ContrastStopped(Exception):
 
 
 def judge_cohort(source: Path, work: Path, backend: JudgeBackend, *, draws: int = 2,
-                 render_hook: RenderHook | None = None) -> list[Judged]:
+                 render_hook: RenderHook | None = None, journal: Path | None = None) -> list[Judged]:
     """Build, check, stage, emit and dispatch all eight packets per trajectory under P3, then read the verdicts.
 
     The judge reads only staged buffers that were verified; any failed check or refusal stops the contrast
     (``ContrastStopped``), so no number is computed from a packet that failed. ``render_hook`` alters packets
-    during build (tests only).
+    during build (tests only). The answers are journaled at ``journal`` (default: beside ``work``) until dispatch
+    writes them all, so a rerun after a kill asks only what was not answered.
     """
     clear_workspace(work)
     cfg = PipelineConfig(Path(source), Path(work), Controls(3), draws=draws, renderings=RENDERINGS,
-                         render_hook=render_hook)
+                         render_hook=render_hook, journal=journal)
     outcome = run_pipeline(cfg, backend)
     if outcome.stopped_at:
         raise ContrastStopped(outcome.stopped_at, outcome.stopped_by, outcome.reason)

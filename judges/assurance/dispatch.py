@@ -105,8 +105,9 @@ class Answer:
 
 
 def dispatch_journal(cfg: PipelineConfig, backend: JudgeBackend, handed: list[tuple[dict, int, bytes]]) -> Journal:
-    """The dispatch journal beside the workspace, bound to the judge, controls, draws and every handed buffer."""
-    path = cfg.work.parent / f".{cfg.work.name}.dispatch.journal.jsonl"
+    """The dispatch journal (``cfg.journal``, else beside the workspace), bound to the judge, controls, draws and
+    every handed buffer."""
+    path = cfg.journal or cfg.work.parent / f".{cfg.work.name}.dispatch.journal.jsonl"
     buffers = [[job["job_id"], draw, exact_sha256(data)] for job, draw, data in handed]
     header = {"journal": 1, "stage": "dispatch", "judge": backend.name, "backend": backend.identity(),
               "controls": cfg.controls.level, "handed_sha256": exact_sha256(dumps(buffers).encode("utf-8"))}

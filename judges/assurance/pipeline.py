@@ -176,6 +176,14 @@ def _read_manifest(ws: Workspace, rel: str) -> dict[str, str]:
     return packets if isinstance(packets, dict) else {}
 
 
+def _open_over(cfg: PipelineConfig, step: str, folder: str) -> tuple[OpenStage, dict[str, str], list[str]]:
+    """Run ``step``'s hook and open it over ``folder``: the stage, that folder's manifest and its packets' paths."""
+    cfg.hook(f"before_{step}")
+    opened = _open_stage(cfg, step)
+    manifest = _read_manifest(opened.ws, f"{folder}/manifest.json")
+    return opened, manifest, [rel[len(folder) + 1:] for rel in opened.ws.listing(f"{folder}/packets")]
+
+
 def build(cfg: PipelineConfig) -> StageResult:
     """Render every packet of the cohort, check it inline, and record exact-byte hashes."""
     cfg.hook("before_build")
@@ -271,11 +279,8 @@ def check(cfg: PipelineConfig) -> StageResult:
 
 def stage(cfg: PipelineConfig) -> StageResult:
     """Copy the built packets for the judge, admitting exactly the expected files with their exact bytes."""
-    cfg.hook("before_stage")
-    opened = _open_stage(cfg, "stage")
+    opened, manifest, present = _open_over(cfg, "stage", "build")
     ws = opened.ws
-    manifest = _read_manifest(ws, "build/manifest.json")
-    present = [rel[len("build/"):] for rel in ws.listing("build/packets")]
     failed: list[tuple[str, str]] = []
     missing = sorted(set(manifest) - set(present))
     extra = sorted(set(present) - set(manifest))
@@ -316,11 +321,8 @@ def stage(cfg: PipelineConfig) -> StageResult:
 
 def emit(cfg: PipelineConfig) -> StageResult:
     """Turn the staged packets into dispatch scripts (JSON lines: packet path, exact-byte hash, draws)."""
-    cfg.hook("before_emit")
-    opened = _open_stage(cfg, "emit")
+    opened, staged, packets = _open_over(cfg, "emit", "staged")
     ws = opened.ws
-    staged = _read_manifest(ws, "staged/manifest.json")
-    packets = [rel[len("staged/"):] for rel in ws.listing("staged/packets")]
     failed = [] if packets else [("staged-files-exact", "nothing staged")]
     products: dict[str, str] = {}
     scripts: dict[str, bytes] = {}

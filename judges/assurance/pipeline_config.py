@@ -97,6 +97,7 @@ class PipelineConfig:
     selector: Callable[[Trajectory, StepLabels], Targets | None] = select_targets
     checkers: tuple[str, ...] = ("inline", "audit")  # inline: at build (again on disk without the audit); audit: on disk
     key: ChainKey | None = None                      # sign in-toto links (and, at build, the layout) with it
+    journal: Path | None = None                      # dispatch's journal (default: beside the workspace)
 
     @property
     def disk_checkers(self) -> tuple[str, ...]:

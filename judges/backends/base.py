@@ -134,6 +134,10 @@ class AgentTurn:
 class AgentBackend(_Backend):
     """Anything that answers one turn of a function-calling chat (OpenAI message and tool shapes)."""
 
+    def recorded_agent(self, spec: str) -> str:
+        """The agent name a run records its answers under (default: the spec it was made from)."""
+        return spec
+
     @abstractmethod
     async def turn(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]],
                    params: GenerationParams) -> AgentTurn:

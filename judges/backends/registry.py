@@ -26,7 +26,8 @@ from orgbench.core.errors import InputError
 
 ENTRY_POINT_GROUP = "orgbench.backends"
 
-#: Exact specs first, then kinds: ``module:attr`` of each factory (imported on first use).
+#: Exact specs first, then ``KIND@ROLE`` (a kind whose agent is another class), then kinds: ``module:attr`` of
+#: each factory (imported on first use).
 BACKENDS: dict[str, str] = {
     "builtin:step": "judges.assurance.step_judge:make",
     "builtin": "judges.backends.builtin:make",
@@ -34,6 +35,8 @@ BACKENDS: dict[str, str] = {
     "local": "judges.backends.local:make",
     "replay": "judges.backends.replay:make",
     "stub": "judges.backends.stub:make",
+    "replay@agent": "judges.groundeval.replay_agent:make",
+    "stub@agent": "judges.groundeval.stub_agent:make",
 }
 
 #: What each role's backend must be.
@@ -84,15 +87,15 @@ def _entry_point(kind: str) -> str | None:
     return found[0].value if found else None
 
 
-def factory_path(spec: str) -> str | None:
-    """The ``module:attr`` that makes ``spec`` (exact spec, then kind; orgbench's table, then entry points)."""
+def factory_path(spec: str, role: str = "judge") -> str | None:
+    """The ``module:attr`` that makes ``spec`` for ``role`` (exact spec, kind@role, kind; then entry points)."""
     kind = spec.partition(":")[0]
-    return BACKENDS.get(spec) or BACKENDS.get(kind) or _entry_point(kind)
+    return BACKENDS.get(spec) or BACKENDS.get(f"{kind}@{role}") or BACKENDS.get(kind) or _entry_point(kind)
 
 
 def known_kinds() -> list[str]:
     """Every spec kind the registry can make, orgbench's and the installed plugins'."""
-    kinds = {name.partition(":")[0] for name in BACKENDS}
+    kinds = {name.partition(":")[0].partition("@")[0] for name in BACKENDS}
     kinds.update(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP))
     return sorted(kinds)
 
@@ -113,7 +116,7 @@ def _load(path: str, spec: str) -> Callable[[BackendSpec], Any]:
 
 def resolve(wanted: BackendSpec) -> Any:
     """The backend ``wanted`` names, checked to be a backend of its role."""
-    path = factory_path(wanted.spec)
+    path = factory_path(wanted.spec, wanted.role)
     if path is None:
         raise InputError(f"{wanted.where}: unknown kind {wanted.kind!r}; use one of "
                          f"{', '.join(k + ':…' for k in known_kinds())}")

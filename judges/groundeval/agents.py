@@ -157,14 +157,23 @@ def _heuristic_silence(contract: Contract, reader: Reader, subsystems: tuple[str
 
 # -- the agents ----------------------------------------------------------------------------------------
 
+TrackReader = Callable[[Contract, Reader], dict[str, Any]]
+
+
+def read_by_track(contract: Contract, reader: Reader, perspective: TrackReader, counterfactual: TrackReader,
+                  silence: TrackReader) -> dict[str, Any]:
+    """The answer of the reading strategy for the contract's track (silence for every other track)."""
+    if contract.track == PERSPECTIVE:
+        return perspective(contract, reader)
+    if contract.track == COUNTERFACTUAL:
+        return counterfactual(contract, reader)
+    return silence(contract, reader)
+
+
 def bm25_agent(contract: Contract, runtime: GatedRuntime | None, context: Context | None) -> dict[str, Any]:
     """Retrieval within the gates: search, fetch the hits, and answer from what was read."""
-    reader = Reader(runtime, context)
-    if contract.track == PERSPECTIVE:
-        return _heuristic_perspective(contract, reader)
-    if contract.track == COUNTERFACTUAL:
-        return _heuristic_counterfactual(contract, reader)
-    return _heuristic_silence(contract, reader, contract.subsystems)
+    return read_by_track(contract, Reader(runtime, context), _heuristic_perspective, _heuristic_counterfactual,
+                         lambda c, reader: _heuristic_silence(c, reader, c.subsystems))
 
 
 def _moment(artifact: Mapping[str, Any], before: datetime) -> datetime:

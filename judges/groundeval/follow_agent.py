@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from benchmark_builders.groundeval.contracts import COUNTERFACTUAL, NO_LINK_MECHANISM, PERSPECTIVE, Contract
+from benchmark_builders.groundeval.contracts import NO_LINK_MECHANISM, Contract
 from judges.groundeval.agents import (
     Reader, _answer, _entity_artifact, _heuristic_counterfactual, _heuristic_perspective, _mechanism, _mentions, _text,
+    read_by_track,
 )
 from judges.groundeval.context import Context, search_citation
 from judges.groundeval.runtime import GatedRuntime, tokenize
@@ -91,9 +92,5 @@ def _follow_silence(contract: Contract, reader: Reader) -> dict[str, Any]:
 
 def follow_agent(contract: Contract, runtime: GatedRuntime | None, context: Context | None) -> dict[str, Any]:
     """Follow join keys through what it reads (see the module docstring)."""
-    reader = Reader(runtime, context)
-    if contract.track == PERSPECTIVE:
-        return _heuristic_perspective(contract, reader)
-    if contract.track == COUNTERFACTUAL:
-        return _follow_counterfactual(contract, reader)
-    return _follow_silence(contract, reader)
+    return read_by_track(contract, Reader(runtime, context), _heuristic_perspective, _follow_counterfactual,
+                         _follow_silence)

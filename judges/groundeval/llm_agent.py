@@ -1,8 +1,10 @@
 """The model agent: an LLM with function calling over the gated runtime (or a context window).
 
 It talks through any ``AgentBackend`` the backend registry makes
-(``openai:MODEL``, ``local:MODEL``, a plugin's ``KIND:MODEL``): the judges'
-client stack, with its retries and pacing. In tool mode it is offered
+(``openai:MODEL``, ``local:MODEL``, ``replay:RUN``, ``stub:``, a plugin's
+``KIND:MODEL``): the judges' client stack, with its retries and pacing, behind
+a ``Recorder`` that answers from the response cache when given one and
+records every turn (``judges.groundeval.turns``). In tool mode it is offered
 ``search_artifacts``, ``fetch_artifact`` and ``submit_answer``; every tool
 call is executed on the contract's ``GatedRuntime`` (and so recorded). In
 context mode it reads the pre-filtered context and submits its answer. The
@@ -17,8 +19,10 @@ from typing import Any
 from benchmark_builders.groundeval.contracts import Contract
 from judges.backends import FatalBackendError
 from judges.backends.base import AgentBackend, GenerationParams
+from judges.cache import ResponseCache
 from judges.groundeval.context import Context
 from judges.groundeval.runtime import GatedRuntime
+from judges.groundeval.turns import Recorder
 from orgbench.core.errors import EndpointError
 
 SYSTEM = (
@@ -56,10 +60,10 @@ def contract_prompt(contract: Contract) -> str:
 
 
 class LLMAgent:
-    """A function-calling agent over one AgentBackend."""
+    """A function-calling agent over one AgentBackend (its turns cached in ``cache`` when given)."""
 
-    def __init__(self, backend: AgentBackend, max_turns: int = 12) -> None:
-        self.backend = backend
+    def __init__(self, backend: AgentBackend, max_turns: int = 12, cache: ResponseCache | None = None) -> None:
+        self.backend = Recorder(backend, cache)
         self.max_turns = max_turns
         self.params = GenerationParams(temperature=0.0)
         self.turns = 0
@@ -67,13 +71,18 @@ class LLMAgent:
         self.completion_tokens = 0
 
     def usage(self) -> dict[str, int]:
-        """What the run spent so far: answered turns, HTTP requests (retries included) and tokens."""
+        """What the run spent so far: answered turns (from the cache too), HTTP requests (retries included), tokens."""
         sent = self.backend.requests_sent()
-        return {"turns": self.turns, "requests": sent, "retries": max(0, sent - self.turns),
+        asked = self.turns - self.backend.from_cache
+        return {"turns": self.turns, "from_cache": self.backend.from_cache, "requests": sent,
+                "retries": max(0, sent - asked),
                 "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
 
-    async def answer(self, contract: Contract, runtime: GatedRuntime | None, context: Context | None) -> Any:
+    async def answer(self, contract: Contract, runtime: GatedRuntime | None, context: Context | None,
+                     record: list[dict[str, Any]] | None = None) -> Any:
         """Run the conversation until the model submits; the answer object (or the raw text it gave).
+
+        Every turn is appended to ``record`` (when given) as a ``turns.jsonl`` line.
 
         A request that failed for good raises ``BackendError``; an endpoint that cannot serve any request
         (``FatalBackendError``) is an ``EndpointError`` naming --base-url.
@@ -86,7 +95,7 @@ class LLMAgent:
         tools = ([*TOOLS, SUBMIT] if runtime is not None else [SUBMIT])
         for _ in range(self.max_turns):
             try:
-                turn = await self.backend.turn(messages, tools, self.params)
+                turn = await self.backend.turn(messages, tools, self.params, record)
             except FatalBackendError as exc:
                 raise EndpointError("--base-url", str(exc)) from None
             self.turns += 1

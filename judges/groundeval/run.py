@@ -6,7 +6,9 @@ staged so an interrupted run leaves nothing that looks finished. A model
 agent's run (``openai:MODEL``, ``local:MODEL`` or a plugin's ``KIND:MODEL``,
 made by the backend registry) journals each finished question beside the
 output (``.NAME.journal.jsonl``, ``judges.journal``); the same command resumes
-from it, asking the model nothing twice.
+from it, asking the model nothing twice. Its turns go through the judges'
+response cache when ``cache_path`` is given (``judges.groundeval.turns``) and
+are written to ``turns.jsonl``, which ``replay:RUN`` answers from.
 ``score_submissions`` scores every suite question for every (agent, mode)
 found in the answers and writes ``questions.jsonl`` and ``summary.json``.
 """
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -26,6 +28,7 @@ from judges.groundeval.runtime import Corpus, GatedRuntime
 from judges.groundeval.scoring import CompiledTruth, score_question, summarize, unanswered, unknown_question
 from judges.groundeval.traces import Submission, load_corpus_world, load_submissions, load_suite, load_truth
 from judges.backends import BackendError, EndpointConfig, make_backend
+from judges.cache import ResponseCache
 from judges.groundeval.verify import TraceVerifier, rederive
 from judges.journal import Journal
 from orgbench.core.errors import EndpointError, FormatError, InputError
@@ -65,9 +68,11 @@ class _Sessions:
         return runtime, build_context(contract, runtime, self.budget) if self.mode == "context" else None
 
     def row(self, contract: Contract, runtime: GatedRuntime, context, answer: Any,
-            error: str | None = None) -> dict[str, Any]:
-        """The journal row of a finished question: its context, answer and trace (and the request's error)."""
+            error: str | None = None, turns: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+        """The journal row of a finished question: its context, answer and trace (the request's error, the turns)."""
         row: dict[str, Any] = {"question_id": contract.question_id, "context": None}
+        if turns is not None:
+            row["turns"] = turns
         if context is not None:
             check_citations(runtime, answer.get("evidence_artifacts") if isinstance(answer, dict) else None)
             row["context"] = {"question_id": contract.question_id, "ids": list(context.ids()), "used": context.used,
@@ -89,12 +94,13 @@ def agent_endpoint(base_url: str | None = None, concurrency: int = 8) -> Endpoin
 def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: bool = True,
               budget: int = DEFAULT_BUDGET, base_url: str | None = None, concurrency: int = 8, max_turns: int = 12,
               corpus: Corpus | None = None, world=None, progress: Callable[[int, int], None] | None = None,
-              limit: int | None = None, endpoint: EndpointConfig | None = None) -> dict[str, Any]:
+              limit: int | None = None, endpoint: EndpointConfig | None = None,
+              cache_path: Path | None = None) -> dict[str, Any]:
     """Answer every contract of ``suite`` (the first ``limit``) with agent ``spec`` in ``mode``; write ``out``.
 
     ``spec`` is a built-in agent's name, or ``KIND:MODEL`` for a model agent made by the backend registry
     (``openai:``, ``local:`` or a plugin's kind) reached through ``endpoint`` (default:
-    ``agent_endpoint(base_url, concurrency)``).
+    ``agent_endpoint(base_url, concurrency)``), its turns kept in the response cache ``cache_path`` if given.
     ``corpus`` and ``world`` may be passed in when several runs share one suite (they must be the suite's own).
     """
     if mode not in MODES:
@@ -112,7 +118,8 @@ def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: b
         header = {"journal": 1, "suite_contracts_sha256": sha256_file(suite / "contracts.jsonl"), "agent": spec,
                   "mode": mode, "budget": budget, "max_turns": max_turns}
         journal = _journal(Path(out), header)
-        done, usage, called = _answer_with_model(sessions, contracts, spec, endpoint, journal, max_turns, progress)
+        done, usage, called = _answer_with_model(sessions, contracts, spec, endpoint, journal, max_turns, progress,
+                                                 cache_path)
     else:
         done = _answer_builtin(sessions, contracts, _builtin(spec, suite, world), progress)
     rows = [done[c.question_id] for c in contracts]
@@ -125,6 +132,9 @@ def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: b
         write_jsonl(tmp / "traces.jsonl", [r["trace"] for r in rows])
         if mode == "context":
             write_jsonl(tmp / "contexts.jsonl", [r["context"] for r in rows if r["context"] is not None])
+        if journal is not None:
+            write_jsonl(tmp / "turns.jsonl", [{"question_id": r["question_id"], "turn": number, **turn}
+                                              for r in rows for number, turn in enumerate(r["turns"])])
         write_manifest(tmp)
     if journal is not None and journal.path.exists():
         journal.path.unlink()
@@ -153,12 +163,12 @@ def _journal(out: Path, header: dict[str, Any]) -> Journal:
             raise FormatError(path, "not a journal row (question_id, context, answer, trace)", line=number)
         return str(row["question_id"])
 
-    return Journal(path, key, header=header, restart_on_other_header=True)
+    return Journal(path, key, header=header, resumable=lambda row: "turns" in row, restart_on_other_header=True)
 
 
 def _answer_with_model(sessions: _Sessions, contracts: list[Contract], spec: str, endpoint: EndpointConfig,
                        journal: Journal, max_turns: int, progress: Callable[[int, int], None] | None,
-                       ) -> tuple[dict[str, dict[str, Any]], dict[str, int], str | None]:
+                       cache_path: Path | None = None) -> tuple[dict[str, dict[str, Any]], dict[str, int], str | None]:
     """Every contract answered by a model agent, resuming from and appending to ``journal``.
 
     Returns the rows by question, what the run spent, and the base URL it called (None for a local server).
@@ -168,18 +178,21 @@ def _answer_with_model(sessions: _Sessions, contracts: list[Contract], spec: str
     from judges.groundeval.llm_agent import LLMAgent
 
     backend = make_backend(spec, role="agent", endpoint=endpoint)
-    agent = LLMAgent(backend, max_turns=max_turns)
+    sessions = replace(sessions, spec=backend.recorded_agent(spec))     # replay:RUN answers as the recorded agent
+    cache = ResponseCache(Path(cache_path)) if cache_path is not None and backend.cacheable else None
+    agent = LLMAgent(backend, max_turns=max_turns, cache=cache)
     done, appender = journal.open()
 
     async def one(contract: Contract, in_flight: asyncio.Semaphore) -> None:
         async with in_flight:
             runtime, context = sessions.open(contract)
+            turns: list[dict[str, Any]] = []
             try:
-                answer = await agent.answer(contract, None if context is not None else runtime, context)
+                answer = await agent.answer(contract, None if context is not None else runtime, context, turns)
             except BackendError as exc:
-                row = sessions.row(contract, runtime, context, None, error=str(exc))
+                row = sessions.row(contract, runtime, context, None, error=str(exc), turns=turns)
             else:
-                row = sessions.row(contract, runtime, context, answer)
+                row = sessions.row(contract, runtime, context, answer, turns=turns)
             appender.add(row, flush=True)       # finished work survives an interruption
             done[contract.question_id] = row
             if progress is not None:
@@ -200,6 +213,8 @@ def _answer_with_model(sessions: _Sessions, contracts: list[Contract], spec: str
         asyncio.run(run_all())
     finally:
         appender.close()
+        if cache is not None:
+            cache.close()
     failed = [row["answer"]["error"] for row in done.values() if "error" in row["answer"]]
     if failed and len(failed) == len(done):
         journal.path.unlink()

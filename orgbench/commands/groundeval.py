@@ -69,7 +69,8 @@ def build_groundeval(out: Path, world_dir: Path | None, domain_dir: Path | None,
 @click.option("--agent", "spec", required=True,
               help="A built-in agent (see `orgbench list`: oracle, leaky, lazy, proximity, bm25, follow, zero-shot; "
                    "task contracts: oracle, skip-precondition, wrong-field), openai:MODEL or local:MODEL "
-                   "(smollm2, gemma3-270m, PATH.gguf)")
+                   "(smollm2, gemma3-270m, PATH.gguf), replay:RUN_OR_CACHE (recorded turns, no model) or "
+                   "stub:[LOG.jsonl] (a fixed search-then-submit policy, no model)")
 @click.option("--mode", type=click.Choice(("tool", "context")), default="tool", show_default=True)
 @click.option("--out", type=click.Path(path_type=Path), required=True,
               help="Run directory to write; one holding another run is refused (see --overwrite).")
@@ -80,14 +81,19 @@ def build_groundeval(out: Path, world_dir: Path | None, domain_dir: Path | None,
 @click.option("--latency/--no-latency", default=True, show_default=True,
               help="Record each call's latency in the trace (off: byte-identical reruns).")
 @click.option("--limit", type=click.IntRange(1), default=None, help="Answer only the first N contracts.")
+@click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Response cache file for a model agent's turns, shareable between runs and with `orgbench judge` "
+                   "(default: none). With it the endpoint is not probed first: a run the cache answers needs no server.")
 @overwrite_option
 def run_agent_command(suite: Path, spec: str, mode: str, out: Path, base_url: str | None, budget: int,
-                      concurrency: int, max_turns: int, latency: bool, limit: int | None, overwrite: bool) -> None:
-    """Answer every contract of a suite with one agent, recording every tool call."""
+                      concurrency: int, max_turns: int, latency: bool, limit: int | None, cache: Path | None,
+                      overwrite: bool) -> None:
+    """Answer every contract of a suite with one agent, recording every tool call (and a model agent's turns)."""
     import time
 
     from judges.groundeval.run import agent_endpoint, run_agent
     from judges.groundeval.task_track import is_task_suite, run_task_agent
+    from orgbench.commands.options import check_out_dir
     from orgbench.commands.preflight import check_endpoint
     from orgbench.commands.progress import Bar
 
@@ -96,18 +102,22 @@ def run_agent_command(suite: Path, spec: str, mode: str, out: Path, base_url: st
     if is_task_suite(suite):
         click.echo(f"{out}: {run_task_agent(suite, spec, out)['questions']} answers from {spec} (task contracts)")
         return
-    check_endpoint(spec, base_url)
+    if cache is None:
+        check_endpoint(spec, base_url)
+    elif not cache.exists():
+        check_out_dir(cache, option="--cache")      # its folder must be one (or creatable)
     endpoint = agent_endpoint(base_url, concurrency)
     with Bar(f"{spec} answering") as progress:
         info = run_agent(suite, spec, mode, out, record_latency=latency, budget=budget, endpoint=endpoint,
-                         max_turns=max_turns, progress=progress, limit=limit)
+                         max_turns=max_turns, progress=progress, limit=limit, cache_path=cache)
     click.echo(f"{out}: {info['questions']} answers from {spec} ({mode} mode), "
                f"{time.perf_counter() - started:.1f} s")
     if "usage" in info:
         used = info["usage"]
         click.echo(f"totals: {used['requests']:,} requests ({used['retries']:,} retries), "
                    f"{used['prompt_tokens']:,} prompt + {used['completion_tokens']:,} completion tokens, "
-                   f"{time.perf_counter() - started:.1f} s wall")
+                   f"{time.perf_counter() - started:.1f} s wall"
+                   + (f"; {used['from_cache']:,} of {used['turns']:,} turns from {cache}" if cache else ""))
 
 @click.command("groundeval")
 @click.option("--suite", type=click.Path(path_type=Path), required=True)

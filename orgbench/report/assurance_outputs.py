@@ -58,7 +58,8 @@ def run_contrast(source: Path, out: Path, backend, draws: int, *, per_packet_csv
                  work: Path | None = None, limit: int | None = None) -> tuple[str, list]:
     """Judge the cohort's eight packets per trajectory (the first ``limit`` trajectories) through the checked
     pipeline (workspace ``work``, by default a temporary one); write contrast.json / .md / .csv / .tex (and
-    flags.csv)."""
+    flags.csv). The judge's answers are journaled in ``out/.contrast.journal.jsonl`` until dispatch has them all:
+    the same command after a kill asks only what is unanswered."""
 
     from benchmark_builders.trajectories.records import read_suite
     from judges.assurance.contrast import (
@@ -73,7 +74,8 @@ def run_contrast(source: Path, out: Path, backend, draws: int, *, per_packet_csv
     with tempfile.TemporaryDirectory(prefix="orgbench-contrast-") as tmp:
         if limit:
             source = _first_of_cohort(source, trajectories, labels, limit, Path(tmp) / "suite")
-        judged = judge_cohort(source, Path(work) if work is not None else Path(tmp) / "work", backend, draws=draws)
+        judged = judge_cohort(source, Path(work) if work is not None else Path(tmp) / "work", backend, draws=draws,
+                              journal=Path(out) / ".contrast.journal.jsonl")
     summary = contrast_summary(judged)
     judge = backend.name
     summary["judge"] = judge

@@ -76,6 +76,7 @@ def test_no_candidate_of_the_synthetic_suite_contradicts_itself(synthetic_suite)
     assert _status_changes(synthetic_suite) == []  # status and entitlement are no longer contradicted
 
 
+@pytest.mark.slow          # builds the default suite (47 s, loaded machine)
 def test_no_candidate_of_the_default_suite_contradicts_itself():
     suite = default_world_suite()
     assert _scan(suite) == {}
@@ -117,6 +118,7 @@ def test_a_changed_entitlement_takes_its_warranty_end_along(seed):
     assert answer.values()["entitlement"] != case.facts["entitlement"]
 
 
+@pytest.mark.slow          # scans the default worlds (35 s, loaded machine)
 def test_every_contradicting_value_is_a_value_of_that_field_elsewhere_in_its_world():
     """Recomputed from the worlds' raw ticket facts, not from the builder's pool."""
     from benchmark_builders.cargo.worlds import DEFAULT_SEEDS, simulate_worlds

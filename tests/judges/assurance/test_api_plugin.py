@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from benchmark_builders.trajectories.records import ChatMessage, ToolCall, Trajectory
 from judges.assurance.api import MUTATORS, all_obligations, content_problems
 
@@ -90,6 +92,7 @@ def _pytest(tmp_path, *args):
                           env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
 
 
+@pytest.mark.slow          # pip-installs a package (35-42 s, loaded machine)
 def test_the_plugin_is_opt_in(tmp_path):
     loaded = _pytest(tmp_path, "-p", "judges.assurance.pytest_plugin")
     assert loaded.returncode == 0, loaded.stdout + loaded.stderr

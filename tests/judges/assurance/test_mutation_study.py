@@ -7,6 +7,9 @@ import pytest
 from judges.assurance.mutation_study import misses, mutations_csv, obligations_table, run_mutation_study
 
 
+pytestmark = pytest.mark.slow      # runs every mutation case through the pipeline (104 s setup, loaded machine)
+
+
 @pytest.fixture(scope="module")
 def study(tmp_path_factory):
     from benchmark_builders.trajectories.cohort import fault_cohort

@@ -56,6 +56,7 @@ def _scores(rows: list[dict]) -> dict:
     return {r["question_id"]: {k: v for k, v in r.items() if k != "agent"} for r in rows}
 
 
+@pytest.mark.slow          # a whole suite through each framework (31-54 s each, loaded machine)
 @pytest.mark.parametrize("policy", ["oracle", "leaky"])
 @pytest.mark.parametrize("framework", ["openai-agents", "langgraph"])
 def test_a_policy_through_the_adapter_scores_as_run_agent(framework, policy, rt_suite, reference, tmp_path):
@@ -143,6 +144,7 @@ def test_the_docs_example_runs_as_written(framework, page, rt_suite, reference, 
     assert [t["calls"] for t in _lines(tmp_path / "run" / "traces.jsonl")] == [t["calls"] for t in wanted]
 
 
+@pytest.mark.slow          # two subprocess runs per framework (50-68 s each, loaded machine)
 @pytest.mark.parametrize("framework", ["openai-agents", "langgraph"])
 def test_observe_is_byte_identical_under_any_hash_seed(framework, rt_suite, reference, tmp_path):
     import os

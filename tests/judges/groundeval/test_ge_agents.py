@@ -63,6 +63,7 @@ def test_zero_shot_makes_no_calls_and_agents_stay_in_the_gates(scored):
         assert all(r["v"] == 0.0 for r in scored[agent, "tool"]), agent
 
 
+@pytest.mark.slow          # a default world per seed (31-36 s each, loaded machine)
 @pytest.mark.parametrize("seed", [s for s in DEFAULT_SEEDS if s != 0])   # seed 0: test_ge_study
 def test_oracle_is_perfect_on_the_default_worlds(seed, tmp_path):
     from benchmark_builders.groundeval.build import build_suite

@@ -9,6 +9,8 @@ from orgbench.report import write_report
 from orgbench.studies import ReproduceOptions
 from orgbench.studies.groundeval import AGENTS, reproduce
 
+pytestmark = pytest.mark.slow      # runs the GroundEval study twice (218 s setup in a loaded `-m "not slow"` run)
+
 FIELDS = {"question", "track", "kind", "agent", "mode", "outcome", "s_adj"}
 
 
