@@ -86,8 +86,12 @@ def _env(base: Path) -> dict[str, str]:
 
 
 def _start(root: Path, executor: str, base: Path) -> subprocess.Popen:
-    proc = subprocess.Popen(_command(root, executor), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=_env(base), start_new_session=True)
+    """The sweep as a subprocess in its own process group; its output goes to files (a pipe could fill up)."""
+    logs = base / "logs"
+    logs.mkdir(exist_ok=True)
+    with open(logs / "stdout.txt", "w") as out, open(logs / "stderr.txt", "w") as err:
+        proc = subprocess.Popen(_command(root, executor), stdout=out, stderr=err, text=True, env=_env(base),
+                                start_new_session=True)
     _CHILDREN.append(proc)
     return proc
 
@@ -123,8 +127,9 @@ def run_once(root: Path, executor: str, base: Path, keep_lines: bool = False) ->
     before = _load()
     started = time.perf_counter()
     proc = _start(root, executor, base)
-    out, err = proc.communicate()
+    proc.wait()
     seconds = time.perf_counter() - started
+    out, err = ((base / "logs" / name).read_text() for name in ("stdout.txt", "stderr.txt"))
     _stop(proc)   # nothing of it may outlive the run (a Ray worker that did not exit)
     if proc.returncode != 0:
         raise SystemExit(f"{executor} sweep failed:\n{err[-3000:]}")
@@ -181,11 +186,8 @@ def kill_and_resume(base: Path, seeds: int, per_suite: int, executor: str = "ray
     _write_grid(root, seeds, per_suite)
     total = _stage_count(root)
     proc = _start(root, executor, base)
-    built = 0
-    for line in proc.stdout:
-        built += line.startswith("built ")
-        if built >= total // 2:
-            break
+    while len(_finished(root / "work")) < total // 2 and proc.poll() is None:   # stages done on disk, not lines:
+        time.sleep(0.5)                                                         # a Ray chain reports them at its end
     _stop(proc)
     before = _finished(root / "work")
     again = run_once(root, executor, base, keep_lines=True)
@@ -194,11 +196,11 @@ def kill_and_resume(base: Path, seeds: int, per_suite: int, executor: str = "ray
     serial = base / "serial"
     comparable = (serial / "SWEEP.toml").is_file() and (serial / "SWEEP.toml").read_bytes() == (
         root / "SWEEP.toml").read_bytes()
-    return {"executor": executor, "stages": total, "built_lines_before_kill": built,
+    return {"executor": executor, "stages": total, "killed_at_stages_finished": total // 2,
             "finished_before_kill": len(before), "built_on_resume": len(rebuilt),
             "redone": sorted(rebuilt & set(before)), "redone_count": len(rebuilt & set(before)),
             "replaced": sorted(name for name, inode in before.items() if after.get(name) != inode),
-            "complete_after_resume": len(after) == total,
+            "complete_after_resume": len(after) + (root / "out" / "MANIFEST.json").is_file() == total,
             "identical_to_serial": (not _differences(serial, root)) if comparable else None, **again}
 
 
