@@ -95,10 +95,12 @@ def module_fingerprint(*modules: str, alone: tuple[str, ...] = (), root: Path | 
     that imports every builder lazily, whose change should not rebuild stages of every kind through its imports.
     """
     root = Path(__file__).resolve().parents[1] if root is None else Path(root)
-    missing = [name for name in modules + alone if _module_file(name, root) is None]
+    found = {name: _module_file(name, root) for name in modules + alone}
+    missing = [name for name, path in found.items() if path is None]
     if missing:   # a moved module would otherwise key the stage on nothing
         raise ValueError(f"module_fingerprint: no module {missing[0]!r} under {root}")
-    files = set(import_closure(*modules, root=root)) | {_module_file(name, root) for name in alone}
+    files = set(import_closure(*modules, root=root)) | {path for name, path in found.items()
+                                                         if name in alone and path is not None}
     digest = hashlib.sha256()
     for path in sorted(files):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
