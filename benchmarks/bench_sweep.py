@@ -1,26 +1,34 @@
-"""The 32-world sweep, serial against Ray, and a sweep killed halfway and resumed.
+"""The 32-world sweep, serial against Ray, and a sweep killed halfway and resumed: one JSON object.
 
-Prints one JSON object. The grid (``--seeds``, default 32): the default world
-config over seeds 0..N-1; each world built into a GroundEval suite run by
-every built-in agent in both modes and scored; every 8 worlds into one CARGO
-suite judged by the four built-in judges (all eight conditions, the rubric
-swap and cargo+kinds). Each repeat runs the whole sweep from nothing, once
-with ``--executor serial`` and once on a local Ray with ``--workers 2``, as
-``orgbench sweep`` subprocesses with BLAS/OpenMP threads set to 1, in the
-same directory path (the serial tree is moved aside first, since run.json
-records the suite's absolute path), and compares both trees (work directory
-and output) byte for byte. ``ratio`` is the best Ray wall time over the best
-serial wall time; the machine's 1-minute load average is recorded before and
-after each run, because other processes share it.
+The grid (``--seeds N``, default 32): the default world config over seeds
+0..N-1; each world built into a GroundEval suite run by every built-in
+agent in both modes and scored; every 8 worlds (``--per-suite``) into one
+CARGO suite judged by the four built-in judges (all eight conditions, the
+rubric swap and cargo+kinds). Each of ``--repeats`` rounds (default 3) runs
+the whole sweep from nothing, once with ``--executor serial`` and once on a
+local Ray with ``--workers 2``, as ``orgbench sweep`` subprocesses with
+BLAS/OpenMP threads set to 1, in the same directory path (the serial tree
+is moved aside first, since run.json records the suite's absolute path),
+and compares both trees (work directory and output) byte for byte.
 
-Then a Ray sweep in a fresh directory is killed with SIGKILL (its whole
-process group, Ray's processes included) once half its stages are built,
-and run again: ``resume.redone`` lists stages that had finished before the
-kill and were built again (it should be empty), ``resume.replaced`` those
-whose directory is not the same one (inode) after the resume.
+``ratio`` is the best Ray wall time over the best serial wall time, each
+the whole command (Python start, Ray's start-up and shut-down included);
+``ratio_without_ray_startup`` takes the Ray start-up the command reports
+("ray: ... in X s") off each Ray run first. Every run records the 1-minute
+load average before and after it, because other processes share the machine.
 
-    python benchmarks/bench_sweep.py                 # 32 worlds, best of 3
-    python benchmarks/bench_sweep.py --seeds 4 --per-suite 2 --repeats 1 --resume-seeds 8
+Then a Ray sweep (``--resume-seeds``, default ``--seeds``) is killed with
+SIGKILL (its whole process group, Ray's processes included) once half its
+stages are built, and run again in the same place: ``resume.redone`` lists
+stages that had finished before the kill and were built again (it should be
+empty), ``resume.replaced`` those whose directory is not the same one
+(inode) after the resume, and ``resume.identical_to_serial`` whether the
+resumed tree has the serial run's bytes. Scratch files (Ray's session
+directories too) live in one temporary directory that is removed at the
+end, also on failure or Ctrl-C (``--dir`` keeps them); no Ray process is left.
+
+    python benchmarks/bench_sweep.py                          # 32 worlds, best of 3 (hours: docs/sweeps.md)
+    python benchmarks/bench_sweep.py --seeds 4 --per-suite 2 --repeats 2
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ import argparse
 import filecmp
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -48,12 +57,21 @@ seeds = "0-{last}"
 [cargo]
 worlds_per_suite = {per_suite}
 """
-PER_SUITE = [8]  # worlds per CARGO suite (--per-suite)
 THREADS = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+_STARTUP = re.compile(r"^ray: .* in ([0-9.]+) s$", re.MULTILINE)
+_CHILDREN: list[subprocess.Popen] = []   # sweeps running now: killed (process group) if the bench stops
 
 
-def _sweep_text(seeds: int) -> str:
-    return SWEEP.format(seeds=seeds, last=seeds - 1, per_suite=PER_SUITE[0])
+def _load() -> float:
+    return round(os.getloadavg()[0], 2)
+
+
+def _write_grid(root: Path, seeds: int, per_suite: int) -> None:
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    text = SWEEP.format(seeds=seeds, last=seeds - 1, per_suite=per_suite)
+    (root / "SWEEP.toml").write_text(text, encoding="utf-8")
 
 
 def _command(root: Path, executor: str) -> list[str]:
@@ -61,22 +79,64 @@ def _command(root: Path, executor: str) -> list[str]:
             "--work-dir", str(root / "work"), "--executor", executor, "--workers", "2"]
 
 
-def _env() -> dict[str, str]:
-    env = {**os.environ, **THREADS}
-    env.pop("RAY_ADDRESS", None)
+def _env(base: Path) -> dict[str, str]:
+    env = {**os.environ, **THREADS, "RAY_TMPDIR": str(base / "ray")}   # Ray's session files: removed with base
+    env.pop("RAY_ADDRESS", None)   # always the local Ray this command starts, never a cluster
     return env
 
 
-def run_once(root: Path, executor: str) -> dict:
-    """One whole sweep from nothing; wall seconds and the load average around it."""
-    before = os.getloadavg()[0]
+def _start(root: Path, executor: str, base: Path) -> subprocess.Popen:
+    """The sweep as a subprocess in its own process group; its output goes to files (a pipe could fill up)."""
+    logs = base / "logs"
+    logs.mkdir(exist_ok=True)
+    with open(logs / "stdout.txt", "w") as out, open(logs / "stderr.txt", "w") as err:
+        proc = subprocess.Popen(_command(root, executor), stdout=out, stderr=err, text=True, env=_env(base),
+                                start_new_session=True)
+    _CHILDREN.append(proc)
+    return proc
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    """SIGKILL the sweep's process group (Ray's processes with it) and wait until none of it is left."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+    for _ in range(100):
+        if not _group_alive(proc.pid):
+            break
+        time.sleep(0.1)
+    if proc in _CHILDREN:
+        _CHILDREN.remove(proc)
+
+
+def _group_alive(pgid: int) -> bool:
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
+
+
+def run_once(root: Path, executor: str, base: Path, keep_lines: bool = False) -> dict:
+    """One whole sweep from nothing; wall seconds (and Ray's start-up) and the load average around it."""
+    before = _load()
     started = time.perf_counter()
-    proc = subprocess.run(_command(root, executor), capture_output=True, text=True, env=_env())
+    proc = _start(root, executor, base)
+    proc.wait()
     seconds = time.perf_counter() - started
+    out, err = ((base / "logs" / name).read_text() for name in ("stdout.txt", "stderr.txt"))
+    _stop(proc)   # nothing of it may outlive the run (a Ray worker that did not exit)
     if proc.returncode != 0:
-        raise SystemExit(f"{executor} sweep failed:\n{proc.stderr[-3000:]}")
-    return {"seconds": round(seconds, 2), "load_before": round(before, 2), "load_after": round(os.getloadavg()[0], 2),
-            "summary": proc.stdout.strip().splitlines()[-1]}
+        raise SystemExit(f"{executor} sweep failed:\n{err[-3000:]}")
+    found = _STARTUP.search(out)
+    lines = out.strip().splitlines()
+    return {"seconds": round(seconds, 2), "ray_startup_seconds": float(found.group(1)) if found else None,
+            "load_before": before, "load_after": _load(), "summary": lines[-1], **({"lines": lines} if keep_lines else {})}
 
 
 def _differences(a: Path, b: Path) -> list[str]:
@@ -90,27 +150,27 @@ def _differences(a: Path, b: Path) -> list[str]:
     return found
 
 
-def compare_executors(base: Path, seeds: int, repeats: int) -> dict:
-    """Serial and Ray sweeps, ``repeats`` times each; best wall times and whether their bytes agree."""
+def compare_executors(base: Path, seeds: int, per_suite: int, repeats: int) -> dict:
+    """Serial and Ray sweeps, ``repeats`` rounds; best wall times (with and without Ray's start-up), same bytes?"""
     runs: dict[str, list[dict]] = {"serial": [], "ray": []}
     differences: list[str] = []
+    root = base / "grid"
     for repeat in range(repeats):
-        root = base / "grid"
         for executor in ("serial", "ray"):
-            if root.exists():
-                shutil.rmtree(root)
-            root.mkdir(parents=True)
-            (root / "SWEEP.toml").write_text(_sweep_text(seeds), encoding="utf-8")
-            runs[executor].append(run_once(root, executor))
+            _write_grid(root, seeds, per_suite)
+            runs[executor].append(run_once(root, executor, base))
             if executor == "serial":
                 shutil.rmtree(base / "serial", ignore_errors=True)
                 os.replace(root, base / "serial")
         differences += _differences(base / "serial", root)
-        print(json.dumps({"repeat": repeat, **{k: v[-1] for k, v in runs.items()}}), file=sys.stderr)
-    best = {k: min(r["seconds"] for r in v) for k, v in runs.items()}
-    return {"runs": runs, "best_serial_seconds": best["serial"], "best_ray_seconds": best["ray"],
-            "ratio": round(best["ray"] / best["serial"], 3), "byte_identical": not differences,
-            "differences": differences[:20]}
+        print(json.dumps({"repeat": repeat, **{k: v[-1] for k, v in runs.items()}}), file=sys.stderr, flush=True)
+    shutil.rmtree(root)
+    serial = min(r["seconds"] for r in runs["serial"])
+    ray = min(r["seconds"] for r in runs["ray"])
+    ray_net = min(r["seconds"] - (r["ray_startup_seconds"] or 0.0) for r in runs["ray"])
+    return {"runs": runs, "best_serial_seconds": serial, "best_ray_seconds": ray,
+            "ratio": round(ray / serial, 3), "ratio_without_ray_startup": round(ray_net / serial, 3),
+            "byte_identical": not differences, "differences": differences[:20]}
 
 
 def _finished(work: Path) -> dict[str, int]:
@@ -120,34 +180,28 @@ def _finished(work: Path) -> dict[str, int]:
             and not (p.parent.parent / "MANIFEST.json").exists()}
 
 
-def kill_and_resume(base: Path, seeds: int, executor: str) -> dict:
+def kill_and_resume(base: Path, seeds: int, per_suite: int, executor: str = "ray") -> dict:
     """Kill a sweep with SIGKILL once half its stages are built; run it again; what was redone."""
-    root = base / "killed"
-    shutil.rmtree(root, ignore_errors=True)
-    root.mkdir(parents=True)
-    (root / "SWEEP.toml").write_text(_sweep_text(seeds), encoding="utf-8")
+    root = base / "grid"   # where the serial tree was built: the resumed tree can be compared with it
+    _write_grid(root, seeds, per_suite)
     total = _stage_count(root)
-    proc = subprocess.Popen(_command(root, executor), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-                            env=_env(), start_new_session=True)
-    built = 0
-    for line in proc.stdout:
-        built += line.startswith("built ")
-        if built >= total // 2:
-            break
-    os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-    time.sleep(2)  # let the killed Ray processes go
+    proc = _start(root, executor, base)
+    while len(_finished(root / "work")) < total // 2 and proc.poll() is None:   # stages done on disk, not lines:
+        time.sleep(0.5)                                                         # a Ray chain reports them at its end
+    _stop(proc)
     before = _finished(root / "work")
-    again = subprocess.run(_command(root, executor), capture_output=True, text=True, env=_env())
-    if again.returncode != 0:
-        raise SystemExit(f"resumed sweep failed:\n{again.stderr[-3000:]}")
-    rebuilt = {line.split()[1] for line in again.stdout.splitlines() if line.startswith("built ")}
+    again = run_once(root, executor, base, keep_lines=True)
+    rebuilt = {line.split()[1] for line in again.pop("lines") if line.startswith("built ")}
     after = _finished(root / "work")
-    return {"executor": executor, "stages": total, "built_before_kill_seen": built,
+    serial = base / "serial"
+    comparable = (serial / "SWEEP.toml").is_file() and (serial / "SWEEP.toml").read_bytes() == (
+        root / "SWEEP.toml").read_bytes()
+    return {"executor": executor, "stages": total, "killed_at_stages_finished": total // 2,
             "finished_before_kill": len(before), "built_on_resume": len(rebuilt),
-            "redone": sorted(rebuilt & set(before)),
+            "redone": sorted(rebuilt & set(before)), "redone_count": len(rebuilt & set(before)),
             "replaced": sorted(name for name, inode in before.items() if after.get(name) != inode),
-            "summary": again.stdout.strip().splitlines()[-1]}
+            "complete_after_resume": len(after) + (root / "out" / "MANIFEST.json").is_file() == total,
+            "identical_to_serial": (not _differences(serial, root)) if comparable else None, **again}
 
 
 def _stage_count(root: Path) -> int:
@@ -158,24 +212,35 @@ def _stage_count(root: Path) -> int:
 
 
 def main() -> None:
-    """Measure and print the JSON report."""
+    """Measure and print the JSON report; the scratch directory goes and no sweep outlives the bench."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=32)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--per-suite", type=int, default=8, help="worlds per CARGO suite")
+    parser.add_argument("--seeds", type=int, default=32, help="worlds of the grid (default 32)")
+    parser.add_argument("--repeats", type=int, default=3, help="rounds of serial + Ray; best of them (default 3)")
+    parser.add_argument("--per-suite", type=int, default=8, help="worlds per CARGO suite (default 8)")
     parser.add_argument("--skip-compare", action="store_true", help="only the kill-and-resume part")
+    parser.add_argument("--skip-resume", action="store_true", help="only serial against Ray")
     parser.add_argument("--resume-seeds", type=int, default=None, help="worlds of the killed sweep (default: --seeds)")
-    parser.add_argument("--dir", type=Path, default=None, help="scratch directory (default: a temp dir)")
+    parser.add_argument("--dir", type=Path, default=None, help="scratch directory, kept (default: a temp dir, removed)")
     args = parser.parse_args()
-    PER_SUITE[0] = args.per_suite
-    base = args.dir or Path(tempfile.mkdtemp(prefix="bench-sweep-"))
+    if min(args.seeds, args.repeats, args.per_suite, args.resume_seeds or 1) < 1:
+        parser.error("--seeds, --repeats, --per-suite and --resume-seeds must be at least 1")
+    base = args.dir.resolve() if args.dir else Path(tempfile.mkdtemp(prefix="bs-", dir="/tmp"))
+    base.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
     result: dict = {"seeds": args.seeds, "per_suite": args.per_suite, "repeats": args.repeats,
-                    "cpus": os.cpu_count(), "threads": THREADS}
-    if not args.skip_compare:
-        result["serial_vs_ray"] = compare_executors(base, args.seeds, args.repeats)
-    result["resume"] = kill_and_resume(base, args.resume_seeds or args.seeds, "ray")
-    if args.dir is None:
-        shutil.rmtree(base, ignore_errors=True)
+                    "cpus": os.cpu_count(), "threads": THREADS, "loadavg_start": Path("/proc/loadavg").read_text().strip()}
+    try:
+        if not args.skip_compare:
+            result["serial_vs_ray"] = compare_executors(base, args.seeds, args.per_suite, args.repeats)
+        if not args.skip_resume:
+            result["resume"] = kill_and_resume(base, args.resume_seeds or args.seeds, args.per_suite)
+    finally:
+        for proc in list(_CHILDREN):
+            _stop(proc)
+        if args.dir is None:
+            shutil.rmtree(base, ignore_errors=True)
+    result["loadavg_end"] = Path("/proc/loadavg").read_text().strip()
+    result["bench_seconds"] = round(time.perf_counter() - started, 1)
     print(json.dumps(result, indent=2))
 
 

@@ -21,6 +21,7 @@ manager, "level-1" desk) share none with the reference's.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
@@ -73,6 +74,7 @@ _PLUPERFECT = re.compile(rf"\bhad (?:already |just |first |\w+ly )?(?:been )?(?:
 _STATE = re.compile(r"\b(?:is|are|was) (?:now )?(?:closed|resolved|back|done|complete)", re.IGNORECASE)
 
 
+@functools.lru_cache(maxsize=None)   # pure in the word; the grounded judge stems the same words thousands of times
 def stem(word: str) -> str:
     """A crude stem: common suffixes off, then the synonym group's first member if the stem is in one."""
     word = word.lower().strip("'")

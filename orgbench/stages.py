@@ -19,23 +19,6 @@ from orgbench.core.errors import InputError
 from orgbench.core.storage import MANIFEST, dumps, read_json, sha256_bytes, staged_directory, verify_manifest, write_manifest
 
 
-def code_fingerprint(*relative: str, root: Path | None = None) -> str:
-    """SHA-256 over the source files (py, j2, yaml, toml) under these paths of the source tree (or ``root``).
-
-    A stage puts it in its inputs so that it rebuilds when the code that builds it changes
-    (``module_fingerprint`` finds the files from the import graph instead).
-    """
-    root = Path(__file__).resolve().parents[1] if root is None else Path(root)
-    digest = hashlib.sha256()
-    for rel in relative:
-        base = root / rel
-        paths = [base] if base.is_file() else sorted(p for p in base.rglob("*")
-                                                     if p.suffix in (".py", ".j2", ".yaml", ".toml"))
-        for path in paths:
-            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
-
-
 #: The packages whose modules a stage's import graph follows (anything else is a third-party dependency).
 OUR_PACKAGES = ("orgbench", "simulator", "benchmark_builders", "judges")
 #: Files beside the modules that the code reads at run time (templates, prompts, phrase tables, default configs).
@@ -104,14 +87,22 @@ def _data_files(folder: Path) -> list[Path]:
     return found
 
 
-def module_fingerprint(*modules: str, root: Path | None = None) -> str:
-    """SHA-256 over the files ``import_closure`` finds for a stage's entry modules (paths and bytes).
+def module_fingerprint(*modules: str, alone: tuple[str, ...] = (), root: Path | None = None) -> str:
+    """SHA-256 over the files ``import_closure`` finds for a stage's entry modules, plus the ``alone`` modules' own files.
 
     A stage puts it in its inputs so that it rebuilds when any code it runs changes, however deep the import.
+    A module in ``alone`` counts as its one file only ("this file only"), not what it imports: e.g. a dispatcher
+    that imports every builder lazily, whose change should not rebuild stages of every kind through its imports.
     """
     root = Path(__file__).resolve().parents[1] if root is None else Path(root)
+    found = {name: _module_file(name, root) for name in modules + alone}
+    missing = [name for name, path in found.items() if path is None]
+    if missing:   # a moved module would otherwise key the stage on nothing
+        raise ValueError(f"module_fingerprint: no module {missing[0]!r} under {root}")
+    files = set(import_closure(*modules, root=root)) | {path for name, path in found.items()
+                                                         if name in alone and path is not None}
     digest = hashlib.sha256()
-    for path in import_closure(*modules, root=root):
+    for path in sorted(files):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()
 

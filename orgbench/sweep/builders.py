@@ -14,10 +14,19 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 _CORPUS: dict[str, tuple[Any, Any]] = {}  # the last suite's (world, corpus) in this process, by suite path
+_WORLD: dict[bytes, Any] = {}  # the world the last GroundEval suite was built from, by its MANIFEST.json bytes
+
+
+def _manifest(world_dir: Path) -> bytes:
+    return (world_dir / "MANIFEST.json").read_bytes()
 
 
 def _corpus(suite: Path) -> tuple[Any, Any]:
-    """The suite's world and runtime corpus, kept for the next stage of the same suite in this process."""
+    """The suite's world and runtime corpus, kept for the next stage of the same suite in this process.
+
+    The suite's ``world/`` is the world it was built from, written again byte for byte (the same MANIFEST.json):
+    when this process built the suite, that world is taken from memory instead of read again.
+    """
     from judges.groundeval.runtime import Corpus
     from judges.groundeval.traces import load_corpus_world
     from orgbench.core.storage import read_json
@@ -25,7 +34,8 @@ def _corpus(suite: Path) -> tuple[Any, Any]:
     key = f"{suite}:{read_json(suite.parent / 'MANIFEST.json')['stage_inputs']}"
     if key not in _CORPUS:
         _CORPUS.clear()
-        world = load_corpus_world(suite)
+        world = _WORLD.pop(_manifest(suite / "world"), None) or load_corpus_world(suite)
+        _WORLD.clear()
         _CORPUS[key] = (world, Corpus(world))
     return _CORPUS[key]
 
@@ -45,8 +55,11 @@ def build_groundeval_suite(tmp: Path, args: Mapping[str, Any], permits: int) -> 
     from benchmark_builders.groundeval.build import build_suite
     from simulator.world import load_world
 
-    world = load_world(Path(args["needs"][0]) / "world")
+    source = Path(args["needs"][0]) / "world"
+    world = load_world(source)
     build_suite(tmp / "suite", world=world, name=args["name"])
+    _WORLD.clear()
+    _WORLD[_manifest(source)] = world   # for the runs of this suite that follow in this process (_corpus)
 
 
 def build_groundeval_run(tmp: Path, args: Mapping[str, Any], permits: int) -> None:

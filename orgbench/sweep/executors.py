@@ -4,7 +4,9 @@ Either way each stage goes through ``orgbench.stages.run_stage`` — reused
 when its directory was built from the same inputs and is intact, otherwise
 built under a temporary name and renamed into place — so a rerun, or a run
 after a kill, redoes only what had not finished. On Ray, each stage is a
-task that starts once the stages it needs are done; model-calling stages
+task that starts once the stages it needs are done (a chain of stages that
+share loaded data, such as a GroundEval suite and its built-in runs, is one
+task); model-calling stages
 first take permits from one ``EndpointBudget`` actor per sweep, so the
 requests open to an endpoint never exceed its budget, however many workers
 run. Ray is optional: ``run_stages`` says once that it runs serially when
@@ -107,43 +109,80 @@ class EndpointBudget:
         return dict(self.peak)
 
 
-def _ray_task(stage: Stage, fresh: bool, budget: Any, *_needs: Outcome) -> Outcome:
-    return execute(stage, fresh, budget)
+def _ray_task(stages: Sequence[Stage], fresh: bool, budget: Any, *_needs: Any) -> list[Outcome]:
+    return [execute(stage, fresh, budget if stage.endpoint else None) for stage in stages]
+
+
+def ray_units(stages: Sequence[Stage]) -> list[list[Stage]]:
+    """The Ray tasks of a sweep: each chain's stages (in order) in one task, every other stage in its own."""
+    units: list[list[Stage]] = []
+    by_chain: dict[str, list[Stage]] = {}
+    for stage in stages:
+        if stage.chain is None:
+            units.append([stage])
+        elif stage.chain in by_chain:
+            by_chain[stage.chain].append(stage)
+        else:
+            by_chain[stage.chain] = [stage]
+            units.append(by_chain[stage.chain])
+    return units
+
+
+def _start_ray(workers: int, address: str | None, echo: Echo) -> None:
+    """Connect to the cluster at ``address``, or start a local Ray of ``workers`` CPUs with BLAS threads 1."""
+    import ray
+
+    started = time.perf_counter()
+    if address:
+        ray.init(address=address, log_to_driver=False)
+    else:   # the local raylet and its workers inherit these (no runtime_env: the prestarted workers serve tasks)
+        threads = {k: os.environ.get(k, "1") for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+        saved = {k: os.environ.get(k) for k in threads}
+        os.environ.update(threads)
+        try:
+            ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False)
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k)
+                else:
+                    os.environ[k] = v
+    echo(f"ray: {'connected to ' + address if address else f'local Ray with {workers} CPUs'} "
+         f"in {time.perf_counter() - started:.1f} s")
 
 
 def run_ray(stages: Sequence[Stage], fresh: bool, echo: Echo, *, workers: int, address: str | None,
             limits: Mapping[str, int]) -> tuple[list[Outcome], dict[str, int]]:
-    """Every stage as a Ray task on a local Ray of ``workers`` CPUs, or on the cluster at ``address``."""
+    """Every stage (chains as one task) as Ray tasks on a local Ray of ``workers`` CPUs, or on the cluster at ``address``."""
     import ray
 
     from orgbench.core.errors import InputError
 
-    if address:
-        ray.init(address=address, log_to_driver=False)
-    else:
-        threads = {k: os.environ.get(k, "1") for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
-        ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
-                 runtime_env={"env_vars": threads})
+    _start_ray(workers, address, echo)
     try:
         budget = ray.remote(num_cpus=0)(EndpointBudget).remote(dict(limits)) if limits else None
         task = ray.remote(num_cpus=1, max_retries=0)(_ray_task)
-        refs: dict[str, Any] = {}
-        for stage in stages:  # listed after the stages they need: each task waits for theirs
-            refs[stage.name] = task.remote(stage, fresh, budget if stage.endpoint else None,
-                                           *[refs[n] for n in stage.needs])
+        refs: dict[str, Any] = {}   # stage name -> the task that builds it
+        pending = []
+        for unit in ray_units(stages):   # listed after the units they need: each task waits for theirs
+            mine = {s.name for s in unit}
+            needs = list(dict.fromkeys(refs[n] for s in unit for n in s.needs if n not in mine))
+            ref = task.remote(unit, fresh, budget if any(s.endpoint for s in unit) else None, *needs)
+            refs.update((name, ref) for name in mine)
+            pending.append(ref)
         outcomes: dict[str, Outcome] = {}
-        pending = list(refs.values())
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
             try:
-                outcome = ray.get(done[0])
+                finished = ray.get(done[0])
             except ray.exceptions.RayTaskError as exc:
                 cause = getattr(exc, "cause", None)
                 if isinstance(cause, InputError):
                     raise InputError(cause.message) from None
                 raise
-            outcomes[outcome.name] = outcome
-            echo(_line(outcome))
+            for outcome in finished:
+                outcomes[outcome.name] = outcome
+                echo(_line(outcome))
         peaks = ray.get(budget.peaks.remote()) if budget is not None else {}
         return [outcomes[s.name] for s in stages], peaks
     finally:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from orgbench.sweep.spec import MODEL_PREFIXES, Sweep, WorldGrid
-from orgbench.stages import code_fingerprint, fingerprint, module_fingerprint
+from orgbench.stages import fingerprint, module_fingerprint
 
 RULES_VERSION = 1  # bump to force every sweep stage to rebuild (code changes already do)
 
@@ -33,6 +33,7 @@ class Stage:
     needs: tuple[str, ...] = ()     # names of the stages that must be finished first
     endpoint: str | None = None     # model-calling stages: the endpoint whose budget they draw on
     permits: int = 0                # concurrent requests the stage opens to that endpoint
+    chain: str | None = None        # stages of one chain run one after another in one Ray task (shared loads)
 
     @property
     def key(self) -> str:
@@ -47,7 +48,8 @@ def _slug(text: str) -> str:
 def _codes() -> dict[str, str]:
     """Per stage kind, the fingerprint of the code that builds it (always with the builders themselves).
 
-    As ``reproduce`` keys its stages: every module of ours the entry modules import, and their data files.
+    As ``reproduce`` keys its stages: every module of ours the entry modules import, and their data files; the
+    builders module counts as its own file only (it imports every stage's code lazily).
     """
     code = {"world": ("simulator.simulate", "simulator.config"),
             "groundeval-suite": ("benchmark_builders.groundeval.build", "simulator.world"),
@@ -58,8 +60,7 @@ def _codes() -> dict[str, str]:
                           "orgbench.commands.local_options"),
             "cargo-tables": ("orgbench.report.cargo_tables",),
             "combined": ("orgbench.sweep.combine", "orgbench.studies.groundeval")}
-    builders = code_fingerprint("orgbench/sweep/builders.py")
-    return {kind: f"{module_fingerprint(*modules)}:{builders}" for kind, modules in code.items()}
+    return {kind: module_fingerprint(*modules, alone=("orgbench.sweep.builders",)) for kind, modules in code.items()}
 
 
 class _Graph:
@@ -69,12 +70,12 @@ class _Graph:
 
     def add(self, name: str, kind: str, args: Mapping[str, Any], needs: tuple[Stage, ...] = (),
             own: Mapping[str, Any] | None = None, endpoint: str | None = None, permits: int = 0,
-            directory: Path | None = None) -> Stage:
+            directory: Path | None = None, chain: str | None = None) -> Stage:
         inputs = {"stage": f"sweep-{kind}", "rules": RULES_VERSION, "code": self.codes[kind],
                   "upstream": [s.key for s in needs], **(own or {})}
         stage = Stage(name, kind, str(directory or self.work / name), inputs,
                       {**args, "needs": [s.directory for s in needs]}, tuple(s.name for s in needs),
-                      endpoint, permits)
+                      endpoint, permits, chain)
         self.stages.append(stage)
         return stage
 
@@ -97,7 +98,11 @@ def _world_stage(graph: _Graph, grid: WorldGrid, seed: int) -> Stage:
 def _groundeval(graph: _Graph, grid: WorldGrid, seed: int, world: Stage) -> Stage:
     ge = graph.sweep.groundeval
     base = f"groundeval/{grid.name}/seed-{seed}"
-    suite = graph.add(f"{base}/suite", "groundeval-suite", {"name": f"{grid.name}-seed-{seed}"}, (world,))
+    # one Ray task loads the suite's world and corpus once for the suite, its built-in runs and (when no run
+    # calls a model, which would then wait on a task of its own) its scores
+    chain = base
+    suite = graph.add(f"{base}/suite", "groundeval-suite", {"name": f"{grid.name}-seed-{seed}"}, (world,),
+                      chain=chain)
     runs = []
     for agent in ge.agents:
         endpoint, permits = graph.model(agent, ge.base_url)
@@ -106,9 +111,10 @@ def _groundeval(graph: _Graph, grid: WorldGrid, seed: int, world: Stage) -> Stag
             runs.append(graph.add(f"{base}/runs/{_slug(agent)}-{mode}", "groundeval-run",
                                   {"agent": agent, "mode": mode, "base_url": url}, (suite,),
                                   own={"agent": agent, "mode": mode, "base_url": url},
-                                  endpoint=endpoint, permits=permits))
+                                  endpoint=endpoint, permits=permits, chain=None if endpoint else chain))
+    alone = any(run.endpoint for run in runs)
     return graph.add(f"{base}/scores", "groundeval-scores", {"world": grid.name, "seed": seed}, (suite, *runs),
-                     own={"world": grid.name, "seed": seed})
+                     own={"world": grid.name, "seed": seed}, chain=None if alone else chain)
 
 
 def _cargo(graph: _Graph, grid: WorldGrid, seeds: tuple[int, ...], worlds: list[Stage]) -> Stage:

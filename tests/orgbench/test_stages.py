@@ -2,41 +2,67 @@
 
 from pathlib import Path
 
-from orgbench.stages import code_fingerprint, run_stage
+import pytest
+
+from orgbench.stages import module_fingerprint, run_stage
 
 
-def test_code_fingerprint_follows_the_source_files(tmp_path):
-    (tmp_path / "pkg" / "sub").mkdir(parents=True)
-    (tmp_path / "pkg" / "a.py").write_text("A = 1\n")
-    (tmp_path / "pkg" / "sub" / "t.j2").write_text("{{ x }}\n")
-    (tmp_path / "pkg" / "notes.txt").write_text("not code\n")
-    first = code_fingerprint("pkg", root=tmp_path)
-    assert first == code_fingerprint("pkg", root=tmp_path)
-    (tmp_path / "pkg" / "notes.txt").write_text("still not code\n")
-    assert code_fingerprint("pkg", root=tmp_path) == first
-    (tmp_path / "pkg" / "sub" / "t.j2").write_text("{{ y }}\n")
-    assert code_fingerprint("pkg", root=tmp_path) != first
+def _package(root: Path) -> None:
+    """pkg.entry imports pkg.helper; pkg.dispatch imports pkg.heavy lazily; a template and a note beside them."""
+    (root / "pkg" / "templates").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "entry.py").write_text("from pkg import helper\n")
+    (root / "pkg" / "helper.py").write_text("V = 1\n")
+    (root / "pkg" / "dispatch.py").write_text("def build():\n    import pkg.heavy\n")
+    (root / "pkg" / "heavy.py").write_text("H = 1\n")
+    (root / "pkg" / "templates" / "t.j2").write_text("{{ x }}\n")
+    (root / "pkg" / "notes.txt").write_text("not code\n")
+
+
+def test_module_fingerprint_follows_imports_data_files_and_alone_files(tmp_path, monkeypatch):
+    import orgbench.stages as stages
+
+    monkeypatch.setattr(stages, "OUR_PACKAGES", ("pkg",))
+    monkeypatch.setattr(stages, "_SPEC", stages.re.compile(r"^pkg(\.[A-Za-z_][A-Za-z0-9_]*)*(:[A-Za-z_.]*)?$"))
+    _package(tmp_path)
+
+    def key() -> str:
+        return module_fingerprint("pkg.entry", alone=("pkg.dispatch",), root=tmp_path)
+
+    first = key()
+    assert first == key() != module_fingerprint("pkg.entry", root=tmp_path)
+    edits = {"notes.txt": False, "heavy.py": False,                  # not code / imported only by an alone module
+             "helper.py": True, "templates/t.j2": True, "dispatch.py": True}
+    for name, changes in edits.items():
+        before = key()
+        with open(tmp_path / "pkg" / name, "a", encoding="utf-8") as handle:
+            handle.write("\n# edited\n")
+        assert (key() != before) is changes, name
+    with pytest.raises(ValueError, match="pkg.gone"):
+        module_fingerprint("pkg.entry", alone=("pkg.gone",), root=tmp_path)
+    with pytest.raises(ValueError, match="pkg.moved"):
+        module_fingerprint("pkg.moved", root=tmp_path)
 
 
 def test_a_stage_whose_code_changed_is_rebuilt(tmp_path):
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "m.py").write_text("V = 1\n")
+    root = _scratch_tree(tmp_path)
     built: list[str] = []
 
     def build(tmp: Path) -> None:
-        built.append((tmp_path / "src" / "m.py").read_text())
-        (tmp / "out.txt").write_text(built[-1])
+        built.append("built")
+        (tmp / "out.txt").write_text("out\n")
 
     def inputs() -> dict:
-        return {"stage": "demo", "code": code_fingerprint("src", root=tmp_path)}
+        return {"stage": "demo", "code": module_fingerprint("orgbench.core.jsonl", alone=("orgbench.sweep.builders",),
+                                                            root=root)}
 
     stage = tmp_path / "stage"
     assert run_stage(stage, inputs(), build) is False
     assert run_stage(stage, inputs(), build) is True          # same code: reused
-    (tmp_path / "src" / "m.py").write_text("V = 2\n")
+    with open(root / "orgbench" / "sweep" / "builders.py", "a", encoding="utf-8") as handle:
+        handle.write("\n# edited\n")
     assert run_stage(stage, inputs(), build) is False         # new code: rebuilt
-    assert (stage / "out.txt").read_text() == "V = 2\n" and built == ["V = 1\n", "V = 2\n"]
-
+    assert built == ["built", "built"]
 
 
 def _scratch_tree(tmp_path: Path) -> Path:

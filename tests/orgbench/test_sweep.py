@@ -79,6 +79,23 @@ def test_the_grid_expands_into_keyed_stages_each_after_what_it_needs(tmp_path):
     assert keys["combined"] != other[-1].key
 
 
+
+def test_on_ray_a_suite_its_built_in_runs_and_scores_are_one_task_and_model_runs_their_own(tmp_path):
+    from orgbench.sweep.executors import ray_units
+
+    units = [[s.name for s in unit] for unit in ray_units(expand(load_sweep(_write(tmp_path)), tmp_path / "w", tmp_path / "o"))]
+    base = "groundeval/small/seed-0"
+    assert [f"{base}/suite", f"{base}/runs/oracle-tool", f"{base}/runs/bm25-tool", f"{base}/scores"] in units
+    assert ["worlds/small/seed-0"] in units and ["cargo/small/seeds-0/suite"] in units and units[-1] == ["combined"]
+    assert sorted(n for unit in units for n in unit) == sorted(s.name for s in expand(
+        load_sweep(tmp_path / "SWEEP.toml"), tmp_path / "w", tmp_path / "o"))
+    # a model agent's run waits for its endpoint's permits in a task of its own; the scores that need it too
+    text = SMALL.replace('agents = ["oracle", "bm25"]', 'agents = ["oracle", "openai:m"]\nbase_url = "http://127.0.0.1:9/v1"')
+    units = [[s.name for s in unit] for unit in ray_units(expand(load_sweep(_write(tmp_path / "m", text)),
+                                                                 tmp_path / "w", tmp_path / "o"))]
+    assert [f"{base}/suite", f"{base}/runs/oracle-tool"] in units
+    assert [f"{base}/runs/openai-m-tool"] in units and [f"{base}/scores"] in units
+
 @pytest.mark.slow
 def test_serial_and_local_ray_give_the_same_bytes_and_a_rerun_redoes_nothing(tmp_path):
     pytest.importorskip("ray")
