@@ -17,7 +17,6 @@ and CPU milliseconds per token, with the load average beside them.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import json
 import os
 import time

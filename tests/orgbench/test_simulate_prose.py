@@ -90,7 +90,7 @@ def test_rewrites_that_lose_a_fact_or_invent_an_id_fall_back_and_are_counted(tmp
     assert record["rewritten"] == 0 and record["eligible"] == 40
     assert record["fallback"] == {"empty": 0, "missing_fact": keeps - first_kept,
                                   "foreign_id": 40 - keeps - (1 - first_kept), "refused": 1}
-    assert f"0 of 40 versions rewritten" in said and "40 kept the grammar text" in said and "1 refused" in said
+    assert "0 of 40 versions rewritten" in said and "40 kept the grammar text" in said and "1 refused" in said
     # every body fell back: the artifacts are the grammar world's, byte for byte
     assert (plain / "artifacts.jsonl").read_bytes() == (tmp_path / "w" / "artifacts.jsonl").read_bytes()
 
