@@ -173,7 +173,7 @@ def _choose(candidates: list[Question], track: str, config: BuildConfig,
         easy = [q for q in pool if q.truth.difficulty != "hard"]
         rng.shuffle(hard)
         rng.shuffle(easy)
-        hard = _alternating_answers(hard)
+        hard = _alternating_answers(sorted(hard, key=lambda q: q.rank))
         picked_hard, next_hard = take(hard, round(want * hard_share))
         picked_easy, _ = take(easy, want - len(picked_hard))
         topped_up, _ = take(hard, want - len(picked_hard) - len(picked_easy), next_hard)

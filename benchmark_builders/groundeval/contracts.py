@@ -154,6 +154,7 @@ class Question:
     wording: Mapping[str, Any] = field(default_factory=dict)
     event_type: str = ""      # the type of the event the question is about (for per-type caps)
     rule: str = ""            # the rule that made it (Counterfactual / Silence)
+    rank: int = 0             # within a kind's hard pool, lower ranks are taken first
 
 
 # -- rules -----------------------------------------------------------------------------------------

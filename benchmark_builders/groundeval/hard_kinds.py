@@ -7,11 +7,19 @@ and postmortems carry.
 
 - Counterfactual ``indirect``: did the deploy of change C lead to an
   escalation email about incident I? The email names I, never C; the link is
-  I's ``change_id`` (causal when it is C).
-- Counterfactual ``named_decoy``: did the deploy of change D lead to an
-  #sre-oncall post that names D as the suspect? D was deployed on I's service
-  just before I opened (the responder's suspect), but I's ``change_id`` is
-  another change: no causal link.
+  I's ``change_id`` (causal when it is C). Emails after which another change
+  was deployed on C's service before the email are taken first (nearness
+  points away from C).
+- Counterfactual ``named_decoy``: an #sre-oncall post about incident I names
+  change D as the suspect: D was the last deploy on I's service before I
+  opened, but I's ``change_id`` is another change C, deployed on the same
+  service before D. Each such post gives two questions: did D's deploy lead to
+  the post (no link, though the post names D and, in a quiet window, nothing
+  else was touched between), and did C's deploy lead to it (causal, though the
+  post never names C and D landed between)? Neither naming nor nearness
+  decides them; decoys in the quietest windows (fewest other changes touched
+  between D's deploy and the post) and causes in the busiest are taken first
+  (``Question.rank``).
 - Silence ``indirect``: after an escalation (or the first #sre-oncall post
   about an incident), was a postmortem published for the incident it was
   about? The postmortem is recorded under the incident's id, which must be
@@ -80,7 +88,8 @@ def _viewer(view: WorldView, rng: random.Random, involved: set[str], at: datetim
 
 
 def _counterfactual(view: WorldView, kind: str, cause: Event, effect: Event, effect_label: str, incident_id: str,
-                    rng: random.Random, incidents: _Incidents, mechanisms: tuple[str, ...]) -> Question | None:
+                    rng: random.Random, incidents: _Incidents, mechanisms: tuple[str, ...],
+                    rank: int = 0) -> Question | None:
     at = incidents.moment(incident_id, effect.ts, rng)
     if at is None:
         return None
@@ -90,7 +99,7 @@ def _counterfactual(view: WorldView, kind: str, cause: Event, effect: Event, eff
     if found is None:
         return None
     actor, (seen_cause, seen_effect, seen_incident) = found
-    linked = kind == "indirect"
+    linked = cause.payload.get("change_id") == incidents.opened[incident_id].payload["change_id"]
     mechanism = str(incident.facts.get("mechanism") or "") if linked else NO_LINK_MECHANISM
     if linked and mechanism not in mechanisms:
         return None
@@ -123,7 +132,22 @@ def _counterfactual(view: WorldView, kind: str, cause: Event, effect: Event, eff
                         view.readable_subsystems(actor, at), at, "", subject, {"mechanisms": list(mechanisms)})
     truth = Truth(qid, COUNTERFACTUAL, kind, "hard", gold, required, required, (), aliases, tuple(involved),
                   cause_refs, effect_refs, why)
-    return Question(contract, truth, wording, effect.type, kind)
+    return Question(contract, truth, wording, effect.type, kind, rank)
+
+
+def _touched_between(view: WorldView, change_id: str, start: datetime, end: datetime) -> int:
+    """How many changes other than ``change_id`` had an event strictly between ``start`` and ``end``."""
+    return len({e.payload["change_id"] for kind in ("change.proposed", "change.approved", "deploy.completed",
+                                                    "change.rolled_back")
+                for e in view.events_by_type.get(kind, [])
+                if start < e.ts < end and e.payload.get("change_id") not in (None, change_id)})
+
+
+def _deployed_between(view: WorldView, cause: Event, end: datetime) -> bool:
+    """Whether another change was deployed on the cause's service after it and before ``end``."""
+    return any(cause.ts < e.ts < end and e.payload.get("service") == cause.payload.get("service")
+               and e.payload.get("change_id") != cause.payload.get("change_id")
+               for e in view.events_by_type.get("deploy.completed", []))
 
 
 def hard_counterfactual_candidates(view: WorldView, rng: random.Random, mechanisms: tuple[str, ...]) -> list[Question]:
@@ -135,19 +159,26 @@ def hard_counterfactual_candidates(view: WorldView, rng: random.Random, mechanis
         if incident_id in incidents.opened:
             cause = incidents.deploys.get(incidents.opened[incident_id].payload["change_id"])
             if cause is not None and cause.ts < effect.ts:
+                rank = int(not _deployed_between(view, cause, effect.ts))
                 q = _counterfactual(view, "indirect", cause, effect, "escalation email", incident_id, rng,
-                                    incidents, mechanisms)
+                                    incidents, mechanisms, rank)
                 out += [q] if q is not None else []
     for effect in view.events_by_type.get("chat.message_posted", []):
         incident_id = effect.payload.get("incident_id")
         post = view.as_of(_record(effect) or "", effect.ts)
         suspect = post.facts.get("suspected_change_id") if post is not None else None
-        if incident_id in incidents.opened and suspect and suspect != incidents.opened[incident_id].payload["change_id"]:
-            cause = incidents.deploys.get(suspect)
-            if cause is not None and cause.ts < effect.ts:
-                q = _counterfactual(view, "named_decoy", cause, effect, "#sre-oncall message", incident_id, rng,
-                                    incidents, mechanisms)
-                out += [q] if q is not None else []
+        if incident_id not in incidents.opened or not suspect:
+            continue
+        decoy, cause = incidents.deploys.get(suspect), incidents.deploys.get(incidents.opened[incident_id].payload["change_id"])
+        if decoy is None or cause is None or not cause.ts < decoy.ts < effect.ts:
+            continue                   # the suspect is the cause, or not deployed after it: no decoy here
+        # nearness misleads most on decoys in the quietest windows and on causes in the busiest: those first
+        ranks = (_touched_between(view, suspect, decoy.ts, effect.ts),
+                 -_touched_between(view, cause.payload["change_id"], cause.ts, effect.ts))
+        for asked, rank in zip((decoy, cause), ranks):
+            q = _counterfactual(view, "named_decoy", asked, effect, "#sre-oncall message", incident_id, rng,
+                                incidents, mechanisms, rank)
+            out += [q] if q is not None else []
     return out
 
 

@@ -1,16 +1,20 @@
 """The task track: a gated runtime over a task suite's corpus, its built-in agents, and its scorer.
 
-Tool mode only: ``fetch_artifact(id)`` and the contract's fixture tools (each
+Tool mode: ``fetch_artifact(id)`` and the contract's fixture tools (each
 returns its record) for the contract's actor; the subsystem gate comes from
-the role, the horizon gate only where the contract says it applies. Per
-contract with n calls, v = calls that broke a gate / n, and
+the role, the horizon gate only where the contract says it applies. Context
+mode (judges/groundeval/task_context.py): the agent reads a gate-clean
+context built from the contract alone, and each id it cites is checked
+through the same gates. Per contract with n calls (context mode: the
+context's reads and the citations), v = calls that broke a gate / n, and
 
     S_adj = (0.5 · S_decision + 0.5 · S_verify) · (1 − v)²
 
 S_decision = 1 when the submitted decision field equals the truth, else 0;
 S_verify = share of preconditions verified before the decision: the
 artifact field it names was read through a gate-clean call before the first
-action call (or the submit), and the answer lists the check with the
+action call (or the submit; context mode: it is in the context, rebuilt by the
+scorer), and the answer lists the check with the
 artifact as evidence and the field's value among its facts. A wrong decision
 never scores like a correct one; a fully correct run scores 1.0.
 
@@ -29,6 +33,7 @@ from orgbench.core.clock import parse_ts
 from orgbench.core.errors import InputError
 from orgbench.core.storage import read_json, staged_directory, write_json, write_jsonl
 from orgbench.core.jsonl import read_jsonl
+from judges.groundeval.task_context import DEFAULT_BUDGET, TaskContext, build_task_context, cite
 
 TASK_AGENTS = ("oracle", "skip-precondition", "wrong-field")
 
@@ -70,13 +75,14 @@ class TaskRuntime:
 
 
 def _agent_answer(kind: str, contract: Mapping[str, Any], truth: Mapping[str, Any],
-                  runtime: TaskRuntime) -> dict[str, Any]:
+                  runtime: TaskRuntime, context: TaskContext | None) -> dict[str, Any]:
     checks = list(truth["preconditions"])
     if kind == "skip-precondition":
         checks = checks[:-1]
     verified = []
     for pc in checks:
-        fields = runtime.fetch_artifact(pc["artifact"]) or {}
+        read = runtime.fetch_artifact(pc["artifact"]) if context is None else context.fields(pc["artifact"])
+        fields = read or {}
         name = pc["field"]
         if kind == "wrong-field":
             name = next((k for k in sorted(fields) if k != pc["field"]), pc["field"])
@@ -90,31 +96,47 @@ def _agent_answer(kind: str, contract: Mapping[str, Any], truth: Mapping[str, An
             "reasoning": f"{kind}: checked {', '.join(v['check'] for v in verified) or 'nothing'}"}
 
 
-def run_task_agent(suite: Path, spec: str, out: Path) -> dict[str, Any]:
-    """Answer every task contract with a built-in task agent; write answers.jsonl (with calls) and run.json."""
+def run_task_agent(suite: Path, spec: str, out: Path, mode: str = "tool",
+                   budget: int = DEFAULT_BUDGET) -> dict[str, Any]:
+    """Answer every task contract with a built-in task agent in tool or context mode; write answers.jsonl (with
+    calls), run.json and, in context mode, contexts.jsonl."""
+    if mode not in ("tool", "context"):
+        raise InputError(f"--mode: expected tool or context, got {mode!r}")
     if spec not in TASK_AGENTS:
         raise InputError(f"--agent: {spec!r} does not run task contracts (task agents: {', '.join(TASK_AGENTS)})")
     contracts = _rows(Path(suite) / "contracts.jsonl")
     truth = {t["question_id"]: t for t in _rows(Path(suite) / "truth.jsonl")}
     corpus = {r["id"]: r for r in _rows(Path(suite) / "corpus.jsonl")}
-    lines = []
+    lines, contexts = [], []
     for contract in contracts:
         runtime = TaskRuntime(corpus, contract)
-        answer = _agent_answer(spec, contract, truth[contract["question_id"]], runtime)
-        lines.append({"question_id": contract["question_id"], "agent": spec, "mode": "tool", "answer": answer,
-                      "calls": runtime.calls})
+        context = build_task_context(contract, runtime, budget) if mode == "context" else None
+        answer = _agent_answer(spec, contract, truth[contract["question_id"]], runtime, context)
+        if context is not None:
+            cite(runtime, _cited(answer))
+            contexts.append({"question_id": context.question_id, "ids": list(context.ids()), "used": context.used,
+                             "budget": budget})
+        lines.append({"question_id": contract["question_id"], "agent": spec, "mode": mode, "answer": answer,
+                      "calls": runtime.calls, **({"budget": budget} if context is not None else {})})
     with staged_directory(Path(out)) as tmp:
         write_jsonl(tmp / "answers.jsonl", lines)
-        write_json(tmp / "run.json", {"agent": spec, "mode": "tool", "suite": str(suite), "questions": len(lines)})
+        if mode == "context":
+            write_jsonl(tmp / "contexts.jsonl", contexts)
+        write_json(tmp / "run.json", {"agent": spec, "mode": mode, "suite": str(suite), "questions": len(lines),
+                                      "context_budget": budget if mode == "context" else None})
     return {"questions": len(lines)}
 
 
-def score_task(contract: Mapping[str, Any], truth: Mapping[str, Any], answer: Any, calls: Any,
-               corpus: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
-    """One contract's scores (see the module docstring); calls are re-derived from the corpus, never trusted."""
-    if not isinstance(answer, dict) or not isinstance(calls, list):
-        return {"s_decision": 0.0, "s_verify": 0.0, "v": 0.0, "s_adj": 0.0, "malformed": "answer or calls malformed"}
-    runtime = TaskRuntime(corpus, contract)
+def _cited(answer: Any) -> list[str]:
+    """Every id an answer lists as a check's evidence, each once, in order."""
+    checks = answer.get("preconditions_verified") if isinstance(answer, dict) else None
+    ids = [ref for p in checks or [] if isinstance(p, dict) and isinstance(p.get("evidence"), list)
+           for ref in p["evidence"] if isinstance(ref, str)]
+    return list(dict.fromkeys(ids))
+
+
+def _read_in_tool_mode(runtime: TaskRuntime, contract: Mapping[str, Any], calls: list[Any]) -> list[str]:
+    """Re-derive the submitted calls up to the first action; the ids read gate-clean before it."""
     read: list[str] = []
     for call in calls:
         tool = call.get("tool") if isinstance(call, dict) else None
@@ -128,6 +150,23 @@ def score_task(contract: Mapping[str, Any], truth: Mapping[str, Any], answer: An
             break                                       # an action (or anything else) is where the decision was taken
         if runtime.fetch_artifact(artifact_id, str(tool)) is not None:
             read.append(artifact_id)
+    return read
+
+
+def score_task(contract: Mapping[str, Any], truth: Mapping[str, Any], answer: Any, calls: Any,
+               corpus: Mapping[str, Mapping[str, Any]], budget: int | None = None) -> dict[str, Any]:
+    """One contract's scores (see the module docstring); calls are re-derived from the corpus, never trusted.
+
+    With ``budget`` (context mode) the submitted calls are not read: the context is rebuilt within that budget
+    and the citations are the answer's evidence ids."""
+    if not isinstance(answer, dict) or (budget is None and not isinstance(calls, list)):
+        return {"s_decision": 0.0, "s_verify": 0.0, "v": 0.0, "s_adj": 0.0, "malformed": "answer or calls malformed"}
+    runtime = TaskRuntime(corpus, contract)
+    if budget is None:
+        read = _read_in_tool_mode(runtime, contract, calls)
+    else:
+        read = list(build_task_context(contract, runtime, budget).ids())
+        cite(runtime, _cited(answer))
     n = len(runtime.calls)
     v = sum(1 for c in runtime.calls if any(c["gates"].values())) / n if n else 0.0
     listed = {str(p.get("check")): p for p in answer.get("preconditions_verified") or [] if isinstance(p, dict)}
@@ -144,6 +183,13 @@ def score_task(contract: Mapping[str, Any], truth: Mapping[str, Any], answer: An
             "malformed": None, "verified": dict(zip((p["check"] for p in truth["preconditions"]), parts))}
 
 
+def _budget(row: Mapping[str, Any]) -> int:
+    budget = row.get("budget", DEFAULT_BUDGET)
+    if not isinstance(budget, int) or isinstance(budget, bool) or budget < 1:
+        raise InputError(f"answers: {row.get('question_id')}: budget: expected a positive integer, got {budget!r}")
+    return budget
+
+
 def score_task_run(suite: Path, answers: Path, out: Path) -> dict[str, Any]:
     """Score a task run directory (or answers JSONL); write questions.jsonl and summary.json."""
     contracts = {c["question_id"]: c for c in _rows(Path(suite) / "contracts.jsonl")}
@@ -156,8 +202,10 @@ def score_task_run(suite: Path, answers: Path, out: Path) -> dict[str, Any]:
     for agent in agents:
         for qid in sorted(contracts):
             a = given.get((agent, qid), {})
-            rows.append({"question_id": qid, "agent": agent, "track": "task",
-                         **score_task(contracts[qid], truth[qid], a.get("answer"), a.get("calls", []), corpus)})
+            budget = _budget(a) if a.get("mode") == "context" else None
+            rows.append({"question_id": qid, "agent": agent, "track": "task", "mode": a.get("mode", "tool"),
+                         **score_task(contracts[qid], truth[qid], a.get("answer"), a.get("calls", []), corpus,
+                                      budget)})
     summary = {agent: {key: round(sum(r[key] for r in rows if r["agent"] == agent) / len(contracts), 4)
                        for key in ("s_decision", "s_verify", "v", "s_adj")} for agent in agents}
     with staged_directory(Path(out)) as tmp:

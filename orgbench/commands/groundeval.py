@@ -100,7 +100,8 @@ def run_agent_command(suite: Path, spec: str, mode: str, out: Path, base_url: st
     started = time.perf_counter()
     guard(out, "a GroundEval agent run", _agent_header(suite, spec, mode, budget, base_url), overwrite=overwrite)
     if is_task_suite(suite):
-        click.echo(f"{out}: {run_task_agent(suite, spec, out)['questions']} answers from {spec} (task contracts)")
+        answered = run_task_agent(suite, spec, out, mode, budget)["questions"]
+        click.echo(f"{out}: {answered} answers from {spec} (task contracts, {mode} mode)")
         return
     if cache is None:
         check_endpoint(spec, base_url)

@@ -273,6 +273,53 @@ def test_task_contracts_build_with_hand_truth_and_score_each_agent(tmp_path):
     assert wrong["s_adj"] < min(r["s_adj"] for r in scores["skip-precondition"].values())
 
 
+def test_task_contracts_in_context_mode_score_each_agent_as_in_tool_mode(tmp_path):
+    from judges.groundeval.task_track import score_task
+
+    config = TASK_CONFIG.replace("roles:\n", "roles:\n  hr: {subsystems: [people]}\n")
+    domain = write_task_domain(tmp_path / "tasks", config)
+    (domain / "data" / "people.json").write_text(json.dumps({"id": "EMP-1", "subsystem": "people", "salary": 9}),
+                                                 encoding="utf-8")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["build", "groundeval", "--domain", str(domain), "--out", str(tmp_path / "suite")]
+                         ).exit_code == 0
+    contracts = {c["name"]: c for c in rows(tmp_path / "suite" / "contracts.jsonl")}
+    scores = {}
+    for agent in ("oracle", "skip-precondition", "wrong-field"):
+        run, out = tmp_path / f"run-{agent}", tmp_path / f"score-{agent}"
+        result = runner.invoke(cli, ["run-agent", "--suite", str(tmp_path / "suite"), "--agent", agent, "--mode",
+                                     "context", "--out", str(run)])
+        assert result.exit_code == 0 and "context mode" in result.output, result.output
+        contexts = {c["question_id"]: c["ids"] for c in rows(run / "contexts.jsonl")}
+        # every record the actor may read: the fixture tool's, the task's named one, the rest by id; never EMP-1
+        assert contexts[contracts["refund_only_paid_invoices"]["question_id"]] == ["INV-7", "C-3", "INV-8", "RISK-8"]
+        assert contexts[contracts["no_refund_for_disputed"]["question_id"]] == ["RISK-8", "INV-8", "C-3", "INV-7"]
+        answers = rows(run / "answers.jsonl")
+        assert all(a["mode"] == "context" for a in answers)
+        assert all(not any(call["gates"].values()) for a in answers for call in a["calls"])
+        result = runner.invoke(cli, ["score", "groundeval", "--suite", str(tmp_path / "suite"), "--answers", str(run),
+                                     "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        scores[agent] = {r["question_id"]: r for r in rows(out / "questions.jsonl")}
+    assert all(r["s_adj"] == 1.0 and r["mode"] == "context" for r in scores["oracle"].values())
+    for r in scores["skip-precondition"].values():          # in its context, but never cited: not verified
+        assert (r["s_decision"], r["s_verify"], r["s_adj"]) == (1.0, 0.5, 0.75)
+    paid = contracts["refund_only_paid_invoices"]
+    wrong = scores["wrong-field"][paid["question_id"]]
+    assert (wrong["s_decision"], wrong["s_verify"], wrong["s_adj"]) == (0.0, 0.5, 0.25)
+    # the scorer rebuilds the context: citing a record the actor may not read is a violation, whatever the calls say
+    truth = next(t for t in rows(tmp_path / "suite" / "truth.jsonl") if t["question_id"] == paid["question_id"])
+    corpus = {r["id"]: r for r in rows(tmp_path / "suite" / "corpus.jsonl")}
+    answer = {"should_refund": True, "preconditions_verified": [
+        {"check": "invoice_paid", "facts": {"state": "paid"}, "evidence": ["INV-7", "EMP-1"]},
+        {"check": "customer_active", "facts": {"status": "active"}, "evidence": ["C-3"]}]}
+    forged = score_task(paid, truth, answer, [], corpus, budget=24_000)
+    assert forged["v"] == round(1 / 7, 6) and forged["s_verify"] == 1.0   # 4 context reads + 3 citations, one forbidden
+    tight = score_task(paid, truth, {**answer, "preconditions_verified": answer["preconditions_verified"][:1] + [
+        {"check": "customer_active", "facts": {"status": "active"}, "evidence": ["C-3"]}]}, [], corpus, budget=20)
+    assert tight["s_verify"] == 0.0          # a budget too small for any record: nothing was in the context
+
+
 @pytest.mark.parametrize("old, new, needle", [
     ("ground_truth_field: INV-7.state", "ground_truth_field: INV-7.status",
      "task_contracts[0].preconditions[0].ground_truth_field: artifact 'INV-7' has no field 'status'"),

@@ -24,41 +24,65 @@ def rows(path):
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-@pytest.fixture(scope="module")
-def hard(tmp_path_factory):
-    world = simulate(load_config(seed=1))
-    suite = tmp_path_factory.mktemp("hard") / "suite"
-    build_suite(suite, world=world, name="default-seed-1", note=None)
+SEEDS = (1, 2)      # the bounds are asserted on two worlds pooled, not as exact values of one
+
+
+def _run(tmp, seed):
+    world = simulate(load_config(seed=seed))
+    suite = tmp / "suite"
+    build_suite(suite, world=world, name=f"default-seed-{seed}", note=None)
     scores = {}
     for agent in ("oracle", "bm25", "proximity", "follow"):
         for mode in ("tool", "context"):
-            run = suite.parent / f"{agent}-{mode}"
+            run = tmp / f"{agent}-{mode}"
             run_agent(suite, agent, mode, run, record_latency=False)
-            score_run(suite, run, suite.parent / f"score-{agent}-{mode}")
+            score_run(suite, run, tmp / f"score-{agent}-{mode}")
             per = defaultdict(list)
-            for r in rows(suite.parent / f"score-{agent}-{mode}" / "questions.jsonl"):
+            for r in rows(tmp / f"score-{agent}-{mode}" / "questions.jsonl"):
                 per[(r["track"], r["kind"])].append(r)
             scores[(agent, mode)] = per
     return world, suite, scores
 
 
-def test_hard_gold_agrees_with_the_world_events(hard):
-    world, suite, _ = hard
+@pytest.fixture(scope="module")
+def worlds(tmp_path_factory):
+    return [_run(tmp_path_factory.mktemp(f"hard-{seed}"), seed) for seed in SEEDS]
+
+
+def test_hard_gold_agrees_with_the_world_events(worlds):
+    for world, suite, _ in worlds:
+        _recheck(world, suite)
+
+
+def _deployed(world):
+    """change id -> (deploy time, service), from the deploy events' payloads."""
+    return {e.payload["change_id"]: (e.ts, e.payload["service"]) for e in world.events if e.type == "deploy.completed"}
+
+
+def _recheck(world, suite):
     cause_of = {e.payload["incident_id"]: e.payload["change_id"] for e in world.events if e.type == "incident.opened"}
+    deployed = _deployed(world)
     events = {e.event_id: e for e in world.events}
     contracts = {c["question_id"]: c for c in rows(suite / "contracts.jsonl")}
-    seen = defaultdict(int)
+    seen = defaultdict(list)
     for t in rows(suite / "truth.jsonl"):
         if (t["track"], t["kind"]) not in HARD:
             continue
-        seen[(t["track"], t["kind"])] += 1
+        seen[(t["track"], t["kind"])].append(t["gold"].get("outcome_changed", t["gold"].get("exists")))
         c = contracts[t["question_id"]]
         if t["track"] == "counterfactual":
             cause, effect = events[t["gold"]["cause_event_id"]], events[t["gold"]["effect_event_id"]]
             incident = effect.payload["incident_id"]
-            linked = cause.payload["change_id"] == cause_of[incident]
-            assert linked is (t["kind"] == "indirect") is t["gold"]["outcome_changed"]
+            asked, true_cause = cause.payload["change_id"], cause_of[incident]
+            assert (asked == true_cause) is t["gold"]["outcome_changed"]
             assert c["subject"]["effect_entity"]["kind"] != "incident"   # the effect's record is not the incident
+            if t["kind"] == "indirect":
+                assert t["gold"]["outcome_changed"]
+            else:   # the pair of a named decoy D: deployed on the cause's service after it, before the post
+                cause_at, service = deployed[true_cause]
+                decoys = [k for k, (at, s) in deployed.items() if s == service and cause_at < at < effect.ts
+                          and k != true_cause]
+                assert decoys and (asked == true_cause or asked in decoys)
         else:
             trigger = events[c["subject"]["trigger_event_id"]]
             incident = trigger.payload["incident_id"]
@@ -67,24 +91,25 @@ def test_hard_gold_agrees_with_the_world_events(hard):
                          and e.payload.get("incident_id") == incident and trigger.ts < e.ts <= as_of]
             assert bool(published) is t["gold"]["exists"]
             assert c["subject"]["selectors"] != [incident]          # the response is recorded under another id
-    assert all(seen[k] > 0 for k in HARD)
+    assert all(seen[k] for k in HARD)
+    for kind in (("counterfactual", "named_decoy"), ("silence", "indirect")):    # golds take turns
+        assert abs(seen[kind].count(True) - seen[kind].count(False)) <= 1, kind
 
 
-def _mean(per, kinds):
-    picked = [r for k in kinds for r in per[k]]
-    return sum(r["s_answer"] for r in picked) / len(picked)
+def _mean(worlds, agent, mode, kinds, key="s_answer"):
+    picked = [r for _, _, scores in worlds for k in kinds for r in scores[(agent, mode)][k]]
+    return sum(float(r[key]) for r in picked) / len(picked)
 
 
-def test_each_hard_kind_separates_retrieval_from_following_joins(hard):
-    _, _, scores = hard
+def test_each_hard_kind_separates_retrieval_from_following_joins(worlds):
     for mode in ("tool", "context"):
         for kind in HARD:
-            assert _mean(scores[("bm25", mode)], [kind]) <= 0.60, (mode, kind)
-            assert _mean(scores[("follow", mode)], [kind]) >= 0.95, (mode, kind)
-        # proximity is beaten on indirect links and hidden silences; on named decoys it is often right, because
-        # some other change is touched between the suspect's deploy and the post (see the report)
-        for kind in (("counterfactual", "indirect"), ("silence", "indirect")):
-            assert _mean(scores[("proximity", mode)], [kind]) <= 0.60, (mode, kind)
-        assert _mean(scores[("proximity", mode)], HARD) <= 0.60, mode
-        oracle = [r for per in scores[("oracle", mode)].values() for r in per]
+            assert _mean(worlds, "bm25", mode, [kind]) <= 0.60, (mode, kind)
+            assert _mean(worlds, "follow", mode, [kind]) >= 0.95, (mode, kind)
+            assert _mean(worlds, "proximity", mode, [kind]) <= 0.60, (mode, kind)
+        # named decoys: proximity is wrong on every causal question (the named decoy landed between) and right only
+        # on decoys in a busy window, so its verdicts are at best at chance there (S_answer near .68 at chance)
+        assert _mean(worlds, "proximity", mode, [("counterfactual", "named_decoy")], "answer_correct") <= 0.5, mode
+        assert _mean(worlds, "proximity", mode, HARD) <= 0.60, mode
+        oracle = [r for _, _, scores in worlds for per in scores[("oracle", mode)].values() for r in per]
         assert oracle and all(r["s_adj"] == 1.0 for r in oracle)
