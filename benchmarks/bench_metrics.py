@@ -20,6 +20,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from judges.judgments import Judgment  # noqa: E402
+from judges.verdict import Verdict  # noqa: E402
 from judges.metrics import DEFAULT_SIZES, RESAMPLES, penalty_table, score_conditions  # noqa: E402
 
 CONDITIONS = ("noref", "direct", "direct+ctx", "cargo", "cargo+auth", "cargo-ctx", "cargo-exemplar", "cargo-unv",
@@ -27,7 +29,7 @@ CONDITIONS = ("noref", "direct", "direct+ctx", "cargo", "cargo+auth", "cargo-ctx
 SEEDS = (0, 1, 2, 3)
 
 
-def synthetic_run(seed: int = 0) -> tuple[dict[str, str], list[dict]]:
+def synthetic_run(seed: int = 0) -> tuple[dict[str, str], list[Judgment]]:
     """A suite's item families and one judgment row per (item, condition, seed)."""
     rng = np.random.default_rng(seed)
     families = {}
@@ -41,15 +43,14 @@ def synthetic_run(seed: int = 0) -> tuple[dict[str, str], list[dict]]:
             for s in SEEDS:
                 draw = rng.random()
                 if draw < 0.01:
-                    row = {"penalized": None, "verdict": {"verdict": "cannot_decide"}, "error": None}
+                    row = {"verdict": Verdict("cannot_decide")}
                 elif draw < 0.015:
-                    row = {"penalized": None, "verdict": {"verdict": "unparsed"}, "error": None}
+                    row = {"verdict": Verdict("unparsed")}
                 elif draw < 0.017:
-                    row = {"penalized": None, "verdict": None, "error": "HTTP 500"}
+                    row = {"error": "HTTP 500"}
                 else:
-                    fail = bool(rng.random() < rates[family])
-                    row = {"penalized": fail, "verdict": {"verdict": "fail" if fail else "pass"}, "error": None}
-                rows.append({"item_id": item_id, "condition": condition, "seed": s, **row})
+                    row = {"verdict": Verdict("fail" if rng.random() < rates[family] else "pass")}
+                rows.append(Judgment(item_id, condition, s, **row))
     return families, rows
 
 

@@ -41,7 +41,7 @@ def run_cargo_jobs(jobs: list[Job], spec: str, out: Path, *, suite: Path, condit
     the suite's absolute path is recorded so that ``tables cargo`` can find it. Responses are cached in
     ``cache_path`` (default ``out/cache.sqlite``) unless the backend is not ``cacheable`` (a procedural judge).
     """
-    from judges.cargo_scores import suite_binding
+    from judges.cargo_scores import cargo_line, suite_binding
 
     endpoint = endpoint or EndpointConfig(concurrency=16)
     binding, locations = suite_binding(suite)
@@ -50,7 +50,7 @@ def run_cargo_jobs(jobs: list[Job], spec: str, out: Path, *, suite: Path, condit
     parameters = {**binding, "conditions": list(conditions), "seeds": list(seeds),
                   "temperature": temperature, "max_tokens": max_tokens, "extra": dict(endpoint.extra)}
     options = {"concurrency": endpoint.concurrency, "progress": progress, "parameters": parameters,
-               "locations": locations}
+               "locations": locations, "line": cargo_line}
     if not backend.cacheable:
         summary = run_jobs_sync(jobs, backend, out, **options)
     else:
@@ -58,13 +58,12 @@ def run_cargo_jobs(jobs: list[Job], spec: str, out: Path, *, suite: Path, condit
             summary = run_jobs_sync(jobs, backend, out, cache=cache, **options)
     if totals is not None:
         totals.add_backend(backend, summary.requested)
-        totals.prompt_tokens += summary.prompt_tokens
-        totals.completion_tokens += summary.completion_tokens
+        totals.usage += summary.usage
     return summary
 
 
 def every_request_failed(out: Path) -> None:
     """Stop with the first error when no request of a run got an answer (a wrong endpoint, model or key)."""
-    first = next(row["error"] for row in load_judgments(out) if row.get("error"))
+    first = next(row.error for row in load_judgments(out) if row.error)
     raise InputError(f"{out / JUDGMENTS}: every request failed, e.g. {first}; check --judge and --base-url "
                      f"and run again (failed requests are retried)")

@@ -17,17 +17,17 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from benchmark_builders.cargo.identity import suite_digest
-from judges.judgments import JUDGMENTS, load_judgments
+from judges.judgments import JUDGMENTS, Judgment, load_judgments
 from judges.metrics import (
     FAMILIES, SHOULD_PENALIZE, ConditionScore, gating_loss, penalty_table, risk_coverage, score_condition,
 )
-from judges.runner import RUN_JSON
+from judges.run_record import RUN_JSON
 from orgbench.core.errors import InputError
 from orgbench.core.jsonl import iter_jsonl
 from orgbench.core.storage import read_json
 
-__all__ = ["COVERAGES", "RunScores", "SuiteTruth", "gating_curves", "run_suite", "score_run", "suite_binding",
-           "suite_of_runs"]
+__all__ = ["COVERAGES", "RunScores", "SuiteTruth", "cargo_line", "gating_curves", "load_cargo_judgments", "run_suite",
+           "score_run", "suite_binding", "suite_of_runs"]
 
 #: The target coverages at which selective risk is reported.
 COVERAGES = (0.5, 0.8, 0.9, 1.0)
@@ -128,6 +128,27 @@ def suite_of_runs(run_dirs: Sequence[Path], suite_dir: Path | None = None) -> Su
     return truth
 
 
+def cargo_line(judgment: Judgment) -> dict[str, Any]:
+    """A CARGO judgments.jsonl line: the judgment with ``penalized`` (true, false, or null when undecided or failed)."""
+    return {**judgment.to_json(), "penalized": judgment.penalized}
+
+
+def _penalized_problem(row: Mapping[str, Any], judgment: Judgment) -> str | None:
+    """What is wrong with a CARGO line's ``penalized`` (a line without one is read from its verdict)."""
+    if "penalized" not in row:
+        return None
+    if row["penalized"] not in (True, False, None):
+        return "field 'penalized' not true, false or null"
+    if row["penalized"] is not judgment.penalized:
+        return f"field 'penalized' is {row['penalized']} but the line's verdict and error say {judgment.penalized}"
+    return None
+
+
+def load_cargo_judgments(run_dir: Path) -> list[Judgment]:
+    """Every judgment of a CARGO run (``load_judgments``, each line's ``penalized`` checked against its verdict)."""
+    return load_judgments(run_dir, _penalized_problem)
+
+
 def score_run(run_dir: Path, truth: SuiteTruth, *, resamples: int = 10_000) -> RunScores:
     """Score every CARGO condition present in a run (mean of its judge seeds, bootstrap CI).
 
@@ -136,14 +157,14 @@ def score_run(run_dir: Path, truth: SuiteTruth, *, resamples: int = 10_000) -> R
     run_dir = Path(run_dir)
     meta = read_json(run_dir / RUN_JSON)
     judge = meta.get("judge", run_dir.name) if isinstance(meta, dict) else run_dir.name
-    rows = load_judgments(run_dir)
+    rows = load_cargo_judgments(run_dir)
     if not rows:
         raise InputError(f"{run_dir / JUDGMENTS}: no judgments")
-    unknown = next((r["item_id"] for r in rows if r["item_id"] not in truth.families), None)
+    unknown = next((r.item_id for r in rows if r.item_id not in truth.families), None)
     if unknown is not None:
         raise InputError(f"{run_dir / JUDGMENTS}: item {unknown} is not in the suite's truth.jsonl "
                          "(judged from another suite?)")
-    conditions = sorted({r["condition"] for r in rows})
+    conditions = sorted({r.condition for r in rows})
     scores, means = {}, {}
     for condition in conditions:
         table = penalty_table(rows, truth.families, condition)

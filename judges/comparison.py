@@ -25,8 +25,9 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from judges.agreement import cohen_kappa, krippendorff_alpha, paired_delta_di
-from judges.cargo_scores import score_run, suite_of_runs
-from judges.judgments import load_judgments
+from judges.backends.base import Usage
+from judges.cargo_scores import load_cargo_judgments, score_run, suite_of_runs
+from judges.judgments import Judgment
 from judges.metrics import SHOULD_PENALIZE
 from judges.run_record import RUN_STATS
 from orgbench.core.errors import InputError
@@ -61,23 +62,27 @@ def load_prices(path: Path | None) -> dict[str, dict[str, float]]:
     return prices
 
 
-def _labels(rows: Sequence[Mapping[str, Any]]) -> dict[tuple[str, int], dict[str, str | None]]:
+def _label(row: Judgment) -> str | None:
+    """The judgment's verdict label, None when it is unparsed or an error."""
+    label = row.verdict.verdict if row.verdict is not None and not row.error else None
+    return label if label in LABELS else None
+
+
+def _labels(rows: Sequence[Judgment]) -> dict[tuple[str, int], dict[str, str | None]]:
     """(condition, seed) -> item -> verdict label (None: unparsed or error)."""
     out: dict[tuple[str, int], dict[str, str | None]] = {}
     for row in rows:
-        label = (row.get("verdict") or {}).get("verdict") if not row.get("error") else None
-        out.setdefault((row["condition"], int(row["seed"])), {})[row["item_id"]] = label if label in LABELS else None
+        out.setdefault((row.condition, row.seed), {})[row.item_id] = _label(row)
     return out
 
 
-def _usage(rows: Sequence[Mapping[str, Any]], condition: str) -> dict[str, Any]:
-    mine = [r for r in rows if r["condition"] == condition]
-    labelled = [r for r in mine if not r.get("error") and ((r.get("verdict") or {}).get("verdict") in LABELS)]
+def _usage(rows: Sequence[Judgment], condition: str) -> dict[str, Any]:
+    mine = [r for r in rows if r.condition == condition]
+    labelled = [r for r in mine if _label(r) is not None]
+    spent = sum((r.usage for r in mine), Usage())
     return {"judgments": len(mine), "parse_rate": _num(len(labelled) / len(mine)) if mine else None,
-            "cannot_decide": sum(1 for r in labelled if r["verdict"]["verdict"] == "cannot_decide"),
-            "errors": sum(1 for r in mine if r.get("error")),
-            "prompt_tokens": sum(int((r.get("usage") or {}).get("prompt_tokens") or 0) for r in mine),
-            "completion_tokens": sum(int((r.get("usage") or {}).get("completion_tokens") or 0) for r in mine)}
+            "cannot_decide": sum(1 for r in labelled if _label(r) == "cannot_decide"),
+            "errors": sum(1 for r in mine if r.error), **spent.to_json()}
 
 
 def _cost(usage: Mapping[str, int], price: Mapping[str, float] | None) -> float | None:
@@ -134,7 +139,7 @@ def compare_runs(run_dirs: Sequence[Path], *, suite_dir: Path | None = None, pri
         scored = score_run(run, truth, resamples=resamples)
         if scored.judge in judges:
             raise InputError(f"{run}: judge {scored.judge} is in two of the runs given; compare one run per judge")
-        rows = load_judgments(run)
+        rows = load_cargo_judgments(run)
         stats = read_json(run / RUN_STATS) if (run / RUN_STATS).is_file() else {}
         rows_by = {}
         for condition, score in scored.scores.items():

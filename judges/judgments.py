@@ -1,24 +1,93 @@
-"""The judgments log: one JSON line per (item_id, condition, seed), read strictly and recovered after a kill.
+"""The judgments log: one ``Judgment`` a line per (item_id, condition, seed), read strictly, recovered after a kill.
 
-``scan_log`` reads a log for resuming without touching it and
-``write_log`` / ``recover_log`` then rewrite it (a torn last line, error
-lines and duplicates dropped); ``load_judgments`` reads a finished or
-interrupted run for tables and reports; ``sort_log`` gives the final,
+``Judgment`` is the record (``to_json`` / ``from_json``); a study may add
+fields of its own to the lines it writes (CARGO adds ``penalized``, see
+``judges.cargo_scores``). ``scan_log`` reads a log for resuming without
+touching it and ``write_log`` / ``recover_log`` then rewrite it (a torn last
+line, error lines and duplicates dropped); ``load_judgments`` reads a finished
+or interrupted run for tables and reports; ``sort_log`` gives the final,
 byte-stable order.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Mapping
 
+from judges.backends.base import JudgeResponse, Usage
 from judges.journal import Journal
-from orgbench.core.errors import InputError
+from judges.verdict import Verdict, parse_verdict
+from orgbench.core.errors import FormatError, InputError
 from orgbench.core.jsonl import iter_jsonl
 
 JUDGMENTS = "judgments.jsonl"
 
 JobKey = tuple[str, str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Judgment:
+    """One judgment: its key, the request it answered, the judge's response and parsed verdict, or an error."""
+
+    item_id: str
+    condition: str
+    seed: int
+    usage: Usage = field(default_factory=Usage)     # the tokens it cost (none for an error)
+    request_hash: str | None = None
+    model: str | None = None
+    response: str | None = None
+    verdict: Verdict | None = None
+    error: str | None = None
+
+    @property
+    def key(self) -> JobKey:
+        """The (item_id, condition, seed) that names this judgment in the log."""
+        return (self.item_id, self.condition, self.seed)
+
+    @property
+    def penalized(self) -> bool | None:
+        """True when the judge failed the answer, False when it passed it, None otherwise (undecided or error)."""
+        return None if self.error or self.verdict is None else self.verdict.penalized
+
+    @staticmethod
+    def answered(key: JobKey, request_hash: str, response: JudgeResponse) -> "Judgment":
+        """The judgment a response gives (its verdict parsed; ``unparsed`` when it holds none)."""
+        return Judgment(*key, response.usage, request_hash, response.model, response.text, parse_verdict(response.text))
+
+    @staticmethod
+    def failed(key: JobKey, request_hash: str, error: str | None) -> "Judgment":
+        """The judgment of a request that got no answer."""
+        return Judgment(*key, request_hash=request_hash, error=error or "no response")
+
+    def to_json(self) -> dict[str, Any]:
+        """The judgment as a log line."""
+        return {"item_id": self.item_id, "condition": self.condition, "seed": self.seed,
+                "request_hash": self.request_hash, "model": self.model, "response": self.response,
+                "verdict": None if self.verdict is None else self.verdict.to_json(),
+                "usage": self.usage.to_json(), "error": self.error}
+
+    @staticmethod
+    def from_json(row: Any, path: Path | str, line: int | None = None) -> "Judgment":
+        """A log line as a Judgment; FormatError naming ``path:line`` and the problem when it is not one."""
+        problem = _judgment_problem(row)
+        if problem is not None:
+            raise FormatError(path, problem, line=line)
+        try:
+            verdict = None if row.get("verdict") is None else Verdict.from_json(row["verdict"])
+        except ValueError as exc:
+            raise FormatError(path, f"field 'verdict' malformed: {exc}", line=line) from None
+        try:
+            usage = Usage.from_json(row.get("usage"))
+        except ValueError as exc:
+            raise FormatError(path, f"field 'usage' malformed: {exc}", line=line) from None
+        return Judgment(row["item_id"], row["condition"], row["seed"], usage, _text(row, "request_hash"),
+                        _text(row, "model"), _text(row, "response"), verdict, _text(row, "error"))
+
+
+def _text(row: Mapping[str, Any], name: str) -> str | None:
+    """A line's optional text field (None when missing or null)."""
+    return None if row.get(name) is None else str(row[name])
 
 
 def _row_key(row: Any, path: Path, number: int) -> JobKey:
@@ -58,18 +127,27 @@ def recover_log(path: Path) -> dict[JobKey, str]:
     return kept
 
 
-def load_judgments(run_dir: Path) -> list[dict[str, Any]]:
-    """Every judgment of a run, in file order (a torn last line from a killed run is ignored)."""
+#: A study's own check of a log line it reads (the row and its Judgment): the problem, or None.
+LineCheck = Callable[[Mapping[str, Any], Judgment], "str | None"]
+
+
+def load_judgments(run_dir: Path, check: LineCheck | None = None) -> list[Judgment]:
+    """Every judgment of a run, in file order (a torn last line from a killed run is ignored).
+
+    ``check`` is a study's own test of each line (CARGO's of its ``penalized`` field); its problem is
+    reported as ``path:line: problem``, like a line that is not a judgment.
+    """
     path = Path(run_dir) / JUDGMENTS
     if not path.exists():
         raise InputError(f"{path}: file not found")
-    rows = []
+    judgments = []
     for number, row in iter_jsonl(path, journal=True):
-        problem = _judgment_problem(row)
+        judgment = Judgment.from_json(row, path, number)
+        problem = check(row, judgment) if check is not None else None
         if problem:
-            raise InputError(f"{path}:{number}: {problem}")
-        rows.append(row)
-    return rows
+            raise FormatError(path, problem, line=number)
+        judgments.append(judgment)
+    return judgments
 
 
 def _judgment_problem(row: Any) -> str | None:
@@ -81,8 +159,6 @@ def _judgment_problem(row: Any) -> str | None:
             return f"field {name!r} missing or not text"
     if not isinstance(row.get("seed"), int) or isinstance(row.get("seed"), bool):
         return "field 'seed' missing or not an integer"
-    if row.get("penalized") not in (True, False, None):
-        return "field 'penalized' not true, false or null"
     if not isinstance(row.get("verdict"), (dict, type(None))):
         return "field 'verdict' not an object or null"
     return None

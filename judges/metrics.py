@@ -41,12 +41,15 @@ import math
 import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
 from benchmark_builders.cargo.records import DEFAULT_SIZES, FAMILIES, SHOULD_PENALIZE
 from orgbench.core.errors import InputError
+
+if TYPE_CHECKING:
+    from judges.judgments import Judgment
 
 RESAMPLES = 10_000
 BOOTSTRAP_SEED = 0
@@ -122,14 +125,14 @@ class ConditionScore:
                 "errors": self.errors, "missing": self.missing}
 
 
-def penalty_table(judgments: Iterable[Mapping[str, Any]], families: Mapping[str, str], condition: str,
+def penalty_table(judgments: Iterable[Judgment], families: Mapping[str, str], condition: str,
                   seeds: Sequence[int] | None = None) -> PenaltyTable:
-    """Collect one condition's judgment rows (runner format) over the items of ``families`` (item_id → family)."""
+    """Collect one condition's judgments over the items of ``families`` (item_id → family)."""
     for item_id, family in families.items():
         if family not in SHOULD_PENALIZE:
             raise InputError(f"item {item_id}: unknown family {family!r} (expected one of {', '.join(FAMILIES)})")
-    rows = [r for r in judgments if r.get("condition") == condition]
-    seed_list = sorted({int(r["seed"]) for r in rows}) if seeds is None else sorted(set(int(s) for s in seeds))
+    rows = [r for r in judgments if r.condition == condition]
+    seed_list = sorted({r.seed for r in rows}) if seeds is None else sorted(set(int(s) for s in seeds))
     item_ids = tuple(sorted(families))
     row_of = {item: i for i, item in enumerate(item_ids)}
     col_of = {seed: j for j, seed in enumerate(seed_list)}
@@ -137,26 +140,22 @@ def penalty_table(judgments: Iterable[Mapping[str, Any]], families: Mapping[str,
     seen = np.zeros(values.shape, dtype=bool)
     cannot_decide = unparsed = errors = 0
     for row in rows:
-        item, seed = str(row.get("item_id")), int(row["seed"])
+        item, seed = row.item_id, row.seed
         if item not in row_of:
             raise InputError(f"judgment for item {item!r} (condition {condition}): item not in the suite's truth")
         if seed not in col_of:
             continue
         i, j = row_of[item], col_of[seed]
         seen[i, j] = True
-        penalized = row.get("penalized")
-        if penalized is True:
-            values[i, j] = 1.0
-        elif penalized is False:
-            values[i, j] = 0.0
-        elif row.get("error"):
+        penalized = row.penalized
+        if penalized is not None:
+            values[i, j] = 1.0 if penalized else 0.0
+        elif row.error:
             errors += 1
+        elif row.verdict is not None and row.verdict.verdict == "cannot_decide":
+            cannot_decide += 1
         else:
-            label = (row.get("verdict") or {}).get("verdict")
-            if label == "cannot_decide":
-                cannot_decide += 1
-            else:
-                unparsed += 1
+            unparsed += 1
     return PenaltyTable(condition, item_ids, tuple(families[i] for i in item_ids), tuple(seed_list), values,
                         cannot_decide, unparsed, errors, int((~seen).sum()))
 

@@ -7,19 +7,20 @@ per batch, together with one cache transaction (see ``judges.runner``).
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
-from judges.backends.base import JudgeResponse
+from judges.backends.base import JudgeResponse, Usage
 from judges.cache import ResponseCache, cache_key
 from judges.journal import Appender
-from judges.verdict import UNPARSED, parse_verdict
+from judges.judgments import JobKey, Judgment
+from judges.verdict import UNPARSED
 
 
 @dataclass
 class Tally:
-    """Counts over a run's judgments: verdicts, unparsed, errors and tokens."""
+    """Counts over a run's judgments: verdicts, unparsed, errors, and the tokens spent."""
 
     judgments: int = 0
     penalized: int = 0
@@ -27,19 +28,16 @@ class Tally:
     cannot_decide: int = 0
     unparsed: int = 0
     errors: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
+    usage: Usage = field(default_factory=Usage)
 
-    def add(self, row: Mapping[str, Any]) -> None:
-        """Count one judgment row."""
+    def add(self, judgment: Judgment) -> None:
+        """Count one judgment."""
         self.judgments += 1
-        usage = row.get("usage") or {}
-        self.prompt_tokens += int(usage.get("prompt_tokens") or 0)
-        self.completion_tokens += int(usage.get("completion_tokens") or 0)
-        if row.get("error"):
+        self.usage += judgment.usage
+        if judgment.error:
             self.errors += 1
             return
-        verdict = (row.get("verdict") or {}).get("verdict")
+        verdict = judgment.verdict.verdict if judgment.verdict is not None else None
         if verdict == "fail":
             self.penalized += 1
         elif verdict == "pass":
@@ -48,7 +46,6 @@ class Tally:
             self.cannot_decide += 1
         elif verdict == UNPARSED:
             self.unparsed += 1
-
 
 
 def _rate_column() -> Any:
@@ -88,34 +85,32 @@ class Progress:
 
 
 class RunLog:
-    """Buffered appends to judgments.jsonl and the cache, one write and one transaction per batch."""
+    """Buffered appends to judgments.jsonl and the cache, one write and one transaction per batch.
 
-    def __init__(self, path: Path, cache: ResponseCache | None, identity: Mapping[str, Any], tally: Tally) -> None:
+    ``line`` turns a Judgment into the line written (default ``Judgment.to_json``; a study adds its own fields).
+    """
+
+    def __init__(self, path: Path, cache: ResponseCache | None, identity: Mapping[str, Any], tally: Tally,
+                 line: Callable[[Judgment], Mapping[str, Any]] = Judgment.to_json) -> None:
         self.path = path
         self.cache = cache
         self.identity = identity
         self.tally = tally
+        self.line = line
         self.to_cache: list[tuple[str, JudgeResponse]] = []
         self.journal = Appender(path)
 
-    def record(self, job: Any, req_hash: str, response: JudgeResponse | None, error: str | None,
+    def record(self, key: JobKey, req_hash: str, response: JudgeResponse | None, error: str | None,
                cacheable: bool) -> None:
         """Buffer one judgment (parsed) or error, and its response for the cache."""
         if error is None and response is not None:
-            verdict = parse_verdict(response.text)
-            row = {"item_id": job.item_id, "condition": job.condition, "seed": job.seed,
-                   "request_hash": req_hash, "model": response.model, "response": response.text,
-                   "verdict": verdict.to_json(), "penalized": verdict.penalized,
-                   "usage": response.usage.to_json(), "error": None}
+            judgment = Judgment.answered(key, req_hash, response)
             if cacheable and self.cache is not None:
                 self.to_cache.append((cache_key(self.identity, req_hash), response))
         else:
-            row = {"item_id": job.item_id, "condition": job.condition, "seed": job.seed,
-                   "request_hash": req_hash, "model": None, "response": None, "verdict": None,
-                   "penalized": None, "usage": {"prompt_tokens": 0, "completion_tokens": 0},
-                   "error": error or "no response"}
-        self.tally.add(row)
-        self.journal.add(row)
+            judgment = Judgment.failed(key, req_hash, error)
+        self.tally.add(judgment)
+        self.journal.add(self.line(judgment))
 
     @property
     def pending(self) -> int:

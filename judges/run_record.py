@@ -15,11 +15,12 @@ from typing import Any, Mapping
 
 from judges.backends.base import JudgeBackend
 from judges.cache import backend_identity
-from judges.judgments import JobKey
+from judges.judgments import JobKey, Judgment
 from orgbench.core.errors import InputError
 from orgbench.core.storage import dumps, read_json, write_json
 
 FORMAT_VERSION = 2
+RUN_JSON = "run.json"
 RUN_STATS = "run_stats.json"
 
 
@@ -65,11 +66,11 @@ def check_run_json(path: Path, record: Mapping[str, Any]) -> bool:
     return old != record
 
 
-def check_requests(path: Path, done: Mapping[JobKey, Mapping[str, Any]], hashes: Mapping[JobKey, str]) -> None:
+def check_requests(path: Path, done: Mapping[JobKey, Judgment], hashes: Mapping[JobKey, str]) -> None:
     """Refuse a resume whose jobs are not the requests that the logged judgments answered."""
     for key, req_hash in hashes.items():
         row = done.get(key)
-        if row is not None and row.get("request_hash") != req_hash:
+        if row is not None and row.request_hash != req_hash:
             raise InputError(f"{path}: item {key[0]} condition {key[1]} seed {key[2]} was judged from another"
                              " request than this run makes now (request_hash differs: other suite, prompt or"
                              " settings); choose a new run directory")

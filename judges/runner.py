@@ -4,8 +4,11 @@ A run directory holds ``run.json`` (which judge, and the caller's parameters)
 and ``judgments.jsonl``, one line per (item_id, condition, seed)::
 
     {"item_id", "condition", "seed", "request_hash", "model", "response",
-     "verdict": {"verdict", "dimensions", "claims"} | null, "penalized": true | false | null,
+     "verdict": {"verdict", "dimensions", "claims"} | null,
      "usage": {"prompt_tokens", "completion_tokens"}, "error": null | "one line"}
+
+(a ``judges.judgments.Judgment``; a study may add fields through ``line``:
+CARGO's ``penalized``, ``judges.cargo_scores.cargo_line``).
 
 How it stays exact:
 
@@ -46,16 +49,13 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 from judges.backends import FatalBackendError
-from judges.backends.base import BackendError, JudgeBackend, JudgeRequest
+from judges.backends.base import BackendError, JudgeBackend, JudgeRequest, Usage
 from judges.cache import ResponseCache, backend_identity, cache_key, request_hash
-from judges.judgments import JUDGMENTS, JobKey, scan_log, sort_log, write_log
+from judges.judgments import JUDGMENTS, JobKey, Judgment, scan_log, sort_log, write_log
 from judges.run_log import Progress, RunLog, Tally
-from judges.run_record import check_requests, check_run_json, record_wall_time, run_record
+from judges.run_record import RUN_JSON, check_requests, check_run_json, record_wall_time, run_record
 from orgbench.core.errors import InputError
 from orgbench.core.storage import write_json
-
-RUN_JSON = "run.json"
-
 
 @dataclass(frozen=True, slots=True)
 class Job:
@@ -88,14 +88,13 @@ class RunSummary:
     cannot_decide: int
     unparsed: int
     errors: int
-    prompt_tokens: int
-    completion_tokens: int
+    usage: Usage
     elapsed_s: float
 
     def to_json(self) -> dict[str, Any]:
         """The summary as a JSON object."""
         out = {k: getattr(self, k) for k in self.__dataclass_fields__}
-        out["run_dir"] = str(self.run_dir)
+        out["run_dir"], out["usage"] = str(self.run_dir), self.usage.to_json()
         return out
 
 
@@ -112,6 +111,7 @@ async def run_jobs(
     flush_interval: float = 0.05,
     flush_size: int = 512,
     max_consecutive_errors: int | None = None,
+    line: Callable[[Judgment], Mapping[str, Any]] = Judgment.to_json,
 ) -> RunSummary:
     """Judge every job not already in RUN_DIR/judgments.jsonl; resumable, bounded concurrency.
 
@@ -121,7 +121,8 @@ async def run_jobs(
 
     ``max_consecutive_errors`` (default max(20, 2 × concurrency); 0 disables)
     stops the run when that many requests fail in a row after their retries —
-    an endpoint that answers nothing — keeping what was written.
+    an endpoint that answers nothing — keeping what was written. ``line`` writes a Judgment as its log
+    line (a study adds its own fields there).
     """
     started = time.perf_counter()
     run_dir = Path(run_dir)
@@ -133,7 +134,7 @@ async def run_jobs(
     for row in rows.values():
         tally.add(row)
     already = sum(1 for job in jobs if job.key in rows)
-    log = RunLog(path, cache, backend_identity(backend), tally)
+    log = RunLog(path, cache, backend_identity(backend), tally, line)
     remaining, from_cache = _answer_from_cache(log, [entry for entry in prepared if entry[0].key not in rows])
     bar = Progress(progress, len(jobs), already + from_cache, backend.name)
     backend.ensure_pool(concurrency)
@@ -154,8 +155,7 @@ async def run_jobs(
         run_dir=run_dir, jobs=len(jobs), already_done=already, requested=len(remaining),
         from_cache=from_cache, written=log.written, judgments=tally.judgments, penalized=tally.penalized,
         passed=tally.passed, cannot_decide=tally.cannot_decide, unparsed=tally.unparsed, errors=tally.errors,
-        prompt_tokens=tally.prompt_tokens, completion_tokens=tally.completion_tokens,
-        elapsed_s=round(time.perf_counter() - started, 6),
+        usage=tally.usage, elapsed_s=round(time.perf_counter() - started, 6),
     )
 
 
@@ -176,7 +176,7 @@ def _unique(jobs: Iterable[Job], concurrency: int) -> list[Job]:
 
 
 async def _open_run(backend: JudgeBackend, jobs: list[Job], run_dir: Path, parameters: Mapping[str, Any] | None,
-                    locations: Mapping[str, Any] | None) -> tuple[list[Prepared], dict[JobKey, Any]]:
+                    locations: Mapping[str, Any] | None) -> tuple[list[Prepared], dict[JobKey, Judgment]]:
     """Check the run can resume (every check before the first write), then write run.json and recover the log.
 
     Returns each job with its prepared request and hash, and the judgments already finished by key.
@@ -189,7 +189,7 @@ async def _open_run(backend: JudgeBackend, jobs: list[Job], run_dir: Path, param
         record = run_record(backend, parameters, locations)
         write_record = check_run_json(run_dir / RUN_JSON, record)
         done, dirty = scan_log(path)
-        rows = {key: json.loads(raw) for key, raw in done.items()}
+        rows = {key: Judgment.from_json(json.loads(raw), path) for key, raw in done.items()}
         check_requests(path, rows, {job.key: h for job, _, h in prepared})
     except BaseException:
         await backend.aclose()
@@ -214,7 +214,7 @@ def _answer_from_cache(log: RunLog, todo: list[Prepared]) -> tuple[list[Prepared
         if hit is None:
             remaining.append((job, request, h))
         else:
-            log.record(job, h, hit, None, cacheable=False)
+            log.record(job.key, h, hit, None, cacheable=False)
     log.flush()
     return remaining, len(todo) - len(remaining)
 
@@ -243,7 +243,7 @@ class _Workers:
                 return
             except BackendError as exc:
                 message = str(exc).replace("\n", " ")
-                self.log.record(job, h, None, message, cacheable=False)
+                self.log.record(job.key, h, None, message, cacheable=False)
                 self.failing += 1
                 if self.error_limit and self.failing >= self.error_limit and not self.fatal:
                     self.fatal.append(f"{self.failing} requests in a row failed, stopping (they are retried on"
@@ -251,7 +251,7 @@ class _Workers:
                     return
             else:
                 self.failing = 0
-                self.log.record(job, h, response, None, cacheable=True)
+                self.log.record(job.key, h, response, None, cacheable=True)
             if self.log.pending >= self.flush_size:
                 self.log.flush()
 

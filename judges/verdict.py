@@ -41,10 +41,6 @@ class Claim:
     text: str
     status: str
 
-    def to_json(self) -> dict[str, str]:
-        """The claim as a JSON object."""
-        return {"status": self.status, "text": self.text}
-
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
@@ -73,8 +69,22 @@ class Verdict:
         return {
             "verdict": self.verdict,
             "dimensions": {name: self.dimensions[name] for name in sorted(self.dimensions)},
-            "claims": [claim.to_json() for claim in self.claims],
+            "claims": [{"status": claim.status, "text": claim.text} for claim in self.claims],
         }
+
+    @staticmethod
+    def from_json(obj: Mapping[str, Any]) -> "Verdict":
+        """A verdict as ``to_json`` wrote it (a missing label is ``unparsed``); ValueError when a part is malformed."""
+        label = obj.get("verdict", UNPARSED)
+        dimensions, claims = obj.get("dimensions") or {}, obj.get("claims") or []
+        if not isinstance(label, str) or not isinstance(dimensions, Mapping) or not isinstance(claims, list):
+            raise ValueError("verdict, dimensions or claims of the wrong type")
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in dimensions.values()):
+            raise ValueError("a dimension score is not a number")
+        if not all(isinstance(c, Mapping) for c in claims):
+            raise ValueError("a claim is not an object")
+        return Verdict(label, {str(k): float(v) for k, v in dimensions.items()},
+                       tuple(Claim(str(c.get("text", "")), str(c.get("status", ""))) for c in claims))
 
 
 UNPARSED_VERDICT = Verdict(UNPARSED)

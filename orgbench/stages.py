@@ -23,7 +23,7 @@ from orgbench.core.storage import MANIFEST, dumps, read_json, sha256_bytes, stag
 OUR_PACKAGES = ("orgbench", "simulator", "benchmark_builders", "judges")
 #: Files beside the modules that the code reads at run time (templates, prompts, phrase tables, default configs).
 DATA_SUFFIXES = (".j2", ".yaml", ".toml", ".json")
-_SPEC = re.compile(r"^(%s)(\.[A-Za-z_][A-Za-z0-9_]*)*(:[A-Za-z_][A-Za-z0-9_.]*)?$" % "|".join(OUR_PACKAGES))
+_SPEC = re.compile(r"^(%s)(\.[A-Za-z_][A-Za-z0-9_]*)*(:[A-Za-z_][A-Za-z0-9_.]*|\.\*)?$" % "|".join(OUR_PACKAGES))
 
 
 def _module_file(name: str, root: Path) -> Path | None:
@@ -35,7 +35,10 @@ def _module_file(name: str, root: Path) -> Path | None:
 
 
 def _imported_names(path: Path, package: str) -> set[str]:
-    """Every module of ours that the file names: imports at any depth (local ones too) and "module:attr" strings."""
+    """Every module of ours that the file names: imports at any depth (local ones too) and "module:attr" strings.
+
+    A ``"package.*"`` string (a registry that finds its modules at run time) names every module of that package.
+    """
     tree = ast.parse(path.read_bytes(), filename=str(path))
     names: set[str] = set()
     for node in ast.walk(tree):
@@ -49,7 +52,11 @@ def _imported_names(path: Path, package: str) -> set[str]:
             names.add(base)
             names.update(f"{base}.{alias.name}" for alias in node.names)   # ``from pkg import module``
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _SPEC.match(node.value):
-            names.add(node.value.split(":")[0])                  # a lazy "module:attr" table entry
+            if node.value.endswith(".*"):                        # every module of a package
+                folder = path.parents[package.count(".") + 1].joinpath(*node.value[:-2].split("."))
+                names.update(f"{node.value[:-2]}.{m.stem}" for m in folder.glob("*.py"))
+            else:
+                names.add(node.value.split(":")[0])              # a lazy "module:attr" table entry
     return {n for n in names if n.split(".")[0] in OUR_PACKAGES}
 
 

@@ -56,7 +56,7 @@ API = {
     "judges.backends": ["AgentBackend", "AgentTurn", "BackendError", "BackendSpec", "EndpointConfig",
                         "FatalBackendError", "GenerationParams", "JudgeBackend", "JudgeRequest", "JudgeResponse",
                         "Message", "Usage", "apply_generation_options", "make_backend", "parse_extra"],
-    "judges.groundeval": ["CompiledTruth", "Corpus", "GatedRuntime", "score_question", "summarize"],
+    "judges.groundeval": ["CompiledTruth", "Corpus", "GatedRuntime", "QuestionScore", "score_question", "summarize"],
     "judges.groundeval.adapters": ["FRAMEWORKS"],
 }
 

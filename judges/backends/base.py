@@ -60,8 +60,25 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
+    def __add__(self, other: "Usage") -> "Usage":
+        """Both counts added: how a run, a command or an agent totals what it spent."""
+        return Usage(self.prompt_tokens + other.prompt_tokens, self.completion_tokens + other.completion_tokens)
+
     def to_json(self) -> dict[str, int]:
+        """The counts as a JSON object."""
         return {"prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
+
+    @staticmethod
+    def from_json(obj: Any) -> "Usage":
+        """Counts from a JSON object (missing or null counts are 0); ValueError when one is not a whole number."""
+        if obj is None:
+            return Usage()
+        if not isinstance(obj, Mapping):
+            raise ValueError("not a token count object")
+        counts = [obj.get(name) or 0 for name in ("prompt_tokens", "completion_tokens")]
+        if not all(isinstance(c, int) and not isinstance(c, bool) for c in counts):
+            raise ValueError("token counts are not whole numbers")
+        return Usage(*counts)
 
 
 @dataclass(frozen=True, slots=True)

@@ -349,6 +349,10 @@ def make_builtin(name: str) -> BuiltinJudge:
     return BuiltinJudge(name)
 
 
+#: The specs ``make`` answers (read by ``judges.backends.registry``).
+BACKEND_KINDS = ("builtin",)
+
+
 def make(wanted) -> BuiltinJudge:
     """The registry's factory for ``builtin:NAME`` (a ``judges.backends.registry.BackendSpec``)."""
     from orgbench.core.errors import InputError

@@ -108,6 +108,10 @@ class LocalBackend(OpenAICompatBackend):
             self.server.stop()
 
 
+#: The specs ``make`` answers (read by ``judges.backends.registry``).
+BACKEND_KINDS = ("local",)
+
+
 def make(wanted: Any) -> LocalBackend:
     """The registry's factory for ``local:MODEL``: a judge, or an agent (a function-calling chat format, one slot)."""
     model = wanted.model("local:smollm2, local:gemma3-270m or local:PATH.gguf")

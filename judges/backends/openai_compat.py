@@ -374,6 +374,10 @@ class OpenAICompatBackend(JudgeBackend, AgentBackend):
             await self.client.aclose()
 
 
+#: The specs ``make`` answers (read by ``judges.backends.registry``).
+BACKEND_KINDS = ("openai",)
+
+
 def make(wanted: Any) -> OpenAICompatBackend:
     """The registry's factory for ``openai:MODEL`` (a ``judges.backends.registry.BackendSpec``)."""
     endpoint = wanted.endpoint

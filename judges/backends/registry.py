@@ -1,8 +1,17 @@
-"""One registry of judge and agent backends: a spec ``KIND:ARG`` resolved through a lazy ``module:attr`` table.
+"""One registry of judge and agent backends: a spec ``KIND:ARG`` resolved lazily to a factory.
 
-The table below names the backends orgbench ships; a separate package adds
-its own under the entry-point group ``orgbench.backends`` (name = the spec's
-kind, value = ``module:attr`` of a factory), e.g. in its pyproject.toml::
+A backend orgbench ships is one module in ``judges/backends/`` that says
+which specs it makes and has a ``make`` factory::
+
+    BACKEND_KINDS = ("openai",)        # spec kinds, exact specs such as "builtin:step",
+                                       # or KIND@ROLE such as "replay@agent" (a kind whose agent is another class)
+
+    def make(wanted: BackendSpec) -> JudgeBackend: ...
+
+The registry reads those declarations from the modules' source (nothing is
+imported to find them), so adding a backend is adding its module. A separate
+package adds its own under the entry-point group ``orgbench.backends`` (name =
+the spec's kind, value = ``module:attr`` of a factory), e.g. in its pyproject.toml::
 
     [project.entry-points."orgbench.backends"]
     mycorp = "mycorp_backend:make"
@@ -15,6 +24,8 @@ A factory takes one ``BackendSpec`` (the spec, its kind and argument, the
 
 from __future__ import annotations
 
+import ast
+import functools
 import importlib
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
@@ -26,18 +37,10 @@ from orgbench.core.errors import InputError
 
 ENTRY_POINT_GROUP = "orgbench.backends"
 
-#: Exact specs first, then ``KIND@ROLE`` (a kind whose agent is another class), then kinds: ``module:attr`` of
-#: each factory (imported on first use).
-BACKENDS: dict[str, str] = {
-    "builtin:step": "judges.assurance.step_judge:make",
-    "builtin": "judges.backends.builtin:make",
-    "openai": "judges.backends.openai_compat:make",
-    "local": "judges.backends.local:make",
-    "replay": "judges.backends.replay:make",
-    "stub": "judges.backends.stub:make",
-    "replay@agent": "judges.groundeval.replay_agent:make",
-    "stub@agent": "judges.groundeval.stub_agent:make",
-}
+#: The name a backend module declares its spec kinds (or exact specs) under, at its top level.
+DECLARATION = "BACKEND_KINDS"
+#: Where orgbench's own backends are: every module of this package may declare some ("pkg.*": all its modules).
+BACKEND_MODULES = "judges.backends.*"
 
 #: What each role's backend must be.
 ROLES: dict[str, type] = {"judge": JudgeBackend, "agent": AgentBackend}
@@ -82,20 +85,49 @@ class BackendSpec:
         return self.arg
 
 
+def _declared_kinds(path: Path) -> tuple[str, ...]:
+    """The specs a module's source declares under DECLARATION (a tuple of strings), without importing it."""
+    source = path.read_text(encoding="utf-8")
+    if DECLARATION not in source:
+        return ()
+    for node in ast.parse(source, filename=str(path)).body:
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
+        if any(isinstance(t, ast.Name) and t.id == DECLARATION for t in targets) and node.value is not None:
+            kinds = ast.literal_eval(node.value)
+            if not isinstance(kinds, tuple) or not all(isinstance(k, str) and k for k in kinds):
+                raise TypeError(f"{path}: {DECLARATION} must be a tuple of spec kinds, e.g. (\"openai\",)")
+            return kinds
+    return ()
+
+
+@functools.cache
+def declared() -> dict[str, str]:
+    """orgbench's own backends: each declared kind or exact spec -> ``module:make`` (read once, imported never)."""
+    package = BACKEND_MODULES.removesuffix(".*")
+    found: dict[str, str] = {}
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        for kind in _declared_kinds(path):
+            if kind in found:
+                raise TypeError(f"{path}: backend {kind!r} is declared by {found[kind]} already")
+            found[kind] = f"{package}.{path.stem}:make"
+    return found
+
+
 def _entry_point(kind: str) -> str | None:
     found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == kind]
     return found[0].value if found else None
 
 
 def factory_path(spec: str, role: str = "judge") -> str | None:
-    """The ``module:attr`` that makes ``spec`` for ``role`` (exact spec, kind@role, kind; then entry points)."""
+    """The ``module:attr`` that makes ``spec`` for ``role``: exact spec, ``KIND@ROLE``, kind; orgbench's own, then entry points."""
     kind = spec.partition(":")[0]
-    return BACKENDS.get(spec) or BACKENDS.get(f"{kind}@{role}") or BACKENDS.get(kind) or _entry_point(kind)
+    ours = declared()
+    return ours.get(spec) or ours.get(f"{kind}@{role}") or ours.get(kind) or _entry_point(kind)
 
 
 def known_kinds() -> list[str]:
     """Every spec kind the registry can make, orgbench's and the installed plugins'."""
-    kinds = {name.partition(":")[0].partition("@")[0] for name in BACKENDS}
+    kinds = {name.partition(":")[0].partition("@")[0] for name in declared()}
     kinds.update(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP))
     return sorted(kinds)
 

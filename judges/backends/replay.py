@@ -70,6 +70,10 @@ class ReplayBackend(JudgeBackend):
             raise FatalBackendError(f"{self.path}: no recorded response for request {key}") from None
 
 
+#: The specs ``make`` answers (read by ``judges.backends.registry``).
+BACKEND_KINDS = ("replay",)
+
+
 def make(wanted) -> ReplayBackend:
     """The registry's factory for ``replay:PATH`` (or ``replay`` with the spec's ``replay_path``)."""
     path = wanted.arg or wanted.replay_path

@@ -17,9 +17,6 @@ from judges.backends.base import BackendError, JudgeBackend, JudgeRequest, Judge
 from orgbench.core.errors import InputError
 from orgbench.core.storage import dumps
 
-FIXED_VERDICT = '{"dimensions": {}, "claims": [], "verdict": "cannot_decide"}'
-
-
 @dataclass(frozen=True, slots=True)
 class Read:
     """One byte string the stub received: its hash, size, and whether it was accepted."""
@@ -38,6 +35,8 @@ class RecordingStub(JudgeBackend):
     """A JudgeBackend that records every byte-string message content it is handed."""
 
     name = "stub"
+    #: What it answers every request it accepts.
+    verdict = '{"dimensions": {}, "claims": [], "verdict": "cannot_decide"}'
 
     def __init__(self, log_path: Path | None = None, expected: Iterable[str] | None = None) -> None:
         self.log_path = Path(log_path) if log_path else None
@@ -71,7 +70,7 @@ class RecordingStub(JudgeBackend):
                 handle.write("".join(dumps(read.to_json()) + "\n" for read in reads))
         if refused:
             raise BackendError(f"stub refused bytes with sha256 {refused}: not among the hashes checked before use")
-        return JudgeResponse(FIXED_VERDICT, model="stub")
+        return JudgeResponse(self.verdict, model="stub")
 
     @property
     def accepted_hashes(self) -> list[str]:
@@ -87,6 +86,10 @@ def from_spec(spec: str) -> RecordingStub:
         if log.is_dir() or not log.parent.is_dir():
             raise InputError(f"judge spec {spec!r}: {log} cannot be a log file (a directory, or not in one)")
     return RecordingStub(Path(path) if path else None)
+
+
+#: The specs ``make`` answers (read by ``judges.backends.registry``).
+BACKEND_KINDS = ("stub",)
 
 
 def make(wanted) -> RecordingStub:

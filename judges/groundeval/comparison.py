@@ -28,6 +28,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from benchmark_builders.groundeval.contracts import TRACKS
+from judges.groundeval.question_score import QuestionScore
 from judges.groundeval.run import score_submissions
 from judges.groundeval.runtime import Corpus
 from judges.groundeval.task_track import is_task_suite
@@ -90,8 +91,8 @@ def _submissions(run: Path, questions: set[str]) -> tuple[tuple[str, str], list[
     return groups[0], submissions
 
 
-def _gates(row: Mapping[str, Any]) -> set[str]:
-    calls = row["diagnostics"].get("calls") or []
+def _gates(row: QuestionScore) -> set[str]:
+    calls = row.diagnostics.get("calls") or []
     return {g for c in calls if isinstance(c, dict) and isinstance(c.get("gates"), dict)
             for g, broken in c["gates"].items() if broken is True}
 
@@ -111,16 +112,15 @@ def paired_delta(a: np.ndarray, b: np.ndarray, *, resamples: int, seed: int) -> 
     return float(delta.mean()), float(low), float(high)
 
 
-def _question(qid: str, ra: Mapping[str, Any], rb: Mapping[str, Any], sa: Submission | None,
+def _question(qid: str, ra: QuestionScore, rb: QuestionScore, sa: Submission | None,
               sb: Submission | None) -> dict[str, Any] | None:
     ga, gb = _gates(ra), _gates(rb)
     seq_a, seq_b = _sequence(sa), _sequence(sb)
-    if ra["s_adj"] == rb["s_adj"] and ra["answer_correct"] == rb["answer_correct"] and ga == gb and seq_a == seq_b:
+    if ra.s_adj == rb.s_adj and ra.answer_correct == rb.answer_correct and ga == gb and seq_a == seq_b:
         return None
-    answer = ("fixed" if rb["answer_correct"] else "regressed") if ra["answer_correct"] != rb["answer_correct"] \
-        else "same"
-    entry = {"question_id": qid, "track": ra["track"], "s_adj_a": ra["s_adj"], "s_adj_b": rb["s_adj"],
-             "delta": round(rb["s_adj"] - ra["s_adj"], 6), "answer": answer,
+    answer = ("fixed" if rb.answer_correct else "regressed") if ra.answer_correct != rb.answer_correct else "same"
+    entry = {"question_id": qid, "track": ra.track, "s_adj_a": ra.s_adj, "s_adj_b": rb.s_adj,
+             "delta": round(rb.s_adj - ra.s_adj, 6), "answer": answer,
              "new_gates": sorted(gb - ga), "cleared_gates": sorted(ga - gb), "calls": None}
     if seq_a != seq_b:
         first = next((i for i, (x, y) in enumerate(zip(seq_a, seq_b)) if x != y), min(len(seq_a), len(seq_b)))
@@ -143,14 +143,14 @@ def compare_agent_runs(run_a: Path, run_b: Path, *, suite_dir: Path | None = Non
     scored = []
     for _, submissions in loaded:
         rows, _ = score_submissions(suite, submissions, corpus=corpus)
-        scored.append({r["question_id"]: r for r in rows})
+        scored.append({r.question_id: r for r in rows})
     subs = [{s.question_id: s for s in submissions} for _, submissions in loaded]
-    order = sorted(scored[0], key=lambda q: (TRACKS.index(scored[0][q]["track"]), q))
+    order = sorted(scored[0], key=lambda q: (TRACKS.index(scored[0][q].track), q))
     summary = {}
     for track in (*TRACKS, "all"):
-        mine = [q for q in order if track == "all" or scored[0][q]["track"] == track]
-        a = np.array([scored[0][q]["s_adj"] for q in mine])
-        b = np.array([scored[1][q]["s_adj"] for q in mine])
+        mine = [q for q in order if track == "all" or scored[0][q].track == track]
+        a = np.array([scored[0][q].s_adj for q in mine])
+        b = np.array([scored[1][q].s_adj for q in mine])
         mean, low, high = paired_delta(a, b, resamples=resamples, seed=seed)
         summary[track] = {"n": len(mine), "s_adj_a": round(float(a.mean()), 4) if len(mine) else None,
                           "s_adj_b": round(float(b.mean()), 4) if len(mine) else None,

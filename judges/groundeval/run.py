@@ -25,7 +25,8 @@ from benchmark_builders.groundeval.contracts import TRACKS, Contract
 from judges.groundeval.agents import AGENTS, BUILTIN_AGENTS, make_leaky, make_oracle
 from judges.groundeval.context import DEFAULT_BUDGET, build_context, check_citations
 from judges.groundeval.runtime import Corpus, GatedRuntime
-from judges.groundeval.scoring import CompiledTruth, score_question, summarize, unanswered, unknown_question
+from judges.groundeval.question_score import QuestionScore, summarize
+from judges.groundeval.scoring import CompiledTruth, score_question, unanswered, unknown_question
 from judges.groundeval.traces import Submission, load_corpus_world, load_submissions, load_suite, load_truth
 from judges.backends import BackendError, EndpointConfig, make_backend
 from judges.cache import ResponseCache
@@ -223,7 +224,7 @@ def _answer_with_model(sessions: _Sessions, contracts: list[Contract], spec: str
 
 
 def score_submissions(suite: Path, submissions: list[Submission], *, answered_only: bool = False,
-                      corpus: Corpus | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+                      corpus: Corpus | None = None) -> tuple[list[QuestionScore], dict[str, Any]]:
     """Score every suite question for each (agent, mode) present; unknown ids and missing answers score 0.
 
     Every call's gate outcome is re-derived from the suite's corpus and policy for the contract's actor and
@@ -239,7 +240,7 @@ def score_submissions(suite: Path, submissions: list[Submission], *, answered_on
     verifiers: dict[tuple[str, Any], TraceVerifier] = {}
     order = {t: i for i, t in enumerate(TRACKS)}
     groups: dict[tuple[str, str], dict[Any, Submission]] = defaultdict(dict)
-    extra_rows: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    extra_rows: dict[tuple[str, str], list[QuestionScore]] = defaultdict(list)
     for sub in submissions:
         key = (sub.agent, sub.mode)
         qid = sub.question_id
@@ -247,13 +248,11 @@ def score_submissions(suite: Path, submissions: list[Submission], *, answered_on
             extra_rows[key].append(unknown_question(qid if isinstance(qid, (str, int)) else str(qid), sub.mode))
             continue
         if qid in groups[key]:
-            row = unknown_question(qid, sub.mode)
-            row["malformed"] = "duplicate answer (the first one is scored)"
-            row["track"] = truths[qid].track
-            extra_rows[key].append(row)
+            extra_rows[key].append(replace(unknown_question(qid, sub.mode), track=truths[qid].track,
+                                           malformed="duplicate answer (the first one is scored)"))
             continue
         groups[key][qid] = sub
-    rows: list[dict[str, Any]] = []
+    rows: list[QuestionScore] = []
     summary: dict[str, Any] = {}
     for key in sorted(set(groups) | set(extra_rows)):
         agent, mode = key
@@ -275,15 +274,15 @@ def score_submissions(suite: Path, submissions: list[Submission], *, answered_on
                     verifier = verifiers[moment] = TraceVerifier(corpus, contract.actor, contract.as_of)
                 calls, check = rederive(corpus, contract.actor, contract.as_of, sub.calls, verifier=verifier)
                 row = score_question(truths[qid], sub.answer, calls, mode, trace_problems_found=list(check.malformed))
-                row["trace_tampered"] = check.tampered
-                row["diagnostics"]["trace_check"] = check.to_json()
-                if check.malformed and "malformed_calls" not in row["diagnostics"]:   # the answer was malformed too
-                    row["diagnostics"]["malformed_calls"] = list(check.malformed)
-            mine.append({"agent": agent, **row})
+                diagnostics = {**row.diagnostics, "trace_check": check.to_json()}
+                if check.malformed and "malformed_calls" not in diagnostics:   # the answer was malformed too
+                    diagnostics["malformed_calls"] = list(check.malformed)
+                row = replace(row, trace_tampered=check.tampered, diagnostics=diagnostics)
+            mine.append(replace(row, agent=agent))
         scored = list(mine)
-        mine.extend({"agent": agent, **r} for r in sorted(extra_rows.get(key, []), key=lambda r: str(r["question_id"])))
+        mine.extend(replace(r, agent=agent) for r in sorted(extra_rows.get(key, []), key=lambda r: str(r.question_id)))
         rows.extend(mine)
-        per_track = {t: summarize([r for r in scored if r["track"] == t]) for t in TRACKS}
+        per_track = {t: summarize([r for r in scored if r.track == t]) for t in TRACKS}
         per_track["all"] = summarize(scored)
         per_track["rejected_lines"] = len(extra_rows.get(key, []))
         summary.setdefault(agent, {})[mode] = per_track
@@ -296,7 +295,7 @@ def score_run(suite: Path, answers: Path, out: Path, *, answered_only: bool = Fa
     submissions, notes = load_submissions(answers)
     rows, summary = score_submissions(Path(suite), submissions, answered_only=answered_only, corpus=corpus)
     with staged_directory(Path(out)) as tmp:
-        write_jsonl(tmp / "questions.jsonl", rows)
+        write_jsonl(tmp / "questions.jsonl", (row.to_json() for row in rows))
         write_json(tmp / "summary.json", {"suite": str(suite), "answers": str(answers), "unreadable_lines": notes,
                                           "agents": summary})
         write_manifest(tmp)

@@ -28,6 +28,7 @@ from typing import Any, Mapping, Sequence
 
 from benchmark_builders.groundeval.contracts import COUNTERFACTUAL, NO_LINK_MECHANISM, PERSPECTIVE, SILENCE, Truth
 from judges.groundeval.call_shape import ShapedCalls, trace_problems, well_shaped
+from judges.groundeval.question_score import QuestionScore
 from judges.groundeval.runtime import tokenize
 
 WEIGHTS: dict[str, tuple[float, float]] = {PERSPECTIVE: (0.40, 0.60), COUNTERFACTUAL: (0.50, 0.50), SILENCE: (0.30, 0.70)}
@@ -163,17 +164,15 @@ def parse_answer(raw: Any, track: str) -> tuple[dict[str, Any] | None, str | Non
 
 
 def _zero(truth: CompiledTruth, reason: str, calls: list[dict[str, Any]] | Any, mode: str,
-          problems: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+          problems: list[dict[str, Any]] | None = None) -> QuestionScore:
     diagnostics: dict[str, Any] = {"answer": {}, "trajectory": {}, "calls": calls if isinstance(calls, list) else []}
     if problems:
         diagnostics["malformed_calls"] = problems
-    return {"question_id": truth.question_id, "track": truth.track, "kind": truth.kind, "difficulty": truth.difficulty,
-            "mode": mode, "s_answer": 0.0, "s_traj": 0.0,
-            "v": 0.0, "s_adj": 0.0, "answer_correct": False, "n_calls": len(calls) if isinstance(calls, list) else 0,
-            "malformed": reason, "trace_tampered": False, "diagnostics": diagnostics}
+    return QuestionScore(truth.question_id, truth.track, truth.kind, truth.difficulty, mode, 0.0, 0.0, 0.0, 0.0, False,
+                         len(calls) if isinstance(calls, list) else 0, reason, diagnostics=diagnostics)
 
 
-def _malformed_trace(truth: CompiledTruth, calls: Any, mode: str, problems: list[dict[str, Any]]) -> dict[str, Any]:
+def _malformed_trace(truth: CompiledTruth, calls: Any, mode: str, problems: list[dict[str, Any]]) -> QuestionScore:
     first = problems[0]
     reason = first["problem"] if first["call"] is None else f"trace has a malformed call: call {first['call']}: {first['problem']}"
     return _zero(truth, reason, calls, mode, problems)
@@ -319,7 +318,7 @@ def _silence(truth: CompiledTruth, verdict_ok: bool, tally: _Tally, searched: Se
 
 
 def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str = "tool", *,
-                   trace_problems_found: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+                   trace_problems_found: list[dict[str, Any]] | None = None) -> QuestionScore:
     """Score one answer and its recorded calls against one compiled truth, with full diagnostics.
 
     ``trace_problems_found`` (from ``trace_problems``) marks a trace already found malformed as a claim: the
@@ -364,36 +363,18 @@ def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str 
         s_answer, answer_parts, s_traj, traj_parts = _silence(truth, verdict_ok, tally, searched)
     wa, wt = WEIGHTS[track]
     s_adj = (wa * s_answer + wt * s_traj) * (1.0 - v) ** 2
-    return {"question_id": truth.question_id, "track": track, "kind": truth.kind, "difficulty": truth.difficulty,
-            "mode": mode, "s_answer": _round6(s_answer), "s_traj": _round6(s_traj), "v": _round6(v) if violating else 0.0,
-            "s_adj": _round6(s_adj), "answer_correct": verdict_ok, "n_calls": n, "malformed": None,
-            "trace_tampered": False, "diagnostics": {"answer": answer_parts, "trajectory": traj_parts, "calls": calls}}
+    return QuestionScore(truth.question_id, track, truth.kind, truth.difficulty, mode, _round6(s_answer), _round6(s_traj),
+                         _round6(v) if violating else 0.0, _round6(s_adj), verdict_ok, n, None,
+                         diagnostics={"answer": answer_parts, "trajectory": traj_parts, "calls": calls})
 
 
-def unanswered(truth: CompiledTruth, mode: str) -> dict[str, Any]:
+def unanswered(truth: CompiledTruth, mode: str) -> QuestionScore:
     """The row for a suite question the agent did not answer (scored 0)."""
     return _zero(truth, "no answer", [], mode)
 
 
-def unknown_question(question_id: Any, mode: str) -> dict[str, Any]:
+def unknown_question(question_id: Any, mode: str) -> QuestionScore:
     """The row for an answer whose question id is not in the suite (scored 0)."""
-    return {"question_id": question_id, "track": None, "kind": None, "difficulty": None, "mode": mode, "s_answer": 0.0, "s_traj": 0.0, "v": 0.0,
-            "s_adj": 0.0, "answer_correct": False, "n_calls": 0, "malformed": "unknown question id", "trace_tampered": False,
-            "diagnostics": {"answer": {}, "trajectory": {}, "calls": []}}
+    return QuestionScore(question_id, None, None, None, mode, 0.0, 0.0, 0.0, 0.0, False, 0, "unknown question id",
+                         diagnostics={"answer": {}, "trajectory": {}, "calls": []})
 
-
-def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Means of S_answer, S_traj, S_adj, the violation rate and the correct-answer-invalid-path count."""
-    n = len(rows)
-    calls = sum(r["n_calls"] for r in rows)
-    violating = sum(round(r["v"] * r["n_calls"]) for r in rows)
-    return {
-        "n": n,
-        "s_answer": round(sum(r["s_answer"] for r in rows) / n, 4) if n else 0.0,
-        "s_traj": round(sum(r["s_traj"] for r in rows) / n, 4) if n else 0.0,
-        "s_adj": round(sum(r["s_adj"] for r in rows) / n, 4) if n else 0.0,
-        "violation_rate": round(violating / calls, 4) if calls else 0.0,
-        "correct_invalid_path": sum(1 for r in rows if r["answer_correct"] and r["v"] > 0),
-        "malformed": sum(1 for r in rows if r["malformed"]),
-        "tampered_traces": sum(1 for r in rows if r.get("trace_tampered")),
-    }

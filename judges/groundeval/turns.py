@@ -10,7 +10,7 @@ what changes an answer is in the key, errors are never cached.
 ``Recorder`` is the ``AgentBackend`` a run talks to: it answers from the cache
 when it can, asks the model otherwise (storing the answer), and records every
 turn of a question, which the run writes to ``turns.jsonl`` for
-``replay:RUN`` (``judges.groundeval.replay_agent``).
+``replay:RUN`` (``judges.backends.replay_agent``).
 """
 
 from __future__ import annotations

@@ -15,6 +15,8 @@ from typing import Any, Callable, Iterable, Iterator, TypeVar
 
 import click
 
+from judges.backends.base import Usage
+
 T = TypeVar("T")
 
 def interactive() -> bool:
@@ -84,8 +86,7 @@ class Totals:
 
     requests: int = 0
     retries: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
+    usage: Usage = field(default_factory=Usage)
     started: float = field(default_factory=time.perf_counter)
 
     def add_backend(self, backend: Any, answered: int) -> None:
@@ -100,5 +101,5 @@ class Totals:
 
     def line(self) -> str:
         """The totals line printed at the end of the command."""
-        return (f"totals: {self.requests:,} requests ({self.retries:,} retries), {self.prompt_tokens:,} prompt + "
-                f"{self.completion_tokens:,} completion tokens, {time.perf_counter() - self.started:.1f} s wall")
+        return (f"totals: {self.requests:,} requests ({self.retries:,} retries), {self.usage.prompt_tokens:,} prompt"
+                f" + {self.usage.completion_tokens:,} completion tokens, {time.perf_counter() - self.started:.1f} s wall")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from judges.judgments import load_judgments
+from judges.cargo_scores import load_cargo_judgments
 from orgbench.core.storage import read_json, write_text_atomic
 from orgbench.core.jsonl import iter_jsonl
 from orgbench.core.tables import Table
@@ -32,13 +32,13 @@ def breakdown_rows(run_dirs: Sequence[Path], suite_dir: Path) -> list[dict[str, 
     for run_dir in run_dirs:
         meta = read_json(Path(run_dir) / "run.json")
         judge = meta.get("judge", Path(run_dir).name) if isinstance(meta, dict) else Path(run_dir).name
-        for row in load_judgments(Path(run_dir)):
-            if row.get("penalized") not in (True, False):
+        for row in load_cargo_judgments(Path(run_dir)):
+            if row.penalized is None:
                 continue
-            item = truth[row["item_id"]]
+            item = truth[row.item_id]
             for by, group in _groups(item):
-                cell = counts.setdefault((judge, row["condition"], item["family"], by, group), [0, 0])
-                cell[0] += bool(row["penalized"])
+                cell = counts.setdefault((judge, row.condition, item["family"], by, group), [0, 0])
+                cell[0] += row.penalized
                 cell[1] += 1
     return [{"judge": k[0], "condition": k[1], "family": k[2], "by": k[3], "group": k[4],
              "penalised": str(p), "judged": str(n), "rate": f"{p / n:.2f}"}

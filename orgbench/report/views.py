@@ -28,18 +28,18 @@ def judge_run_view(directory: Path) -> tuple[str, str, dict[str, Any] | None, li
 
     meta = read_json(directory / "run.json") if (directory / "run.json").is_file() else {}
     judge = str(meta.get("judge", directory.name))
-    rows = list(load_judgments(directory))
-    verdict = lambda r: "error" if r.get("error") else (r.get("verdict") or {}).get("verdict", "unparsed")  # noqa: E731
+    rows = load_judgments(directory)
+    verdict = lambda r: "error" if r.error else r.verdict.verdict if r.verdict else "unparsed"  # noqa: E731
     counts: dict[str, Counter] = {}
     for row in rows:
-        counts.setdefault(row["condition"], Counter())[verdict(row)] += 1
+        counts.setdefault(row.condition, Counter())[verdict(row)] += 1
     names = ["pass", "fail", "cannot_decide", "unparsed", "error"]
     table = _plain(["condition", *names, "judged"], [[c, *(n[v] for v in names), sum(n.values())]
                                                       for c, n in counts.items()], "run_summary",
                    f"Verdicts of {judge} per condition")
-    records = [{"id": f"{r['item_id']}.{r['condition']}.{r['seed']}", "title": f"{r['item_id']} under {r['condition']}",
-                "fields": {"item": r["item_id"], "condition": r["condition"], "seed": r["seed"], "outcome": verdict(r)},
-                "sections": [{"heading": "Response", "text": _clip(r.get("response") or r.get("error") or "")}]}
+    records = [{"id": f"{r.item_id}.{r.condition}.{r.seed}", "title": f"{r.item_id} under {r.condition}",
+                "fields": {"item": r.item_id, "condition": r.condition, "seed": r.seed, "outcome": verdict(r)},
+                "sections": [{"heading": "Response", "text": _clip(r.response or r.error or "")}]}
                for r in rows]
     return f"CARGO judge run: {judge}", f"{directory}: {len(rows)} judgments (judgments.jsonl).", table, records
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 from benchmark_builders.cargo.records import FAMILIES
 from orgbench.stages import module_fingerprint
@@ -198,7 +199,7 @@ def _clip(text: str, limit: int = 180) -> str:
 
 def _write_drilldown(out_dir: Path, suite: Path, runs: list[Path]) -> None:
     """drilldown.jsonl (one record per item and condition) and drilldown_shared.json (each item's texts)."""
-    from judges.judgments import load_judgments
+    from judges.cargo_scores import load_cargo_judgments
     from orgbench.core.storage import read_json, write_json, write_jsonl
     from orgbench.core.jsonl import read_jsonl
 
@@ -217,13 +218,13 @@ def _write_drilldown(out_dir: Path, suite: Path, runs: list[Path]) -> None:
              "text": f"family {fact['family']} ({fact['family_name']}); should penalise: {fact['should_penalize']}; "
                      f"perturbation: {json.dumps(change, sort_keys=True) if change else 'none'}"},
         ]
-    verdicts: dict[tuple[str, str], list[tuple[str, dict]]] = {}
+    verdicts: dict[tuple[str, str], list[tuple[str, Any]]] = {}
     for run in runs:
         judge = read_json(run / "run.json").get("judge", run.name)
-        first_seed: dict[tuple[str, str], dict] = {}
-        for row in load_judgments(run):
-            key = (row["item_id"], row["condition"])
-            if key not in first_seed or row["seed"] < first_seed[key]["seed"]:
+        first_seed: dict[tuple[str, str], Any] = {}
+        for row in load_cargo_judgments(run):
+            key = (row.item_id, row.condition)
+            if key not in first_seed or row.seed < first_seed[key].seed:
                 first_seed[key] = row
         for key, row in first_seed.items():
             verdicts.setdefault(key, []).append((judge, row))
@@ -233,16 +234,16 @@ def _write_drilldown(out_dir: Path, suite: Path, runs: list[Path]) -> None:
         table = []
         fields = {"item": item_id, "family": fact["family"], "condition": condition}
         for judge, row in rows:
-            verdict = (row.get("verdict") or {}).get("verdict", "unparsed") if row.get("verdict") else "unparsed"
-            claims = (row.get("verdict") or {}).get("claims") or []
-            flagged = sum(1 for c in claims if c.get("status") == "contradicted")
-            table.append([judge, verdict, str(row.get("penalized")), len(claims), flagged])
+            verdict = row.verdict.verdict if row.verdict else "unparsed"
+            claims = row.verdict.claims if row.verdict else ()
+            flagged = sum(1 for c in claims if c.status == "contradicted")
+            table.append([judge, verdict, str(row.penalized), len(claims), flagged])
             fields[judge.split(":")[-1]] = verdict
         main_judge, main = next(((j, r) for j, r in rows if j.endswith("grounded")), rows[0])
-        penalized = main.get("penalized")
+        penalized = main.penalized
         fields["outcome"] = ("undecided" if penalized is None
                              else "correct" if penalized == fact["should_penalize"] else "wrong")
-        claims = (main.get("verdict") or {}).get("claims") or []
+        claims = main.verdict.claims if main.verdict else ()
         records.append({
             "id": f"{item_id}.{condition}", "title": f"{item_id} under {condition}", "shared": item_id,
             "fields": fields,
@@ -250,10 +251,9 @@ def _write_drilldown(out_dir: Path, suite: Path, runs: list[Path]) -> None:
                 {"heading": "Verdicts", "columns": ["judge", "verdict", "penalized", "claims", "contradicted"],
                  "rows": table},
                 {"heading": f"Claims {main_judge} did not find supported "
-                            f"({sum(1 for c in claims if c.get('status') == 'supported')} of {len(claims)} supported)",
+                            f"({sum(1 for c in claims if c.status == 'supported')} of {len(claims)} supported)",
                  "columns": ["claim", "status"],
-                 "rows": [[_clip(str(c.get("text", ""))), str(c.get("status", ""))]
-                          for c in claims if c.get("status") != "supported"]},
+                 "rows": [[_clip(c.text), c.status] for c in claims if c.status != "supported"]},
             ],
         })
     write_jsonl(out_dir / "drilldown.jsonl", records)

@@ -81,7 +81,7 @@ def build_groundeval_scores(tmp: Path, args: Mapping[str, Any], permits: int) ->
     suite, *runs = (Path(d) for d in args["needs"])
     submissions = [s for run in runs for s in load_submissions(run / "run")[0]]
     rows, _ = score_submissions(suite / "suite", submissions, corpus=_corpus(suite / "suite")[1])
-    write_jsonl(tmp / "scores.jsonl", ({**row, "world": args["world"], "seed": args["seed"]} for row in rows))
+    write_jsonl(tmp / "scores.jsonl", ({**row.to_json(), "world": args["world"], "seed": args["seed"]} for row in rows))
 
 
 def build_cargo_suite(tmp: Path, args: Mapping[str, Any], permits: int) -> None:

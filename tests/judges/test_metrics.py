@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pytest
 
+from judges.judgments import Judgment
+from judges.verdict import Verdict
 from judges.metrics import (
     DEFAULT_SIZES,
     PenaltyTable,
@@ -175,6 +177,8 @@ def test_penalty_table_from_runner_rows_counts_what_was_not_judged():
         {"item_id": "d", "condition": "cargo", "seed": 0, "penalized": False, "verdict": {"verdict": "pass"}, "error": None},
         {"item_id": "d", "condition": "direct", "seed": 1, "penalized": True, "verdict": {"verdict": "fail"}, "error": None},
     ]
+    rows = [Judgment.from_json(row, "judgments.jsonl") for row in rows]   # the typed records a run is read as
+    assert [r.penalized for r in rows] == [False, True, True, None, None, None, False, True]
     table = penalty_table(rows, families, "cargo")
     assert table.item_ids == ("a", "b", "c", "d") and table.seeds == (0, 1)
     assert np.array_equal(table.values, np.array([[0, 1], [1, NAN], [NAN, NAN], [0, NAN]]), equal_nan=True)
@@ -185,7 +189,7 @@ def test_penalty_table_from_runner_rows_counts_what_was_not_judged():
     assert score.mean.tp == 0.5 and score.mean.fp == 0.5 and score.mean.di == 0.0
     assert score.to_json()["mean_of_seeds"]["rates"]["P3"] is None
     with pytest.raises(InputError, match="item 'zz'"):
-        penalty_table(rows + [{"item_id": "zz", "condition": "cargo", "seed": 0, "penalized": True}], families, "cargo")
+        penalty_table(rows + [Judgment("zz", "cargo", 0, verdict=Verdict("fail"))], families, "cargo")
     with pytest.raises(InputError, match="unknown family 'P9'"):
         penalty_table(rows, {"a": "P9"}, "cargo")
 

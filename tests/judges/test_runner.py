@@ -14,7 +14,7 @@ import pytest
 
 from judges.backends import GenerationParams, JudgeRequest, Message, make_backend
 from judges.cache import ResponseCache
-from judges.judgments import JUDGMENTS, load_judgments
+from judges.judgments import JUDGMENTS, Judgment, load_judgments
 from judges.runner import Job, run_jobs_sync
 from orgbench.core.errors import InputError
 from tests.judges.chat_server import ChatServer, Reply, request_key
@@ -54,6 +54,11 @@ def keys_of(rows) -> list[tuple]:
     return [(r["item_id"], r["condition"], r["seed"]) for r in rows]
 
 
+def penalized_of(row: dict) -> bool | None:
+    """A line's penalised reading, through the typed record (the generic runner writes no ``penalized`` field)."""
+    return Judgment.from_json(row, JUDGMENTS).penalized
+
+
 def test_a_run_writes_one_sorted_line_per_key(chat, tmp_path):
     jobs = make_jobs()
     summary = run_jobs_sync(jobs, backend_for(chat), tmp_path / "run", concurrency=5, progress=False,
@@ -62,13 +67,14 @@ def test_a_run_writes_one_sorted_line_per_key(chat, tmp_path):
     assert keys_of(rows) == sorted(job.key for job in jobs)
     assert summary.jobs == summary.requested == summary.written == summary.judgments == 24
     assert (summary.penalized, summary.passed, summary.errors, summary.unparsed) == (12, 12, 0, 0)
-    assert summary.prompt_tokens == sum(r["usage"]["prompt_tokens"] for r in rows) > 0
-    assert summary.completion_tokens == sum(r["usage"]["completion_tokens"] for r in rows) > 0
+    assert summary.usage.prompt_tokens == sum(r["usage"]["prompt_tokens"] for r in rows) > 0
+    assert summary.usage.completion_tokens == sum(r["usage"]["completion_tokens"] for r in rows) > 0
     first = rows[0]
-    assert first["item_id"] == "item-000" and first["penalized"] is False and first["error"] is None
+    assert first["item_id"] == "item-000" and penalized_of(first) is False and first["error"] is None
+    assert "penalized" not in first      # a CARGO field, added by judges.cargo_scores.cargo_line
     assert first["verdict"]["verdict"] == "pass" and first["verdict"]["claims"][0]["status"] == "supported"
     assert len(first["request_hash"]) == 64 and first["model"] == "judge"
-    assert rows[4]["item_id"] == "item-001" and rows[4]["penalized"] is True
+    assert rows[4]["item_id"] == "item-001" and penalized_of(rows[4]) is True
     run = json.loads((tmp_path / "run" / "run.json").read_text())
     assert run["judge"] == "openai:judge" and run["parameters"] == {"suite": "s1"}
     assert run["backend"] == {"kind": "openai", "model": "judge", "base_url": chat.base_url}
@@ -111,7 +117,7 @@ def test_errors_are_logged_then_retried_on_resume(chat, tmp_path):
     assert summary.errors == 1 and summary.judgments == 8
     (bad,) = [r for r in lines_of(tmp_path / "run") if r["error"]]
     assert "HTTP 400 (prompt too long)" in bad["error"]
-    assert bad["penalized"] is None and bad["verdict"] is None and bad["response"] is None
+    assert penalized_of(bad) is None and bad["verdict"] is None and bad["response"] is None
     summary = run_jobs_sync(jobs, backend_for(chat), tmp_path / "run", progress=False)
     assert (summary.requested, summary.errors, summary.judgments) == (1, 0, 8)
     assert keys_of(lines_of(tmp_path / "run")) == sorted(job.key for job in jobs)
@@ -124,7 +130,7 @@ def test_unparsed_and_cannot_decide_are_counted_apart(chat, tmp_path):
     assert (summary.unparsed, summary.cannot_decide, summary.passed, summary.penalized) == (1, 1, 0, 0)
     rows = lines_of(tmp_path / "run")
     assert [r["verdict"]["verdict"] for r in rows] == ["unparsed", "cannot_decide"]
-    assert [r["penalized"] for r in rows] == [None, None]
+    assert [penalized_of(r) for r in rows] == [None, None]
     assert rows[0]["response"] == "I think it is fine."
 
 

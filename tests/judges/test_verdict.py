@@ -94,4 +94,4 @@ def test_any_reasoning_then_the_answer_parses_to_the_answer(prose, dims, claims,
     verdict = parse_verdict(text)
     assert verdict.verdict == label
     assert verdict.dimensions == {k: float(v) for k, v in dims.items()}
-    assert [c.to_json() for c in verdict.claims] == [{"status": c["status"], "text": c["text"]} for c in claims]
+    assert verdict.to_json()["claims"] == [{"status": c["status"], "text": c["text"]} for c in claims]

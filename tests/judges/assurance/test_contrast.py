@@ -8,7 +8,7 @@ import json
 from benchmark_builders.trajectories.records import ChatMessage, ToolCall, Trajectory
 from judges.assurance.contrast import contrast_summary, contrast_table, flags_csv, judge_cohort
 from judges.assurance.render import PacketSpec, render_packet
-from judges.assurance.step_judge import PacketStepJudge, judge_packet
+from judges.backends.step import PacketStepJudge, judge_packet
 from judges.backends.base import JudgeRequest, Message
 
 

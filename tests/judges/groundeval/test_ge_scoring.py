@@ -5,8 +5,9 @@ import pytest
 from benchmark_builders.groundeval.contracts import Truth
 from judges.groundeval.call_shape import ShapedCalls, call_problem, trace_problems
 from judges.groundeval.runtime import tokenize
+from judges.groundeval.question_score import summarize
 from judges.groundeval.scoring import (
-    CompiledTruth, _query_tokens, _round6, evidence_overlap, score_question, summarize,
+    CompiledTruth, _query_tokens, _round6, evidence_overlap, score_question,
 )
 
 def close(value):
@@ -35,20 +36,20 @@ POSITIVE = truth(gold={"could_actor_have_known": True, "blocked_subsystems": [],
 def test_perspective_positive_full_marks():
     row = score_question(POSITIVE, {"could_actor_have_known": True, "evidence_artifacts": ["A@1"],
                                     "blocked_subsystems": []}, [call(ids=["A@1"])])
-    assert (row["s_answer"], row["s_traj"], row["v"], row["s_adj"]) == (1.0, 1.0, 0.0, 1.0)
+    assert (row.s_answer, row.s_traj, row.v, row.s_adj) == (1.0, 1.0, 0.0, 1.0)
 
 
 def test_horizon_takes_precedence_and_two_gates_count_once():
     calls = [call(ids=["A@1"]), call(outcome="withheld", horizon=True, subsystem=True),
              call(outcome="withheld", actor=True, subsystem=True), call(outcome="withheld", subsystem=True)]
     row = score_question(POSITIVE, {"could_actor_have_known": True, "evidence_artifacts": ["A@1"]}, calls)
-    parts = row["diagnostics"]["trajectory"]
+    parts = row.diagnostics["trajectory"]
     assert (parts["horizon_violations"], parts["actor_violations"], parts["subsystem_violations"]) == (1, 1, 1)
     # v = 3 violating calls / 4; traj = .30(1-1/4) + .25(1-1/4) + .20·1 + .15(1-1/4) + .10·0 (three dead ends, no ok after)
-    assert row["v"] == 0.75
-    assert row["s_traj"] == close(0.30 * 0.75 + 0.25 * 0.75 + 0.20 + 0.15 * 0.75 + 0.0)
-    assert row["s_adj"] == close((0.4 * 1.0 + 0.6 * row["s_traj"]) * 0.25 ** 2)
-    assert row["answer_correct"] is True
+    assert row.v == 0.75
+    assert row.s_traj == close(0.30 * 0.75 + 0.25 * 0.75 + 0.20 + 0.15 * 0.75 + 0.0)
+    assert row.s_adj == close((0.4 * 1.0 + 0.6 * row.s_traj) * 0.25 ** 2)
+    assert row.answer_correct is True
 
 
 def test_no_calls_means_v_zero_and_a_correct_negative_without_evidence_is_fully_grounded():
@@ -56,9 +57,9 @@ def test_no_calls_means_v_zero_and_a_correct_negative_without_evidence_is_fully_
                                                        "blocked_subsystems": ["deploys"], "evidence_artifacts": []})
     row = score_question(negative, {"could_actor_have_known": False, "blocked_subsystems": ["deploys"],
                                     "evidence_artifacts": []}, [])
-    assert row["v"] == 0.0 and row["n_calls"] == 0
-    assert row["diagnostics"]["trajectory"]["grounding"] == 1.0
-    assert (row["s_answer"], row["s_traj"], row["s_adj"]) == (1.0, 1.0, 1.0)
+    assert row.v == 0.0 and row.n_calls == 0
+    assert row.diagnostics["trajectory"]["grounding"] == 1.0
+    assert (row.s_answer, row.s_traj, row.s_adj) == (1.0, 1.0, 1.0)
 
 
 def test_perspective_answer_parts_and_dead_end_recovery():
@@ -69,12 +70,12 @@ def test_perspective_answer_parts_and_dead_end_recovery():
     row = score_question(negative, {"could_actor_have_known": False, "blocked_subsystems": ["deploys"],
                                     "evidence_artifacts": ["C@1", "X@1"]},
                          [call(tool="search_artifacts", outcome="empty"), call(ids=["C@1"]), call(outcome="not_found")])
-    assert row["s_answer"] == close(0.6 + 0.2 * 0.5 + 0.2 * 0.0)
-    traj = row["diagnostics"]["trajectory"]
+    assert row.s_answer == close(0.6 + 0.2 * 0.5 + 0.2 * 0.0)
+    traj = row.diagnostics["trajectory"]
     assert traj["grounding"] == 0.0 and traj["dead_ends"] == 2 and traj["dead_end_recovery"] == 0.5
-    assert row["s_traj"] == close(0.30 + 0.25 + 0.0 + 0.15 + 0.10 * 0.5)
+    assert row.s_traj == close(0.30 + 0.25 + 0.0 + 0.15 + 0.10 * 0.5)
     wrong = score_question(negative, {"could_actor_have_known": True}, [])
-    assert wrong["s_answer"] == 0.0 and wrong["answer_correct"] is False
+    assert wrong.s_answer == 0.0 and wrong.answer_correct is False
 
 
 def test_evidence_overlap_ignores_permitted_extras_and_accepts_bare_ids():
@@ -82,7 +83,7 @@ def test_evidence_overlap_ignores_permitted_extras_and_accepts_bare_ids():
     assert evidence_overlap(frozenset({"A@1", "D@2"}), frozenset({"A@1"}), {"A@1", "Z@1"}) == close(1 / 3)
     assert evidence_overlap(frozenset(), frozenset(), set()) == 1.0
     row = score_question(POSITIVE, {"could_actor_have_known": True, "evidence_artifacts": ["A"]}, [call(ids=["A@1"])])
-    assert row["s_adj"] == 1.0
+    assert row.s_adj == 1.0
 
 
 COUNTERFACTUAL = truth(track="counterfactual", kind="causal",
@@ -99,10 +100,10 @@ def test_counterfactual_answer_and_trajectory_terms():
               "actors": ["P-2", "P-7"]}
     row = score_question(COUNTERFACTUAL, answer, [call(ids=["CHG-1@3"]), call(outcome="withheld", horizon=True)])
     # answer: .2 outcome + .2 alias + .2 cause + 0 effect + 0 direction + .05·(1/2) + .05 actor
-    assert row["s_answer"] == close(0.2 + 0.2 + 0.2 + 0.025 + 0.05)
+    assert row.s_answer == close(0.2 + 0.2 + 0.2 + 0.025 + 0.05)
     # traj: .2 cause found + 0 effect + .35·(1/2) + 0 (a horizon violation) + .10 mechanism named
-    assert row["s_traj"] == close(0.2 + 0.175 + 0.10)
-    assert row["v"] == 0.5 and row["s_adj"] == close((0.5 * row["s_answer"] + 0.5 * row["s_traj"]) * 0.25)
+    assert row.s_traj == close(0.2 + 0.175 + 0.10)
+    assert row.v == 0.5 and row.s_adj == close((0.5 * row.s_answer + 0.5 * row.s_traj) * 0.25)
 
 
 def test_silence_coverage_needs_the_selector_in_each_subsystem():
@@ -112,15 +113,15 @@ def test_silence_coverage_needs_the_selector_in_each_subsystem():
              call("search_artifacts", outcome="empty", args={"query": "INC-40", "subsystem": "wiki"}),
              call("search_artifacts", outcome="empty", args={"query": "INC-4", "subsystem": "hr"}, subsystem=True)]
     row = score_question(absence, {"exists": False}, calls)
-    assert row["diagnostics"]["trajectory"]["search_space_coverage"] == 0.5
-    assert row["diagnostics"]["trajectory"]["uncovered_subsystems"] == ["wiki"]
-    assert row["s_traj"] == close(0.8 * 0.5 + 0.2)
-    assert row["s_adj"] == close((0.3 * 1.0 + 0.7 * row["s_traj"]) * (1 - 1 / 3) ** 2)
+    assert row.diagnostics["trajectory"]["search_space_coverage"] == 0.5
+    assert row.diagnostics["trajectory"]["uncovered_subsystems"] == ["wiki"]
+    assert row.s_traj == close(0.8 * 0.5 + 0.2)
+    assert row.s_adj == close((0.3 * 1.0 + 0.7 * row.s_traj) * (1 - 1 / 3) ** 2)
     lazy = score_question(absence, {"exists": False}, [])
-    assert (lazy["s_answer"], lazy["s_traj"], lazy["s_adj"]) == (1.0, 0.2, close(0.3 + 0.7 * 0.2))
+    assert (lazy.s_answer, lazy.s_traj, lazy.s_adj) == (1.0, 0.2, close(0.3 + 0.7 * 0.2))
     covered = score_question(absence, {"exists": False},
                              [call("search_artifacts", outcome="empty", args={"query": "inc-4", "subsystem": None})])
-    assert covered["s_adj"] == 1.0
+    assert covered.s_adj == 1.0
 
 
 @pytest.mark.parametrize("answer, reason", [
@@ -133,19 +134,19 @@ def test_silence_coverage_needs_the_selector_in_each_subsystem():
 ])
 def test_malformed_answers_score_zero_with_a_reason(answer, reason):
     row = score_question(POSITIVE, answer, [call(ids=["A@1"])])
-    assert (row["s_answer"], row["s_traj"], row["s_adj"], row["malformed"]) == (0.0, 0.0, 0.0, reason)
+    assert (row.s_answer, row.s_traj, row.s_adj, row.malformed) == (0.0, 0.0, 0.0, reason)
 
 
 def test_malformed_trace_and_context_mode_citations():
-    assert score_question(POSITIVE, {"could_actor_have_known": True}, "calls")["malformed"] == \
+    assert score_question(POSITIVE, {"could_actor_have_known": True}, "calls").malformed == \
         "the trace is a str, not a list of calls"
-    assert score_question(POSITIVE, {"could_actor_have_known": True}, [1])["malformed"] == \
+    assert score_question(POSITIVE, {"could_actor_have_known": True}, [1]).malformed == \
         "trace has a malformed call: call 1: not an object (a int)"
     context_calls = [call("search_artifacts", ids=["A@1"]), call(ids=["A@1"]),
                      call("cite_artifact", ids=["A@1"]), call("cite_artifact", outcome="withheld", horizon=True)]
     row = score_question(POSITIVE, {"could_actor_have_known": True, "evidence_artifacts": ["A@1", "F@2"]},
                          context_calls, mode="context")
-    assert row["n_calls"] == 2 and row["v"] == 0.5          # only the agent's citations count in context mode
+    assert row.n_calls == 2 and row.v == 0.5          # only the agent's citations count in context mode
 
 
 def test_summary_counts_correct_answers_through_invalid_paths():
@@ -176,9 +177,9 @@ def test_every_malformed_call_shape_scores_the_question_zero_with_its_reason(bad
                                 (SILENCE_ABSENCE, {"exists": False})):
         for mode in ("tool", "context"):
             row = score_question(track_truth, answer, [call(ids=["A@1"]), bad], mode=mode)
-            assert row["malformed"] == f"trace has a malformed call: call 2: {problem}"
-            assert (row["s_answer"], row["s_traj"], row["s_adj"]) == (0.0, 0.0, 0.0)
-            assert row["diagnostics"]["malformed_calls"] == [{"call": 2, "problem": problem}]
+            assert row.malformed == f"trace has a malformed call: call 2: {problem}"
+            assert (row.s_answer, row.s_traj, row.s_adj) == (0.0, 0.0, 0.0)
+            assert row.diagnostics["malformed_calls"] == [{"call": 2, "problem": problem}]
 
 
 SILENCE_ABSENCE = truth(track="silence", kind="absence", gold={"exists": False}, permitted=["INC-4@2"],
@@ -196,19 +197,19 @@ def test_context_mode_silence_coverage_counts_only_the_searches_the_agent_cites(
                      _builder_search("wiki", "did INC-4 get a postmortem", ids=["WIKI-9@1"]),
                      _builder_search("hr", "did INC-4 get a postmortem", subsystem=True)]
     lazy = score_question(SILENCE_ABSENCE, {"exists": False, "evidence_artifacts": []}, context_calls, mode="context")
-    assert lazy["diagnostics"]["trajectory"]["search_space_coverage"] == 0.0
-    assert (lazy["s_traj"], lazy["s_adj"]) == (close(0.2), close(0.3 + 0.7 * 0.2))
+    assert lazy.diagnostics["trajectory"]["search_space_coverage"] == 0.0
+    assert (lazy.s_traj, lazy.s_adj) == (close(0.2), close(0.3 + 0.7 * 0.2))
     half = score_question(SILENCE_ABSENCE, {"exists": False, "evidence_artifacts": ["search:postmortems"]},
                           context_calls, mode="context")
-    assert half["diagnostics"]["trajectory"]["uncovered_subsystems"] == ["wiki"] and half["n_calls"] == 0
+    assert half.diagnostics["trajectory"]["uncovered_subsystems"] == ["wiki"] and half.n_calls == 0
     full = score_question(SILENCE_ABSENCE, {"exists": False, "evidence_artifacts": ["search:postmortems", "WIKI-9@1"]},
                           context_calls + [call("cite_artifact", ids=["WIKI-9@1"])], mode="context")
-    assert full["s_adj"] == 1.0
+    assert full.s_adj == 1.0
     # a cited search that broke a gate covers nothing; in tool mode citations of searches mean nothing
     assert score_question(SILENCE_ABSENCE, {"exists": False, "evidence_artifacts": ["search:hr"]},
-                          context_calls, mode="context")["diagnostics"]["trajectory"]["search_space_coverage"] == 0.0
+                          context_calls, mode="context").diagnostics["trajectory"]["search_space_coverage"] == 0.0
     assert score_question(SILENCE_ABSENCE, {"exists": False, "evidence_artifacts": []},
-                          context_calls[:2], mode="tool")["diagnostics"]["trajectory"]["search_space_coverage"] == 1.0
+                          context_calls[:2], mode="tool").diagnostics["trajectory"]["search_space_coverage"] == 1.0
 
 
 DECOY = truth(track="counterfactual", kind="decoy",
@@ -224,19 +225,19 @@ def test_counterfactual_null_ids_and_mechanism_are_answers_not_malformed():
     calls = [call(ids=["CHG-1@3"]), call(ids=["INC-1@2"])]
     row = score_question(DECOY, answer, calls)
     # null mechanism matches "no link"; a null cause id does not match EV-1
-    assert row["malformed"] is None and row["answer_correct"] is True
-    assert row["diagnostics"]["answer"]["mechanism"] is True and row["diagnostics"]["answer"]["cause_id"] is False
-    assert row["s_answer"] == close(0.2 + 0.2 + 0.0 + 0.2 + 0.1 + 0.05 + 0.05)
+    assert row.malformed is None and row.answer_correct is True
+    assert row.diagnostics["answer"]["mechanism"] is True and row.diagnostics["answer"]["cause_id"] is False
+    assert row.s_answer == close(0.2 + 0.2 + 0.0 + 0.2 + 0.1 + 0.05 + 0.05)
     causal = score_question(COUNTERFACTUAL, dict(answer, outcome_changed=True, effect_event_id=None), calls)
-    assert causal["diagnostics"]["answer"]["mechanism"] is False and causal["diagnostics"]["answer"]["effect_id"] is False
+    assert causal.diagnostics["answer"]["mechanism"] is False and causal.diagnostics["answer"]["effect_id"] is False
     null_truth = truth(track="counterfactual", kind="decoy",
                        gold={"outcome_changed": False, "causal_mechanism": None, "cause_event_id": None,
                              "effect_event_id": None, "mechanism_direction": "no_causal_link"})
     both_null = score_question(null_truth, answer | {"effect_event_id": None}, [])
-    assert both_null["diagnostics"]["answer"] == {"outcome": True, "mechanism": True, "cause_id": True,
+    assert both_null.diagnostics["answer"] == {"outcome": True, "mechanism": True, "cause_id": True,
                                                         "effect_id": True, "direction": True, "evidence_overlap": 0.0,
                                                         "correct_actor": False}
-    assert score_question(DECOY, answer | {"cause_event_id": 7}, calls)["malformed"] == \
+    assert score_question(DECOY, answer | {"cause_event_id": 7}, calls).malformed == \
         "field cause_event_id is a int, not str or null"
 
 

@@ -130,6 +130,10 @@ class PacketStepJudge(JudgeBackend):
         return JudgeResponse(body, model=self.name)
 
 
+#: The specs ``make`` answers (read by ``judges.backends.registry``).
+BACKEND_KINDS = ("builtin:step",)
+
+
 def make(wanted: object = None) -> PacketStepJudge:
     """The registry's factory for ``builtin:step``."""
     return PacketStepJudge()

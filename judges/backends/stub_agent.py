@@ -61,6 +61,9 @@ class StubAgent(AgentBackend):
                          model="stub")
 
 
+BACKEND_KINDS = ("stub@agent",)
+
+
 def make(wanted: Any) -> StubAgent:
     """The registry's factory for the agent ``stub`` / ``stub:LOG.jsonl``."""
     if not wanted.arg:

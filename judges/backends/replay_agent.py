@@ -87,6 +87,9 @@ class ReplayAgent(AgentBackend):
         return found[0]
 
 
+BACKEND_KINDS = ("replay@agent",)
+
+
 def make(wanted: Any) -> ReplayAgent:
     """The registry's factory for the agent ``replay:RUN_OR_CACHE``."""
     if not wanted.arg:
