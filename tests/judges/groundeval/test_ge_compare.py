@@ -144,7 +144,7 @@ def test_runs_of_other_suites_or_kinds_are_refused_in_one_line(leaky_runs, rt_su
     neither.mkdir()
     cases = [([str(a), str(tmp_path / "other-run")], "the runs answered different suites"),
              ([str(a), str(cargo)], "compare runs of one kind"),
-             ([str(a), str(neither)], "neither a CARGO judge run"),
+             ([str(a), str(neither)], "not a CARGO judge run (judgments.jsonl), a GroundEval agent run (answers.jsonl) or a contrast run"),
              ([str(a), str(a), str(a)], "two at a time"),
              ([str(a), str(a), "--suite", str(other)], "not the suite this run answered"),
              ([str(a), str(a), "--prices", str(cargo / "judgments.jsonl")], "--prices"),
