@@ -100,9 +100,10 @@ def test_direct_literal_penalises_every_transplant_on_the_default_suite():
 def test_cargo_grounded_separates_the_families_on_the_default_suite():
     rates, di = _rates("grounded", "cargo")
     # every penalised P1/P3 was judged against a reference of another runbook (top-1 retrieval wrong)
-    # (world-dependent: the worlds now have runbook revisions and incident-driven cases)
-    assert {f: round(r, 3) for f, r in rates.items()} == {"P1": 0.04, "P3": 0.021, "P2": 1.0, "P4": 0.44}
-    assert round(di, 3) == 0.693
+    # (world-dependent: the worlds have runbook revisions and incident-driven cases; since session 5 comms
+    # follow office hours and alerts fire at night, which changes the incidents and so the cases drawn)
+    assert {f: round(r, 3) for f, r in rates.items()} == {"P1": 0.02, "P3": 0.021, "P2": 1.0, "P4": 0.38}
+    assert round(di, 3) == 0.669
 
 
 def test_grounded_misses_near_miss_actions_but_not_wrong_teams_when_the_reference_is_right():
@@ -123,9 +124,10 @@ def test_grounded_misses_near_miss_actions_but_not_wrong_teams_when_the_referenc
             other_runbook.append(penalised)
     assert not any(by_kind[("P1", True)]) and not any(by_kind[("P3", True)])
     # a wrong team is caught, except one manager for another (revision 2 of the billing runbook: the team
-    # phrases share "manager"), 7 of 25 with the composed prose
-    assert sum(by_kind[("wrong_escalation", True)]) == 18 and len(by_kind[("wrong_escalation", True)]) == 25
+    # phrases share "manager"), 8 of 25 on the session-5 worlds
+    assert sum(by_kind[("wrong_escalation", True)]) == 17 and len(by_kind[("wrong_escalation", True)]) == 25
     assert set(manager_swaps) == {("the sales manager", "a support manager")}
     assert other_runbook and all(other_runbook)  # a reference of another runbook fails them
     assert all(by_kind[("P1", False)] + by_kind[("P3", False)])
-    assert sum(by_kind[("wrong_action", True)]) == 3 and len(by_kind[("wrong_action", True)]) == 24
+    # near-miss actions (another runbook's same step) pass it: none of the 23 on the session-5 suite
+    assert sum(by_kind[("wrong_action", True)]) == 0 and len(by_kind[("wrong_action", True)]) == 23
