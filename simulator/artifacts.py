@@ -19,6 +19,7 @@ import jinja2
 from simulator.ledger import Draft
 from simulator.model import ArtifactVersion
 from simulator.prose import CITED, COMPOSERS, Speaker
+from simulator.prose.domain import DEFAULT_WORDS
 
 #: How people state each fact, in three wordings; ``{v}`` is the value.
 FACT_PHRASES: dict[str, tuple[str, str, str]] = {
@@ -84,19 +85,49 @@ ACTOR_FACTS = frozenset({"approver", "escalated_to", "actor_id", "on_call", "aut
                          "reviewer", "manager"})
 
 
+#: The phrase tables in force: the default ones, or a pack's wording over them (``simulator.wording.speaking``).
+_SAYING: Mapping[str, tuple[str, str, str]] = FACT_PHRASES
+_REPORTING: Mapping[str, tuple[str, str, str]] = REPORT_PHRASES
+
+
+def phrase_tables(facts: Mapping[str, tuple[str, str, str]], reports: Mapping[str, tuple[str, str, str]],
+                  words: Mapping[str, str]) -> tuple:
+    """Put a pack's fact wordings (over the defaults) and template words in force; returns what was."""
+    global _SAYING, _REPORTING, _LABEL_WORDS
+    env = environment()
+    before = (_SAYING, _REPORTING, _LABEL_WORDS, env.globals["words"])
+    _SAYING, _REPORTING = {**FACT_PHRASES, **facts}, {**REPORT_PHRASES, **reports}
+    _LABEL_WORDS = {part: words[name].replace(" ", "_") for part, name in _NAME_WORDS.items() if words[name] != part}
+    env.globals["words"] = dict(words)
+    return before
+
+
+def restore_phrase_tables(before: tuple) -> None:
+    """Undo ``phrase_tables``."""
+    global _SAYING, _REPORTING, _LABEL_WORDS
+    _SAYING, _REPORTING, _LABEL_WORDS, environment().globals["words"] = before
+
+
 def _say(key: str, value: Any, variant: int = 0) -> str:
-    phrases = FACT_PHRASES.get(key)
+    phrases = _SAYING.get(key)
     if phrases is None:
         return f"{key.replace('_', ' ')}: {value}"
     return phrases[variant % 3].format(v=value)
 
 
 def _report(key: str, value: Any, variant: int = 0) -> str:
-    phrases = REPORT_PHRASES.get(key)
+    phrases = _REPORTING.get(key)
     return _say(key, value, variant) if phrases is None else phrases[variant % 3].format(v=value)
 
 
+#: Words of fact names that a pack's wording renames in labels (``firmware_version`` → "Software version").
+_LABEL_WORDS: Mapping[str, str] = {}
+_NAME_WORDS = {"firmware": "software", "warranty": "coverage", "serial": "serial"}
+
+
 def _label(key: str) -> str:
+    if _LABEL_WORDS:
+        key = "_".join(_LABEL_WORDS.get(part, part) for part in key.split("_"))
     return key.replace("_", " ").capitalize()
 
 
@@ -213,7 +244,7 @@ def environment() -> jinja2.Environment:
             undefined=jinja2.ChainableUndefined, extensions=["jinja2.ext.do"],
         )
         env.globals.update(say=_say, label=_label, name=_person, order=FACT_ORDER, phrases=_phrases, reports=_reports,
-                           keys_of=fact_keys, actor_facts=ACTOR_FACTS)
+                           keys_of=fact_keys, actor_facts=ACTOR_FACTS, words=dict(DEFAULT_WORDS))
         # templates use these as filters: jinja2 calls filters directly, without Context.call's checks
         env.filters.update(person=_person, phrases=_phrases, reports=_reports, label=_label, keys_of=fact_keys)
         env.filters["sentence"] = lambda text: str(text)[:1].upper() + str(text)[1:]

@@ -19,6 +19,7 @@ import simpy
 from faker import Faker
 
 from simulator.artifacts import render_all
+from simulator.wording import speaking
 from simulator.prose import Speaker
 from simulator.calendar import DAY, BusinessCalendar
 from orgbench.core.clock import format_ts
@@ -167,7 +168,8 @@ def _simulate(config: SimConfig, progress: Progress | None, timings: dict[str, f
     clock = time.perf_counter
     ctx = _run_days(config, progress, timings)
     started = clock()
-    versions = render_all(ctx.ledger.drafts, _names(ctx), ctx.ledger.moment, _cast(ctx), consume=True)
+    with speaking(ctx.pack.wording):
+        versions = render_all(ctx.ledger.drafts, _names(ctx), ctx.ledger.moment, _cast(ctx), consume=True)
     timings["render"] = clock() - started
     started = clock()
     events = ctx.ledger.events  # Event records are built here, once, from the rows the loop stored
@@ -219,5 +221,6 @@ def simulate_to(config: SimConfig, out_dir: Path, progress: Progress | None = No
 def _write_chunk(ctx: SimContext, writer: WorldWriter, earlier: dict[str, list[Draft]]) -> None:
     """Render the drafts recorded so far and append them, with the events and claims, to the writer."""
     events, drafts, claims = ctx.release()
-    writer.write(events, render_all(drafts, _names(ctx), ctx.ledger.moment, _cast(ctx), consume=True,
-                                    earlier=earlier), claims)
+    with speaking(ctx.pack.wording):
+        versions = render_all(drafts, _names(ctx), ctx.ledger.moment, _cast(ctx), consume=True, earlier=earlier)
+    writer.write(events, versions, claims)

@@ -15,6 +15,12 @@ private spaces and audiences (DMs, email, private channels, the restricted
 wiki and queue) have no equivalent, so artifacts behind them go under
 ``<subsystem>-private``, a subsystem no role reads: only people who took part
 see them — stricter than the world, never looser.
+
+Truth side: ``truth/claims.jsonl`` is the world's labelled-claims sidecar
+(``simulator.claims``: which versions state a stale, wrong or conflicting
+value, and the true one), outside ``artifacts_dir`` and ``events_file`` so a
+GroundEval reader's corpus and event log never contain a label; a claim's
+``ref`` is ``ID@version`` (the layout's artifact file is version 1).
 """
 
 from __future__ import annotations
@@ -33,6 +39,8 @@ CAUSAL_LINKS = [{
     "outcome_template": "incident {effect.facts.incident_id} would not have opened", "outcome_changed": True,
     "join": [{"cause": "facts.change_id", "effect": "facts.change_id"}], "max_gap_days": 7,
 }]
+#: The truth side of the layout: beside ``artifacts_dir`` and ``events_file``, never read as corpus or events.
+TRUTH_DIR = "truth"
 SILENCE_PAIRS = [{
     "name": "incident_postmortem", "trigger_event_type": "incident.opened",
     "response_event_type": "postmortem.published", "max_gap_days": 14,
@@ -84,4 +92,7 @@ def write_groundeval(index: WorldIndex, out: Path) -> dict[str, int]:
                                  "facts": dict(event.payload)}, ensure_ascii=False, sort_keys=False) + "\n")
     put(out / "events.jsonl", "".join(lines))
     put(out / "config.yaml", _config(index, sorted(set(where.values()))))
-    return {"events": len(lines), "artifacts": len(where)}
+    claims = [c.to_json() for c in index.world.claims]
+    put(out / TRUTH_DIR / "claims.jsonl", "".join(json.dumps(c, ensure_ascii=False, sort_keys=True) + "\n"
+                                                  for c in claims))
+    return {"events": len(lines), "artifacts": len(where), "claims": len(claims)}

@@ -1,9 +1,11 @@
-"""A world as Parquet: one table per record file (actors, events, artifacts), written with pyarrow.
+"""A world as Parquet: one table per record file (actors, events, artifacts, claims), written with pyarrow.
 
-Every row of ``actors.jsonl``, ``events.jsonl`` and ``artifacts.jsonl``
-becomes one row, in the same order. Scalar fields are columns of their own
+Every row of ``actors.jsonl``, ``events.jsonl``, ``artifacts.jsonl`` and the
+truth sidecar ``claims.jsonl`` becomes one row, in the same order (claims get
+the labelled version's ``artifact_id`` and ``version`` as columns too; a
+world without claims gets an empty claims table). Scalar fields are columns of their own
 (times as UTC timestamps, lists as list<string>); nested objects (payload,
-parents, facts, acl) are canonical JSON strings, so nothing is lost. Each
+parents, facts, acl, a claim's value and true value) are canonical JSON strings, so nothing is lost. Each
 file's schema metadata names the world file it came from and that file's
 SHA-256 from the world's manifest; the export's MANIFEST.json lists the
 Parquet files' own digests. pyarrow is the optional extra ``orgbench[export]``.
@@ -17,6 +19,7 @@ from typing import Any, Callable
 from benchmark_builders.export.world_index import WorldIndex
 from orgbench.core.errors import InputError
 from orgbench.core.storage import dumps
+from simulator.claims import Claim
 from simulator.model import Actor, ArtifactVersion, Event
 
 TIME = "timestamp[us, tz=UTC]"
@@ -58,15 +61,24 @@ def _columns(pa) -> dict[str, list[tuple[str, Any, Callable[[Any], Any]]]]:
             ("title", text, lambda v: v.title), ("body", text, lambda v: v.body),
             ("facts", text, lambda v: dumps(dict(v.facts))), ("acl", text, lambda v: dumps(v.acl.to_json())),
         ],
+        "claims": [
+            ("ref", text, lambda c: c.ref), ("artifact_id", text, lambda c: c.ref.rpartition("@")[0]),
+            ("version", pa.int32(), lambda c: int(c.ref.rpartition("@")[2])), ("field", text, lambda c: c.field),
+            ("value", text, lambda c: dumps(c.value)), ("true_value", text, lambda c: dumps(c.true_value)),
+            ("kind", text, lambda c: c.kind), ("source", text, lambda c: c.source),
+        ],
     }
 
 
-def _records(index: WorldIndex, table: str) -> tuple[Actor, ...] | tuple[Event, ...] | tuple[ArtifactVersion, ...]:
-    return {"actors": index.world.actors, "events": index.world.events, "artifacts": index.world.artifacts}[table]
+def _records(index: WorldIndex, table: str) -> tuple[Actor, ...] | tuple[Event, ...] | tuple[ArtifactVersion, ...] \
+        | tuple[Claim, ...]:
+    world = index.world
+    return {"actors": world.actors, "events": world.events, "artifacts": world.artifacts,
+            "claims": tuple(world.claims)}[table]
 
 
 def write_parquet(index: WorldIndex, out: Path, source_digests: dict[str, str]) -> dict[str, int]:
-    """Write ``out/<table>.parquet`` for actors, events and artifacts; returns row counts."""
+    """Write ``out/<table>.parquet`` for actors, events, artifacts and labelled claims; returns row counts."""
     pa = _pyarrow()
     counts = {}
     for table, columns in _columns(pa).items():

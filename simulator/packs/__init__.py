@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import tomllib
+from simulator.wording import DEFAULT_WORDING, Wording
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
@@ -50,6 +51,7 @@ class Pack:
     procedures: tuple["Procedure", ...]
     revisions: tuple["Procedure", ...]              # revision 2 of some runbooks, published mid-run
     sha256: str
+    wording: Wording = DEFAULT_WORDING              # how its people word the product and its facts
 
     @property
     def procedures_by_id(self) -> dict[str, "Procedure"]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from simulator.packs.wording import parse_wording
 from dataclasses import replace
 from typing import Any, Mapping
 
@@ -12,7 +13,7 @@ from simulator.procedures import CASE_FACTS, OPENING_FACTS, WRITABLE_FACTS, Proc
 
 #: Chatter topics the prose has wordings for (a pack picks from these and weights them by repetition).
 CHATTER_TOPICS: tuple[str, ...] = ("standup", "question", "fyi", "thanks", "lunch", "reminder", "status")
-TOP_TABLES = ("pack", "engineering", "chatter", "teams", "products", "wiki_pages", "runbooks")
+TOP_TABLES = ("pack", "engineering", "chatter", "teams", "products", "wiki_pages", "runbooks", "wording")
 #: Roles whose holders get a title from the pack (executives take ``executive_titles``).
 TITLED_ROLES = tuple(r for r in ROLES if r != "executive")
 
@@ -40,7 +41,7 @@ def parse_pack(raw: Mapping[str, Any], source: str, digest: str):
         chatter_topics=f.texts(chatter, "chatter", "topics", allowed=CHATTER_TOPICS),
         executive_titles=executives, reports_to=reports_to, titles=titles,
         products=_products(f, raw), wiki_pages=_wiki_pages(f, raw), procedures=procedures, revisions=revisions,
-        sha256=digest,
+        sha256=digest, wording=parse_wording(f, raw.get("wording")),
     )
 
 

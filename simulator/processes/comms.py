@@ -1,6 +1,8 @@
 """Everyday communication: channel chatter, direct messages, internal email and weekly meetings.
 
-People talk during business hours. Channel posts, direct messages and
+People talk during their own office's hours (``simulator.processes.shifts``:
+London, New York and Singapore, each with its holidays; nobody on leave
+writes), so the day's chatter follows the sun. Channel posts, direct messages and
 internal email sometimes repeat recent news (a case's status, a deploy, an
 incident) — but only when the person could read where that news lives at
 that moment (``SimContext.told``), and always as it stands then: a case is
@@ -14,10 +16,11 @@ escalates.
 
 from __future__ import annotations
 
-from simulator.context import SimContext
+from simulator.context import NewsItem, SimContext
 from simulator.messaging import CHANNELS, audience_acl, author_acl, post_chat, send_dm, send_email
 from simulator.model import EntityRef, ParentLink
 from simulator.org import TEAM_ROLES
+from simulator.processes.shifts import next_at_work
 from simulator.prose.voice import Thread
 
 #: Share of all chat posts that go to each channel.
@@ -73,27 +76,19 @@ def channel_chatter(ctx: SimContext, channel: str):
     share = CHANNEL_SHARE[channel]
     public = CHANNELS[channel][1] is None
     topics = ctx.pack.chatter_topics
-    org, news, graph, work, gap = ctx.org, ctx.news, ctx.graph, ctx.work, ctx.gap
+    org, graph = ctx.org, ctx.graph
     threads = ctx.rng(f"comms.threads.{channel}")
     pending: list[tuple[float, dict, int, bool]] = []  # (due minute, question, turn, answered)
     previous: str | None = None
     while True:
-        yield work(gap(per_person * len(org.active()) * share, rng))
-        posters = _posters(ctx, channel)
-        if not posters:
-            continue
+        posters = yield from next_at_work(ctx, channel, lambda: _posters(ctx, channel),
+                                          per_person * len(org.active()) * share, rng)
         pending, replied = _channel_replies(ctx, channel, posters, pending, threads)
         if replied:  # a reply takes this turn: threads do not add to the channel's volume
             continue
         author = posters[int(random() * len(posters))]
-        facts: dict = {}
         context = {"topic": choice(topics), "team": org.people[author].team}
-        if news and random() < 0.35 and public:
-            item = news[rng.randrange(len(news))]
-            told = ctx.told(item, author)
-            if told is not None:
-                facts = told
-                context["news_kind"] = item.kind
+        facts, item = _news(ctx, rng, author, 0.35, context, public)
         event_id = post_chat(ctx, channel, author, "chat_message", facts, context)
         if facts:  # the latest public post about this record, which a meeting may cite
             ctx.shared[("discussed", item.source_id)] = (ctx.ledger.drafts[-1].artifact_id, CHANNELS[channel][0])
@@ -105,11 +100,28 @@ def channel_chatter(ctx: SimContext, channel: str):
         previous = author
 
 
-def _due(ctx: SimContext, pending: list) -> tuple[tuple | None, list]:
-    """The first pending reply that is due now (or None), and the others."""
+def _news(ctx: SimContext, rng, teller: str, chance: float, context: dict, allowed: bool = True
+          ) -> tuple[dict, NewsItem | None]:
+    """Now and then (``chance``) a recent news item as ``teller`` could repeat it now: its facts (empty if
+    none) and the item; ``context`` learns the news kind. Draws from ``rng`` exactly as each process did."""
+    news = ctx.news
+    if news and rng.random() < chance and allowed:
+        item = news[rng.randrange(len(news))]
+        told = ctx.told(item, teller)
+        if told is not None:
+            context["news_kind"] = item.kind
+            return told, item
+    return {}, None
+
+
+def _due(ctx: SimContext, pending: list, replier=None) -> tuple[tuple | None, list]:
+    """The first pending reply that is due now (or None), and the others.
+
+    ``replier(entry)`` names who sends it: a reply waits until they are at work (or drops once they left)."""
     now = ctx.env.now
     for index, entry in enumerate(pending):
-        if entry[0] <= now:
+        if entry[0] <= now and (replier is None or ctx.at_work(replier(entry))
+                                or ctx.org.people[replier(entry)].left_at is not None):
             return entry, pending[:index] + pending[index + 1:]
     return None, pending
 
@@ -121,6 +133,8 @@ def _channel_replies(ctx: SimContext, channel: str, posters: list[str], pending:
     if entry is None:
         return later, False
     _, asked, turn, _ = entry
+    if turn == 1 and all(p == asked["author"] for p in posters):  # nobody else at work yet: it waits
+        return [entry, *later], False
     if turn == 1 and rng.random() > ANSWER_RATE:
         if rng.random() < FOLLOW_UP_RATE and asked["author"] in posters:  # nobody answered: the asker bumps it
             facts, context, parents = _thread_turn(asked, 2, answered=False)
@@ -158,30 +172,23 @@ def direct_messages(ctx: SimContext):
     rng = ctx.rng("comms.dm")
     random, choice = rng.random, rng.choice
     per_person = ctx.config.workload.direct_messages_per_person
-    org, news, people, work, gap = ctx.org, ctx.news, ctx.org.people, ctx.work, ctx.gap
+    org, people = ctx.org, ctx.org.people
     threads = ctx.rng("comms.threads.dm")
     pending: list[tuple[float, dict, str, int]] = []  # (due minute, question, the other person, turn)
     topics = ctx.pack.chatter_topics
     while True:
-        active = org.active()
-        yield work(gap(per_person * len(active), rng))
+        working = yield from next_at_work(ctx, "staff", org.active, per_person * len(org.active()), rng)
         pending, replied = _dm_replies(ctx, pending, threads)
         if replied:  # a reply takes this turn
             continue
         active = org.active()
-        sender = active[int(random() * len(active))]
+        sender = working[int(random() * len(working))]
         team = org.members(people[sender].team)
         if random() < 0.3 or len(team) - (sender in team) == 0:
             team = active
         recipient = _pick_other(random, team, sender)
-        facts: dict = {}
         context = {"topic": choice(topics), "team": people[sender].team}
-        if news and random() < 0.25:
-            item = news[rng.randrange(len(news))]
-            told = ctx.told(item, sender)
-            if told is not None:
-                facts = told
-                context["news_kind"] = item.kind
+        facts, _ = _news(ctx, rng, sender, 0.25, context)
         event_id = send_dm(ctx, sender, recipient, "direct_message", facts, context)
         if not facts and context["topic"] == "question" and threads.random() < ANSWER_RATE:
             pending.append((ctx.env.now + threads.uniform(1, 90), _asked(ctx, event_id, sender, "question", "dm"),
@@ -191,7 +198,7 @@ def direct_messages(ctx: SimContext):
 def _dm_replies(ctx: SimContext, pending: list, rng) -> tuple[list, bool]:
     """Send at most one due DM answer (questions nobody answers never get here) or thank-you; returns the
     replies still pending and whether one was sent."""
-    entry, later = _due(ctx, pending)
+    entry, later = _due(ctx, pending, lambda e: e[2] if e[3] == 1 else e[1]["author"])
     if entry is None:
         return later, False
     _, asked, other, turn = entry
@@ -213,11 +220,11 @@ def internal_email(ctx: SimContext):
     pending: list[tuple[float, dict, str]] = []  # (due minute, question, who answers)
     while True:
         rate = ctx.config.workload.emails_per_person * len(ctx.org.active())
-        yield ctx.work(ctx.gap(rate, rng))
+        working = yield from next_at_work(ctx, "staff", ctx.org.active, rate, rng)
         pending, replied = _email_replies(ctx, pending, threads)
         if replied:  # a reply takes this turn
             continue
-        sender = ctx.pick(rng, ctx.org.active())
+        sender = ctx.pick(rng, working)
         person = ctx.org.people[sender]
         if rng.random() < 0.5:
             recipients = [p for p in ctx.org.members(person.team) if p != sender]
@@ -226,14 +233,8 @@ def internal_email(ctx: SimContext):
             recipients = [person.manager] if person.manager and ctx.org.people[person.manager].left_at is None \
                 else [ctx.pick(rng, ctx.org.active())]
             subject = "Quick question"
-        facts: dict = {}
         context = {"topic": rng.choice(ctx.pack.chatter_topics), "team": person.team}
-        if ctx.news and rng.random() < 0.5:
-            item = ctx.news[rng.randrange(len(ctx.news))]
-            told = ctx.told(item, sender)
-            if told is not None:
-                facts = told
-                context["news_kind"] = item.kind
+        facts, _ = _news(ctx, rng, sender, 0.5, context)
         if recipients:
             context["to"] = recipients[0]
             event_id, _ = send_email(ctx, sender, recipients, subject, "internal_email", facts, None, context)
@@ -245,7 +246,7 @@ def internal_email(ctx: SimContext):
 def _email_replies(ctx: SimContext, pending: list, rng) -> tuple[list, bool]:
     """Send at most one due answer to an emailed question ("Re: Quick question", to the asker); returns the
     answers still pending and whether one was sent."""
-    entry, later = _due(ctx, pending)
+    entry, later = _due(ctx, pending, lambda e: e[2])
     if entry is None:
         return later, False
     _, asked, replier = entry
@@ -259,14 +260,19 @@ def _email_replies(ctx: SimContext, pending: list, rng) -> tuple[list, bool]:
 
 
 def weekly_meetings(ctx: SimContext):
-    """Every team meets on the first working day of the week; the notes repeat open work to attendees."""
+    """Every team meets on the first working day of the week in its chair's office; the notes repeat open work."""
     rng = ctx.rng("comms.meetings")
-    calendar = ctx.calendar
-    for day in calendar.working_days():
-        if day > 0 and calendar.is_working_day(day - 1) and (calendar.start.weekday() + day) % 7 != 0:
-            continue  # not the first working day of its week
-        for index, team in enumerate(TEAM_ROLES):
-            yield ctx.until(calendar.day_open(day) + 60 + 30 * index)
+    weekday = ctx.calendar.start.weekday()
+    for day in range(ctx.calendar.days):
+        slots = []
+        for index, team in enumerate(TEAM_ROLES):  # in the chair's office hours, on its first working day
+            members = ctx.org.members(team)
+            calendar = ctx.calendar_of(ctx.org.manager_of(team)) if members else ctx.calendar
+            if calendar.is_working_day(day) and not (day > 0 and calendar.is_working_day(day - 1)
+                                                     and (weekday + day) % 7 != 0):
+                slots.append((calendar.day_open(day) + 60 + 30 * index, index, team))
+        for minute, _, team in sorted(slots):
+            yield ctx.until(minute)
             attendees = ctx.org.members(team)
             if len(attendees) < 2:
                 continue
@@ -354,10 +360,10 @@ def wiki_pages(ctx: SimContext):
     ctx.wiki_pages["comms"] = len(ids)  # the runbook pages (simulator.processes.runbooks) take their share
     while True:
         rate = ctx.wiki_share("comms") * ctx.config.workload.wiki_edits_per_person * len(ctx.org.active())
-        yield ctx.work(ctx.gap(rate, rng))
+        working = yield from next_at_work(ctx, "staff", ctx.org.active, rate, rng)
         wiki_id, kind, title, space, facts = ctx.pick(rng, ids)
-        editors = ctx.org.space_members(space) if space else ctx.org.active()
-        author = ctx.pick(rng, editors)
+        editors = [p for p in ctx.org.space_members(space) if ctx.at_work(p)] if space else working
+        author = ctx.pick(rng, editors or ctx.org.space_members(space or ""))
         note = rng.choice(("clarified wording", "added an example", "updated contacts", "fixed a broken link",
                            "added a troubleshooting note"))
         _wiki_version(ctx, wiki_id, kind, title, space, {**facts, "wiki_id": wiki_id, "revision_note": note},

@@ -8,8 +8,9 @@ deploy may be faulty: some time later an incident opens whose event carries
 the change id and a parent link to the deploy with join key
 ``{"change_id": ...}``. Before the incident fires, an unrelated change is
 always deployed close in time (a decoy with no join key). Every change —
-decoys included — is proposed, reviewed and deployed in business hours, and
-incidents open in business hours, so the clock tells no decoy apart. The on-call SRE is
+decoys included — is proposed, reviewed and deployed in business hours, so
+the clock tells no decoy apart; alerts are not office-bound: about two in five
+fire after close, through the night, and page the on-call at home. The on-call SRE is
 paged; responders suspect the change most recently deployed on the service
 (often the decoy) and say so in #sre-oncall with the suspect in the facts —
 the cause is named only once the incident is mitigated. The on-call
@@ -36,7 +37,7 @@ RISKS: dict[str, tuple[str, ...]] = {"standard": ("low",)}
 OTHER_RISKS = ("low", "low", "medium", "high")
 SEVERITIES = ("SEV1", "SEV2", "SEV3")
 #: Share of incidents noticed outside the working day (the alert fires hours after the deploy, at night).
-AFTER_HOURS_SHARE = 0.35
+AFTER_HOURS_SHARE = 0.55
 #: Minutes to mitigate are log-normal around this median (a heavy tail: most are quick, a few take all night)…
 MITIGATION_MEDIAN = 45.0
 MITIGATION_SIGMA = 1.1
@@ -169,10 +170,14 @@ def incident(ctx: SimContext, change: Change, rng):
     """The incident a faulty change causes, from the first alert to the postmortem (if any)."""
     gap = rng.uniform(40, 360)
     other = rng.choice([s for s in ctx.pack.services if s != change.service]) if rng.random() < 0.7 else change.service
-    ctx.env.process(_decoy_deploy(ctx, rng, other, gap))
-    yield ctx.work(gap)  # past every decoy; some alerts fire later still, after hours
     timing = ctx.rng("incidents.timing")
-    yield from _after_hours_alert(ctx, timing, gap)
+    night = _night_alert(ctx, timing)
+    if night is not None:  # the alert fires tonight: the decoy goes out before close, the page comes after it
+        gap = night[0]
+    ctx.env.process(_decoy_deploy(ctx, rng, other, gap))
+    yield ctx.work(gap)  # past every decoy
+    if night is not None:
+        yield ctx.until(night[1])
     suspect = ctx.last_deploys.get(change.service)  # what on-call sees first: the service's latest deploy
 
     mechanism = change.mechanism or "config_regression"
@@ -244,15 +249,22 @@ def incident(ctx: SimContext, change: Change, rng):
     ctx.org.release(*responders)
 
 
-def _after_hours_alert(ctx: SimContext, timing, gap: float):
-    """Now and then the alert fires after close instead, before the next morning: only when the rest of the
-    working day is short enough that the decoy still went out within 6 working hours of it."""
+def _night_alert(ctx: SimContext, timing) -> tuple[float, float] | None:
+    """Whether this incident's alert fires after close, decided at the faulty deploy: (working minutes left
+    before close, the minute the alert fires at night), or None for an alert in the working day.
+
+    Only when the deploy went out in the last 6 working hours of the day, so every change deployed between
+    it and the alert (the decoy) is within 6 working hours of the incident; the alert fires before the next
+    morning and within 23 hours of the deploy (GroundEval's deploy→incident rule allows 24)."""
     calendar = ctx.calendar
-    day = int(ctx.now // 1440)
-    left = day * 1440 + calendar.work_end - ctx.now
-    if timing.random() < AFTER_HOURS_SHARE and calendar.is_open(ctx.now) and gap + left <= 360:
-        night = calendar.next_open(day * 1440 + calendar.close_minute) - (day * 1440 + calendar.close_minute)
-        yield ctx.until(day * 1440 + calendar.close_minute + timing.uniform(1, night - 1))
+    now = ctx.now
+    day = int(now // 1440)
+    close = day * 1440 + calendar.close_minute
+    left = day * 1440 + calendar.work_end - now - 1.0
+    if timing.random() >= AFTER_HOURS_SHARE or not calendar.is_open(now) or not 5.0 <= left <= 360.0:
+        return None
+    night = min(calendar.next_open(close) - close, now + 23 * 60.0 - close)
+    return left, close + timing.uniform(1.0, night - 1.0)
 
 
 def _until_mitigated(ctx: SimContext, timing, incident_id: str, oncall: str, parents):

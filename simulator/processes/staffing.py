@@ -140,6 +140,7 @@ def role_change(ctx: SimContext, rng) -> None:
 def grant(ctx: SimContext, rng) -> None:
     """A temporary grant of one extra subsystem, for one to three weeks."""
     team, subsystem, reason = rng.choice(GRANTS)
+    reason = reason.replace("firmware", ctx.pack.wording.word("software"))
     members = ctx.org.members(team)
     if not members:
         return

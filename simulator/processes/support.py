@@ -261,8 +261,9 @@ def ask_engineering(ctx: SimContext, case: SupportCase, rng):
     escalation_id = ctx.ledger.next_id("ESC")
     facts = {"case_id": case.case_id, "escalation_id": escalation_id, "escalated_to": target, "target": "engineering",
              **{k: case.facts[k] for k in ("diagnostic_code", "firmware_version") if k in case.facts}}
-    action = "confirm whether this firmware fault is a known bug"
-    sent, _ = send_email(ctx, case.owner, [target], f"Escalation {escalation_id}: known firmware bug? ({case.case_id})",
+    software = ctx.pack.wording.word("software")
+    action = f"confirm whether this {software} fault is a known bug"
+    sent, _ = send_email(ctx, case.owner, [target], f"Escalation {escalation_id}: known {software} bug? ({case.case_id})",
                          "escalation_email", facts, case.entity, {"route": route, "action": action},
                          event_type="escalation.sent",
                          parents=(ParentLink(case.last_event, {"case_id": case.case_id}),),

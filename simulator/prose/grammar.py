@@ -2,7 +2,8 @@
 
 Rules are parsed once into nested tuples; expanding one costs a few
 microseconds. ``{pool}`` picks one rule of that pool (itself expanded), so
-pools compose; ``[a|b|]`` may choose nothing. Slots filled by the caller
+pools compose; ``[a|b|]`` may choose nothing; ``{=word}`` is a domain word of
+the pack being written (``simulator.wording``), drawn from nothing. Slots filled by the caller
 (facts, names) are plain ``str.format`` fields written ``<<name>>`` so that
 they never collide with pool names.
 """
@@ -54,7 +55,8 @@ def _parse(text: str, at: int = 0, inside: bool = False) -> tuple[list, int]:
             if buffer:
                 parts.append("".join(buffer))
                 buffer = []
-            parts.append(("ref", text[at + 1:end]))
+            name = text[at + 1:end]
+            parts.append(("word", name[1:]) if name.startswith("=") else ("ref", name))
             at = end + 1
             continue
         buffer.append(char)
@@ -79,11 +81,27 @@ class Grammar:
         self.pools: dict[str, tuple[tuple, ...]] = {name: tuple(compile_rule(r) for r in rules)
                                                     for name, rules in pools.items()}
         self._rules: dict[str, tuple] = {}
+        #: ``{=name}`` in a rule: a domain word of the pack being written (no draw), e.g. ``unit``.
+        self.words: Mapping[str, str] = {}
 
     def extend(self, pools: Mapping[str, Sequence[str]]) -> None:
         """Add (or replace) pools."""
         for name, rules in pools.items():
             self.pools[name] = tuple(compile_rule(r) for r in rules)
+
+    def overlay(self, pools: Mapping[str, Sequence[str]], words: Mapping[str, str]
+                ) -> tuple[dict[str, tuple[tuple, ...]], Mapping[str, str]]:
+        """Write with ``pools`` in place of the pools of those names (the others unchanged) and these domain
+        words; returns what was in force, for ``restore``."""
+        before = (self.pools, self.words)
+        self.pools = {**self.pools, **{n: tuple(compile_rule(r) for r in rules) for n, rules in pools.items()
+                                       if n in self.pools}}
+        self.words = words
+        return before
+
+    def restore(self, before: tuple[dict[str, tuple[tuple, ...]], Mapping[str, str]]) -> None:
+        """Undo an ``overlay``."""
+        self.pools, self.words = before
 
     def _expand(self, parts: tuple, rng: Rng, out: list[str]) -> None:
         pools = self.pools
@@ -93,6 +111,8 @@ class Grammar:
             elif part[0] == "ref":
                 rules = pools[part[1]]
                 self._expand(rules[int(rng.random() * len(rules))], rng, out)
+            elif part[0] == "word":
+                out.append(self.words[part[1]])
             else:
                 choices = part[1]
                 self._expand(choices[int(rng.random() * len(choices))], rng, out)

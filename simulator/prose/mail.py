@@ -72,6 +72,6 @@ def ticket_comment(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str
     body += " " + GRAMMAR.say(
         "[Customer was [helpful|patient|in a hurry|hard to reach, left a voicemail first]|Took [ten|twenty|a few] "
         "minutes|Spoke to the contact by phone|Confirmed by email with the contact|Nothing unusual|Notes from "
-        "the call are attached|For context, {customer_story}|Background: {customer_story}|Customer adds that the unit is {symptom_detail} {symptom_when}]. [Next step per the runbook.|Moving to the next step.|Waiting on the customer "
+        "the call are attached|For context, {customer_story}|Background: {customer_story}|Customer adds that the {=unit} is {symptom_detail} {symptom_when}]. [Next step per the runbook.|Moving to the next step.|Waiting on the customer "
         "now.|Will check back [tomorrow|this afternoon].|]", rng)
     return tidy(body) + f"\n— {who}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Mapping, NamedTuple
 
+from simulator.prose.domain import DEFAULT_WORDS
 from simulator.prose.grammar import Grammar, Rng
 from simulator.prose.almanac import ALMANAC, ALMANAC_MORE
 from simulator.prose.asks import ASK_RULES, ASKS
@@ -95,6 +96,9 @@ GRAMMAR = Grammar({**_LEXICON, **WORK,
                    + TRIVIA_RULES + STORY_RULES + ASK_RULES + HOBBY_RULES + KIND_RULES,
                    **{f"{g}_jargon": r for g, r in JARGON_RULES.items()}, **{f"answer_{g}": r for g, r in ANSWERS.items()},
                    **{f"life_{k}": r for k, r in LIFE_RULES.items()}})
+
+
+GRAMMAR.words = DEFAULT_WORDS
 
 
 def speaker(cast: Mapping[str, Speaker], actor_id: Any, team: str | None = None) -> Speaker:

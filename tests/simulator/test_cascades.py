@@ -50,7 +50,7 @@ def test_sla_breaches_follow_the_incidents_duration_and_bring_credits_and_risk_f
     opened, resolved = _incident_times(world)
     breaches = [e for e in world.events if e.type == "billing.sla_breached"]
     assert breaches
-    credit_cases = {e.parents[0].join_key.get("account_id"): e for e in world.events
+    credit_cases = {(e.parents[0].join_key.get("account_id"), e.payload.get("incident_id")): e for e in world.events
                     if e.type == "case.opened" and e.parents and events[e.parents[0].event_id].type == "billing.sla_breached"}
     flags = [e for e in world.events if e.type == "crm.account_flagged"]
     flagged = {(e.payload["account_id"], e.payload["incident_id"]) for e in flags}
@@ -62,7 +62,7 @@ def test_sla_breaches_follow_the_incidents_duration_and_bring_credits_and_risk_f
         assert breach.payload["contract_level"] in CREDITED_LEVELS
         assert breach.parents[0].event_id == resolved[incident_id].event_id
         assert (breach.payload["account_id"], incident_id) in flagged
-        credit = credit_cases[breach.payload["account_id"]]
+        credit = credit_cases[(breach.payload["account_id"], incident_id)]  # an account may breach twice
         assert credit.payload["procedure_id"] == "RB-BILLING-CREDIT" and credit.payload["incident_id"] == incident_id
     for flag in flags:
         account = world.version(flag.artifacts[0])

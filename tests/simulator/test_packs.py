@@ -105,6 +105,11 @@ def _pack_with(tmp_path: Path, old: str, new: str) -> Path:
     ('note = "a dispute is now approved', 'nose = "a dispute is now approved', "runbooks[0].revisions[0].nose: unknown key"),
     ('reads = ["evidence_bundle_id", "approver"]', 'reads = ["evidence_bundle_id", "refund_id"]',
      "runbooks[0].revisions[0].steps[3].reads[1]: unknown value 'refund_id'"),
+    ('unit = "terminal"', 'gadget = "terminal"', "wording.words.gadget: unknown word"),
+    ('asset_serial = ["terminal ID {v}", "terminal {v}", "the terminal\'s ID {v}"]',
+     'asset_serial = ["terminal ID {v}", "terminal"]', "wording.facts.asset_serial: needs exactly three wordings"),
+    ('support_ask = ["""', 'support_asks = ["""', "wording.pools.support_asks: not a pool of the prose grammar"),
+    ('tip = ["""Tip: [check', 'tip = ["""Tip: {tipz} [check', "wording.pools.tip[0]: names unknown pool 'tipz'"),
 ])
 def test_a_malformed_pack_fails_naming_file_and_field(tmp_path, old, new, message):
     path = _pack_with(tmp_path, old, new)

@@ -63,6 +63,13 @@ def test_parquet_tables_equal_the_world_jsonl_row_for_row(exported, raw_rows, wo
             if "entity_kind" in got:
                 got["entity"] = {"kind": got.pop("entity_kind"), "id": got.pop("entity_id")}
             assert got == want
+    claims = pq.read_table(out / "claims.parquet").to_pylist()
+    expected_claims = raw_rows("claims.jsonl")
+    assert len(claims) == len(expected_claims) > 0
+    for got, want in zip(claims, expected_claims):
+        assert f"{got.pop('artifact_id')}@{got.pop('version')}" == want["ref"]
+        got["value"], got["true_value"] = json.loads(got["value"]), json.loads(got["true_value"])
+        assert got == want
     export_manifest = json.loads((out / "MANIFEST.json").read_text(encoding="utf-8"))
     for name, entry in export_manifest["files"].items():
         assert hashlib.sha256((out / name).read_bytes()).hexdigest() == entry["sha256"]
@@ -83,6 +90,17 @@ def test_groundeval_export_imports_with_orgbenchs_importer(exported, raw_artifac
     assert [r.name for r in rules.silence] == ["incident_postmortem"]
     dm = next(r for r in raw_artifacts if r["kind"] == "direct_message")
     assert world.versions(dm["artifact_id"])[0].subsystem == "chat-private"
+
+
+def test_groundeval_export_keeps_the_claims_on_its_truth_side_only(exported, raw_rows):
+    """The labelled-claims sidecar travels as truth/claims.jsonl, equal to the world's; no label reaches the
+    layout's corpus or event log (artifact files and events.jsonl carry no true value or claim kind)."""
+    out = exported("groundeval")
+    claims = [json.loads(line) for line in (out / "truth" / "claims.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert claims == raw_rows("claims.jsonl") and claims
+    for path in (out / "artifacts").rglob("*.json"):
+        assert "true_value" not in path.read_text(encoding="utf-8"), path
+    assert "true_value" not in (out / "events.jsonl").read_text(encoding="utf-8")
 
 
 def _upstream(tmp_path: Path):

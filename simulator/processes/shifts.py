@@ -1,0 +1,83 @@
+"""Who is at work now across the offices, and when the next of them speaks up.
+
+Everyday communication follows each author's own office hours: London,
+New York and Singapore open at different UTC hours, keep their own holidays,
+and a person on leave writes nothing. A process that draws its authors from
+a group waits with ``next_at_work``: events arrive at the group's configured
+rate scaled by the share of the group at work, as a piecewise Poisson process
+whose rate changes only where an office opens or closes (or a day ends), so
+nights and weekends are quiet where nobody works, not everywhere at once.
+"""
+
+from __future__ import annotations
+
+import random
+from bisect import bisect_right
+from typing import Callable
+
+from simulator.calendar import DAY
+from simulator.context import SimContext
+
+#: Minutes: a moment this close before a boundary counts as at it (sums of floats land just short of one).
+EPSILON = 1e-6
+
+
+def _boundaries(ctx: SimContext) -> list[float]:
+    """The minutes of a day at which some office opens or stops work, and the day's end."""
+    found = ctx.shared.get(("shift-boundaries",))
+    if found is None:
+        calendars = list(ctx.calendars.values()) or [ctx.calendar]
+        found = sorted({m for c in calendars for m in (c.open_minute, c.work_end)} | {DAY})
+        ctx.shared[("shift-boundaries",)] = found
+    return found
+
+
+def _segment_end(ctx: SimContext, now: float) -> float:
+    """The next moment after ``now`` at which who is at work may change."""
+    day = int(now // DAY)
+    bounds = _boundaries(ctx)
+    return day * DAY + bounds[bisect_right(bounds, now - day * DAY + EPSILON)]
+
+
+def at_work_now(ctx: SimContext, key: str, people: list[str]) -> list[str]:
+    """The members of ``people`` at work now (their office open, not on leave), cached until the next boundary."""
+    end = _segment_end(ctx, ctx.now)
+    cached = ctx.shared.get(("at-work", key))
+    if cached is not None and cached[0] == end and cached[1] is people:
+        return cached[2]
+    probe = ctx.now + EPSILON  # the segment's state, also when now lies a float's width short of its start
+    day = int(probe // DAY)
+    people_of, leave = ctx.org.people, ctx.leave
+    working = []
+    for p in people:
+        away = leave.get(p)
+        if people_of[p].left_at is None and not (away is not None and away[0] <= day <= away[1]) \
+                and ctx.calendar_of(p).is_open(probe):
+            working.append(p)
+    ctx.shared[("at-work", key)] = (end, people, working)
+    return working
+
+
+def next_at_work(ctx: SimContext, key: str, group: Callable[[], list[str]], per_day: float,
+                 rng: random.Random):
+    """Wait for the next event of a group that makes ``per_day`` events per working day when all are at work.
+
+    A generator (``yield from``): returns the members of the group at work at that moment (never empty).
+    """
+    open_length = ctx.calendar.open_length
+    end_of_run = ctx.calendar.end_minute
+    while True:
+        now = ctx.now
+        people = group()
+        working = at_work_now(ctx, key, people) if people else []
+        boundary = _segment_end(ctx, now)
+        if not working or per_day <= 0:
+            yield ctx.until(boundary)
+            continue
+        gap = rng.expovariate(per_day * len(working) / len(people) / open_length)
+        if now + gap < boundary:
+            yield ctx.until(now + gap)
+            return working
+        if boundary > end_of_run:
+            yield ctx.until(end_of_run + 1.0)
+        yield ctx.until(boundary)
