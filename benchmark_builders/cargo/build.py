@@ -25,15 +25,15 @@ from typing import Any, Iterable, Sequence
 
 from benchmark_builders.cargo.answers import Answer, correct_answer
 from benchmark_builders.cargo.cases import SupportCase, cases_by_procedure, cases_from_world
-from benchmark_builders.cargo.identity import gating_id, golden_id, item_id
+from benchmark_builders.cargo.identity import gating_id, golden_id, item_id, refuse_repeats
 from benchmark_builders.cargo.perturb import (
     CONTRADICTIONS, CORRUPTIONS, available_corruptions, contradict, corrupt, has_near_miss, value_kind,
 )
-from benchmark_builders.cargo.readers import reader_scores
+from benchmark_builders.cargo.readers import reader_scores, surface_baselines
 from benchmark_builders.cargo.records import (
     DEFAULT_SIZES, FAMILIES, FAMILY_NAMES, SHOULD_PENALIZE, CargoItem, CargoTruth,
 )
-from benchmark_builders.cargo.retrieval import GoldenIndex, best_of_revision, best_per_group, margin
+from benchmark_builders.cargo.retrieval import GoldenIndex, best_allowed, best_of_revision, best_per_group, margin
 from benchmark_builders.cargo.wording import (
     ANSWER_VARIANTS, extra_sentences, render_answer, render_context, render_question, render_reference,
 )
@@ -49,6 +49,10 @@ ENTITY_FACTS: frozenset[str] = frozenset({
     "warranty_end", "opened_at", "backup_id", "dispatch_id", "visit_date", "rma_number", "license_key",
     "target_account_id", "reset_token_id", "invoice_id", "credit_id", "log_bundle_id", "recovery_job_id",
 })
+
+
+def _entities(case: SupportCase) -> frozenset[str]:
+    return frozenset(v for k, v in case.facts.items() if k in ENTITY_FACTS)
 
 
 @dataclass(frozen=True)
@@ -158,7 +162,7 @@ class _WorldBuilder:
         question, reference = render_question(case, self.rng), render_reference(correct_answer(case))
         gid = golden_id(self.seed, case.case_id, case.procedure_id, question, reference)
         self.golden_values[gid] = frozenset(correct_answer(case).values().values())
-        self.golden_entities[gid] = frozenset(v for k, v in case.facts.items() if k in ENTITY_FACTS)
+        self.golden_entities[gid] = _entities(case)
         self.golden.append({
             "golden_id": gid,
             "world_seed": self.seed, "case_id": case.case_id, "procedure_id": case.procedure_id,
@@ -188,32 +192,47 @@ class _WorldBuilder:
                   "margin": margin(per_runbook)}
         return self.by_id[top1], record
 
-    def _live_case(self, accept) -> tuple[SupportCase, str, dict, dict]:
-        """A live case, its question and the reference retrieved for it, sharing no entity value if one can.
+    def _clean(self, case: SupportCase, golden_id: str) -> bool:
+        """Whether the reference is of another case and states none of ``case``'s entity values."""
+        return self.by_id[golden_id]["case_id"] != case.case_id and not _entities(case) & self.golden_entities[golden_id]
 
-        Cases are taken in queue order, each once while unused ones are left; one whose answer would state a
-        entity value (ENTITY_FACTS) with the retrieved reference is passed over (for every family alike),
-        up to one pass.
-        """
-        first = None
+    def _clean_reference(self, case: SupportCase, question: str, record: dict) -> tuple[dict, dict] | None:
+        """The best-ranked clean reference of the retrieved runbook and revision, with its retrieval record."""
+        found = best_allowed(self.index.rank(question), record["top1"], self.procedure_of, self.revision_of,
+                             lambda gid: self._clean(case, gid))
+        return None if found is None else (self.by_id[found[0]], {**record, "top1": found[0], "top1_similarity": found[1]})
+
+    def _live_case(self, accept) -> tuple[SupportCase, str, dict, dict] | None:
+        """A live case, its question and a reference of another case sharing no entity value (ENTITY_FACTS).
+
+        Unused cases first, a used one again only when no unused one has a clean reference; None when no accepted
+        case has one (the item is dropped)."""
         fresh = lambda c: accept(c) and c.case_id not in self.used  # noqa: E731
-        if not any(fresh(c) for c in self.queue):
-            fresh = accept
+        for allowed in (fresh, accept):
+            found = self._clean_pair(allowed) if any(allowed(c) for c in self.queue) else None
+            if found is not None:
+                self.used.add(found[0].case_id)
+                return found
+        return None
+
+    def _clean_pair(self, allowed) -> tuple[SupportCase, str, dict, dict] | None:
+        """Up to one pass over the queue: the first allowed case whose retrieved reference is clean; else the first
+        for which another reference of the retrieved runbook and revision is; else None."""
+        fallback = None
         for _ in range(len(self.queue)):
-            case = self._next_case(fresh)
+            case = self._next_case(allowed)
             question = render_question(case, self.rng)
             golden, retrieval = self._retrieve(question, case.revision)
-            first = first or (case, question, golden, retrieval)
-            mine = {v for k, v in case.facts.items() if k in ENTITY_FACTS}
-            if not mine & self.golden_entities[golden["golden_id"]]:
-                break
-        else:
-            case, question, golden, retrieval = first
-        self.used.add(case.case_id)
-        return case, question, golden, retrieval
+            if self._clean(case, golden["golden_id"]):
+                return case, question, golden, retrieval
+            if fallback is None:
+                other = self._clean_reference(case, question, retrieval)
+                fallback = (case, question, *other) if other is not None else None
+        return fallback
 
-    def item(self, family: str, style: str, variety: str | None) -> tuple[dict, dict, dict]:
-        """One judged item, its truth and its retrieval record (``variety``: the P2 value kind or P4 corruption)."""
+    def item(self, family: str, style: str, variety: str | None) -> tuple[dict, dict, dict] | None:
+        """One judged item, its truth and its retrieval record (``variety``: the P2 value kind or P4 corruption);
+        None when no live case is left with a clean reference (``_live_case``)."""
         rng = self.rng
         corruption = variety
         if family == "P4":
@@ -229,7 +248,10 @@ class _WorldBuilder:
                 accept = lambda c: True  # noqa: E731
         else:
             accept = lambda c: True  # noqa: E731
-        case, question, golden, retrieval = self._live_case(accept)
+        found = self._live_case(accept)
+        if found is None:
+            return None
+        case, question, golden, retrieval = found
         answer = correct_answer(case)
         extras = ()
         if style == "extra":
@@ -290,6 +312,7 @@ def build_suite(worlds: Sequence[tuple[int, Sequence[SupportCase]]], config: Sui
     items, truth, retrieval, golden, gating, gating_truth = [], [], [], [], [], []
     cycles = {"P2": CONTRADICTIONS, "P4": tuple(config.p4_kinds)}
     turns = {"P2": 0, "P4": 0}
+    dropped: dict[str, int] = {}    # planned items with no live case left whose reference is clean, per family
     for (world_seed, cases), specs in zip(worlds, plan):
         builder = _WorldBuilder(world_seed, cases, config, random.Random(f"cargo-world:{config.seed}:{world_seed}"))
         golden += builder.golden
@@ -298,17 +321,21 @@ def build_suite(worlds: Sequence[tuple[int, Sequence[SupportCase]]], config: Sui
             if family in cycles:
                 variety = cycles[family][turns[family] % len(cycles[family])]
                 turns[family] += 1
-            item, row, ret = builder.item(family, style, variety)
-            items.append(item); truth.append(row); retrieval.append(ret)
+            made = builder.item(family, style, variety)
+            if made is None:
+                dropped[family] = dropped.get(family, 0) + 1
+                continue
+            items.append(made[0]); truth.append(made[1]); retrieval.append(made[2])
         for _ in range(config.gating_per_world):
             made = builder.gating_item()
             if made:
                 gating.append(made[0]); gating_truth.append(made[1]); retrieval.append(made[2])
-    _refuse_repeats(truth + gating_truth)
+    refuse_repeats(truth + gating_truth)
     key = lambda row: row["item_id"]
     items.sort(key=key); truth.sort(key=key); retrieval.sort(key=key); gating.sort(key=key); gating_truth.sort(key=key)
     golden.sort(key=lambda g: g["golden_id"])
     meta = _meta(config, worlds, world_meta, items, truth, gating, golden)
+    meta["dropped_items"] = dict(sorted(dropped.items()))
     return Suite(meta, items, truth, golden, retrieval, gating, gating_truth)
 
 
@@ -318,16 +345,6 @@ def _variety(family: str, perturbation: dict | None) -> str | None:
         change = perturbation["changes"][0]
         return value_kind(change["field"], change["original"])
     return perturbation["kind"] if family == "P4" else None
-
-
-def _refuse_repeats(truth: Sequence[dict]) -> None:
-    """InputError if one item was drawn twice (same content, so the same id): the suite would count it twice."""
-    seen: set[str] = set()
-    for row in truth:
-        if row["item_id"] in seen:
-            raise InputError(f"item {row['item_id']} (world seed {row['world_seed']}, {row['case_id']}) was drawn "
-                             "twice; simulate more cases per world or change the suite seed")
-        seen.add(row["item_id"])
 
 
 def _meta(config, worlds, world_meta, items, truth, gating, golden) -> dict[str, Any]:
@@ -346,31 +363,13 @@ def _meta(config, worlds, world_meta, items, truth, gating, golden) -> dict[str,
             change = t["perturbation"]["changes"][0]
             kind = value_kind(change["field"], change["original"])
             p2_kinds[kind] = p2_kinds.get(kind, 0) + 1
-    surface = {"majority": _best_threshold_accuracy([(0, t["should_penalize"]) for t in truth]),
-               "length": _best_threshold_accuracy([(len(by_id[t["item_id"]]["candidate"]), t["should_penalize"])
-                                                   for t in truth]),
-               "sentences": _best_threshold_accuracy([(by_id[t["item_id"]]["candidate"].count(". ")
-                                                       + by_id[t["item_id"]]["candidate"].count(".\n"),
-                                                       t["should_penalize"]) for t in truth])}
     return {"format_version": FORMAT_VERSION, "kind": "cargo-bench", "config": asdict(config),
-            "surface_baseline": surface,
+            "surface_baseline": surface_baselines(items, truth),
             "world_seeds": [seed for seed, _ in worlds], "worlds": list(world_meta),
             "counts": counts, "items": len(items), "gating_items": len(gating), "golden": len(golden),
             "shortcut_readers": reader_scores(items, truth),
             "styles": styles, "mean_candidate_chars": length, "p4_kinds": dict(sorted(kinds.items())),
             "p2_kinds": dict(sorted(p2_kinds.items()))}
-
-
-def _best_threshold_accuracy(pairs: list[tuple[float, bool]]) -> float:
-    """In-sample accuracy of the best one-threshold rule on a surface feature (the majority label at worst)."""
-    if not pairs:
-        return 0.0
-    n, positives = len(pairs), sum(y for _, y in pairs)
-    best = max(positives, n - positives)
-    for threshold in sorted({x for x, _ in pairs}):
-        right = sum((x > threshold) == y for x, y in pairs)
-        best = max(best, right, n - right)
-    return round(best / n, 4)
 
 
 def suite_from_world_objects(worlds: Sequence, config: SuiteConfig | None = None) -> Suite:

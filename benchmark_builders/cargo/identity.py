@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from orgbench.core.errors import InputError
 from orgbench.core.storage import MANIFEST, read_json, verify_manifest
@@ -65,3 +65,13 @@ def suite_digest(suite_dir: Path) -> str:
     files = manifest["files"]
     data = json.dumps(files, sort_keys=True, separators=(",", ":")).encode("utf-8")
     return hashlib.sha256(data).hexdigest()
+
+
+def refuse_repeats(truth: Sequence[Mapping[str, Any]]) -> None:
+    """InputError if one item was drawn twice (same content, so the same id): the suite would count it twice."""
+    seen: set[str] = set()
+    for row in truth:
+        if row["item_id"] in seen:
+            raise InputError(f"item {row['item_id']} (world seed {row['world_seed']}, {row['case_id']}) was drawn "
+                             "twice; simulate more cases per world or change the suite seed")
+        seen.add(row["item_id"])

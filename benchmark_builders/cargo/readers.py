@@ -243,3 +243,25 @@ def reader_scores(items: Sequence[Mapping[str, str]], truth: Sequence[Mapping]) 
         excess = None if scores["accuracy"] is None else round(scores["accuracy"] - scores["majority"], 4)
         out[reader.name] = {**scores, "families": "+".join(reader.families), "items": len(data), "excess": excess}
     return out
+
+
+def surface_baselines(items: Sequence[Mapping[str, Any]], truth: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """The best one-threshold rule's accuracy on each surface feature of the candidate (majority, length, sentences)."""
+    by_id = {i["item_id"]: i["candidate"] for i in items}
+    features: dict[str, Callable[[str], float]] = {
+        "majority": lambda text: 0, "length": len,
+        "sentences": lambda text: text.count(". ") + text.count(".\n")}
+    return {name: _best_threshold_accuracy([(feature(by_id[t["item_id"]]), t["should_penalize"]) for t in truth])
+            for name, feature in features.items()}
+
+
+def _best_threshold_accuracy(pairs: list[tuple[float, bool]]) -> float:
+    """In-sample accuracy of the best one-threshold rule on a surface feature (the majority label at worst)."""
+    if not pairs:
+        return 0.0
+    n, positives = len(pairs), sum(y for _, y in pairs)
+    best = max(positives, n - positives)
+    for threshold in sorted({x for x, _ in pairs}):
+        right = sum((x > threshold) == y for x, y in pairs)
+        best = max(best, right, n - right)
+    return round(best / n, 4)

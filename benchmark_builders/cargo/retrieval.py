@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -110,3 +110,10 @@ def best_of_revision(ranking: Sequence[tuple[str, float]], top: tuple[str, float
         if group_of[golden_id] == group_of[top[0]] and revision_of[golden_id] == revision:
             return golden_id, sim
     return top
+
+
+def best_allowed(ranking: Sequence[tuple[str, float]], top1: str, group_of: dict[str, str],
+                 revision_of: dict[str, int], allowed: Callable[[str], bool]) -> tuple[str, float] | None:
+    """Within ``top1``'s runbook and revision, the best-ranked reference that ``allowed`` accepts (None if none)."""
+    return next(((golden_id, sim) for golden_id, sim in ranking if group_of[golden_id] == group_of[top1]
+                 and revision_of[golden_id] == revision_of[top1] and allowed(golden_id)), None)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -126,6 +127,30 @@ def test_sizes_are_configurable():
     suite = build_suite([(s, synthetic_cases(s, per_procedure=4)) for s in range(2)], config)
     assert suite.meta["counts"] == {"P1": 4, "P3": 8, "P2": 6, "P4": 6}
     assert suite.meta["styles"]["P2"] == {"plain": 2, "extra": 4}
+
+
+def _one_account(cases):
+    """The cases as if one account had opened them all: every reference of theirs would name it."""
+    return [dataclasses.replace(c, facts={**c.facts, "account_id": "ACC-2999", "account_name": "Acme Corp"})
+            for c in cases]
+
+
+def test_an_item_with_no_clean_reference_is_dropped_and_counted():
+    """A reference is of another case and shares no entity value with the live case; with none left, the item
+    is dropped and counted per family (rechecked here from the cases' own facts)."""
+    config = SuiteConfig(sizes={"P1": 4, "P3": 4, "P2": 2, "P4": 2}, gating_per_world=1)
+    worlds = [(0, synthetic_cases(0, per_procedure=4)), (1, _one_account(synthetic_cases(1, per_procedure=4)))]
+    suite = build_suite(worlds, config)
+    kept, dropped = suite.meta["counts"], suite.meta["dropped_items"]
+    assert sum(dropped.values()) > 0
+    assert {f: kept[f] + dropped.get(f, 0) for f in kept} == config.sizes
+    facts = {(seed, c.case_id): c.facts for seed, cases in worlds for c in cases}
+    entity = ("case_id", "account_id", "account_name", "contact_name", "contact_email", "asset_serial")
+    for t in suite.truth:
+        assert t["world_seed"] == 0       # every item of the one-account world shares its account with its reference
+        live, ref = facts[(0, t["case_id"])], facts[(0, t["reference_case_id"])]
+        assert t["case_id"] != t["reference_case_id"]
+        assert not {live[k] for k in entity if k in live} & {ref[k] for k in entity if k in ref}
 
 
 def test_bad_config_and_incomplete_cases_are_refused():
