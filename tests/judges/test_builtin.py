@@ -100,9 +100,10 @@ def test_direct_literal_penalises_every_transplant_on_the_default_suite():
 def test_cargo_grounded_separates_the_families_on_the_default_suite():
     rates, di = _rates("grounded", "cargo")
     # every penalised P1/P3 was judged against a reference of another runbook (top-1 retrieval wrong)
-    # (world-dependent: the worlds now have runbook revisions and incident-driven cases)
-    assert {f: round(r, 3) for f, r in rates.items()} == {"P1": 0.02, "P3": 0.021, "P2": 1.0, "P4": 0.5}
-    assert round(di, 3) == 0.729
+    # (world-dependent: the worlds have runbook revisions, incident-driven cases, comms on office hours and
+    # night pages; on these worlds no P1 is judged against another runbook's reference and penalised)
+    assert {f: round(r, 3) for f, r in rates.items()} == {"P1": 0.0, "P3": 0.021, "P2": 1.0, "P4": 0.52}
+    assert round(di, 3) == 0.746
 
 
 def test_grounded_misses_near_miss_actions_but_not_wrong_teams_when_the_reference_is_right():
@@ -124,8 +125,8 @@ def test_grounded_misses_near_miss_actions_but_not_wrong_teams_when_the_referenc
     # a wrong team is caught, one manager for another too (revision 2 of the billing runbook: the team
     # phrases share "manager" and differ in the word before it)
     assert sum(by_kind[("wrong_escalation", True)]) == 25 and len(by_kind[("wrong_escalation", True)]) == 25
-    # a reference of another runbook fails 3 of the 4; the fourth (a battery answer against the advance-exchange
+    # a reference of another runbook fails 2 of the 3; the third (a battery answer against the advance-exchange
     # reference) reads as that procedure too: diagnostics, a replacement dispatch, the customer emailed, resolved
-    assert sorted(other_runbook) == [False, True, True, True]
-    assert sorted(by_kind[("P1", False)] + by_kind[("P3", False)]) == [False, True, True, True]
-    assert sum(by_kind[("wrong_action", True)]) == 0 and len(by_kind[("wrong_action", True)]) == 24
+    assert sorted(other_runbook) == [False, True, True]
+    assert sorted(by_kind[("P1", False)] + by_kind[("P3", False)]) == [False, True, True]
+    assert sum(by_kind[("wrong_action", True)]) == 0 and len(by_kind[("wrong_action", True)]) == 23
