@@ -221,6 +221,8 @@ class _WorldBuilder:
         fallback = None
         for _ in range(len(self.queue)):
             case = self._next_case(allowed)
+            if case is None:
+                break
             question = render_question(case, self.rng)
             golden, retrieval = self._retrieve(question, case.revision)
             if self._clean(case, golden["golden_id"]):
