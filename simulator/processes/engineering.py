@@ -179,7 +179,6 @@ def incident(ctx: SimContext, change: Change, rng):
     if night is not None:
         yield ctx.until(night[1])
     suspect = ctx.last_deploys.get(change.service)  # what on-call sees first: the service's latest deploy
-
     mechanism = change.mechanism or "config_regression"
     aliases, symptom = MECHANISMS[mechanism]
     incident_id = ctx.ledger.next_id("INC")
