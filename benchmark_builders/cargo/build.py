@@ -314,7 +314,8 @@ def build_suite(worlds: Sequence[tuple[int, Sequence[SupportCase]]], config: Sui
     items, truth, retrieval, golden, gating, gating_truth = [], [], [], [], [], []
     cycles = {"P2": CONTRADICTIONS, "P4": tuple(config.p4_kinds)}
     turns = {"P2": 0, "P4": 0}
-    dropped: dict[str, int] = {}    # planned items with no live case left whose reference is clean, per family
+    dropped: dict[str, int] = {}    # planned items with no clean live case left, or repeating one, per family
+    seen: set[str] = set()
     for (world_seed, cases), specs in zip(worlds, plan):
         builder = _WorldBuilder(world_seed, cases, config, random.Random(f"cargo-world:{config.seed}:{world_seed}"))
         golden += builder.golden
@@ -324,9 +325,10 @@ def build_suite(worlds: Sequence[tuple[int, Sequence[SupportCase]]], config: Sui
                 variety = cycles[family][turns[family] % len(cycles[family])]
                 turns[family] += 1
             made = builder.item(family, style, variety)
-            if made is None:
+            if made is None or made[0]["item_id"] in seen:  # no clean live case left, or a case drawn again alike
                 dropped[family] = dropped.get(family, 0) + 1
                 continue
+            seen.add(made[0]["item_id"])
             items.append(made[0]); truth.append(made[1]); retrieval.append(made[2])
         for _ in range(config.gating_per_world):
             made = builder.gating_item()
