@@ -119,17 +119,28 @@ def judge_cohort(source: Path, work: Path, backend: JudgeBackend, *, draws: int 
     return out
 
 
+#: How a cell's flags enter G = (F_E - P_E) - (F_C - P_C), by (target kind, extent).
+CELL_SIGN = {("error", "full"): 1, ("error", "prefix"): -1, ("comparison", "full"): -1, ("comparison", "prefix"): 1}
+
+
+def cluster_interval(values: np.ndarray, sizes: np.ndarray, draws: np.ndarray, scale: float = 1.0) -> list[float]:
+    """95% interval of per-trajectory ``values`` (summed per cluster) over the cluster resamples ``draws``."""
+    if len(sizes) == 0:
+        return [0.0, 0.0]
+    means = values[draws].sum(axis=1) / sizes[draws].sum(axis=1) * scale
+    return [round(float(np.quantile(means, 0.025)), 4), round(float(np.quantile(means, 0.975)), 4)]
+
+
 def _per_cluster(judged: Sequence[Judged], rendering: str) -> tuple[np.ndarray, np.ndarray]:
     """Per cluster (shared user request, sorted): the summed (F_E - P_E) - (F_C - P_C) and its trajectory count."""
     members: dict[str, set[str]] = {}
     for j in judged:
         members.setdefault(j.cluster, set()).add(j.trajectory_id)
     clusters = sorted(members)
-    sign = {("error", "full"): 1, ("error", "prefix"): -1, ("comparison", "full"): -1, ("comparison", "prefix"): 1}
     contrib = {c: 0 for c in clusters}
     for j in judged:
         if j.rendering == rendering and j.flag:
-            contrib[j.cluster] += sign[(j.target_kind, j.extent)]
+            contrib[j.cluster] += CELL_SIGN[(j.target_kind, j.extent)]
     return (np.array([contrib[c] for c in clusters], dtype=float),
             np.array([len(members[c]) for c in clusters], dtype=float))
 
@@ -158,10 +169,7 @@ def contrast_summary(judged: Sequence[Judged], *, resamples: int = 2000, seed: i
     draws = rng.integers(0, k, size=(resamples, k)) if k else np.zeros((0, 0), dtype=int)
 
     def interval(values: np.ndarray, scale: float = 1.0) -> list[float]:
-        if k == 0:
-            return [0.0, 0.0]
-        means = values[draws].sum(axis=1) / sizes[draws].sum(axis=1) * scale
-        return [round(float(np.quantile(means, 0.025)), 4), round(float(np.quantile(means, 0.975)), 4)]
+        return cluster_interval(values, sizes, draws, scale)
 
     def g(rendering: str) -> int:
         c = lambda kind, extent: cells[f"{rendering}.{kind}.{extent}"]["flags"]

@@ -25,13 +25,13 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from judges.assurance.contrast import CELL_SIGN, cluster_interval
 from orgbench.core.errors import InputError
 from orgbench.core.storage import read_json, read_text
 from orgbench.core.tables import Table
 
 FLAGS = "flags.csv"
 VERDICTS = ("pass", "fail", "cannot_decide")
-SIGN = {("error", "full"): 1, ("error", "prefix"): -1, ("comparison", "full"): -1, ("comparison", "prefix"): 1}
 RENDERINGS = ("original", "restored")
 
 
@@ -49,7 +49,7 @@ def _packets(run: Path) -> list[dict[str, str]]:
         raise InputError(f"{path}: column {missing[0]} missing (expected {', '.join(need)})")
     rows = [dict(zip(table.columns, row)) for row in table.rows]
     for number, row in enumerate(rows, start=2):
-        if (row["target_kind"], row["extent"]) not in SIGN or row["rendering"] not in RENDERINGS:
+        if (row["target_kind"], row["extent"]) not in CELL_SIGN or row["rendering"] not in RENDERINGS:
             raise InputError(f"{path}:{number}: unknown cell {row['target_kind']}/{row['extent']}/{row['rendering']}")
     return rows
 
@@ -59,7 +59,7 @@ def _per_cluster(rows: Sequence[Mapping[str, str]], clusters: list[str], renderi
     contrib = dict.fromkeys(clusters, 0)
     for row in rows:
         if row["rendering"] == rendering and row["flag"] == "true":
-            contrib[row["cluster"]] += SIGN[(row["target_kind"], row["extent"])]
+            contrib[row["cluster"]] += CELL_SIGN[(row["target_kind"], row["extent"])]
     return np.array([contrib[c] for c in clusters], dtype=float)
 
 
@@ -67,9 +67,8 @@ def _stats(values: dict[str, np.ndarray], sizes: np.ndarray, draws: np.ndarray) 
     out = {}
     n = float(sizes.sum())
     for name, v in values.items():
-        means = v[draws].sum(axis=1) / sizes[draws].sum(axis=1) if len(draws) else np.zeros(1)
         out[name] = {"G": int(v.sum()), "per_trajectory": round(float(v.sum() / n), 4) if n else None,
-                     "ci": [round(float(np.quantile(means, 0.025)), 4), round(float(np.quantile(means, 0.975)), 4)]}
+                     "ci": cluster_interval(v, sizes, draws)}
     return out
 
 

@@ -47,9 +47,9 @@ def verdict_rows(run_dirs: tuple[Path, ...], suite: Path) -> list[list[Any]]:
         judge = read_json(run / "run.json").get("judge", run.name)
         counts: dict[tuple[str, str], dict[str, int]] = {}
         for row in load_judgments(run):
-            label = (row.get("verdict") or {}).get("verdict") if not row.get("error") else None
+            label = row.verdict.verdict if row.verdict is not None and not row.error else None
             label = label if label in VERDICTS[:3] else "unparsed"
-            cell = counts.setdefault((row["condition"], family[row["item_id"]]), dict.fromkeys(VERDICTS, 0))
+            cell = counts.setdefault((row.condition, family[row.item_id]), dict.fromkeys(VERDICTS, 0))
             cell[label] += 1
         for condition in sorted({c for c, _ in counts}):
             for fam in FAMILIES:
@@ -84,7 +84,8 @@ def write_groundeval(out: Path, runs: ModelRuns) -> dict[str, Any]:
     out.mkdir(parents=True, exist_ok=True)
     rows_out, per_agent = [], {}
     for judge, run in zip(runs.judges, runs.groundeval):
-        rows, _ = score_submissions(runs.groundeval_suite, load_submissions(run)[0])
+        scores, _ = score_submissions(runs.groundeval_suite, load_submissions(run)[0])
+        rows = [score.to_json() for score in scores]
         per_agent[judge] = {"run": str(run), "wall_s": read_json(run.parent / WALL)["wall_s"], "tracks": {}}
         for track in (*TRACKS, "all"):
             agg = _aggregate([r for r in rows if track == "all" or r["track"] == track])
