@@ -22,26 +22,24 @@ from orgbench.core.errors import InputError
 
 BINDING = ".orgbench.json"
 
-#: (kind, files that mark it), checked in order; the first whose files are all present names the folder.
-KINDS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("results (orgbench reproduce)", ("README.md", "index.html")),
-    ("results (orgbench reproduce)", ("cargo", "drilldown.jsonl")),
-    ("an orgbench export", ("EXPORT.json",)),
-    ("a world", ("world.json", "events.jsonl")),
-    ("a CARGO suite", ("items.jsonl", "truth.jsonl")),
-    ("a GroundEval suite", ("contracts.jsonl",)),
-    ("a trajectory suite", ("trajectories.jsonl",)),
-    ("a CARGO judge run", ("judgments.jsonl",)),
-    ("a CARGO judge run", ("run.json", "cache.sqlite")),
-    ("a CARGO dry run", ("requests.jsonl",)),
-    ("a GroundEval agent run", ("answers.jsonl", "run.json")),
-    ("GroundEval scores", ("summary.json", "questions.jsonl")),
-    ("CARGO tables", ("table1_headline.csv",)),
-    ("GroundEval tables", ("table_agents.csv",)),
-    ("assurance tables", ("faults.csv",)),
-    ("assurance tables", ("contrast.json",)),
-    ("an assurance workspace", ("records",)),
-)
+#: kind -> the sets of files that mark it, checked in order; the first kind one of whose sets is all present
+#: names the folder.
+KINDS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "results (orgbench reproduce)": (("README.md", "index.html"), ("cargo", "drilldown.jsonl")),
+    "an orgbench export": (("EXPORT.json",),),
+    "a world": (("world.json", "events.jsonl"),),
+    "a CARGO suite": (("items.jsonl", "truth.jsonl"),),
+    "a GroundEval suite": (("contracts.jsonl",),),
+    "a trajectory suite": (("trajectories.jsonl",),),
+    "a CARGO judge run": (("judgments.jsonl",), ("run.json", "cache.sqlite")),
+    "a CARGO dry run": (("requests.jsonl",),),
+    "a GroundEval agent run": (("answers.jsonl", "run.json"),),
+    "GroundEval scores": (("summary.json", "questions.jsonl"),),
+    "CARGO tables": (("table1_headline.csv",),),
+    "GroundEval tables": (("table_agents.csv",),),
+    "assurance tables": (("faults.csv",), ("contrast.json",)),
+    "an assurance workspace": (("records",),),
+}
 
 
 def holds(path: Path) -> str | None:
@@ -49,8 +47,8 @@ def holds(path: Path) -> str | None:
     path = Path(path)
     if not path.is_dir() or not any(p for p in path.iterdir() if not p.name.startswith(".")):
         return None          # hidden entries: the binding, and folders a killed command left half-built
-    for kind, markers in KINDS:
-        if all((path / name).exists() for name in markers):
+    for kind, marker_sets in KINDS.items():
+        if any(all((path / name).exists() for name in markers) for markers in marker_sets):
             return kind
     return "other files"
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Mapping
 
-from orgbench.core.clock import format_ts, parse_ts
+from orgbench.core.clock import format_optional_ts as _ts, format_ts, parse_optional_ts as _dt, parse_ts
 
 #: Every subsystem an artifact or event can live in.
 SUBSYSTEMS: tuple[str, ...] = (
@@ -26,14 +26,6 @@ SUBSYSTEMS: tuple[str, ...] = (
     "postmortems", # postmortem documents
     "hr",          # staffing records
 )
-
-
-def _ts(value: datetime | None) -> str | None:
-    return None if value is None else format_ts(value)
-
-
-def _dt(value: str | None) -> datetime | None:
-    return None if value is None else parse_ts(value)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,8 +10,9 @@ the access policy always says who could see what at any time.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import fields
 from datetime import date, datetime, timedelta
+from typing import Any
 
 from faker import Faker
 
@@ -44,23 +45,23 @@ SPACES: dict[str, tuple[str, str, tuple[str, ...]]] = {
                            ("support_l2", "support_manager", "sre", "engineering_manager", "executive")),
 }
 
+_ACTOR_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Actor))
 
-@dataclass(slots=True)
+
 class Person:
-    """A person as the simulation sees them (mutable while the run goes on)."""
+    """A person as the simulation sees them: the fields of ``Actor``, mutable while the run goes on, and their roles.
 
-    actor_id: str
-    name: str
-    email: str
-    title: str
-    team: str
-    role: str
-    manager: str | None
-    joined_at: datetime
-    left_at: datetime | None = None
-    roles: list[list] = field(default_factory=list)  # [role, valid_from, valid_to]
-    office: str = "London"
-    utc_offset: int = 0
+    ``Person(...)`` takes the arguments ``Actor`` takes; ``roles`` is the role history, ``[role, valid_from,
+    valid_to]`` entries.
+    """
+
+    __slots__ = (*_ACTOR_FIELDS, "roles")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        record = Actor(*args, **kwargs)
+        for name in _ACTOR_FIELDS:
+            setattr(self, name, getattr(record, name))
+        self.roles: list[list] = []
 
     @property
     def active(self) -> bool:
@@ -69,8 +70,7 @@ class Person:
 
     def to_actor(self) -> Actor:
         """The Actor record (current role, team and manager)."""
-        return Actor(self.actor_id, self.name, self.email, self.title, self.team, self.role,
-                     self.manager, self.joined_at, self.left_at, self.office, self.utc_offset)
+        return Actor(**{name: getattr(self, name) for name in _ACTOR_FIELDS})
 
 
 def _split(total: int, shares: dict[str, int]) -> dict[str, int]:

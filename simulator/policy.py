@@ -21,23 +21,27 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Iterable, Mapping
 
-from orgbench.core.clock import format_ts, parse_ts
+from orgbench.core.clock import format_optional_ts as _ts, format_ts, parse_optional_ts as _dt, parse_ts
 from simulator.model import ArtifactVersion
 
 HORIZON, ACTOR, SUBSYSTEM = "horizon", "actor", "subsystem"
 GATES: tuple[str, ...] = (HORIZON, ACTOR, SUBSYSTEM)
 
 
-def _ts(value: datetime | None) -> str | None:
-    return None if value is None else format_ts(value)
+class _Window:
+    """A record valid from ``valid_from`` (inclusive) to ``valid_to`` (exclusive, None = open)."""
 
+    __slots__ = ()
+    valid_from: datetime
+    valid_to: datetime | None
 
-def _dt(value: str | None) -> datetime | None:
-    return None if value is None else parse_ts(value)
+    def covers(self, moment: datetime) -> bool:
+        """True if ``moment`` falls inside the window."""
+        return self.valid_from <= moment and (self.valid_to is None or moment < self.valid_to)
 
 
 @dataclass(frozen=True, slots=True)
-class RoleAssignment:
+class RoleAssignment(_Window):
     """Actor held ``role`` from ``valid_from`` (inclusive) to ``valid_to`` (exclusive, None = open)."""
 
     actor_id: str
@@ -45,12 +49,9 @@ class RoleAssignment:
     valid_from: datetime
     valid_to: datetime | None = None
 
-    def covers(self, moment: datetime) -> bool:
-        return self.valid_from <= moment and (self.valid_to is None or moment < self.valid_to)
-
 
 @dataclass(frozen=True, slots=True)
-class Grant:
+class Grant(_Window):
     """An extra subsystem granted to one actor for a time window."""
 
     grant_id: str
@@ -60,20 +61,14 @@ class Grant:
     valid_to: datetime | None = None
     reason: str = ""
 
-    def covers(self, moment: datetime) -> bool:
-        return self.valid_from <= moment and (self.valid_to is None or moment < self.valid_to)
-
 
 @dataclass(frozen=True, slots=True)
-class Membership:
+class Membership(_Window):
     """One actor's membership of a private space for a time window."""
 
     actor_id: str
     valid_from: datetime
     valid_to: datetime | None = None
-
-    def covers(self, moment: datetime) -> bool:
-        return self.valid_from <= moment and (self.valid_to is None or moment < self.valid_to)
 
 
 @dataclass(frozen=True, slots=True)

@@ -95,11 +95,7 @@ class Procedure:
     @property
     def facts_read(self) -> tuple[str, ...]:
         """Every fact any step reads, in first-use order."""
-        seen: dict[str, None] = {}
-        for step in self.steps:
-            for fact in step.reads:
-                seen.setdefault(fact, None)
-        return tuple(seen)
+        return tuple(dict.fromkeys(fact for step in self.steps for fact in step.reads))
 
     @property
     def covers_entitled_units_only(self) -> bool:
@@ -109,11 +105,7 @@ class Procedure:
     @property
     def facts_written(self) -> tuple[str, ...]:
         """Every fact any step writes, in step order."""
-        seen: dict[str, None] = {}
-        for step in self.steps:
-            for fact in step.writes:
-                seen.setdefault(fact, None)
-        return tuple(seen)
+        return tuple(dict.fromkeys(fact for step in self.steps for fact in step.writes))
 
 
 def _s(step_id: str, action: str, reads=(), writes=(), requires=(), escalates_to=None) -> Step:

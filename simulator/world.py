@@ -22,7 +22,7 @@ from simulator.model import Actor, ArtifactVersion, Event
 from simulator.policy import AccessPolicy
 from orgbench.core.jsonl import iter_jsonl
 from orgbench.core.storage import (
-    MANIFEST, read_json, staged_directory, verify_manifest, write_json, write_jsonl,
+    read_json, require_sealed, staged_directory, write_json, write_jsonl,
     write_manifest, write_text_atomic,
 )
 
@@ -133,11 +133,7 @@ def load_world(directory: Path, *, verify: bool = True) -> World:
     if not directory.is_dir():
         raise InputError(f"{directory}: not a world directory")
     if verify:
-        if not (directory / MANIFEST).is_file():
-            raise InputError(f"{directory / MANIFEST}: missing; not a world written by orgbench")
-        problems = verify_manifest(directory)
-        if problems:
-            raise InputError(problems[0])
+        require_sealed(directory, "a world written by orgbench")
     meta = read_json(directory / "world.json")
     if not isinstance(meta, dict) or not isinstance(meta.get("seed"), int):
         raise InputError(f"{directory / 'world.json'}: field seed: missing or not an integer")

@@ -16,7 +16,7 @@ from typing import Any, Iterable, Mapping
 
 from orgbench.core.errors import InputError
 from orgbench.core.jsonl import iter_jsonl
-from orgbench.core.storage import (MANIFEST, read_json, staged_directory, verify_manifest, write_json, write_jsonl,
+from orgbench.core.storage import (read_json, require_sealed, staged_directory, write_json, write_jsonl,
                                    write_manifest)
 
 ROLES = ("system", "user", "assistant", "tool")
@@ -238,11 +238,7 @@ def read_suite(directory: Path, *, verify: bool = True) -> tuple[list[Trajectory
     if not (directory / TRAJECTORIES_FILE).is_file():
         raise InputError(f"{directory / TRAJECTORIES_FILE}: file not found (not a trajectory suite)")
     if verify:
-        if not (directory / MANIFEST).is_file():
-            raise InputError(f"{directory / MANIFEST}: missing; not a sealed trajectory suite")
-        problems = verify_manifest(directory)
-        if problems:
-            raise InputError(problems[0])
+        require_sealed(directory, "a sealed trajectory suite")
     trajectories = read_trajectories(directory / TRAJECTORIES_FILE)
     labels = read_labels(directory / LABELS_FILE) if (directory / LABELS_FILE).is_file() else {}
     return trajectories, labels

@@ -35,12 +35,8 @@ from orgbench.core.storage import dumps, write_manifest
 FIELDS = ("case", "injection_point", "control", "reached_judge", "stopped_at", "stopped_by")
 
 
-@dataclass(frozen=True)
-class Victim:
-    """The packet (and its trajectory) a case alters: a full, restored packet around an error target."""
-
-    trajectory_id: str
-    filename: str
+#: The packet (and its trajectory) a case alters: a full, restored packet around an error target.
+Victim = PacketSpec
 
 
 @dataclass(frozen=True)
@@ -268,8 +264,7 @@ def choose_victim(source: Path) -> Victim:
         targets = select_targets(t, labels[t.trajectory_id]) if t.trajectory_id in labels else None
         if targets and any(len(m.tool_calls) > 1 for m in t.messages[:targets.error]) and \
                 any(m.role == "user" and m.tool_calls for m in t.messages):
-            return Victim(t.trajectory_id, PacketSpec(t.trajectory_id, targets.error, "error", "full",
-                                                      "restored").filename)
+            return Victim(t.trajectory_id, targets.error, "error", "full", "restored")
     raise ValueError(f"{source}: no trajectory with parallel calls before an error target")
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from orgbench.commands.local_options import structured_mode, structured_options
-from orgbench.commands.options import check_out_dir, parse_seeds
+from orgbench.commands.options import check_cache_file, check_out_dir, parse_seeds
 from orgbench.outdir import bind, bound, file_digest, guard, holds, overwrite_option, removed_on_failure
 
 
@@ -133,7 +133,6 @@ def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, se
     from judges.backends import EndpointConfig, parse_extra
     from judges.cargo_run import every_request_failed, make_jobs, run_cargo_jobs
     from judges.conditions import parse_conditions
-    from orgbench.core.storage import write_jsonl
     from orgbench.commands.preflight import check_endpoint
     from orgbench.commands.progress import Totals
 
@@ -143,15 +142,11 @@ def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, se
     check_judge_spec(spec)
     guard(out, "a CARGO dry run" if dry_run else "a CARGO judge run", overwrite=overwrite)
     check_out_dir(out, into=True)
-    if cache is not None and not cache.exists():
-        check_out_dir(cache, option="--cache")      # its folder must be one (or creatable)
+    check_cache_file(cache)
     items = read_items(suite, limit)
     jobs = make_jobs(items, chosen, judge_seeds, temperature=temperature, max_tokens=max_tokens)
     if dry_run:
-        from judges.runner import job_to_json
-
-        count = write_jsonl(Path(out) / "requests.jsonl", (job_to_json(job) for job in jobs))
-        click.echo(f"wrote {Path(out) / 'requests.jsonl'}: {count} rendered requests (nothing sent)")
+        _write_requests(out, jobs)
         return
     check_endpoint(spec, base_url)
     if overwrite and holds(out):
@@ -166,10 +161,24 @@ def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, se
                                  slots=slots)
         if summary.judgments and summary.errors == summary.judgments:
             every_request_failed(Path(out))
-    click.echo(f"{out}: {summary.judgments} judgments ({summary.penalized} penalised, {summary.passed} passed, "
-               f"{summary.cannot_decide} cannot_decide, {summary.unparsed} unparsed, {summary.errors} errors); "
-               f"{summary.requested} requested, {summary.already_done} already done")
+    click.echo(_run_line(out, summary))
     click.echo(totals.line())
+
+
+def _run_line(out: Path, summary) -> str:
+    """The line a finished judge run prints: its judgments by outcome, requested and already done."""
+    return (f"{out}: {summary.judgments} judgments ({summary.penalized} penalised, {summary.passed} passed, "
+            f"{summary.cannot_decide} cannot_decide, {summary.unparsed} unparsed, {summary.errors} errors); "
+            f"{summary.requested} requested, {summary.already_done} already done")
+
+
+def _write_requests(out: Path, jobs: list) -> None:
+    """A dry run: write the rendered requests to OUT/requests.jsonl and say so; nothing is sent."""
+    from judges.runner import job_to_json
+    from orgbench.core.storage import write_jsonl
+
+    count = write_jsonl(Path(out) / "requests.jsonl", (job_to_json(job) for job in jobs))
+    click.echo(f"wrote {Path(out) / 'requests.jsonl'}: {count} rendered requests (nothing sent)")
 
 
 def check_judge_spec(spec: str) -> None:

@@ -25,6 +25,12 @@ def parse_seeds(text: str, option: str = "--seeds") -> tuple[int, ...]:
     return tuple(seeds)
 
 
+def check_cache_file(cache: Path | None) -> None:
+    """Refuse a --cache file that does not exist yet where no file can be made (its folder must be one, or creatable)."""
+    if cache is not None and not Path(cache).exists():
+        check_out_dir(cache, option="--cache")
+
+
 def check_out_dir(path: Path, marker: tuple[str, ...] = (), what: str = "", option: str = "--out", *,
                   into: bool = False) -> None:
     """Refuse an output directory that is a file, lies under one, or holds something other than ``what``.

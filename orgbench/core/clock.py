@@ -34,6 +34,16 @@ def parse_ts(text: str, *, assume_utc: bool = True) -> datetime:
     return moment.astimezone(UTC)
 
 
+def format_optional_ts(moment: datetime | None) -> str | None:
+    """``format_ts`` of a moment that may be absent (None stays None)."""
+    return None if moment is None else format_ts(moment)
+
+
+def parse_optional_ts(text: str | None) -> datetime | None:
+    """``parse_ts`` of a timestamp that may be absent (None stays None)."""
+    return None if text is None else parse_ts(text)
+
+
 def minutes(n: float) -> timedelta:
     """A duration of ``n`` minutes."""
     return timedelta(minutes=n)

@@ -166,6 +166,16 @@ def verify_manifest(directory: Path) -> list[str]:
     return problems
 
 
+
+def require_sealed(directory: Path, what: str) -> None:
+    """Refuse ``directory`` unless its manifest is present (else "missing; not ``what``") and every file matches it."""
+    directory = Path(directory)
+    if not (directory / MANIFEST).is_file():
+        raise InputError(f"{directory / MANIFEST}: missing; not {what}")
+    problems = verify_manifest(directory)
+    if problems:
+        raise InputError(problems[0])
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)

@@ -45,24 +45,29 @@ class WorldGrid:
     days: int | None = None
 
 
-@dataclass(frozen=True)
-class GroundEvalGrid:
-    """Every world built into a GroundEval suite, run by each agent in each mode."""
+@dataclass(frozen=True, kw_only=True)
+class ModelGrid:
+    """A grid whose models (``openai:``/``local:`` specs) are served at ``base_url`` (None: the spec's default)."""
 
-    agents: tuple[str, ...]
-    modes: tuple[str, ...]
     base_url: str | None = None
 
 
 @dataclass(frozen=True)
-class CargoGrid:
+class GroundEvalGrid(ModelGrid):
+    """Every world built into a GroundEval suite, run by each agent in each mode."""
+
+    agents: tuple[str, ...]
+    modes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CargoGrid(ModelGrid):
     """Every ``worlds_per_suite`` worlds of a config into one CARGO suite, judged by each judge."""
 
     worlds_per_suite: int
     judges: tuple[str, ...]
     conditions: tuple[str, ...]
     judge_seeds: tuple[int, ...]
-    base_url: str | None = None
 
 
 @dataclass(frozen=True)
@@ -176,7 +181,7 @@ def load_sweep(path: Path) -> Sweep:
         ge = GroundEvalGrid(_names(path, ge.get("agents"), "groundeval.agents", GROUNDEVAL_AGENTS, GROUNDEVAL_AGENTS,
                                    models=True),
                             _names(path, ge.get("modes"), "groundeval.modes", GROUNDEVAL_MODES, GROUNDEVAL_MODES),
-                            _url(path, ge, "groundeval"))
+                            base_url=_url(path, ge, "groundeval"))
     cargo = data.get("cargo")
     if cargo is not None:
         cargo = _check_keys(path, cargo, "cargo", "cargo")
@@ -184,7 +189,7 @@ def load_sweep(path: Path) -> Sweep:
                           _names(path, cargo.get("judges"), "cargo.judges", CARGO_JUDGES, CARGO_JUDGES, models=True),
                           _conditions(path, cargo.get("conditions")),
                           parse_seeds(path, cargo.get("judge_seeds", [0]), "cargo.judge_seeds"),
-                          _url(path, cargo, "cargo"))
+                          base_url=_url(path, cargo, "cargo"))
     if ge is None and cargo is None:
         raise _fail(path, "groundeval", "missing: a sweep needs a [groundeval] or a [cargo] table (or both)")
     endpoints = data.get("endpoints", {})
