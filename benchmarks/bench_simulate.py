@@ -28,21 +28,25 @@ Then, each in a fresh subprocess for a clean peak RSS: 1×, 4×, 16× and 64×
 the default size (people × days: 1×1, 2×2, 4×4, 8×8), each simulated and
 written to disk as it runs (``simulate_to``, which streams events and
 artifact versions out in chunks), with seconds (simulating and writing),
-events, cost per event (µs of wall time, and of process CPU time) and peak
-RSS (MB), and the 16×/1× and 64×/1× cost-per-event ratios by each (the CPU
-one is the steadier when other processes share the machine). Last,
+events, cost per event (µs of wall time, and of process CPU time), peak
+RSS (MB) and the 1-minute load average before and after the child; then the
+16×/1× and 64×/1× cost-per-event ratios by each (the CPU one is the
+steadier when other processes share the machine). A child that fails stops
+the run with its exit status and its stderr. Last,
 ``realism``: the prose figures of ``simulator.realism`` for the default
 world, with a second seed (3) against it — the same figures ``orgbench
 inspect --realism WORLD --against WORLD2`` prints.
 
     python benchmarks/bench_simulate.py            # all of it
     python benchmarks/bench_simulate.py --quick    # default world only
+    python benchmarks/bench_simulate.py --scales   # only the 1x-64x rows (about 10 min on 2 shared cores)
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -274,13 +278,28 @@ def main() -> None:
     print(json.dumps(result, indent=2))
 
 
+class ChildFailed(RuntimeError):
+    """A measuring subprocess exited non-zero; the message carries its exit code and stderr."""
+
+
+def run_child(people_factor: int, days_factor: int) -> dict:
+    """The ``measure_streamed`` row of a fresh subprocess; a failing child raises with its stderr."""
+    command = [sys.executable, __file__, "--child", str(people_factor), str(days_factor)]
+    load_before = os.getloadavg()[0]
+    proc = subprocess.run(command, capture_output=True, text=True)
+    if proc.returncode != 0:
+        how = f"was killed by signal {-proc.returncode}" if proc.returncode < 0 else f"exited {proc.returncode}"
+        raise ChildFailed(f"bench_simulate --child {people_factor} {days_factor} {how}:\n"
+                          f"{proc.stderr.strip() or '(no stderr)'}")
+    # the 1-minute load average around the child: how much the shared machine disturbed its wall time
+    return {**json.loads(proc.stdout), "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2)}
+
+
 def scale_rows() -> dict:
     """The 1x-64x rows, each from a fresh subprocess, and the cost-per-event ratios to 1x."""
     scales = {}
     for name, (pf, df) in SCALES.items():
-        proc = subprocess.run([sys.executable, __file__, "--child", str(pf), str(df)],
-                              capture_output=True, text=True, check=True)
-        scales[name] = json.loads(proc.stdout)
+        scales[name] = run_child(pf, df)
     result: dict = {"scales": scales}
     for name in ("16x", "64x"):
         result[f"cost_ratio_{name}_vs_1x"] = round(scales[name]["us_per_event"] / scales["1x"]["us_per_event"], 3)
@@ -291,4 +310,7 @@ def scale_rows() -> dict:
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except ChildFailed as failure:  # the child's stderr, not a traceback of this process
+        sys.exit(str(failure))

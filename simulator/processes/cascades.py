@@ -99,8 +99,8 @@ def after_resolution(ctx: SimContext, impact: IncidentImpact, resolved_event: st
              ParentLink(reported.opened_event, {"case_id": reported.case_id})))
         if credit_runbook is None:
             continue
+        credit = credit_amount(account.contract_level, hours - sla)  # the contract breached, not a later renewal's
         yield ctx.work(rng.uniform(30, 240))
-        case = open_case(ctx, rng, credit_runbook, impact.incident_id, account,
-                         credit_amount(account.contract_level, hours - sla))
+        case = open_case(ctx, rng, credit_runbook, impact.incident_id, account, credit)
         ctx.env.process(support_case(ctx, case, ParentLink(breach, {"incident_id": impact.incident_id,
                                                                      "account_id": account.account_id})))

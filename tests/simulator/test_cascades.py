@@ -7,7 +7,12 @@ incident's own opened and resolved events.
 
 from __future__ import annotations
 
-from simulator.processes.cascades import CREDITED_LEVELS, SLA_HOURS
+import random
+
+from simulator.calendar import DAY
+from simulator.config import load_config
+from simulator.processes.cascades import CREDITED_LEVELS, SLA_HOURS, IncidentImpact, after_resolution
+from simulator.processes.support import open_case
 
 
 def _by_id(world):
@@ -90,3 +95,31 @@ def test_a_chain_runs_from_a_deploy_to_an_account(default_world):
         assert resolved.payload["incident_id"] == incident.payload["incident_id"] == credit.payload["incident_id"]
         chains += 1
     assert chains >= 2
+
+
+def test_a_credit_is_for_the_contract_breached_even_if_it_is_renewed_before_the_credit_case(small_config_path):
+    """A renewal (here to basic, which carries no credit) between the breach and its credit case changes nothing.
+
+    The 64x world met this: the credit was priced by the contract in force when the case opened, and
+    ``basic`` has no price per hour (KeyError); between two credited levels it would be silently wrong.
+    """
+    from simulator.simulate import _context
+
+    ctx = _context(load_config(small_config_path))
+    rng = random.Random(3)
+    account = ctx.accounts[0]
+    account.contract_level = "four_hour"
+    case = open_case(ctx, rng, None, "INC-1", account)
+    impact = IncidentImpact("INC-1", "svc", "SEV1", "EV-0000001", 0.0, [case])
+
+    def resolve_then_renew():
+        yield ctx.env.timeout(10 * 60)  # resolved 10 hours after it opened: 6 over SEV1's 4
+        ctx.env.process(after_resolution(ctx, impact, "EV-0000002", rng))
+        yield ctx.env.timeout(1)  # the credit case waits 30-240 working minutes; the contract is renewed first
+        account.contract_level = "basic"
+
+    ctx.env.process(resolve_then_renew())
+    ctx.env.run(until=3 * DAY)
+    credits = [d.facts["credit_amount"] for d in ctx.ledger.drafts
+               if d.facts.get("incident_id") == "INC-1" and "credit_amount" in d.facts]
+    assert credits and set(credits) == {150 * 7}  # USD 150 per started hour over on four_hour: 7 hours
