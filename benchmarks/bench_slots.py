@@ -8,7 +8,7 @@ Three servers, all real HTTP on 127.0.0.1:
   ``--parallel 4`` slots and continuous batching;
 - ``--server llama`` (needs llama-cpp-python's server): ``local:smollm2``
   with 1 and then 4 slots (processes). In both, requests are short judge
-  prompts with ``max_tokens`` 24 under the verdict grammar, so the
+  prompts with ``--max-tokens`` (24) under the verdict grammar, so the
   benchmark takes minutes, not hours;
 - ``--server emulated``: ``tests/judges/chat_server.py --slots N --delay D``,
   which answers N requests at once after D seconds each and queues the rest
@@ -117,26 +117,27 @@ def run_case(backend, jobs: list[Job], concurrency: int, pids: list[int] = ()) -
     figures = {"concurrency": concurrency, "judgments": summary.judgments, "errors": summary.errors,
                "unparsed": summary.unparsed, "wall_s": round(wall, 3), "judgments_per_s": round(len(jobs) / wall, 4),
                "timeouts": pacing.get("timeouts"), "pacing": pacing, "loadavg_before": load_before,
-               "loadavg_after": loadavg(), "completion_tokens": summary.completion_tokens}
+               "loadavg_after": loadavg(), "completion_tokens": summary.usage.completion_tokens}
     if pids:
         figures.update(server_cpu_s=round(cpu, 2), server_cores_busy=round(cpu / wall, 3),
-                       cpu_ms_per_completion_token=round(1000 * cpu / max(1, summary.completion_tokens), 2),
-                       completion_tokens_per_s=round(summary.completion_tokens / wall, 3))
+                       cpu_ms_per_completion_token=round(1000 * cpu / max(1, summary.usage.completion_tokens), 2),
+                       completion_tokens_per_s=round(summary.usage.completion_tokens / wall, 3))
     return figures
 
 
 def llama_cases(count: int, threads: int | None, batch: int | None, many: int, server: str,
-                poll: int | None) -> dict:
+                poll: int | None, max_tokens: int) -> dict:
     """One slot serially, one slot at --concurrency 8, ``many`` slots at --concurrency 8 (local:smollm2).
 
     ``server`` is ``llama`` (llama-cpp-python: N slots are N processes) or
     ``llama-server`` (llama.cpp's C++ server: one process, N slots, continuous batching).
     """
     os.environ[ENV] = LLAMA_CPP_PYTHON if server == "llama" else os.environ.get(ENV, "")
-    jobs = make_jobs(count, 24)
+    jobs = make_jobs(count, max_tokens)
     out = {}
     for name, slots, concurrency in (("one_slot_serial", 1, 1), ("one_slot_c8", 1, 8), ("four_slots_c8", many, 8)):
-        backend = make_backend("local:smollm2", slots=slots, structured="on")
+        # the backend's own cap (512 for local:) would win over the request's max_tokens
+        backend = make_backend("local:smollm2", slots=slots, structured="on", max_tokens=max_tokens)
         local = backend.server
         if server == "llama-server" and not local.program.batches:
             raise SystemExit("--server llama-server: no llama.cpp C++ server (llama-server binary or xllamacpp) found")
@@ -183,18 +184,21 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=None, help="llama: threads per slot (default cpus // slots)")
     parser.add_argument("--batch", type=int, default=None, help="llama only: the server's --n_batch")
     parser.add_argument("--slots-many", type=int, default=4, help="llama: slots of the last case (default 4)")
+    parser.add_argument("--max-tokens", type=int, default=24, help="llama, llama-server: completion cap")
     parser.add_argument("--poll", type=int, default=None, help="llama-server: its --poll (0: idle threads sleep)")
     args = parser.parse_args()
     if args.batch is not None and args.server != "llama":
         parser.error("--batch is for --server llama only")
     if args.server in ("llama", "llama-server"):
-        cases = llama_cases(args.jobs or 12, args.threads, args.batch, args.slots_many, args.server, args.poll)
+        cases = llama_cases(args.jobs or 12, args.threads, args.batch, args.slots_many, args.server, args.poll,
+                            args.max_tokens)
     else:
         cases = emulated_cases(args.jobs or 40, args.delay)
     program = cases.pop("program", None)
     serial = cases["one_slot_serial"]["judgments_per_s"]
     print(json.dumps({
-        "server": args.server, "program": program, "default_timeout_s": 60.0, "cpus": os.cpu_count(), "cases": cases,
+        "server": args.server, "program": program, "default_timeout_s": 60.0, "max_tokens": args.max_tokens,
+        "cpus": os.cpu_count(), "cases": cases,
         "c8_over_serial_one_slot": round(cases["one_slot_c8"]["judgments_per_s"] / serial, 3),
         "four_over_one_slot": round(cases["four_slots_c8"]["judgments_per_s"] /
                                     cases["one_slot_c8"]["judgments_per_s"], 3),

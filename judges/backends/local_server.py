@@ -149,6 +149,19 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child
         pass
 
 
+THREADS_ENV = "ORGBENCH_LLAMA_THREADS"
+
+
+def _threads_from_env() -> int | None:
+    """Threads per server process from $ORGBENCH_LLAMA_THREADS (None when unset; InputError when not a count)."""
+    value = os.environ.get(THREADS_ENV, "").strip()
+    if not value:
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise InputError(f"${THREADS_ENV}: expected a positive number of threads, got {value!r}")
+    return int(value)
+
+
 class LocalServer:
     """A llama.cpp server with ``slots`` parallel slots for one model on 127.0.0.1, started and stopped together."""
 
@@ -161,7 +174,7 @@ class LocalServer:
         self.n_ctx = n_ctx
         self.program = program or find_program(f"local:{model.name}", tools=tools)
         self.processes = 1 if self.program.batches else slots
-        self.threads = threads or max(1, (os.cpu_count() or 1) // self.processes)
+        self.threads = threads or _threads_from_env() or max(1, (os.cpu_count() or 1) // self.processes)
         # llama.cpp's C++ server applies the GGUF's own template (Jinja); the named formats are llama-cpp-python's
         self.chat_format = None if self.program.batches else (model.tool_chat_format if tools else model.chat_format)
         self.log_dir = log_dir

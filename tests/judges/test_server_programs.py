@@ -128,3 +128,11 @@ def test_make_backend_records_the_program_in_its_identity():
     backend = make_backend("local:smollm2", slots=4, structured="on")
     assert backend.server.processes == 1 and backend.slots == 4
     assert backend.identity()["server"] == CPP_SERVER.identity()
+
+
+def test_threads_come_from_the_env_var_and_a_bad_one_is_named(monkeypatch):
+    monkeypatch.setenv("ORGBENCH_LLAMA_THREADS", "1")
+    assert LocalServer(MODEL, slots=4, program=CPP).threads == 1
+    monkeypatch.setenv("ORGBENCH_LLAMA_THREADS", "two")
+    with pytest.raises(InputError, match=r"^\$ORGBENCH_LLAMA_THREADS: expected a positive number of threads, got 'two'$"):
+        LocalServer(MODEL, program=CPP)
