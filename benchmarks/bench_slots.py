@@ -1,17 +1,21 @@
 """Throughput against slot-limited servers: one request at a time vs --concurrency 8, and one slot vs four.
 
-Two servers, both real HTTP on 127.0.0.1:
+Three servers, all real HTTP on 127.0.0.1:
 
-- ``--server llama`` (needs the ``local`` extra): ``local:smollm2``, the
-  llama.cpp server orgbench starts, with 1 and then 4 slots (processes).
-  Requests are short judge prompts with ``max_tokens`` 24 under the verdict
-  grammar, so the benchmark takes minutes, not hours;
+- ``--server llama-server`` (needs a llama-server binary or the xllamacpp
+  wheel, see ``judges.backends.server_programs``): ``local:smollm2`` on
+  llama.cpp's C++ server, one process with ``--parallel 1`` and then
+  ``--parallel 4`` slots and continuous batching;
+- ``--server llama`` (needs llama-cpp-python's server): ``local:smollm2``
+  with 1 and then 4 slots (processes). In both, requests are short judge
+  prompts with ``--max-tokens`` (24) under the verdict grammar, so the
+  benchmark takes minutes, not hours;
 - ``--server emulated``: ``tests/judges/chat_server.py --slots N --delay D``,
   which answers N requests at once after D seconds each and queues the rest
   (as llama.cpp does, but latency-bound like a GPU server), reached as
   ``openai:`` with the adaptive pacer.
 
-For ``llama`` each case also reports the CPU seconds the server processes
+For ``llama`` and ``llama-server`` each case also reports the CPU seconds the server processes
 used (utime + stime from /proc) per completion token, and the load average
 before and after it: the machine is shared, so a figure without it is
 meaningless. llama-cpp-python's server answers one request at a time per
@@ -24,6 +28,7 @@ directory (servers started before the clock starts) and prints JSON: wall
 time, judgments/s, timeouts, the pacer's counters, and the ratios the issue
 asks for (c8 / serial on one slot; four slots / one slot).
 
+    python benchmarks/bench_slots.py --server llama-server [--jobs 12] [--threads T] [--poll P] [--slots-many 4]
     python benchmarks/bench_slots.py --server llama [--jobs 12] [--threads T] [--batch B] [--slots-many 4]
     python benchmarks/bench_slots.py --server emulated [--jobs 40 --delay 0.25]
 """
@@ -45,6 +50,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from judges.backends import GenerationParams, JudgeRequest, Message, make_backend  # noqa: E402
+from judges.backends.server_programs import ENV, LLAMA_CPP_PYTHON  # noqa: E402
 from judges.runner import Job, run_jobs_sync  # noqa: E402
 
 
@@ -111,33 +117,43 @@ def run_case(backend, jobs: list[Job], concurrency: int, pids: list[int] = ()) -
     figures = {"concurrency": concurrency, "judgments": summary.judgments, "errors": summary.errors,
                "unparsed": summary.unparsed, "wall_s": round(wall, 3), "judgments_per_s": round(len(jobs) / wall, 4),
                "timeouts": pacing.get("timeouts"), "pacing": pacing, "loadavg_before": load_before,
-               "loadavg_after": loadavg(), "completion_tokens": summary.completion_tokens}
+               "loadavg_after": loadavg(), "completion_tokens": summary.usage.completion_tokens}
     if pids:
         figures.update(server_cpu_s=round(cpu, 2), server_cores_busy=round(cpu / wall, 3),
-                       cpu_ms_per_completion_token=round(1000 * cpu / max(1, summary.completion_tokens), 2),
-                       completion_tokens_per_s=round(summary.completion_tokens / wall, 3))
+                       cpu_ms_per_completion_token=round(1000 * cpu / max(1, summary.usage.completion_tokens), 2),
+                       completion_tokens_per_s=round(summary.usage.completion_tokens / wall, 3))
     return figures
 
 
-def llama_cases(count: int, threads: int | None, batch: int | None, many: int) -> dict:
-    """One slot serially, one slot at --concurrency 8, ``many`` slots at --concurrency 8 (local:smollm2)."""
-    jobs = make_jobs(count, 24)
+def llama_cases(count: int, threads: int | None, batch: int | None, many: int, server: str,
+                poll: int | None, max_tokens: int) -> dict:
+    """One slot serially, one slot at --concurrency 8, ``many`` slots at --concurrency 8 (local:smollm2).
+
+    ``server`` is ``llama`` (llama-cpp-python: N slots are N processes) or
+    ``llama-server`` (llama.cpp's C++ server: one process, N slots, continuous batching).
+    """
+    os.environ[ENV] = LLAMA_CPP_PYTHON if server == "llama" else os.environ.get(ENV, "")
+    jobs = make_jobs(count, max_tokens)
     out = {}
     for name, slots, concurrency in (("one_slot_serial", 1, 1), ("one_slot_c8", 1, 8), ("four_slots_c8", many, 8)):
-        backend = make_backend("local:smollm2", slots=slots, structured="on")
-        server = backend.server
+        # the backend's own cap (512 for local:) would win over the request's max_tokens
+        backend = make_backend("local:smollm2", slots=slots, structured="on", max_tokens=max_tokens)
+        local = backend.server
+        if server == "llama-server" and not local.program.batches:
+            raise SystemExit("--server llama-server: no llama.cpp C++ server (llama-server binary or xllamacpp) found")
         if threads is not None:
-            server.threads = threads
-        if batch is not None:        # the server's --n_batch (prompt tokens per evaluation)
-            command = server._command
-            server._command = lambda port, command=command: command(port) + ["--n_batch", str(batch)]
+            local.threads = threads
+        extra = ([] if batch is None else ["--n_batch", str(batch)]) + ([] if poll is None else ["--poll", str(poll)])
+        if extra:
+            command = local._command
+            local._command = lambda port, command=command: command(port) + extra
         asyncio.run(backend.start())
         try:
-            pids = [proc.pid for proc in server._procs]
-            out[name] = {"slots": slots, "threads_per_slot": server.threads, **run_case(backend, jobs, concurrency,
-                                                                                          pids)}
+            out[name] = {"slots": slots, "processes": local.processes, "threads_per_process": local.threads,
+                         **run_case(backend, jobs, concurrency, local.pids)}
         finally:
             asyncio.run(backend.aclose())
+    out["program"] = local.program.identity()
     return out
 
 
@@ -162,20 +178,27 @@ def emulated_cases(count: int, delay: float) -> dict:
 def main() -> None:
     """Run the benchmark and print its JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--server", choices=("llama", "emulated"), default="emulated")
+    parser.add_argument("--server", choices=("llama", "llama-server", "emulated"), default="emulated")
     parser.add_argument("--jobs", type=int, default=None, help="judgments per case (llama 12, emulated 40)")
     parser.add_argument("--delay", type=float, default=0.25, help="emulated server: seconds per answer")
     parser.add_argument("--threads", type=int, default=None, help="llama: threads per slot (default cpus // slots)")
-    parser.add_argument("--batch", type=int, default=None, help="llama: the server's --n_batch")
+    parser.add_argument("--batch", type=int, default=None, help="llama only: the server's --n_batch")
     parser.add_argument("--slots-many", type=int, default=4, help="llama: slots of the last case (default 4)")
+    parser.add_argument("--max-tokens", type=int, default=24, help="llama, llama-server: completion cap")
+    parser.add_argument("--poll", type=int, default=None, help="llama-server: its --poll (0: idle threads sleep)")
     args = parser.parse_args()
-    if args.server == "llama":
-        cases = llama_cases(args.jobs or 12, args.threads, args.batch, args.slots_many)
+    if args.batch is not None and args.server != "llama":
+        parser.error("--batch is for --server llama only")
+    if args.server in ("llama", "llama-server"):
+        cases = llama_cases(args.jobs or 12, args.threads, args.batch, args.slots_many, args.server, args.poll,
+                            args.max_tokens)
     else:
         cases = emulated_cases(args.jobs or 40, args.delay)
+    program = cases.pop("program", None)
     serial = cases["one_slot_serial"]["judgments_per_s"]
     print(json.dumps({
-        "server": args.server, "default_timeout_s": 60.0, "cpus": os.cpu_count(), "cases": cases,
+        "server": args.server, "program": program, "default_timeout_s": 60.0, "max_tokens": args.max_tokens,
+        "cpus": os.cpu_count(), "cases": cases,
         "c8_over_serial_one_slot": round(cases["one_slot_c8"]["judgments_per_s"] / serial, 3),
         "four_over_one_slot": round(cases["four_slots_c8"]["judgments_per_s"] /
                                     cases["one_slot_c8"]["judgments_per_s"], 3),

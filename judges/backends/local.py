@@ -1,7 +1,8 @@
 """The ``local:MODEL`` backend: a llama.cpp server that orgbench starts for the run, judges through it, and stops.
 
 It is the OpenAI-compatible backend pointed at a :class:`LocalServer` it
-owns. The server starts on the first request (so a run whose answers are
+owns (llama.cpp's ``llama-server`` when installed: one process, N slots,
+continuous batching). The server starts on the first request (so a run whose answers are
 all logged or cached starts none); requests are spread over its slots with a
 fixed pacer of exactly that many in flight (so none waits inside the server
 and times out); ``aclose()`` stops it, as do interpreter exit, Ctrl-C and
@@ -44,7 +45,7 @@ class LocalBackend(OpenAICompatBackend):
                  backoff_base: float = 0.5, structured: str = "auto", schema: Mapping[str, Any] | None = None,
                  tools: bool = False, log_dir: Path | None = None) -> None:
         spec = spec or f"local:{model}"
-        require_server_package(spec)
+        program = require_server_package(spec, tools=tools)
         self.local_model = resolve_model(model, spec)
         options = options or GenerationParams()
         if options.max_tokens is None:
@@ -53,18 +54,20 @@ class LocalBackend(OpenAICompatBackend):
                          backoff_base=backoff_base, structured=structured, schema=schema)
         self.name = spec
         self.dialect = OFF if structured == OFF else "json_object"     # llama.cpp's own dialect: known, no probe
-        self.server = LocalServer(self.local_model, slots=slots, n_ctx=n_ctx, tools=tools, log_dir=log_dir)
+        self.server = LocalServer(self.local_model, slots=slots, n_ctx=n_ctx, tools=tools, log_dir=log_dir,
+                                  program=program)
         self._timeout, self._max_retries, self._backoff = timeout, max_retries, backoff_base
 
     @property
     def slots(self) -> int:
-        """How many requests the server answers at once (its processes)."""
+        """How many requests the server answers at once (its parallel slots)."""
         return self.server.slots
 
     def identity(self) -> dict[str, Any]:
-        """The model file's SHA-256, context size and chat format (never the port), and the dialect."""
+        """The model file's SHA-256, context size, chat format and server program (never the port), and the dialect."""
         return {"kind": "local", "model": self.local_model.name, "gguf_sha256": file_digest(self.local_model.path),
-                "n_ctx": self.server.n_ctx, "chat_format": self.server.chat_format, **self._dialect_identity()}
+                "n_ctx": self.server.n_ctx, "chat_format": self.server.chat_format,
+                "server": self.server.program.identity(), **self._dialect_identity()}
 
     async def start(self) -> None:
         """Start the server (blocking until every slot answers) and a client with one fixed slot per process.

