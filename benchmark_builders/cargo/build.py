@@ -224,7 +224,7 @@ class _WorldBuilder:
         extras = ()
         if style == "extra":
             extras = extra_sentences(rng, sum(s.done for s in answer.steps), rng.randint(1, self.config.max_extras),
-                                     closed=case.facts.get("case_status") == "closed")
+                                     closed=case.facts.get("case_status") == "closed", done=not case.is_open)
             answer = Answer(answer.header, answer.steps, extras)
         answer, perturbation = self._perturb(family, corruption, case, answer, golden, in_scope)
         if family == "P3":

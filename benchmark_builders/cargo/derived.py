@@ -29,7 +29,7 @@ _WORDS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", 
 def derived_text(kind: str, number: int) -> str:
     """A derived value as an answer states it: "two earlier cases on the account", "812 days"."""
     if kind == "days":
-        return f"{number} days"
+        return f"{number} day{'' if number == 1 else 's'}"
     count = _WORDS[number] if 0 <= number < len(_WORDS) else str(number)
     return f"{count} earlier case{'' if number == 1 else 's'} on the account"
 

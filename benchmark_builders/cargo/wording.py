@@ -92,11 +92,14 @@ def render_question(case: SupportCase, rng: random.Random, near: bool = False) -
     ).strip()
 
 
-def extra_sentences(rng: random.Random, n_steps: int, count: int, closed: bool = False) -> tuple[tuple[int, str], ...]:
+def extra_sentences(rng: random.Random, n_steps: int, count: int, closed: bool = False,
+                    done: bool = True) -> tuple[tuple[int, str], ...]:
     """``count`` distinct benign extra-detail sentences, each placed after a random step.
 
-    A sentence that mentions closing the case is used only for a case the live context shows closed.
+    A sentence that mentions closing the case is used only for a case the live context shows closed, one that
+    speaks of the work as finished ("how fast it went") only for a case whose steps are all done.
     """
     table = phrases()
-    texts = rng.sample(table["extras"] + (table["extras_closed"] if closed else []), k=count)
+    pool = table["extras"] + (table["extras_done"] if done else []) + (table["extras_closed"] if closed else [])
+    texts = rng.sample(pool, k=count)
     return tuple(sorted((rng.randint(1, n_steps), text) for text in texts))
