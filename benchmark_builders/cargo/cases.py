@@ -1,11 +1,14 @@
-"""Support cases as CARGO sees them: the facts a world recorded for each completed case.
+"""Support cases as CARGO sees them: the facts a world recorded for each case, closed or open.
 
 A world's ticket artifacts carry the case facts (the CASE_FACTS vocabulary,
 plus ``procedure_id`` and ``steps_completed``) in every version; the last
-version holds the case as it was finally recorded. A case is usable by CARGO
-when every step of its runbook was completed and every fact the runbook reads
-or writes was recorded, so that a correct answer can be written from its facts
-alone and every value in that answer appears in its live context.
+version holds the case as it was finally recorded. A closed case is usable by
+CARGO when every step of its runbook was completed and every fact the runbook
+reads or writes was recorded, so that a correct answer can be written from its
+facts alone. An open case is a version with some steps done (still open at the
+world's end, or a closed case as of half-way): usable when the facts of its
+done steps were recorded; its correct answer gives the remaining steps as next
+steps. Every case carries its account's earlier cases (a derived count).
 """
 
 from __future__ import annotations
