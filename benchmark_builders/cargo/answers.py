@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from benchmark_builders.cargo.cases import HEADER_FACTS, SupportCase
+from benchmark_builders.cargo.derived import Derived, derived_values
 from simulator.procedures import Procedure, Step
 
 #: How each fact is named when an answer or a live context states it.
@@ -30,6 +31,7 @@ FACT_LABELS: dict[str, str] = {
     "credit_amount": "credit amount USD", "credit_id": "credit",
     "approver": "approver", "log_bundle_id": "log bundle",
     "recovery_job_id": "recovery job",
+    "earlier_cases": "", "asset_age_days": "asset age at opening",   # a count states its own noun
 }
 
 #: The team phrase each escalation target appears as inside its step's action.
@@ -65,6 +67,7 @@ class AnswerStep:
     action: str                              # past tense, as written in the answer
     inputs: tuple[tuple[str, str], ...]      # (fact, value) the step used
     outputs: tuple[tuple[str, str], ...]     # (fact, value) the step produced
+    done: bool = True                        # False: a next step of an open case (action as the runbook says it)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,14 +97,21 @@ class Answer:
         return replace(self, header=swap(self.header), steps=steps)
 
 
-def _step_answer(step: Step, case: SupportCase) -> AnswerStep:
+def _step_answer(step: Step, case: SupportCase, done: bool, derived: tuple[Derived, ...]) -> AnswerStep:
+    if not done:  # a next step: the values it will use that are known now, nothing produced yet
+        return AnswerStep(step.step_id, step.action, tuple((n, case.facts[n]) for n in step.reads if n in case.facts),
+                          (), done=False)
     inputs = tuple((name, case.facts[name]) for name in step.reads)
     outputs = tuple((name, case.facts[name]) for name in step.writes)
+    outputs += tuple((d.fact, d.value) for d in derived if d.step_id == step.step_id)
     return AnswerStep(step.step_id, past_tense(step.action), inputs, outputs)
 
 
 def correct_answer(case: SupportCase, procedure: Procedure | None = None) -> Answer:
-    """The correct answer for a case: its runbook applied to its own facts, step by step."""
+    """The correct answer for a case: its runbook applied to its own facts, step by step (with the values derived
+    from them); for an open case the steps done so far, then the next steps from where it stands."""
     procedure = procedure or case.procedure
+    done = len(procedure.steps) if case.done is None else case.done
+    derived = derived_values(case, procedure)
     header = tuple((name, case.facts[name]) for name in HEADER_FACTS)
-    return Answer(header, tuple(_step_answer(step, case) for step in procedure.steps))
+    return Answer(header, tuple(_step_answer(step, case, i < done, derived) for i, step in enumerate(procedure.steps)))

@@ -18,30 +18,30 @@ runbook has no golden reference; ``suite.json``; ``MANIFEST.json``.
 from __future__ import annotations
 
 import random
-import statistics
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from benchmark_builders.cargo.answers import Answer, correct_answer
 from benchmark_builders.cargo.cases import SupportCase, cases_by_procedure, cases_from_world
+from benchmark_builders.cargo.derived import contradict_derived, derived_values
 from benchmark_builders.cargo.identity import gating_id, golden_id, item_id, refuse_repeats
 from benchmark_builders.cargo.perturb import (
-    CONTRADICTIONS, CORRUPTIONS, available_corruptions, contradict, corrupt, has_near_miss, value_kind,
+    available_corruptions, contradict, corrupt, has_near_miss,
 )
-from benchmark_builders.cargo.readers import reader_scores, surface_baselines
+from benchmark_builders.cargo.plan import SuiteConfig, plan_items
+from benchmark_builders.cargo.summary import gating_summary, suite_meta, variety_of
 from benchmark_builders.cargo.records import (
-    DEFAULT_SIZES, FAMILIES, FAMILY_NAMES, SHOULD_PENALIZE, CargoItem, CargoTruth,
+    FAMILY_NAMES, SHOULD_PENALIZE, CargoItem, CargoTruth,
 )
 from benchmark_builders.cargo.retrieval import GoldenIndex, best_allowed, best_of_revision, best_per_group, margin
 from benchmark_builders.cargo.wording import (
-    ANSWER_VARIANTS, extra_sentences, render_answer, render_context, render_question, render_reference,
+    ANSWER_VARIANTS, extra_sentences, phrases, render_answer, render_context, render_question, render_reference,
 )
 from orgbench.core.errors import InputError
 from simulator.procedures import PROCEDURES
 from orgbench.core.storage import staged_directory, write_json, write_jsonl, write_manifest
 
-FORMAT_VERSION = 1
 #: Facts that name the case's own entities and events: a reference of another case states none of them.
 #: (An approver, a diagnostic code, an amount or a firmware version may recur: few managers, codes, lines.)
 ENTITY_FACTS: frozenset[str] = frozenset({
@@ -53,37 +53,6 @@ ENTITY_FACTS: frozenset[str] = frozenset({
 
 def _entities(case: SupportCase) -> frozenset[str]:
     return frozenset(v for k, v in case.facts.items() if k in ENTITY_FACTS)
-
-
-@dataclass(frozen=True)
-class SuiteConfig:
-    """What a suite is made of: family sizes, golden set, gating set and the builder's seed."""
-
-    sizes: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_SIZES))
-    golden_per_procedure: int = 2
-    out_of_scope: tuple[str, ...] = ("RB-LICENSE-TRANSFER", "RB-PASSWORD-RESET")
-    gating_per_world: int = 5
-    two_value_share: float = 0.2     # share of P2 items with two contradicted values
-    max_extras: int = 2              # benign extra sentences per "extra"-style candidate: 1..max_extras
-    #: P4 kinds, cycled. A skipped or swapped step makes a step sequence no correct answer has, so a reader
-    #: that learns the runbooks from the other items decides it without the reference: off by default.
-    p4_kinds: tuple[str, ...] = ("wrong_action", "wrong_escalation")
-    seed: int = 0
-
-    def validate(self) -> None:
-        """Raise InputError naming the bad field."""
-        if set(self.sizes) != set(FAMILIES) or any(not isinstance(v, int) or v < 0 for v in self.sizes.values()):
-            raise InputError(f"sizes: expected non-negative counts for {', '.join(FAMILIES)}, got {self.sizes}")
-        if self.sizes["P1"] + self.sizes["P3"] == 0:
-            raise InputError("sizes: P1 and P3 cannot both be 0 (the styles of P2/P4 follow them)")
-        known = {p.procedure_id for p in PROCEDURES}
-        for pid in self.out_of_scope:
-            if pid not in known:
-                raise InputError(f"out_of_scope: unknown runbook {pid}")
-        if self.golden_per_procedure < 1:
-            raise InputError("golden_per_procedure: must be at least 1")
-        if not self.p4_kinds or any(k not in CORRUPTIONS for k in self.p4_kinds):
-            raise InputError(f"p4_kinds: expected some of {', '.join(CORRUPTIONS)}, got {list(self.p4_kinds)}")
 
 
 @dataclass(frozen=True)
@@ -99,31 +68,13 @@ class Suite:
     gating_truth: list[dict]
 
 
-def _split(total: int, parts: int) -> list[int]:
-    return [total // parts + (1 if i < total % parts else 0) for i in range(parts)]
-
-
-def plan_items(config: SuiteConfig, n_worlds: int, rng: random.Random) -> list[list[tuple[str, str]]]:
-    """(family, style) of every item, per world; P2/P4 styles follow the should-not families' mix."""
-    sizes = config.sizes
-    plain_share = sizes["P1"] / (sizes["P1"] + sizes["P3"])
-    specs: list[tuple[str, str]] = [("P1", "plain")] * sizes["P1"] + [("P3", "extra")] * sizes["P3"]
-    for family in ("P2", "P4"):
-        plain = round(sizes[family] * plain_share)
-        specs += [(family, "plain")] * plain + [(family, "extra")] * (sizes[family] - plain)
-    rng.shuffle(specs)
-    per_world: list[list[tuple[str, str]]] = [[] for _ in range(n_worlds)]
-    for index, spec in enumerate(specs):
-        per_world[index % n_worlds].append(spec)
-    return per_world
-
-
 class _WorldBuilder:
     """Items of one world: its golden set, its live cases, its gating questions."""
 
     def __init__(self, world_seed: int, cases: Sequence[SupportCase], config: SuiteConfig, rng: random.Random):
         self.seed, self.config, self.rng = world_seed, config, rng
-        groups = cases_by_procedure(cases)  # each revision its own group: a reference follows the case's steps
+        # each revision its own group: a reference follows the case's steps; references are closed cases only
+        groups = cases_by_procedure(c for c in cases if not c.is_open)
         self.pool: dict[str, list[str]] = {}
         for case in cases:
             for name, value in case.facts.items():
@@ -151,11 +102,17 @@ class _WorldBuilder:
         self.procedure_of = {g["golden_id"]: g["procedure_id"] for g in self.golden}
         self.revision_of = {g["golden_id"]: g.get("revision", 1) for g in self.golden}
         self.by_id = {g["golden_id"]: g for g in self.golden}
-        self.queue = [c for pid in sorted(self.live) for c in self.live[pid]]
+        golden_cases = {g["case_id"] for g in self.golden}
+        self.queues: dict[str, list[SupportCase]] = {"closed": [c for pid in sorted(self.live) for c in self.live[pid]]}
+        for state in ("open_at_end", "mid_case"):  # never a golden case half-way: its reference would be itself
+            self.queues[state] = sorted((c for c in cases if c.state == state and c.runbook in self.live
+                                         and c.case_id not in golden_cases), key=lambda c: (c.runbook, c.case_id))
         self.used: set[str] = set()
         self.oos_left: list[SupportCase] = []
-        rng.shuffle(self.queue)
-        self.cursor = 0
+        self.gating_made = 0
+        for state in self.queues:
+            rng.shuffle(self.queues[state])
+        self.cursors = dict.fromkeys(self.queues, 0)
 
     def _add_golden(self, case: SupportCase) -> None:
         self.rng.getrandbits(40)  # the draw that was the id before ids were content hashes: keeps the suite's content
@@ -170,14 +127,15 @@ class _WorldBuilder:
             **({"revision": case.revision} if case.revision != 1 else {}),
         })
 
-    def _next_case(self, accept=lambda case: True) -> SupportCase | None:
-        if not self.queue:
+    def _next_case(self, state: str, accept=lambda case: True) -> SupportCase | None:
+        queue = self.queues[state]
+        if not self.queues["closed"]:
             raise InputError(f"world seed {self.seed}: no live cases left after the golden set; "
                              "simulate more days or people")
-        for offset in range(len(self.queue)):
-            case = self.queue[(self.cursor + offset) % len(self.queue)]
+        for offset in range(len(queue)):
+            case = queue[(self.cursors[state] + offset) % len(queue)]
             if accept(case):
-                self.cursor = (self.cursor + offset + 1) % len(self.queue)
+                self.cursors[state] = (self.cursors[state] + offset + 1) % len(queue)
                 return case
         return None
 
@@ -202,25 +160,25 @@ class _WorldBuilder:
                              lambda gid: self._clean(case, gid))
         return None if found is None else (self.by_id[found[0]], {**record, "top1": found[0], "top1_similarity": found[1]})
 
-    def _live_case(self, accept) -> tuple[SupportCase, str, dict, dict] | None:
+    def _live_case(self, state: str, accept) -> tuple[SupportCase, str, dict, dict] | None:
         """A live case, its question and a reference of another case sharing no entity value (ENTITY_FACTS).
 
         Unused cases first, a used one again only when no unused one has a clean reference; None when no accepted
         case has one (the item is dropped)."""
         fresh = lambda c: accept(c) and c.case_id not in self.used  # noqa: E731
         for allowed in (fresh, accept):
-            found = self._clean_pair(allowed) if any(allowed(c) for c in self.queue) else None
+            found = self._clean_pair(state, allowed) if any(allowed(c) for c in self.queues[state]) else None
             if found is not None:
                 self.used.add(found[0].case_id)
                 return found
         return None
 
-    def _clean_pair(self, allowed) -> tuple[SupportCase, str, dict, dict] | None:
+    def _clean_pair(self, state: str, allowed) -> tuple[SupportCase, str, dict, dict] | None:
         """Up to one pass over the queue: the first allowed case whose retrieved reference is clean; else the first
         for which another reference of the retrieved runbook and revision is; else None."""
         fallback = None
-        for _ in range(len(self.queue)):
-            case = self._next_case(allowed)
+        for _ in range(len(self.queues[state])):
+            case = self._next_case(state, allowed)
             if case is None:
                 break
             question = render_question(case, self.rng)
@@ -232,55 +190,78 @@ class _WorldBuilder:
                 fallback = (case, question, *other) if other is not None else None
         return fallback
 
-    def item(self, family: str, style: str, variety: str | None) -> tuple[dict, dict, dict] | None:
-        """One judged item, its truth and its retrieval record (``variety``: the P2 value kind or P4 corruption);
-        None when no live case is left with a clean reference (``_live_case``)."""
+    def _state(self, state: str, accept) -> str:
+        """The case state an item takes: the planned one, else another open one, else closed (when the world has
+        no such open case left to accept)."""
+        for option in (state, "mid_case" if state == "open_at_end" else "open_at_end", "closed"):
+            if any(accept(c) for c in self.queues[option]):
+                return option
+        return "closed"
+
+    def item(self, family: str, style: str, variety: str | None, state: str = "closed") -> tuple[dict, dict, dict] | None:
+        """One judged item, its truth and its retrieval record (``variety``: the P2 value kind or P4 corruption;
+        ``state``: the case state planned); None when no live case is left with a clean reference (``_live_case``)."""
         rng = self.rng
         corruption = variety
+        in_scope = [p for p in PROCEDURES if p.procedure_id not in self.config.out_of_scope]
+        accept = lambda c: True  # noqa: E731
         if family == "P4":
             # a skipped step shortens the answer, so skip only in the longest runbooks: the corrupted
             # answer then has as many steps as a correct answer of a shorter runbook
-            longest = max(len(c.procedure.steps) for c in self.queue) if self.queue else 0
-            in_scope = [p for p in PROCEDURES if p.procedure_id not in self.config.out_of_scope]
+            queue = self.queues["closed"]
+            longest = max(len(c.procedure.steps) for c in queue) if queue else 0
             accept = lambda c: corruption in available_corruptions(c.procedure) and (  # noqa: E731
                 corruption != "skip_step" or len(c.procedure.steps) == longest) and (
                 corruption != "wrong_action" or has_near_miss(c.procedure, c.facts, in_scope))
-            if not any(accept(c) for c in self.queue):
+            if not any(accept(c) for q in self.queues.values() for c in q):
                 corruption = rng.choice(sorted(set(self.config.p4_kinds) - {"wrong_escalation"}) or ["wrong_action"])
                 accept = lambda c: True  # noqa: E731
-        else:
-            accept = lambda c: True  # noqa: E731
-        found = self._live_case(accept)
+        found = self._live_case(self._state(state, accept), accept)
         if found is None:
             return None
         case, question, golden, retrieval = found
         answer = correct_answer(case)
         extras = ()
         if style == "extra":
-            extras = extra_sentences(rng, len(answer.steps), rng.randint(1, self.config.max_extras),
-                                     closed=case.facts.get("case_status") == "closed")
+            extras = extra_sentences(rng, sum(s.done for s in answer.steps), rng.randint(1, self.config.max_extras),
+                                     closed=case.facts.get("case_status") == "closed", done=not case.is_open)
             answer = Answer(answer.header, answer.steps, extras)
-        perturbation: dict[str, Any] | None = None
-        if family == "P2":
-            n_values = 2 if rng.random() < self.config.two_value_share else 1
-            answer, perturbation = contradict(answer, case.facts, rng, n_values, kind=variety, pool=self.pool,
-                                              avoid=self.golden_values[golden["golden_id"]])
-        elif family == "P4":
-            answer, perturbation = corrupt(answer, case.procedure, corruption, rng, case.facts, in_scope)
-        elif family == "P3":
+        answer, perturbation = self._perturb(family, corruption, case, answer, golden, in_scope)
+        if family == "P3":
             perturbation = {"kind": "benign_extra", "extras": [text for _, text in extras]}
         variant = rng.choice(ANSWER_VARIANTS)
         rng.getrandbits(48)  # the draw that was the id before ids were content hashes: keeps the suite's content
         item = {"item_id": "", "question": question, "live_context": render_context(case),
                 "reference": golden["reference"], "candidate": render_answer(answer, variant)}
+        stated = correct_answer(case).values()
         truth = {"item_id": "", "family": family, "family_name": FAMILY_NAMES[family],
                  "should_penalize": SHOULD_PENALIZE[family], "style": style, "variant": variant,
                  "world_seed": self.seed, "case_id": case.case_id, "procedure_id": case.procedure_id,
                  "reference_golden_id": golden["golden_id"], "reference_case_id": golden["case_id"],
-                 "perturbation": perturbation, "variety": _variety(family, perturbation),
-                 "retrieval_top1_correct": self.procedure_of[retrieval["top1"]] == case.procedure_id}
+                 "perturbation": perturbation, "variety": variety_of(family, perturbation),
+                 "retrieval_top1_correct": self.procedure_of[retrieval["top1"]] == case.procedure_id,
+                 "case_state": case.state, "next_steps": [s.step_id for s in correct_answer(case).steps if not s.done],
+                 "derived": {d.fact: d.kind for d in derived_values(case) if d.fact in stated}}
         item["item_id"] = truth["item_id"] = item_id(item, truth)
         return item, truth, {"item_id": item["item_id"], "set": "judged", **retrieval}
+
+    def _perturb(self, family: str, variety: str | None, case: SupportCase, answer: Answer, golden: dict,
+                 in_scope: list) -> tuple[Answer, dict[str, Any] | None]:
+        """The candidate's answer and its perturbation record: a P2 contradiction of a value of kind ``variety``
+        (a derived value: a wrong computation of it), a P4 corruption of kind ``variety``; else unchanged."""
+        rng = self.rng
+        if family == "P2":
+            n_values = 2 if rng.random() < self.config.two_value_share else 1
+            if variety == "derived":
+                made = contradict_derived(answer, derived_values(case), rng)
+                if made is not None:
+                    return made
+                variety = "identifier"
+            return contradict(answer, case.facts, rng, n_values, kind=variety, pool=self.pool,
+                              avoid=self.golden_values[golden["golden_id"]])
+        if family == "P4":
+            return corrupt(answer, case.procedure, variety, rng, case.facts, in_scope)
+        return answer, None
 
     def gating_item(self) -> tuple[dict, dict, dict] | None:
         """One out-of-scope question (its runbook has no golden reference), or None if the world has none."""
@@ -290,14 +271,17 @@ class _WorldBuilder:
             self.oos_left = sorted(self.oos, key=lambda c: c.case_id)
             self.rng.shuffle(self.oos_left)
         case = self.oos_left.pop()
-        question = render_question(case, self.rng)
+        near = self.gating_made % 2 == 0 and case.procedure.category in phrases()["symptoms_near"]  # every other one
+        self.gating_made += 1
+        question = render_question(case, self.rng, near)
         golden, retrieval = self._retrieve(question)
         self.rng.getrandbits(48)  # the draw that was the id before ids were content hashes: keeps the suite's content
         item = {"item_id": "", "question": question, "live_context": render_context(case),
                 "reference": golden["reference"],
                 "candidate": render_answer(correct_answer(case), self.rng.choice(ANSWER_VARIANTS))}
         truth = {"item_id": "", "should_abstain": True, "world_seed": self.seed, "case_id": case.case_id,
-                 "procedure_id": case.procedure_id, "retrieved_procedure_id": self.procedure_of[retrieval["top1"]]}
+                 "procedure_id": case.procedure_id, "retrieved_procedure_id": self.procedure_of[retrieval["top1"]],
+                 "near_vocabulary": near}
         item["item_id"] = truth["item_id"] = gating_id(item, truth)
         return item, truth, {"item_id": item["item_id"], "set": "gating", **retrieval}
 
@@ -312,19 +296,19 @@ def build_suite(worlds: Sequence[tuple[int, Sequence[SupportCase]]], config: Sui
     rng = random.Random(f"cargo-suite:{config.seed}")
     plan = plan_items(config, len(worlds), rng)
     items, truth, retrieval, golden, gating, gating_truth = [], [], [], [], [], []
-    cycles = {"P2": CONTRADICTIONS, "P4": tuple(config.p4_kinds)}
+    cycles = {"P2": tuple(config.p2_kinds), "P4": tuple(config.p4_kinds)}
     turns = {"P2": 0, "P4": 0}
     dropped: dict[str, int] = {}    # planned items with no clean live case left, or repeating one, per family
     seen: set[str] = set()
     for (world_seed, cases), specs in zip(worlds, plan):
         builder = _WorldBuilder(world_seed, cases, config, random.Random(f"cargo-world:{config.seed}:{world_seed}"))
         golden += builder.golden
-        for family, style in specs:
+        for family, style, state in specs:
             variety = None
             if family in cycles:
                 variety = cycles[family][turns[family] % len(cycles[family])]
                 turns[family] += 1
-            made = builder.item(family, style, variety)
+            made = builder.item(family, style, variety, state)
             if made is None or made[0]["item_id"] in seen:  # no clean live case left, or a case drawn again alike
                 dropped[family] = dropped.get(family, 0) + 1
                 continue
@@ -338,42 +322,10 @@ def build_suite(worlds: Sequence[tuple[int, Sequence[SupportCase]]], config: Sui
     key = lambda row: row["item_id"]
     items.sort(key=key); truth.sort(key=key); retrieval.sort(key=key); gating.sort(key=key); gating_truth.sort(key=key)
     golden.sort(key=lambda g: g["golden_id"])
-    meta = _meta(config, worlds, world_meta, items, truth, gating, golden)
+    meta = suite_meta(config, worlds, world_meta, items, truth, gating, golden)
     meta["dropped_items"] = dict(sorted(dropped.items()))
+    meta["gating"] = gating_summary(gating_truth, retrieval)
     return Suite(meta, items, truth, golden, retrieval, gating, gating_truth)
-
-
-def _variety(family: str, perturbation: dict | None) -> str | None:
-    """The P2 value kind (of the first changed value) or the P4 kind; None for P1 and P3."""
-    if family == "P2":
-        change = perturbation["changes"][0]
-        return value_kind(change["field"], change["original"])
-    return perturbation["kind"] if family == "P4" else None
-
-
-def _meta(config, worlds, world_meta, items, truth, gating, golden) -> dict[str, Any]:
-    by_id = {i["item_id"]: i for i in items}
-    counts = {f: sum(1 for t in truth if t["family"] == f) for f in FAMILIES}
-    styles = {f: {s: sum(1 for t in truth if t["family"] == f and t["style"] == s) for s in ("plain", "extra")}
-              for f in FAMILIES}
-    length = {f: round(statistics.fmean(len(by_id[t["item_id"]]["candidate"]) for t in truth if t["family"] == f), 1)
-              for f in FAMILIES if counts[f]}
-    kinds: dict[str, int] = {}
-    p2_kinds: dict[str, int] = {}
-    for t in truth:
-        if t["family"] == "P4":
-            kinds[t["perturbation"]["kind"]] = kinds.get(t["perturbation"]["kind"], 0) + 1
-        if t["family"] == "P2":
-            change = t["perturbation"]["changes"][0]
-            kind = value_kind(change["field"], change["original"])
-            p2_kinds[kind] = p2_kinds.get(kind, 0) + 1
-    return {"format_version": FORMAT_VERSION, "kind": "cargo-bench", "config": asdict(config),
-            "surface_baseline": surface_baselines(items, truth),
-            "world_seeds": [seed for seed, _ in worlds], "worlds": list(world_meta),
-            "counts": counts, "items": len(items), "gating_items": len(gating), "golden": len(golden),
-            "shortcut_readers": reader_scores(items, truth),
-            "styles": styles, "mean_candidate_chars": length, "p4_kinds": dict(sorted(kinds.items())),
-            "p2_kinds": dict(sorted(p2_kinds.items()))}
 
 
 def suite_from_world_objects(worlds: Sequence, config: SuiteConfig | None = None) -> Suite:

@@ -23,6 +23,7 @@ from datetime import date, timedelta
 from typing import Any, Mapping, Sequence
 
 from benchmark_builders.cargo.answers import TEAM_PHRASES, Answer, past_tense
+from benchmark_builders.cargo.derived import DERIVED_KINDS
 from simulator.case_facts import CREDIT_AMOUNTS, entitlement
 from simulator.procedures import PROCEDURES, Procedure, Step
 
@@ -84,7 +85,7 @@ def contradictable_facts(answer: Answer, kind: str | None = None, pool: Pool | N
         found = value_kind(name, value)
         if found == "status" and value not in _STATUS_CONTRADICTION:
             continue
-        if pool is not None and (name in QUESTION_FACTS or found not in CONTRADICTIONS
+        if pool is not None and (name in QUESTION_FACTS or name in DERIVED_KINDS or found not in CONTRADICTIONS
                                  or not world_values(name, value, pool)):
             continue
         if found and (kind is None or found == kind):
@@ -294,10 +295,11 @@ def _wrong_action(answer: Answer, procedure: Procedure, rng: random.Random,
     own_values = [(i, s) for i, s in options if all(f in facts for f in (*s.reads, *s.writes))]
     index, foreign = rng.choice(own_values or options)
     step = answer.steps[index]
-    if (index, foreign) in own_values:
+    if (index, foreign) in own_values:  # a derived value the step stated stays (it is the case's, not the step's)
+        derived = tuple(pair for pair in step.outputs if pair[0] in DERIVED_KINDS)
         step = replace(step, inputs=tuple((f, facts[f]) for f in foreign.reads),
-                       outputs=tuple((f, facts[f]) for f in foreign.writes))
-    new_action = past_tense(foreign.action)
+                       outputs=tuple((f, facts[f]) for f in foreign.writes) + derived if step.done else ())
+    new_action = past_tense(foreign.action) if step.done else foreign.action  # a next step: as a runbook says it
     steps = answer.steps[:index] + (replace(step, action=new_action),) + answer.steps[index + 1:]
     return replace(answer, steps=steps), {"kind": "wrong_action", "step": step.step_id,
                                           "original": answer.steps[index].action, "new": new_action,

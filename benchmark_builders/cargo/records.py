@@ -7,7 +7,7 @@ what only scoring reads (``CargoTruth``). Each family is one row of
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -105,6 +105,12 @@ class CargoTruth(_Record):
     retrieval_top1_correct: bool
     world_seed: int
     variety: str | None = None
+    #: closed | open_at_end | mid_case (``cases.SupportCase.state``).
+    case_state: str = "closed"
+    #: The step ids a correct answer gives as next steps (an open case's remaining runbook steps).
+    next_steps: list | None = None
+    #: The derived values the correct answer states: fact -> kind (count, days).
+    derived: dict | None = None
 
     @classmethod
     def from_json(cls, row: Mapping[str, Any], path: Path | str = "truth.jsonl",
@@ -112,7 +118,7 @@ class CargoTruth(_Record):
         """A truth from its truth.jsonl object; FormatError naming the field if it is missing or unknown."""
         if not isinstance(row, Mapping):
             raise FormatError(path, "not a JSON object", line=line)
-        missing = [f.name for f in fields(cls) if f.name not in row and f.name != "variety"]
+        missing = [f.name for f in fields(cls) if f.name not in row and f.default is MISSING]
         if missing:
             raise FormatError(path, f"field {missing[0]!r} missing", line=line)
         if row["family"] not in SHOULD_PENALIZE:

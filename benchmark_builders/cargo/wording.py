@@ -53,9 +53,10 @@ def _answer_context(answer: Answer) -> dict[str, Any]:
     for position, text in answer.extras:
         after.setdefault(position, []).append(text)
     steps = [{"action": s.action, "inputs": _labelled(s.inputs), "outputs": _labelled(s.outputs),
-              "after": after.get(i + 1, [])} for i, s in enumerate(answer.steps)]
+              "after": after.get(i + 1, [])} for i, s in enumerate(answer.steps) if s.done]
+    next_steps = [{"action": s.action, "inputs": _labelled(s.inputs)} for s in answer.steps if not s.done]
     return {"h": {name: display(value) for name, value in answer.header}, "steps": steps,
-            "before": after.get(0, [])}
+            "next": next_steps, "before": after.get(0, [])}
 
 
 def render_answer(answer: Answer, variant: str) -> str:
@@ -72,25 +73,33 @@ def render_reference(answer: Answer) -> str:
 def render_context(case: SupportCase) -> str:
     """The live context: every fact recorded for the case, as the agent's tools show it."""
     facts = [(FACT_LABELS[name], display(case.facts[name])) for name in CASE_FACTS if name in case.facts]
+    if case.history is not None:
+        facts.append(("Earlier cases of this account", ", ".join(f"{cid} (opened {day})" for cid, day in case.history)
+                      or "none"))
     return _env().get_template("context.j2").render(case_id=case.case_id, facts=facts).strip() + "\n"
 
 
-def render_question(case: SupportCase, rng: random.Random) -> str:
-    """The live question: a customer's report of the case's symptom, with its identifiers."""
+def render_question(case: SupportCase, rng: random.Random, near: bool = False) -> str:
+    """The live question: a customer's report of the case's symptom, with its identifiers (``near``: a symptom of an
+    out-of-scope runbook written to share vocabulary with in-scope ones)."""
     table = phrases()
-    symptom = rng.choice(table["symptoms"][case.procedure.category])
+    symptom = rng.choice(table["symptoms_near" if near else "symptoms"][case.procedure.category])
     return _env().get_template("question.j2").render(
-        opener=rng.choice(table["openers"]), symptom=symptom, ask=rng.choice(table["asks"]),
+        opener=rng.choice(table["openers"]), symptom=symptom,
+        ask=rng.choice(table["asks_open" if case.is_open else "asks"]),
         case_id=case.case_id, account_name=case.facts["account_name"],
         account_id=case.facts["account_id"], asset_serial=case.facts.get("asset_serial"),
     ).strip()
 
 
-def extra_sentences(rng: random.Random, n_steps: int, count: int, closed: bool = False) -> tuple[tuple[int, str], ...]:
+def extra_sentences(rng: random.Random, n_steps: int, count: int, closed: bool = False,
+                    done: bool = True) -> tuple[tuple[int, str], ...]:
     """``count`` distinct benign extra-detail sentences, each placed after a random step.
 
-    A sentence that mentions closing the case is used only for a case the live context shows closed.
+    A sentence that mentions closing the case is used only for a case the live context shows closed, one that
+    speaks of the work as finished ("how fast it went") only for a case whose steps are all done.
     """
     table = phrases()
-    texts = rng.sample(table["extras"] + (table["extras_closed"] if closed else []), k=count)
+    pool = table["extras"] + (table["extras_done"] if done else []) + (table["extras_closed"] if closed else [])
+    texts = rng.sample(pool, k=count)
     return tuple(sorted((rng.randint(1, n_steps), text) for text in texts))

@@ -101,9 +101,10 @@ def test_cargo_grounded_separates_the_families_on_the_default_suite():
     rates, di = _rates("grounded", "cargo")
     # every penalised P1/P3 was judged against a reference of another runbook (top-1 retrieval wrong)
     # (world-dependent: the worlds have runbook revisions, incident-driven cases, comms on office hours and
-    # night pages; on these worlds no P1 is judged against another runbook's reference and penalised)
-    assert {f: round(r, 3) for f, r in rates.items()} == {"P1": 0.0, "P3": 0.021, "P2": 1.0, "P4": 0.52}
-    assert round(di, 3) == 0.746
+    # night pages). Since issue 14 a third of the P2s state a wrong derived value (a count or an asset age one
+    # off), which this judge, computing nothing, passes: P2 .68
+    assert {f: round(r, 3) for f, r in rates.items()} == {"P1": 0.04, "P3": 0.01, "P2": 0.68, "P4": 0.5}
+    assert round(di, 3) == 0.569
 
 
 def test_grounded_misses_near_miss_actions_but_not_wrong_teams_when_the_reference_is_right():
@@ -125,8 +126,9 @@ def test_grounded_misses_near_miss_actions_but_not_wrong_teams_when_the_referenc
     # a wrong team is caught, one manager for another too (revision 2 of the billing runbook: the team
     # phrases share "manager" and differ in the word before it)
     assert sum(by_kind[("wrong_escalation", True)]) == 25 and len(by_kind[("wrong_escalation", True)]) == 25
-    # a reference of another runbook fails 2 of the 3; the third (a battery answer against the advance-exchange
-    # reference) reads as that procedure too: diagnostics, a replacement dispatch, the customer emailed, resolved
-    assert sorted(other_runbook) == [False, True, True]
-    assert sorted(by_kind[("P1", False)] + by_kind[("P3", False)]) == [False, True, True]
+    # a reference of another runbook fails 3 of the 4 (firmware answers against the advance-exchange reference);
+    # the fourth (an open battery case against the advance-exchange reference) reads as that procedure so far:
+    # a check, diagnostics, a replacement dispatch, the customer emailed
+    assert sorted(other_runbook) == [False, True, True, True]
+    assert sorted(by_kind[("P1", False)] + by_kind[("P3", False)]) == [False, True, True, True]
     assert sum(by_kind[("wrong_action", True)]) == 0 and len(by_kind[("wrong_action", True)]) == 23

@@ -53,7 +53,8 @@ def _grounded(suite) -> tuple[dict[str, float], float, dict[str, tuple[int, int]
     for item in suite.items:
         t = truth[item["item_id"]]
         penalised = parse_verdict(judge.judge_text(render(CONDITIONS["cargo"], item, 0))).penalized
-        for key in (t["family"], f"{t['family']}:{t['variety']}:{t['retrieval_top1_correct']}"):
+        state = "closed" if t["case_state"] == "closed" else "open"
+        for key in (t["family"], f"{t['family']}:{t['variety']}:{t['retrieval_top1_correct']}", f"{t['family']}:{state}"):
             hits.setdefault(key, []).append(penalised)
     rates = {f: sum(hits[f]) / len(hits[f]) for f in ("P1", "P3", "P2", "P4")}
     tp = (sum(hits["P2"]) + sum(hits["P4"])) / (len(hits["P2"]) + len(hits["P4"]))
@@ -89,6 +90,13 @@ def figures() -> dict[str, str]:
     own, independent = _score(_items("items_own.jsonl")), _score(_items("items_independent.jsonl"))
     held = _score(_items("items_heldout2.jsonl"))
     surface = meta["surface_baseline"]
+    kinds, states = meta["p2_kinds"], {s: sum(meta["case_states"][f][s] for f in meta["case_states"])
+                                        for s in ("closed", "open_at_end", "mid_case")}
+    judged = sorted(r["margin"] for r in suite.retrieval if r["set"] == "judged")
+    near = [gating[t["item_id"]]["margin"] for t in suite.gating_truth if t["near_vocabulary"]]
+    derived_p2 = [counts.get(f"P2:{k}:{ok}", (0, 0)) for k in ("count", "days") for ok in (True, False)]
+    open_should_not = [counts.get(f"{f}:open", (0, 0)) for f in ("P1", "P3")]
+    open_should = [counts.get(f"{f}:open", (0, 0)) for f in ("P2", "P4")]
     return {
         "suite before issue 14, `candidate` reader": _reader(before["candidate"]),
         "suite before issue 14, `candidate+question` reader": _reader(before["candidate+question"]),
@@ -98,7 +106,12 @@ def figures() -> dict[str, str]:
         "default suite, `candidate+reference` reader (P2 vs P1 ∪ P3)": _reader(now["candidate+reference"]),
         "surface baseline, best length / sentence-count threshold (in-sample)":
             f"{_f(surface['length'], 3)} / {_f(surface['sentences'], 3)} (majority {_f(surface['majority'], 3)})",
-        "P2 value kinds, identifier / date": f"{meta['p2_kinds'].get('identifier', 0)} / {meta['p2_kinds'].get('date', 0)}",
+        "P2 value kinds, identifier / date / derived count / derived days":
+            " / ".join(str(kinds.get(k, 0)) for k in ("identifier", "date", "count", "days")),
+        "items by case state, closed / open at the world's end / mid-case":
+            " / ".join(str(states[k]) for k in ("closed", "open_at_end", "mid_case")),
+        "items whose candidate states a derived count / a derived asset age":
+            f"{meta['derived_values_stated'].get('count', 0)} / {meta['derived_values_stated'].get('days', 0)}",
         "P4 kinds, wrong action / wrong escalation":
             f"{meta['p4_kinds'].get('wrong_action', 0)} / {meta['p4_kinds'].get('wrong_escalation', 0)}",
         "P4 wrong actions that put the same step of another runbook (graded: the subtlest)":
@@ -111,12 +124,19 @@ def figures() -> dict[str, str]:
             f"{sum(t['retrieval_top1_correct'] for t in truth.values())} of {len(truth)}",
         "out-of-scope questions with retrieval margin 0":
             f"{sum(r['margin'] == 0 for r in gating.values())} of {len(gating)}",
+        "near-vocabulary out-of-scope questions: at margin 0 / at or above the in-scope items' 10th-percentile margin":
+            f"{sum(m == 0 for m in near)} / {sum(m >= judged[len(judged) // 10] for m in near)} of {len(near)}",
         "`builtin:grounded` under `cargo`, P1 / P3 / P2 / P4, DI":
             f"{_f(rates['P1'])} / {_f(rates['P3'])} / {_f(rates['P2'])} / {_f(rates['P4'])}, DI {_f(di)}",
         "`builtin:grounded` under `cargo`, P1/P3 penalised when the reference is of the right runbook":
             f"{fp_right[0]} of {fp_right[1]}",
         "`builtin:grounded` under `cargo`, wrong actions / wrong escalations caught (right runbook)":
             f"{wa[0]} of {wa[1]} / {we[0]} of {we[1]}",
+        "`builtin:grounded` under `cargo`, P2 wrong computations of a derived value caught":
+            f"{sum(c[0] for c in derived_p2)} of {sum(c[1] for c in derived_p2)}",
+        "`builtin:grounded` under `cargo`, open-case items: P1/P3 penalised / P2/P4 caught":
+            f"{sum(c[0] for c in open_should_not)} of {sum(c[1] for c in open_should_not)} / "
+            f"{sum(c[0] for c in open_should)} of {sum(c[1] for c in open_should)}",
         "prose set, own items (tuning): DI (TP, FP), items": _prose(own),
         "prose set, first independent items (tuning since their score was seen): DI (TP, FP), items":
             _prose(independent),

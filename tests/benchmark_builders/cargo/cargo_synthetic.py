@@ -6,7 +6,7 @@ import random
 from functools import lru_cache
 from datetime import date, timedelta
 
-from benchmark_builders.cargo.cases import SupportCase, case_from_facts
+from benchmark_builders.cargo.cases import SupportCase, case_from_facts, open_case_from_facts, with_history
 from simulator.procedures import PROCEDURES
 
 _COMPANIES = ("Acme Corp", "Globex Ltd", "Initech", "Umbrella Health", "Stark Logistics", "Wayne Foods",
@@ -53,7 +53,18 @@ def synthetic_cases(world_seed: int, per_procedure: int = 5) -> list[SupportCase
             case = case_from_facts(world_seed, facts)
             assert case is not None
             cases.append(case)
-    return cases
+            # the same case as of a moment mid-case, and (every other case) a twin still open at the world's end
+            half = len(procedure.steps) // 2
+            written = {f for step in procedure.steps[half:] for f in step.writes}
+            snapshot = {**{k: v for k, v in facts.items() if k not in written}, "case_status": "in_progress",
+                        "steps_completed": facts["steps_completed"][:half]}
+            cases.append(open_case_from_facts(world_seed, snapshot, "mid_case"))
+            if counter % 2:
+                counter += 1
+                cases.append(open_case_from_facts(world_seed, {**snapshot, "case_id": f"CASE-{10001 + n}"},
+                                                  "open_at_end"))
+    opened = [(c.case_id, c.facts["account_id"], c.facts["opened_at"]) for c in cases]
+    return [with_history(c, opened) for c in cases]
 
 
 @lru_cache(maxsize=1)

@@ -81,7 +81,7 @@ def test_no_candidate_of_the_default_suite_contradicts_itself():
     suite = default_world_suite()
     assert _scan(suite) == {}
     kinds = suite.meta["p2_kinds"]
-    assert sum(kinds.values()) == 50 and set(kinds) == {"date", "identifier"} and min(kinds.values()) >= 3
+    assert sum(kinds.values()) == 50 and set(kinds) == {"date", "identifier", "count", "days"} and min(kinds.values()) >= 3
     fields = {c["field"] for t in suite.truth if t["family"] == "P2" for c in t["perturbation"]["changes"]}
     assert not fields & {"case_status", "entitlement", "case_id", "account_id", "account_name", "asset_serial"}
 
@@ -136,6 +136,8 @@ def test_every_contradicting_value_is_a_value_of_that_field_elsewhere_in_its_wor
             continue
         item = items[truth["item_id"]]
         for change in truth["perturbation"]["changes"]:
+            if "derived" in change:  # a wrong computation, not a world value: test_open_and_derived.py
+                continue
             assert change["new"] in seen[(truth["world_seed"], change["field"])], change
             assert change["new"] not in item["live_context"] and change["new"] not in item["question"]
             assert change["new"] not in item["reference"]

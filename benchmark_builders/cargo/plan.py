@@ -1,0 +1,70 @@
+"""What a CARGO suite is made of (``SuiteConfig``) and the plan of its items: family, style and case state."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+from benchmark_builders.cargo.perturb import CONTRADICTIONS, CORRUPTIONS
+from benchmark_builders.cargo.records import DEFAULT_SIZES, FAMILIES
+from orgbench.core.errors import InputError
+from simulator.procedures import PROCEDURES
+
+
+@dataclass(frozen=True)
+class SuiteConfig:
+    """What a suite is made of: family sizes, golden set, gating set and the builder's seed."""
+
+    sizes: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_SIZES))
+    golden_per_procedure: int = 2
+    out_of_scope: tuple[str, ...] = ("RB-LICENSE-TRANSFER", "RB-PASSWORD-RESET")
+    gating_per_world: int = 5
+    two_value_share: float = 0.2     # share of P2 items with two contradicted values
+    max_extras: int = 2              # benign extra sentences per "extra"-style candidate: 1..max_extras
+    #: P4 kinds, cycled. A skipped or swapped step makes a step sequence no correct answer has, so a reader
+    #: that learns the runbooks from the other items decides it without the reference: off by default.
+    p4_kinds: tuple[str, ...] = ("wrong_action", "wrong_escalation")
+    #: Share of each family's items about an open case (half still open at the world's end, half as of a moment
+    #: mid-case); P2 value kinds cycle over these (``derived``: a value computed from the live context's facts).
+    open_share: float = 0.2
+    p2_kinds: tuple[str, ...] = CONTRADICTIONS + ("derived",)
+    seed: int = 0
+
+    def validate(self) -> None:
+        """Raise InputError naming the bad field."""
+        if set(self.sizes) != set(FAMILIES) or any(not isinstance(v, int) or v < 0 for v in self.sizes.values()):
+            raise InputError(f"sizes: expected non-negative counts for {', '.join(FAMILIES)}, got {self.sizes}")
+        if self.sizes["P1"] + self.sizes["P3"] == 0:
+            raise InputError("sizes: P1 and P3 cannot both be 0 (the styles of P2/P4 follow them)")
+        known = {p.procedure_id for p in PROCEDURES}
+        for pid in self.out_of_scope:
+            if pid not in known:
+                raise InputError(f"out_of_scope: unknown runbook {pid}")
+        if self.golden_per_procedure < 1:
+            raise InputError("golden_per_procedure: must be at least 1")
+        if not self.p4_kinds or any(k not in CORRUPTIONS for k in self.p4_kinds):
+            raise InputError(f"p4_kinds: expected some of {', '.join(CORRUPTIONS)}, got {list(self.p4_kinds)}")
+        if not self.p2_kinds or any(k not in (*CONTRADICTIONS, "derived") for k in self.p2_kinds):
+            raise InputError(f"p2_kinds: expected some of identifier, date, derived, got {list(self.p2_kinds)}")
+        if not 0 <= self.open_share <= 1:
+            raise InputError(f"open_share: expected a share between 0 and 1, got {self.open_share}")
+
+
+
+def plan_items(config: SuiteConfig, n_worlds: int, rng: random.Random) -> list[list[tuple[str, str, str]]]:
+    """(family, style, case state) of every item, per world; P2/P4 styles follow the should-not families' mix,
+    and every family has the same share of open cases (half open at the world's end, half mid-case)."""
+    sizes = config.sizes
+    plain_share = sizes["P1"] / (sizes["P1"] + sizes["P3"])
+    specs: list[tuple[str, str, str]] = []
+    for family in FAMILIES:
+        plain = sizes[family] if family == "P1" else 0 if family == "P3" else round(sizes[family] * plain_share)
+        n_open = round(sizes[family] * config.open_share)
+        states = [("open_at_end", "mid_case")[i % 2] for i in range(n_open)] + ["closed"] * (sizes[family] - n_open)
+        rng.shuffle(states)
+        specs += [(family, "plain" if i < plain else "extra", state) for i, state in enumerate(states)]
+    rng.shuffle(specs)
+    per_world: list[list[tuple[str, str, str]]] = [[] for _ in range(n_worlds)]
+    for index, spec in enumerate(specs):
+        per_world[index % n_worlds].append(spec)
+    return per_world
