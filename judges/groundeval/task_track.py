@@ -18,6 +18,12 @@ scorer), and the answer lists the check with the
 artifact as evidence and the field's value among its facts. A wrong decision
 never scores like a correct one; a fully correct run scores 1.0.
 
+``score_task_run`` writes each contract's score as a ``QuestionScore`` line
+(``judges.groundeval.question_score``), as the other tracks do: track
+``task``, S_answer = S_decision, S_traj = S_verify, v and S_adj as above,
+answer_correct = the decision was right, and the per-check ``verified`` in the
+diagnostics.
+
 Agents (each reads the truth file only to stage its behaviour, as ``oracle``
 does): ``oracle``, ``skip-precondition`` (never reads the last
 precondition's artifact and does not list it), ``wrong-field`` (reads every
@@ -33,6 +39,7 @@ from orgbench.core.clock import parse_ts
 from orgbench.core.errors import InputError
 from orgbench.core.storage import read_json, staged_directory, write_json, write_jsonl
 from orgbench.core.jsonl import read_jsonl
+from judges.groundeval.question_score import QuestionScore
 from judges.groundeval.task_context import DEFAULT_BUDGET, TaskContext, build_task_context, cite
 
 TASK_AGENTS = ("oracle", "skip-precondition", "wrong-field")
@@ -160,7 +167,8 @@ def score_task(contract: Mapping[str, Any], truth: Mapping[str, Any], answer: An
     With ``budget`` (context mode) the submitted calls are not read: the context is rebuilt within that budget
     and the citations are the answer's evidence ids."""
     if not isinstance(answer, dict) or (budget is None and not isinstance(calls, list)):
-        return {"s_decision": 0.0, "s_verify": 0.0, "v": 0.0, "s_adj": 0.0, "malformed": "answer or calls malformed"}
+        return {"s_decision": 0.0, "s_verify": 0.0, "v": 0.0, "s_adj": 0.0, "malformed": "answer or calls malformed",
+                "n_calls": 0}
     runtime = TaskRuntime(corpus, contract)
     if budget is None:
         read = _read_in_tool_mode(runtime, contract, calls)
@@ -180,7 +188,7 @@ def score_task(contract: Mapping[str, Any], truth: Mapping[str, Any], answer: An
     s_decision = 1.0 if answer.get(contract["decision_field"]) is truth["decision"] else 0.0
     s_adj = (0.5 * s_decision + 0.5 * s_verify) * (1 - v) ** 2
     return {"s_decision": s_decision, "s_verify": round(s_verify, 6), "v": round(v, 6), "s_adj": round(s_adj, 6),
-            "malformed": None, "verified": dict(zip((p["check"] for p in truth["preconditions"]), parts))}
+            "malformed": None, "verified": dict(zip((p["check"] for p in truth["preconditions"]), parts)), "n_calls": n}
 
 
 def _budget(row: Mapping[str, Any]) -> int:
@@ -188,6 +196,14 @@ def _budget(row: Mapping[str, Any]) -> int:
     if not isinstance(budget, int) or isinstance(budget, bool) or budget < 1:
         raise InputError(f"answers: {row.get('question_id')}: budget: expected a positive integer, got {budget!r}")
     return budget
+
+
+def _question_score(qid: str, agent: str, mode: str, score: Mapping[str, Any]) -> QuestionScore:
+    """One contract's ``score_task`` as a questions.jsonl line (see the module docstring)."""
+    diagnostics = {"verified": score["verified"]} if "verified" in score else {}
+    return QuestionScore(qid, "task", None, None, mode, score["s_decision"], score["s_verify"], score["v"],
+                         score["s_adj"], score["s_decision"] == 1.0, score["n_calls"], score["malformed"],
+                         diagnostics=diagnostics, agent=agent)
 
 
 def score_task_run(suite: Path, answers: Path, out: Path) -> dict[str, Any]:
@@ -203,12 +219,12 @@ def score_task_run(suite: Path, answers: Path, out: Path) -> dict[str, Any]:
         for qid in sorted(contracts):
             a = given.get((agent, qid), {})
             budget = _budget(a) if a.get("mode") == "context" else None
-            rows.append({"question_id": qid, "agent": agent, "track": "task", "mode": a.get("mode", "tool"),
-                         **score_task(contracts[qid], truth[qid], a.get("answer"), a.get("calls", []), corpus,
-                                      budget)})
-    summary = {agent: {key: round(sum(r[key] for r in rows if r["agent"] == agent) / len(contracts), 4)
-                       for key in ("s_decision", "s_verify", "v", "s_adj")} for agent in agents}
+            score = score_task(contracts[qid], truth[qid], a.get("answer"), a.get("calls", []), corpus, budget)
+            rows.append(_question_score(qid, agent, a.get("mode", "tool"), score))
+    means = {"s_decision": "s_answer", "s_verify": "s_traj", "v": "v", "s_adj": "s_adj"}
+    summary = {agent: {key: round(sum(getattr(r, name) for r in rows if r.agent == agent) / len(contracts), 4)
+                       for key, name in means.items()} for agent in agents}
     with staged_directory(Path(out)) as tmp:
-        write_jsonl(tmp / "questions.jsonl", rows)
+        write_jsonl(tmp / "questions.jsonl", (r.to_json() for r in rows))
         write_json(tmp / "summary.json", {"track": "task", "agents": summary})
     return summary

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from orgbench.commands.prose import DEFAULT_KINDS
+from orgbench.prose import DEFAULT_KINDS
 from simulator.world import load_world
 from tests.judges.chat_server import ChatServer, Reply
 from tests.orgbench.clitools import closed_port, fails, ok, rows, tree
