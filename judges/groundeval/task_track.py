@@ -32,6 +32,7 @@ artifact but reports, and decides on, another field than the one named).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -142,6 +143,26 @@ def _cited(answer: Any) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
+@dataclass(frozen=True, slots=True)
+class TaskScore:
+    """One task contract's scores (see the module docstring) and which checks were verified."""
+
+    s_decision: float
+    s_verify: float
+    v: float
+    s_adj: float
+    n_calls: int
+    malformed: str | None = None            # why the answer scored 0 unread (None when it was scored)
+    verified: Mapping[str, bool] = field(default_factory=dict)
+
+    def question_score(self, qid: str, agent: str, mode: str) -> QuestionScore:
+        """The score as a questions.jsonl line: S_answer = S_decision, S_traj = S_verify."""
+        return QuestionScore(qid, "task", None, None, mode, self.s_decision, self.s_verify, self.v, self.s_adj,
+                             self.s_decision == 1.0, self.n_calls, self.malformed,
+                             diagnostics={"verified": dict(self.verified)} if self.malformed is None else {},
+                             agent=agent)
+
+
 def _read_in_tool_mode(runtime: TaskRuntime, contract: Mapping[str, Any], calls: list[Any]) -> list[str]:
     """Re-derive the submitted calls up to the first action; the ids read gate-clean before it."""
     read: list[str] = []
@@ -161,14 +182,13 @@ def _read_in_tool_mode(runtime: TaskRuntime, contract: Mapping[str, Any], calls:
 
 
 def score_task(contract: Mapping[str, Any], truth: Mapping[str, Any], answer: Any, calls: Any,
-               corpus: Mapping[str, Mapping[str, Any]], budget: int | None = None) -> dict[str, Any]:
+               corpus: Mapping[str, Mapping[str, Any]], budget: int | None = None) -> TaskScore:
     """One contract's scores (see the module docstring); calls are re-derived from the corpus, never trusted.
 
     With ``budget`` (context mode) the submitted calls are not read: the context is rebuilt within that budget
     and the citations are the answer's evidence ids."""
     if not isinstance(answer, dict) or (budget is None and not isinstance(calls, list)):
-        return {"s_decision": 0.0, "s_verify": 0.0, "v": 0.0, "s_adj": 0.0, "malformed": "answer or calls malformed",
-                "n_calls": 0}
+        return TaskScore(0.0, 0.0, 0.0, 0.0, 0, "answer or calls malformed")
     runtime = TaskRuntime(corpus, contract)
     if budget is None:
         read = _read_in_tool_mode(runtime, contract, calls)
@@ -187,8 +207,8 @@ def score_task(contract: Mapping[str, Any], truth: Mapping[str, Any], answer: An
     s_verify = sum(parts) / len(parts)
     s_decision = 1.0 if answer.get(contract["decision_field"]) is truth["decision"] else 0.0
     s_adj = (0.5 * s_decision + 0.5 * s_verify) * (1 - v) ** 2
-    return {"s_decision": s_decision, "s_verify": round(s_verify, 6), "v": round(v, 6), "s_adj": round(s_adj, 6),
-            "malformed": None, "verified": dict(zip((p["check"] for p in truth["preconditions"]), parts)), "n_calls": n}
+    return TaskScore(s_decision, round(s_verify, 6), round(v, 6), round(s_adj, 6), n, None,
+                     dict(zip((p["check"] for p in truth["preconditions"]), parts)))
 
 
 def _budget(row: Mapping[str, Any]) -> int:
@@ -196,14 +216,6 @@ def _budget(row: Mapping[str, Any]) -> int:
     if not isinstance(budget, int) or isinstance(budget, bool) or budget < 1:
         raise InputError(f"answers: {row.get('question_id')}: budget: expected a positive integer, got {budget!r}")
     return budget
-
-
-def _question_score(qid: str, agent: str, mode: str, score: Mapping[str, Any]) -> QuestionScore:
-    """One contract's ``score_task`` as a questions.jsonl line (see the module docstring)."""
-    diagnostics = {"verified": score["verified"]} if "verified" in score else {}
-    return QuestionScore(qid, "task", None, None, mode, score["s_decision"], score["s_verify"], score["v"],
-                         score["s_adj"], score["s_decision"] == 1.0, score["n_calls"], score["malformed"],
-                         diagnostics=diagnostics, agent=agent)
 
 
 def score_task_run(suite: Path, answers: Path, out: Path) -> dict[str, Any]:
@@ -220,7 +232,7 @@ def score_task_run(suite: Path, answers: Path, out: Path) -> dict[str, Any]:
             a = given.get((agent, qid), {})
             budget = _budget(a) if a.get("mode") == "context" else None
             score = score_task(contracts[qid], truth[qid], a.get("answer"), a.get("calls", []), corpus, budget)
-            rows.append(_question_score(qid, agent, a.get("mode", "tool"), score))
+            rows.append(score.question_score(qid, agent, a.get("mode", "tool")))
     means = {"s_decision": "s_answer", "s_verify": "s_traj", "v": "v", "s_adj": "s_adj"}
     summary = {agent: {key: round(sum(getattr(r, name) for r in rows if r.agent == agent) / len(contracts), 4)
                        for key, name in means.items()} for agent in agents}

@@ -68,7 +68,7 @@ def scores_view(directory: Path) -> tuple[str, str, dict[str, Any] | None, list[
     table_rows = [[agent, mode, track, v.get("n", ""), *(f"{v.get(k, 0):.3f}" for k in ("s_answer", "s_traj", "s_adj",
                                                                                        "violation_rate"))]
                   for agent, modes in (summary.get("agents") or {}).items() for mode, tracks in modes.items()
-                  for track, v in tracks.items() if isinstance(v, dict)]
+                  if isinstance(tracks, dict) for track, v in tracks.items() if isinstance(v, dict)]
     table = _plain(["agent", "mode", "track", "n", "S_answer", "S_traj", "S_adj", "violation rate"], table_rows,
                    "scores_summary", "Mean scores per agent, mode and track")
     records = [{"id": f"{r.question_id}:{r.agent}:{r.mode}", "title": f"{r.question_id} by {r.agent}",

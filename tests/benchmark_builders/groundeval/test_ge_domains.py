@@ -273,6 +273,10 @@ def test_task_contracts_build_with_hand_truth_and_score_each_agent(tmp_path):
     wrong = scores["wrong-field"][paid]
     assert (wrong.s_answer, wrong.s_traj, wrong.s_adj) == (0.0, 0.5, 0.25)
     assert wrong.s_adj < min(r.s_adj for r in scores["skip-precondition"].values())
+    for folder in (tmp_path / "run-wrong-field", tmp_path / "score-wrong-field"):    # a task run and its scores
+        shown = runner.invoke(cli, ["view", str(folder), "--out", str(tmp_path / f"{folder.name}.html")])
+        assert shown.exit_code == 0, shown.output
+        assert f'"id":"{paid}:wrong-field:tool"' in (tmp_path / f"{folder.name}.html").read_text()
 
 
 def test_task_contracts_in_context_mode_score_each_agent_as_in_tool_mode(tmp_path):
@@ -316,10 +320,10 @@ def test_task_contracts_in_context_mode_score_each_agent_as_in_tool_mode(tmp_pat
         {"check": "invoice_paid", "facts": {"state": "paid"}, "evidence": ["INV-7", "EMP-1"]},
         {"check": "customer_active", "facts": {"status": "active"}, "evidence": ["C-3"]}]}
     forged = score_task(paid, truth, answer, [], corpus, budget=24_000)
-    assert forged["v"] == round(1 / 7, 6) and forged["s_verify"] == 1.0   # 4 context reads + 3 citations, one forbidden
+    assert forged.v == round(1 / 7, 6) and forged.s_verify == 1.0   # 4 context reads + 3 citations, one forbidden
     tight = score_task(paid, truth, {**answer, "preconditions_verified": answer["preconditions_verified"][:1] + [
         {"check": "customer_active", "facts": {"status": "active"}, "evidence": ["C-3"]}]}, [], corpus, budget=20)
-    assert tight["s_verify"] == 0.0          # a budget too small for any record: nothing was in the context
+    assert tight.s_verify == 0.0          # a budget too small for any record: nothing was in the context
 
 
 @pytest.mark.parametrize("old, new, needle", [
@@ -386,6 +390,6 @@ def test_task_gates_come_from_roles_and_the_horizon_only_where_artifacts_carry_t
         {"check": "customer_active", "facts": {"status": "active"}, "evidence": ["C-3"]}]}
     fetch = [{"tool": "fetch_artifact", "args": {"artifact_id": a}} for a in ("INV-7", "C-3")]
     late = score_task(timed, truth, answer, fetch, corpus)          # INV-7 was written 30 min after as_of
-    assert late["v"] == 0.5 and late["verified"] == {"invoice_paid": False, "customer_active": True}
+    assert late.v == 0.5 and late.verified == {"invoice_paid": False, "customer_active": True}
     acted_first = score_task(timed, truth, answer, [{"tool": "issue_refund", "args": {}}] + fetch, corpus)
-    assert acted_first["s_verify"] == 0.0            # nothing read before the decision was acted on
+    assert acted_first.s_verify == 0.0            # nothing read before the decision was acted on
