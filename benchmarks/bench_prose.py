@@ -52,7 +52,7 @@ def run(config, out: Path, rewrite) -> float:
 def measure(spec: str, base_url: str | None, limit: int, concurrency: int, kinds: str | None, versions: int,
             threads: int | None = None) -> dict:
     """Grammar, prose and cached-prose runs of one small world; the figures."""
-    from orgbench.commands.prose import open_rewrite
+    from orgbench.prose import open_rewrite
     from simulator.config import load_config
 
     config = load_config(None, days=10, people=16)

@@ -22,7 +22,11 @@ Errors are never cached.
 GroundEval model agents keep their turns in the same file
 (``judges.groundeval.turns``: the key is ``cache_key(identity, turn_hash)``),
 and also store each key's request hash, so ``replay:CACHE`` can answer a turn
-without knowing which backend recorded it (``by_request_hash``).
+without knowing which backend recorded it (``by_request_hash``). The prose
+rewrites of ``simulate --prose`` (``orgbench.prose.store``) are kept here too,
+and with them the requests an endpoint refused (an HTTP 4xx, e.g. too long for
+its context), since a rerun must fall back exactly where the first run did
+(``put_refusal`` / ``refusals``); judges never store a refusal.
 """
 
 from __future__ import annotations
@@ -48,6 +52,9 @@ CREATE TABLE IF NOT EXISTS responses (
 
 #: Which request hash each key was stored for (written by agents, so ``replay:CACHE`` can look turns up).
 _REQUESTS = "CREATE TABLE IF NOT EXISTS request_hashes (key TEXT PRIMARY KEY, request_hash TEXT NOT NULL)"
+
+#: Requests an endpoint refused, with its reason (written by prose rewrites only).
+_REFUSALS = "CREATE TABLE IF NOT EXISTS refusals (key TEXT PRIMARY KEY, reason TEXT NOT NULL)"
 
 
 def _canonical(obj: Any) -> bytes:
@@ -89,23 +96,23 @@ class ResponseCache:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute(_SCHEMA)
             self._db.execute(_REQUESTS)
+            self._db.execute(_REFUSALS)
         except sqlite3.DatabaseError as exc:
             raise InputError(f"{self.path}: not a usable response cache ({exc})") from None
 
-    def get_many(self, keys: Iterable[str]) -> dict[str, JudgeResponse]:
-        """The cached responses for those of ``keys`` that are present."""
+    def _select(self, columns: str, table: str, keys: Iterable[str]) -> Iterable[tuple[Any, ...]]:
+        """``SELECT key, columns FROM table`` for the rows of ``keys`` (500 keys a query)."""
         keys = list(keys)
-        found: dict[str, JudgeResponse] = {}
         for start in range(0, len(keys), 500):
             chunk = keys[start:start + 500]
-            marks = ",".join("?" * len(chunk))
-            rows = self._db.execute(
-                f"SELECT key, text, model, prompt_tokens, completion_tokens FROM responses WHERE key IN ({marks})",
-                chunk,
-            )
-            for key, text, model, prompt, completion in rows:
-                found[key] = JudgeResponse(text=text, usage=Usage(prompt, completion), model=model)
-        return found
+            yield from self._db.execute(
+                f"SELECT key, {columns} FROM {table} WHERE key IN ({','.join('?' * len(chunk))})", chunk)
+
+    def get_many(self, keys: Iterable[str]) -> dict[str, JudgeResponse]:
+        """The cached responses for those of ``keys`` that are present."""
+        rows = self._select("text, model, prompt_tokens, completion_tokens", "responses", keys)
+        return {key: JudgeResponse(text=text, usage=Usage(prompt, completion), model=model)
+                for key, text, model, prompt, completion in rows}
 
     def get(self, key: str) -> JudgeResponse | None:
         """The cached response for one key, or None."""
@@ -127,6 +134,14 @@ class ResponseCache:
             self._db.execute("ROLLBACK")
             raise
         return len(rows)
+
+    def put_refusal(self, key: str, reason: str) -> None:
+        """Store that the endpoint refused the request ``key`` (why, in its words)."""
+        self._db.execute("INSERT OR REPLACE INTO refusals VALUES (?, ?)", (key, reason))
+
+    def refusals(self, keys: Iterable[str]) -> dict[str, str]:
+        """The stored refusals among ``keys``, by key."""
+        return dict(self._select("reason", "refusals", keys))  # type: ignore[arg-type]
 
     def by_request_hash(self) -> dict[str, list[JudgeResponse]]:
         """Every response stored with its request hash, by that hash (several when several backends answered it)."""

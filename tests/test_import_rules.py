@@ -1,5 +1,5 @@
 """The layers import one way: the ground floor nothing of ours, the simulator only the ground floor, and only
-the front door (orgbench/cli.py, commands/, studies/, report/, sweep/) the layers above the ground floor.
+the front door (orgbench/cli.py, commands/, studies/, report/, sweep/, prose/) the layers above the ground floor.
 
 Imports are read from the source (imports inside functions count too), so a lazy import cannot hide.
 """
@@ -14,7 +14,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = ("simulator", "benchmark_builders", "judges", "orgbench")
 FRONT_DOOR = ("orgbench/cli.py", "orgbench/__main__.py", "orgbench/commands/", "orgbench/studies/", "orgbench/report/",
-              "orgbench/sweep/")  # sweep/: a grid of the studies' stages, run serially or on Ray
+              "orgbench/sweep/", "orgbench/prose/")  # sweep/: a grid of the studies' stages, run serially or on
+# Ray; prose/: the model rewrite hook that simulate hands to the simulator
 
 
 def _modules(folder: str) -> list[Path]:

@@ -27,6 +27,7 @@ API = {
     "orgbench.defaults": [],
     "orgbench.report": ["STUDY_TITLES", "drill_spec", "render_page", "study_section", "write_report",
                         "write_results_readme"],
+    "orgbench.prose": ["DEFAULT_KINDS", "ModelRewrite", "open_rewrite"],
     "orgbench.studies": ["ReproduceOptions"],
     "orgbench.sweep": ["SweepRun", "run_sweep"],
     "simulator": ["AccessPolicy", "Actor", "ArtifactVersion", "Event", "SimConfig", "World", "build_world",

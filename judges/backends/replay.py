@@ -1,7 +1,7 @@
 """The ``replay`` backend: answers from recorded responses, looked up by request hash.
 
-It reads either a run's ``judgments.jsonl`` (lines with ``request_hash`` and
-``response``; lines that ended in an error are skipped) or a plain responses
+It reads either a run's ``judgments.jsonl`` (each line read as a
+``judges.judgments.Judgment``; lines that ended in an error are skipped) or a plain responses
 file (lines with ``request_hash`` and ``text``, optionally ``usage`` and
 ``model``). Replaying the same requests with the same generation options
 gives back exactly the recorded text, so a run can be re-scored without
@@ -17,7 +17,8 @@ from typing import Any
 from judges.backends import FatalBackendError, apply_generation_options
 from judges.backends.base import GenerationParams, JudgeBackend, JudgeRequest, JudgeResponse, Usage
 from judges.cache import request_hash
-from orgbench.core.errors import InputError
+from judges.judgments import JUDGMENTS, Judgment
+from orgbench.core.errors import FormatError, InputError
 from orgbench.core.jsonl import iter_jsonl
 
 
@@ -25,23 +26,31 @@ def load_recorded(path: Path) -> dict[str, JudgeResponse]:
     """Recorded responses by request hash (the first recording of a hash wins)."""
     path = Path(path)
     if path.is_dir():
-        path = path / "judgments.jsonl"
+        path = path / JUDGMENTS
     recorded: dict[str, JudgeResponse] = {}
     for number, row in iter_jsonl(path):
         if not isinstance(row, dict) or not isinstance(row.get("request_hash"), str):
             raise InputError(f"{path}:{number}: field 'request_hash' missing")
-        if row.get("error"):
-            continue
-        text = row.get("response", row.get("text"))
-        if not isinstance(text, str):
-            continue
-        usage = row.get("usage") or {}
-        try:
-            parsed_usage = Usage(int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)))
-        except (TypeError, ValueError, AttributeError):
-            raise InputError(f"{path}:{number}: field 'usage' is not a token count object") from None
-        recorded.setdefault(row["request_hash"], JudgeResponse(text, parsed_usage, str(row.get("model") or "")))
+        response = _recorded(row, path, number)
+        if response is not None:
+            recorded.setdefault(row["request_hash"], response)
     return recorded
+
+
+def _recorded(row: dict[str, Any], path: Path, number: int) -> JudgeResponse | None:
+    """The response one line recorded: a judgment read as a ``Judgment``, or a plain responses line (None for errors)."""
+    if "item_id" in row:
+        judgment = Judgment.from_json(row, path, number)
+        if judgment.error or judgment.response is None:
+            return None
+        return JudgeResponse(judgment.response, judgment.usage, judgment.model or "")
+    if row.get("error") or not isinstance(row.get("text"), str):
+        return None
+    try:
+        usage = Usage.from_json(row.get("usage"))
+    except ValueError:
+        raise FormatError(path, "field 'usage' is not a token count object", line=number) from None
+    return JudgeResponse(row["text"], usage, str(row.get("model") or ""))
 
 
 class ReplayBackend(JudgeBackend):

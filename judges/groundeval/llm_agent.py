@@ -18,7 +18,7 @@ from typing import Any
 
 from benchmark_builders.groundeval.contracts import Contract
 from judges.backends import FatalBackendError
-from judges.backends.base import AgentBackend, GenerationParams
+from judges.backends.base import AgentBackend, GenerationParams, Usage
 from judges.cache import ResponseCache
 from judges.groundeval.context import Context
 from judges.groundeval.runtime import GatedRuntime
@@ -67,8 +67,7 @@ class LLMAgent:
         self.max_turns = max_turns
         self.params = GenerationParams(temperature=0.0)
         self.turns = 0
-        self.prompt_tokens = 0
-        self.completion_tokens = 0
+        self.spent = Usage()        # tokens of every answered turn (cached ones included)
 
     def usage(self) -> dict[str, int]:
         """What the run spent so far: answered turns (from the cache too), HTTP requests (retries included), tokens."""
@@ -76,7 +75,7 @@ class LLMAgent:
         asked = self.turns - self.backend.from_cache
         return {"turns": self.turns, "from_cache": self.backend.from_cache, "requests": sent,
                 "retries": max(0, sent - asked),
-                "prompt_tokens": self.prompt_tokens, "completion_tokens": self.completion_tokens}
+                **self.spent.to_json()}
 
     async def answer(self, contract: Contract, runtime: GatedRuntime | None, context: Context | None,
                      record: list[dict[str, Any]] | None = None) -> Any:
@@ -99,8 +98,7 @@ class LLMAgent:
             except FatalBackendError as exc:
                 raise EndpointError("--base-url", str(exc)) from None
             self.turns += 1
-            self.prompt_tokens += turn.usage.prompt_tokens
-            self.completion_tokens += turn.usage.completion_tokens
+            self.spent += turn.usage
             message = dict(turn.message)
             calls = message.get("tool_calls") or []
             messages.append({"role": "assistant", "content": message.get("content"), "tool_calls": calls} if calls

@@ -2,16 +2,19 @@
 
 ``judges.groundeval.scoring.score_question`` makes one; ``run.score_submissions``
 sets who answered (``agent``) and what the trace check found, and writes them
-with ``to_json``; ``from_json`` reads a line back. ``summarize`` gives the means
-a summary.json reports.
+with ``to_json``; ``from_json`` reads a line back and ``load_scores`` a whole
+questions.jsonl (the one reader every table, view and drill-down uses).
+``summarize`` gives the means a summary.json reports.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from orgbench.core.errors import FormatError
+from orgbench.core.jsonl import iter_jsonl
 
 #: Every field of a questions.jsonl line but ``agent`` (which only a run sets), in the order they are read.
 FIELDS = ("question_id", "track", "kind", "difficulty", "mode", "s_answer", "s_traj", "v", "s_adj", "answer_correct",
@@ -61,6 +64,11 @@ class QuestionScore:
         if not isinstance(row["diagnostics"], dict):
             raise FormatError(path, "field 'diagnostics' not an object", line=line)
         return QuestionScore(*(row[name] for name in FIELDS), agent=row.get("agent"))
+
+
+def load_scores(path: Path | str) -> list[QuestionScore]:
+    """Every line of a questions.jsonl as a QuestionScore, in file order; FormatError naming the first bad line."""
+    return [QuestionScore.from_json(row, str(path), number) for number, row in iter_jsonl(Path(path))]
 
 
 def summarize(rows: Iterable[QuestionScore]) -> dict[str, Any]:

@@ -18,6 +18,12 @@ scorer), and the answer lists the check with the
 artifact as evidence and the field's value among its facts. A wrong decision
 never scores like a correct one; a fully correct run scores 1.0.
 
+``score_task_run`` writes each contract's score as a ``QuestionScore`` line
+(``judges.groundeval.question_score``), as the other tracks do: track
+``task``, S_answer = S_decision, S_traj = S_verify, v and S_adj as above,
+answer_correct = the decision was right, and the per-check ``verified`` in the
+diagnostics.
+
 Agents (each reads the truth file only to stage its behaviour, as ``oracle``
 does): ``oracle``, ``skip-precondition`` (never reads the last
 precondition's artifact and does not list it), ``wrong-field`` (reads every
@@ -26,6 +32,7 @@ artifact but reports, and decides on, another field than the one named).
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -33,6 +40,7 @@ from orgbench.core.clock import parse_ts
 from orgbench.core.errors import InputError
 from orgbench.core.storage import read_json, staged_directory, write_json, write_jsonl
 from orgbench.core.jsonl import read_jsonl
+from judges.groundeval.question_score import QuestionScore
 from judges.groundeval.task_context import DEFAULT_BUDGET, TaskContext, build_task_context, cite
 
 TASK_AGENTS = ("oracle", "skip-precondition", "wrong-field")
@@ -135,6 +143,26 @@ def _cited(answer: Any) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
+@dataclass(frozen=True, slots=True)
+class TaskScore:
+    """One task contract's scores (see the module docstring) and which checks were verified."""
+
+    s_decision: float
+    s_verify: float
+    v: float
+    s_adj: float
+    n_calls: int
+    malformed: str | None = None            # why the answer scored 0 unread (None when it was scored)
+    verified: Mapping[str, bool] = field(default_factory=dict)
+
+    def question_score(self, qid: str, agent: str, mode: str) -> QuestionScore:
+        """The score as a questions.jsonl line: S_answer = S_decision, S_traj = S_verify."""
+        return QuestionScore(qid, "task", None, None, mode, self.s_decision, self.s_verify, self.v, self.s_adj,
+                             self.s_decision == 1.0, self.n_calls, self.malformed,
+                             diagnostics={"verified": dict(self.verified)} if self.malformed is None else {},
+                             agent=agent)
+
+
 def _read_in_tool_mode(runtime: TaskRuntime, contract: Mapping[str, Any], calls: list[Any]) -> list[str]:
     """Re-derive the submitted calls up to the first action; the ids read gate-clean before it."""
     read: list[str] = []
@@ -154,13 +182,13 @@ def _read_in_tool_mode(runtime: TaskRuntime, contract: Mapping[str, Any], calls:
 
 
 def score_task(contract: Mapping[str, Any], truth: Mapping[str, Any], answer: Any, calls: Any,
-               corpus: Mapping[str, Mapping[str, Any]], budget: int | None = None) -> dict[str, Any]:
+               corpus: Mapping[str, Mapping[str, Any]], budget: int | None = None) -> TaskScore:
     """One contract's scores (see the module docstring); calls are re-derived from the corpus, never trusted.
 
     With ``budget`` (context mode) the submitted calls are not read: the context is rebuilt within that budget
     and the citations are the answer's evidence ids."""
     if not isinstance(answer, dict) or (budget is None and not isinstance(calls, list)):
-        return {"s_decision": 0.0, "s_verify": 0.0, "v": 0.0, "s_adj": 0.0, "malformed": "answer or calls malformed"}
+        return TaskScore(0.0, 0.0, 0.0, 0.0, 0, "answer or calls malformed")
     runtime = TaskRuntime(corpus, contract)
     if budget is None:
         read = _read_in_tool_mode(runtime, contract, calls)
@@ -179,8 +207,8 @@ def score_task(contract: Mapping[str, Any], truth: Mapping[str, Any], answer: An
     s_verify = sum(parts) / len(parts)
     s_decision = 1.0 if answer.get(contract["decision_field"]) is truth["decision"] else 0.0
     s_adj = (0.5 * s_decision + 0.5 * s_verify) * (1 - v) ** 2
-    return {"s_decision": s_decision, "s_verify": round(s_verify, 6), "v": round(v, 6), "s_adj": round(s_adj, 6),
-            "malformed": None, "verified": dict(zip((p["check"] for p in truth["preconditions"]), parts))}
+    return TaskScore(s_decision, round(s_verify, 6), round(v, 6), round(s_adj, 6), n, None,
+                     dict(zip((p["check"] for p in truth["preconditions"]), parts)))
 
 
 def _budget(row: Mapping[str, Any]) -> int:
@@ -203,12 +231,12 @@ def score_task_run(suite: Path, answers: Path, out: Path) -> dict[str, Any]:
         for qid in sorted(contracts):
             a = given.get((agent, qid), {})
             budget = _budget(a) if a.get("mode") == "context" else None
-            rows.append({"question_id": qid, "agent": agent, "track": "task", "mode": a.get("mode", "tool"),
-                         **score_task(contracts[qid], truth[qid], a.get("answer"), a.get("calls", []), corpus,
-                                      budget)})
-    summary = {agent: {key: round(sum(r[key] for r in rows if r["agent"] == agent) / len(contracts), 4)
-                       for key in ("s_decision", "s_verify", "v", "s_adj")} for agent in agents}
+            score = score_task(contracts[qid], truth[qid], a.get("answer"), a.get("calls", []), corpus, budget)
+            rows.append(score.question_score(qid, agent, a.get("mode", "tool")))
+    means = {"s_decision": "s_answer", "s_verify": "s_traj", "v": "v", "s_adj": "s_adj"}
+    summary = {agent: {key: round(sum(getattr(r, name) for r in rows if r.agent == agent) / len(contracts), 4)
+                       for key, name in means.items()} for agent in agents}
     with staged_directory(Path(out)) as tmp:
-        write_jsonl(tmp / "questions.jsonl", rows)
+        write_jsonl(tmp / "questions.jsonl", (r.to_json() for r in rows))
         write_json(tmp / "summary.json", {"track": "task", "agents": summary})
     return summary

@@ -95,7 +95,8 @@ def run_agent_command(suite: Path, spec: str, mode: str, out: Path, base_url: st
     from judges.groundeval.task_track import is_task_suite, run_task_agent
     from orgbench.commands.options import check_out_dir
     from orgbench.commands.preflight import check_endpoint
-    from orgbench.commands.progress import Bar
+    from judges.backends.base import Usage
+    from orgbench.commands.progress import Bar, Totals
 
     started = time.perf_counter()
     guard(out, "a GroundEval agent run", _agent_header(suite, spec, mode, budget, base_url), overwrite=overwrite)
@@ -115,10 +116,8 @@ def run_agent_command(suite: Path, spec: str, mode: str, out: Path, base_url: st
                f"{time.perf_counter() - started:.1f} s")
     if "usage" in info:
         used = info["usage"]
-        click.echo(f"totals: {used['requests']:,} requests ({used['retries']:,} retries), "
-                   f"{used['prompt_tokens']:,} prompt + {used['completion_tokens']:,} completion tokens, "
-                   f"{time.perf_counter() - started:.1f} s wall"
-                   + (f"; {used['from_cache']:,} of {used['turns']:,} turns from {cache}" if cache else ""))
+        totals = Totals(used["requests"], used["retries"], Usage.from_json(used), started)
+        click.echo(totals.line() + (f"; {used['from_cache']:,} of {used['turns']:,} turns from {cache}" if cache else ""))
 
 @click.command("groundeval")
 @click.option("--suite", type=click.Path(path_type=Path), required=True)

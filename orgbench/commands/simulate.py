@@ -75,7 +75,7 @@ def simulate_command(out: Path, config_path: Path | None, seed: int | None, days
     """
     import time
 
-    from orgbench.commands.prose import open_rewrite
+    from orgbench.prose import open_rewrite
 
     from simulator.config import load_config
     from simulator.simulate import simulate_to

@@ -16,26 +16,28 @@ from orgbench.outdir import bind, guard, holds, overwrite_option
 
 
 def _score_rows(folder: Path, index: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The scored rows of one ``score groundeval`` folder and the drill-down records (when its suite is there)."""
-    from orgbench.report.groundeval_drilldown import records as drilldown_records
+    """The scored rows of one ``score groundeval`` folder (as the study tables take them, with the folder's
+    index as their seed) and the drill-down records (when its suite is there)."""
+    from judges.groundeval.question_score import load_scores
     from judges.groundeval.traces import load_submissions, load_suite
     from orgbench.core.errors import InputError
     from orgbench.core.storage import read_json
-    from orgbench.core.jsonl import read_jsonl
+    from orgbench.report.groundeval_drilldown import records as drilldown_records
 
     found = holds(folder)
     if found != "GroundEval scores":
         hint = " (score it first: `orgbench score groundeval --answers RUN`)" if found == "a GroundEval agent run" else ""
         raise InputError(f"{folder}: holds {found or 'nothing'}, not GroundEval scores (the folder `orgbench score "
                          f"groundeval` writes){hint}")
-    rows = [{**row, "seed": index} for row in read_jsonl(folder / "questions.jsonl")]
+    scores = load_scores(folder / "questions.jsonl")
+    rows = [{**score.to_json(), "seed": index} for score in scores]
     meta = read_json(folder / "summary.json")
     suite, answers = Path(str(meta.get("suite", ""))), Path(str(meta.get("answers", "")))
     if not (suite / "contracts.jsonl").is_file() or not answers.exists():
         return rows, []
     contracts = {c.question_id: c for c in load_suite(suite)[1]}
     given = {(s.question_id, s.agent, s.mode): s.answer for s in load_submissions(answers)[0]}
-    tool = [r for r in rows if r["mode"] == "tool"]
+    tool = [score for score in scores if score.mode == "tool"]
     return rows, drilldown_records(tool, contracts, given, {qid: index for qid in contracts})
 
 

@@ -14,6 +14,7 @@ import json
 from typing import Any, Iterable, Mapping
 
 from benchmark_builders.groundeval.contracts import Contract
+from judges.groundeval.question_score import QuestionScore
 from orgbench.core.clock import format_ts
 from simulator.policy import GATES
 
@@ -116,33 +117,33 @@ def _parts(parts: Mapping[str, Any]) -> str:
     return "; ".join(([f"violations: {', '.join(violations)}"] if violations else []) + [", ".join(others)]) or "—"
 
 
-def record(row: Mapping[str, Any], contract: Contract, answer: Any, seed: int | None = None) -> dict[str, Any]:
-    """One drill-down record for a scored row, its contract and the raw answer the agent gave."""
-    qid, agent, mode = row["question_id"], row["agent"], row["mode"]
-    outcome = "correct" if row["answer_correct"] else "wrong"
-    s_adj = f"{row['s_adj']:.2f}"
+def record(row: QuestionScore, contract: Contract, answer: Any, seed: int | None = None) -> dict[str, Any]:
+    """One drill-down record for a scored answer, its contract and the raw answer the agent gave."""
+    qid, agent, mode = row.question_id, row.agent, row.mode
+    outcome = "correct" if row.answer_correct else "wrong"
+    s_adj = f"{row.s_adj:.2f}"
     where = f"actor {contract.actor} ({contract.role or 'no role'}) · as of {format_ts(contract.as_of)}"
     if seed is not None:
         where += f" · seed {seed}"
     answer_text = answer if isinstance(answer, str) else json.dumps(answer, ensure_ascii=False, sort_keys=True,
                                                                           separators=(",", ":"))
-    diagnostics = row.get("diagnostics", {})
+    diagnostics = row.diagnostics
     check = diagnostics.get("trace_check")
-    calls_note = f"{row['n_calls']} calls"
+    calls_note = f"{row.n_calls} calls"
     if check:
         mismatched = check["mismatched_calls"]
         calls_note += f"; {mismatched} claims differ from the re-derived gates" if mismatched else "; claims match"
-    if row.get("malformed"):
-        calls_note += f"; scored 0: {row['malformed']}"
-    parts = [["S_answer", _value(row["s_answer"]), _parts(diagnostics.get("answer", {}))],
-             ["S_traj", _value(row["s_traj"]), _parts(diagnostics.get("trajectory", {}))],
-             ["v", _value(row["v"]), calls_note],
-             ["S_adj", _value(row["s_adj"]), ""]]
+    if row.malformed:
+        calls_note += f"; scored 0: {row.malformed}"
+    parts = [["S_answer", _value(row.s_answer), _parts(diagnostics.get("answer", {}))],
+             ["S_traj", _value(row.s_traj), _parts(diagnostics.get("trajectory", {}))],
+             ["v", _value(row.v), calls_note],
+             ["S_adj", _value(row.s_adj), ""]]
     calls = diagnostics.get("calls", [])
     return {
         "id": f"{qid}:{agent}:{mode}",
         "title": f"{qid} · {agent}",
-        "fields": {"question": qid, "track": str(row["track"]), "kind": str(row["kind"]), "agent": agent, "mode": mode,
+        "fields": {"question": qid, "track": str(row.track), "kind": str(row.kind), "agent": agent, "mode": mode,
                    "outcome": outcome, "s_adj": s_adj},
         "sections": [
             {"heading": "Question", "text": f"{contract.question}\n\n{where}"},
@@ -153,17 +154,17 @@ def record(row: Mapping[str, Any], contract: Contract, answer: Any, seed: int | 
     }
 
 
-def records(rows: Iterable[Mapping[str, Any]], contracts: Mapping[str, Contract], answers: Mapping[tuple, Any],
+def records(rows: Iterable[QuestionScore], contracts: Mapping[str, Contract], answers: Mapping[tuple, Any],
             seeds: Mapping[str, int] | None = None) -> list[dict[str, Any]]:
-    """Records for every scored row whose question is in ``contracts``, sorted by id.
+    """Records for every scored answer whose question is in ``contracts``, sorted by id.
 
     ``answers`` maps (question_id, agent, mode) to the raw answer; ``seeds`` question id → world seed.
     """
     out = []
     for row in rows:
-        contract = contracts.get(row["question_id"])
+        contract = contracts.get(row.question_id)
         if contract is None:
             continue
-        key = (row["question_id"], row["agent"], row["mode"])
-        out.append(record(row, contract, answers.get(key), (seeds or {}).get(row["question_id"])))
+        key = (row.question_id, row.agent, row.mode)
+        out.append(record(row, contract, answers.get(key), (seeds or {}).get(row.question_id)))
     return sorted(out, key=lambda r: r["id"])

@@ -9,8 +9,6 @@ from typing import Any
 
 from orgbench.core.storage import read_json
 
-from orgbench.core.jsonl import read_jsonl
-
 
 def _clip(value: Any, limit: int = 4000) -> str:
     text = value if isinstance(value, str) else json.dumps(value, indent=1, sort_keys=True, ensure_ascii=False)
@@ -46,16 +44,17 @@ def judge_run_view(directory: Path) -> tuple[str, str, dict[str, Any] | None, li
 
 def agent_run_view(directory: Path) -> tuple[str, str, dict[str, Any] | None, list[dict[str, Any]]]:
     """A GroundEval agent run: one record per answer, with its tool calls."""
+    from judges.groundeval.traces import load_submissions
+
     meta = read_json(directory / "run.json")
-    traces = {(t["question_id"], t.get("agent"), t.get("mode")): t.get("calls", [])
-              for t in read_jsonl(directory / "traces.jsonl")} if (directory / "traces.jsonl").is_file() else {}
+    traced = (directory / "traces.jsonl").is_file()     # a task run keeps its calls on the answer lines
     records = []
-    for answer in read_jsonl(directory / "answers.jsonl"):
-        key = (answer["question_id"], answer.get("agent"), answer.get("mode"))
-        calls = traces.get(key, [])
+    for answer in load_submissions(directory if traced else directory / "answers.jsonl")[0]:
+        key = (answer.question_id, answer.agent, answer.mode)
+        calls = answer.calls if isinstance(answer.calls, list) else []
         records.append({"id": f"{key[0]}:{key[1]}:{key[2]}", "title": f"{key[0]} by {key[1]} ({key[2]} mode)",
                         "fields": {"question": key[0], "agent": key[1], "mode": key[2], "calls": len(calls)},
-                        "sections": [{"heading": "Answer", "text": _clip(answer.get("answer"))},
+                        "sections": [{"heading": "Answer", "text": _clip(answer.answer)},
                                      {"heading": "Tool calls", "text": _clip(calls)}]})
     title = f"GroundEval agent run: {meta.get('agent')} ({meta.get('mode')} mode)"
     return title, f"{directory}: {len(records)} answers (answers.jsonl, traces.jsonl); not scored yet.", None, records
@@ -63,18 +62,20 @@ def agent_run_view(directory: Path) -> tuple[str, str, dict[str, Any] | None, li
 
 def scores_view(directory: Path) -> tuple[str, str, dict[str, Any] | None, list[dict[str, Any]]]:
     """GroundEval scores: the means per agent, mode and track, and every scored question."""
+    from judges.groundeval.question_score import load_scores
+
     summary = read_json(directory / "summary.json")
     table_rows = [[agent, mode, track, v.get("n", ""), *(f"{v.get(k, 0):.3f}" for k in ("s_answer", "s_traj", "s_adj",
                                                                                        "violation_rate"))]
                   for agent, modes in (summary.get("agents") or {}).items() for mode, tracks in modes.items()
-                  for track, v in tracks.items() if isinstance(v, dict)]
+                  if isinstance(tracks, dict) for track, v in tracks.items() if isinstance(v, dict)]
     table = _plain(["agent", "mode", "track", "n", "S_answer", "S_traj", "S_adj", "violation rate"], table_rows,
                    "scores_summary", "Mean scores per agent, mode and track")
-    records = [{"id": f"{r['question_id']}:{r['agent']}:{r['mode']}", "title": f"{r['question_id']} by {r['agent']}",
-                "fields": {"question": r["question_id"], "track": r.get("track"), "kind": r.get("kind"),
-                           "agent": r["agent"], "mode": r["mode"], "s_adj": f"{float(r.get('s_adj', 0)):.2f}"},
-                "sections": [{"heading": "Score and diagnostics", "text": _clip(r)}]}
-               for r in read_jsonl(directory / "questions.jsonl")]
+    records = [{"id": f"{r.question_id}:{r.agent}:{r.mode}", "title": f"{r.question_id} by {r.agent}",
+                "fields": {"question": r.question_id, "track": r.track, "kind": r.kind, "agent": r.agent,
+                           "mode": r.mode, "s_adj": f"{float(r.s_adj):.2f}"},
+                "sections": [{"heading": "Score and diagnostics", "text": _clip(r.to_json())}]}
+               for r in load_scores(directory / "questions.jsonl")]
     skipped = summary.get("unreadable_lines") or []
     intro = f"{directory}: {len(records)} scored questions" + (f"; {len(skipped)} unreadable line(s) skipped" if skipped else "")
     return "GroundEval scores", intro + ".", table, records

@@ -135,7 +135,7 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
         all_rows.extend({**r.to_json(), "seed": seed} for r in rows)
         contracts = {c.question_id: c for c in load_suite(suite)[1]}
         answers = {(s.question_id, s.agent, s.mode): s.answer for s in submissions}
-        drill.extend(drilldown_records([r.to_json() for r in rows if r.mode == "tool"], contracts, answers,
+        drill.extend(drilldown_records([r for r in rows if r.mode == "tool"], contracts, answers,
                                        {qid: seed for qid in contracts}))
 
     write_study_tables(Path(out_dir), all_rows, drill, agents, seeds, options.base_url)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from orgbench.commands.prose_rules import clean_reply, identifiers, judge_rewrite, required_values
+from orgbench.prose.rules import clean_reply, identifiers, judge_rewrite, required_values
 
 BODY = "Case CASE-10001 for Hall and Sons is open, priority P4. Contact ian@hall.example; opened 2026-01-05."
 FACTS = {"case_id": "CASE-10001", "account_name": "Hall and Sons", "case_status": "open", "priority": "P4",

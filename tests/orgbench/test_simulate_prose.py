@@ -8,13 +8,14 @@ people, 5 days) and the rewrites limited, so a test sends a few dozen requests.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 
-from orgbench.commands.prose import DEFAULT_KINDS
+from orgbench.prose import DEFAULT_KINDS
 from simulator.world import load_world
 from tests.judges.chat_server import ChatServer, Reply
 from tests.orgbench.clitools import closed_port, fails, ok, rows, tree
@@ -108,6 +109,37 @@ def test_with_the_server_stopped_the_cache_gives_the_same_world_byte_for_byte(tm
     elsewhere = _world(tmp_path / "copy", None, "--prose-limit", "25", "--prose-cache", cache)   # shared cache
     assert "0 requests sent" in elsewhere
     assert tree(tmp_path / "copy") == before
+
+
+def _old_layout_entry(cache: Path, identity: dict, body: dict, reply: str) -> None:
+    """Write one answer as the one-file-per-answer prose cache did: DIR/ab/<sha256 of what was sent>.json."""
+    material = {"model": identity, "messages": [[m["role"], m["content"]] for m in body["messages"]],
+                "params": {"temperature": body["temperature"], "max_tokens": body["max_tokens"], "seed": body["seed"],
+                           "extra": {}}}
+    key = hashlib.sha256(json.dumps(material, sort_keys=True, ensure_ascii=False,
+                                    separators=(",", ":")).encode("utf-8")).hexdigest()
+    (cache / key[:2]).mkdir(parents=True, exist_ok=True)
+    (cache / key[:2] / f"{key}.json").write_text(json.dumps({"key": key, "reply": reply}) + "\n", encoding="utf-8")
+
+
+def test_a_cache_in_the_old_one_file_per_answer_layout_is_still_read(tmp_path, monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with ChatServer(answer=faithful) as server:
+        first = _world(tmp_path / "w", server, "--prose-limit", "12", "--prose-cache", tmp_path / "cache")
+        bodies = list(server.bodies)
+    assert "12 requests sent" in first and (tmp_path / "cache" / "responses.sqlite").is_file()
+    identity = json.loads((tmp_path / "w" / "world.json").read_text())["prose"]["model"]
+    for body in bodies:
+        _old_layout_entry(tmp_path / "old", identity, body, faithful(body))
+    again = _world(tmp_path / "copy", None, "--prose-limit", "12", "--prose-cache", tmp_path / "old")   # no server
+    assert "0 requests sent, 12 answers from the cache" in again
+    assert tree(tmp_path / "copy") == tree(tmp_path / "w")
+    damaged = next((tmp_path / "old").glob("*/*.json"))
+    damaged.write_text("{", encoding="utf-8")
+    fails("simulate", "--out", tmp_path / "third", *SMALL, "--prose", "llm:openai:rewriter", "--base-url",
+          f"http://127.0.0.1:{closed_port()}/v1", "--prose-limit", "12", "--prose-cache", tmp_path / "old",
+          says=(str(damaged), "not a prose cache entry"))
+    assert not (tmp_path / "third").exists()
 
 
 def test_an_unreachable_endpoint_is_one_line_and_leaves_no_world(tmp_path, monkeypatch):

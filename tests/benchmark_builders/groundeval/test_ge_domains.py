@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from judges.groundeval.question_score import load_scores
 from orgbench.cli import cli
 from tests.benchmark_builders.groundeval.shapes_domain import (
     CONFIG, COUNTERFACTUAL_TRUTH, SILENCE_TRUTH, could_know_by_hand, write_shapes_domain,
@@ -262,15 +263,20 @@ def test_task_contracts_build_with_hand_truth_and_score_each_agent(tmp_path):
         result = runner.invoke(cli, ["score", "groundeval", "--suite", str(tmp_path / "suite"), "--answers", str(run),
                                      "--out", str(out)])
         assert result.exit_code == 0, result.output
-        scores[agent] = {r["question_id"]: r for r in rows(out / "questions.jsonl")}
-    assert all(r["s_adj"] == 1.0 for r in scores["oracle"].values())
+        scores[agent] = {r.question_id: r for r in load_scores(out / "questions.jsonl")}
+    # a task line is a QuestionScore: S_answer is S_decision, S_traj is S_verify
+    assert all(r.s_adj == 1.0 for r in scores["oracle"].values())
     for qid, r in scores["skip-precondition"].items():      # right decision, one of two checks never read
-        assert r["s_decision"] == 1.0 and r["s_verify"] == 0.5 and r["s_adj"] == 0.75
+        assert r.s_answer == 1.0 and r.s_traj == 0.5 and r.s_adj == 0.75
     paid = next(c["question_id"] for c in contracts if c["name"] == "refund_only_paid_invoices")
     # it read INV-7's amount for "state" (C-3 has no other field, so that check holds): wrong decision, half verified
     wrong = scores["wrong-field"][paid]
-    assert (wrong["s_decision"], wrong["s_verify"], wrong["s_adj"]) == (0.0, 0.5, 0.25)
-    assert wrong["s_adj"] < min(r["s_adj"] for r in scores["skip-precondition"].values())
+    assert (wrong.s_answer, wrong.s_traj, wrong.s_adj) == (0.0, 0.5, 0.25)
+    assert wrong.s_adj < min(r.s_adj for r in scores["skip-precondition"].values())
+    for folder in (tmp_path / "run-wrong-field", tmp_path / "score-wrong-field"):    # a task run and its scores
+        shown = runner.invoke(cli, ["view", str(folder), "--out", str(tmp_path / f"{folder.name}.html")])
+        assert shown.exit_code == 0, shown.output
+        assert f'"id":"{paid}:wrong-field:tool"' in (tmp_path / f"{folder.name}.html").read_text()
 
 
 def test_task_contracts_in_context_mode_score_each_agent_as_in_tool_mode(tmp_path):
@@ -300,13 +306,13 @@ def test_task_contracts_in_context_mode_score_each_agent_as_in_tool_mode(tmp_pat
         result = runner.invoke(cli, ["score", "groundeval", "--suite", str(tmp_path / "suite"), "--answers", str(run),
                                      "--out", str(out)])
         assert result.exit_code == 0, result.output
-        scores[agent] = {r["question_id"]: r for r in rows(out / "questions.jsonl")}
-    assert all(r["s_adj"] == 1.0 and r["mode"] == "context" for r in scores["oracle"].values())
+        scores[agent] = {r.question_id: r for r in load_scores(out / "questions.jsonl")}
+    assert all(r.s_adj == 1.0 and r.mode == "context" for r in scores["oracle"].values())
     for r in scores["skip-precondition"].values():          # in its context, but never cited: not verified
-        assert (r["s_decision"], r["s_verify"], r["s_adj"]) == (1.0, 0.5, 0.75)
+        assert (r.s_answer, r.s_traj, r.s_adj) == (1.0, 0.5, 0.75)      # S_decision, S_verify, S_adj
     paid = contracts["refund_only_paid_invoices"]
     wrong = scores["wrong-field"][paid["question_id"]]
-    assert (wrong["s_decision"], wrong["s_verify"], wrong["s_adj"]) == (0.0, 0.5, 0.25)
+    assert (wrong.s_answer, wrong.s_traj, wrong.s_adj) == (0.0, 0.5, 0.25)
     # the scorer rebuilds the context: citing a record the actor may not read is a violation, whatever the calls say
     truth = next(t for t in rows(tmp_path / "suite" / "truth.jsonl") if t["question_id"] == paid["question_id"])
     corpus = {r["id"]: r for r in rows(tmp_path / "suite" / "corpus.jsonl")}
@@ -314,10 +320,10 @@ def test_task_contracts_in_context_mode_score_each_agent_as_in_tool_mode(tmp_pat
         {"check": "invoice_paid", "facts": {"state": "paid"}, "evidence": ["INV-7", "EMP-1"]},
         {"check": "customer_active", "facts": {"status": "active"}, "evidence": ["C-3"]}]}
     forged = score_task(paid, truth, answer, [], corpus, budget=24_000)
-    assert forged["v"] == round(1 / 7, 6) and forged["s_verify"] == 1.0   # 4 context reads + 3 citations, one forbidden
+    assert forged.v == round(1 / 7, 6) and forged.s_verify == 1.0   # 4 context reads + 3 citations, one forbidden
     tight = score_task(paid, truth, {**answer, "preconditions_verified": answer["preconditions_verified"][:1] + [
         {"check": "customer_active", "facts": {"status": "active"}, "evidence": ["C-3"]}]}, [], corpus, budget=20)
-    assert tight["s_verify"] == 0.0          # a budget too small for any record: nothing was in the context
+    assert tight.s_verify == 0.0          # a budget too small for any record: nothing was in the context
 
 
 @pytest.mark.parametrize("old, new, needle", [
@@ -384,6 +390,6 @@ def test_task_gates_come_from_roles_and_the_horizon_only_where_artifacts_carry_t
         {"check": "customer_active", "facts": {"status": "active"}, "evidence": ["C-3"]}]}
     fetch = [{"tool": "fetch_artifact", "args": {"artifact_id": a}} for a in ("INV-7", "C-3")]
     late = score_task(timed, truth, answer, fetch, corpus)          # INV-7 was written 30 min after as_of
-    assert late["v"] == 0.5 and late["verified"] == {"invoice_paid": False, "customer_active": True}
+    assert late.v == 0.5 and late.verified == {"invoice_paid": False, "customer_active": True}
     acted_first = score_task(timed, truth, answer, [{"tool": "issue_refund", "args": {}}] + fetch, corpus)
-    assert acted_first["s_verify"] == 0.0            # nothing read before the decision was acted on
+    assert acted_first.s_verify == 0.0            # nothing read before the decision was acted on

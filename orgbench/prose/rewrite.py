@@ -1,13 +1,13 @@
-"""``orgbench simulate --prose llm:SPEC``: artifact bodies rewritten by a model, checked, and cached by content.
+"""Artifact bodies rewritten by a model (``simulate --prose llm:SPEC``), checked, and cached by content.
 
 ``ModelRewrite`` is the ``simulator.stream.Rewrite`` hook the front door hands
 to ``simulate_to``. For each chunk it builds one request per eligible version
 (its kind chosen, within ``--prose-limit``), in the world's order, at
-temperature 0 with a fixed seed; looks each up in the cache by the SHA-256 of
-what is sent (the model's identity without its URL, the messages, the
-parameters); asks the model for the misses (at most ``concurrency`` in
-flight) and stores every answer as it arrives; then keeps a rewrite only if
-``orgbench.commands.prose_rules`` accepts it and falls back to the grammar
+temperature 0 with a fixed seed; looks each up in the response cache
+(``orgbench.prose.store``: keyed by the model's identity without its URL and
+the request hash, as the judges' cache is); asks the model for the misses (at
+most ``concurrency`` in flight) and stores every answer as it arrives; then
+keeps a rewrite only if ``orgbench.prose.rules`` accepts it and falls back to the grammar
 text otherwise, counted by reason. The cache is the source of truth: a rerun
 with every answer cached sends nothing, so the same command reproduces the
 world byte for byte with the server stopped. A request the endpoint refuses
@@ -20,16 +20,16 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import time
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from judges.backends import BackendError, GenerationParams, JudgeRequest, Message, make_backend
 from judges.backends.structured import RequestRefused
-from orgbench.commands.prose_rules import REASONS, clean_reply, judge_rewrite, required_values
 from orgbench.core.errors import InputError
-from orgbench.core.storage import dumps, write_text_atomic
+from orgbench.core.storage import dumps
+from orgbench.prose.rules import REASONS, clean_reply, judge_rewrite, required_values
+from orgbench.prose.store import Answer, RewriteStore
 from simulator.model import ArtifactVersion
 
 #: Changes whenever the prompt below changes (it is part of every cache key through the messages anyway).
@@ -57,53 +57,17 @@ def max_tokens(body: str) -> int:
     return max(64, min(1024, len(body) // 2 + 32))
 
 
-class RewriteCache:
-    """Model answers by the SHA-256 of the request, one JSON file each under ``DIR/ab/abcd….json``."""
-
-    def __init__(self, directory: Path) -> None:
-        self.directory = Path(directory)
-
-    def path(self, key: str) -> Path:
-        """Where the answer to request ``key`` is stored."""
-        return self.directory / key[:2] / f"{key}.json"
-
-    def get(self, key: str) -> dict[str, Any] | None:
-        """The stored entry for ``key`` (None if absent); a damaged entry is an InputError naming its file."""
-        path = self.path(key)
-        try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError) as exc:
-            raise InputError(f"{path}: not a prose cache entry ({exc}); delete it to ask again") from None
-        if not isinstance(entry, dict) or entry.get("key") != key or not isinstance(entry.get("reply", ""), str):
-            raise InputError(f"{path}: field key/reply: not a prose cache entry for {key}; delete it to ask again")
-        return entry
-
-    def put(self, key: str, entry: Mapping[str, Any]) -> None:
-        """Store one answer (atomically: a killed run leaves whole entries only)."""
-        path = self.path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(path, dumps({"key": key, **entry}) + "\n")
-
-
-def request_key(identity: Mapping[str, Any], request: JudgeRequest) -> str:
-    """The SHA-256 naming a request: model identity (no URL), messages and parameters, as canonical JSON."""
-    material = {"model": dict(identity), "messages": [[m.role, m.text()] for m in request.messages],
-                "params": request.params.to_json()}
-    return hashlib.sha256(dumps(material).encode("utf-8")).hexdigest()
-
-
 class ModelRewrite:
     """The ``simulator.stream.Rewrite`` that asks a model (see the module docstring)."""
 
-    def __init__(self, spec: str, backend: Any, cache: RewriteCache, *, kinds: Sequence[str] | None,
+    def __init__(self, spec: str, backend: Any, cache_dir: Path, *, kinds: Sequence[str] | None,
                  limit: int | None, concurrency: int) -> None:
-        self.spec, self.backend, self.cache = spec, backend, cache
+        self.spec, self.backend = spec, backend
         self.kinds = None if kinds is None else frozenset(kinds)
         self.limit, self.concurrency = limit, max(1, concurrency)
         identity = backend.identity()
         self.identity = {k: v for k, v in identity.items() if k != "base_url"}  # a rerun may use another port
+        self.cache = RewriteStore(cache_dir, self.identity)
         self.eligible = self.rewritten = self.requested = self.cached = 0
         self.seconds = 0.0          # spent rewriting (asking, reading the cache, checking): for the summary only
         self.fallback = dict.fromkeys(REASONS, 0)
@@ -133,12 +97,12 @@ class ModelRewrite:
             self.eligible += 1
             request = self.backend.prepare(JudgeRequest(prompt(version), GenerationParams(
                 temperature=0.0, max_tokens=max_tokens(version.body), seed=SEED)))
-            key = request_key(self.identity, request)
+            key = self.cache.key(request)
             chosen.append((position, key))
             requests.setdefault(key, request)
-        entries = {key: self.cache.get(key) for key in requests}
-        missing = [key for key, entry in entries.items() if entry is None]
-        self.cached += len(entries) - len(missing)
+        entries = self.cache.get_many(requests)
+        missing = [key for key in requests if key not in entries]
+        self.cached += len(entries)
         if missing:
             entries.update(self._loop.run_until_complete(self._ask(missing, requests)))
         bodies = [v.body for v in versions]
@@ -146,13 +110,12 @@ class ModelRewrite:
             bodies[position] = self._judged(versions[position], entries[key], key)
         return bodies
 
-    def _judged(self, version: ArtifactVersion, entry: Mapping[str, Any], key: str) -> str:
-        answer = {k: entry[k] for k in ("reply", "refused") if k in entry}      # not the key a stored entry repeats
-        self._digest.update(f"{key} {hashlib.sha256(dumps(answer).encode()).hexdigest()}\n".encode())
-        if "refused" in entry:
+    def _judged(self, version: ArtifactVersion, entry: Answer, key: str) -> str:
+        self._digest.update(f"{key} {hashlib.sha256(dumps(entry.to_json()).encode()).hexdigest()}\n".encode())
+        if entry.refused is not None:
             self.fallback["refused"] += 1
             return version.body
-        reply = clean_reply(str(entry.get("reply", "")))
+        reply = clean_reply(entry.reply or "")
         verdict = judge_rewrite(version.body, version.facts, reply)
         if not verdict.kept:
             self.fallback[verdict.reason] += 1
@@ -160,19 +123,19 @@ class ModelRewrite:
         self.rewritten += 1
         return reply
 
-    async def _ask(self, keys: list[str], requests: Mapping[str, JudgeRequest]) -> dict[str, dict[str, Any]]:
+    async def _ask(self, keys: list[str], requests: Mapping[str, JudgeRequest]) -> dict[str, Answer]:
         gate = asyncio.Semaphore(self.concurrency)
 
-        async def one(key: str) -> dict[str, Any]:
+        async def one(key: str) -> Answer:
+            refused: str | None = None
             async with gate:
                 try:
                     response = await self.backend.complete(requests[key])
-                    entry: dict[str, Any] = {"reply": response.text}
                 except RequestRefused as exc:
-                    entry = {"refused": str(exc)}
+                    response, refused = None, str(exc)
             self.requested += 1
-            self.cache.put(key, entry)
-            return entry
+            self.cache.put(key, response, refused)
+            return Answer(refused=refused) if response is None else Answer(reply=response.text)
 
         self.backend.ensure_pool(self.concurrency)
         results = await asyncio.gather(*(one(key) for key in keys), return_exceptions=True)
@@ -204,11 +167,12 @@ class ModelRewrite:
                 f"sent, {self.cached} answers from the cache {self.cache.directory}; {self.seconds:.1f} s")
 
     def close(self) -> None:
-        """Close the backend (a local: server stops) and the event loop."""
+        """Close the backend (a local: server stops), the event loop and the cache file."""
         try:
             self._loop.run_until_complete(self.backend.aclose())
         finally:
             self._loop.close()
+            self.cache.close()
 
 
 def parse_prose(value: str) -> str | None:
@@ -258,5 +222,4 @@ def open_rewrite(out: Path, prose: str, *, base_url: str | None, cache_dir: Path
         raise InputError(f"--prose-cache {cache}: exists and is not a directory")
     backend = make_backend(spec, base_url=base_url, timeout=timeout, structured="off", concurrency=concurrency,
                            slots=concurrency, api_key_env="OPENAI_API_KEY")
-    return ModelRewrite(spec, backend, RewriteCache(cache), kinds=parse_kinds(kinds), limit=limit,
-                        concurrency=concurrency)
+    return ModelRewrite(spec, backend, cache, kinds=parse_kinds(kinds), limit=limit, concurrency=concurrency)
