@@ -6,10 +6,15 @@ version) and the ``incident_id`` that escalation emails, #sre-oncall posts
 and postmortems carry.
 
 - Counterfactual ``indirect``: did the deploy of change C lead to an
-  escalation email about incident I? The email names I, never C; the link is
-  I's ``change_id`` (causal when it is C). Emails after which another change
-  was deployed on C's service before the email are taken first (nearness
-  points away from C).
+  escalation email about incident I? The email names I and no change; the
+  link is I's ``change_id``. Each email after which another change D was
+  deployed on I's service before the email gives two questions with opposite
+  truth: did C's deploy lead to it (causal, though D landed between), and did
+  D's deploy lead to it (no link: same service, same window, but I's
+  ``change_id`` is C)? D is the last such deploy before the email; causes in
+  the busiest windows and decoys in the quietest are taken first, so nearness
+  points the wrong way on both. Emails with no such D give causal questions
+  only, taken last.
 - Counterfactual ``named_decoy``: an #sre-oncall post about incident I names
   change D as the suspect: D was the last deploy on I's service before I
   opened, but I's ``change_id`` is another change C, deployed on the same
@@ -143,26 +148,38 @@ def _touched_between(view: WorldView, change_id: str, start: datetime, end: date
                 if start < e.ts < end and e.payload.get("change_id") not in (None, change_id)})
 
 
-def _deployed_between(view: WorldView, cause: Event, end: datetime) -> bool:
-    """Whether another change was deployed on the cause's service after it and before ``end``."""
-    return any(cause.ts < e.ts < end and e.payload.get("service") == cause.payload.get("service")
-               and e.payload.get("change_id") != cause.payload.get("change_id")
-               for e in view.events_by_type.get("deploy.completed", []))
+def _deployed_between(view: WorldView, cause: Event, end: datetime) -> list[Event]:
+    """The deploys of other changes on the cause's service after it and before ``end``, in time order."""
+    return [e for e in view.events_by_type.get("deploy.completed", [])
+            if cause.ts < e.ts < end and e.payload.get("service") == cause.payload.get("service")
+            and e.payload.get("change_id") != cause.payload.get("change_id")]
+
+
+def _indirect(view: WorldView, rng: random.Random, incidents: _Incidents, mechanisms: tuple[str, ...]) -> list[Question]:
+    """``indirect`` pairs from escalation emails: the cause (causal) and the last deploy on its service since (no link)."""
+    out: list[Question] = []
+    for effect in view.events_by_type.get("escalation.sent", []):
+        incident_id = effect.payload.get("incident_id")
+        cause = incidents.deploys.get(incidents.opened[incident_id].payload["change_id"]) \
+            if incident_id in incidents.opened else None
+        if cause is None or not cause.ts < effect.ts:
+            continue
+        between = _deployed_between(view, cause, effect.ts)
+        asked = [(cause, -_touched_between(view, cause.payload["change_id"], cause.ts, effect.ts) if between else 1)]
+        if between:
+            decoy = between[-1]
+            asked.append((decoy, _touched_between(view, decoy.payload["change_id"], decoy.ts, effect.ts)))
+        for candidate, rank in asked:
+            q = _counterfactual(view, "indirect", candidate, effect, "escalation email", incident_id, rng,
+                                incidents, mechanisms, rank)
+            out += [q] if q is not None else []
+    return out
 
 
 def hard_counterfactual_candidates(view: WorldView, rng: random.Random, mechanisms: tuple[str, ...]) -> list[Question]:
     """``indirect`` questions from escalation emails and ``named_decoy`` questions from #sre-oncall suspects."""
     incidents = _Incidents(view)
-    out: list[Question] = []
-    for effect in view.events_by_type.get("escalation.sent", []):
-        incident_id = effect.payload.get("incident_id")
-        if incident_id in incidents.opened:
-            cause = incidents.deploys.get(incidents.opened[incident_id].payload["change_id"])
-            if cause is not None and cause.ts < effect.ts:
-                rank = int(not _deployed_between(view, cause, effect.ts))
-                q = _counterfactual(view, "indirect", cause, effect, "escalation email", incident_id, rng,
-                                    incidents, mechanisms, rank)
-                out += [q] if q is not None else []
+    out = _indirect(view, rng, incidents, mechanisms)
     for effect in view.events_by_type.get("chat.message_posted", []):
         incident_id = effect.payload.get("incident_id")
         post = view.as_of(_record(effect) or "", effect.ts)

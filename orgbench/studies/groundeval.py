@@ -90,22 +90,29 @@ def _write_table(out: Path, name: str, header: list[str], rows: list[list[Any]],
 HARD_KIND_NAMES = ("counterfactual/indirect", "counterfactual/named_decoy", "silence/indirect")
 
 
-def _hard_kinds(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """S_answer (and n) of bm25, proximity, follow and oracle per hard kind and mode, and over all hard kinds."""
+def _hard_kinds(rows: list[dict[str, Any]], per_seed: bool = True) -> dict[str, Any]:
+    """S_answer, verdict correct, S_adj (and n) of bm25, proximity, follow and oracle per hard kind and mode, over
+    all hard kinds, and (``per_seed``) the same for each seed under ``"per_seed"``."""
     out: dict[str, Any] = {}
     for name in HARD_KIND_NAMES + ("all hard kinds",):
         picked = [r for r in rows if f"{r['track']}/{r['kind']}" in (HARD_KIND_NAMES if name == "all hard kinds" else (name,))]
         out[name] = {agent: {mode: {"n": len(part), "s_answer": round(_mean(part, "s_answer"), 4),
+                                    "verdict_correct": round(_mean(part, "answer_correct"), 4),
                                     "s_adj": round(_mean(part, "s_adj"), 4)}
                              for mode in MODES
                              for part in [[r for r in picked if r["agent"] == agent and r["mode"] == mode]]}
                      for agent in ("bm25", "proximity", "follow", "oracle")}
+    if per_seed:
+        seeds = sorted({r["seed"] for r in rows if "seed" in r})
+        out["per_seed"] = {str(seed): _hard_kinds([r for r in rows if r.get("seed") == seed], False) for seed in seeds}
     return out
 
 
 def _hard_lines(hard: dict[str, Any]) -> str:
     lines = []
     for name, agents in hard.items():
+        if name == "per_seed":
+            continue
         parts = [f"{a} {v['tool']['s_answer']:.3f} / {v['context']['s_answer']:.3f}" for a, v in agents.items()]
         lines.append(f"  - {name} (n = {agents['bm25']['tool']['n']} per agent and mode): " + ", ".join(parts))
     return "\n".join(lines)
