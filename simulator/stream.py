@@ -12,7 +12,7 @@ A ``Rewrite`` hook (optional) gives each chunk's artifact versions new
 bodies before they are written: a plain callable from the versions to their
 bodies, in the same order. Only the body changes; id, version, facts, ACL
 and everything else of a version are the simulator's. The front door
-(``orgbench.commands.prose``) makes one that asks a model; this module knows
+(``orgbench.prose``) makes one that asks a model; this module knows
 nothing of how the bodies are made.
 """
 

@@ -11,7 +11,7 @@ def structured_options(command: Callable) -> Callable:
     """Add ``--structured auto|on|off`` and ``--slots N`` to a click command."""
     command = click.option(
         "--slots", type=click.IntRange(1), default=1, show_default=True,
-        help="local:MODEL only: requests the started server answers at once (one llama.cpp process each).")(command)
+        help="local:MODEL only: requests the started server answers at once (parallel slots of one llama.cpp C++ server; one llama-cpp-python process each when only that is installed).")(command)
     return click.option(
         "--structured", type=click.Choice(("auto", "on", "off")), default=None,
         help="Send the answer's JSON schema as response_format: auto (if the endpoint accepts it), on (must), off. "

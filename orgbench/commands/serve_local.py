@@ -19,7 +19,8 @@ def register(cli: click.Group) -> None:
     @cli.command("serve-local")
     @click.argument("model")
     @click.option("--slots", type=click.IntRange(1), default=1, show_default=True,
-                  help="Requests answered at once (one llama.cpp process, and one port, each).")
+                  help="Requests answered at once (parallel slots of one C++ llama.cpp server; one "
+                       "llama-cpp-python process, and one port, each when only that is installed).")
     @click.option("--ctx", "n_ctx", type=click.IntRange(256), default=8192, show_default=True, help="Context size.")
     @click.option("--tools", is_flag=True, help="Use a chat format with function calling (for agents).")
     def serve_local(model: str, slots: int, n_ctx: int, tools: bool) -> None:
