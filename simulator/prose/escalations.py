@@ -48,6 +48,9 @@ ESCALATION = Grammar({
     "sre_open": ["[My customer on <<case>> is hit by <<incident>>.|The customer behind <<case>> reports the "
                  "<<incident>> outage.|<<case>> looks like fallout from <<incident>>.|Customer on <<case>> is "
                  "seeing what sounds like <<incident>>.|I think <<case>> is <<incident>> again.]"],
+    "sre_ask": ["[Can you tell me when <<incident>> is fixed?|Could you let me know once <<incident>> is fixed?|"
+                "Please ping me when <<incident>> is resolved, the case depends on it.|Any ETA on <<incident>>? "
+                "The customer is asking.|Tell us when <<incident>> is fixed, please; their case depends on it.]"],
     "sre_reply": ["[<<incident>> is being worked on|We are still on <<incident>>|<<incident>> is on the "
                   "incident bridge now|The team is mid-fix on <<incident>>|<<incident>> has our full "
                   "attention], [I'll update <<case>> via <<esc>>|<<case>> is linked to it through <<esc>>|"
@@ -139,14 +142,14 @@ def escalation_reply(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[s
 def escalation_incident_case(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str, str],
                              records: Records) -> str:
     """A case owner asks the on-call SRE about the incident their customer hit."""
-    f, c, rng = draft.facts, draft.context, Dice(draft.variant)
+    f, rng = draft.facts, Dice(draft.variant)
     to = names.get(f["escalated_to"], f["escalated_to"])
     writer = speaker(cast, draft.author)
     head = _fill(ESCALATION.pool("peer_open", rng), to=to) or f"{to},"
     if to not in head:
         head = f"{to},"
     said = _fill(ESCALATION.pool("sre_open", rng), case=f["case_id"], incident=f["incident_id"])
-    ask = tidy(_fill(ESCALATION.pool("ask_peer", rng), action=c.get("action", "keep me posted"), subject="the case"))
+    ask = _fill(ESCALATION.pool("sre_ask", rng), incident=f["incident_id"])
     track = f"{ESCALATION.pool('track', rng)} {f['escalation_id']} ({_target(f['target'], rng)})."
     why = ESCALATION.pool("why", rng)
     body = " ".join(p for p in (said, ask, loose(why, rng, TYPO_RATE) if why else "", track) if p)
