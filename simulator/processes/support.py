@@ -154,10 +154,16 @@ def _snapshot(case: SupportCase) -> dict[str, Any]:
             "procedure_revision": case.procedure.revision, "steps_completed": case.steps_snapshot}
 
 
+def _voice(ctx: SimContext, author: str, **values: Any) -> dict[str, Any]:
+    """A prose context with the author's team and role as they are now (the prose writes by seniority)."""
+    person = ctx.org.people[author]
+    return ctx.shared_context(team=person.team, role=person.role, **values)
+
+
 def _ticket_version(ctx: SimContext, case: SupportCase, author: str, note: str) -> str:
     title = f"{case.case_id}: {case.procedure.name} for {case.account.name}"
     return ctx.ledger.draft(case.case_id, "ticketing", "ticket", author, case.entity, title, "ticket", _snapshot(case),
-                            author_acl(ctx, case.space, author), ctx.shared_context(note=note))
+                            author_acl(ctx, case.space, author), _voice(ctx, author, note=note))
 
 
 def _comment(ctx: SimContext, case: SupportCase, author: str, step: Step | None, written: dict[str, Any]) -> str:
@@ -338,7 +344,7 @@ def support_case(ctx: SimContext, case: SupportCase, cause: ParentLink | None = 
             send_email(ctx, worker, [], CUSTOMER_SUBJECTS[step.step_id].format(case_id=case.case_id), "customer_email",
                        {"case_id": case.case_id, **{k: case.facts[k] for k in step.reads},
                         **written, "contact_name": case.facts["contact_name"]},
-                       case.entity, ctx.shared_context(action=step.action, account_name=case.account.name),
+                       case.entity, _voice(ctx, worker, action=step.action, account_name=case.account.name),
                        kind="customer_email", event_type="email.sent_external", parents=link(), external_to=contact)
         if case.space is None and rng.random() < 0.3:
             post_chat(ctx, "CH-SUPPORT", worker, "chat_case_update",
@@ -371,11 +377,12 @@ def wait_for_customer(ctx: SimContext, case: SupportCase, rng, forever: bool):
     if forever:
         yield ctx.until(ctx.calendar.end_minute + 1.0)
         return
+    since = ctx.calendar.date_of(ctx.now).strftime("%A")  # the day support asked (the reply refers to it)
     yield from business_days_later(ctx, rng, rng.randint(1, 4), case.owner)
     yield from _ensure_owner(ctx, case, rng)
     event_id, _ = send_email(ctx, case.owner, [], f"Re: Your case {case.case_id}", "customer_reply",
                              {"case_id": case.case_id, "contact_name": case.facts["contact_name"]}, case.entity,
-                             ctx.shared_context(account_name=case.account.name), kind="customer_reply",
+                             ctx.shared_context(account_name=case.account.name, since=since), kind="customer_reply",
                              event_type="email.received_external",
                              parents=(ParentLink(case.last_event, {"case_id": case.case_id}),),
                              external_from=case.facts["contact_email"])

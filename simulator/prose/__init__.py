@@ -13,8 +13,12 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from simulator.prose.chatter import chat_message, direct_message
+from simulator.prose.customer_mail import customer_email, customer_reply, customer_request
 from simulator.prose.documents import keep_history, keep_latest, meeting_notes, postmortem, wiki_page, wiki_runbook
+from simulator.prose.escalations import (escalation_email, escalation_incident_case, escalation_incident_reply,
+                                        escalation_reply)
 from simulator.prose.mail import internal_email, ticket_comment
+from simulator.prose.tickets import ticket
 from simulator.prose.voice import Speaker
 
 Composer = Callable[[Any, Mapping[str, Speaker], Mapping[str, str], Mapping[str, Any]], str]
@@ -28,6 +32,14 @@ COMPOSERS: dict[str, Composer] = {
     "postmortem": postmortem,
     "wiki_runbook": wiki_runbook,
     "wiki_page": wiki_page,
+    "customer_request": customer_request,
+    "customer_reply": customer_reply,
+    "customer_email": customer_email,
+    "ticket": ticket,
+    "escalation_email": escalation_email,
+    "escalation_reply": escalation_reply,
+    "escalation_incident_case": escalation_incident_case,
+    "escalation_incident_reply": escalation_incident_reply,
 }
 #: Templates whose drafts composers may look up by artifact id (a postmortem its incident, a page its history),
 #: each with what later drafts can still cite of an artifact's drafts once they are rendered (a world written

@@ -10,6 +10,7 @@ from simulator.prose.grammar import Grammar, Rng
 from simulator.prose.almanac import ALMANAC, ALMANAC_MORE
 from simulator.prose.asks import ASK_RULES, ASKS
 from simulator.prose.culture import CULTURE, CULTURE_RULES
+from simulator.prose.customer_words import CUSTOMER_POOLS
 from simulator.prose.errands import ERRAND_RULES, ERRANDS
 from simulator.prose.hobbies import HOBBIES, HOBBY_RULES
 from simulator.prose.jargon import JARGON, JARGON_RULES
@@ -91,7 +92,7 @@ _LEXICON = {**LIFE, **THINGS, **PLACES, **ERRANDS, **JARGON, **NATURE, **CULTURE
             **HOBBIES, **KINDS}
 for _name, _more in [*ALMANAC.items(), *ALMANAC_MORE.items()]:  # the almanac lengthens pools defined elsewhere
     _LEXICON[_name] = [*_LEXICON[_name], *_more]
-GRAMMAR = Grammar({**_LEXICON, **WORK,
+GRAMMAR = Grammar({**_LEXICON, **WORK, **CUSTOMER_POOLS,
                    **VOICE, "life_things": THING_RULES + PLACE_RULES + ERRAND_RULES + NATURE_RULES + CULTURE_RULES
                    + TRIVIA_RULES + STORY_RULES + ASK_RULES + HOBBY_RULES + KIND_RULES,
                    **{f"{g}_jargon": r for g, r in JARGON_RULES.items()}, **{f"answer_{g}": r for g, r in ANSWERS.items()},
