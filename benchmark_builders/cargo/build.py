@@ -27,7 +27,7 @@ from benchmark_builders.cargo.cases import SupportCase, cases_by_procedure, case
 from benchmark_builders.cargo.derived import contradict_derived, derived_values
 from benchmark_builders.cargo.identity import gating_id, golden_id, item_id, refuse_repeats
 from benchmark_builders.cargo.perturb import (
-    available_corruptions, contradict, corrupt, has_near_miss,
+    NoContradiction, available_corruptions, contradict, corrupt, has_near_miss,
 )
 from benchmark_builders.cargo.plan import SuiteConfig, plan_items
 from benchmark_builders.cargo.summary import gating_summary, suite_meta, variety_of
@@ -200,7 +200,8 @@ class _WorldBuilder:
 
     def item(self, family: str, style: str, variety: str | None, state: str = "closed") -> tuple[dict, dict, dict] | None:
         """One judged item, its truth and its retrieval record (``variety``: the P2 value kind or P4 corruption;
-        ``state``: the case state planned); None when no live case is left with a clean reference (``_live_case``)."""
+        ``state``: the case state planned); None when no live case is left with a clean reference (``_live_case``) or
+        its answer states too few values for a self-consistent P2 contradiction."""
         rng = self.rng
         corruption = variety
         in_scope = [p for p in PROCEDURES if p.procedure_id not in self.config.out_of_scope]
@@ -226,7 +227,10 @@ class _WorldBuilder:
             extras = extra_sentences(rng, sum(s.done for s in answer.steps), rng.randint(1, self.config.max_extras),
                                      closed=case.facts.get("case_status") == "closed", done=not case.is_open)
             answer = Answer(answer.header, answer.steps, extras)
-        answer, perturbation = self._perturb(family, corruption, case, answer, golden, in_scope)
+        try:
+            answer, perturbation = self._perturb(family, corruption, case, answer, golden, in_scope)
+        except NoContradiction:  # an answer stating too few values to contradict (an early open case): dropped
+            return None
         if family == "P3":
             perturbation = {"kind": "benign_extra", "extras": [text for _, text in extras]}
         variant = rng.choice(ANSWER_VARIANTS)
@@ -298,7 +302,7 @@ def build_suite(worlds: Sequence[tuple[int, Sequence[SupportCase]]], config: Sui
     items, truth, retrieval, golden, gating, gating_truth = [], [], [], [], [], []
     cycles = {"P2": tuple(config.p2_kinds), "P4": tuple(config.p4_kinds)}
     turns = {"P2": 0, "P4": 0}
-    dropped: dict[str, int] = {}    # planned items with no clean live case left, or repeating one, per family
+    dropped: dict[str, int] = {}    # planned items with no clean live case left, no contradiction, or repeating one
     seen: set[str] = set()
     for (world_seed, cases), specs in zip(worlds, plan):
         builder = _WorldBuilder(world_seed, cases, config, random.Random(f"cargo-world:{config.seed}:{world_seed}"))

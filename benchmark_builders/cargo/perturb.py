@@ -193,6 +193,10 @@ def _warranty_end_for(new_entitlement: str, opened_at: str, rng: random.Random) 
     return (opened + timedelta(days=days if new_entitlement == "active" else -days)).isoformat()
 
 
+class NoContradiction(ValueError):
+    """No replacement value makes the answer contradict the live context while staying self-consistent."""
+
+
 def contradict(answer: Answer, live_facts: Mapping[str, str], rng: random.Random,
                n_values: int = 1, kind: str = "identifier", pool: Pool | None = None,
                avoid: frozenset[str] = frozenset()) -> tuple[Answer, dict[str, Any]]:
@@ -221,7 +225,7 @@ def contradict(answer: Answer, live_facts: Mapping[str, str], rng: random.Random
                 break  # no world value left for one of the chosen facts: choose again
             if not self_inconsistencies(trial.values(), live_facts):
                 return trial, {"kind": "contradiction", "changes": changes}
-    raise ValueError(f"no self-consistent contradiction in case {stated.get('case_id')}")
+    raise NoContradiction(f"no self-consistent contradiction in case {stated.get('case_id')}")
 
 
 def _replace_values(answer: Answer, chosen: Sequence[str], live_facts: Mapping[str, str], rng: random.Random,
