@@ -74,7 +74,9 @@ def test_mcp_server_over_stdio_with_the_official_client(rt_suite, rt_world, tmp_
     async def session():
         params = StdioServerParameters(command=sys.executable, cwd=str(ROOT), args=[
             "-m", "orgbench", "serve-mcp", "--suite", str(rt_suite), "--contract", contract["question_id"], "--out", str(out)])
-        async with stdio_client(params) as (read, write):
+        # errlog given at call time: mcp's default (sys.stderr bound when it is first imported) may be another
+        # test's CliRunner stream, which has no file descriptor for the server process
+        async with stdio_client(params, errlog=sys.__stderr__) as (read, write):
             async with ClientSession(read, write) as client:
                 await client.initialize()
                 names = sorted(t.name for t in (await client.list_tools()).tools)

@@ -96,7 +96,9 @@ def test_six_serve_mcp_processes_submitting_at_once_lose_no_row(rt_suite, tmp_pa
         params = StdioServerParameters(command=sys.executable, cwd=str(ROOT), args=[
             "-m", "orgbench", "serve-mcp", "--suite", str(rt_suite), "--out", str(out)]
             + ([] if whole else ["--contract", qid]))
-        async with stdio_client(params) as (read, write):
+        # errlog given at call time: mcp's default (sys.stderr bound when it is first imported) may be another
+        # test's CliRunner stream, which has no file descriptor for the server process
+        async with stdio_client(params, errlog=sys.__stderr__) as (read, write):
             async with ClientSession(read, write) as client:
                 await client.initialize()
                 if whole:
