@@ -93,7 +93,7 @@ def run_agent_command(suite: Path, spec: str, mode: str, out: Path, base_url: st
 
     from judges.groundeval.run import agent_endpoint, run_agent
     from judges.groundeval.task_track import is_task_suite, run_task_agent
-    from orgbench.commands.options import check_out_dir
+    from orgbench.commands.options import check_cache_file
     from orgbench.commands.preflight import check_endpoint
     from judges.backends.base import Usage
     from orgbench.commands.progress import Bar, Totals
@@ -106,8 +106,7 @@ def run_agent_command(suite: Path, spec: str, mode: str, out: Path, base_url: st
         return
     if cache is None:
         check_endpoint(spec, base_url)
-    elif not cache.exists():
-        check_out_dir(cache, option="--cache")      # its folder must be one (or creatable)
+    check_cache_file(cache)
     endpoint = agent_endpoint(base_url, concurrency)
     with Bar(f"{spec} answering") as progress:
         info = run_agent(suite, spec, mode, out, record_latency=latency, budget=budget, endpoint=endpoint,
