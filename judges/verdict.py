@@ -160,27 +160,3 @@ def parse_verdict(text: str | None) -> Verdict:
 #: Every dimension the rubrics name; the schema allows these keys only (any subset), because free keys let a
 #: small model under a grammar add keys until its tokens run out (Gemma 3 270M did).
 RUBRIC_DIMENSIONS = ("factual_grounding", "correctness", "procedure", "completeness", "coherence", "plausibility")
-
-
-def verdict_schema(statuses: tuple[str, ...] = CLAIM_STATUSES, *, max_claims: int = 6,
-                   max_claim_chars: int = 200) -> dict[str, Any]:
-    """The JSON schema of a verdict object, bounded so that constrained decoding always ends.
-
-    Claims are capped in number and length and dimensions are the rubrics' names: a small model under a
-    grammar can otherwise add claims or keys until it runs out of tokens, and a cut-off object parses as nothing.
-    """
-    return {
-        "type": "object",
-        "properties": {
-            "dimensions": {"type": "object", "additionalProperties": False,
-                           "properties": {name: {"type": "number"} for name in RUBRIC_DIMENSIONS}},
-            "claims": {"type": "array", "maxItems": max_claims, "items": {
-                "type": "object",
-                "properties": {"text": {"type": "string", "maxLength": max_claim_chars},
-                               "status": {"type": "string", "enum": list(statuses)}},
-                "required": ["text", "status"], "additionalProperties": False}},
-            "verdict": {"type": "string", "enum": list(VERDICTS)},
-        },
-        "required": ["dimensions", "claims", "verdict"],
-        "additionalProperties": False,
-    }

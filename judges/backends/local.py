@@ -24,10 +24,11 @@ from judges.backends.local_server import (
 )
 from judges.backends.openai_compat import ChatClient, OpenAICompatBackend
 from judges.backends.pacing import Pacer
-from judges.backends.structured import OFF
+from judges.backends.structured import GBNF, OFF
 
-#: What a local judge may write when the caller sets no limit: a verdict fits well inside it,
-#: and a small model that rambles stops instead of filling the context.
+#: What a local judge may write when the caller sets no limit: a small model that rambles stops instead of
+#: filling the context, and a constrained verdict always ends inside it (the verdict grammar's longest answer,
+#: ``judges.verdict_schema.token_bound``, is below it; tests/judges/test_verdict_schema.py checks).
 DEFAULT_MAX_TOKENS = 512
 #: A local server never queues (exactly its slot count is in flight), so a late answer means a busy CPU, not
 #: an overloaded server; and llama.cpp keeps computing an answer nobody waits for, so a retry after a timeout
@@ -53,7 +54,7 @@ class LocalBackend(OpenAICompatBackend):
         super().__init__(self.local_model.name, options=options, timeout=timeout, max_retries=max_retries,
                          backoff_base=backoff_base, structured=structured, schema=schema)
         self.name = spec
-        self.dialect = OFF if structured == OFF else "json_object"     # llama.cpp's own dialect: known, no probe
+        self.dialect = OFF if structured == OFF else GBNF     # llama.cpp's own grammar: known, no probe
         self.server = LocalServer(self.local_model, slots=slots, n_ctx=n_ctx, tools=tools, log_dir=log_dir,
                                   program=program)
         self._timeout, self._max_retries, self._backoff = timeout, max_retries, backoff_base

@@ -38,7 +38,7 @@ from judges.backends.base import (
 )
 from judges.backends.pacing import OK, OTHER, OVERLOAD, Pacer
 from judges.backends.structured import OFF, RequestRefused, check_mode, negotiate, with_response_format
-from judges.verdict import verdict_schema
+from judges.verdict_schema import verdict_schema
 from orgbench.core.errors import InputError
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"

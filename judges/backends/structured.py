@@ -7,9 +7,12 @@
   the verdict's dimension names are the rubric's, so they are free keys);
 - ``json_object`` — llama.cpp (llama-cpp-python's server):
   ``{"type": "json_object", "schema": {...}}``;
+- ``gbnf`` — llama.cpp's own grammar as the request's ``grammar`` field
+  (``judges.backends.gbnf``: the schema in one fixed layout, so the longest
+  answer is known), sent to the ``local:`` servers orgbench starts;
 - ``off`` — no ``response_format``: the prompt alone asks for JSON.
 
-A ``local:`` server is llama.cpp, so its dialect is known. For other
+A ``local:`` server is llama.cpp, so its dialect is known (gbnf). For other
 endpoints one small probe request per run tries ``json_schema``; if the
 endpoint refuses it (an HTTP 4xx), it falls back once to ``json_object``;
 if that is refused too, ``auto`` sends no ``response_format`` and ``on``
@@ -23,10 +26,12 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from judges.backends.base import BackendError, GenerationParams, JudgeRequest
+from judges.backends.gbnf import schema_grammar
 from orgbench.core.errors import InputError
 
 MODES = ("auto", "on", "off")
-DIALECTS = ("json_schema", "json_object")
+DIALECTS = ("json_schema", "json_object")     # negotiated, in this order, with endpoints orgbench did not start
+GBNF = "gbnf"
 OFF = "off"
 
 
@@ -47,14 +52,23 @@ def response_format(dialect: str, schema: Mapping[str, Any], name: str = "answer
     return None
 
 
+def constraint_fields(dialect: str, schema: Mapping[str, Any], name: str = "answer") -> dict[str, Any]:
+    """The body fields that constrain the answer to ``schema`` in ``dialect`` (none for off)."""
+    if dialect == GBNF:
+        return {"grammar": schema_grammar(schema).text}
+    fmt = response_format(dialect, schema, name)
+    return {} if fmt is None else {"response_format": fmt}
+
+
 def with_response_format(request: JudgeRequest, dialect: str, schema: Mapping[str, Any] | None,
                          name: str = "answer") -> JudgeRequest:
-    """The request with ``response_format`` in its extra parameters (unchanged for off, no schema, or one given)."""
-    if dialect == OFF or schema is None or "response_format" in request.params.extra:
+    """The request with ``response_format`` or ``grammar`` in its extra parameters (unchanged for off, no schema,
+    or when the caller gave either)."""
+    extra = request.params.extra
+    if dialect == OFF or schema is None or "response_format" in extra or "grammar" in extra:
         return request
-    fmt = response_format(dialect, schema, name)
     params: GenerationParams = request.params
-    return replace(request, params=replace(params, extra={**dict(params.extra), "response_format": fmt}))
+    return replace(request, params=replace(params, extra={**dict(extra), **constraint_fields(dialect, schema, name)}))
 
 
 def check_mode(mode: str) -> str:

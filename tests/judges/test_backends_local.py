@@ -21,8 +21,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from judges.backends import make_backend
+from judges.backends import GenerationParams, JudgeRequest, Message, make_backend
 from judges.backends import local_server
+from judges.backends.gbnf import schema_grammar
+from judges.backends.local import DEFAULT_MAX_TOKENS
+from judges.verdict_schema import token_bound, verdict_schema
 from orgbench.cli import cli
 from orgbench.core.errors import InputError
 
@@ -82,11 +85,14 @@ def test_smollm2_judges_two_conditions_with_structured_verdicts_and_the_server_s
     assert [r["condition"] for r in rows] == ["cargo", "direct"]
     assert all(r["error"] is None and r["verdict"]["verdict"] in ("pass", "fail", "cannot_decide") for r in rows)
     assert all(r["model"] == "smollm2" and r["usage"]["prompt_tokens"] > 200 for r in rows)
+    # the grammar's layout, and an answer no longer than the grammar allows
+    assert all(r["response"] == json.dumps(json.loads(r["response"])) for r in rows)
+    assert all(r["usage"]["completion_tokens"] < token_bound(verdict_schema()) for r in rows)
     prompt = sum(r["usage"]["prompt_tokens"] for r in rows)
     assert f"totals: 2 requests (0 retries), {prompt:,} prompt" in result.output   # counted after the server stopped
     record = json.loads((out / "run.json").read_text())
     assert record["judge"] == "local:smollm2"
-    assert record["backend"]["structured"] == "json_object" and record["backend"]["kind"] == "local"
+    assert record["backend"]["structured"] == "gbnf" and record["backend"]["kind"] == "local"
     stats = json.loads((out / "run_stats.json").read_text())
     assert stats["calls"][0]["pacing"]["timeouts"] == 0 and stats["calls"][0]["pacing"]["most_in_flight"] == 1
     assert not _servers_of(os.getpid())        # the server this process started is gone
@@ -158,3 +164,14 @@ def test_a_local_agent_answers_two_groundeval_contracts_in_tool_mode(tmp_path):
     assert all(not str(a["answer"]).startswith("backend error") for a in answers)
     assert json.loads((out / "run.json").read_text())["base_url"] is None     # no port recorded
     assert not _servers_of(os.getpid())
+
+
+@needs_local
+def test_a_local_judge_sends_the_bounded_verdict_grammar_inside_its_token_budget():
+    backend = make_backend("local:smollm2", structured="on")        # the server starts on the first request only
+    request = JudgeRequest((Message("user", "judge this"),), GenerationParams(seed=0))
+    sent = backend.prepare(request).params
+    assert backend.dialect == "gbnf" and "response_format" not in sent.extra
+    assert sent.extra["grammar"] == schema_grammar(verdict_schema()).text
+    assert sent.max_tokens == DEFAULT_MAX_TOKENS == 512 and token_bound(verdict_schema()) <= sent.max_tokens
+    assert "grammar" not in make_backend("local:smollm2", structured="off").prepare(request).params.extra

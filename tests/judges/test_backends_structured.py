@@ -8,9 +8,11 @@ import json
 import pytest
 
 from judges.backends import GenerationParams, JudgeRequest, Message, make_backend
+from judges.backends.gbnf import schema_grammar
 from judges.backends.structured import response_format
 from judges.runner import Job, run_jobs_sync
-from judges.verdict import parse_verdict, verdict_schema
+from judges.verdict import parse_verdict
+from judges.verdict_schema import verdict_schema
 from orgbench.core.errors import InputError
 from tests.judges.chat_server import ChatServer
 
@@ -86,3 +88,17 @@ def test_a_caller_given_response_format_is_kept():
     request = JudgeRequest((Message("user", "x"),), GenerationParams(extra={"response_format": own}))
     assert backend.prepare(request).params.extra["response_format"] == own
     asyncio.run(backend.aclose())
+
+
+def test_the_gbnf_dialect_sends_the_verdict_grammar_and_no_response_format(tmp_path):
+    with ChatServer() as server:
+        backend = make_backend("openai:m", base_url=server.base_url, api_key_env="ORGBENCH_NO_KEY", structured="on")
+        backend.dialect = "gbnf"            # what local: uses (a llama.cpp server orgbench started)
+        summary = run_jobs_sync(_jobs(), backend, tmp_path / "run", concurrency=2, progress=False)
+        bodies = server.bodies
+    assert len(bodies) == 3 and summary.unparsed == 0          # no probe: the dialect was known
+    assert all(body["grammar"] == schema_grammar(verdict_schema()).text and "response_format" not in body
+               for body in bodies)
+    assert json.loads((tmp_path / "run" / "run.json").read_text())["backend"]["structured"] == "gbnf"
+    own = JudgeRequest((Message("user", "x"),), GenerationParams(extra={"grammar": 'root ::= "{}"'}))
+    assert backend.prepare(own).params.extra == {"grammar": 'root ::= "{}"'}      # a caller's grammar is kept

@@ -117,7 +117,7 @@ def test_the_cpp_server_gives_a_structured_cargo_verdict_through_local(tmp_path)
     assert all(r["error"] is None and r["verdict"]["verdict"] in ("pass", "fail", "cannot_decide") for r in rows)
     assert all(r["usage"]["prompt_tokens"] > 200 and r["usage"]["completion_tokens"] > 0 for r in rows)
     backend = json.loads((out / "run.json").read_text())["backend"]
-    assert backend["server"] == CPP_SERVER.identity() and backend["structured"] == "json_object"
+    assert backend["server"] == CPP_SERVER.identity() and backend["structured"] == "gbnf"
     stats = json.loads((out / "run_stats.json").read_text())
     assert stats["calls"][0]["pacing"]["timeouts"] == 0
 
