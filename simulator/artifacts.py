@@ -10,8 +10,10 @@ that template, which costs a fraction of a template render per artifact.
 from __future__ import annotations
 
 import os
+import tomllib
 from collections import ChainMap, defaultdict
 from datetime import datetime
+from importlib import resources
 from typing import Any, Callable, Iterable, Mapping
 
 import jinja2
@@ -21,63 +23,21 @@ from simulator.model import ArtifactVersion
 from simulator.prose import CITED, COMPOSERS, Speaker
 from simulator.prose.domain import DEFAULT_WORDS
 
-#: How people state each fact, in three wordings; ``{v}`` is the value.
-FACT_PHRASES: dict[str, tuple[str, str, str]] = {
-    "case_id": ("case {v}", "{v}", "ticket {v}"),
-    "incident_id": ("incident {v}", "{v}", "{v}"),
-    "change_id": ("change {v}", "{v}", "change {v}"),
-    "postmortem_id": ("postmortem {v}", "{v}", "write-up {v}"),
-    "escalation_id": ("escalation {v}", "{v}", "tracked as {v}"),
-    "entitlement": ("entitlement is {v}", "the warranty entitlement shows as {v}", "entitlement check: {v}"),
-    "diagnostic_code": ("diagnostics returned {v}", "the unit reports code {v}", "diagnostic code is {v}"),
-    "dispatch_id": ("dispatch {v} is created", "I raised dispatch {v}", "the dispatch reference is {v}"),
-    "visit_date": ("the technician visit is booked for {v}", "a field engineer will be on site on {v}",
-                   "visit date: {v}"),
-    "rma_number": ("return authorisation {v} is issued", "the RMA number is {v}", "please use RMA {v} for the return"),
-    "firmware_version": ("the unit runs firmware {v}", "firmware on the asset is {v}", "current firmware: {v}"),
-    "target_firmware": ("firmware was rolled back to {v}", "we are now on firmware {v}", "rollback target: {v}"),
-    "backup_id": ("the configuration is backed up as {v}", "config backup {v} taken", "backup reference {v}"),
-    "reset_token_id": ("reset link {v} was sent", "a single-use reset token ({v}) is issued", "reset token: {v}"),
-    "credit_id": ("credit {v} is applied", "the credit note is {v}", "credit reference {v}"),
-    "approver": ("approved by {v}", "{v} signed off", "approval from {v}"),
-    "log_bundle_id": ("log bundle {v} collected", "logs uploaded as {v}", "diagnostic bundle: {v}"),
-    "recovery_job_id": ("recovery job {v} is open", "data recovery runs as job {v}", "recovery job reference: {v}"),
-    "case_status": ("the case is now {v}", "status set to {v}", "marking this {v}"),
-    "asset_serial": ("serial {v}", "unit {v}", "serial number {v}"),
-    "asset_model": ("a {v}", "model {v}", "the {v}"),
-    "warranty_end": ("warranty ends {v}", "covered until {v}", "warranty end date {v}"),
-    "purchase_date": ("bought on {v}", "purchased {v}", "purchase date {v}"),
-    "contract_level": ("contract level {v}", "on a {v} contract", "support level: {v}"),
-    "priority": ("priority {v}", "{v}", "priority is {v}"),
-    "license_key": ("licence {v}", "licence key {v}", "key {v}"),
-    "target_account_id": ("moving to account {v}", "receiving account {v}", "target account {v}"),
-    "invoice_id": ("invoice {v}", "the disputed invoice {v}", "invoice number {v}"),
-    "credit_amount": ("a credit of USD {v}", "USD {v} credit", "credit amount USD {v}"),
-    "opened_at": ("opened {v}", "raised on {v}", "opened on {v}"),
-    "service": ("on {v}", "for {v}", "service {v}"),
-    "severity": ("{v}", "severity {v}", "sev {v}"),
-    "status": ("status {v}", "now {v}", "{v}"),
-    "mechanism": ("cause: {v}", "root cause {v}", "mechanism {v}"),
-    "team": ("team {v}", "the {v} team", "{v}"),
-    "account_id": ("account {v}", "account {v}", "account ID {v}"),
-    "account_name": ("customer {v}", "{v}", "the customer {v}"),
-    "contact_name": ("contact {v}", "{v} from the customer", "customer contact {v}"),
-    "contact_email": ("reachable at {v}", "email {v}", "contact email {v}"),
-    "escalated_to": ("escalated to {v}", "handed to {v}", "now with {v}"),
-    "target": ("needs {v}", "for {v}", "routed to {v}"),
-    "step_id": ("runbook step {v}", "step {v}", "step: {v}"),
-    "mechanism_aliases": ("also described as {v}", "a.k.a. {v}", "aliases: {v}"),
-    "actor_id": ("{v}", "{v}", "{v}"),
-}
-#: How someone who did not do the work reports a fact they heard (no "marking this …", no "I raised …");
-#: facts not named here are reported in their ``FACT_PHRASES`` wording, which already reads as a report.
-REPORT_PHRASES: dict[str, tuple[str, str, str]] = {
-    "case_status": ("status {v}", "currently {v}", "status is {v}"),
-    "dispatch_id": ("dispatch {v} is created", "dispatch {v} was raised", "the dispatch reference is {v}"),
-    "rma_number": ("return authorisation {v} is issued", "the RMA number is {v}", "RMA {v} was issued"),
-    "target_firmware": ("firmware was rolled back to {v}", "the unit is now on firmware {v}", "rollback target: {v}"),
-    "backup_id": ("the configuration is backed up as {v}", "config backup {v} was taken", "backup reference {v}"),
-}
+
+def _read_phrase_tables() -> tuple[dict[str, tuple[str, str, str]], dict[str, tuple[str, str, str]]]:
+    """The default phrase tables, read once from ``templates/phrases.toml`` and checked as a pack's wording is."""
+    from simulator.packs.checks import Fields
+    from simulator.packs.wording import phrase_table
+
+    text = resources.files("simulator").joinpath("templates", "phrases.toml").read_text(encoding="utf-8")
+    f = Fields("simulator/templates/phrases.toml")
+    table = f.check_table(tomllib.loads(text), "phrases", ("facts", "reports"))
+    return phrase_table(f, table.get("facts"), "facts"), phrase_table(f, table.get("reports"), "reports")
+
+
+#: How people state each fact, in three wordings (``{v}`` is the value), and how someone who did not do the work
+#: reports a fact they heard (facts not named there are reported in their ``FACT_PHRASES`` wording).
+FACT_PHRASES, REPORT_PHRASES = _read_phrase_tables()
 FACT_ORDER = tuple(FACT_PHRASES)
 _RANK = {key: rank for rank, key in enumerate(FACT_ORDER)}
 #: Facts whose values are actor ids; bodies show the person's name.

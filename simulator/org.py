@@ -10,7 +10,7 @@ the access policy always says who could see what at any time.
 from __future__ import annotations
 
 import random
-from dataclasses import fields
+from dataclasses import fields, replace
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -177,8 +177,7 @@ class Org:
                     entry[2] = moment
         for i, grant in enumerate(self.grants):
             if grant.actor_id == person.actor_id and (grant.valid_to is None or grant.valid_to > moment):
-                self.grants[i] = Grant(grant.grant_id, grant.actor_id, grant.subsystem, grant.valid_from,
-                                       moment, grant.reason)
+                self.grants[i] = replace(grant, valid_to=moment)
 
     def hire(self, team: str, moment: datetime) -> Person:
         """A new member of ``team`` starting at ``moment``."""
@@ -212,7 +211,7 @@ class Org:
 
     def grant(self, person: Person, subsystem: str, start: datetime, end: datetime, reason: str) -> Grant:
         """Give ``person`` read access to ``subsystem`` for a time window."""
-        grant = Grant(f"GRANT-{len(self.grants) + 1}", person.actor_id, subsystem, start, end, reason)
+        grant = Grant(f"GRANT-{len(self.grants) + 1}", person.actor_id, subsystem, reason, valid_from=start, valid_to=end)
         self.grants.append(grant)
         return grant
 
@@ -297,9 +296,9 @@ class Org:
 
     def to_policy(self) -> AccessPolicy:
         """The access policy: roles → subsystems, role history, grants and private spaces."""
-        assignments = [RoleAssignment(p.actor_id, role, start, end)
+        assignments = [RoleAssignment(p.actor_id, role, valid_from=start, valid_to=end)
                        for p in self.people.values() for role, start, end in p.roles]
-        spaces = [PrivateSpace(sid, sub, name, tuple(Membership(a, s, e) for a, s, e in self.memberships[sid]))
+        spaces = [PrivateSpace(sid, sub, name, tuple(Membership(a, valid_from=s, valid_to=e) for a, s, e in self.memberships[sid]))
                   for sid, (sub, name, _) in SPACES.items()]
         return AccessPolicy(self.config.roles_map, assignments, self.grants, spaces)
 

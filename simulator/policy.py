@@ -28,47 +28,50 @@ HORIZON, ACTOR, SUBSYSTEM = "horizon", "actor", "subsystem"
 GATES: tuple[str, ...] = (HORIZON, ACTOR, SUBSYSTEM)
 
 
-class _Window:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Window:
     """A record valid from ``valid_from`` (inclusive) to ``valid_to`` (exclusive, None = open)."""
 
-    __slots__ = ()
     valid_from: datetime
-    valid_to: datetime | None
+    valid_to: datetime | None = None
 
     def covers(self, moment: datetime) -> bool:
         """True if ``moment`` falls inside the window."""
         return self.valid_from <= moment and (self.valid_to is None or moment < self.valid_to)
 
+    def window_json(self) -> dict[str, str | None]:
+        """The window as policy.json writes it."""
+        return {"valid_from": _ts(self.valid_from), "valid_to": _ts(self.valid_to)}
+
+    @staticmethod
+    def window_of(obj: Mapping[str, Any]) -> dict[str, Any]:
+        """The window of a policy.json object, as keyword arguments of the record it belongs to."""
+        return {"valid_from": parse_ts(obj["valid_from"]), "valid_to": _dt(obj.get("valid_to"))}
+
 
 @dataclass(frozen=True, slots=True)
-class RoleAssignment(_Window):
-    """Actor held ``role`` from ``valid_from`` (inclusive) to ``valid_to`` (exclusive, None = open)."""
+class RoleAssignment(Window):
+    """Actor held ``role`` for the window (employment is having some role)."""
 
     actor_id: str
     role: str
-    valid_from: datetime
-    valid_to: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
-class Grant(_Window):
-    """An extra subsystem granted to one actor for a time window."""
+class Grant(Window):
+    """An extra subsystem granted to one actor for the window."""
 
     grant_id: str
     actor_id: str
     subsystem: str
-    valid_from: datetime
-    valid_to: datetime | None = None
     reason: str = ""
 
 
 @dataclass(frozen=True, slots=True)
-class Membership(_Window):
-    """One actor's membership of a private space for a time window."""
+class Membership(Window):
+    """One actor's membership of a private space for the window."""
 
     actor_id: str
-    valid_from: datetime
-    valid_to: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,19 +190,15 @@ class AccessPolicy:
         """The policy.json object."""
         return {
             "roles": {r: list(s) for r, s in self.roles.items()},
-            "assignments": [
-                {"actor_id": a.actor_id, "role": a.role, "valid_from": _ts(a.valid_from), "valid_to": _ts(a.valid_to)}
-                for a in self.assignments
-            ],
+            "assignments": [{"actor_id": a.actor_id, "role": a.role, **a.window_json()} for a in self.assignments],
             "grants": [
-                {"grant_id": g.grant_id, "actor_id": g.actor_id, "subsystem": g.subsystem,
-                 "valid_from": _ts(g.valid_from), "valid_to": _ts(g.valid_to), "reason": g.reason}
+                {"grant_id": g.grant_id, "actor_id": g.actor_id, "subsystem": g.subsystem, **g.window_json(),
+                 "reason": g.reason}
                 for g in self.grants
             ],
             "spaces": [
                 {"space_id": s.space_id, "subsystem": s.subsystem, "name": s.name,
-                 "members": [{"actor_id": m.actor_id, "valid_from": _ts(m.valid_from), "valid_to": _ts(m.valid_to)}
-                             for m in s.members]}
+                 "members": [{"actor_id": m.actor_id, **m.window_json()} for m in s.members]}
                 for s in self.spaces.values()
             ],
         }
@@ -209,12 +208,11 @@ class AccessPolicy:
         """Rebuild a policy from its policy.json object."""
         return AccessPolicy(
             roles=obj["roles"],
-            assignments=[RoleAssignment(a["actor_id"], a["role"], parse_ts(a["valid_from"]), _dt(a.get("valid_to")))
+            assignments=[RoleAssignment(a["actor_id"], a["role"], **Window.window_of(a))
                          for a in obj.get("assignments", ())],
-            grants=[Grant(g["grant_id"], g["actor_id"], g["subsystem"], parse_ts(g["valid_from"]),
-                          _dt(g.get("valid_to")), g.get("reason", "")) for g in obj.get("grants", ())],
+            grants=[Grant(g["grant_id"], g["actor_id"], g["subsystem"], g.get("reason", ""), **Window.window_of(g))
+                    for g in obj.get("grants", ())],
             spaces=[PrivateSpace(s["space_id"], s["subsystem"], s["name"],
-                                 tuple(Membership(m["actor_id"], parse_ts(m["valid_from"]), _dt(m.get("valid_to")))
-                                       for m in s.get("members", ())))
+                                 tuple(Membership(m["actor_id"], **Window.window_of(m)) for m in s.get("members", ())))
                     for s in obj.get("spaces", ())],
         )

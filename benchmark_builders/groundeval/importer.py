@@ -320,7 +320,7 @@ def import_domain(directory: Path, warn: Warn = None, drop: Warn = None) -> tupl
     people = [Actor(actor_id=str(name), name=str(name), email=f"{name}@domain.invalid", title=str(role),
                     team=str(role), role=str(role), manager=None, joined_at=origin)
               for name, role in sorted(actors_cfg.items())]
-    policy = AccessPolicy(roles=roles, assignments=[RoleAssignment(p.actor_id, p.role, origin) for p in people])
+    policy = AccessPolicy(roles=roles, assignments=[RoleAssignment(p.actor_id, p.role, valid_from=origin) for p in people])
     meta = {"format_version": 1, "source": "groundeval-domain", "domain": root.name, "seed": 0,
             "start": start.strftime("%Y-%m-%dT%H:%M:%SZ"), "end": end.strftime("%Y-%m-%dT%H:%M:%SZ"),
             "counts": {"actors": len(people), "events": len(world_events), "artifacts": len(versions)}}

@@ -46,13 +46,15 @@ def _people(start: datetime, days: int, people: int) -> tuple[list[Actor], Acces
         actors.append(Actor(actor_id, f"Person {i + 1}", f"p{i + 1}@example.test", role, role, role, None, joined, left))
         if i == people - 3:                                      # a role change half-way
             middle = start + timedelta(days=days // 2)
-            assignments += [RoleAssignment(actor_id, role, joined, middle), RoleAssignment(actor_id, "engineer", middle)]
+            assignments += [RoleAssignment(actor_id, role, valid_from=joined, valid_to=middle),
+                            RoleAssignment(actor_id, "engineer", valid_from=middle)]
         else:
-            assignments.append(RoleAssignment(actor_id, role, joined, left))
+            assignments.append(RoleAssignment(actor_id, role, valid_from=joined, valid_to=left))
     engineers = [a.actor_id for a in actors if a.role == "engineer"]
     support = [a.actor_id for a in actors if a.role in ("support_l1", "support_manager")]
-    grants = [Grant("G-1", support[0], "incidents", start + timedelta(days=2), start + timedelta(days=days // 2), "incident review")]
-    ops_members = tuple(Membership(a, start - timedelta(days=100)) for a in engineers[:2])
+    grants = [Grant("G-1", support[0], "incidents", "incident review", valid_from=start + timedelta(days=2),
+                    valid_to=start + timedelta(days=days // 2))]
+    ops_members = tuple(Membership(a, valid_from=start - timedelta(days=100)) for a in engineers[:2])
     spaces = [PrivateSpace("SP-OPS", "chat", "ops-private", ops_members)]
     return actors, AccessPolicy(ROLES, assignments, grants, spaces)
 

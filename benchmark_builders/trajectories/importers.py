@@ -49,10 +49,14 @@ class ImportResult:
     """What an import read: the records without a problem (trajectories, labels) and every rejected record."""
 
     path: Path
-    records_read: int
     trajectories: tuple[Trajectory, ...]
     labels: tuple[StepLabels, ...]
     rejected: tuple[RejectedRecord, ...]
+
+    @property
+    def records_read(self) -> int:
+        """How many records the file held: each one is imported or rejected."""
+        return len(self.trajectories) + len(self.rejected)
 
     @property
     def problems(self) -> tuple[str, ...]:
@@ -263,7 +267,6 @@ def import_file(path: Path, fmt: str, labels_file: Path | None = None) -> Import
     source = f"{fmt}:{path.name}"
     trajectories, labels, rejected = [], [], []
     seen: set[str] = set()
-    records_read = 0
     for number, obj, unreadable in scan_jsonl(_record_lines(path)):
         where = f"{path}:{number}"
         own_id, problems, record = None, [], None
@@ -284,14 +287,13 @@ def import_file(path: Path, fmt: str, labels_file: Path | None = None) -> Import
             record = _read_record(obj, fmt, trajectory_id, where, source, problems)
         else:
             problems.append(f"{where}: record is not an object")
-        records_read += 1
         if record is None:
             rejected.append(RejectedRecord(number, own_id, tuple(problems)))
         else:
             trajectories.append(record[0])
             labels.append(record[1])
-    if not records_read:
+    if not (trajectories or rejected):
         raise InputError(f"{path}: no trajectory records")
     if joined is not None:
         joined.require_all_used()
-    return ImportResult(path, records_read, tuple(trajectories), tuple(labels), tuple(rejected))
+    return ImportResult(path, tuple(trajectories), tuple(labels), tuple(rejected))

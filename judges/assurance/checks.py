@@ -85,6 +85,11 @@ class Finding:
     detail: str = ""
     subject: str = ""
 
+    @staticmethod
+    def failed(requirement: str, detail: str) -> "Finding":
+        """A failure of ``requirement``, its detail naming what failed (as a stage records it)."""
+        return Finding(requirement, False, detail)
+
     def to_json(self) -> dict:
         """The finding as JSON."""
         return {"requirement": self.requirement, "ok": self.ok, "detail": self.detail, "subject": self.subject}

@@ -29,7 +29,7 @@ def job_specs(jobs: bytes) -> tuple[list[dict], list[PacketSpec]]:
 
 
 def inline_again(snapshot: SourceSnapshot, ws: Workspace, specs: list[PacketSpec], reverse: bool
-                 ) -> tuple[list[tuple[str, str]], list[dict], int]:
+                 ) -> tuple[list[Finding], list[Finding], int]:
     """The inline checker run on the disk copy: (failures, flags, requirements checked)."""
     trajectories, labels = snapshot.trajectories(), snapshot.labels()
     by_id = {t.trajectory_id: t for t in trajectories}
@@ -53,48 +53,49 @@ def inline_again(snapshot: SourceSnapshot, ws: Workspace, specs: list[PacketSpec
         else:
             findings.extend(check_packet(data, trajectory, spec, contracts[spec.trajectory_id],
                                          excluded_values(labels.get(spec.trajectory_id))))
-    failed = [(f.requirement, f"{f.subject}: {f.detail}") for f in findings if not f.ok]
-    return failed, [f.to_json() for f in findings if f.ok and f.detail], len(findings) + passed
+    failed = [Finding.failed(f.requirement, f"{f.subject}: {f.detail}") for f in findings if not f.ok]
+    return failed, [f for f in findings if f.ok and f.detail], len(findings) + passed
 
 
 def audit_on_disk(snapshot: SourceSnapshot, ws: Workspace, rows: list[dict], specs: list[PacketSpec],
                   extents: tuple[str, ...], renderings: tuple[str, ...], reverse: bool,
-                  members: dict[str, bytes] | None = None) -> tuple[list[tuple[str, str]], list[dict], int]:
+                  members: dict[str, bytes] | None = None) -> tuple[list[Finding], list[Finding], int]:
     """The disk audit on the source bytes, the jobs and the packets as read (or ``members``, by file name):
     (failures, flags, checks run)."""
     packets = {row["packet_id"]: (members.get(spec.filename) if members is not None
                                   else ws.read(f"build/packets/{spec.filename}")) for row, spec in zip(rows, specs)}
     result = audit(snapshot.files.get(TRAJECTORIES_FILE, b""), snapshot.files.get(LABELS_FILE), rows, packets,
                    extents, reverse, renderings)
-    flags = [{"requirement": r, "ok": True, "detail": d, "subject": ""} for r, d in result.flags]
-    return list(result.failures), flags, result.checked
+    return ([Finding.failed(rule, detail) for rule, detail in result.failures],
+            [Finding(rule, True, detail) for rule, detail in result.flags], result.checked)
 
 
 def source_contract_problems(snapshot: SourceSnapshot, rows: list[dict], members: dict[str, bytes]
-                             ) -> list[tuple[str, str]]:
+                             ) -> list[Finding]:
     """Each packet about to be staged against its job: the job's target as the labels give it, and the bytes
     equal to the packet the contract derives from the source (the quick path of the inline checker)."""
     trajectories = {t.trajectory_id: t for t in snapshot.trajectories()}
     labels = snapshot.labels()
-    problems: list[tuple[str, str]] = []
+    problems: list[Finding] = []
     current: tuple[str, Contract | None, object] | None = None      # one trajectory's contract and targets at a time
     for spec in job_specs_from_rows(rows):
         data = members.get(spec.filename)
         trajectory = trajectories.get(spec.trajectory_id)
         if data is None or trajectory is None or spec.trajectory_id not in labels:
-            problems.append(("staged-packets-match-source", f"{spec.packet_id}: packet, record or labels missing"))
+            problems.append(Finding.failed("staged-packets-match-source",
+                                           f"{spec.packet_id}: packet, record or labels missing"))
             continue
         if current is None or current[0] != spec.trajectory_id:
             current = (spec.trajectory_id, packet_contract(trajectory),
                        select_targets(trajectory, labels[spec.trajectory_id]))
         _, contract, targets = current
         if targets is None or getattr(targets, spec.target_kind) != spec.target_index:
-            problems.append(("staged-packets-match-source", f"{spec.packet_id}: not the {spec.target_kind} target "
-                             f"the labels give"))
+            problems.append(Finding.failed("staged-packets-match-source",
+                                           f"{spec.packet_id}: not the {spec.target_kind} target the labels give"))
         elif not (original_holds(data, trajectory, spec) if spec.rendering == "original"
                   else packet_holds(data, trajectory, spec, contract)):
-            problems.append(("staged-packets-match-source", f"{spec.packet_id}: bytes differ from the packet the "
-                             f"source requires for this job"))
+            problems.append(Finding.failed("staged-packets-match-source", f"{spec.packet_id}: bytes differ from the "
+                                           f"packet the source requires for this job"))
     return problems
 
 

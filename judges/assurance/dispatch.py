@@ -14,6 +14,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from judges.assurance.checks import Finding
 from judges.assurance.manifest import StepRecord, exact_sha256
 from judges.assurance.pipeline import (PipelineConfig, StageRefused, StageResult, _finish, _open_stage,
                                        _read_manifest, _write_stage)
@@ -161,12 +162,12 @@ def dispatch(cfg: PipelineConfig, backend: JudgeBackend, *, concurrency: int = 6
     materials = {**opened.materials, **ws.products("staged"), **ws.products("emit")}
     cfg.hook("after_predispatch_check")
     handed: list[tuple[dict, int, bytes]] = []
-    failed: list[tuple[str, str]] = []
+    failed: list[Finding] = []
     reader = Workspace(cfg.work, cfg.hasher)             # a fresh read, after every earlier check
     for job in jobs:
         data = reader.read(job["packet"])                # read now, verify this buffer, hand this buffer
         if data is None:
-            failed.append(("read-time-bytes", f"{job['packet']}: No such file or directory"))
+            failed.append(Finding.failed("read-time-bytes", f"{job['packet']}: No such file or directory"))
             continue
         if cfg.controls.byte_checks:
             digest = cfg.hasher(data)
@@ -177,8 +178,8 @@ def dispatch(cfg: PipelineConfig, backend: JudgeBackend, *, concurrency: int = 6
             handed.append((job, draw, data))
     journal = dispatch_journal(cfg, backend, handed)
     answers = asyncio.run(_judge_all(backend, handed, concurrency, journal)) if handed else []
-    failed.extend(("read-time-bytes", f"{j['job_id']}: error: {a.error}") for (j, _, _), a in zip(handed, answers)
-                  if a.error is not None)
+    failed.extend(Finding.failed("read-time-bytes", f"{j['job_id']}: error: {a.error}")
+                  for (j, _, _), a in zip(handed, answers) if a.error is not None)
     lines = "".join(dumps(_response_row(j["job_id"], d, data, a)) + "\n"
                     for (j, d, data), a in zip(handed, answers)).encode("utf-8")
     _write_stage(cfg, "dispatch", {"responses.jsonl": lines})

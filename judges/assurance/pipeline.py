@@ -36,7 +36,7 @@ import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from benchmark_builders.trajectories.records import TRAJECTORIES_FILE
 from judges.assurance.checks import (Finding, check_packet, check_source, excluded_values, original_holds,
@@ -64,14 +64,14 @@ def _start(cfg: PipelineConfig, step: str) -> None:
 
 
 def _finish(cfg: PipelineConfig, step: str, materials: Mapping[str, str], products: Mapping[str, str],
-            failed: list[tuple[str, str]]) -> StageResult:
-    requirement, reason = failed[0] if failed else ("", "")
-    code = 1 if failed else 0
-    write_record(cfg.work, StepRecord(step, f"orgbench assure {step}", dict(materials), dict(products), code,
-                                      cfg.controls.name, requirement, reason, tuple(failed)))
+            failed: Sequence[Finding]) -> StageResult:
+    result = StageResult(step, 1 if failed else 0, tuple(failed))
+    write_record(cfg.work, StepRecord(step, f"orgbench assure {step}", dict(materials), dict(products),
+                                      result.return_code, cfg.controls.name, result.requirement, result.reason,
+                                      tuple((f.requirement, f.detail) for f in failed)))
     if cfg.key is not None:
-        write_link(cfg.work, cfg.key, step, materials, products, code)
-    return StageResult(step, code, requirement, reason, tuple(failed))
+        write_link(cfg.work, cfg.key, step, materials, products, result.return_code)
+    return result
 
 
 @dataclass(frozen=True)
@@ -228,8 +228,8 @@ def build(cfg: PipelineConfig) -> StageResult:
                 specs.append(spec)
                 packets[spec.filename] = data
     except Exception as exc:  # a renderer crash is a failed build that writes nothing
-        return _finish(cfg, "build", opened.materials, {}, [("render-completed", f"renderer failed: {exc}")])
-    failed = [(f.requirement, f"{f.subject}: {f.detail}") for f in findings if not f.ok]
+        return _finish(cfg, "build", opened.materials, {}, [Finding.failed("render-completed", f"renderer failed: {exc}")])
+    failed = [Finding.failed(f.requirement, f"{f.subject}: {f.detail}") for f in findings if not f.ok]
     if failed and cfg.controls.stop_on_failure:
         return _finish(cfg, "build", opened.materials, {}, failed)
     products, hashes = {}, {}
@@ -250,18 +250,20 @@ def check(cfg: PipelineConfig) -> StageResult:
     cfg.hook("before_check")
     opened = _open_stage(cfg, "check")
     ws = opened.ws
-    failed: list[tuple[str, str]] = [("source-sealed", p) for p in opened.source.manifest_problems()]
+    failed = [Finding.failed("source-sealed", p) for p in opened.source.manifest_problems()]
     manifest = _read_manifest(ws, "build/manifest.json")
     rows, specs = job_specs(ws.read("build/jobs.jsonl") or b"")
     if not specs:
-        failed.append(("packet-bytes-match-manifest", "no packets to check (build/jobs.jsonl missing or empty)"))
+        failed.append(Finding.failed("packet-bytes-match-manifest",
+                                     "no packets to check (build/jobs.jsonl missing or empty)"))
     for spec in specs:
         rel = f"packets/{spec.filename}"
         if ws.read(f"build/{rel}") is None:
-            failed.append(("packet-bytes-match-manifest", f"build/{rel} missing"))
+            failed.append(Finding.failed("packet-bytes-match-manifest", f"build/{rel} missing"))
         elif ws.digest(f"build/{rel}") != manifest.get(rel):
-            failed.append(("packet-bytes-match-manifest", f"build/{rel}: bytes differ from build/manifest.json"))
-    flags: list[dict] = []
+            failed.append(Finding.failed("packet-bytes-match-manifest",
+                                         f"build/{rel}: bytes differ from build/manifest.json"))
+    flags: list[Finding] = []
     checked = 0
     for name in cfg.disk_checkers:
         found, flagged, count = (audit_on_disk(opened.source, ws, rows, specs, cfg.extents, cfg.renderings,
@@ -270,8 +272,8 @@ def check(cfg: PipelineConfig) -> StageResult:
         failed += found
         flags += flagged
         checked += count
-    report = dumps_pretty({"failed": [{"requirement": r, "detail": d} for r, d in failed], "flags": flags,
-                           "checked": checked}).encode("utf-8")
+    report = dumps_pretty({"failed": [{"requirement": f.requirement, "detail": f.detail} for f in failed],
+                           "flags": [f.to_json() for f in flags], "checked": checked}).encode("utf-8")
     _write_stage(cfg, "check", {"report.json": report})
     materials = {**opened.materials, **ws.products("build")}
     return _finish(cfg, "check", materials, {"check/report.json": cfg.hasher(report)}, failed)
@@ -281,22 +283,23 @@ def stage(cfg: PipelineConfig) -> StageResult:
     """Copy the built packets for the judge, admitting exactly the expected files with their exact bytes."""
     opened, manifest, present = _open_over(cfg, "stage", "build")
     ws = opened.ws
-    failed: list[tuple[str, str]] = []
+    failed: list[Finding] = []
     missing = sorted(set(manifest) - set(present))
     extra = sorted(set(present) - set(manifest))
     if missing or extra or not manifest:
-        failed.append(("staged-files-exact", f"missing {missing[:3]}, not in the build manifest {extra[:3]}"
-                       if manifest else "build/manifest.json missing or empty"))
+        failed.append(Finding.failed("staged-files-exact", f"missing {missing[:3]}, not in the build manifest "
+                                     f"{extra[:3]}" if manifest else "build/manifest.json missing or empty"))
     admitted = present if not cfg.controls.stop_on_failure else sorted(set(present) & set(manifest))
     members: dict[str, bytes] = {}
     for rel in admitted:
         data = ws.read(f"build/{rel}")
         folder, _, name = rel.rpartition("/")
         if data is None or folder != "packets":
-            failed.append(("staged-files-exact", f"build/{rel}: not a readable packet"))
+            failed.append(Finding.failed("staged-files-exact", f"build/{rel}: not a readable packet"))
             continue
         if rel in manifest and ws.digest(f"build/{rel}") != manifest[rel]:
-            failed.append(("staged-bytes-match-manifest", f"{rel}: bytes differ from the hash recorded at build"))
+            failed.append(Finding.failed("staged-bytes-match-manifest",
+                                         f"{rel}: bytes differ from the hash recorded at build"))
         members[name] = data                                  # the very buffer hashed and checked here
     if cfg.controls.byte_checks and not failed:   # P2+: what is staged is what the source requires, job by job
         rows, specs = job_specs(ws.read("build/jobs.jsonl") or b"")
@@ -305,7 +308,8 @@ def stage(cfg: PipelineConfig) -> StageResult:
         elif "audit" in cfg.checkers:             # the inline checker switched off (study variant): the audit's
             found, _, _ = audit_on_disk(opened.source, ws, rows, specs, cfg.extents, cfg.renderings, cfg.reverse,
                                         members)
-            failed.extend(("staged-packets-match-source", f"{rule}: {detail}") for rule, detail in found)
+            failed.extend(Finding.failed("staged-packets-match-source", f"{f.requirement}: {f.detail}")
+                          for f in found)
     products: dict[str, str] = {}
     if not (failed and cfg.controls.stop_on_failure):
         hashes = {}
@@ -323,7 +327,7 @@ def emit(cfg: PipelineConfig) -> StageResult:
     """Turn the staged packets into dispatch scripts (JSON lines: packet path, exact-byte hash, draws)."""
     opened, staged, packets = _open_over(cfg, "emit", "staged")
     ws = opened.ws
-    failed = [] if packets else [("staged-files-exact", "nothing staged")]
+    failed = [] if packets else [Finding.failed("staged-files-exact", "nothing staged")]
     products: dict[str, str] = {}
     scripts: dict[str, bytes] = {}
     jobs = [dumps({"job_id": rel[len("packets/"):-len(".txt")], "packet": f"staged/{rel}",
@@ -367,7 +371,7 @@ def run_pipeline(cfg: PipelineConfig, backend: JudgeBackend) -> RunOutcome:
         try:
             result = run_step(cfg, step, backend)
         except StageRefused as refused:
-            results.append(StageResult(step, 3, refused.requirement, refused.reason))
+            results.append(StageResult(step, 3, (Finding.failed(refused.requirement, refused.reason),)))
             return RunOutcome(tuple(results), step, refused.requirement, refused.reason)
         results.append(result)
         if result.return_code != 0 and cfg.controls.stop_on_failure:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Callable, Mapping
 
 from benchmark_builders.trajectories.records import StepLabels, Trajectory
+from judges.assurance.checks import Finding
 from judges.assurance.intoto import ChainKey
 from judges.assurance.manifest import Hasher, exact_sha256
 from judges.assurance.render import EXTENTS, PacketSpec
@@ -125,20 +126,28 @@ class StageRefused(Exception):
 
 @dataclass(frozen=True, slots=True)
 class StageResult:
-    """What a stage did: return code and, on failure, the first failed requirement, why, and every failure."""
+    """What a stage did: return code and, on failure, every failed requirement in the order found."""
 
     step: str
     return_code: int
-    requirement: str = ""
-    reason: str = ""
-    failures: tuple[tuple[str, str], ...] = ()
+    failures: tuple[Finding, ...] = ()
+
+    @property
+    def requirement(self) -> str:
+        """The first failed requirement ("" when none failed)."""
+        return self.failures[0].requirement if self.failures else ""
+
+    @property
+    def reason(self) -> str:
+        """Why the first requirement failed ("" when none failed)."""
+        return self.failures[0].detail if self.failures else ""
 
     def summary(self, shown: int = 3) -> str:
         """One line: the first failure, then how many more and the next few (all are in the step record)."""
         line = f"{self.step}: failed ({self.requirement}): {self.reason}"
         rest = self.failures[1:]
         if rest:
-            more = "; ".join(f"{r}: {d}" for r, d in rest[:shown - 1])
+            more = "; ".join(f"{f.requirement}: {f.detail}" for f in rest[:shown - 1])
             tail = "; ..." if len(rest) > shown - 1 else ""
             line += (f" [{len(self.failures)} failures; also {more}{tail}; all in "
                      f"records/{self.step}.link.json]")

@@ -8,14 +8,17 @@ is what ``orgbench report`` and ``orgbench view`` render.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from orgbench.outdir import bind, guard, holds, overwrite_option
 
+if TYPE_CHECKING:
+    from orgbench.studies.groundeval_scores import SeededScore
 
-def _score_rows(folder: Path, index: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+
+def _score_rows(folder: Path, index: int) -> tuple[list[SeededScore], list[dict[str, Any]]]:
     """The scored rows of one ``score groundeval`` folder (as the study tables take them, with the folder's
     index as their seed) and the drill-down records (when its suite is there)."""
     from judges.groundeval.question_score import load_scores
@@ -23,6 +26,7 @@ def _score_rows(folder: Path, index: int) -> tuple[list[dict[str, Any]], list[di
     from orgbench.core.errors import InputError
     from orgbench.core.storage import read_json
     from orgbench.report.groundeval_drilldown import records as drilldown_records
+    from orgbench.studies.groundeval_scores import SeededScore
 
     found = holds(folder)
     if found != "GroundEval scores":
@@ -30,7 +34,7 @@ def _score_rows(folder: Path, index: int) -> tuple[list[dict[str, Any]], list[di
         raise InputError(f"{folder}: holds {found or 'nothing'}, not GroundEval scores (the folder `orgbench score "
                          f"groundeval` writes){hint}")
     scores = load_scores(folder / "questions.jsonl")
-    rows = [{**score.to_json(), "seed": index} for score in scores]
+    rows = [SeededScore(index, score) for score in scores]
     meta = read_json(folder / "summary.json")
     suite, answers = Path(str(meta.get("suite", ""))), Path(str(meta.get("answers", "")))
     if not (suite / "contracts.jsonl").is_file() or not answers.exists():
@@ -52,7 +56,7 @@ def tables_groundeval(scores: tuple[Path, ...], out: Path, overwrite: bool) -> N
     from orgbench.core.errors import InputError
     from orgbench.core.storage import sha256_file, staged_directory
 
-    all_rows: list[dict[str, Any]] = []
+    all_rows: list[SeededScore] = []
     drill: list[dict[str, Any]] = []
     for index, folder in enumerate(scores):
         rows, records = _score_rows(folder, index)
@@ -63,8 +67,9 @@ def tables_groundeval(scores: tuple[Path, ...], out: Path, overwrite: bool) -> N
     ids = [r["id"] for r in drill]
     if len(set(ids)) != len(ids):
         raise InputError("SCORES: the same agent and question are scored in two folders; give each once")
-    agents = list(dict.fromkeys(r["agent"] for r in all_rows))
-    missing = [(a, m) for a in agents for m in MODES if not any(r["agent"] == a and r["mode"] == m for r in all_rows)]
+    agents = list(dict.fromkeys(str(r.score.agent) for r in all_rows))
+    missing = [(a, m) for a in agents for m in MODES
+               if not any(r.score.agent == a and r.score.mode == m for r in all_rows)]
     inputs = {"scores": [sha256_file(folder / "questions.jsonl") for folder in scores]}
     guard(out, "GroundEval tables", inputs, overwrite=overwrite)
     with staged_directory(out) as tmp:

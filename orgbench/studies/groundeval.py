@@ -12,10 +12,11 @@ byte-identical on a rerun. With ``options.judge = "openai:MODEL"`` (and
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from orgbench.stages import module_fingerprint
 from orgbench.studies import ReproduceOptions
+from orgbench.studies.groundeval_scores import GroupScore, SeededScore
 
 DEFAULT_SEEDS = (0, 1, 2)
 AGENTS = ("oracle", "leaky", "lazy", "proximity", "bm25", "follow", "zero-shot")
@@ -66,20 +67,6 @@ def _run_stage(work: Path, seed: int, suite: Path, spec: str, mode: str, fresh: 
     return directory / "run"
 
 
-def _mean(rows: list[dict[str, Any]], key: str) -> float:
-    return sum(float(r[key]) for r in rows) / len(rows) if rows else 0.0
-
-
-def _aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    calls = sum(r["n_calls"] for r in rows)
-    violating = sum(round(r["v"] * r["n_calls"]) for r in rows)
-    return {"n": len(rows), "s_answer": _mean(rows, "s_answer"), "s_traj": _mean(rows, "s_traj"),
-            "s_adj": _mean(rows, "s_adj"), "violation_rate": violating / calls if calls else 0.0,
-            "correct_invalid_path": sum(1 for r in rows if r["answer_correct"] and r["v"] > 0),
-            "verdict_correct": sum(1 for r in rows if r["answer_correct"]) / len(rows) if rows else 0.0,
-            "min_s_adj": min((r["s_adj"] for r in rows), default=0.0)}
-
-
 def _write_table(out: Path, name: str, header: list[str], rows: list[list[Any]], caption: str) -> None:
     from orgbench.core.tables import Table, write_table
 
@@ -90,21 +77,21 @@ def _write_table(out: Path, name: str, header: list[str], rows: list[list[Any]],
 HARD_KIND_NAMES = ("counterfactual/indirect", "counterfactual/named_decoy", "silence/indirect")
 
 
-def _hard_kinds(rows: list[dict[str, Any]], per_seed: bool = True) -> dict[str, Any]:
+def _hard_kinds(rows: Sequence[SeededScore], per_seed: bool = True) -> dict[str, Any]:
     """S_answer, verdict correct, S_adj (and n) of bm25, proximity, follow and oracle per hard kind and mode, over
-    all hard kinds, and (``per_seed``) the same for each seed under ``"per_seed"``."""
+    all hard kinds, and (``per_seed``) the same for each seed under ``"per_seed"`` (summary.json's object)."""
     out: dict[str, Any] = {}
     for name in HARD_KIND_NAMES + ("all hard kinds",):
-        picked = [r for r in rows if f"{r['track']}/{r['kind']}" in (HARD_KIND_NAMES if name == "all hard kinds" else (name,))]
-        out[name] = {agent: {mode: {"n": len(part), "s_answer": round(_mean(part, "s_answer"), 4),
-                                    "verdict_correct": round(_mean(part, "answer_correct"), 4),
-                                    "s_adj": round(_mean(part, "s_adj"), 4)}
+        kinds = HARD_KIND_NAMES if name == "all hard kinds" else (name,)
+        picked = [r.score for r in rows if f"{r.score.track}/{r.score.kind}" in kinds]
+        out[name] = {agent: {mode: {"n": group.n, "s_answer": round(group.s_answer, 4),
+                                    "verdict_correct": round(group.verdict_correct, 4), "s_adj": round(group.s_adj, 4)}
                              for mode in MODES
-                             for part in [[r for r in picked if r["agent"] == agent and r["mode"] == mode]]}
+                             for group in [GroupScore.of([s for s in picked if s.agent == agent and s.mode == mode])]}
                      for agent in ("bm25", "proximity", "follow", "oracle")}
     if per_seed:
-        seeds = sorted({r["seed"] for r in rows if "seed" in r})
-        out["per_seed"] = {str(seed): _hard_kinds([r for r in rows if r.get("seed") == seed], False) for seed in seeds}
+        seeds = sorted({r.seed for r in rows})
+        out["per_seed"] = {str(seed): _hard_kinds([r for r in rows if r.seed == seed], False) for seed in seeds}
     return out
 
 
@@ -128,7 +115,7 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     work = Path(options.work_dir) / "groundeval"
     model = options.judge and options.judge.startswith(("openai:", "local:"))
     agents = list(AGENTS) + ([options.judge] if model else [])
-    all_rows: list[dict[str, Any]] = []
+    all_rows: list[SeededScore] = []
     drill: list[dict[str, Any]] = []
     for seed in seeds:
         suite = _suite_stage(work, seed, options.fresh)
@@ -139,7 +126,7 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
                 run = _run_stage(work, seed, suite, spec, mode, options.fresh, shared, options.base_url)
                 submissions.extend(load_submissions(run)[0])
         rows, _ = score_submissions(suite, submissions, corpus=shared.get("corpus"))
-        all_rows.extend({**r.to_json(), "seed": seed} for r in rows)
+        all_rows.extend(SeededScore(seed, r) for r in rows)
         contracts = {c.question_id: c for c in load_suite(suite)[1]}
         answers = {(s.question_id, s.agent, s.mode): s.answer for s in submissions}
         drill.extend(drilldown_records([r for r in rows if r.mode == "tool"], contracts, answers,
@@ -148,7 +135,7 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     write_study_tables(Path(out_dir), all_rows, drill, agents, seeds, options.base_url)
 
 
-def write_study_tables(out: Path, all_rows: list[dict[str, Any]], drill: list[dict[str, Any]], agents: list[str],
+def write_study_tables(out: Path, all_rows: Sequence[SeededScore], drill: list[dict[str, Any]], agents: list[str],
                        seeds: tuple[int, ...], base_url: str | None = None, where: str | None = None) -> None:
     """Write the tables, the figure, drilldown.jsonl, summary.json and README.md from scored rows.
 
@@ -160,24 +147,25 @@ def write_study_tables(out: Path, all_rows: list[dict[str, Any]], drill: list[di
     from orgbench.core.storage import dumps, write_bytes_atomic, write_json, write_text_atomic
 
     out.mkdir(parents=True, exist_ok=True)
-    main_rows, kind_rows, summary = [], [], {}
+    main_rows: list[list[Any]] = []
+    kind_rows: list[list[Any]] = []
+    summary: dict[str, dict[str, dict[str, GroupScore]]] = {}        # agent -> mode -> track -> rounded scores
     for spec in agents:
         for mode in MODES:
-            mine = [r for r in all_rows if r["agent"] == spec and r["mode"] == mode]
+            mine = [r.score for r in all_rows if r.score.agent == spec and r.score.mode == mode]
             for track in TRACKS + ("all",):
-                part = [r for r in mine if track == "all" or r["track"] == track]
-                agg = _aggregate(part)
-                summary.setdefault(spec, {}).setdefault(mode, {})[track] = {k: round(v, 4) if isinstance(v, float) else v
-                                                                            for k, v in agg.items()}
-                main_rows.append([spec, mode, track, agg["n"], agg["s_answer"], agg["s_traj"], agg["s_adj"],
-                                  agg["violation_rate"], agg["correct_invalid_path"]])
+                group = GroupScore.of([s for s in mine if track == "all" or s.track == track])
+                summary.setdefault(spec, {}).setdefault(mode, {})[track] = group.rounded()
+                main_rows.append([spec, mode, track, group.n, group.s_answer, group.s_traj, group.s_adj,
+                                  group.violation_rate, group.correct_invalid_path])
             for track in TRACKS:
                 for kind in KINDS[track]:
-                    part = [r for r in mine if r["track"] == track and r["kind"] == kind]
-                    agg = _aggregate(part)
-                    kind_rows.append([spec, mode, f"{track}/{kind}", agg["n"], agg["verdict_correct"], agg["s_answer"],
-                                      agg["s_traj"], agg["s_adj"], agg["violation_rate"]])
-    total = len({(r.get("seed"), r["question_id"]) for r in all_rows})
+                    group = GroupScore.of([s for s in mine if s.track == track and s.kind == kind])
+                    kind_rows.append([spec, mode, f"{track}/{kind}", group.n, group.verdict_correct, group.s_answer,
+                                      group.s_traj, group.s_adj, group.violation_rate])
+    summary_json = {spec: {mode: {track: group.to_json() for track, group in tracks.items()}
+                           for mode, tracks in modes.items()} for spec, modes in summary.items()}
+    total = len({(r.seed, r.score.question_id) for r in all_rows})
     short_where = where or f"seeds {', '.join(map(str, seeds))}"
     where = where or f"the default worlds (seeds {', '.join(map(str, seeds))})"
     llm_agents = [a for a in agents if a not in AGENTS]
@@ -191,42 +179,46 @@ def write_study_tables(out: Path, all_rows: list[dict[str, Any]], drill: list[di
                  "separate the heuristics; the hard kinds (counterfactual/indirect, counterfactual/named_decoy, "
                  "silence/indirect) need a join followed through an intermediate record.")
     write_bytes_atomic(out / "agents_by_track.png", track_bars_png(
-        summary, agents, MODES, TRACKS,
+        summary_json, agents, MODES, TRACKS,
         f"GroundEval, {total} contracts ({short_where}): S_answer vs S_adj per agent and track"))
     drill.sort(key=lambda r: r["id"])
     if len({r["id"] for r in drill}) != len(drill):
         raise AssertionError("groundeval drill-down: question ids repeat across seeds")
     write_text_atomic(out / "drilldown.jsonl", "".join(dumps(r) + "\n" for r in drill))
-    oracle_min = min((r["s_adj"] for r in all_rows if r["agent"] == "oracle"), default=0.0)
-    checks = {
+    oracle_min = min((r.score.s_adj for r in all_rows if r.score.agent == "oracle"), default=0.0)
+    checks: dict[str, Any] = {
         "oracle_s_adj_min": oracle_min,
         "leaky": summary.get("leaky", {}).get("tool", {}).get("all"),
-        "lazy_silence_absence_tool": _aggregate([r for r in all_rows if r["agent"] == "lazy" and r["mode"] == "tool"
-                                                 and r["kind"] == "absence"]),
-        "proximity_decoy_tool": _aggregate([r for r in all_rows if r["agent"] == "proximity" and r["mode"] == "tool"
-                                            and r["kind"] == "decoy"]),
+        "lazy_silence_absence_tool": _tool_kind(all_rows, "lazy", "absence"),
+        "proximity_decoy_tool": _tool_kind(all_rows, "proximity", "decoy"),
     }
     present = {name for name in ("oracle", "leaky", "lazy", "proximity") if name in summary}
     checks = {k: v for k, v in checks.items() if k.split("_")[0] in present}
     hard = _hard_kinds(all_rows)
-    write_json(out / "summary.json", {"seeds": list(seeds), "contracts": total, "agents": summary, "hard_kinds": hard,
-                                      "checks": {k: ({kk: round(vv, 4) if isinstance(vv, float) else vv
-                                                      for kk, vv in v.items()} if isinstance(v, dict) else v)
+    write_json(out / "summary.json", {"seeds": list(seeds), "contracts": total, "agents": summary_json,
+                                      "hard_kinds": hard,
+                                      "checks": {k: v.rounded().to_json() if isinstance(v, GroupScore) else v
                                                  for k, v in checks.items()}})
     if present == {"oracle", "leaky", "lazy", "proximity"} and "bm25" in summary:
         _write_readme(out, all_rows, checks, hard, total, seeds, llm_agents, base_url)
 
 
-def _write_readme(out: Path, all_rows: list[dict[str, Any]], checks: dict[str, Any], hard: dict[str, Any], total: int,
+def _tool_kind(rows: Sequence[SeededScore], agent: str, kind: str) -> GroupScore:
+    """What ``agent`` scores in tool mode on the questions of ``kind``."""
+    return GroupScore.of([r.score for r in rows if r.score.agent == agent and r.score.mode == "tool"
+                          and r.score.kind == kind])
+
+
+def _write_readme(out: Path, all_rows: Sequence[SeededScore], checks: dict[str, Any], hard: dict[str, Any], total: int,
                   seeds: tuple[int, ...], llm_agents: list[str], base_url: str | None) -> None:
     """README.md of the reproduced study: what each built-in probe shows, with its numbers."""
     from orgbench.core.storage import write_text_atomic
 
     oracle_min = checks["oracle_s_adj_min"]
-    lazy = checks["lazy_silence_absence_tool"]
-    bm25_decoy = _aggregate([r for r in all_rows if r["agent"] == "bm25" and r["mode"] == "tool" and r["kind"] == "decoy"])
-    prox = checks["proximity_decoy_tool"]
-    leaky = checks["leaky"]
+    lazy: GroupScore = checks["lazy_silence_absence_tool"]
+    bm25_decoy = _tool_kind(all_rows, "bm25", "decoy")
+    prox: GroupScore = checks["proximity_decoy_tool"]
+    leaky: GroupScore = checks["leaky"]
     llm_line = (f" and the LLM agent{'s' if len(llm_agents) > 1 else ''} {', '.join(llm_agents)} (through "
                 f"the OpenAI-compatible endpoint{' at ' + base_url if base_url else ''})"
                 if llm_agents else "")
@@ -237,11 +229,11 @@ def _write_readme(out: Path, all_rows: list[dict[str, Any]], checks: dict[str, A
 scorer. Rebuild with `orgbench reproduce groundeval` (byte-identical on rerun with the built-in agents).
 
 - oracle: lowest S_adj over every contract and both modes = {oracle_min:.3f} (a valid path exists for each question).
-- leaky (tool mode): S_answer {leaky['s_answer']:.3f} but S_adj {leaky['s_adj']:.3f}; violation rate
-  {leaky['violation_rate']:.3f}; {leaky['correct_invalid_path']} correct answers reached through an invalid path.
-- lazy on Silence absences (tool mode): S_answer {lazy['s_answer']:.3f}, S_traj {lazy['s_traj']:.3f} (it never searched).
-- proximity on Counterfactual decoys (tool mode): verdict correct on {prox['verdict_correct']:.0%} of them
-  (bm25: {bm25_decoy['verdict_correct']:.0%}); S_answer {prox['s_answer']:.3f}, S_adj {prox['s_adj']:.3f}.
+- leaky (tool mode): S_answer {leaky.s_answer:.3f} but S_adj {leaky.s_adj:.3f}; violation rate
+  {leaky.violation_rate:.3f}; {leaky.correct_invalid_path} correct answers reached through an invalid path.
+- lazy on Silence absences (tool mode): S_answer {lazy.s_answer:.3f}, S_traj {lazy.s_traj:.3f} (it never searched).
+- proximity on Counterfactual decoys (tool mode): verdict correct on {prox.verdict_correct:.0%} of them
+  (bm25: {bm25_decoy.verdict_correct:.0%}); S_answer {prox.s_answer:.3f}, S_adj {prox.s_adj:.3f}.
 - hard kinds (the join must be followed through an intermediate record; S_answer tool / context):
 {_hard_lines(hard)}
 

@@ -79,21 +79,19 @@ def write_groundeval(out: Path, runs: ModelRuns) -> dict[str, Any]:
     from judges.groundeval.comparison import agent_comparison_markdown, compare_agent_runs
     from judges.groundeval.run import score_submissions
     from judges.groundeval.traces import load_submissions
-    from orgbench.studies.groundeval import _aggregate
+    from orgbench.studies.groundeval_scores import GroupScore
 
     out.mkdir(parents=True, exist_ok=True)
     rows_out, per_agent = [], {}
     for judge, run in zip(runs.judges, runs.groundeval):
         scores, _ = score_submissions(runs.groundeval_suite, load_submissions(run)[0])
-        rows = [score.to_json() for score in scores]
         per_agent[judge] = {"run": str(run), "wall_s": read_json(run.parent / WALL)["wall_s"], "tracks": {}}
         for track in (*TRACKS, "all"):
-            agg = _aggregate([r for r in rows if track == "all" or r["track"] == track])
-            if agg["n"]:
-                per_agent[judge]["tracks"][track] = {k: round(v, 4) if isinstance(v, float) else v
-                                                     for k, v in agg.items()}
-                rows_out.append([judge, "tool", track, agg["n"], agg["s_answer"], agg["s_traj"], agg["s_adj"],
-                                 agg["violation_rate"], agg["correct_invalid_path"]])
+            group = GroupScore.of([s for s in scores if track == "all" or s.track == track])
+            if group.n:
+                per_agent[judge]["tracks"][track] = group.rounded().to_json()
+                rows_out.append([judge, "tool", track, group.n, group.s_answer, group.s_traj, group.s_adj,
+                                 group.violation_rate, group.correct_invalid_path])
     contracts = per_agent[runs.judges[0]]["tracks"]["all"]["n"] if rows_out else 0
     _table(out, "table_agents", ["agent", "mode", "track", "n", "S_answer", "S_traj", "S_adj", "violation rate",
                                  "correct, invalid path"], rows_out,

@@ -16,7 +16,7 @@ import csv
 import io
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Iterable
 
 COLUMNS = ("study", "world", "seeds", "agent", "condition", "slice", "metric", "value")
 GROUNDEVAL_METRICS = ("n", "s_answer", "s_traj", "s_adj", "violation_rate")
@@ -24,19 +24,23 @@ GROUNDEVAL_METRICS = ("n", "s_answer", "s_traj", "s_adj", "violation_rate")
 
 def _groundeval_rows(scores: Path) -> Iterable[tuple]:
     from benchmark_builders.groundeval.contracts import TRACKS
-    from orgbench.studies.groundeval import _aggregate
-    from orgbench.core.jsonl import read_jsonl
+    from judges.groundeval.question_score import QuestionScore
+    from orgbench.core.jsonl import iter_jsonl
+    from orgbench.studies.groundeval_scores import GroupScore
 
-    rows = read_jsonl(scores / "scores.jsonl")
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-    for row in rows:
-        groups[(row["agent"], row["mode"])].append(row)
+    path = scores / "scores.jsonl"
+    groups: dict[tuple[str, str], list[QuestionScore]] = defaultdict(list)
+    origin: dict[tuple[str, str], tuple[str, str]] = {}     # (agent, mode) -> (world, seed) of its first line
+    for number, row in iter_jsonl(path):
+        key = (row["agent"], row["mode"])
+        groups[key].append(QuestionScore.from_json(row, str(path), number))
+        origin.setdefault(key, (row["world"], str(row["seed"])))
     for (agent, mode), mine in sorted(groups.items()):
-        world, seed = mine[0]["world"], str(mine[0]["seed"])
+        world, seed = origin[(agent, mode)]
         for track in TRACKS + ("all",):
-            agg = _aggregate([r for r in mine if track == "all" or r["track"] == track])
+            group = GroupScore.of([s for s in mine if track == "all" or s.track == track]).to_json()
             for metric in GROUNDEVAL_METRICS:
-                yield ("groundeval", world, seed, agent, mode, track, metric, float(agg[metric]))
+                yield ("groundeval", world, seed, agent, mode, track, metric, float(group[metric]))
 
 
 def _cargo_rows(tables: Path, world: str, seeds: str) -> Iterable[tuple]:

@@ -13,8 +13,8 @@ from simulator.wording import DEFAULT_WORDING, Wording
 KEYS = ("words", "facts", "reports", "pools", "domain_words")
 
 
-def _phrases(f: Fields, table: Any, where: str) -> dict[str, tuple[str, str, str]]:
-    """fact → three wordings, each naming the value once as ``{v}``."""
+def phrase_table(f: Fields, table: Any, where: str) -> dict[str, tuple[str, str, str]]:
+    """fact → three wordings, each naming the value once as ``{v}`` (a pack's, or the default tables)."""
     if table is None:
         return {}
     if not isinstance(table, dict):
@@ -78,7 +78,7 @@ def parse_wording(f: Fields, raw: Any) -> Wording:
         if name not in DEFAULT_WORDS:
             raise f.fail(f"wording.words.{name}", f"unknown word (words are {', '.join(DEFAULT_WORDS)})")
         f.text(words, "wording.words", name)
-    return Wording(words=dict(words), facts=_phrases(f, table.get("facts"), "wording.facts"),
-                   reports=_phrases(f, table.get("reports"), "wording.reports"),
+    return Wording(words=dict(words), facts=phrase_table(f, table.get("facts"), "wording.facts"),
+                   reports=phrase_table(f, table.get("reports"), "wording.reports"),
                    pools=_pools(f, table.get("pools"), "wording.pools"),
                    domain_words=f.texts(table, "wording", "domain_words", empty=True))

@@ -18,11 +18,11 @@ def _policy():
     return AccessPolicy(
         roles={"support_l1": ["ticketing"], "engineer": ["deploys"]},
         assignments=[
-            RoleAssignment("P-1", "support_l1", T0 - timedelta(days=10), T0 + timedelta(days=5)),
-            RoleAssignment("P-2", "engineer", T0 - timedelta(days=10)),
+            RoleAssignment("P-1", "support_l1", valid_from=T0 - timedelta(days=10), valid_to=T0 + timedelta(days=5)),
+            RoleAssignment("P-2", "engineer", valid_from=T0 - timedelta(days=10)),
         ],
-        grants=[Grant("G-1", "P-2", "ticketing", T0 + timedelta(days=1), T0 + timedelta(days=2))],
-        spaces=[PrivateSpace("SP-1", "chat", "ops", (Membership("P-2", T0, T0 + timedelta(days=3)),))],
+        grants=[Grant("G-1", "P-2", "ticketing", valid_from=T0 + timedelta(days=1), valid_to=T0 + timedelta(days=2))],
+        spaces=[PrivateSpace("SP-1", "chat", "ops", (Membership("P-2", valid_from=T0, valid_to=T0 + timedelta(days=3)),))],
     )
 
 
