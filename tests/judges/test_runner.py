@@ -242,6 +242,7 @@ def _counts(stdout: str) -> dict[str, int]:
     return dict(zip(("judgments", "requested", "already_done"), map(int, found.groups())))
 
 
+@pytest.mark.slow          # two judge subprocesses, one killed (5-48 s, loaded machine)
 def test_sigkill_half_way_then_resume_gives_exactly_one_judgment_per_key(suite, tmp_path):
     jobs = _suite_jobs(suite)  # 120 judgments
     assert len(jobs) == 120
