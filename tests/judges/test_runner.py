@@ -278,6 +278,7 @@ def test_sigkill_half_way_then_resume_gives_exactly_one_judgment_per_key(suite, 
                 assert count == asked_before.get(server_key(job), 0) + 1
 
 
+@pytest.mark.slow          # two judge subprocesses and retries (5-46 s, loaded machine)
 def test_unreachable_endpoint_exits_2_with_one_line_and_keeps_judgments(suite, tmp_path):
     jobs = _suite_jobs(suite, limit=3)
     out = tmp_path / "run"

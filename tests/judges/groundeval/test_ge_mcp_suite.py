@@ -161,6 +161,7 @@ BAD_CALLS = [   # (tool, arguments as raw JSON text, expected outcome)
 ]
 
 
+@pytest.mark.slow          # a serve-mcp subprocess and a scoring (4-6 s, loaded machine)
 def test_bad_calls_are_traced_alike_in_process_and_over_mcp(rt_suite, rt_corpus, tmp_path):
     contract = next(c for c in load_suite(rt_suite)[1] if c.track == "perspective")
     runtime = GatedRuntime(rt_corpus, contract.actor, contract.as_of, record_latency=False)
