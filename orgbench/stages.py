@@ -9,6 +9,7 @@ name and renamed into place, so an interrupted stage never looks finished.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import re
 from pathlib import Path
@@ -39,8 +40,24 @@ def _imported_names(path: Path, package: str) -> set[str]:
 
     A ``"package.*"`` string (a registry that finds its modules at run time) names every module of that package.
     """
-    tree = ast.parse(path.read_bytes(), filename=str(path))
+    names, everything_in = _names_in_source(path.read_bytes(), str(path), package)
+    found = set(names)
+    for wanted in everything_in:                                 # every module of a package
+        folder = path.parents[package.count(".") + 1].joinpath(*wanted.split("."))
+        found.update(f"{wanted}.{m.stem}" for m in folder.glob("*.py"))
+    return {n for n in found if n.split(".")[0] in OUR_PACKAGES}
+
+
+@functools.lru_cache(maxsize=None)
+def _names_in_source(source: bytes, filename: str, package: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The module names a source text names, and the packages it names with ``"package.*"``.
+
+    Parsed once per distinct text: every stage's fingerprint walks mostly the same files, and an edited file
+    is a different text, so it is parsed again.
+    """
+    tree = ast.parse(source, filename=filename)
     names: set[str] = set()
+    everything_in: list[str] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
@@ -52,12 +69,11 @@ def _imported_names(path: Path, package: str) -> set[str]:
             names.add(base)
             names.update(f"{base}.{alias.name}" for alias in node.names)   # ``from pkg import module``
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _SPEC.match(node.value):
-            if node.value.endswith(".*"):                        # every module of a package
-                folder = path.parents[package.count(".") + 1].joinpath(*node.value[:-2].split("."))
-                names.update(f"{node.value[:-2]}.{m.stem}" for m in folder.glob("*.py"))
+            if node.value.endswith(".*"):
+                everything_in.append(node.value[:-2])
             else:
                 names.add(node.value.split(":")[0])              # a lazy "module:attr" table entry
-    return {n for n in names if n.split(".")[0] in OUR_PACKAGES}
+    return frozenset(names), tuple(everything_in)
 
 
 def import_closure(*modules: str, root: Path | None = None) -> list[Path]:
@@ -69,20 +85,24 @@ def import_closure(*modules: str, root: Path | None = None) -> list[Path]:
     """
     root = Path(__file__).resolve().parents[1] if root is None else Path(root)
     seen: set[Path] = set()
+    looked_up: set[str] = set()                          # each dotted name is resolved once
     todo = list(modules)
     while todo:
-        name = todo.pop()
-        parts = name.split(".")
+        parts = todo.pop().split(".")
         for depth in range(1, len(parts) + 1):           # the packages on the way, then the module itself
-            path = _module_file(".".join(parts[:depth]), root)
+            name = ".".join(parts[:depth])
+            if name in looked_up:
+                continue
+            looked_up.add(name)
+            path = _module_file(name, root)
             if path is None or path in seen:
                 continue
             seen.add(path)
-            package = ".".join(parts[:depth]) if path.name == "__init__.py" else ".".join(parts[:depth - 1])
+            package = name if path.name == "__init__.py" else ".".join(parts[:depth - 1])
             todo.extend(_imported_names(path, package))
     files = set(seen)
-    for path in seen:
-        files.update(_data_files(path.parent))
+    for folder in {path.parent for path in seen}:
+        files.update(_data_files(folder))
     return sorted(files)
 
 

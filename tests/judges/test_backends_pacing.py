@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pytest
+
 from judges.backends import make_backend
 from judges.backends.openai_compat import ChatClient
 from judges.backends.pacing import OK, OTHER, OVERLOAD, Pacer
@@ -42,6 +44,7 @@ def test_unpaced_the_same_load_times_out():
     assert client.pacer.stats().timeouts >= 3
 
 
+@pytest.mark.slow          # waits on timeouts (8 s at any load)
 def test_aimd_halves_on_timeouts_and_answers_everything_with_retries():
     with ChatServer(slots=1, delay=0.4) as server:
         client = ChatClient(server.base_url, "m", api_key_env=None, timeout=1.5, max_retries=6, pool_size=8,

@@ -91,12 +91,14 @@ def _rates(judge: str, condition: str) -> tuple[dict[str, float], float]:
     return rates, discrimination_index(values_arr, np.array(should))
 
 
+@pytest.mark.slow          # the default suite (built once per process, 15+ s)
 def test_direct_literal_penalises_every_transplant_on_the_default_suite():
     rates, di = _rates("literal", "direct")
     assert rates == {"P1": 1.0, "P3": 1.0, "P2": 1.0, "P4": 1.0}
     assert di == 0.0
 
 
+@pytest.mark.slow          # the default suite (built once per process, 15+ s)
 def test_cargo_grounded_separates_the_families_on_the_default_suite():
     rates, di = _rates("grounded", "cargo")
     # every penalised P1/P3 was judged against a reference of another runbook (top-1 retrieval wrong)
@@ -107,6 +109,7 @@ def test_cargo_grounded_separates_the_families_on_the_default_suite():
     assert round(di, 3) == 0.569
 
 
+@pytest.mark.slow          # the default suite (built once per process, 15+ s)
 def test_grounded_misses_near_miss_actions_but_not_wrong_teams_when_the_reference_is_right():
     """Every wrong team is caught (a sales for a support manager too); no same-role near-miss action is."""
     suite = default_world_suite()

@@ -12,6 +12,8 @@ import re
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parents[1] / "benchmark_builders" / "cargo"))
 sys.path.insert(0, str(Path(__file__).parent / "cargo_prose"))
 
@@ -156,6 +158,7 @@ def _doc_table() -> dict[str, str]:
     return rows
 
 
+@pytest.mark.slow          # the default suite (built once per process, 15+ s)
 def test_every_figure_in_the_docs_is_recomputed_from_the_suite():
     assert _doc_table() == figures()
 

@@ -78,6 +78,7 @@ def test_parse_conditions():
         render(CONDITIONS["cargo"], {k: v for k, v in ITEM.items() if k != "candidate"}, 0)
 
 
+@pytest.mark.slow          # the default suite (built once per process, 15+ s)
 def test_no_rendered_request_reveals_family_label_or_perturbation():
     suite = default_world_suite()
     for item in suite.items:

@@ -242,6 +242,7 @@ def _counts(stdout: str) -> dict[str, int]:
     return dict(zip(("judgments", "requested", "already_done"), map(int, found.groups())))
 
 
+@pytest.mark.slow          # two judge subprocesses, one killed (5-48 s, loaded machine)
 def test_sigkill_half_way_then_resume_gives_exactly_one_judgment_per_key(suite, tmp_path):
     jobs = _suite_jobs(suite)  # 120 judgments
     assert len(jobs) == 120
@@ -277,6 +278,7 @@ def test_sigkill_half_way_then_resume_gives_exactly_one_judgment_per_key(suite, 
                 assert count == asked_before.get(server_key(job), 0) + 1
 
 
+@pytest.mark.slow          # two judge subprocesses and retries (5-46 s, loaded machine)
 def test_unreachable_endpoint_exits_2_with_one_line_and_keeps_judgments(suite, tmp_path):
     jobs = _suite_jobs(suite, limit=3)
     out = tmp_path / "run"

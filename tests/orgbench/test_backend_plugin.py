@@ -16,6 +16,7 @@ import pytest
 
 PLUGIN = Path(__file__).resolve().parents[1] / "plugins" / "mycorp"
 DIST = "orgbench-mycorp-backend"
+pytestmark = pytest.mark.slow      # the module fixture pip-installs the plugin (4-7 s setup, loaded machine)
 
 
 def _orgbench(*args: object) -> subprocess.CompletedProcess:

@@ -150,6 +150,7 @@ def test_judge_through_an_openai_compatible_server(suite, tmp_path, monkeypatch)
     assert all(r["penalized"] is True for r in rows if r["condition"] == "direct")
 
 
+@pytest.mark.slow          # simulates and builds in subprocesses (8-10 s, loaded machine)
 def test_suite_from_simulated_worlds_is_byte_identical_under_any_hash_seed(tmp_path):
     import os
     import subprocess

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.orgbench.clitools import closed_port, copy, fails, ok, tree
 
 REPO = Path(__file__).resolve().parents[2]
@@ -100,6 +102,7 @@ def test_a_misspelt_builtin_judge_names_the_nearest_one(fx, tmp_path):
     assert not (tmp_path / "r").exists()
 
 
+@pytest.mark.slow          # a simulate subprocess interrupted (4-5 s, loaded machine)
 def test_ctrl_c_on_simulate_does_not_promise_a_resume(tmp_path):
     """A real SIGINT: simulate cannot resume, so its line says nothing was written; nothing is left at --out."""
     out = tmp_path / "w"

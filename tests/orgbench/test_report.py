@@ -92,6 +92,7 @@ def test_report_renders_in_chromium(small_results: Path, tmp_path: Path) -> None
 RESULTS = Path(__file__).resolve().parents[2] / "results"
 
 
+@pytest.mark.slow          # renders every study's report (5-8 s, loaded machine)
 @needs_chromium
 @pytest.mark.skipif(not (RESULTS / "cargo").is_dir(), reason="results/ not committed")
 def test_the_committed_report_renders_every_study(tmp_path: Path) -> None:

@@ -98,6 +98,7 @@ def _drive(page: Path, shot: Path):
     return asyncio.run(go())
 
 
+@pytest.mark.slow          # the committed report in Chromium (4-6 s, loaded machine)
 def test_the_report_explains_itself(tmp_path: Path) -> None:
     page = write_report(RESULTS, tmp_path / "index.html")
     spans, boxes, images, before, after, paging, errors = _drive(page, tmp_path / "report.png")

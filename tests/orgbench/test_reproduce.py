@@ -65,6 +65,7 @@ def test_killed_reproduce_resumes_and_regenerates_results_byte_for_byte(tmp_path
     assert changed == [], f"results differ from the committed ones: {changed[:5]}"
 
 
+@pytest.mark.slow          # `orgbench reproduce cargo` in a subprocess (12-33 s, loaded machine)
 def test_interrupted_reproduce_says_so_and_leaves_no_finished_looking_study(tmp_path: Path) -> None:
     out, work = tmp_path / "results", tmp_path / "build"
     proc = _orgbench("reproduce", "cargo", "--out", str(out), "--work-dir", str(work))

@@ -142,6 +142,7 @@ def test_a_cache_in_the_old_one_file_per_answer_layout_is_still_read(tmp_path, m
     assert not (tmp_path / "third").exists()
 
 
+@pytest.mark.slow          # 6-13 s, loaded machine
 def test_an_unreachable_endpoint_is_one_line_and_leaves_no_world(tmp_path, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     out = tmp_path / "w"

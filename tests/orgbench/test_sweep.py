@@ -148,6 +148,7 @@ def test_a_sweep_killed_with_sigkill_resumes_and_redoes_nothing_that_had_finishe
     assert (tmp_path / "out" / "table.csv").is_file()
 
 
+@pytest.mark.slow          # a whole sweep in a subprocess (15-18 s, loaded machine)
 def test_without_ray_the_sweep_runs_serially_and_says_so_once(tmp_path):
     blocker = tmp_path / "blocked"
     blocker.mkdir()

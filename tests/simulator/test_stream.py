@@ -78,6 +78,7 @@ def _traced_peak(run) -> int:
         tracemalloc.stop()
 
 
+@pytest.mark.slow          # four traced simulations of 40 and 120 days (18-36 s, loaded machine)
 def test_a_streamed_worlds_memory_grows_a_small_fraction_of_what_the_whole_worlds_does(tmp_path, small_config_path):
     """From 40 to 120 days, the streamed run's peak grows by under a tenth of the in-memory run's growth.
 

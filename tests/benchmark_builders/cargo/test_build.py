@@ -180,6 +180,7 @@ def _digest(directory: Path) -> str:
     return digest.hexdigest()
 
 
+@pytest.mark.slow          # builds in subprocesses (7-9 s, loaded machine)
 def test_suite_is_byte_identical_across_runs_and_hash_seeds(tmp_path, synthetic_suite):
     write_suite(synthetic_suite, tmp_path / "a")
     assert verify_manifest(tmp_path / "a") == []

@@ -148,6 +148,7 @@ _ENTITY_LABELS = ("Case", "Account", "Customer", "Contact name", "Contact email"
                   "Log bundle", "Recovery job")
 
 
+@pytest.mark.slow          # builds the default suite (7-18 s, loaded machine)
 def test_no_entity_of_the_live_case_appears_in_its_reference():
     """Read from the texts: no live-context entity value (ids, names, emails, dates) is in the reference."""
     suite = default_world_suite()

@@ -12,6 +12,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parent))
 
 from benchmark_builders.cargo.readers import READERS, reader_scores  # noqa: E402
@@ -34,6 +36,7 @@ def test_each_reader_reproduces_the_leak_of_the_suite_before():
     assert {r.name for r in READERS} == set(scores)
 
 
+@pytest.mark.slow          # the default suite (built once per process, 15+ s)
 def test_every_reader_is_within_005_of_the_majority_on_the_default_suite():
     suite = default_world_suite()
     printed = suite.meta["shortcut_readers"]

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from benchmark_builders.export import FORMATS
@@ -30,6 +31,7 @@ def _tree(root: Path) -> dict[str, str]:
             for p in sorted(root.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow          # exports in subprocesses (5 s, loaded machine)
 def test_every_export_is_byte_identical_under_any_hash_seed(world_dir, tmp_path):
     trees = []
     for seed in ("0", "4242"):

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 
+import pytest
 from click.testing import CliRunner
 
 from orgbench.cli import cli
@@ -41,6 +42,7 @@ def _answered(journal) -> int:
     return sum(1 for line in lines if json.loads(line).get("response"))
 
 
+@pytest.mark.slow          # the contrast twice and a killed subprocess run (16 s, loaded machine)
 def test_a_killed_contrast_asks_only_what_is_unanswered_and_writes_the_same_bytes(suite_dir, tmp_path, monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}

@@ -33,6 +33,7 @@ def _mean(rows, key, **where):
     return sum(chosen) / len(chosen)
 
 
+@pytest.mark.slow          # shares `scored`: six agents in two modes (8-16 s, loaded machine)
 def test_oracle_scores_one_on_every_contract_in_both_modes(scored, rt_suite):
     contracts = len((rt_suite / "contracts.jsonl").read_text().splitlines())
     assert contracts >= 90
@@ -41,6 +42,7 @@ def test_oracle_scores_one_on_every_contract_in_both_modes(scored, rt_suite):
         assert {r["s_adj"] for r in scored["oracle", mode]} == {1.0}
 
 
+@pytest.mark.slow          # shares `scored`: six agents in two modes (8-16 s, loaded machine)
 def test_leaky_answers_well_through_invalid_paths(scored):
     rows = scored["leaky", "tool"]
     s_answer, s_adj = _mean(rows, "s_answer"), _mean(rows, "s_adj")
@@ -48,15 +50,18 @@ def test_leaky_answers_well_through_invalid_paths(scored):
     assert sum(1 for r in rows if r["answer_correct"] and r["v"] > 0) >= 20
 
 
+@pytest.mark.slow          # shares `scored`: six agents in two modes (8-16 s, loaded machine)
 def test_lazy_fails_silence_absence_trajectories(scored):
     absences = [r for r in scored["lazy", "tool"] if r["kind"] == "absence"]
     assert absences and all(r["s_answer"] == 1.0 and r["s_traj"] == 0.2 and r["n_calls"] == 0 for r in absences)
 
 
+@pytest.mark.slow          # shares `scored`: six agents in two modes (8-16 s, loaded machine)
 def test_proximity_fails_decoys_that_bm25_gets_right(scored):
     assert _mean(scored["proximity", "tool"], "s_answer", kind="decoy") < _mean(scored["bm25", "tool"], "s_answer", kind="decoy") - 0.15
 
 
+@pytest.mark.slow          # shares `scored`: six agents in two modes (8-16 s, loaded machine)
 def test_zero_shot_makes_no_calls_and_agents_stay_in_the_gates(scored):
     assert all(r["n_calls"] == 0 for r in scored["zero-shot", "tool"])
     for agent in ("bm25", "proximity", "lazy", "oracle"):
@@ -87,6 +92,7 @@ def test_oracle_is_perfect_on_the_default_worlds(seed, tmp_path):
         assert all(v == 1.0 for values in s_adj.values() for v in values), mode
 
 
+@pytest.mark.slow          # shares `scored`: six agents in two modes (8-16 s, loaded machine)
 def test_run_agent_traces_re_derive_to_their_own_gate_outcomes(scored):
     for (agent, mode), rows in scored.items():
         assert not any(r["trace_tampered"] for r in rows), (agent, mode)
@@ -97,6 +103,7 @@ def test_run_agent_traces_re_derive_to_their_own_gate_outcomes(scored):
     assert sum(1 for g in leaky_gates if any(g.values())) >= 20   # the leaky agent's violations survive re-derivation
 
 
+@pytest.mark.slow          # shares `scored`: six agents in two modes (8-16 s, loaded machine)
 def test_lazy_fails_silence_absence_trajectories_in_context_mode_too(scored):
     """The context builder's searches are not the agent's: citing nothing covers no search space."""
     for agent in ("lazy", "zero-shot"):

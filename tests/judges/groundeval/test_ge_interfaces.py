@@ -5,6 +5,7 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from tests.judges.groundeval.ge_tool_server import ToolChatServer
@@ -164,6 +165,7 @@ def test_openai_run_resumes_after_an_interruption(rt_suite, rt_world, rt_corpus,
     assert [a["question_id"] for a in answers] == order
 
 
+@pytest.mark.slow          # runs in subprocesses (6-7 s, loaded machine)
 def test_runs_are_byte_identical_under_any_hash_seed(rt_suite, tmp_path):
     import os
     import subprocess

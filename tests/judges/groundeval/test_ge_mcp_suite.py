@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.judges.groundeval.mcp_wire import ROOT, WireServer
 from judges.groundeval.mcp_server import make_server
 from judges.groundeval.run import score_run
@@ -84,6 +86,7 @@ def test_sessions_on_one_suite_server_are_isolated(rt_suite, tmp_path):
                for r in scored)
 
 
+@pytest.mark.slow          # six serve-mcp subprocesses (9-11 s, loaded machine)
 def test_six_serve_mcp_processes_submitting_at_once_lose_no_row(rt_suite, tmp_path):
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
@@ -122,6 +125,7 @@ def test_six_serve_mcp_processes_submitting_at_once_lose_no_row(rt_suite, tmp_pa
     assert {a["question_id"]: a["answer"]["qid"] for a in answers} == {q: q for q in chosen}
 
 
+@pytest.mark.slow          # six writer subprocesses (7-9 s, loaded machine)
 def test_parallel_writers_lose_no_row(tmp_path):
     """Six processes, each merging 30 submissions into one directory as fast as it can."""
     script = ("import sys; from pathlib import Path; from judges.groundeval.mcp_session import write_submission\n"
@@ -157,6 +161,7 @@ BAD_CALLS = [   # (tool, arguments as raw JSON text, expected outcome)
 ]
 
 
+@pytest.mark.slow          # a serve-mcp subprocess and a scoring (4-6 s, loaded machine)
 def test_bad_calls_are_traced_alike_in_process_and_over_mcp(rt_suite, rt_corpus, tmp_path):
     contract = next(c for c in load_suite(rt_suite)[1] if c.track == "perspective")
     runtime = GatedRuntime(rt_corpus, contract.actor, contract.as_of, record_latency=False)
