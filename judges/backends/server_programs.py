@@ -120,13 +120,22 @@ def find_program(spec: str, *, tools: bool = False) -> ServerProgram:
     if wanted:
         return _binary(wanted, spec)
     binary = shutil.which(LLAMA_SERVER) or _packaged_binary()
-    if binary is not None:
-        return _binary(binary, spec)
-    program = _xllamacpp() or _llama_cpp_python()
+    program = _binary(binary, spec) if binary is not None else _xllamacpp() or _llama_cpp_python()
     if program is None:
         raise InputError(f"judge spec {spec!r}: no llama.cpp server is installed (llama-server, xllamacpp or "
                          f"llama-cpp-python); {INSTALL_HINT}")
+    if tools:
+        _warn_tools_fallback(program.kind)
     return program
+
+
+@functools.lru_cache(maxsize=None)
+def _warn_tools_fallback(kind: str) -> None:
+    """Say once per process that an agent runs on a C++ server because llama-cpp-python's is not installed."""
+    missing = next((m for m in _PY_SERVER_MODULES if importlib.util.find_spec(m) is None), "a module")
+    print(f"warning: local agents: llama-cpp-python's server is not installed ({missing} missing), so tool calls "
+          f"go through {kind} with the GGUF's own chat template, which small models follow poorly; "
+          "pip install -e '.[local]' installs it", file=sys.stderr)
 
 
 def server_command(program: ServerProgram, model: Any, *, port: int, n_ctx: int, slots: int, threads: int,

@@ -35,7 +35,7 @@ class Size:
     contrast_trajectories: int | None  # assurance cohort trajectories (8 packets each, 2 draws per packet)
 
 
-QUICK = Size(cargo_per_family=1, groundeval_contracts=3, contrast_trajectories=1)
+QUICK = Size(cargo_per_family=6, groundeval_contracts=24, contrast_trajectories=2)
 FULL = Size(cargo_per_family=None, groundeval_contracts=None, contrast_trajectories=None)
 CARGO_JUDGE_SEEDS = (0,)
 GROUNDEVAL_SEED = 0

@@ -95,6 +95,15 @@ def _assurance_lines(contrast: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _subset(size: Size) -> str:
+    """The quick subset in words: items per condition, contracts, trajectories."""
+    from benchmark_builders.cargo.records import FAMILIES
+
+    items = len(FAMILIES) * size.cargo_per_family if size.cargo_per_family is not None else "every"
+    return (f"{items} CARGO items per condition, {size.groundeval_contracts} contracts, "
+            f"{size.contrast_trajectories} trajectories")
+
+
 def write_readme(out: Path, runs: ModelRuns, size: Size, quick: bool, found: Mapping[str, Any]) -> None:
     """Write ``out/README.md`` from the comparisons ``found`` (per study) and the runs."""
     judges = " ".join(f"--judge {j}" for j in runs.judges)
@@ -133,8 +142,7 @@ def write_readme(out: Path, runs: ModelRuns, size: Size, quick: bool, found: Map
         "server (the token counts are the model's own), structured outputs made the verdicts parse, the runs",
         "are cached and resumable, and the comparisons (κ, α, paired ΔDI, ΔS_adj, ΔG) read them.", "",
         "It is **not** evidence about how well LLM judges or agents do these tasks: "
-        + ("the subset is tiny (a handful of items per condition, a few contracts, one trajectory), so every CI is "
-           "wide and " if quick else "")
+        + (f"the subset is small ({_subset(size)}), so every CI is wide and " if quick else "")
         + "models of this size are far from the judges the papers used. Use `--judge openai:MODEL` with a capable "
           "model for numbers to set beside the papers'.", ""])
     write_text_atomic(out / "README.md", text)

@@ -91,6 +91,26 @@ def test_llama_server_on_path_comes_before_the_wheels(tmp_path, monkeypatch):
     assert find_program("local:smollm2").argv == (str(tmp_path / "llama-server"),)
 
 
+def test_an_agent_without_llama_cpp_python_says_once_which_server_it_runs_on(tmp_path, monkeypatch, capsys):
+    from judges.backends import server_programs
+
+    _script(tmp_path / "llama-server", "#!/bin/sh\necho 'version: 1 (x)'\n")
+    monkeypatch.delenv(ENV, raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    # llama-cpp-python's server counts as installed only if every module it needs is importable
+    monkeypatch.setattr(server_programs, "_PY_SERVER_MODULES", ("llama_cpp", "orgbench_no_such_module"))
+    server_programs._warn_tools_fallback.cache_clear()
+    assert find_program("local:smollm2").kind == "llama-server"
+    assert capsys.readouterr().err == ""                     # a judge needs no tool calls: nothing to say
+    assert find_program("local:smollm2", tools=True).kind == "llama-server"
+    assert find_program("local:smollm2", tools=True).kind == "llama-server"
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["warning: local agents: llama-cpp-python's server is not installed (orgbench_no_such_module "
+                   "missing), so tool calls go through llama-server with the GGUF's own chat template, which "
+                   "small models follow poorly; pip install -e '.[local]' installs it"]
+    server_programs._warn_tools_fallback.cache_clear()
+
+
 def test_the_env_var_can_ask_for_llama_cpp_python_by_name(monkeypatch):
     monkeypatch.setenv(ENV, "llama-cpp-python")
     if importlib.util.find_spec("llama_cpp") is None:

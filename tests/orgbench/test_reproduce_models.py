@@ -81,17 +81,20 @@ def test_the_comparisons_hold_both_models_in_every_study(quick):
     assert cargo["judges"]["openai:model-b"]["conditions"]["cargo"]["di"] == 0.0
     assert cargo["judges"]["openai:model-a"]["conditions"]["direct"]["parse_rate"] == 1.0
     pair = next(p for p in cargo["agreement"]["cargo"]["judges"])
-    assert (pair["a"], pair["b"], pair["items"]) == ("openai:model-a", "openai:model-b", 4)
+    assert (pair["a"], pair["b"], pair["items"]) == ("openai:model-a", "openai:model-b", 4 * QUICK.cargo_per_family)
     ge = json.loads((out / "groundeval" / "compare.json").read_text())
     assert sorted(ge["agents"]) == sorted(JUDGES) and len(ge["pairs"]) == 1
     assert ge["agents"]["openai:model-a"]["tracks"]["all"]["n"] == QUICK.groundeval_contracts
     contrast = json.loads((out / "assurance" / "compare.json").read_text())
     assert contrast["trajectories"] == QUICK.contrast_trajectories
-    assert contrast["judges"]["openai:model-b"]["flags"] == PACKETS_PER_TRAJECTORY   # fails every packet
+    packets = QUICK.contrast_trajectories * PACKETS_PER_TRAJECTORY
+    assert contrast["judges"]["openai:model-b"]["flags"] == packets   # fails every packet
     assert contrast["judges"]["openai:model-a"]["flags"] == 0
     readme = (out / "README.md").read_text()
     assert "orgbench reproduce --judge openai:model-a --judge openai:model-b --quick" in readme
-    assert "is **not** evidence" in readme and "| `openai:model-b` | 52 | 52/52 = 1.000 |" in readme
+    cargo_judgments = 4 * QUICK.cargo_per_family * CONDITION_CELLS
+    row = f"| `openai:model-b` | {cargo_judgments} | {cargo_judgments}/{cargo_judgments} = 1.000 |"
+    assert "is **not** evidence" in readme and row in readme
 
 
 @pytest.mark.skipif(chromium_path() is None, reason="Debian's chromium is not installed")
@@ -110,4 +113,5 @@ def test_the_report_shows_a_leaderboard_per_study_in_chromium(quick):
         assert [r[0] for r in rows[1:]] == ["1", "2"], (study, rows)
         assert sorted(r[1] for r in rows[1:]) == sorted(JUDGES)
     assert seen["boards"]["cargo"][0][:4] == ["rank", "judge", "DI (cargo)", "95% CI"]
-    assert seen["boards"]["cargo"][1][6:8] == ["52", "1.000"]         # judgments, parse rate
+    judgments = str(4 * QUICK.cargo_per_family * CONDITION_CELLS)
+    assert seen["boards"]["cargo"][1][6:8] == [judgments, "1.000"]         # judgments, parse rate
