@@ -30,6 +30,10 @@ from judges.backends.structured import GBNF, OFF
 #: filling the context, and a constrained verdict always ends inside it (the verdict grammar's longest answer,
 #: ``judges.verdict_schema.token_bound``, is below it; tests/judges/test_verdict_schema.py checks).
 DEFAULT_MAX_TOKENS = 512
+#: What one agent turn may write when neither the agent nor the caller sets a limit. Without it the server writes
+#: until the context is full: SmolLM2 once wrote 7,582 tokens in one turn (minutes on a CPU); Gemma 3 270M's longest
+#: turn over 24 quick-subset contracts was 740 tokens, so this bound cuts only a model that does not stop.
+AGENT_MAX_TOKENS = 1024
 #: A local server never queues (exactly its slot count is in flight), so a late answer means a busy CPU, not
 #: an overloaded server; and llama.cpp keeps computing an answer nobody waits for, so a retry after a timeout
 #: would queue behind it. The answer may therefore take this many times --timeout.
@@ -49,6 +53,7 @@ class LocalBackend(OpenAICompatBackend):
         program = require_server_package(spec, tools=tools)
         self.local_model = resolve_model(model, spec)
         options = options or GenerationParams()
+        self.agent_max_tokens = options.max_tokens or AGENT_MAX_TOKENS     # the caller's limit, if any, for turns too
         if options.max_tokens is None:
             options = GenerationParams(options.temperature, DEFAULT_MAX_TOKENS, options.seed, options.extra)
         super().__init__(self.local_model.name, options=options, timeout=timeout, max_retries=max_retries,
@@ -96,8 +101,10 @@ class LocalBackend(OpenAICompatBackend):
 
     async def turn(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]],
                    params: GenerationParams) -> AgentTurn:
-        """One agent turn through the local server (started on first use)."""
+        """One agent turn through the local server (started on first use), at most AGENT_MAX_TOKENS unless set."""
         await self.start()
+        if params.max_tokens is None:
+            params = GenerationParams(params.temperature, self.agent_max_tokens, params.seed, params.extra)
         return await super().turn(messages, tools, params)
 
     async def aclose(self) -> None:

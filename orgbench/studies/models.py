@@ -150,7 +150,7 @@ def groundeval_run(work: Path, suite: Path, agent: str, options: ReproduceOption
 
     inputs = {"stage": "groundeval-model-run", "suite": sha256_file(suite / "contracts.jsonl"), "agent": agent,
               "mode": "tool", "base_url": options.base_url,
-              "code": module_fingerprint("judges.groundeval.run", "judges.groundeval.traces")}
+              "code": module_fingerprint("judges.groundeval.run", "judges.groundeval.traces", "judges.backends.local")}
 
     def build(tmp: Path) -> None:
         with timed(tmp):

@@ -73,6 +73,14 @@ def write_cargo(out: Path, runs: ModelRuns) -> dict[str, Any]:
     return result
 
 
+def _turn_counts(run: Path) -> dict[str, int]:
+    """The agent's turns in ``run/turns.jsonl`` and how many of them called a tool (submit_answer included)."""
+    from orgbench.core.jsonl import read_jsonl
+
+    turns = read_jsonl(run / "turns.jsonl") if (run / "turns.jsonl").is_file() else []
+    return {"turns": len(turns), "tool_call_turns": sum(1 for t in turns if t["message"].get("tool_calls"))}
+
+
 def write_groundeval(out: Path, runs: ModelRuns) -> dict[str, Any]:
     """groundeval/: S_answer / S_traj / S_adj per agent and track, and S_adj deltas between every pair of agents."""
     from benchmark_builders.groundeval.contracts import TRACKS
@@ -85,7 +93,8 @@ def write_groundeval(out: Path, runs: ModelRuns) -> dict[str, Any]:
     rows_out, per_agent = [], {}
     for judge, run in zip(runs.judges, runs.groundeval):
         scores, _ = score_submissions(runs.groundeval_suite, load_submissions(run)[0])
-        per_agent[judge] = {"run": str(run), "wall_s": read_json(run.parent / WALL)["wall_s"], "tracks": {}}
+        per_agent[judge] = {"run": str(run), "wall_s": read_json(run.parent / WALL)["wall_s"], **_turn_counts(run),
+                            "tracks": {}}
         for track in (*TRACKS, "all"):
             group = GroupScore.of([s for s in scores if track == "all" or s.track == track])
             if group.n:

@@ -68,11 +68,12 @@ def _cargo_lines(cargo: Mapping[str, Any]) -> list[str]:
 
 
 def _groundeval_lines(ge: Mapping[str, Any]) -> list[str]:
-    lines = ["| agent | contracts | S_answer | S_traj | S_adj | violation rate |", "|---|---|---|---|---|---|"]
+    lines = ["| agent | contracts | turns | turns with a tool call | S_answer | S_traj | S_adj | violation rate |",
+             "|---|---|---|---|---|---|---|---|"]
     for agent, entry in ge["agents"].items():
         a = entry["tracks"]["all"]
-        lines.append(f"| `{agent}` | {a['n']} | {_f(a['s_answer'])} | {_f(a['s_traj'])} | {_f(a['s_adj'])} | "
-                     f"{_f(a['violation_rate'])} |")
+        lines.append(f"| `{agent}` | {a['n']} | {entry['turns']} | {entry['tool_call_turns']} | {_f(a['s_answer'])} | "
+                     f"{_f(a['s_traj'])} | {_f(a['s_adj'])} | {_f(a['violation_rate'])} |")
     for pair in ge["pairs"]:
         a, b = pair["runs"][0]["agent"], pair["runs"][1]["agent"]
         s = pair["summary"]["all"]

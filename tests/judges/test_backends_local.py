@@ -167,6 +167,29 @@ def test_a_local_agent_answers_two_groundeval_contracts_in_tool_mode(tmp_path):
 
 
 @needs_local
+@pytest.mark.slow
+def test_a_local_agent_turn_stops_at_the_backend_bound_when_the_agent_sets_none():
+    import asyncio
+
+    from judges.backends.local import AGENT_MAX_TOKENS, LocalBackend
+    from judges.groundeval.llm_agent import SUBMIT
+
+    assert LocalBackend("smollm2", tools=True).agent_max_tokens == AGENT_MAX_TOKENS == 1024
+    backend = LocalBackend("smollm2", tools=True, options=GenerationParams(max_tokens=8))   # the caller's limit
+
+    async def ask():
+        try:     # the agent's own params carry no max_tokens, as LLMAgent's do
+            return await backend.turn([{"role": "user", "content": "Tell a long story about a lighthouse keeper."}],
+                                      [SUBMIT], GenerationParams(temperature=0.0))
+        finally:
+            await backend.aclose()
+
+    turn = asyncio.run(ask())
+    assert 0 < turn.usage.completion_tokens <= 8        # counted by the model server
+    assert not _servers_of(os.getpid())
+
+
+@needs_local
 def test_a_local_judge_sends_the_bounded_verdict_grammar_inside_its_token_budget():
     backend = make_backend("local:smollm2", structured="on")        # the server starts on the first request only
     request = JudgeRequest((Message("user", "judge this"),), GenerationParams(seed=0))

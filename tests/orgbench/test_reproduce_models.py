@@ -85,6 +85,9 @@ def test_the_comparisons_hold_both_models_in_every_study(quick):
     ge = json.loads((out / "groundeval" / "compare.json").read_text())
     assert sorted(ge["agents"]) == sorted(JUDGES) and len(ge["pairs"]) == 1
     assert ge["agents"]["openai:model-a"]["tracks"]["all"]["n"] == QUICK.groundeval_contracts
+    # the test server's agents answer in text at once: one turn per contract, none calling a tool
+    assert (ge["agents"]["openai:model-a"]["turns"], ge["agents"]["openai:model-a"]["tool_call_turns"]) == \
+        (QUICK.groundeval_contracts, 0)
     contrast = json.loads((out / "assurance" / "compare.json").read_text())
     assert contrast["trajectories"] == QUICK.contrast_trajectories
     packets = QUICK.contrast_trajectories * PACKETS_PER_TRAJECTORY
