@@ -60,7 +60,7 @@ def register(cli: click.Group) -> None:
     @click.option("--judge", "judges", multiple=True,
                   help="Judge/agent SPEC (e.g. openai:MODEL, local:smollm2); default: built-in, offline. Given twice "
                        "or more (or with --quick): every judge through every study, compared (docs/judges.md).")
-    @click.option("--quick", is_flag=True, help="With --judge: the documented subset of every study (under an hour "
+    @click.option("--quick", is_flag=True, help="With --judge: the documented subset of every study (about an hour "
                                                 "per small local model on two cores), written to results-local.")
     @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for --judge openai:MODEL.")
     @click.option("--seeds", default=None, help="World seeds, e.g. 0-9 or 0,1,2 (default: each study's own).")
