@@ -98,7 +98,8 @@ def test_an_agent_without_llama_cpp_python_says_once_which_server_it_runs_on(tmp
     monkeypatch.delenv(ENV, raising=False)
     monkeypatch.setenv("PATH", str(tmp_path))
     # llama-cpp-python's server counts as installed only if every module it needs is importable
-    monkeypatch.setattr(server_programs, "_PY_SERVER_MODULES", ("llama_cpp", "orgbench_no_such_module"))
+    # (the importable stand-in is json, so the message is the same with or without the `local` extra)
+    monkeypatch.setattr(server_programs, "_PY_SERVER_MODULES", ("json", "orgbench_no_such_module"))
     server_programs._warn_tools_fallback.cache_clear()
     assert find_program("local:smollm2").kind == "llama-server"
     assert capsys.readouterr().err == ""                     # a judge needs no tool calls: nothing to say
