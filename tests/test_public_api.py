@@ -40,7 +40,8 @@ API = {
     "benchmark_builders.cargo": ["FAMILIES", "SHOULD_PENALIZE", "Suite", "SuiteConfig", "SupportCase", "build_suite",
                                  "case_from_facts", "cases_from_world", "suite_from_world_objects", "write_suite",
                                  "write_suite_files"],
-    "benchmark_builders.export": ["EXPORT_FILE", "FORMATS", "export_world", "world_digests"],
+    "benchmark_builders.export": ["EXPORT_FILE", "FORMATS", "SUITE_FORMATS", "export_hf", "export_world",
+                                  "world_digests"],
     "benchmark_builders.groundeval": [
         "BuildConfig", "BuildSummary", "COUNTERFACTUAL", "CausalRule", "Contract", "PERSPECTIVE", "Question", "Rules",
         "SILENCE", "SilenceRule", "TRACKS", "Truth", "WORLD_RULES", "assemble_questions", "build_questions",

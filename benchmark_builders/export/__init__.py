@@ -1,4 +1,5 @@
-"""Exports of a world that other tools read: Slack export, mbox, .eml, Jira-style JSON, Parquet, GroundEval layout.
+"""Exports other tools read: a world as Slack export, mbox, .eml, Jira-style JSON, Parquet, GroundEval layout;
+a world or any suite as a Hugging Face dataset folder (``hf``).
 
 ``export_world`` verifies the world against its manifest, writes one format
 into a staged folder (renamed into place only when complete), adds
@@ -17,7 +18,7 @@ from benchmark_builders.export.world_index import WorldIndex
 from orgbench.core.storage import MANIFEST, read_json, sha256_file, staged_directory, write_json, write_manifest
 from simulator.world import World
 
-__all__ = ["EXPORT_FILE", "FORMATS", "export_world", "world_digests"]
+__all__ = ["EXPORT_FILE", "FORMATS", "SUITE_FORMATS", "export_hf", "export_world", "world_digests"]
 
 EXPORT_FILE = "EXPORT.json"
 
@@ -39,7 +40,9 @@ def _writers() -> dict[str, Callable[[WorldIndex, Path, dict[str, str]], dict[st
     }
 
 
-FORMATS: tuple[str, ...] = ("slack", "mbox", "eml", "jira", "parquet", "groundeval")
+FORMATS: tuple[str, ...] = ("slack", "mbox", "eml", "jira", "parquet", "groundeval", "hf")
+#: The formats that take a suite as well as a world.
+SUITE_FORMATS: tuple[str, ...] = ("hf",)
 
 
 def world_digests(world_dir: Path) -> dict[str, str]:
@@ -50,6 +53,8 @@ def world_digests(world_dir: Path) -> dict[str, str]:
 
 def export_world(world: World, world_dir: Path, fmt: str, out: Path) -> dict[str, Any]:
     """Write ``world`` (read from ``world_dir``) as ``fmt`` into ``out``; returns what EXPORT.json records."""
+    if fmt == "hf":
+        return export_hf(Path(world_dir), "world", out)
     digests = world_digests(world_dir)
     record: dict[str, Any] = {"format": fmt, "world_manifest_sha256": sha256_file(Path(world_dir) / MANIFEST),
                               "world_seed": world.seed}
@@ -57,4 +62,29 @@ def export_world(world: World, world_dir: Path, fmt: str, out: Path) -> dict[str
         record["counts"] = _writers()[fmt](WorldIndex.of(world), tmp, digests)
         write_json(tmp / EXPORT_FILE, record)
         write_manifest(tmp, {"source_world": {"files": digests}})
+    return record
+
+
+def export_hf(source: Path, kind: str, out: Path, *, prompts: Any = None) -> dict[str, Any]:
+    """Write ``source`` (a world, or a suite of ``kind``: cargo, groundeval, groundeval-tasks, trajectories) as a
+    Hugging Face dataset folder into ``out`` (``benchmark_builders.export.hf``); returns what EXPORT.json records.
+
+    The source is verified against its manifest first. ``prompts`` renders the CARGO ``prompts`` config.
+    """
+    from benchmark_builders.export.hf import write_hf
+    from benchmark_builders.export.hf_card import render_card
+    from orgbench.core.storage import require_sealed, write_text_atomic
+
+    source = Path(source)
+    if kind != "world":
+        require_sealed(source, f"a {kind} suite")
+    digests = world_digests(source)
+    record: dict[str, Any] = {"format": "hf", "source_kind": kind,
+                              "source_manifest_sha256": sha256_file(source / MANIFEST)}
+    with staged_directory(Path(out)) as tmp:
+        written = write_hf(source, kind, tmp, digests, prompts=prompts)
+        record["counts"] = {c.spec.name: c.rows for c in written}
+        write_text_atomic(tmp / "README.md", render_card(kind, written, record))
+        write_json(tmp / EXPORT_FILE, record)
+        write_manifest(tmp, {"source": {"files": digests}})
     return record

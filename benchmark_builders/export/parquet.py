@@ -14,7 +14,7 @@ Parquet files' own digests. pyarrow is the optional extra ``orgbench[export]``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping, Sequence
 
 from benchmark_builders.export.world_index import WorldIndex
 from orgbench.core.errors import InputError
@@ -77,17 +77,35 @@ def _records(index: WorldIndex, table: str) -> tuple[Actor, ...] | tuple[Event, 
             "claims": tuple(world.claims)}[table]
 
 
-def write_parquet(index: WorldIndex, out: Path, source_digests: dict[str, str]) -> dict[str, int]:
-    """Write ``out/<table>.parquet`` for actors, events, artifacts and labelled claims; returns row counts."""
+def write_table(path: Path, columns: Sequence[tuple[str, Any, Sequence[Any]]], metadata: Mapping[str, str]) -> Any:
+    """The one Parquet writer: ``columns`` (name, arrow type, values) with an explicit schema into ``path``.
+
+    zstd, one row group per 65,536 rows; the same columns give the same bytes under one pyarrow version.
+    Returns the table written.
+    """
     pa = _pyarrow()
-    counts = {}
+    schema = pa.schema([pa.field(name, kind) for name, kind, _ in columns], metadata=dict(metadata))
+    arrays = [pa.array(list(values), type=kind) for _, kind, values in columns]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    table = pa.Table.from_arrays(arrays, schema=schema)
+    pa.parquet.write_table(table, path, compression="zstd", row_group_size=65536)
+    return table
+
+
+def world_tables(index: WorldIndex, source_digests: Mapping[str, str]):
+    """(table, columns as ``write_table`` takes them, schema metadata) for actors, events, artifacts, claims."""
+    pa = _pyarrow()
     for table, columns in _columns(pa).items():
         records = _records(index, table)
-        schema = pa.schema([pa.field(name, kind) for name, kind, _ in columns],
-                           metadata={"orgbench.source": f"{table}.jsonl",
-                                     "orgbench.source_sha256": source_digests.get(f"{table}.jsonl", "")})
-        arrays = [pa.array([value(r) for r in records], type=kind) for _, kind, value in columns]
-        pa.parquet.write_table(pa.Table.from_arrays(arrays, schema=schema), out / f"{table}.parquet",
-                               compression="zstd", row_group_size=65536)
-        counts[table] = len(records)
+        metadata = {"orgbench.source": f"{table}.jsonl",
+                    "orgbench.source_sha256": source_digests.get(f"{table}.jsonl", "")}
+        yield table, [(name, kind, [value(r) for r in records]) for name, kind, value in columns], metadata
+
+
+def write_parquet(index: WorldIndex, out: Path, source_digests: dict[str, str]) -> dict[str, int]:
+    """Write ``out/<table>.parquet`` for actors, events, artifacts and labelled claims; returns row counts."""
+    counts = {}
+    for table, columns, metadata in world_tables(index, source_digests):
+        write_table(out / f"{table}.parquet", columns, metadata)
+        counts[table] = len(columns[0][2])
     return counts

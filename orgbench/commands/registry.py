@@ -67,9 +67,12 @@ def import_formats() -> dict[str, str]:
 
 def export_formats() -> dict[str, str]:
     """What the table and report commands write (the file kinds the results README describes)."""
+    from benchmark_builders.export import FORMATS, SUITE_FORMATS
     from orgbench.report.readme import KIND
 
-    return {"tables, reproduce": ", ".join(f"{kind} ({suffix})" for suffix, kind in KIND.items()),
+    return {"export --format (a world)": ", ".join(FORMATS),
+            "export --format (a suite)": ", ".join(SUITE_FORMATS),
+            "tables, reproduce": ", ".join(f"{kind} ({suffix})" for suffix, kind in KIND.items()),
             "report, view": "one self-contained HTML file (no network at view time)"}
 
 
