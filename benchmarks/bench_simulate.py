@@ -1,29 +1,32 @@
-"""Simulator throughput against a bare simpy loop, and how cost per event grows with world size.
+"""Simulator throughput against an independently written recording floor, and how cost per event grows.
 
-Prints one JSON object. For the default world, simulated and written
-``--repeats`` times in this process (default 3; the shared machine is noisy,
-so each figure is the best of the repeats, and ``first_run`` keeps the cold
-first one, which also compiles or loads the templates): events, seconds (the
-whole ``simulate()``: setup, event loop, bulk rendering, building the event
-records, graph, assembly — in memory), write_seconds (save_world),
-total_seconds, cpu_seconds / cpu_write_seconds (process CPU time, which other
-processes on the machine disturb less than wall time), events_per_s, the
-seconds of each phase, and — in the same run — the rate of a bare simpy loop
-scheduling the same number of timeouts (2,000 processes, best of 5) with two
-ratios: ``ratio`` = end-to-end events/s over the bare rate, and
-``event_loop_ratio`` = events/s of the event loop alone (rendering and the
-event records are built in bulk after it) over the bare rate;
-``event_loop_and_records_ratio`` also counts building the event records.
-``recording_floor`` calibrates those ratios: the same bare loop, but each
-timeout also does the least any simulator writing this world format must
-do per event — one event row and one artifact draft through the real
-``Ledger``, then (after the loop) the drafts rendered in bulk through the
-real jinja2 path with the shortest template and the Event records built —
-with its events/s, its ratio to the bare loop (the highest end-to-end
-``ratio`` such a simulator can reach here) and ``share_of_floor``, the
-simulator's end-to-end rate over the floor's. ``documented_anchor``
-divides the simulator's rate by the bare-loop rate PERFORMANCE.md records
-for this machine kind (68,000 timeouts/s), which is not measured here.
+Prints one JSON object. Every figure is CPU time (this process plus its
+children, ``getrusage``), which other processes on the shared machine disturb
+less than wall time; the 1-minute load average is printed before and after.
+
+The default run interleaves ``--repeats`` rounds (default 5) after one cold
+warm-up round reported apart (``cold``). Each round times, one after the
+other:
+
+- ``simulator``: ``simulate()`` of the default world and ``save_world`` to a
+  temporary directory (the JSONL files and MANIFEST.json with their hashes);
+- ``floor``: the recording floor — a bare simpy loop of as many timeouts as
+  the world has events, where each timeout builds that event's record and
+  the artifact versions due with it as plain dicts, then every record is
+  written as canonical JSON lines (sorted keys, compact) and each file's
+  bytes hashed with SHA-256 into a manifest. It writes the same records as the
+  simulator (read beforehand from the world the cold round wrote), so it is
+  the least any simulator writing this world must do: schedule, build and
+  serialise the records, hash the files. It is written here from the world
+  format alone and imports nothing from ``simulator`` or ``orgbench``;
+- ``bare_simpy``: the same loop with no records (2,000 processes; ten times the timeouts, per world's worth);
+- ``python_pass``: ``python -c pass`` in a child process.
+
+``share_of_floor`` is the simulator's events per CPU-second over the floor's,
+per round; the JSON gives each round's value, their median and range. Each
+absolute rate is printed beside the bare loop and ``python -c pass`` of the
+same round.
+
 Then, each in a fresh subprocess for a clean peak RSS: 1×, 4×, 16× and 64×
 the default size (people × days: 1×1, 2×2, 4×4, 8×8), each simulated and
 written to disk as it runs (``simulate_to``, which streams events and
@@ -55,33 +58,15 @@ import time
 from pathlib import Path
 
 SCALES = {"1x": (1, 1), "4x": (2, 2), "16x": (4, 4), "64x": (8, 8)}
-#: PERFORMANCE.md's bare simpy loop on this machine kind (timeouts/s, 2,000 processes) — documented, not measured.
-DOCUMENTED_BARE_RATE = 68_000
+BARE_PROCESSES = 2000
+#: The bare loop schedules this many times the world's events per round (one world's worth is too short to time).
+BARE_REPEATS = 10
 
 
-def bare_simpy_rate(timeouts: int, processes: int = 2000, repeats: int = 5) -> float:
-    """Best over ``repeats`` runs of ``_bare_simpy_rate`` (like the simulator's figures: best of its repeats)."""
-    return max(_bare_simpy_rate(timeouts, processes) for _ in range(repeats))
-
-
-def _bare_simpy_rate(timeouts: int, processes: int = 2000) -> float:
-    """Timeouts per second of a bare simpy loop: ``processes`` generators sharing ``timeouts`` timeouts."""
-    import random
-
-    import simpy
-
-    env = simpy.Environment()
-    rng = random.Random(0)
-
-    def proc(n: int):
-        for _ in range(n):
-            yield env.timeout(rng.expovariate(1.0))
-
-    for n in _shares(timeouts, processes):
-        env.process(proc(n))
-    started = time.perf_counter()
-    env.run()
-    return timeouts / (time.perf_counter() - started)
+def cpu() -> float:
+    """CPU seconds of this process and of its finished children (``getrusage``: microsecond resolution)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def _shares(timeouts: int, processes: int) -> list[int]:
@@ -90,61 +75,144 @@ def _shares(timeouts: int, processes: int) -> list[int]:
     return [per + (i < extra) for i in range(processes)]
 
 
-def recording_floor(timeouts: int, processes: int = 2000, repeats: int = 5) -> dict:
-    """Best over ``repeats`` runs of ``_recording_floor``: the least per-event work of this world format."""
-    runs = [_recording_floor(timeouts, processes) for _ in range(repeats)]
-    best = min(runs, key=lambda run: run["seconds"])
-    return {**best, "events_per_s": round(best["events"] / best["seconds"])}
-
-
-def _recording_floor(timeouts: int, processes: int = 2000) -> dict:
-    """The bare loop, where each timeout also records one event and one artifact version, rendered after it.
-
-    Uses the simulator's own Ledger (event rows, drafts stamped with the minute), ``render_all`` (one
-    macro call per draft) and the Event records built after the loop, with the shortest template
-    (``chat_message``, a fixed line) — what ``simulate()`` cannot do less of per event.
-    """
-    import gc
+def bare_simpy(timeouts: int, processes: int = BARE_PROCESSES) -> float:
+    """CPU seconds of a bare simpy loop: ``processes`` generators sharing ``timeouts`` timeouts."""
     import random
 
     import simpy
 
-    from simulator.artifacts import render_all
-    from simulator.calendar import BusinessCalendar
-    from simulator.config import load_config
-    from simulator.ledger import Ledger
-    from simulator.model import EntityRef
-
-    config = load_config()
     env = simpy.Environment()
-    ledger = Ledger(env, BusinessCalendar(config.start, config.days, config.calendar), random.Random(1))
     rng = random.Random(0)
-    entity = EntityRef("channel", "CH-GENERAL")
-    emit, draft = ledger.emit, ledger.draft
 
     def proc(n: int):
         for _ in range(n):
             yield env.timeout(rng.expovariate(1.0))
-            ref = draft("CH-GENERAL", "chat", "chat_message", "P-0001", entity, "#general", "chat_message",
-                        {"channel": "CH-GENERAL"}, context={"topic": "lunch"})
-            emit("chat.message_posted", ("P-0001",), "chat", entity, {"channel": "CH-GENERAL"}, (), (ref,))
 
     for n in _shares(timeouts, processes):
         env.process(proc(n))
-    collecting = gc.isenabled()
-    gc.disable()  # as simulate() does
-    try:
-        started = time.perf_counter()
-        env.run()
-        loop = time.perf_counter() - started
-        versions = render_all(ledger.drafts, {"P-0001": "Ada Lovelace"}, ledger.moment)
-        events = ledger.events
-        seconds = time.perf_counter() - started
-    finally:
-        if collecting:
-            gc.enable()
-    assert len(events) == len(versions) == timeouts
-    return {"events": len(events), "seconds": round(seconds, 4), "event_loop_seconds": round(loop, 4)}
+    started = cpu()
+    env.run()
+    return cpu() - started
+
+
+def python_pass() -> float:
+    """CPU seconds of ``python -c pass`` in a child process."""
+    started = cpu()
+    subprocess.run([sys.executable, "-c", "pass"], check=True)
+    return cpu() - started
+
+
+def read_records(world: Path) -> tuple[list[dict], list[dict], dict[str, bytes]]:
+    """The event and artifact-version records of a written world, and its other files' bytes."""
+    events = [json.loads(line) for line in (world / "events.jsonl").read_text(encoding="utf-8").splitlines()]
+    versions = [json.loads(line) for line in (world / "artifacts.jsonl").read_text(encoding="utf-8").splitlines()]
+    others = {p.name: p.read_bytes() for p in sorted(world.iterdir())
+              if p.is_file() and p.name not in ("events.jsonl", "artifacts.jsonl", "MANIFEST.json")
+              and not p.name.startswith(".")}
+    return events, versions, others
+
+
+def floor(events: list[dict], versions: list[dict], others: dict[str, bytes], out: Path) -> float:
+    """CPU seconds of the recording floor: schedule every event, build its records, write and hash them.
+
+    Written from the world format alone (canonical JSON lines, a SHA-256 manifest); it imports nothing of
+    the code it bounds. Each timeout builds its event's record and the versions due with it (the versions
+    spread evenly over the events) as fresh dicts; after the loop the records are serialised, written and
+    hashed, and the manifest is written.
+    """
+    import hashlib
+    import random
+
+    import simpy
+
+    env = simpy.Environment()
+    rng = random.Random(0)
+    n_events, n_versions = len(events), len(versions)
+    due = [0] * (n_events + 1)  # versions[due[i]:due[i + 1]] are built with event i
+    for i in range(n_events + 1):
+        due[i] = i * n_versions // n_events
+    built_events: list[dict] = []
+    built_versions: list[dict] = []
+    order = iter(range(n_events))
+
+    def proc(n: int):
+        for _ in range(n):
+            yield env.timeout(rng.expovariate(1.0))
+            i = next(order)
+            built_events.append(dict(events[i]))
+            for k in range(due[i], due[i + 1]):
+                built_versions.append(dict(versions[k]))
+
+    started = cpu()
+    for n in _shares(n_events, BARE_PROCESSES):
+        env.process(proc(n))
+    env.run()
+    dumps = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode
+    out.mkdir(parents=True, exist_ok=True)
+    files = {"events.jsonl": "".join([dumps(r) + "\n" for r in built_events]).encode(),
+             "artifacts.jsonl": "".join([dumps(r) + "\n" for r in built_versions]).encode(), **others}
+    manifest = {}
+    for name, data in sorted(files.items()):
+        (out / name).write_bytes(data)
+        manifest[name] = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    (out / "MANIFEST.json").write_text(json.dumps({"files": manifest}, indent=2, sort_keys=True) + "\n")
+    seconds = cpu() - started
+    assert len(built_events) == n_events and len(built_versions) == n_versions
+    return seconds
+
+
+def simulator_round(out: Path) -> tuple[float, int]:
+    """CPU seconds of simulating the default world and writing it to ``out``; and its event count."""
+    from simulator.config import load_config
+    from simulator.simulate import simulate
+    from simulator.world import save_world
+
+    started = cpu()
+    world = simulate(load_config())
+    save_world(world, out)
+    return cpu() - started, len(world.events)
+
+
+def default_world(repeats: int) -> dict:
+    """The interleaved rounds on the default world: simulator, floor, bare loop, ``python -c pass``."""
+    import statistics
+
+    load_before = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        cold_seconds, events = simulator_round(root / "cold")
+        records = read_records(root / "cold")
+        cold = {"simulator_cpu_s": round(cold_seconds, 3), "python_pass_cpu_s": round(python_pass(), 4)}
+        rounds = []
+        for r in range(repeats):
+            sim, _ = simulator_round(root / f"sim{r}")
+            flo = floor(*records, root / f"floor{r}")
+            bare = bare_simpy(BARE_REPEATS * events) / BARE_REPEATS
+            passed = python_pass()
+            rounds.append({"simulator_cpu_s": round(sim, 3), "floor_cpu_s": round(flo, 3),
+                           "bare_simpy_cpu_s": round(bare, 3), "python_pass_cpu_s": round(passed, 4),
+                           "simulator_events_per_cpu_s": round(events / sim),
+                           "floor_events_per_cpu_s": round(events / flo),
+                           "bare_simpy_timeouts_per_cpu_s": round(events / bare),
+                           "share_of_floor": round(flo / sim, 3)})
+    shares = [row["share_of_floor"] for row in rounds]
+
+    def median(key: str) -> float:
+        return statistics.median(row[key] for row in rounds)
+
+    return {
+        "events": events, "artifact_versions": len(records[1]), "repeats": repeats,
+        "share_of_floor": round(statistics.median(shares), 3),
+        "share_of_floor_range": [min(shares), max(shares)],
+        "simulator_events_per_cpu_s": round(median("simulator_events_per_cpu_s")),
+        "floor_events_per_cpu_s": round(median("floor_events_per_cpu_s")),
+        "bare_simpy_timeouts_per_cpu_s": round(median("bare_simpy_timeouts_per_cpu_s")),
+        "python_pass_cpu_s": round(median("python_pass_cpu_s"), 4),
+        "simulator_over_bare_simpy": round(median("bare_simpy_cpu_s") / median("simulator_cpu_s"), 3),
+        "floor_over_bare_simpy": round(median("bare_simpy_cpu_s") / median("floor_cpu_s"), 3),
+        "cold": cold, "rounds": rounds,
+        "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2),
+    }
 
 
 def peak_rss_mb() -> float:
@@ -160,53 +228,14 @@ def measure_streamed(people_factor: int, days_factor: int) -> dict:
     base = load_config()
     config = load_config(people=base.people * people_factor, days=base.days * days_factor)
     with tempfile.TemporaryDirectory() as tmp:
-        started, cpu = time.perf_counter(), time.process_time()
+        started, cpu_started = time.perf_counter(), time.process_time()
         meta = simulate_to(config, Path(tmp) / "world")
-        seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu
+        seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
     events = meta["counts"]["events"]
     return {"people": config.people, "days": config.days, "events": events,
             "artifact_versions": meta["counts"]["artifact_versions"], "seconds": round(seconds, 3),
             "cpu_seconds": round(cpu_seconds, 3), "us_per_event": round(seconds / events * 1e6, 2),
             "cpu_us_per_event": round(cpu_seconds / events * 1e6, 2), "peak_rss_mb": round(peak_rss_mb(), 1)}
-
-
-def measure(people_factor: int, days_factor: int, write: bool) -> dict:
-    """Simulate (and optionally write) one world at a multiple of the default size."""
-    from simulator.config import load_config
-    from simulator.simulate import simulate
-    from simulator.world import save_world
-
-    base = load_config()
-    config = load_config(people=base.people * people_factor, days=base.days * days_factor)
-    phases: dict[str, float] = {}
-    started, cpu = time.perf_counter(), time.process_time()
-    world = simulate(config, timings=phases)
-    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu
-    out = {"people": config.people, "days": config.days, "events": len(world.events),
-           "artifact_versions": len(world.artifacts), "seconds": round(seconds, 3),
-           "cpu_seconds": round(cpu_seconds, 3), "us_per_event": round(seconds / len(world.events) * 1e6, 2),
-           "cpu_us_per_event": round(cpu_seconds / len(world.events) * 1e6, 2),
-           "phases": {name: round(value, 3) for name, value in phases.items()}}
-    if write:
-        with tempfile.TemporaryDirectory() as tmp:
-            started, cpu = time.perf_counter(), time.process_time()
-            save_world(world, Path(tmp) / "world")
-            out["write_seconds"] = round(time.perf_counter() - started, 3)
-            out["cpu_write_seconds"] = round(time.process_time() - cpu, 3)
-    out["peak_rss_mb"] = round(peak_rss_mb(), 1)
-    return out
-
-
-def best_of(runs: list[dict]) -> dict:
-    """The first run with every timing replaced by its minimum over ``runs``."""
-    best = dict(runs[0])
-    for key in ("seconds", "cpu_seconds", "write_seconds", "cpu_write_seconds"):
-        if key in best:
-            best[key] = min(run[key] for run in runs)
-    best["phases"] = {name: min(run["phases"][name] for run in runs) for name in runs[0]["phases"]}
-    best["us_per_event"] = round(best["seconds"] / best["events"] * 1e6, 2)
-    best["peak_rss_mb"] = max(run["peak_rss_mb"] for run in runs)
-    return best
 
 
 def realism(second_seed: int = 3) -> dict:
@@ -223,7 +252,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="only the default world")
     parser.add_argument("--scales", action="store_true", help="only the 1x-64x rows (streamed worlds)")
-    parser.add_argument("--repeats", type=int, default=3, help="default-world runs; each figure is the best")
+    parser.add_argument("--repeats", type=int, default=5, help="interleaved rounds on the default world")
     parser.add_argument("--child", nargs=2, type=int, metavar=("PEOPLE_X", "DAYS_X"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -233,45 +262,7 @@ def main() -> None:
     if args.scales:
         print(json.dumps(scale_rows(), indent=2))
         return
-    runs = [measure(1, 1, write=True) for _ in range(max(1, args.repeats))]
-    default = best_of(runs)
-    bare = bare_simpy_rate(default["events"])
-    floor = recording_floor(default["events"])
-    rate = default["events"] / default["seconds"]
-    loop_rate = default["events"] / default["phases"]["event_loop"]
-    first = runs[0]
-    result = {
-        "events": default["events"],
-        "repeats": len(runs),
-        "seconds": default["seconds"],
-        "write_seconds": default.get("write_seconds"),
-        "total_seconds": round(default["seconds"] + default.get("write_seconds", 0.0), 3),
-        "cpu_seconds": default["cpu_seconds"],
-        "cpu_write_seconds": default.get("cpu_write_seconds"),
-        "events_per_s": round(rate),
-        "phases": default["phases"],
-        "bare_simpy_timeouts_per_s": round(bare),
-        "ratio": round(rate / bare, 3),
-        "event_loop_events_per_s": round(loop_rate),
-        "event_loop_ratio": round(loop_rate / bare, 3),
-        # the loop stores event rows; counting the Event records built from them after it too:
-        "event_loop_and_records_ratio": round(
-            default["events"] / (default["phases"]["event_loop"] + default["phases"].get("events", 0.0)) / bare, 3),
-        "recording_floor": {
-            **floor,
-            "ratio": round(floor["events_per_s"] / bare, 3),
-            "event_loop_ratio": round(floor["events"] / floor["event_loop_seconds"] / bare, 3),
-        },
-        "share_of_floor": round(rate / floor["events_per_s"], 3),
-        "documented_anchor": {"bare_simpy_timeouts_per_s": DOCUMENTED_BARE_RATE,
-                              "ratio": round(rate / DOCUMENTED_BARE_RATE, 3),
-                              "ratio_with_write": round(default["events"] / (default["seconds"] + default.get(
-                                  "write_seconds", 0.0)) / DOCUMENTED_BARE_RATE, 3)},
-        "first_run": {"seconds": first["seconds"], "write_seconds": first.get("write_seconds"),
-                      "total_seconds": round(first["seconds"] + first.get("write_seconds", 0.0), 3),
-                      "phases": first["phases"]},
-        "peak_rss_mb": default["peak_rss_mb"],
-    }
+    result = default_world(max(1, args.repeats))
     if not args.quick:
         result.update(scale_rows())
     result["realism"] = realism()

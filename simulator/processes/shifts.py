@@ -39,23 +39,43 @@ def _segment_end(ctx: SimContext, now: float) -> float:
     return day * DAY + bounds[bisect_right(bounds, now - day * DAY + EPSILON)]
 
 
-def at_work_now(ctx: SimContext, key: str, people: list[str]) -> list[str]:
-    """The members of ``people`` at work now (their office open, not on leave), cached until the next boundary."""
-    end = _segment_end(ctx, ctx.now)
+def at_work_now(ctx: SimContext, key: str, people: list[str], end: float | None = None) -> list[str]:
+    """The members of ``people`` at work now (their office open, not on leave), cached until the next boundary.
+
+    ``end``: the current segment's end, if the caller has it already.
+    """
+    if end is None:
+        end = _segment_end(ctx, ctx.now)
     cached = ctx.shared.get(("at-work", key))
     if cached is not None and cached[0] == end and cached[1] is people:
         return cached[2]
     probe = ctx.now + EPSILON  # the segment's state, also when now lies a float's width short of its start
     day = int(probe // DAY)
     people_of, leave = ctx.org.people, ctx.leave
+    open_offices = _open_offices(ctx, end, probe)
     working = []
     for p in people:
-        away = leave.get(p)
-        if people_of[p].left_at is None and not (away is not None and away[0] <= day <= away[1]) \
-                and ctx.calendar_of(p).is_open(probe):
-            working.append(p)
+        person = people_of[p]
+        if person.left_at is None and open_offices.get(person.office, open_offices[None]):
+            away = leave.get(p)
+            if away is None or not away[0] <= day <= away[1]:
+                working.append(p)
     ctx.shared[("at-work", key)] = (end, people, working)
     return working
+
+
+def _open_offices(ctx: SimContext, end: float, probe: float) -> dict[str | None, bool]:
+    """Whether each office (``None``: the company calendar) is open in the segment ending at ``end``.
+
+    Offices open and close only at the segment boundaries, so one look per office serves the whole segment.
+    """
+    cached = ctx.shared.get(("open-offices",))
+    if cached is not None and cached[0] == end:
+        return cached[1]
+    found: dict[str | None, bool] = {office: calendar.is_open(probe) for office, calendar in ctx.calendars.items()}
+    found[None] = ctx.calendar.is_open(probe)
+    ctx.shared[("open-offices",)] = (end, found)
+    return found
 
 
 def next_at_work(ctx: SimContext, key: str, group: Callable[[], list[str]], per_day: float,
@@ -69,8 +89,8 @@ def next_at_work(ctx: SimContext, key: str, group: Callable[[], list[str]], per_
     while True:
         now = ctx.now
         people = group()
-        working = at_work_now(ctx, key, people) if people else []
         boundary = _segment_end(ctx, now)
+        working = at_work_now(ctx, key, people, boundary) if people else []
         if not working or per_day <= 0:
             yield ctx.until(boundary)
             continue

@@ -104,18 +104,21 @@ class Grammar:
         self.pools, self.words = before
 
     def _expand(self, parts: tuple, rng: Rng, out: list[str]) -> None:
-        pools = self.pools
+        pools, append = self.pools, out.append
         for part in parts:
             if part.__class__ is str:
-                out.append(part)
-            elif part[0] == "ref":
-                rules = pools[part[1]]
-                self._expand(rules[int(rng.random() * len(rules))], rng, out)
-            elif part[0] == "word":
-                out.append(self.words[part[1]])
-            else:
-                choices = part[1]
-                self._expand(choices[int(rng.random() * len(choices))], rng, out)
+                append(part)
+                continue
+            tag = part[0]
+            if tag == "word":
+                append(self.words[part[1]])
+                continue
+            choices = pools[part[1]] if tag == "ref" else part[1]
+            chosen = choices[int(rng.random() * len(choices))]
+            if len(chosen) == 1 and chosen[0].__class__ is str:  # a plain phrase: no need to descend
+                append(chosen[0])
+            elif chosen:
+                self._expand(chosen, rng, out)
 
     def pool(self, name: str, rng: Rng) -> str:
         """One expanded rule of pool ``name``."""
