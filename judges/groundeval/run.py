@@ -24,6 +24,7 @@ from typing import Any, Callable
 from benchmark_builders.groundeval.contracts import TRACKS, Contract
 from judges.groundeval.agents import AGENTS, BUILTIN_AGENTS, make_leaky, make_oracle
 from judges.groundeval.context import DEFAULT_BUDGET, build_context, check_citations
+from judges.groundeval.corpus_store import DEFAULT_CACHE, open_corpus
 from judges.groundeval.runtime import Corpus, GatedRuntime
 from judges.groundeval.question_score import QuestionScore, summarize
 from judges.groundeval.scoring import CompiledTruth, score_question, unanswered, unknown_question
@@ -224,19 +225,22 @@ def _answer_with_model(sessions: _Sessions, contracts: list[Contract], spec: str
 
 
 def score_submissions(suite: Path, submissions: list[Submission], *, answered_only: bool = False,
-                      corpus: Corpus | None = None) -> tuple[list[QuestionScore], dict[str, Any]]:
+                      corpus: Corpus | None = None, index_cache: Path | None = DEFAULT_CACHE
+                      ) -> tuple[list[QuestionScore], dict[str, Any]]:
     """Score every suite question for each (agent, mode) present; unknown ids and missing answers score 0.
 
     Every call's gate outcome is re-derived from the suite's corpus and policy for the contract's actor and
     as_of (``judges.groundeval.verify``) and scored as re-derived; the claims stay in the diagnostics.
     With ``answered_only`` the questions an agent did not answer are left out (e.g. a few contracts over MCP).
-    ``corpus`` may be passed in when it is the suite's own (it is built from ``world/`` otherwise).
+    ``corpus`` may be passed in when it is the suite's own; otherwise the suite's index is loaded from
+    ``index_cache`` (built from ``world/``'s artifacts and policy and kept there the first time;
+    ``judges.groundeval.corpus_store``).
     """
     suite = Path(suite)
     truths = {qid: CompiledTruth.of(t) for qid, t in load_truth(suite).items()}
     contracts = {c.question_id: c for c in load_suite(suite)[1]}
     if corpus is None:
-        corpus = Corpus(load_corpus_world(suite))
+        corpus = open_corpus(suite, index_cache)
     verifiers: dict[tuple[str, Any], TraceVerifier] = {}
     order = {t: i for i, t in enumerate(TRACKS)}
     groups: dict[tuple[str, str], dict[Any, Submission]] = defaultdict(dict)
@@ -290,10 +294,11 @@ def score_submissions(suite: Path, submissions: list[Submission], *, answered_on
 
 
 def score_run(suite: Path, answers: Path, out: Path, *, answered_only: bool = False,
-              corpus: Corpus | None = None) -> dict[str, Any]:
+              corpus: Corpus | None = None, index_cache: Path | None = DEFAULT_CACHE) -> dict[str, Any]:
     """Score answers (a run directory or JSONL) against a suite; write questions.jsonl and summary.json."""
     submissions, notes = load_submissions(answers)
-    rows, summary = score_submissions(Path(suite), submissions, answered_only=answered_only, corpus=corpus)
+    rows, summary = score_submissions(Path(suite), submissions, answered_only=answered_only, corpus=corpus,
+                                      index_cache=index_cache)
     with staged_directory(Path(out)) as tmp:
         write_jsonl(tmp / "questions.jsonl", (row.to_json() for row in rows))
         write_json(tmp / "summary.json", {"suite": str(suite), "answers": str(answers), "unreadable_lines": notes,

@@ -24,7 +24,7 @@ import time
 from bisect import bisect_right
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol, Sequence
 
 import numpy as np
 
@@ -33,8 +33,7 @@ from judges.groundeval.call_args import (
 )
 from orgbench.core.clock import UTC, format_ts
 from simulator.model import ArtifactVersion, EntityRef
-from simulator.policy import ACTOR, GATES, HORIZON, SUBSYSTEM
-from simulator.world import World
+from simulator.policy import ACTOR, GATES, HORIZON, SUBSYSTEM, AccessPolicy
 
 K1, B = 1.2, 0.75
 SNIPPET = 200
@@ -64,13 +63,71 @@ def not_found(requested: str) -> dict[str, Any]:
     return {"error": "not_found", "message": f"no artifact {requested!r} is available"}
 
 
+class Served(Protocol):
+    """What a corpus is built from: a world's artifact versions and access policy (a ``World`` serves)."""
+
+    @property
+    def artifacts(self) -> Sequence[ArtifactVersion]: ...
+
+    @property
+    def policy(self) -> AccessPolicy: ...
+
+
+class Postings:
+    """Every term's posting list in one compressed-sparse-row layout: a version column and a count column.
+
+    The versions holding term ``t`` (ascending) are ``docs[offsets[k]:offsets[k + 1]]`` with ``k = terms[t]``,
+    and ``tf`` holds how often ``t`` occurs in each; three flat arrays that can be saved and memory-mapped.
+    """
+
+    __slots__ = ("terms", "offsets", "docs", "tf")
+
+    def __init__(self, terms: dict[str, int], offsets: np.ndarray, docs: np.ndarray, tf: np.ndarray) -> None:
+        self.terms, self.offsets, self.docs, self.tf = terms, offsets, docs, tf
+
+    @classmethod
+    def build(cls, token_lists: list[list[str]]) -> Postings:
+        """The postings of documents 0, 1, … given as their token lists."""
+        terms: dict[str, int] = {}
+        term_of, doc_of, count_of = [], [], []
+        for doc, tokens in enumerate(token_lists):
+            counts: dict[str, int] = {}
+            for token in tokens:
+                counts[token] = counts.get(token, 0) + 1
+            for token, count in counts.items():
+                k = terms.get(token)
+                if k is None:
+                    k = terms[token] = len(terms)
+                term_of.append(k)
+                doc_of.append(doc)
+                count_of.append(count)
+        term_ids = np.array(term_of, dtype=np.int64)
+        order = np.argsort(term_ids, kind="stable")        # by term, each term's versions still ascending
+        offsets = np.zeros(len(terms) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(term_ids, minlength=len(terms)), out=offsets[1:])
+        tf = np.array(count_of, dtype=np.int64)[order]
+        tf_type = np.uint16 if not len(tf) or tf.max() <= np.iinfo(np.uint16).max else np.uint32
+        return cls(terms, offsets, np.array(doc_of, dtype=np.int32)[order], tf.astype(tf_type))
+
+    def get(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
+        """The versions holding ``term`` and its count in each (a view), or None."""
+        k = self.terms.get(term)
+        if k is None:
+            return None
+        start, end = int(self.offsets[k]), int(self.offsets[k + 1])
+        return self.docs[start:end], self.tf[start:end]
+
+    def __len__(self) -> int:
+        return len(self.terms)
+
+
 class Corpus:
     """Every artifact version of a world, indexed once for gated search and fetch."""
 
-    def __init__(self, world: World) -> None:
+    def __init__(self, world: Served) -> None:
         self.policy = world.policy
         docs = sorted(world.artifacts, key=lambda v: (v.artifact_id, v.version))
-        self.docs: list[ArtifactVersion] = docs
+        self.docs: Sequence[ArtifactVersion] = docs
         n = len(docs)
         self.refs = {v.ref: i for i, v in enumerate(docs)}
         self.by_id: dict[str, list[int]] = {}
@@ -82,8 +139,6 @@ class Corpus:
             for a, b in zip(indices, indices[1:]):
                 nxt[a] = self.created[b]
         self.next_created = nxt
-        self._created = self.created.tolist()          # plain ints: resolve and current_at run per scored call
-        self._next_created = nxt.tolist()
         self.subsystems = sorted({v.subsystem for v in docs})
         code = {s: i for i, s in enumerate(self.subsystems)}
         self.subsystem_code = np.fromiter((code[v.subsystem] for v in docs), dtype=np.int16, count=n)
@@ -91,8 +146,6 @@ class Corpus:
         space_code = {s: i for i, s in enumerate(self.spaces)}
         self.space_code = np.fromiter((-1 if v.acl.space is None else space_code[v.acl.space] for v in docs),
                                       dtype=np.int32, count=n)
-        self._subsystem_at = self.subsystem_code.astype(np.intp)   # lookup-table indices (intp: the fast gather)
-        self._space_at = self.space_code.astype(np.intp)
         audience_docs, by_audience, by_participant = [], {}, {}
         for i, v in enumerate(docs):
             if v.acl.audience is not None:
@@ -106,18 +159,22 @@ class Corpus:
         self.open_to_all[self.audience_docs] = False
         self.by_audience = {a: np.array(x, dtype=np.int64) for a, x in by_audience.items()}
         self.by_participant = {a: np.array(x, dtype=np.int64) for a, x in by_participant.items()}
-        postings: dict[str, dict[int, int]] = {}
         lengths = np.zeros(n, dtype=np.float64)
+        token_lists = []
         for i, v in enumerate(docs):
             tokens = tokenize(f"{v.artifact_id} {v.title} {v.body} {v.created_at.date().isoformat()}")
             lengths[i] = len(tokens)
-            for token in tokens:
-                row = postings.setdefault(token, {})
-                row[i] = row.get(i, 0) + 1
+            token_lists.append(tokens)
         self.lengths = lengths
-        self.postings = {t: (np.fromiter(row.keys(), dtype=np.int64, count=len(row)),
-                             np.fromiter(row.values(), dtype=np.float64, count=len(row)))
-                         for t, row in postings.items()}
+        self.postings = Postings.build(token_lists)
+        self.derive_lookups()
+
+    def derive_lookups(self) -> None:
+        """The lookup forms of the columns (worked out again when a saved corpus is loaded)."""
+        self._created = self.created.tolist()          # plain ints: resolve and current_at run per scored call
+        self._next_created = self.next_created.tolist()
+        self._subsystem_at = self.subsystem_code.astype(np.intp)   # lookup-table indices (intp: the fast gather)
+        self._space_at = self.space_code.astype(np.intp)
 
     def resolve(self, requested: str, moment: datetime) -> int | None:
         """The index of ``ID@N``, or of ``ID``'s version current at ``moment`` (its first if none was yet); None if unknown."""
@@ -295,7 +352,7 @@ class GatedRuntime:
             if keep is not None:
                 docs = docs[keep]
                 if len(docs):
-                    tf = tf[keep]
+                    tf = tf[keep].astype(np.float64)
                     if df is None:
                         df = len(docs)
                     idf = math.log(1.0 + (self._n - df + 0.5) / (df + 0.5))
@@ -365,4 +422,5 @@ class GatedRuntime:
         return [c.to_json() for c in self.calls]
 
 
-__all__ = ["ACTOR", "HORIZON", "MAX_LIMIT", "SUBSYSTEM", "CallRecord", "Corpus", "GatedRuntime", "not_found", "tokenize"]
+__all__ = ["ACTOR", "HORIZON", "MAX_LIMIT", "SUBSYSTEM", "CallRecord", "Corpus", "GatedRuntime", "Postings", "not_found",
+           "tokenize"]

@@ -125,7 +125,7 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
             for mode in MODES:
                 run = _run_stage(work, seed, suite, spec, mode, options.fresh, shared, options.base_url)
                 submissions.extend(load_submissions(run)[0])
-        rows, _ = score_submissions(suite, submissions, corpus=shared.get("corpus"))
+        rows, _ = score_submissions(suite, submissions, corpus=shared.get("corpus"), index_cache=work / "index")
         all_rows.extend(SeededScore(seed, r) for r in rows)
         contracts = {c.question_id: c for c in load_suite(suite)[1]}
         answers = {(s.question_id, s.agent, s.mode): s.answer for s in submissions}

@@ -1,0 +1,189 @@
+"""A suite's search index, built once and kept on disk: what scoring and the runtime load instead of the world.
+
+``open_corpus(suite)`` returns the suite's ``Corpus``. It is built from
+``world/artifacts.jsonl`` and ``world/policy.json`` alone (never the event log
+or the graph) and saved under ``cache/<key>/``, where the key is the SHA-256
+of ``FORMAT_VERSION`` and those two files' bytes; the next call with the same
+suite content (any path) loads it instead: the numeric columns and the
+postings as ``.npy`` files, memory-mapped, and the versions (as rows of plain
+values, made into records when first read), the access policy and the small
+tables in one pickle. A change to either file, or
+to the index layout (bump ``FORMAT_VERSION``), gives a new key. The cache is
+written into a staged directory and renamed into place, so a half-written
+one is never read; one that cannot be read is rebuilt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence, overload
+
+import numpy as np
+
+from judges.groundeval.runtime import Corpus, Postings
+from orgbench.core.errors import InputError
+from orgbench.core.jsonl import iter_jsonl
+from orgbench.core.storage import read_json, staged_directory
+from simulator.model import Acl, ArtifactVersion, EntityRef
+from simulator.policy import AccessPolicy
+
+#: Bump when the saved layout or anything the index is built from (tokenizer, columns) changes.
+FORMAT_VERSION = 1
+#: Where ``open_corpus`` keeps indexes unless told otherwise (relative to the working directory).
+DEFAULT_CACHE = Path("build") / "groundeval-index"
+_RECORDS = "records.pickle"
+
+
+@dataclass(frozen=True)
+class ServedWorld:
+    """The part of a world the runtime serves: its artifact versions and access policy."""
+
+    artifacts: tuple[ArtifactVersion, ...]
+    policy: AccessPolicy
+
+
+def corpus_key(suite: Path) -> str:
+    """The cache key of a suite's index: its world's artifacts and policy, and the index format."""
+    digest = hashlib.sha256(f"groundeval-index {FORMAT_VERSION}\n".encode())
+    for name in ("artifacts.jsonl", "policy.json"):
+        path = Path(suite) / "world" / name
+        if not path.is_file():
+            raise InputError(f"{path}: file not found (a GroundEval suite keeps its world under world/)")
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def load_served_world(suite: Path) -> ServedWorld:
+    """The suite's artifact versions and access policy, read without the event log."""
+    world = Path(suite) / "world"
+    path = world / "artifacts.jsonl"
+    versions = []
+    for number, obj in iter_jsonl(path):
+        try:
+            versions.append(ArtifactVersion.from_json(obj))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise InputError(f"{path}:{number}: bad or missing field {exc}") from None
+    try:
+        policy = AccessPolicy.from_json(read_json(world / "policy.json"))
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise InputError(f"{world / 'policy.json'}: bad or missing field {exc}") from None
+    return ServedWorld(tuple(versions), policy)
+
+
+def open_corpus(suite: Path, cache: Path | None = DEFAULT_CACHE) -> Corpus:
+    """The suite's index: loaded from ``cache`` when built before, else built and saved there (``None``: not kept)."""
+    if cache is None:
+        return Corpus(load_served_world(suite))
+    where = Path(cache) / corpus_key(suite)
+    if (where / _RECORDS).is_file():
+        try:
+            return load_corpus(where)
+        except (OSError, ValueError, EOFError, KeyError, pickle.UnpicklingError):
+            pass   # unreadable (e.g. written by another numpy): rebuilt below
+    corpus = Corpus(load_served_world(suite))
+    try:
+        save_corpus(corpus, where)
+    except OSError:
+        pass       # a read-only or full disk: scoring goes on without keeping the index
+    return corpus
+
+
+def save_corpus(corpus: Corpus, where: Path) -> None:
+    """Write ``corpus`` to the directory ``where`` (staged, then renamed into place)."""
+    arrays, objects = corpus_state(corpus)
+    with staged_directory(Path(where)) as tmp:
+        for name, array in arrays.items():
+            np.save(tmp / f"{name}.npy", np.ascontiguousarray(array), allow_pickle=False)
+        (tmp / _RECORDS).write_bytes(pickle.dumps(objects, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def load_corpus(where: Path) -> Corpus:
+    """A corpus saved by ``save_corpus``; its columns and postings memory-mapped."""
+    where = Path(where)
+    objects = pickle.loads((where / _RECORDS).read_bytes())
+    if objects.get("format") != FORMAT_VERSION:
+        raise ValueError(f"{where}: index format {objects.get('format')!r}, expected {FORMAT_VERSION}")
+    # plain ndarray views of the mapped files: slicing a np.memmap runs Python code on every slice
+    arrays = {name: np.load(where / f"{name}.npy", mmap_mode="r", allow_pickle=False).view(np.ndarray)
+              for name in objects["arrays"]}
+    return corpus_from_state(arrays, objects)
+
+
+class VersionTable(Sequence[ArtifactVersion]):
+    """The corpus's versions, kept as rows of plain values and made into records when first read.
+
+    Scoring reads a few thousand of tens of thousands of versions (the ids calls name), so building every
+    record on load would cost more than the scoring itself.
+    """
+
+    def __init__(self, rows: list[tuple]) -> None:
+        self._rows = rows
+        self._made: dict[int, ArtifactVersion] = {}
+
+    @staticmethod
+    def row(v: ArtifactVersion) -> tuple:
+        """One version as plain values (what is pickled)."""
+        acl = v.acl
+        return (v.artifact_id, v.version, v.subsystem, v.kind, v.created_at, v.author, v.entity.kind, v.entity.id,
+                v.title, v.body, dict(v.facts), acl.space, acl.audience, acl.participants)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    @overload
+    def __getitem__(self, index: int) -> ArtifactVersion: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[ArtifactVersion]: ...
+
+    def __getitem__(self, index: int | slice) -> ArtifactVersion | list[ArtifactVersion]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self._rows)))]
+        made = self._made.get(index)
+        if made is None:
+            (artifact_id, version, subsystem, kind, created_at, author, entity_kind, entity_id, title, body, facts,
+             space, audience, participants) = self._rows[index]
+            made = ArtifactVersion(artifact_id, version, subsystem, kind, created_at, author,
+                                   EntityRef(entity_kind, entity_id), title, body, facts,
+                                   Acl(space, audience, participants))
+            self._made[index if index >= 0 else index + len(self._rows)] = made
+        return made
+
+
+_COLUMNS = ("created", "next_created", "subsystem_code", "space_code", "audience_docs", "open_to_all", "lengths")
+_TABLES = ("policy", "docs", "refs", "by_id", "subsystems", "spaces", "by_audience", "by_participant")
+
+
+def corpus_state(corpus: Corpus) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The corpus as flat arrays (columns and postings) and the objects that are not arrays."""
+    arrays = {name: getattr(corpus, name) for name in _COLUMNS}
+    postings = corpus.postings
+    arrays.update(postings_offsets=postings.offsets, postings_docs=postings.docs, postings_tf=postings.tf)
+    objects = {name: getattr(corpus, name) for name in _TABLES}
+    objects["docs"] = [VersionTable.row(v) for v in corpus.docs]
+    objects.update(format=FORMAT_VERSION, arrays=sorted(arrays), terms=list(postings.terms))
+    return arrays, objects
+
+
+def corpus_from_state(arrays: dict[str, np.ndarray], objects: dict[str, Any]) -> Corpus:
+    """The corpus ``corpus_state`` described (the derived lookup columns worked out again)."""
+    corpus = Corpus.__new__(Corpus)
+    for name in _TABLES:
+        setattr(corpus, name, objects[name])
+    corpus.docs = VersionTable(objects["docs"])
+    for name in _COLUMNS:
+        setattr(corpus, name, arrays[name])
+    corpus.postings = Postings({term: k for k, term in enumerate(objects["terms"])}, arrays["postings_offsets"],
+                               arrays["postings_docs"], arrays["postings_tf"])
+    corpus.derive_lookups()
+    return corpus
+
+
+__all__ = ["DEFAULT_CACHE", "FORMAT_VERSION", "ServedWorld", "VersionTable", "corpus_key", "load_corpus", "load_served_world",
+           "open_corpus", "save_corpus"]
