@@ -11,19 +11,26 @@
   and as_of — then score), each repetition with fresh caches; plus the share of the full path spent
   re-deriving. The machine is shared and noisy: each figure is the best of several equal repeats, printed
   with the spread (slowest and median repeat);
+- ``cold_scoring``: ``score_submissions`` in fresh processes on every built-in agent's runs in both modes,
+  with the suite's index built (an empty cache) and kept (``bench_cold_scoring``), beside ``python -c pass``
+  and ``orgbench score groundeval --help``, in interleaved rounds (CPU time, children counted);
 - ``search``: p50/p99 latency of ``search_artifacts`` (gates included: each query runs in a session for a
   random actor and moment) on a synthetic world with ≥ 100,000 artifact versions, plus fetch latency and
   the one-off cost of indexing and of opening a session.
 
-Usage: ``python benchmarks/bench_groundeval.py [--quick] [--only build|scoring|search ...]``.
+Usage: ``python benchmarks/bench_groundeval.py [--quick] [--only build|scoring|cold-scoring|search ...]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
+import resource
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -143,6 +150,84 @@ def _rates(times: tuple[list[float], list[float]], n: int) -> dict:
             "questions_per_cpu_s_median": round(statistics.median(n / max(s, 1e-9) for s in cpu))}
 
 
+def _cpu(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+def score_child(suite: Path, runs: Path, cache: Path) -> dict:
+    """In a fresh process: import, read every run's answers, then ``score_submissions`` (CPU seconds of each)."""
+    started = _cpu(resource.RUSAGE_SELF)
+    from judges.groundeval.run import score_submissions
+    from judges.groundeval.traces import load_submissions
+
+    imported = _cpu(resource.RUSAGE_SELF)
+    submissions = [s for run in sorted(runs.iterdir()) for s in load_submissions(run)[0]]
+    loaded = _cpu(resource.RUSAGE_SELF)
+    rows, _ = score_submissions(suite, submissions, index_cache=cache)
+    scored = _cpu(resource.RUSAGE_SELF)
+    return {"questions": len(rows), "import_cpu_s": round(imported - started, 4),
+            "load_submissions_cpu_s": round(loaded - imported, 4), "score_cpu_s": round(scored - loaded, 4),
+            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+
+
+def _child(args: list[str]) -> tuple[float, str]:
+    """CPU seconds of a child process (``RUSAGE_CHILDREN``) and its stdout."""
+    started = _cpu(resource.RUSAGE_CHILDREN)
+    proc = subprocess.run([sys.executable, *args], capture_output=True, text=True, check=True)
+    return _cpu(resource.RUSAGE_CHILDREN) - started, proc.stdout
+
+
+def bench_cold_scoring(world, repeats: int) -> dict:
+    """``score_submissions`` in fresh processes on every built-in agent's runs in both modes (one default world).
+
+    Each round, interleaved: a process whose index cache is empty (it builds the index from the suite's
+    artifacts and keeps it), a process that finds it kept (a fresh process: nothing in memory), ``python -c
+    pass`` and ``python -m orgbench score groundeval --help`` (the CLI's fixed start-up). Questions per CPU-second
+    count ``score_submissions`` only (load and index included; interpreter start, imports and reading the
+    answers are printed apart). The median of the rounds, and each round.
+    """
+    from benchmark_builders.groundeval.build import build_suite
+    from judges.groundeval.run import run_agent
+    from judges.groundeval.runtime import Corpus
+    from orgbench.studies.groundeval import AGENTS, MODES
+
+    rounds = []
+    load_before = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        suite, runs = root / "suite", root / "runs"
+        build_suite(suite, world=world, name="bench")
+        corpus = Corpus(world)
+        for agent in AGENTS:
+            for mode in MODES:
+                run_agent(suite, agent, mode, runs / f"{agent}-{mode}", record_latency=False, corpus=corpus,
+                          world=world)
+        me = [str(Path(__file__).resolve()), "--score-child", str(suite), str(runs)]
+        for r in range(repeats):
+            cold_cpu, cold = _child(me + [str(root / f"cache-{r}")])
+            warm_cpu, warm = _child(me + [str(root / f"cache-{r}")])
+            pass_cpu, _ = _child(["-c", "pass"])
+            help_cpu, _ = _child(["-m", "orgbench", "score", "groundeval", "--help"])
+            built, kept = json.loads(cold), json.loads(warm)
+            rounds.append({"index_built": built, "index_kept": kept,
+                           "index_built_questions_per_cpu_s": round(built["questions"] / built["score_cpu_s"]),
+                           "index_kept_questions_per_cpu_s": round(kept["questions"] / kept["score_cpu_s"]),
+                           "index_built_process_cpu_s": round(cold_cpu, 3), "index_kept_process_cpu_s": round(warm_cpu, 3),
+                           "python_pass_cpu_s": round(pass_cpu, 4), "cli_help_cpu_s": round(help_cpu, 4)})
+
+    def median(key: str) -> float:
+        return statistics.median(row[key] for row in rounds)
+
+    return {"agents": list(AGENTS), "modes": list(MODES), "questions": rounds[0]["index_kept"]["questions"],
+            "repeats": repeats,
+            "index_built_questions_per_cpu_s": round(median("index_built_questions_per_cpu_s")),
+            "index_kept_questions_per_cpu_s": round(median("index_kept_questions_per_cpu_s")),
+            "python_pass_cpu_s": round(median("python_pass_cpu_s"), 4),
+            "cli_help_cpu_s": round(median("cli_help_cpu_s"), 4), "rounds": rounds,
+            "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2)}
+
+
 def bench_search(target_versions: int, queries: int, seed: int = 1) -> dict:
     from benchmark_builders.groundeval.synthetic import synthetic_world
     from judges.groundeval.runtime import Corpus, GatedRuntime, tokenize
@@ -202,10 +287,15 @@ def main() -> None:
     """Run the three measurements and print one JSON object."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="Fewer repetitions (a smoke run).")
-    parser.add_argument("--only", choices=("build", "scoring", "search"), action="append",
-                        help="Run only this measurement (repeatable); all three by default.")
+    parser.add_argument("--only", choices=("build", "scoring", "cold-scoring", "search"), action="append",
+                        help="Run only this measurement (repeatable); all of them by default.")
+    parser.add_argument("--repeats", type=int, default=3, help="rounds of cold-scoring")
+    parser.add_argument("--score-child", nargs=3, type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    only = set(args.only or ("build", "scoring", "search"))
+    if args.score_child:
+        print(json.dumps(score_child(*args.score_child)))
+        return
+    only = set(args.only or ("build", "scoring", "cold-scoring", "search"))
     from simulator.config import load_config
     from simulator.simulate import simulate
 
@@ -215,6 +305,8 @@ def main() -> None:
         result["build"] = bench_build(world)
     if "scoring" in only:
         result["scoring"] = bench_scoring(world, 50 if args.quick else 400)
+    if "cold-scoring" in only:
+        result["cold_scoring"] = bench_cold_scoring(world, max(1, args.repeats))
     if "search" in only:
         result["search"] = bench_search(100_000, 400 if args.quick else 4000)
     result["goals"] = {"scoring_questions_per_s": 85_000, "search_p50_ms": 5, "search_p99_ms": 20,
