@@ -4,8 +4,10 @@ Each stage's record is checked on its own -- present, finished with return
 code 0, under the build's controls, chained to its predecessor's products,
 the build's ``source:*`` materials, every listed file still hashing as
 recorded (and, with the suite, the suite's files as recorded) -- then the
-in-toto chain is verified with the ``in-toto`` library. Every check is one
-JUnit test case named by the link it is about, so a failure names the link.
+in-toto chain is verified with the ``in-toto`` library against the trusted key
+(``trust.Trust``: the user's, or the workspace's own -- accidents only), its
+inspection comparing every file on disk with the signed links. Every check is
+one JUnit test case named by the link it is about, so a failure names the link.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from judges.assurance.intoto import verify_chain
 from judges.assurance.manifest import exact_sha256, read_record, record_path
 from judges.assurance.pipeline import STEPS
 from judges.assurance.source import SourceSnapshot
+from judges.assurance.trust import Trust
 from judges.assurance.workspace import Workspace
 from orgbench.core.errors import InputError
 
@@ -71,18 +74,22 @@ def _record_cases(work: Path, source: Path | None) -> list[AuditCase]:
         current = SourceSnapshot.read(source).materials(exact_sha256)
         recorded = {k: v for k, v in records["build"].materials.items() if k.startswith("source:")}
         odd = sorted(k for k in set(current) | set(recorded) if current.get(k) != recorded.get(k))
-        out.append(AuditCase("records/build.link.json", "source-unchanged",
+        out.append(AuditCase(str(record_path(work, "build").relative_to(work)), "source-unchanged",
                              f"{odd[0]} no longer hashes as recorded ({source})" if odd else ""))
     return out
 
 
-def audit_chain(work: Path, source: Path | None = None) -> list[AuditCase]:
-    """Every check of a workspace's chain, records first, then in-toto's verification."""
+#: Checks signed by the trusted key: their failure is tampering (``assure verify`` exits 4).
+SIGNED_CHECKS = ("in-toto-verify",)
+
+
+def audit_chain(work: Path, trust: Trust, source: Path | None = None) -> list[AuditCase]:
+    """Every check of a workspace's chain, records first, then in-toto's verification against ``trust``."""
     work = Path(work)
     if not (work / "records").is_dir():
         raise InputError(f"{work}: no records/ folder (not a pipeline workspace)")
     cases = _record_cases(work, source)
-    cases.append(AuditCase("in-toto/root.layout", "in-toto-verify", verify_chain(work)))
+    cases.append(AuditCase("in-toto/root.layout", "in-toto-verify", verify_chain(work, trust)))
     return cases
 
 

@@ -4,20 +4,28 @@ Under P2 dispatch admits exactly the scripts emission wrote (unchanged), exactly
 (tied to it by name and hash, with the run's draws), and every staged packet matching its build and
 staging hashes; it then reads each packet, verifies that buffer's SHA-256 and hands that same ``bytes``
 object to the backend. Split from ``pipeline`` (which re-exports ``dispatch``) to keep modules small.
-Dispatch resumes: each answer is journaled beside the workspace (``judges.journal``, bound to the judge and
-every buffer handed), so a rerun of the stage over the same buffers asks the judge only what it has not answered.
+Immediately before handing, the buffers are held to what the signed chain and the source vouch for
+(``vouch``: ``signed-chain`` when the chain is signed, ``packet-rederived`` under P2+).
+Dispatch resumes: each answer is journaled in the workspace (``journal/dispatch.jsonl``, ``judges.journal``,
+bound to the judge and every buffer handed, each line signed with the chain's key), so a rerun of the stage
+over the same buffers asks the judge only what it has not answered; a journal that does not verify is set
+aside (``journal/dispatch.refused.jsonl``) and the work redone. The journal is kept as a signed material of
+the dispatch step.
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from judges.assurance.checks import Finding
+from judges.assurance.disk_check import job_specs
 from judges.assurance.manifest import StepRecord, exact_sha256
 from judges.assurance.pipeline import (PipelineConfig, StageRefused, StageResult, _finish, _open_stage,
                                        _read_manifest, _write_stage)
+from judges.assurance.trust import ChainTampered
+from judges.assurance.vouch import check_rederived, check_signed_chain, default_journal, journal_problem, sign_row
 from judges.assurance.workspace import Workspace
 from judges.backends import FatalBackendError
 from judges.backends.base import BackendError, GenerationParams, JudgeBackend, JudgeRequest, Message
@@ -106,18 +114,24 @@ class Answer:
 
 
 def dispatch_journal(cfg: PipelineConfig, backend: JudgeBackend, handed: list[tuple[dict, int, bytes]]) -> Journal:
-    """The dispatch journal (``cfg.journal``, else beside the workspace), bound to the judge, controls, draws and
-    every handed buffer."""
-    path = cfg.journal or cfg.work.parent / f".{cfg.work.name}.dispatch.journal.jsonl"
+    """The dispatch journal (``cfg.journal``, else ``journal/dispatch.jsonl`` in the workspace), bound to the judge,
+    controls, draws, every handed buffer and (when the chain is signed) the signer; a signed chain's journal that
+    does not verify against its key is set aside, so the work is redone."""
+    path = cfg.journal or default_journal(cfg.work)
     buffers = [[job["job_id"], draw, exact_sha256(data)] for job, draw, data in handed]
     header = {"journal": 1, "stage": "dispatch", "judge": backend.name, "backend": backend.identity(),
               "controls": cfg.controls.level, "handed_sha256": exact_sha256(dumps(buffers).encode("utf-8"))}
+    if cfg.key is not None:
+        header["signer"] = cfg.key.keyid
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if cfg.key is not None and path.is_file() and journal_problem(path, cfg.key.trust, header):
+        path.replace(path.with_name(path.stem + ".refused.jsonl"))     # kept as evidence, never resumed from
     return Journal(path, key=lambda row, number: (row["job_id"], row["draw"]), header=header,
                    resumable=lambda row: row.get("error") is None, restart_on_other_header=True)
 
 
 async def _judge_all(backend: JudgeBackend, handed: list[tuple[dict, int, bytes]], concurrency: int,
-                     journal: Journal) -> list[Answer]:
+                     journal: Journal, sign: Callable[[dict], dict] = lambda row: row) -> list[Answer]:
     """Hand every buffer not answered in ``journal`` to the backend (at most ``concurrency`` at once, in order)."""
     system = Message("system", JUDGE_INSTRUCTIONS)
     done, appender = journal.open()
@@ -137,8 +151,8 @@ async def _judge_all(backend: JudgeBackend, handed: list[tuple[dict, int, bytes]
                 answers[i] = Answer(None, str(exc))
             else:
                 answers[i] = Answer(response.text)
-            appender.add({"job_id": job["job_id"], "draw": draw, "response": answers[i].text,
-                          "error": answers[i].error}, flush=True)   # finished work survives an interruption
+            appender.add(sign({"job_id": job["job_id"], "draw": draw, "response": answers[i].text,
+                               "error": answers[i].error}), flush=True)   # finished work survives an interruption
 
     try:
         await gather_then_close([worker() for _ in range(max(1, min(concurrency, len(handed))))], backend)
@@ -164,6 +178,7 @@ def dispatch(cfg: PipelineConfig, backend: JudgeBackend, *, concurrency: int = 6
     handed: list[tuple[dict, int, bytes]] = []
     failed: list[Finding] = []
     reader = Workspace(cfg.work, cfg.hasher)             # a fresh read, after every earlier check
+    read_jobs: list[tuple[str, bytes]] = []
     for job in jobs:
         data = reader.read(job["packet"])                # read now, verify this buffer, hand this buffer
         if data is None:
@@ -174,17 +189,43 @@ def dispatch(cfg: PipelineConfig, backend: JudgeBackend, *, concurrency: int = 6
             if digest != job.get("sha256") or digest != build_manifest.get(job["packet"][len("staged/"):]):
                 raise StageRefused("dispatch", "read-time-bytes",
                                    f"{job['packet']} changed after the last check, before the judge read it")
+        read_jobs.append((str(job.get("job_id")), data))
         for draw in range(int(job.get("draws", cfg.draws))):
             handed.append((job, draw, data))
+    _vouch(cfg, opened, reader, read_jobs)               # immediately before the judge reads these very buffers
     journal = dispatch_journal(cfg, backend, handed)
-    answers = asyncio.run(_judge_all(backend, handed, concurrency, journal)) if handed else []
+    sign = (lambda row: sign_row(cfg.key, journal.header or {}, row)) if cfg.key is not None else (lambda row: row)
+    answers = asyncio.run(_judge_all(backend, handed, concurrency, journal, sign)) if handed else []
     failed.extend(Finding.failed("read-time-bytes", f"{j['job_id']}: error: {a.error}")
                   for (j, _, _), a in zip(handed, answers) if a.error is not None)
     lines = "".join(dumps(_response_row(j["job_id"], d, data, a)) + "\n"
                     for (j, d, data), a in zip(handed, answers)).encode("utf-8")
     _write_stage(cfg, "dispatch", {"responses.jsonl": lines})
-    journal.path.unlink(missing_ok=True)        # responses.jsonl is the final, ordered write
+    if cfg.journal is not None:
+        journal.path.unlink(missing_ok=True)    # an outside journal (the contrast's): responses.jsonl is the final write
+    elif journal.path.is_file():
+        journal.finish()                        # kept as evidence, in key order: a signed material of dispatch
     return _finish(cfg, "dispatch", materials, {"dispatch/responses.jsonl": cfg.hasher(lines)}, failed)
+
+
+def _vouch(cfg: PipelineConfig, opened: Any, reader: Workspace, read_jobs: list[tuple[str, bytes]]) -> None:
+    """Refuse unless the signed chain (when there is a key) and the source vouch for every buffer read."""
+    if not cfg.controls.byte_checks:
+        return
+    if cfg.key is not None:
+        def on_disk(rel: str) -> str | None:
+            folder = rel[:-len(".pack")] if rel.endswith(".pack") else ""
+            if folder in reader.pack_sha256:
+                return reader.pack_sha256[folder]          # the very bytes the handed packets came from
+            return opened.ws.digest(rel)
+        try:
+            check_signed_chain(cfg.work, cfg.key.trust, opened.materials, on_disk)
+        except ChainTampered as tampered:
+            raise StageRefused("dispatch", tampered.check, tampered.reason) from None
+    rows, specs = job_specs(opened.ws.read("build/jobs.jsonl") or b"")
+    problem = check_rederived(opened.source, {s.packet_id: s for s in specs}, read_jobs)
+    if problem:
+        raise StageRefused("dispatch", "packet-rederived", problem)
 
 
 def _response_row(job_id: str, draw: int, data: bytes, answer: Answer) -> dict[str, Any]:

@@ -69,7 +69,7 @@ class StepRecord:
 
 def record_path(work: Path, step: str) -> Path:
     """Where a stage's record lives."""
-    return Path(work) / RECORDS_DIR / f"{step}.link.json"
+    return Path(work) / RECORDS_DIR / f"{step}.record.json"
 
 
 def write_record(work: Path, record: StepRecord) -> None:

@@ -2,7 +2,7 @@
 
 Workspace layout (one directory)::
 
-    records/<step>.link.json       step records (in-toto link shape)
+    records/<step>.record.json     step records (in-toto link shape)
     build/packets.pack             rendered packets (member NAME = build/packets/NAME; see pack.py)
     build/manifest.json            exact-byte hashes recorded at build
     build/jobs.jsonl               packet specs       build/report.json    inline-check findings
@@ -44,13 +44,13 @@ from judges.assurance.checks import (Finding, check_packet, check_source, exclud
 from judges.assurance.manifest import StepRecord, read_record, write_record
 from judges.assurance.pack import write_pack
 from judges.assurance.workspace import Workspace, sync_directory, write_file
-from judges.assurance.intoto import write_layout, write_link
+from judges.assurance.intoto import start_chain, write_layout, write_link
 from judges.assurance.disk_check import audit_on_disk, inline_again, job_specs, source_contract_problems
 from judges.assurance.render import PacketSpec, render_packets
 from judges.assurance.source import SourceSnapshot
 from judges.assurance.targets import select_targets  # noqa: F401  (the mutation cases patch it here)
 from judges.assurance.pipeline_config import (CONTROLS, PIPELINE_REQUIREMENTS, SCRIPT_SHARD, STEPS, Controls, Hook,
-                                              PipelineConfig, RenderHook, StageRefused, StageResult)
+                                              PipelineConfig, RenderHook, StageRefused, StageResult, TAMPER_CHECKS)
 from judges.backends.base import JudgeBackend
 from orgbench.core.errors import InputError
 from orgbench.core.storage import dumps, dumps_pretty, staged_directory
@@ -70,8 +70,20 @@ def _finish(cfg: PipelineConfig, step: str, materials: Mapping[str, str], produc
                                       result.return_code, cfg.controls.name, result.requirement, result.reason,
                                       tuple((f.requirement, f.detail) for f in failed)))
     if cfg.key is not None:
+        if step == "build":
+            write_layout(cfg.work, cfg.key, _required_files(products))
         write_link(cfg.work, cfg.key, step, materials, products, result.return_code)
     return result
+
+
+def _required_files(build_products: Mapping[str, str]) -> tuple[str, ...]:
+    """Every file a finished chain leaves in the workspace, as the build's products fix them (the layout's
+    inspection requires each on disk)."""
+    packets = sum(p.startswith("build/packets/") for p in build_products)
+    shards = tuple(f"emit/scripts/shard-{i:04d}.jsonl" for i in range(-(-packets // SCRIPT_SHARD)))
+    return ("build/packets.pack", "build/manifest.json", "build/jobs.jsonl", "build/report.json", "check/report.json",
+            "staged/packets.pack", "staged/manifest.json", *shards, "dispatch/responses.jsonl",
+            *(f"records/{s}.record.json" for s in STEPS), "journal/dispatch.jsonl")
 
 
 @dataclass(frozen=True)
@@ -88,7 +100,7 @@ def _open_stage(cfg: PipelineConfig, step: str) -> OpenStage:
     """Start ``step``'s record, read the source once and check the stages before it."""
     _start(cfg, step)
     if step == "build" and cfg.key is not None:
-        write_layout(cfg.work, cfg.key)
+        start_chain(cfg.work)
     ws = Workspace(cfg.work, cfg.hasher)
     snapshot = SourceSnapshot.read(cfg.source)
     materials = snapshot.materials(cfg.hasher)
@@ -351,7 +363,7 @@ class RunOutcome:
 
 
 def run_step(cfg: PipelineConfig, step: str, backend: JudgeBackend | None = None) -> StageResult:
-    """Run one stage; a refusal is recorded (return code 3) and re-raised."""
+    """Run one stage; a refusal is recorded (return code 3, or 4 when tampering was found) and re-raised."""
     try:
         if step == "dispatch":
             if backend is None:
@@ -359,7 +371,8 @@ def run_step(cfg: PipelineConfig, step: str, backend: JudgeBackend | None = None
             return dispatch(cfg, backend)
         return {"build": build, "check": check, "stage": stage, "emit": emit}[step](cfg)
     except StageRefused as refused:
-        write_record(cfg.work, StepRecord(step, f"orgbench assure {step}", return_code=3, controls=cfg.controls.name,
+        code = 4 if refused.requirement in TAMPER_CHECKS else 3
+        write_record(cfg.work, StepRecord(step, f"orgbench assure {step}", return_code=code, controls=cfg.controls.name,
                                           requirement=refused.requirement, reason=refused.reason))
         raise
 
@@ -371,7 +384,8 @@ def run_pipeline(cfg: PipelineConfig, backend: JudgeBackend) -> RunOutcome:
         try:
             result = run_step(cfg, step, backend)
         except StageRefused as refused:
-            results.append(StageResult(step, 3, (Finding.failed(refused.requirement, refused.reason),)))
+            code = 4 if refused.requirement in TAMPER_CHECKS else 3
+            results.append(StageResult(step, code, (Finding.failed(refused.requirement, refused.reason),)))
             return RunOutcome(tuple(results), step, refused.requirement, refused.reason)
         results.append(result)
         if result.return_code != 0 and cfg.controls.stop_on_failure:

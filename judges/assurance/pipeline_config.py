@@ -41,6 +41,18 @@ PIPELINE_REQUIREMENTS: dict[str, str] = {
     "read-time-bytes": "the buffer handed to the judge hashes to the value recorded at build",
 }
 
+#: Checks whose failure means the workspace is not what the signed chain (or the source) vouches for: exit 4.
+TAMPER_CHECKS: dict[str, str] = {
+    "trusted-key": "the chain is signed with the key the user gave (file or fingerprint), not one the workspace "
+                   "substituted",
+    "signed-chain": "each earlier stage's in-toto link verifies against the trusted key, finished with 0, chains "
+                    "to the links before it and to the source as read now, and its products hash on disk as signed "
+                    "(the staged pack and scripts as the very buffers dispatch read)",
+    "packet-rederived": "each packet handed to the judge equals, byte for byte, the packet rendered again from "
+                        "the source snapshot for its job's target (re-selected from the labels)",
+}
+PIPELINE_REQUIREMENTS.update(TAMPER_CHECKS)
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,5 +162,5 @@ class StageResult:
             more = "; ".join(f"{f.requirement}: {f.detail}" for f in rest[:shown - 1])
             tail = "; ..." if len(rest) > shown - 1 else ""
             line += (f" [{len(self.failures)} failures; also {more}{tail}; all in "
-                     f"records/{self.step}.link.json]")
+                     f"records/{self.step}.record.json]")
         return line

@@ -11,12 +11,13 @@ member and a plain file reads as missing, so neither copy is ever used.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 from typing import Mapping
 
 from judges.assurance.manifest import Hasher
-from judges.assurance.pack import SUFFIX, PackError, read_pack, write_bytes
+from judges.assurance.pack import SUFFIX, PackError, decode, write_bytes
 
 
 class Workspace:
@@ -30,6 +31,7 @@ class Workspace:
         self.packs: dict[str, dict[str, bytes] | None] = {}
         self.errors: dict[str, str] = {}
         self.plain_dirs: dict[str, bool] = {}
+        self.pack_sha256: dict[str, str] = {}            # each pack's SHA-256, of the very bytes its members came from
 
     def _plain(self, rel: str) -> bytes | None:
         try:
@@ -41,8 +43,12 @@ class Workspace:
     def members(self, folder: str) -> dict[str, bytes] | None:
         """The members of ``folder``'s pack (None if there is no pack, or an empty dict if it is damaged)."""
         if folder not in self.packs:
+            path = os.path.join(self.root, folder + SUFFIX)
             try:
-                self.packs[folder] = read_pack(os.path.join(self.root, folder + SUFFIX))
+                with open(path, "rb") as handle:
+                    blob = handle.read()
+                self.pack_sha256[folder] = hashlib.sha256(blob).hexdigest()
+                self.packs[folder] = decode(blob, path)
             except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
                 self.packs[folder] = None
             except PackError as exc:

@@ -2,7 +2,9 @@
 
 Stage commands exit 0 on success, 1 when a check failed (the step record says
 which requirement and why), 3 when the stage refused to start or to hand
-anything on, and 2 on bad input.
+anything on, 4 when it found tampering -- the workspace is not what the
+signed chain (checked against the trusted key) or the source vouches for,
+the check named -- and 2 on bad input.
 """
 
 from __future__ import annotations
@@ -93,30 +95,52 @@ def pipeline_options(judge_note: str = ""):
                          help=f"{judge_note}stub[:LOG], builtin:step, openai:MODEL, local:MODEL."),
             click.option("--base-url", default=None, help=f"{judge_note}OpenAI-compatible endpoint for openai:MODEL."),
             click.option("--key", "key_file", default=None, type=click.Path(path_type=Path),
-                         help="PEM private key to sign the in-toto links and layout (default: an ephemeral key "
-                              "generated at build, recorded as such in WORK/in-toto/signing.json)."),
+                         help="PEM private key (from `assure keygen`, kept outside the workspace) that signs the "
+                              "in-toto links and layout and that dispatch checks them against (default: an "
+                              "ephemeral key generated at build and kept in the workspace: guarantees against "
+                              "accidents only)."),
+            click.option("--key-fingerprint", "pinned", default=None,
+                         help="The fingerprint (64 hex digits, printed by `assure keygen`) the chain's key must "
+                              "have; a workspace key without it is tampering (exit 4)."),
         )):
             command = option(command)
         return command
     return decorate
 
 
+def stage_key(ctx: click.Context, work: Path, step: str, key_file: Path | None, pinned: str | None):
+    """The chain's key for ``step`` (``intoto.chain_key``); a pinned fingerprint the workspace key lacks exits 4."""
+    from judges.assurance.intoto import chain_key
+    from judges.assurance.trust import ChainTampered
+
+    try:
+        return chain_key(work, step, key_file, pinned)
+    except ChainTampered as tampered:
+        click.echo(f"{step}: tampered ({tampered.check}): {tampered.reason}", err=True)
+        ctx.exit(4)
+
+
 def run_stage_step(ctx: click.Context, cfg, step: str, backend) -> None:
-    """Run one pipeline stage; print its ok line, or stop the command (exit 3 refused, exit 1 a check failed)."""
+    """Run one pipeline stage; print its ok line, or stop the command (exit 4 tampering found, 3 refused, 1 a
+    check failed). Every line says what the chain's key guarantees."""
     import time
 
-    from judges.assurance.pipeline import StageRefused, run_step
+    from judges.assurance.pipeline import TAMPER_CHECKS, StageRefused, run_step
 
     started = time.perf_counter()
+    note = cfg.key.trust.note if cfg.key is not None else "unsigned"
     try:
         result = run_step(cfg, step, backend)
     except StageRefused as refused:
-        click.echo(f"{step}: refused ({refused.requirement}): {refused.reason}", err=True)
-        ctx.exit(3)
+        tampered = refused.requirement in TAMPER_CHECKS
+        click.echo(f"{step}: {'tampered' if tampered else 'refused'} ({refused.requirement}): {refused.reason}\n"
+                   f"  [{note}]", err=True)
+        ctx.exit(4 if tampered else 3)
     if result.return_code:
-        click.echo(result.summary(), err=True)
+        click.echo(f"{result.summary()}\n  [{note}]", err=True)
         ctx.exit(1)
-    click.echo(f"{step}: ok ({time.perf_counter() - started:.1f} s, record {cfg.work}/records/{step}.link.json)")
+    click.echo(f"{step}: ok ({time.perf_counter() - started:.1f} s, record {cfg.work}/records/{step}.record.json) "
+               f"[{note}]")
 
 
 @click.command("trajectories")
@@ -147,8 +171,7 @@ def assure() -> None:
 def _stage_command(step: str):
     @pipeline_options("dispatch only: ")
     @click.pass_context
-    def command(ctx, source, work, controls, draws, judge, base_url, key_file):
-        from judges.assurance.intoto import chain_key
+    def command(ctx, source, work, controls, draws, judge, base_url, key_file, pinned):
         from judges.assurance.pipeline import Controls, PipelineConfig
         from judges.backends import make_backend
         from orgbench.commands.options import check_out_dir
@@ -159,7 +182,7 @@ def _stage_command(step: str):
 
             check_endpoint(judge, base_url)
         cfg = PipelineConfig(source, work, Controls.parse(controls), draws=draws,
-                             key=chain_key(work, step, key_file))
+                             key=stage_key(ctx, work, step, key_file, pinned))
         backend = make_backend(judge, base_url=base_url) if step == "dispatch" else None
         run_stage_step(ctx, cfg, step, backend)
 
@@ -215,7 +238,24 @@ def register(cli: click.Group) -> None:
     for name in STAGE_NAMES:
         _stage_command(name)
     register_verify(assure)
+    register_keygen(assure)
     cli.add_command(assure)
+
+
+def register_keygen(assure: click.Group) -> None:
+    """Add ``assure keygen --out KEYFILE``: a signing key to keep outside every workspace."""
+
+    @assure.command("keygen")
+    @click.option("--out", required=True, type=click.Path(path_type=Path),
+                  help="Where to write the private key (PEM, mode 0600); the public key goes to OUT.pub.")
+    def keygen(out):
+        """Make an ed25519 signing key for the in-toto chain; print its fingerprint (pin it with
+        --key-fingerprint)."""
+        from judges.assurance.trust import keygen as make_key
+
+        fingerprint = make_key(out)
+        click.echo(f"{fingerprint}\nkey written to {out} (public key {out}.pub); keep it outside every workspace "
+                   f"and pass --key {out} (or pin --key-fingerprint {fingerprint})")
 
 
 def register_verify(assure: click.Group) -> None:
@@ -227,14 +267,31 @@ def register_verify(assure: click.Group) -> None:
                   help="The suite the chain was built from: also check its files still hash as recorded.")
     @click.option("--junit", "junit", default=None, type=click.Path(path_type=Path),
                   help="Write the checks as JUnit XML to this file.")
+    @click.option("--key", "key_file", default=None, type=click.Path(path_type=Path),
+                  help="The chain's key (public or private PEM), kept outside the workspace: the only key trusted. "
+                       "Without it (or --key-fingerprint) the workspace's own root.pub is used: accidents only.")
+    @click.option("--key-fingerprint", "pinned", default=None,
+                  help="Trust the workspace's root.pub only if it has this fingerprint (64 hex digits).")
     @click.pass_context
-    def verify(ctx, work, source, junit):
-        """Re-audit a pipeline workspace: every record, every listed file's bytes, the in-toto chain."""
-        from judges.assurance.chain_audit import audit_chain, junit_xml
+    def verify(ctx, work, source, junit, key_file, pinned):
+        """Re-audit a pipeline workspace: every record, every listed file's bytes, the in-toto chain (its inspection
+        compares every file on disk with the signed links). Exit 0 all pass, 1 a check failed, 4 tampering found (a
+        signed check failed), 2 bad input."""
+        from judges.assurance.chain_audit import SIGNED_CHECKS, audit_chain, junit_xml
+        from judges.assurance.trust import ChainTampered, verifying_trust
         from orgbench.commands.options import check_out_dir
         from orgbench.core.storage import write_text_atomic
 
-        cases = audit_chain(work, source)
+        if not (Path(work) / "records").is_dir():
+            from orgbench.core.errors import InputError
+            raise InputError(f"{work}: no records/ folder (not a pipeline workspace)")
+        try:
+            trust = verifying_trust(work, key_file, pinned)
+        except ChainTampered as tampered:
+            click.echo(f"FAIL in-toto/root.pub {tampered.check}: {tampered.reason}", err=True)
+            click.echo(f"verify: tampered ({tampered.check}), the first on in-toto/root.pub", err=True)
+            ctx.exit(4)
+        cases = audit_chain(work, trust, source)
         if junit is not None:
             check_out_dir(junit.parent, option="--junit", into=True)
             write_text_atomic(junit, junit_xml(cases))
@@ -242,6 +299,8 @@ def register_verify(assure: click.Group) -> None:
         for case in failed:
             click.echo(f"FAIL {case.link} {case.check}: {case.problem}", err=True)
         if failed:
-            click.echo(f"verify: {len(failed)} of {len(cases)} checks failed, the first on {failed[0].link}", err=True)
-            ctx.exit(1)
-        click.echo(f"verify: {len(cases)} checks passed ({work})")
+            tampered = [c for c in failed if c.check in SIGNED_CHECKS]
+            click.echo(f"verify: {len(failed)} of {len(cases)} checks failed, the first on {failed[0].link}"
+                       f"{f' (tampered: {tampered[0].check})' if tampered else ''}\n  [{trust.note}]", err=True)
+            ctx.exit(4 if tampered else 1)
+        click.echo(f"verify: {len(cases)} checks passed ({work}) [{trust.note}]")

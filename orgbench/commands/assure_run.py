@@ -2,7 +2,7 @@
 
 Each stage is the one ``orgbench assure STAGE`` runs, with the same step
 record; the first that fails or refuses stops the rest, with that stage's
-exit code (1: a check failed, 3: refused, 2: bad input).
+exit code (1: a check failed, 3: refused, 4: tampering found, 2: bad input).
 """
 
 from __future__ import annotations
@@ -13,14 +13,13 @@ import click
 def register(cli: click.Group) -> None:
     """Add ``assure run`` to the CLI."""
     from judges.backends import make_backend
-    from orgbench.commands.assurance import STAGE_NAMES, pipeline_options, run_stage_step
+    from orgbench.commands.assurance import STAGE_NAMES, pipeline_options, run_stage_step, stage_key
 
     @cli.commands["assure"].command("run")
     @pipeline_options()
     @click.pass_context
-    def run(ctx, source, work, controls, draws, judge, base_url, key_file):
+    def run(ctx, source, work, controls, draws, judge, base_url, key_file, pinned):
         """Run build, check, stage, emit and dispatch in order; stop at the first stage that fails or refuses."""
-        from judges.assurance.intoto import chain_key
         from judges.assurance.pipeline import Controls, PipelineConfig
         from orgbench.commands.options import check_out_dir
         from orgbench.commands.preflight import check_endpoint
@@ -30,5 +29,5 @@ def register(cli: click.Group) -> None:
         backend = make_backend(judge, base_url=base_url)
         for step in STAGE_NAMES:
             cfg = PipelineConfig(source, work, Controls.parse(controls), draws=draws,
-                                 key=chain_key(work, step, key_file))
+                                 key=stage_key(ctx, work, step, key_file, pinned))
             run_stage_step(ctx, cfg, step, backend if step == "dispatch" else None)

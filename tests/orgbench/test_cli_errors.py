@@ -346,7 +346,7 @@ def test_dispatch_unreachable_endpoint_is_refused_before_the_stage_starts(fx, tm
         ok("assure", step, "--source", fx["tr"], "--work", work, "--draws", 1)
     fails("assure", "dispatch", "--source", fx["tr"], "--work", work, "--draws", 1, "--judge", "openai:m",
           "--base-url", f"http://127.0.0.1:{closed_port()}", says=("--base-url:", "unreachable"))
-    assert not (work / "records" / "dispatch.link.json").exists()   # checked before the stage starts
+    assert not (work / "records" / "dispatch.record.json").exists()   # checked before the stage starts
 
 
 def test_usage_errors_are_one_line_naming_the_option() -> None:

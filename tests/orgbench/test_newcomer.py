@@ -155,8 +155,8 @@ def test_assure_run_does_the_five_stages_in_order(fx, tmp_path):
     work = tmp_path / "work"
     text = ok("assure", "run", "--source", fx["tr"], "--work", work, "--draws", 1)
     assert [line.split(":")[0] for line in text.splitlines()] == ["build", "check", "stage", "emit", "dispatch"]
-    assert sorted(p.name for p in (work / "records").glob("*.link.json")) == sorted(
-        f"{s}.link.json" for s in ("build", "check", "stage", "emit", "dispatch"))
+    assert sorted(p.name for p in (work / "records").glob("*.record.json")) == sorted(
+        f"{s}.record.json" for s in ("build", "check", "stage", "emit", "dispatch"))
 
 
 def test_readme_and_docs_link_only_inside_the_repository():

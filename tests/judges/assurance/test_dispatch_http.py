@@ -54,7 +54,7 @@ def test_dispatch_resumes_from_its_journal_asking_only_what_is_unanswered(suite_
         for step in STEPS[:-1]:
             assert runner.invoke(cli, ["assure", step, "--source", str(suite_dir), "--work", str(directory)]).exit_code == 0
     dispatch = ["assure", "dispatch", "--source", str(suite_dir), "--judge", "openai:judge-model"]
-    journal = tmp_path / ".w.dispatch.journal.jsonl"
+    journal = work / "journal" / "dispatch.jsonl"
     with ChatServer() as server:
         server.plan(*[Reply()] * 5, *[Reply("status", status=401)] * 500)    # the key is refused after 5 answers
         cut = runner.invoke(cli, [*dispatch, "--work", str(work), "--base-url", server.base_url])
@@ -69,5 +69,7 @@ def test_dispatch_resumes_from_its_journal_asking_only_what_is_unanswered(suite_
         again = runner.invoke(cli, [*dispatch, "--work", str(fresh), "--base-url", server.base_url])
         assert again.exit_code == 0, again.output
         handed = server.total - asked
-    assert (asked, handed) == (handed - answered, handed) and not journal.exists(), (answered, asked, handed)
+    assert (asked, handed) == (handed - answered, handed), (answered, asked, handed)
+    kept = [json.loads(line) for line in journal.read_text().splitlines()[1:]]    # kept as a signed material
+    assert len(kept) == handed and all(row["signature"] for row in kept)
     assert (work / "dispatch" / "responses.jsonl").read_bytes() == (fresh / "dispatch" / "responses.jsonl").read_bytes()

@@ -53,7 +53,7 @@ def test_step_records_have_the_link_shape_and_chain(suite_dir, tmp_path):
     run_pipeline(_cfg(suite_dir, work), RecordingStub())
     records = [read_record(work, step) for step in STEPS]
     for record in records:
-        raw = json.loads((work / "records" / f"{record.step}.link.json").read_text())
+        raw = json.loads((work / "records" / f"{record.step}.record.json").read_text())
         assert {"step", "command", "materials", "products", "return_code"} <= set(raw)
         assert raw["return_code"] == 0
     for earlier, later in zip(records, records[1:]):
@@ -118,8 +118,8 @@ def test_interrupted_stage_never_looks_finished(suite_dir, tmp_path):
     work = tmp_path / "w"
     build(_cfg(suite_dir, work))
     check(_cfg(suite_dir, work))
-    (work / "records" / "check.link.json").write_text(json.dumps(
-        {**json.loads((work / "records" / "check.link.json").read_text()), "return_code": None}))
+    (work / "records" / "check.record.json").write_text(json.dumps(
+        {**json.loads((work / "records" / "check.record.json").read_text()), "return_code": None}))
     with pytest.raises(StageRefused, match="check started but never finished"):
         stage(_cfg(suite_dir, work))
 
@@ -127,9 +127,9 @@ def test_interrupted_stage_never_looks_finished(suite_dir, tmp_path):
 def test_stale_record_chain_is_refused(suite_dir, tmp_path):
     work = tmp_path / "w"
     run_pipeline(_cfg(suite_dir, work), RecordingStub())
-    record = json.loads((work / "records" / "stage.link.json").read_text())
+    record = json.loads((work / "records" / "stage.record.json").read_text())
     record["materials"] = {k: "0" * 64 for k in record["materials"]}   # stage made from other build outputs
-    (work / "records" / "stage.link.json").write_text(json.dumps(record))
+    (work / "records" / "stage.record.json").write_text(json.dumps(record))
     with pytest.raises(StageRefused) as refused:
         emit(_cfg(suite_dir, work))
     assert refused.value.requirement == "records-chain"
@@ -292,7 +292,7 @@ def test_outputs_are_durable_before_the_record_that_claims_them(suite_dir, tmp_p
     monkeypatch.setattr(os, "replace", replace)
     work = tmp_path / "w"
     assert build(_cfg(suite_dir, work)).return_code == 0
-    record = max(i for i, (kind, path) in enumerate(events) if kind == "replace" and path.endswith("build.link.json"))
+    record = max(i for i, (kind, path) in enumerate(events) if kind == "replace" and path.endswith("build.record.json"))
     synced = [path for kind, path in events[:record] if kind == "fsync"]
     for name in ("packets.pack", "manifest.json", "jobs.jsonl", "report.json"):
         assert any(path.endswith("/" + name) and ".build." in path for path in synced), name
@@ -387,9 +387,10 @@ def test_a_failed_build_records_and_reports_every_failure(suite_dir, small_cohor
     result = CliRunner().invoke(cli, ["assure", "build", "--source", str(source), "--work", str(work)])
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("build: failed (results-answer-calls): ")
+    assert len(lines) == 2 and lines[0].startswith("build: failed (results-answer-calls): ")
+    assert "accidents only" in lines[1]           # no --key: what the chain's signatures guarantee, said every time
     assert "[3 failures; also results-answer-calls: " in lines[0]
-    assert lines[0].endswith("; all in records/build.link.json]")
+    assert lines[0].endswith("; all in records/build.record.json]")
     record = read_record(work, "build")
     assert [(r, d.split(": ", 1)[1].split(" id=")[1]) for r, d in record.failures] == \
         [("results-answer-calls", f"call_nobody{n} (no such earlier call)") for n in (0, 1, 2)]

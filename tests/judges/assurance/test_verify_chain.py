@@ -10,8 +10,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from judges.assurance.pack import edit_member, read_pack
 from orgbench.cli import cli
@@ -37,18 +35,19 @@ def _verify(work, *extra):
     return CliRunner().invoke(cli, ["assure", "verify", str(work), *map(str, extra)])
 
 
-def _in_toto_verify(work):
-    folder = Path(work) / "in-toto"
+def _in_toto_verify(work, public=None):
+    """The documented third-party command, run in the workspace (its inspection reads the current folder)."""
     script = Path(sys.executable).parent / "in-toto-verify"
-    return subprocess.run([str(script), "--layout", str(folder / "root.layout"), "--verification-keys",
-                           str(folder / "root.pub"), "--link-dir", str(folder)], capture_output=True, text=True)
+    key = str(public) if public is not None else "in-toto/root.pub"
+    return subprocess.run([str(script), "--layout", "in-toto/root.layout", "--verification-keys", key,
+                           "--link-dir", "in-toto"], capture_output=True, text=True, cwd=work)
 
 
 def test_a_clean_chain_passes_verify_and_in_toto_verify(clean, suite_dir, tmp_path):
     result = _verify(clean, "--source", suite_dir, "--junit", tmp_path / "junit.xml")
     assert result.exit_code == 0, result.output
     xml = (tmp_path / "junit.xml").read_text()
-    assert 'failures="0"' in xml and 'classname="records/dispatch.link.json"' in xml and "in-toto-verify" in xml
+    assert 'failures="0"' in xml and 'classname="records/dispatch.record.json"' in xml and "in-toto-verify" in xml
     done = _in_toto_verify(clean)
     assert done.returncode == 0, done.stdout + done.stderr
     signing = json.loads((clean / "in-toto" / "signing.json").read_text())
@@ -70,7 +69,7 @@ def _edit_staged(work):
 
 
 def _edit_record(work):
-    path = work / "records" / "emit.link.json"
+    path = work / "records" / "emit.record.json"
     record = json.loads(path.read_text())
     record["materials"] = {k: "0" * 64 for k in record["materials"]}
     path.write_text(json.dumps(record))
@@ -85,7 +84,7 @@ def _edit_in_toto_link(work):
 
 
 def _drop_dispatch(work):
-    (work / "records" / "dispatch.link.json").unlink()
+    (work / "records" / "dispatch.record.json").unlink()
 
 
 def _edit_build_output(work):
@@ -93,11 +92,11 @@ def _edit_build_output(work):
     path.write_bytes(path.read_bytes() + b"\n")
 
 
-TAMPERED = {"staged packet changed": (_edit_staged, "records/stage.link.json", "files-unchanged"),
-            "emit record rewritten": (_edit_record, "records/emit.link.json", "chains-to-predecessor"),
+TAMPERED = {"staged packet changed": (_edit_staged, "records/stage.record.json", "files-unchanged"),
+            "emit record rewritten": (_edit_record, "records/emit.record.json", "chains-to-predecessor"),
             "in-toto link edited": (_edit_in_toto_link, "in-toto/root.layout", "in-toto-verify"),
-            "dispatch record missing": (_drop_dispatch, "records/dispatch.link.json", "record-present"),
-            "build output changed": (_edit_build_output, "records/build.link.json", "files-unchanged")}
+            "dispatch record missing": (_drop_dispatch, "records/dispatch.record.json", "record-present"),
+            "build output changed": (_edit_build_output, "records/build.record.json", "files-unchanged")}
 
 
 @pytest.mark.parametrize("name", sorted(TAMPERED))
@@ -106,8 +105,9 @@ def test_a_tampered_chain_fails_naming_the_link(clean, tmp_path, name):
     work = _copy(clean, tmp_path)
     tamper(work)
     result = _verify(work, "--junit", tmp_path / "junit.xml")
-    assert result.exit_code == 1
-    assert f"FAIL {link} {check}:" in result.output
+    assert result.exit_code == 4                      # the inspection finds every change: tampering
+    assert f"FAIL {link} {check}:" in result.output and "FAIL in-toto/root.layout in-toto-verify:" in result.output
+    assert "accidents only" in result.output          # no key given: the workspace's own
     assert f'classname="{link}" name="{check}">' in (tmp_path / "junit.xml").read_text()
 
 
@@ -122,17 +122,21 @@ def test_a_source_changed_after_the_chain_fails_verify(clean, suite_dir, tmp_pat
     shutil.copytree(suite_dir, source)
     (source / "labels.jsonl").write_bytes((source / "labels.jsonl").read_bytes() + b"\n")
     result = _verify(clean, "--source", source)
-    assert result.exit_code == 1 and "FAIL records/build.link.json source-unchanged" in result.output
+    assert result.exit_code == 1 and "FAIL records/build.record.json source-unchanged" in result.output
 
 
 def test_a_chain_signed_with_the_users_key(suite_dir, tmp_path):
     key = tmp_path / "key.pem"
-    key.write_bytes(Ed25519PrivateKey.generate().private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()))
+    made = CliRunner().invoke(cli, ["assure", "keygen", "--out", str(key)])
+    fingerprint = made.output.splitlines()[0]
+    assert made.exit_code == 0 and len(fingerprint) == 64 and oct(key.stat().st_mode & 0o777) == "0o600"
     work = tmp_path / "w"
     _run_chain(suite_dir, work, "--key", str(key))
     assert json.loads((work / "in-toto" / "signing.json").read_text())["ephemeral"] is False
     assert not (work / "in-toto" / "ephemeral.pem").exists()
-    assert _in_toto_verify(work).returncode == 0 and _verify(work).exit_code == 0
+    assert _in_toto_verify(work, f"{key}.pub").returncode == 0
+    for trusted in (["--key", f"{key}.pub"], ["--key", key], ["--key-fingerprint", fingerprint]):
+        result = _verify(work, *trusted)
+        assert result.exit_code == 0 and "from outside the workspace" in result.output, result.output
     result = CliRunner().invoke(cli, ["assure", "dispatch", "--source", str(suite_dir), "--work", str(work)])
     assert result.exit_code == 2 and "pass it with --key" in result.output
