@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmark_builders.trajectories.identifiers import id_problem, index_key, repeated_key
 from benchmark_builders.trajectories.label_files import LabelFile, tau2_results_records
 from benchmark_builders.trajectories.records import (LABEL_VALUES, ChatMessage, StepLabels, ToolCall, Trajectory,
                                                      canonical_tools, check_token, message_from_json)
@@ -129,26 +130,16 @@ def _label_items(obj: dict[str, Any], raw_messages: list[Any], where: str,
     return items
 
 
-def _index(key: Any) -> int | None:
-    """A message index from a label key: an integer or a string of one; anything else is None."""
-    if isinstance(key, int) and not isinstance(key, bool):
-        return key
-    if isinstance(key, str):
-        try:
-            return int(key)
-        except ValueError:
-            return None
-    return None
-
-
 def _labels(obj: dict[str, Any], raw_messages: list[Any], trajectory_id: str, where: str,
             problems: list[str]) -> StepLabels:
     """The record's step labels; every label that cannot be read is a problem, never dropped silently."""
     labels: dict[int, int] = {}
     for key, value in _label_items(obj, raw_messages, where, problems):
-        index = _index(key)
+        index = index_key(key)
         if index is None:
-            problems.append(f"{where}: labels: key {key!r} is not a message index")
+            numeric = isinstance(key, str) and key.strip().lstrip("+-").isdecimal() and key.strip().isascii()
+            problems.append(f"{where}: labels: key {key!r} is not a canonical message index (write "
+                            f"{int(key)})" if numeric else f"{where}: labels: key {key!r} is not a message index")
             continue
         if isinstance(value, bool) or value not in LABEL_VALUES or not 0 <= index < len(raw_messages):
             problems.append(f"{where}: labels[{key}]: must be -1, 0 or 1 on an existing message, got {value!r}")
@@ -267,14 +258,21 @@ def import_file(path: Path, fmt: str, labels_file: Path | None = None) -> Import
     source = f"{fmt}:{path.name}"
     trajectories, labels, rejected = [], [], []
     seen: set[str] = set()
-    for number, obj, unreadable in scan_jsonl(_record_lines(path)):
+    lines = _record_lines(path)
+    for number, obj, unreadable in scan_jsonl(lines):
         where = f"{path}:{number}"
         own_id, problems, record = None, [], None
+        repeated = repeated_key(lines[number - 1]) if unreadable is None else None
         if unreadable is not None:
             problems.append(f"{where}: {unreadable}")
+        elif repeated is not None:
+            problems.append(f"{where}: key {repeated!r} appears twice in one object (never 'the last one wins')")
         elif isinstance(obj, dict):
             own_id = record_id(obj)
             trajectory_id = own_id or f"{path.stem}-{number}"
+            bad_id = id_problem(trajectory_id)
+            if bad_id:
+                problems.append(f"{where}: trajectory id {trajectory_id[:60]!r} {bad_id} (ids: docs/assurance.md)")
             if trajectory_id in seen:
                 problems.append(f"{where}: duplicate trajectory id {trajectory_id}")
             seen.add(trajectory_id)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from benchmark_builders.trajectories.identifiers import repeated_key
 from orgbench.core.errors import InputError
 from orgbench.core.jsonl import parse_jsonl
 from orgbench.core.storage import read_bytes
@@ -35,7 +36,12 @@ class LabelFile:
     def read(path: Path) -> "LabelFile":
         """Read ``path``; a line without a key or labels, or a key given twice, is bad input (file and line)."""
         out: dict[str, tuple[int, Any]] = {}
-        for number, obj in parse_jsonl(read_bytes(path, "label file (--labels)"), path):
+        data = read_bytes(path, "label file (--labels)")
+        lines = data.split(b"\n")
+        for number, obj in parse_jsonl(data, path):
+            repeated = repeated_key(lines[number - 1])
+            if repeated is not None:
+                raise InputError(f"{path}:{number}: key {repeated!r} appears twice in one object")
             key = obj.get("record_id") if isinstance(obj, dict) else None
             if key is None and isinstance(obj, dict) and all(
                     obj.get(k) is not None for k in ("data_source", "query_index", "sample_index")):
@@ -79,6 +85,9 @@ def tau2_results_records(data: bytes, path: Path) -> list[bytes] | None:
         return None
     if not isinstance(obj, dict) or not isinstance(obj.get("simulations"), list):
         return None
+    repeated = repeated_key(data)
+    if repeated is not None:
+        raise InputError(f"{path}: key {repeated!r} appears twice in one object (never 'the last one wins')")
     rows = []
     for k, sim in enumerate(obj["simulations"]):
         if not isinstance(sim, dict):

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from benchmark_builders.trajectories.identifiers import id_problem, index_key
 from orgbench.core.errors import InputError
 from orgbench.core.jsonl import iter_jsonl
 from orgbench.core.storage import (read_json, require_sealed, staged_directory, write_json, write_jsonl,
@@ -160,6 +161,9 @@ def trajectory_from_json(obj: Any, where: str) -> Trajectory:
     """Parse one trajectory line; ``where`` names the file and line."""
     if not isinstance(obj, dict) or not isinstance(obj.get("trajectory_id"), str):
         raise InputError(f"{where}: field trajectory_id missing")
+    bad_id = id_problem(obj["trajectory_id"])
+    if bad_id:
+        raise InputError(f"{where}: field trajectory_id {obj['trajectory_id'][:60]!r} {bad_id}")
     raw = obj.get("messages")
     if not isinstance(raw, list) or not raw:
         raise InputError(f"{where}: field messages must be a non-empty list")
@@ -183,17 +187,18 @@ def labels_from_json(obj: Any, where: str) -> StepLabels:
             raise InputError(f"{where}: field {name} must be an object {{message index: value}}")
     labels = {}
     for key, value in (obj.get("labels") or {}).items():
-        try:
-            index = int(key)
-        except ValueError:
-            raise InputError(f"{where}: field labels key {key!r} is not a message index") from None
+        index = index_key(key)
+        if index is None:
+            raise InputError(f"{where}: field labels key {key!r} is not a message index in canonical form")
         if value not in LABEL_VALUES:
             raise InputError(f"{where}: field labels[{key}] must be -1, 0 or 1, got {value!r}")
         labels[index] = int(value)
-    try:
-        notes = {int(k): str(v) for k, v in (obj.get("notes") or {}).items()}
-    except ValueError:
-        raise InputError(f"{where}: field notes has a key that is not a message index") from None
+    notes: dict[int, str] = {}
+    for key, value in (obj.get("notes") or {}).items():
+        index = index_key(key)
+        if index is None:
+            raise InputError(f"{where}: field notes has a key that is not a message index in canonical form")
+        notes[index] = str(value)
     return StepLabels(obj["trajectory_id"], labels, notes)
 
 
@@ -228,8 +233,14 @@ def read_trajectories(path: Path) -> list[Trajectory]:
 
 
 def read_labels(path: Path) -> dict[str, StepLabels]:
-    """Read labels.jsonl into a map by trajectory id."""
-    return {l.trajectory_id: l for l in (labels_from_json(obj, f"{path}:{n}") for n, obj in iter_jsonl(Path(path)))}
+    """Read labels.jsonl into a map by trajectory id; a second line for one trajectory is bad input."""
+    out: dict[str, StepLabels] = {}
+    for number, obj in iter_jsonl(Path(path)):
+        labels = labels_from_json(obj, f"{path}:{number}")
+        if labels.trajectory_id in out:
+            raise InputError(f"{path}:{number}: a second labels line for trajectory {labels.trajectory_id}")
+        out[labels.trajectory_id] = labels
+    return out
 
 
 def read_suite(directory: Path, *, verify: bool = True) -> tuple[list[Trajectory], dict[str, StepLabels]]:

@@ -17,6 +17,7 @@ from typing import Any, Iterator, Mapping
 
 from benchmark_builders.trajectories.records import (LABELS_FILE, TRAJECTORIES_FILE, StepLabels, Trajectory,
                                                      labels_from_json, trajectory_from_json)
+from benchmark_builders.trajectories.identifiers import repeated_key
 from judges.assurance.manifest import Hasher
 from orgbench.core.errors import InputError
 from orgbench.core.jsonl import parse_jsonl
@@ -77,7 +78,12 @@ class SourceSnapshot:
         path = self.root / name
         if name not in self.files:
             raise InputError(f"{path}: file not found")
-        yield from parse_jsonl(self.files[name], path)
+        lines = self.files[name].split(b"\n")
+        for number, obj in parse_jsonl(self.files[name], path):
+            repeated = repeated_key(lines[number - 1])
+            if repeated is not None:
+                raise InputError(f"{path}:{number}: key {repeated!r} appears twice in one object")
+            yield number, obj
 
     def trajectories(self) -> list[Trajectory]:
         """The trajectories parsed from the snapshot's bytes (a duplicate id is bad input)."""
@@ -95,5 +101,11 @@ class SourceSnapshot:
         """The labels parsed from the snapshot's bytes, by trajectory id (none if the file is absent)."""
         if LABELS_FILE not in self.files:
             return {}
-        return {l.trajectory_id: l for l in (labels_from_json(obj, f"{self.root / LABELS_FILE}:{n}")
-                                             for n, obj in self._objects(LABELS_FILE))}
+        out: dict[str, StepLabels] = {}
+        for number, obj in self._objects(LABELS_FILE):
+            labels = labels_from_json(obj, f"{self.root / LABELS_FILE}:{number}")
+            if labels.trajectory_id in out:                 # never "the last one wins"
+                raise InputError(f"{self.root / LABELS_FILE}:{number}: a second labels line for trajectory "
+                                 f"{labels.trajectory_id}")
+            out[labels.trajectory_id] = labels
+        return out
