@@ -15,7 +15,6 @@ from __future__ import annotations
 import functools
 import json
 import re
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from importlib import resources
@@ -40,7 +39,6 @@ AUDIT_RULES: dict[str, str] = {
     "disk:text-equals-source": "the packet's lines equal, one for one, the lines the audit's templates make",
 }
 
-_SPECIAL = frozenset("\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\u27e6")
 _GRAMMAR = (re.compile(r"\[(BEGIN|END) TARGET STEP\]"), re.compile(r"\[MESSAGE \d+ (system|user|assistant)\]"),
             re.compile(r"\[TOOL RESULT \d+ id=[^\s]+\]"), re.compile(r"\[TOOL CALL id=[^\s]+ bytes=\d+\] [^\s(]+\(.*\)"),
             re.compile(r"(?!\[).*"))
@@ -58,32 +56,70 @@ def _schema_validators() -> dict[str, Callable[[Any], Any]]:
 _VALIDATORS = _schema_validators()
 
 
-def _escaped(text: str, lf: bool) -> str:
-    """Each special character (and LF when ``lf``) as ``⟦U+XXXX⟧``."""
-    if not (_SPECIAL.intersection(text) or (lf and "\n" in text)):
-        return text
-    return "".join(f"\u27e6U+{ord(c):04X}\u27e7" if c in _SPECIAL or (lf and c == "\n") else c for c in text)
+def _escape_ranges() -> list[tuple[int, int]]:
+    """The committed escape table's ranges (data of the packet format, read here as data)."""
+    table = json.loads(resources.files("judges.assurance").joinpath("escape_table.json").read_text("utf-8"))
+    return [(lo, hi) for lo, hi in table["escape_everywhere"]]
+
+
+_RANGES = _escape_ranges()
+
+
+@functools.lru_cache(maxsize=65536)
+def _in_table(code: int) -> bool:
+    lo, hi = 0, len(_RANGES)
+    while lo < hi:                                     # binary search over the table's ranges
+        mid = (lo + hi) // 2
+        if _RANGES[mid][1] < code:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo < len(_RANGES) and _RANGES[lo][0] <= code
+
+
+def _escaped(text: str, arguments: bool) -> str:
+    """Format 2's escapes of one content line (``arguments``: of a call's arguments, between its parentheses)."""
+    padded = ("(" if arguments else "") + text + (")" if arguments else "")
+    shift = 1 if arguments else 0
+    pieces = []
+    leading = not arguments
+    for k, ch in enumerate(text):
+        o = ord(ch)
+        near = {padded[k + shift - 1] if k + shift else "", padded[k + shift + 1] if k + shift + 1 < len(padded) else ""}
+        if 0x20 <= o < 0x7F:
+            escape = arguments and ch in "()"
+        else:
+            escape = ch == "\n" or _in_table(o) or leading or bool(near & set("[]()\\"))
+        pieces.append(f"\u27e6U+{o:04X}\u27e7" if escape else ch)
+        if ch != " ":
+            leading = False
+    out = "".join(pieces)
+    for word in ("BEGIN TARGET STEP]", "END TARGET STEP]", "MESSAGE ", "TOOL CALL ", "TOOL RESULT "):
+        out = out.replace("[" + word, "\u27e6U+005B\u27e7" + word)
+    return out
 
 
 def _content_lines(content: str | None) -> list[str]:
     if not content:
         return []
-    text = _escaped(content, False)
-    text = text.replace("[BEGIN TARGET STEP]", "\u27e6U+005B\u27e7BEGIN TARGET STEP]")
-    text = text.replace("[END TARGET STEP]", "\u27e6U+005B\u27e7END TARGET STEP]")
-    return [("\\" + line) if _reads_as_structure(line) else line for line in text.split("\n")]
+    lines = []
+    for line in content.split("\n"):
+        line = _escaped(line, False)
+        if _reads_as_structure(line):
+            line = "\\" + line
+        if _LABEL_TEXT.search(line):
+            line = "\u27e6DATA\u27e7" + line
+        lines.append(line)
+    return lines
+
+
+_OPENING = re.compile("(?: |\u27e6U\\+[0-9A-F]{4,6}\u27e7)*")
+_LABEL_TEXT = re.compile(r'(?i)(?<![a-z0-9_])(?:labels?|step_labels?|notes?|error_kinds?)"?[ \t]*[:=]')
 
 
 def _reads_as_structure(line: str) -> bool:
-    """After skipping what a reader skips (blanks, format characters, anything NFKC folds to nothing or a
-    blank), does the line open with '[' or a backslash once folded?"""
-    for k, ch in enumerate(line):
-        if ch.isspace() or unicodedata.category(ch) == "Cf" or unicodedata.normalize("NFKC", ch).isspace() \
-                or unicodedata.normalize("NFKC", ch) == "":
-            continue
-        head = unicodedata.normalize("NFKC", line[k:k + 2]).lstrip()
-        return head[:1] in ("[", "\\")
-    return False
+    """Past what a reader skips (spaces, escapes), does the line open with '[' or a backslash?"""
+    return line[_OPENING.match(line).end():][:1] in ("[", "\\")   # type: ignore[union-attr]
 
 
 def _message_template(index: int, message: Mapping[str, Any], calls: bool = True) -> list[str]:

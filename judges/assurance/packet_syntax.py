@@ -1,12 +1,16 @@
 """The packet syntax as the inline checker reads it, written apart from the renderer: parsing packet bytes into
-blocks, and the escapes content and arguments must show (``⟦U+XXXX⟧`` for line breaks and the escape opener, a
-leading backslash on a content line a reader could take for structure)."""
+blocks, and the escapes content and arguments must show under packet format 2 (``⟦U+XXXX⟧`` for the characters
+of the committed escape table, for what is not printable ASCII at a line start or next to a structure character,
+and for a keyword's ``[``; a leading backslash on a content line that opens with structure; ``⟦DATA⟧`` on a line
+holding label-like text)."""
 
 from __future__ import annotations
 
+import bisect
+import json
 import re
-import unicodedata
 from dataclasses import dataclass
+from importlib import resources
 
 _HEADER = re.compile(rb"^\[MESSAGE (\d+) (system|user|assistant)\]$")
 _RESULT = re.compile(rb"^\[TOOL RESULT (\d+) id=(.*)\]$")
@@ -68,49 +72,93 @@ def parse_packet(data: bytes) -> tuple[list[_Block], str]:
     return blocks, ""
 
 
-_BREAK = re.compile("[\r\v\f\x1c-\x1e\x85\u2028\u2029\u27e6]")
-_BREAK_OR_LF = re.compile("[\n\r\v\f\x1c-\x1e\x85\u2028\u2029\u27e6]")
 _RAW_BREAK = re.compile("[\r\v\f\x1c-\x1e\x85\u2028\u2029]")
-_ESCAPED = re.compile("\u27e6U\\+([0-9A-F]{4})\u27e7")
+_ESCAPED = re.compile("\u27e6U\\+([0-9A-F]{4,6})\u27e7")
+_DATA = "\u27e6DATA\u27e7"
+_STRUCT = frozenset("[]()\\")
+_KEYWORDS = (b"[BEGIN TARGET STEP]", b"[END TARGET STEP]", b"[MESSAGE ", b"[TOOL CALL ", b"[TOOL RESULT ")
+_LABELISH = re.compile(r'(?i)(?<![a-z0-9_])(?:labels?|step_labels?|notes?|error_kinds?)"?[ \t]*[:=]')
 
 
-def _escape(text: str, pattern: re.Pattern) -> str:
-    return pattern.sub(lambda m: "\u27e6U+%04X\u27e7" % ord(m.group(0)), text)
+def _always_escaped_starts() -> tuple[list[int], list[int]]:
+    table = json.loads(resources.files("judges.assurance").joinpath("escape_table.json").read_text("utf-8"))
+    return [lo for lo, _ in table["escape_everywhere"]], [hi for _, hi in table["escape_everywhere"]]
+
+
+_STARTS, _ENDS = _always_escaped_starts()
+
+
+def _always(char: str) -> bool:
+    """Whether the committed table escapes ``char`` wherever it appears."""
+    k = bisect.bisect_right(_STARTS, ord(char)) - 1
+    return k >= 0 and ord(char) <= _ENDS[k]
+
+
+def _shown(text: str, before: str, after: str, escape_lf_and_parens: bool) -> str:
+    """One line (or arguments) as format 2 shows it: every character checked against its neighbours."""
+    out = []
+    started = escape_lf_and_parens                     # arguments have no line start
+    for i, char in enumerate(text):
+        prev = text[i - 1] if i else before
+        nxt = text[i + 1] if i + 1 < len(text) else after
+        if " " <= char <= "~":
+            out.append(f"\u27e6U+{ord(char):04X}\u27e7" if escape_lf_and_parens and char in "()" else char)
+        elif char == "\n" or _always(char) or not started or prev in _STRUCT or nxt in _STRUCT:
+            out.append(f"\u27e6U+{ord(char):04X}\u27e7")
+        else:
+            out.append(char)
+        started = started or char != " "
+    shown = "".join(out).encode("utf-8")
+    for keyword in _KEYWORDS:
+        shown = shown.replace(keyword, "\u27e6U+005B\u27e7".encode("utf-8") + keyword[1:])
+    return shown.decode("utf-8")
 
 
 def unescape(text: str) -> str:
-    """Undo the packet escapes ``⟦U+XXXX⟧`` (a line break, the escape opener, a marker's ``[``)."""
+    """Undo the packet escapes ``⟦U+XXXX⟧``."""
     return _ESCAPED.sub(lambda m: chr(int(m.group(1), 16)), text)
 
 
 def _expected_content(content: str) -> list[bytes]:
-    """The neutralised lines a content string must appear as (written apart from the renderer)."""
+    """The lines a content string must appear as under packet format 2 (written apart from the renderer)."""
     if not content:
         return []
     lines = []
-    text = _escape(content, _BREAK)
-    for marker in ("[BEGIN TARGET STEP]", "[END TARGET STEP]"):
-        text = text.replace(marker, "\u27e6U+005B\u27e7" + marker[1:])
-    for line in text.split("\n"):
-        lines.append(("\\" + line if _structure_like(line) else line).encode("utf-8"))
+    for raw in content.split("\n"):
+        line = _shown(raw, "", "", False)
+        if _structure_like(line):
+            line = "\\" + line
+        if _LABELISH.search(line):
+            line = _DATA + line
+        lines.append(line.encode("utf-8"))
     return lines
 
 
 def _structure_like(line: str) -> bool:
-    """A content line a reader could take for structure (leading blanks / format characters dropped, NFKC)."""
-    core = line.lstrip()
-    while core and (unicodedata.category(core[0]) == "Cf" or core[0].isspace()
-                    or unicodedata.normalize("NFKC", core[0]).strip() == ""):
-        core = core[1:]
-    return unicodedata.normalize("NFKC", core[:2]).lstrip()[:1] in ("[", "\\")
+    """Past leading spaces and escapes, does the line open with ``[`` or a backslash?"""
+    k = 0
+    while k < len(line):
+        if line[k] == " ":
+            k += 1
+        elif (m := _ESCAPED.match(line, k)):
+            k = m.end()
+        else:
+            break
+    return line[k:k + 1] in ("[", "\\")
 
 
 def content_from_lines(lines: list[bytes]) -> str:
-    """The source text a packet's content lines stand for (leading ``\\`` dropped, escapes undone)."""
-    return "\n".join(unescape(line.decode("utf-8", "replace")[1:] if line.startswith(b"\\")
-                               else line.decode("utf-8", "replace")) for line in lines)
+    """The source text a packet's content lines stand for (``⟦DATA⟧`` and one leading ``\\`` dropped, escapes
+    undone)."""
+    out = []
+    for raw in lines:
+        line = raw.decode("utf-8", "replace")
+        line = line[len(_DATA):] if line.startswith(_DATA) else line
+        out.append(unescape(line[1:] if line.startswith("\\") else line))
+    return "\n".join(out)
 
 
 def shown_arguments(arguments: str) -> bytes:
-    """Arguments as a call line must show them: one line, breaks and the escape opener escaped."""
-    return _escape(arguments, _BREAK_OR_LF).encode("utf-8")
+    """Arguments as a call line must show them: one line, LF and both parentheses escaped, their ends next to the
+    call's parentheses."""
+    return _shown(arguments, "(", ")", True).encode("utf-8")

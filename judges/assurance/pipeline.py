@@ -46,7 +46,7 @@ from judges.assurance.pack import write_pack
 from judges.assurance.workspace import Workspace, sync_directory, write_file
 from judges.assurance.intoto import start_chain, write_layout, write_link
 from judges.assurance.disk_check import audit_on_disk, inline_again, job_specs, source_contract_problems
-from judges.assurance.render import PacketSpec, render_packets
+from judges.assurance.render import PACKET_FORMAT, PacketSpec, render_packets
 from judges.assurance.source import SourceSnapshot
 from judges.assurance.targets import select_targets  # noqa: F401  (the mutation cases patch it here)
 from judges.assurance.pipeline_config import (CONTROLS, PIPELINE_REQUIREMENTS, SCRIPT_SHARD, STEPS, Controls, Hook,
@@ -247,7 +247,7 @@ def build(cfg: PipelineConfig) -> StageResult:
     products, hashes = {}, {}
     for name in sorted(packets):                  # hashed from the very buffers that are written
         hashes[f"packets/{name}"] = products[f"build/packets/{name}"] = cfg.hasher(packets[name])
-    extra = {"manifest.json": dumps_pretty({"packets": hashes}).encode("utf-8"),
+    extra = {"manifest.json": dumps_pretty({"packets": hashes, "packet_format": PACKET_FORMAT}).encode("utf-8"),
              "jobs.jsonl": "".join(dumps(s.to_json()) + "\n" for s in specs).encode("utf-8"),
              "report.json": dumps_pretty({"findings": [f.to_json() for f in findings if not f.ok],
                                           "checked": len(findings) + passed}).encode("utf-8")}

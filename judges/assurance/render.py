@@ -9,22 +9,43 @@ for byte but for escaped line breaks (N is the UTF-8 length of what is shown,
 so arguments of any shape parse back exactly); every result shows the id it answers. The *original* rendering omits
 the calls -- kept only to reproduce the failure the paper studied.
 
-Content cannot forge structure, and every escape is reversible: each line
-break other than the LF between content lines (CR, VT, FF, U+001C-U+001E,
-U+0085, U+2028, U+2029; in arguments LF too) and the escape opener ``⟦``
-itself are written ``⟦U+XXXX⟧``; the ``[`` of a target marker inside content
-is written ``⟦U+005B⟧``; a content line that a reader could take for
-structure -- it starts with ``[`` or ``\\`` once leading blanks and invisible
-format characters are dropped and lookalikes (fullwidth brackets) folded --
-gets a leading ``\\`` (so every content line starting with ``\\`` is escaped). So ``str.splitlines()`` and a byte parser split a packet into
-the same lines, and un-escaping gives back the source text exactly. Labels and
-other truth never reach this module.
+Packet format 2 (``PACKET_FORMAT``): neither a parser nor a human or model
+reader can take content for structure or for a label, and every escape is
+reversible (``⟦U+XXXX⟧``, 4-6 hex digits):
+
+- escaped wherever they appear: the characters of the committed escape table
+  (``escape_table.json``, generated from a pinned Unicode version by
+  ``make_escape_table``): controls but LF, format characters (zero-width,
+  bidi controls), default-ignorables, characters that render blank, surrogates,
+  private-use and unassigned code points, line and paragraph separators,
+  brackets that are not ASCII and lookalikes of ``[ ] ( ) \\``, and the escape
+  brackets ``⟦ ⟧`` themselves; in arguments also LF, ``(`` and ``)``, so a
+  call line holds exactly one raw ``(`` and ``)`` (N is the UTF-8 length of
+  the arguments as shown);
+- every character that is not printable ASCII at the start of a content line
+  (after leading spaces) or next to a structure character (``[ ] ( ) \\``;
+  the start and end of arguments sit next to the call's parentheses);
+- the ``[`` of every structure keyword (``[BEGIN TARGET STEP]``,
+  ``[END TARGET STEP]``, ``[MESSAGE``, ``[TOOL CALL``, ``[TOOL RESULT``);
+- a content line that, past leading spaces and escapes, opens with ``[`` or
+  ``\\`` gets a leading ``\\`` (so every content line starting with ``\\`` is
+  escaped);
+- a content line holding label-like text (``label:``, ``"notes" =``,
+  ``error_kind:`` ...) is marked as the source's data with the reserved
+  ``⟦DATA⟧`` prefix.
+
+So ``str.splitlines()`` and a byte parser split a packet into the same lines,
+and un-escaping (drop ``⟦DATA⟧``, then one leading ``\\``, then undo each
+``⟦U+XXXX⟧``) gives back the source text exactly. Labels and other truth
+never reach this module.
 """
 
 from __future__ import annotations
 
-import unicodedata
+import json
+import re
 from dataclasses import dataclass
+from importlib import resources
 
 from benchmark_builders.trajectories.records import ChatMessage, Trajectory
 
@@ -60,37 +81,85 @@ class PacketSpec:
                 "target_kind": self.target_kind, "extent": self.extent, "rendering": self.rendering}
 
 
-#: Every character ``str.splitlines()`` breaks a line at, besides LF (packets use LF line ends only).
+def _table() -> dict:
+    """The committed escape table (``escape_table.json``, made by ``make_escape_table`` from a pinned Unicode)."""
+    return json.loads(resources.files("judges.assurance").joinpath("escape_table.json").read_text("utf-8"))
+
+
+_TABLE = _table()
+#: The packet format: its number and the Unicode version its escape table was generated from.
+PACKET_FORMAT = f"{_TABLE['packet_format']} (Unicode {_TABLE['unicode']})"
+#: Characters escaped wherever they appear (controls but LF, format, default-ignorable, bidi, lookalike brackets...).
+_EVERYWHERE = re.compile("[" + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in _TABLE["escape_everywhere"]) + "]")
+_STRUCTURE = frozenset("[]()\\")
+#: Structure a line could forge: each occurrence's ``[`` is escaped in content and arguments.
+KEYWORDS = ("[BEGIN TARGET STEP]", "[END TARGET STEP]", "[MESSAGE ", "[TOOL CALL ", "[TOOL RESULT ")
+#: Text that reads like a label (``label:``, ``"notes" =``, ``error_kind:`` ...): its line is marked as data.
+_LABEL_LIKE = re.compile(r'(?i)(?<![a-z0-9_])(?:labels?|step_labels?|notes?|error_kinds?)"?[ \t]*[:=]')
+DATA_MARK = "\u27e6DATA\u27e7"
+_LEADING_ESCAPES = re.compile("^(?: |\u27e6U\\+[0-9A-F]{4,6}\u27e7)*")
+
+
+#: Every character ``str.splitlines()`` breaks a line at, besides LF (each in the escape table: escaped everywhere).
 LINE_BREAKS = "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
-ESCAPE_OPEN = "\u27e6"      # ⟦, always escaped itself, so every ⟦ in a packet opens an escape
-_CONTENT_ESCAPES = {ord(ch): f"\u27e6U+{ord(ch):04X}\u27e7" for ch in LINE_BREAKS + ESCAPE_OPEN}
-_ARGUMENT_ESCAPES = {**_CONTENT_ESCAPES, ord("\n"): "\u27e6U+000A\u27e7"}
-_MARKERS = ((BEGIN, "\u27e6U+005B\u27e7" + BEGIN[1:]), (END, "\u27e6U+005B\u27e7" + END[1:]))
+
+
+def _code(char: str) -> str:
+    return f"\u27e6U+{ord(char):04X}\u27e7"
+
+
+def _escape(text: str, arguments: bool) -> str:
+    """Escape ``text`` as packet format 2 shows it (see the module docstring); ``arguments``: one call line."""
+    if text.isascii() and not _EVERYWHERE.search(text) and not (arguments and ("\n" in text or "(" in text
+                                                                                or ")" in text)):
+        out = text                                     # the common case: printable ASCII and LF only
+    else:
+        chars = []
+        last = len(text) - 1
+        line_start = not arguments                     # content: only blanks so far on this line
+        for i, char in enumerate(text):
+            code = ord(char)
+            if 0x20 <= code <= 0x7E:
+                chars.append(_code(char) if arguments and char in "()" else char)
+                line_start = line_start and char == " "
+                continue
+            if char == "\n" and not arguments:
+                chars.append(char)
+                line_start = True
+                continue
+            before = text[i - 1] if i else ("(" if arguments else "\n")
+            after = text[i + 1] if i < last else (")" if arguments else "\n")
+            if _EVERYWHERE.match(char) or char == "\n" or line_start or before in _STRUCTURE or after in _STRUCTURE:
+                chars.append(_code(char))
+            else:
+                chars.append(char)
+            line_start = False
+        out = "".join(chars)
+    if "[" in out:
+        for keyword in KEYWORDS:
+            out = out.replace(keyword, "\u27e6U+005B\u27e7" + keyword[1:])
+    return out
 
 
 def escape_arguments(arguments: str) -> str:
-    """Arguments as one packet line: every line break and the escape opener written ``⟦U+XXXX⟧``."""
-    return arguments.translate(_ARGUMENT_ESCAPES)
+    """Arguments as one call line shows them: format 2's escapes, LF and both parentheses written ``⟦U+XXXX⟧``."""
+    return _escape(arguments, True)
 
 
 def looks_like_structure(line: str) -> bool:
-    """Whether a reader could take the line for structure: once leading blanks and invisible format characters
-    are dropped and lookalikes folded (NFKC), it starts with ``[`` or ``\\``."""
-    if line[:1].isascii() and line[:1] not in ("[", "\\", " ", "\t"):
-        return False                                  # the common case
-    i = 0
-    while i < len(line) and (line[i].isspace() or unicodedata.category(line[i]) == "Cf"
-                             or not unicodedata.normalize("NFKC", line[i]).strip()):
-        i += 1
-    return unicodedata.normalize("NFKC", line[i:i + 2]).lstrip().startswith(("[", "\\"))
+    """Whether an escaped content line could be read as structure: past leading blanks and escapes, it opens with
+    ``[`` or ``\\``."""
+    rest = line[_LEADING_ESCAPES.match(line).end():]      # type: ignore[union-attr]
+    return rest[:1] in ("[", "\\")
 
 
 def neutralise(content: str) -> list[str]:
-    """Content as packet lines that cannot be read as packet structure (reversibly escaped)."""
-    content = content.translate(_CONTENT_ESCAPES)
-    for marker, escaped in _MARKERS:
-        content = content.replace(marker, escaped)
-    return ["\\" + line if looks_like_structure(line) else line for line in content.split("\n")]
+    """Content as packet lines no reader can take for structure or for a label (reversibly escaped)."""
+    out = []
+    for line in _escape(content, False).split("\n"):
+        line = "\\" + line if looks_like_structure(line) else line
+        out.append(DATA_MARK + line if _LABEL_LIKE.search(line) else line)
+    return out
 
 
 def _message_lines(index: int, message: ChatMessage, restored: bool, out: list[str]) -> None:

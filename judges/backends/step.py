@@ -61,7 +61,7 @@ def read_packet(text: str) -> tuple[list[_Step], int | None, bool]:
     return steps, target, ends_at_target
 
 
-_ESCAPE = re.compile("\u27e6U\\+([0-9A-F]{4})\u27e7")
+_ESCAPE = re.compile("\u27e6U\\+([0-9A-F]{4,6})\u27e7")
 
 
 def _object(arguments: str) -> dict | None:

@@ -100,8 +100,10 @@ def _duplicate_target_call(data: bytes, ctx: Ctx) -> bytes:
 
 
 def _unescape(marker: bytes) -> Callable[[bytes, Ctx], bytes]:
+    """A renderer that forgets to escape ``marker`` (its leading backslash, or its keyword's escaped ``[``)."""
     def edit(data: bytes, ctx: Ctx) -> bytes:
-        return data.replace(b"\\" + marker, marker)
+        escaped = "\u27e6U+005B\u27e7".encode("utf-8") + marker[1:]
+        return data.replace(b"\\" + marker, marker).replace(escaped, marker)
     return edit
 
 

@@ -216,7 +216,9 @@ def test_source_text_that_looks_like_an_excluded_field_is_data(spec):
 
     trajectory = _field_like_content()
     data = render_packet(trajectory, spec)
-    assert b"\nNote: it is under warranty.\nlabel: fragile" in data and b'"label": 1' in data
+    mark = "\u27e6DATA\u27e7".encode("utf-8")               # the source's own label-like text: marked as data
+    assert b"\n" + mark + b"Note: it is under warranty.\n" + mark + b"label: fragile" in data
+    assert b'"label": 1' in data
     assert packet_holds(data, trajectory, spec)
     detailed = _check_packet_in_detail(data, trajectory, spec, (b"wrong_arguments",))
     assert [(f.requirement, f.ok, f.detail) for f in detailed] == \

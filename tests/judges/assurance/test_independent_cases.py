@@ -37,7 +37,7 @@ FIRST_STOP: dict[str, tuple[str, str]] = {
     "src-target-result-dropped": ("build", "calls-answered"),
     "src-bom-on-trajectories-file": ("build", "bad-input"),
     "src-duplicate-trajectory-record": ("build", "bad-input"),
-    "src-trajectory-id-with-slash": ("build", "crash (PackError)"),
+    "src-trajectory-id-with-slash": ("build", "bad-input"),            # the id charset (issue 34)
     "render-label-line-in-target": ("build", "excluded-fields-absent"),
     "render-target-result-in-prefix": ("build", "extent"),
     "render-markers-on-wrong-step": ("build", "target-marked-once"),

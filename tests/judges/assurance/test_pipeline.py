@@ -329,7 +329,9 @@ def test_source_text_that_looks_like_fields_passes_the_p3_pipeline(suite_dir, tm
         result = runner.invoke(cli, ["assure", step, "--source", str(source), "--work", str(work)])
         assert result.exit_code == 0, result.output
     staged = read_pack(work / "staged" / "packets.pack")
-    assert staged and all(b"\nNote: it is under warranty.\nlabel: fragile\n" in data for data in staged.values())
+    mark = "\u27e6DATA\u27e7".encode("utf-8")               # shown as the source's data, with the reserved marker
+    assert staged and all(b"\n" + mark + b"Note: it is under warranty.\n" + mark + b"label: fragile\n" in data
+                          for data in staged.values())
     assert json.loads((work / "check" / "report.json").read_text())["failed"] == []
 
 

@@ -50,8 +50,10 @@ def test_arguments_are_byte_identical_even_when_odd():
     trajectory = Trajectory("odd", "odd", messages)
     spec = _spec(trajectory, 1, "full")
     data = render_packet(trajectory, spec)
-    for arguments in odd:                    # byte for byte, but for a raw line break, shown as ⟦U+000A⟧
-        assert f"({arguments.replace(chr(10), chr(0x27e6) + 'U+000A' + chr(0x27e7))})\n".encode("utf-8") in data
+    shown = {"\n": "\u27e6U+000A\u27e7", "(": "\u27e6U+0028\u27e7", ")": "\u27e6U+0029\u27e7"}
+    for arguments in odd:                    # byte for byte, but for LF and parentheses (format 2), the marker's [
+        escaped = "".join(shown.get(c, c) for c in arguments).replace("[END", "\u27e6U+005B\u27e7END")
+        assert f"({escaped})\n".encode("utf-8") in data
     assert failures(check_packet(data, trajectory, spec)) == []
 
 
@@ -74,7 +76,7 @@ def test_delimiters_in_content_are_neutralised():
     data = render_packet(trajectory, spec).decode()
     assert data.count("[BEGIN TARGET STEP]") == 1 and data.count("[END TARGET STEP]") == 1
     assert "\u27e6U+005B\u27e7END TARGET STEP]" in data and "text \u27e6U+005B\u27e7BEGIN TARGET STEP] inline" in data
-    assert "\n\\[TOOL CALL id=x" in data and "\n\\\\back" in data
+    assert "\n\u27e6U+005B\u27e7TOOL CALL id=x" in data and "\n\\\\back" in data
     assert failures(check_packet(data.encode(), trajectory, spec)) == []
 
 
