@@ -97,7 +97,10 @@ def chain_key(work: Path, step: str, key_file: Path | None, pinned: str | None =
                          f"pass it with --key")
     elif step != "build" and (folder / "ephemeral.pem").is_file():
         key = ChainKey(_load_private(folder / "ephemeral.pem"), True)
-    elif step != "build" and pinned is not None:
+    elif step == "build" and pinned is not None:
+        raise InputError("--key-fingerprint: build starts a new chain and would sign it with a new ephemeral key; "
+                         "give --key FILE (the key with that fingerprint)")
+    elif pinned is not None:
         raise ChainTampered("trusted-key", f"{folder / 'ephemeral.pem'}: missing; the pinned key signs no chain here")
     else:
         key = ChainKey(CryptoSigner.generate_ed25519(), True)

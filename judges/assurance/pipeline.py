@@ -363,7 +363,8 @@ class RunOutcome:
 
 
 def run_step(cfg: PipelineConfig, step: str, backend: JudgeBackend | None = None) -> StageResult:
-    """Run one stage; a refusal is recorded (return code 3, or 4 when tampering was found) and re-raised."""
+    """Run one stage; a refusal is recorded (return code 3, or 4 when tampering was found) and re-raised, and so is
+    bad input met after the stage started (return code 2)."""
     try:
         if step == "dispatch":
             if backend is None:
@@ -374,6 +375,12 @@ def run_step(cfg: PipelineConfig, step: str, backend: JudgeBackend | None = None
         code = 4 if refused.requirement in TAMPER_CHECKS else 3
         write_record(cfg.work, StepRecord(step, f"orgbench assure {step}", return_code=code, controls=cfg.controls.name,
                                           requirement=refused.requirement, reason=refused.reason))
+        raise
+    except InputError as bad:               # a started stage that met bad input says so, never left unfinished
+        started = read_record(cfg.work, step) if (cfg.work / "records").is_dir() else None
+        if started is not None and started.return_code is None:
+            write_record(cfg.work, StepRecord(step, f"orgbench assure {step}", return_code=2,
+                                              controls=cfg.controls.name, requirement="bad-input", reason=str(bad)))
         raise
 
 

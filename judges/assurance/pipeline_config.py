@@ -22,6 +22,7 @@ CONTROLS = ("P0", "P1", "P2", "P3")
 #: Requirements the pipeline itself enforces (the checkers' are in checks.REQUIREMENTS).
 PIPELINE_REQUIREMENTS: dict[str, str] = {
     "render-completed": "the renderer produced every packet",
+    "bad-input": "the suite and options are readable input (else exit 2, one line naming file and field)",
     "previous-step-succeeded": "the previous step has a record, finished with return code 0 and chains to its own predecessor",
     "controls-not-weaker": "every step runs under the same controls: none after weaker ones (P1+), none weaker "
                            "than an earlier one (dispatch under P1 after stages under P3 is refused)",

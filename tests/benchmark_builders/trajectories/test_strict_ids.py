@@ -105,3 +105,5 @@ def test_assure_build_refuses_a_hand_made_suite_with_one_line(tmp_path, kind):
     done = _orgbench("assure", "build", "--source", suite, "--work", tmp_path / "w")
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert expected in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    record = json.loads((tmp_path / "w" / "records" / "build.record.json").read_text())
+    assert (record["return_code"], record["requirement"]) == (2, "bad-input")      # finished, never left half-done

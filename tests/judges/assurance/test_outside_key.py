@@ -228,6 +228,8 @@ def test_the_default_key_says_accidents_only_and_a_pinned_fingerprint_it_lacks_i
     assert pinned.returncode == 4 and "check: tampered (trusted-key)" in pinned.stderr
     assert orgbench("assure", "check", "--source", suite_dir, "--work", work, "--key-fingerprint",
                     "abc").returncode == 2
+    rebuilt = orgbench("assure", "build", "--source", suite_dir, "--work", work, "--key-fingerprint", user_fingerprint)
+    assert rebuilt.returncode == 2 and "give --key FILE" in rebuilt.stderr
 
 
 def test_without_a_signed_chain_the_rederived_packet_still_stops_the_resealed_failure(suite_dir, tmp_path):
