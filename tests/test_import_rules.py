@@ -14,8 +14,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 LAYERS = ("simulator", "benchmark_builders", "judges", "orgbench")
 FRONT_DOOR = ("orgbench/cli.py", "orgbench/__main__.py", "orgbench/commands/", "orgbench/studies/", "orgbench/report/",
-              "orgbench/sweep/", "orgbench/prose/")  # sweep/: a grid of the studies' stages, run serially or on
-# Ray; prose/: the model rewrite hook that simulate hands to the simulator
+              "orgbench/sweep/", "orgbench/prose/", "orgbench/harness/")  # sweep/: a grid of the studies' stages,
+# run serially or on Ray; prose/: the model rewrite hook that simulate hands to the simulator; harness/: the suites
+# as inspect_ai tasks (inspect's entry point) and inspect logs read back as runs
 
 
 def _modules(folder: str) -> list[Path]:

@@ -200,7 +200,7 @@ def check_judge_spec(spec: str) -> None:
 
 
 @click.command("cargo")
-@click.argument("runs", nargs=-1, required=True, type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Directory for the tables; one holding anything else is refused (see --overwrite).")
 @click.option("--suite", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
@@ -211,28 +211,31 @@ def check_judge_spec(spec: str) -> None:
 def tables_cargo(runs: tuple[Path, ...], out: Path, suite: Path | None, resamples: int, overwrite: bool) -> None:
     """Write Tables 1–3 (Markdown, CSV, LaTeX) and the risk–coverage figure from RUN directories.
 
-    The suite is the one the runs' run.json records; every run must have
-    judged that same suite (same digest), and a judgment of an item that is
-    not in the suite's truth is an error.
+    A RUN may also be an inspect_ai eval log (.eval or .json) of orgbench/cargo_bench: the logs of one model
+    are read as one run (judge inspect:MODEL). The suite is the one the runs' run.json (or the logs) record;
+    every run must have judged that same suite (same digest), and a judgment of an item that is not in the
+    suite's truth is an error.
     """
+    from orgbench.harness.inspect_log import inspect_runs, is_inspect_log
     from orgbench.report.cargo_tables import write_tables
     from orgbench.core.errors import InputError
     from orgbench.core.storage import sha256_file, staged_directory
 
     for run in runs:
-        found = holds(run)
-        if found != "a CARGO judge run":
+        found = "an inspect log" if is_inspect_log(run) else holds(run)
+        if found not in ("a CARGO judge run", "an inspect log"):
             hint = (" (score it with `orgbench score groundeval`, then `orgbench tables groundeval`)"
                     if found == "a GroundEval agent run" else "")
             raise InputError(f"{run}: holds {found or 'nothing'}, not a CARGO judge run (the folder `orgbench "
-                             f"judge` writes){hint}")
-    inputs = {"runs": [{name: sha256_file(run / name) for name in ("run.json", "judgments.jsonl")
+                             f"judge` writes) or an inspect log of orgbench/cargo_bench{hint}")
+    inputs = {"runs": [{"inspect_log": sha256_file(run)} if is_inspect_log(run) else
+                       {name: sha256_file(run / name) for name in ("run.json", "judgments.jsonl")
                         if (run / name).is_file()} for run in runs],
               "suite": str(suite) if suite else None, "resamples": resamples}
     guard(out, "CARGO tables", inputs, overwrite=overwrite)
     check_out_dir(out, into=True)
-    with staged_directory(out) as tmp:
-        written = write_tables(list(runs), suite, tmp, resamples=resamples)
+    with inspect_runs(runs) as run_of, staged_directory(out) as tmp:
+        written = write_tables(list(dict.fromkeys(run_of[run] for run in runs)), suite, tmp, resamples=resamples)
         bind(tmp, "tables cargo", inputs)
     click.echo(f"wrote {len(written)} files to {out}")
 

@@ -19,14 +19,16 @@ def run_kind(run: Path) -> str:
     from judges.judgments import JUDGMENTS
     from orgbench.core.errors import InputError
 
-    if (run / JUDGMENTS).is_file():
+    from orgbench.harness.inspect_log import is_inspect_log
+
+    if (run / JUDGMENTS).is_file() or is_inspect_log(run):
         return "cargo"
     if (run / "answers.jsonl").is_file():
         return "groundeval"
     if is_contrast_run(run):
         return "assurance"
-    raise InputError(f"{run}: not a CARGO judge run ({JUDGMENTS}), a GroundEval agent run (answers.jsonl) or a "
-                     "contrast run (contrast.json and flags.csv)")
+    raise InputError(f"{run}: not a CARGO judge run ({JUDGMENTS}) or inspect log (.eval, .json), a GroundEval agent "
+                     "run (answers.jsonl) or a contrast run (contrast.json and flags.csv)")
 
 
 def _kind_of(runs: tuple[Path, ...]) -> str:
@@ -45,7 +47,7 @@ def register(cli: click.Group) -> None:
     """Add ``compare`` to the CLI."""
 
     @cli.command("compare")
-    @click.argument("runs", nargs=-1, required=True, type=click.Path(file_okay=False, exists=True, path_type=Path))
+    @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
     @click.option("--suite", type=click.Path(file_okay=False, exists=True, path_type=Path), default=None,
                   help="The suite the runs judged or answered (default: the one the first run's run.json names).")
     @click.option("--prices", type=click.Path(dir_okay=False, exists=True, path_type=Path), default=None,
@@ -59,7 +61,8 @@ def register(cli: click.Group) -> None:
     def compare(runs: tuple[Path, ...], suite: Path | None, prices: Path | None, out: Path | None,
                 resamples: int, tolerance: float | None) -> None:
         """Compare CARGO judge runs of one suite or contrast runs of one cohort (one run per judge), or two
-        GroundEval agent runs RUN_A RUN_B."""
+        GroundEval agent runs RUN_A RUN_B. A CARGO run may be an inspect_ai log of orgbench/cargo_bench (the
+        logs of one model are one run)."""
         from orgbench.commands.options import check_out_dir
         from orgbench.core.errors import InputError
         from orgbench.core.storage import dumps_pretty, write_text_atomic
@@ -85,8 +88,14 @@ def register(cli: click.Group) -> None:
             text, title = agent_comparison_markdown(result), "# Agent comparison"
         else:
             from judges.comparison import compare_runs, comparison_markdown, load_prices
+            from orgbench.harness.inspect_log import inspect_runs
 
-            result = compare_runs(list(runs), suite_dir=suite, prices=load_prices(prices), resamples=resamples)
+            with inspect_runs(runs) as run_of:
+                dirs = list(dict.fromkeys(run_of[run] for run in runs))
+                result = compare_runs(dirs, suite_dir=suite, prices=load_prices(prices), resamples=resamples)
+            given = {str(run_of[run]): run for run in reversed(runs)}     # a log's run: named by its first log
+            for entry in result["judges"].values():
+                entry["run"] = str(given.get(entry["run"], entry["run"]))
             text, title = comparison_markdown(result), "# Judge comparison"
         if out is not None:
             write_text_atomic(out / "compare.json", dumps_pretty(result))

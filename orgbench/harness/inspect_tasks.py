@@ -1,0 +1,34 @@
+"""orgbench's suites as inspect_ai tasks, registered through inspect's entry point (``orgbench/cargo_bench``, …).
+
+``pyproject.toml`` names this module under ``[project.entry-points.inspect_ai]``,
+so once orgbench is installed ``inspect eval orgbench/cargo_bench --model
+PROVIDER/MODEL`` finds the tasks. Task parameters come with ``-T name=value``.
+"""
+
+from __future__ import annotations
+
+from inspect_ai import Task, task
+
+from orgbench.commands.options import parse_seeds
+from orgbench.harness.inspect_cargo import cargo_task
+from orgbench.harness.suites import cargo_suite
+
+
+@task
+def cargo_bench(suite: str | None = None, condition: str = "cargo", seeds: str = "0", limit: int | None = None,
+                temperature: float = 0.0, max_tokens: int | None = None, resamples: int = 10_000) -> Task:
+    """CARGO-Bench: a judge sees each item under ``condition`` (orgbench's prompts, byte for byte) once per judge
+    seed; scored as ``orgbench tables cargo`` scores it (per-family penalty rates, DI with its bootstrap CI).
+
+    Args:
+        suite: a CARGO suite folder (default: the default suite, seeds 0-9, built once and cached).
+        condition: one prompt condition (noref, direct, direct+ctx, cargo, cargo+auth, cargo-ctx, cargo-exemplar,
+            cargo-unv, cargo+kinds, or a rubric-swap cell such as cargo/golden-ref).
+        seeds: judge seeds, e.g. 0 or 0,1,2 (each goes to the model as the request's seed).
+        limit: judge only the first N items (in id order), as ``orgbench judge --limit``.
+        temperature: sampling temperature (orgbench judge's default 0).
+        max_tokens: the request's max_tokens (none by default, as orgbench judge).
+        resamples: bootstrap resamples for DI's CI.
+    """
+    return cargo_task(cargo_suite(suite), str(condition), parse_seeds(str(seeds), "seeds"), limit, float(temperature),
+                      max_tokens, resamples)
