@@ -27,8 +27,8 @@ def run_kind(run: Path) -> str:
         return "groundeval"
     if is_contrast_run(run):
         return "assurance"
-    raise InputError(f"{run}: not a CARGO judge run ({JUDGMENTS}) or inspect log (.eval, .json), a GroundEval agent "
-                     "run (answers.jsonl) or a contrast run (contrast.json and flags.csv)")
+    raise InputError(f"{run}: not a CARGO judge run ({JUDGMENTS}), a GroundEval agent run (answers.jsonl) or a "
+                     "contrast run (contrast.json and flags.csv), nor an inspect log of orgbench/cargo_bench")
 
 
 def _kind_of(runs: tuple[Path, ...]) -> str:

@@ -11,7 +11,8 @@ from inspect_ai import Task, task
 
 from orgbench.commands.options import parse_seeds
 from orgbench.harness.inspect_cargo import cargo_task
-from orgbench.harness.suites import cargo_suite
+from orgbench.harness.inspect_groundeval import groundeval_task
+from orgbench.harness.suites import cargo_suite, groundeval_suite
 
 
 @task
@@ -32,3 +33,17 @@ def cargo_bench(suite: str | None = None, condition: str = "cargo", seeds: str =
     """
     return cargo_task(cargo_suite(suite), str(condition), parse_seeds(str(seeds), "seeds"), limit, float(temperature),
                       max_tokens, resamples)
+
+
+@task
+def groundeval(suite: str | None = None, limit: int | None = None, max_turns: int = 12) -> Task:
+    """GroundEval: the model answers each question contract through the gated runtime's tools (search_artifacts,
+    fetch_artifact, submit_answer) as the contract's actor at its moment; scored by orgbench's rules, no judge
+    model (S_answer, S_traj, the violation rate, S_adj; means per track).
+
+    Args:
+        suite: a GroundEval suite folder (default: the default world of seed 0's suite, built once and cached).
+        limit: answer only the first N contracts.
+        max_turns: model turns per contract before its last message counts as the answer.
+    """
+    return groundeval_task(groundeval_suite(suite), limit, int(max_turns))
