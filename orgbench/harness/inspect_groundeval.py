@@ -68,11 +68,12 @@ def _tools(runtime: Any) -> list[Tool]:
         store().set("submitted", True)
         return "answer recorded"
 
-    specs = {spec["function"]["name"]: spec["function"] for spec in [*TOOLS, SUBMIT]}
+    specs: dict[str, dict[str, Any]] = {spec["function"]["name"]: spec["function"]  # type: ignore[index]
+                                        for spec in [*TOOLS, SUBMIT]}
 
     def define(function: Any, params: dict[str, str]) -> Tool:
         spec = specs[function.__name__]
-        return ToolDef(function, name=function.__name__, description=spec["description"],
+        return ToolDef(function, name=function.__name__, description=str(spec["description"]),
                        parameters=params).as_tool()
 
     return [define(search_artifacts, {"query": "search terms", "subsystem": "restrict to one subsystem",
@@ -109,7 +110,8 @@ def groundeval_rules(suite: str, corpus: Any) -> Scorer:
     from judges.groundeval.traces import Submission
 
     async def score(state: TaskState, target: Target) -> Score:
-        answer, calls = store().get("answer"), store().get("calls", [])
+        answer: Any = store().get("answer")
+        calls: list[dict[str, Any]] = store().get("calls", [])
         submission = Submission(str(state.metadata["question_id"]), f"inspect:{state.model}", "tool", answer, calls)
         rows, _ = score_submissions(Path(suite), [submission], answered_only=True, corpus=corpus)
         row = rows[0]
