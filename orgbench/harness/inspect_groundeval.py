@@ -68,7 +68,7 @@ def _tools(runtime: Any) -> list[Tool]:
         store().set("submitted", True)
         return "answer recorded"
 
-    specs: dict[str, dict[str, Any]] = {spec["function"]["name"]: spec["function"]  # type: ignore[index]
+    specs: dict[str, dict[str, Any]] = {spec["function"]["name"]: spec["function"]  # type: ignore[index,misc]
                                         for spec in [*TOOLS, SUBMIT]}
 
     def define(function: Any, params: dict[str, str]) -> Tool:
