@@ -216,7 +216,7 @@ def tables_cargo(runs: tuple[Path, ...], out: Path, suite: Path | None, resample
     every run must have judged that same suite (same digest), and a judgment of an item that is not in the
     suite's truth is an error.
     """
-    from orgbench.harness.inspect_log import inspect_runs, is_inspect_log
+    from orgbench.harness.inspect_log import inspect_runs, is_inspect_log, run_dirs
     from orgbench.report.cargo_tables import write_tables
     from orgbench.core.errors import InputError
     from orgbench.core.storage import sha256_file, staged_directory
@@ -235,7 +235,7 @@ def tables_cargo(runs: tuple[Path, ...], out: Path, suite: Path | None, resample
     guard(out, "CARGO tables", inputs, overwrite=overwrite)
     check_out_dir(out, into=True)
     with inspect_runs(runs) as run_of, staged_directory(out) as tmp:
-        written = write_tables(list(dict.fromkeys(run_of[run] for run in runs)), suite, tmp, resamples=resamples)
+        written = write_tables(run_dirs(runs, run_of), suite, tmp, resamples=resamples)
         bind(tmp, "tables cargo", inputs)
     click.echo(f"wrote {len(written)} files to {out}")
 

@@ -88,10 +88,10 @@ def register(cli: click.Group) -> None:
             text, title = agent_comparison_markdown(result), "# Agent comparison"
         else:
             from judges.comparison import compare_runs, comparison_markdown, load_prices
-            from orgbench.harness.inspect_log import inspect_runs
+            from orgbench.harness.inspect_log import inspect_runs, run_dirs
 
             with inspect_runs(runs) as run_of:
-                dirs = list(dict.fromkeys(run_of[run] for run in runs))
+                dirs = run_dirs(runs, run_of)
                 result = compare_runs(dirs, suite_dir=suite, prices=load_prices(prices), resamples=resamples)
             given = {str(run_of[run]): run for run in reversed(runs)}     # a log's run: named by its first log
             for entry in result["judges"].values():

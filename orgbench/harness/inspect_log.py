@@ -92,3 +92,13 @@ def inspect_runs(paths: Sequence[Path]) -> Iterator[dict[Path, Path]]:
                               "".join(dumps(cargo_line(rows[key])) + "\n" for key in sorted(rows)))
             runs.update({source: run_dir for source in sources})
         yield {Path(p): runs.get(Path(p), Path(p)) for p in paths}
+
+
+def run_dirs(paths: Sequence[Path], run_of: dict[Path, Path]) -> list[Path]:
+    """The run directories of ``paths`` in order: each run as given, the logs of one model once (at its first log)."""
+    out: list[Path] = []
+    for path in map(Path, paths):
+        run = run_of[path]
+        if not (is_inspect_log(path) and run in out):
+            out.append(run)
+    return out
