@@ -16,6 +16,7 @@ TOP = ("orgbench", "simulator", "benchmark_builders", "judges")
 API = {
     "orgbench": ["__version__"],
     "orgbench.commands": [],
+    "orgbench.harness": [],
     "orgbench.core": [
         "ConfigError", "EndpointError", "FormatError", "InputError", "JsonLine", "JsonlFile", "LATEX_ESCAPES",
         "MANIFEST", "Table", "UTC", "dumps", "dumps_pretty", "format_cell", "format_ts", "iter_jsonl", "latex_escape",
