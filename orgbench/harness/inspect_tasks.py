@@ -15,8 +15,15 @@ from orgbench.harness.inspect_groundeval import groundeval_task
 from orgbench.harness.suites import cargo_suite, groundeval_suite
 
 
+def _seeds(seeds: str | int | list[str | int]) -> tuple[int, ...]:
+    """Judge seeds from ``-T seeds=0,1,2`` (inspect gives a list), ``-T seeds=0-9`` or ``-T seeds=3``."""
+    text = ",".join(str(s) for s in seeds) if isinstance(seeds, (list, tuple)) else str(seeds)
+    return parse_seeds(text, "seeds")
+
+
 @task
-def cargo_bench(suite: str | None = None, condition: str = "cargo", seeds: str = "0", limit: int | None = None,
+def cargo_bench(suite: str | None = None, condition: str = "cargo", seeds: str | int | list[str | int] = "0",
+                limit: int | None = None,
                 temperature: float = 0.0, max_tokens: int | None = None, resamples: int = 10_000) -> Task:
     """CARGO-Bench: a judge sees each item under ``condition`` (orgbench's prompts, byte for byte) once per judge
     seed; scored as ``orgbench tables cargo`` scores it (per-family penalty rates, DI with its bootstrap CI).
@@ -31,8 +38,8 @@ def cargo_bench(suite: str | None = None, condition: str = "cargo", seeds: str =
         max_tokens: the request's max_tokens (none by default, as orgbench judge).
         resamples: bootstrap resamples for DI's CI.
     """
-    return cargo_task(cargo_suite(suite), str(condition), parse_seeds(str(seeds), "seeds"), limit, float(temperature),
-                      max_tokens, resamples)
+    return cargo_task(cargo_suite(suite), str(condition), _seeds(seeds), None if limit is None else int(limit),
+                      float(temperature), max_tokens, int(resamples))
 
 
 @task

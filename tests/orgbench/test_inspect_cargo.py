@@ -110,6 +110,12 @@ def test_the_entry_point_names_the_task_module_and_its_tasks():
     assert registry_info(tasks.cargo_bench).name.endswith("cargo_bench")
 
 
+def test_seeds_come_as_inspect_parses_them():
+    from orgbench.harness.inspect_tasks import _seeds
+
+    assert _seeds(["0", "1"]) == _seeds("0,1") == _seeds("0-1") == (0, 1) and _seeds(3) == (3,)
+
+
 def test_a_log_of_another_task_is_refused_in_one_line(tmp_path):
     log = tmp_path / "other.json"
     log.write_text('{"version": 2}', encoding="utf-8")
