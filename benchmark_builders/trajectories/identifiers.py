@@ -68,6 +68,15 @@ def id_problem(value: str) -> str:
     return ""
 
 
+def disguising_character(char: str) -> bool:
+    """Whether a printable character could disguise a token: it renders blank or is invisible (default-ignorable,
+    U+2800 ...), or it is a bracket that is not ASCII or folds (NFKC) to one of ``[ ] ( )``."""
+    if char.isascii():
+        return False
+    return ord(char) in _IGNORABLE or unicodedata.category(char) in ("Ps", "Pe") or \
+        bool(set(unicodedata.normalize("NFKC", char)) & set("[]()"))
+
+
 def index_key(key: Any) -> int | None:
     """A message index from a label key: a non-negative integer or its canonical decimal text; else None."""
     if isinstance(key, int) and not isinstance(key, bool):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from benchmark_builders.trajectories.identifiers import id_problem, index_key
+from benchmark_builders.trajectories.identifiers import disguising_character, id_problem, index_key
 from orgbench.core.errors import InputError
 from orgbench.core.jsonl import iter_jsonl
 from orgbench.core.storage import (read_json, require_sealed, staged_directory, write_json, write_jsonl,
@@ -38,7 +38,7 @@ def token_problem(text: str, *, name: bool = False) -> str:
     structure) nor the packet escape brackets ``⟦`` ``⟧``, nor ``[ ] ( )``,
     which end a header or a name; neither may be empty.
     """
-    if text and text.isprintable() and not _FRAME_CHARS.search(text):
+    if text and text.isascii() and text.isprintable() and not _FRAME_CHARS.search(text):
         return ""                                   # the common case
     if not text:
         return "must not be empty"
@@ -46,6 +46,8 @@ def token_problem(text: str, *, name: bool = False) -> str:
         return "must be one token (no whitespace, control characters or packet escape brackets)"
     if _FRAME_CHARS.search(text):
         return "must not contain brackets or parentheses ([ ] ( )), which end frame fields"
+    if any(map(disguising_character, text)):
+        return "must not contain characters that render blank or look like brackets (U+3164, U+2800, a fullwidth [ ...)"
     return ""
 
 

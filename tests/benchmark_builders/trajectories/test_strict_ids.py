@@ -107,3 +107,11 @@ def test_assure_build_refuses_a_hand_made_suite_with_one_line(tmp_path, kind):
     assert expected in done.stderr and len(done.stderr.strip().splitlines()) == 1
     record = json.loads((tmp_path / "w" / "records" / "build.record.json").read_text())
     assert (record["return_code"], record["requirement"]) == (2, "bad-input")      # finished, never left half-done
+
+
+@pytest.mark.parametrize("token", ["call\u3164", "call\u2800", "call\u115f", "x\uff3b1", "x\u30141"])
+def test_call_ids_and_tool_names_cannot_hide_in_blank_or_bracket_lookalikes(token):
+    from benchmark_builders.trajectories.records import token_problem
+
+    assert "render blank or look like brackets" in token_problem(token)
+    assert token_problem("caf\u00e9_1") == ""
