@@ -1,9 +1,9 @@
 """Rows kept when parallel processes submit into one directory, with the lock and without it, printed as JSON.
 
 Six processes each merge 30 submissions (a trace line and an answer line) into
-one ``--out``: once through ``write_submission`` (both files rewritten under
-``fcntl.flock``), once through the bare read-modify-write ``_merge_line`` that
-``serve-mcp`` used before. Expected: 180 rows in each file.
+one ``--out``: once through ``write_submission`` (both files appended to under
+``fcntl.flock``), once through a bare read-modify-write with no lock, as
+``serve-mcp`` once merged. Expected: 180 rows in each file.
 
     python benchmarks/bench_submission_race.py [--writers 6] [--rows 30]
 """
@@ -19,11 +19,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).parents[1]
 WRITER = """\
+import json
 import sys
 from pathlib import Path
-from judges.groundeval.mcp_session import _merge_line, write_submission
+from judges.groundeval.submissions import write_submission
 name, out, rows, locked = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
 out.mkdir(parents=True, exist_ok=True)
+
+
+def _merge_line(path, row):
+    lines = path.read_text().splitlines() if path.is_file() else []
+    path.write_text("".join(line + "\\n" for line in lines + [json.dumps(row)]))
+
+
 for i in range(rows):
     base = {"question_id": f"{name}-{i}", "agent": "a", "mode": "tool"}
     trace, answer = {**base, "calls": []}, {**base, "answer": {}}

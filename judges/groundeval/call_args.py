@@ -14,7 +14,9 @@ call is then answered from that form: a lone UTF-16 surrogate in a string
 (``"\\ud800"`` sent as a JSON escape) becomes U+FFFD, as an undecodable byte
 on the wire already does; a non-finite number (``1e400``) becomes
 ``{"non_finite_number": "inf"}``, which is no string and no integer, so the
-call stays invalid.
+call stays invalid. A string argument longer than ``MAX_ARG_CHARS`` is kept as
+``{"too_long_chars": N}`` (``bounded``): the call is invalid, and neither the
+trace nor the reply holds the long value.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import re
 from typing import Any, Mapping
 
 MAX_LIMIT = 50
+MAX_ARG_CHARS = 2000
 DEFAULT_LIMIT = 10
 REPLACEMENT = "\ufffd"
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -53,6 +56,12 @@ def recordable(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [recordable(v) for v in value]
     return value
+
+
+def bounded(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """A call's arguments as a trace keeps them: ``recordable``, each over-long string replaced by its length."""
+    return {key: {"too_long_chars": len(value)} if isinstance(value, str) and len(value) > MAX_ARG_CHARS else value
+            for key, value in recordable(arguments).items()}
 
 
 def _is_int(value: Any) -> bool:

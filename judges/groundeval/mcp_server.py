@@ -2,43 +2,42 @@
 
 Suite mode (``make_server(suite, None, out)``): ``list_contracts``,
 ``start_contract``, ``get_contract``, ``search_artifacts``, ``fetch_artifact``
-and ``submit_answer``; every client connection (session: one ``Server.run``,
-a stdio process or an in-process client) has its own ``SuiteSession``
-(``judges.groundeval.mcp_session``, held in the server's per-run lifespan
-state), so an agent works through the suite in one connection and sessions
-never see each other's state.
+and ``submit_answer``; every client connection (one ``Server.run``: a stdio
+process or an in-process client) has its own ``SuiteSession``
+(``judges.groundeval.mcp_session``, held in the run's lifespan state and
+dropped with it), so an agent works through the suite in one
+connection and sessions never see each other's state.
 One-contract mode (``question_id`` given): ``get_contract`` and the three
 runtime tools for that contract only, as ``serve-mcp --contract`` did before.
 
 The server applies exactly the gates of ``GatedRuntime`` for the contract's
-actor and ``as_of``. Tool arguments are not validated here: they reach the
-runtime as sent, which records every call with the outcome an in-process call
-with the same arguments gets (``judges.groundeval.call_args``). Over stdio, a
-line whose strings hold a lone surrogate escape (which the SDK's JSON parser
-refuses, leaving the request unanswered) is read with those replaced by
-U+FFFD, as undecodable bytes already are. On ``submit_answer`` the answer and
-the trace are merged into ``OUT/answers.jsonl`` / ``OUT/traces.jsonl`` under a
-file lock, so ``orgbench score groundeval --answers OUT`` scores them. The
-truth file is never opened.
+actor and ``as_of``. Runtime tool arguments reach the runtime as sent, which
+records every call with the outcome an in-process call with the same
+arguments gets (``judges.groundeval.call_args``; a string over 2,000
+characters makes the call invalid and is not echoed). Every message is read
+by ``judges.groundeval.jsonrpc_screen`` first (``mcp_transports``), so a
+malformed one is answered with its JSON-RPC error. On ``submit_answer`` the
+answer and the trace are appended to ``OUT/answers.jsonl`` /
+``OUT/traces.jsonl`` under a file lock (``judges.groundeval.submissions``),
+so ``orgbench score groundeval --answers OUT`` scores them. The truth file is
+never opened.
 """
 
 from __future__ import annotations
 
 import json
-import re
-import sys
 from contextlib import asynccontextmanager
-from io import TextIOWrapper
 from pathlib import Path
 from typing import Any, AsyncIterator
 
-from judges.groundeval.call_args import DEFAULT_LIMIT, MAX_LIMIT, well_formed_text
+from judges.groundeval.call_args import DEFAULT_LIMIT, MAX_ARG_CHARS, MAX_LIMIT
 from judges.groundeval.mcp_session import RUNTIME_TOOLS, SuiteSession, shown
+from judges.groundeval.submissions import SubmissionLog
 from judges.groundeval.runtime import Corpus
 from judges.groundeval.traces import load_corpus_world, load_suite
 from orgbench.core.errors import InputError
 
-_TEXT = {"type": "string"}
+_TEXT = {"type": "string", "maxLength": MAX_ARG_CHARS}
 TOOLS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {   # name: (description, properties, required)
     "list_contracts": ("Every question of the suite: id, track, actor, role, as_of, and whether this session "
                        "submitted it (start_contract shows a question's text).", {}, ()),
@@ -58,7 +57,6 @@ TOOLS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {   # name: (des
 SUITE_TOOLS = ("list_contracts", "start_contract", "get_contract", "search_artifacts", "fetch_artifact",
                "submit_answer")
 CONTRACT_TOOLS = ("get_contract", "search_artifacts", "fetch_artifact", "submit_answer")
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 def _instructions(first: dict[str, Any] | None) -> str:
@@ -98,15 +96,17 @@ def make_server(suite: Path, question_id: str | None, out: Path, agent_name: str
     offered = SUITE_TOOLS if question_id is None else CONTRACT_TOOLS
     served = by_id if question_id is None else {question_id: by_id[question_id]}
 
+    log = SubmissionLog(Path(out), agent_name)
+
     @asynccontextmanager
     async def per_connection(_: Any) -> AsyncIterator[dict[str, SuiteSession]]:
-        yield {}        # entered once per Server.run, i.e. per client connection on stdio and in-process streams
+        yield {}        # entered once per Server.run, so dropped with its connection
 
     def session_of(ctx: Any) -> SuiteSession:
-        held: dict[str, SuiteSession] = ctx.lifespan_context
+        held: dict[str, SuiteSession] = ctx.lifespan_context     # one per Server.run: per stdio or in-process stream
         state = held.get("session")
         if state is None:
-            state = held["session"] = SuiteSession(corpus, served, Path(out), agent_name, record_latency)
+            state = held["session"] = SuiteSession(corpus, served, Path(out), agent_name, record_latency, log)
             if question_id is not None:
                 state.start_contract(question_id)
         return state
@@ -131,43 +131,8 @@ def make_server(suite: Path, question_id: str | None, out: Path, agent_name: str
                   on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-def well_formed_line(line: str) -> str:
-    """A JSON-RPC line with lone surrogate escapes in its strings replaced by U+FFFD (any other line unchanged)."""
-    if not _SURROGATE_ESCAPE.search(line):
-        return line
-    try:
-        message = json.loads(line)
-    except ValueError:
-        return line
-    cleaned = well_formed_text(message)
-    return line if cleaned == message else json.dumps(cleaned) + "\n"
-
-
-class _Stdin:
-    """The process's stdin as UTF-8 lines (undecodable bytes replaced), each passed through ``well_formed_line``."""
-
-    def __init__(self) -> None:
-        import anyio
-
-        self._file = anyio.wrap_file(TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
-
-    async def _lines(self) -> AsyncIterator[str]:
-        async for line in self._file:
-            yield well_formed_line(line)
-
-    def __aiter__(self) -> AsyncIterator[str]:
-        return self._lines()
-
-
 def serve(suite: Path, question_id: str | None, out: Path, agent_name: str = "mcp-agent") -> None:
     """Run the server on stdio until the client disconnects."""
-    import anyio
-    from mcp.server.stdio import stdio_server
+    from judges.groundeval.mcp_transports import serve_stdio
 
-    server = make_server(suite, question_id, out, agent_name)
-
-    async def run() -> None:
-        async with stdio_server(stdin=_Stdin()) as (read, write):    # type: ignore[arg-type]
-            await server.run(read, write, server.create_initialization_options())
-
-    anyio.run(run)
+    serve_stdio(make_server(suite, question_id, out, agent_name))

@@ -5,31 +5,32 @@ opens a contract (or returns to one the session opened and has not
 submitted), and ``search_artifacts`` / ``fetch_artifact`` / ``submit_answer``
 act on the contract opened last. Each contract gets its own ``GatedRuntime``
 for its actor and ``as_of``, so its trace holds only its own calls; nothing is
-shared between sessions but the read-only corpus. ``submit_answer`` writes the
-answer and the trace with ``write_submission``: both files are rewritten under
-one exclusive lock (``fcntl.flock`` on ``OUT/.submissions.lock``), so any
-number of sessions and processes may submit into one directory at once and no
-row is lost. Tool arguments reach the runtime exactly as the client sent them
-(``GatedRuntime.call``), so every call is traced with the outcome it has
-in-process.
+shared between sessions but the read-only corpus and the server's
+``SubmissionLog``. ``submit_answer`` refuses an answer that is not an object of
+the contract's answer schema (``parse_answer``, the scorer's own reading) or is
+over ``MAX_ANSWER_CHARS`` as JSON, leaving the contract open; otherwise it
+appends the answer and the trace (``judges.groundeval.submissions``: under one
+lock, a second answer of the same agent to one question refused) and frees the
+contract's runtime. Tool arguments reach the runtime exactly as the client
+sent them (``GatedRuntime.call``), so every call is traced with the outcome it
+has in-process.
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from benchmark_builders.groundeval.contracts import Contract
 from judges.groundeval.call_args import recordable
 from judges.groundeval.runtime import Corpus, GatedRuntime
-from orgbench.core.storage import dumps, write_text_atomic
+from judges.groundeval.scoring import parse_answer
+from judges.groundeval.submissions import SubmissionLog, SubmissionRefused
 
 SHOWN = ("question_id", "track", "question", "actor", "role", "subsystems", "as_of", "answer_schema", "options")
-LOCK = ".submissions.lock"
+MAX_ANSWER_CHARS = 65536
 RUNTIME_TOOLS = ("search_artifacts", "fetch_artifact")
 
 
@@ -39,48 +40,12 @@ def shown(contract: Contract) -> dict[str, Any]:
     return {k: full[k] for k in SHOWN}
 
 
-@contextmanager
-def _locked(out: Path) -> Iterator[None]:
-    out.mkdir(parents=True, exist_ok=True)
-    with open(out / LOCK, "a+b") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
-
-
-def _merge_line(path: Path, row: dict[str, Any]) -> None:
-    """Rewrite ``path`` with ``row`` in place of any line of the same question, agent and mode (call under the lock)."""
-    key = (row["question_id"], row["agent"], row["mode"])
-    lines = []
-    if path.is_file():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if not isinstance(obj, dict) or (obj.get("question_id"), obj.get("agent"), obj.get("mode")) != key:
-                lines.append(dumps(obj))
-    lines.append(dumps(row))
-    lines.sort()
-    write_text_atomic(path, "".join(line + "\n" for line in lines))
-
-
-def write_submission(out: Path, trace: dict[str, Any], answer: dict[str, Any]) -> None:
-    """Merge one trace line and one answer line into ``out`` under the directory's lock."""
-    out = Path(out)
-    with _locked(out):
-        _merge_line(out / "traces.jsonl", trace)
-        _merge_line(out / "answers.jsonl", answer)
-
-
 @dataclass
 class OpenContract:
     """One contract a session started: its runtime (and so its trace) and whether it was submitted."""
 
     contract: Contract
-    runtime: GatedRuntime
+    runtime: GatedRuntime | None
     submitted: bool = False
 
 
@@ -98,6 +63,7 @@ class SuiteSession:
     out: Path
     agent: str
     record_latency: bool = True
+    log: SubmissionLog | None = None
     opened: dict[str, OpenContract] = field(default_factory=dict)
     current: OpenContract | None = None
 
@@ -127,6 +93,7 @@ class SuiteSession:
             runtime = GatedRuntime(self.corpus, contract.actor, contract.as_of, record_latency=self.record_latency)
             entry = self.opened[question_id] = OpenContract(contract, runtime)
         self.current = entry
+        assert entry.runtime is not None
         return {"contract": shown(contract), "resumed": resumed, "calls_so_far": len(entry.runtime.calls)}
 
     def get_contract(self) -> dict[str, Any]:
@@ -141,6 +108,7 @@ class SuiteSession:
             return _none_started()
         if self.current.submitted:
             return closed()
+        assert self.current.runtime is not None
         return self.current.runtime.call(tool, arguments)
 
     def submit_answer(self, answer: Any) -> dict[str, Any]:
@@ -150,12 +118,25 @@ class SuiteSession:
             return _none_started()
         if entry.submitted:
             return closed()
-        entry.submitted = True
-        contract = entry.contract
+        contract, runtime = entry.contract, entry.runtime
+        assert runtime is not None
+        parsed, problem = parse_answer(answer, contract.track)
+        if parsed is None:
+            return {"error": "invalid_answer", "message": f"{problem} (see answer_schema); nothing was written"}
+        text = json.dumps(recordable(answer), ensure_ascii=False)
+        if len(text) > MAX_ANSWER_CHARS:
+            return {"error": "invalid_answer", "message": f"the answer is {len(text)} characters of JSON, over "
+                    f"{MAX_ANSWER_CHARS}; nothing was written"}
         base = {"question_id": contract.question_id, "agent": self.agent, "mode": "tool"}
-        trace = {**base, "actor": contract.actor, "as_of": shown(contract)["as_of"], "calls": entry.runtime.trace()}
-        write_submission(self.out, trace, {**base, "answer": recordable(answer)})
-        return {"status": "submitted", "question_id": contract.question_id, "calls_recorded": len(entry.runtime.calls)}
+        trace = {**base, "actor": contract.actor, "as_of": shown(contract)["as_of"], "calls": runtime.trace()}
+        if self.log is None:
+            self.log = SubmissionLog(Path(self.out), self.agent)
+        try:
+            self.log.submit(trace, {**base, "answer": recordable(answer)})
+        except SubmissionRefused as refused:
+            return {"error": refused.code, "message": str(refused)}
+        entry.submitted, entry.runtime = True, None         # the trace is written: the session keeps no calls
+        return {"status": "submitted", "question_id": contract.question_id, "calls_recorded": len(runtime.calls)}
 
 
 def _none_started() -> dict[str, Any]:

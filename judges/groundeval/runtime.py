@@ -29,7 +29,7 @@ from typing import Any, Protocol, Sequence
 import numpy as np
 
 from judges.groundeval.call_args import (
-    DEFAULT_LIMIT, MAX_LIMIT, capped, fetch_problem, recordable, search_problem,
+    DEFAULT_LIMIT, MAX_LIMIT, bounded, capped, fetch_problem, search_problem,
 )
 from orgbench.core.clock import UTC, format_ts
 from simulator.model import ArtifactVersion, EntityRef
@@ -272,7 +272,7 @@ class GatedRuntime:
     # -- tools ----------------------------------------------------------------------------------------
     def call(self, tool: str, arguments: Any) -> dict[str, Any]:
         """A ``search_artifacts`` / ``fetch_artifact`` call with its arguments as an agent sent them (any JSON)."""
-        args = recordable(arguments) if isinstance(arguments, dict) else {}
+        args = bounded(arguments) if isinstance(arguments, dict) else {}
         if tool == "search_artifacts":
             return self._search(time.perf_counter(), args)
         if tool == "fetch_artifact":
@@ -282,7 +282,7 @@ class GatedRuntime:
     def search_artifacts(self, query: Any, subsystem: Any = None, limit: Any = DEFAULT_LIMIT) -> dict[str, Any]:
         """BM25 over the versions this actor could see at as_of; optional subsystem filter; at most ``limit``."""
         started = time.perf_counter()
-        return self._search(started, recordable({"query": query, "subsystem": subsystem, "limit": limit}))
+        return self._search(started, bounded({"query": query, "subsystem": subsystem, "limit": limit}))
 
     def _search(self, started: float, args: dict[str, Any]) -> dict[str, Any]:
         problem = search_problem(args)
@@ -390,7 +390,7 @@ class GatedRuntime:
     def fetch_artifact(self, artifact_id: Any) -> dict[str, Any]:
         """The artifact (``ID`` for the version current at as_of, or ``ID@N``), or not_found if withheld or absent."""
         started = time.perf_counter()
-        return self._fetch(started, recordable({"artifact_id": artifact_id}))
+        return self._fetch(started, bounded({"artifact_id": artifact_id}))
 
     def _fetch(self, started: float, args: dict[str, Any]) -> dict[str, Any]:
         problem = fetch_problem(args)

@@ -65,3 +65,17 @@ class WireServer:
     def __exit__(self, *exc: object) -> None:
         if self.process.poll() is None:
             self.close()
+
+
+VALID_ANSWERS = {   # the smallest answer of each track that the answer schema accepts
+    "perspective": {"could_actor_have_known": False, "evidence_artifacts": [], "blocked_subsystems": [], "reasoning": ""},
+    "counterfactual": {"outcome_changed": False, "causal_mechanism": "no_causal_link", "cause_event_id": None,
+                       "effect_event_id": None, "mechanism_direction": "no_causal_link", "evidence_artifacts": [],
+                       "actors": [], "reasoning": ""},
+    "silence": {"exists": False, "evidence_artifacts": [], "reasoning": ""},
+}
+
+
+def valid_answer(track: str, **extra: Any) -> dict[str, Any]:
+    """A well-formed answer for a contract of ``track`` (``extra`` fields added)."""
+    return {**VALID_ANSWERS[track], **extra}

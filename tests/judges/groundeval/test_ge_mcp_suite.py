@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.judges.groundeval.mcp_wire import ROOT, WireServer
+from tests.judges.groundeval.mcp_wire import ROOT, WireServer, valid_answer
 from judges.groundeval.mcp_server import make_server
 from judges.groundeval.run import score_run
 from judges.groundeval.runtime import GatedRuntime
@@ -27,6 +27,7 @@ def test_sessions_on_one_suite_server_are_isolated(rt_suite, tmp_path):
     from mcp import Client
 
     c1, c2, c3 = (c["question_id"] for c in _contracts(rt_suite)[:3])
+    track = {c["question_id"]: c["track"] for c in _contracts(rt_suite)}
     server = make_server(rt_suite, None, tmp_path / "out", "suite-agent")
 
     async def first(client, started: asyncio.Event, b_done: asyncio.Event) -> dict:
@@ -39,9 +40,9 @@ def test_sessions_on_one_suite_server_are_isolated(rt_suite, tmp_path):
         await client.call_tool("start_contract", {"question_id": c2})
         await client.call_tool("fetch_artifact", {"artifact_id": "NOPE-2"})
         back = (await client.call_tool("start_contract", {"question_id": c1})).structured_content
-        done1 = (await client.call_tool("submit_answer", {"answer": {"x": 1}})).structured_content
+        done1 = (await client.call_tool("submit_answer", {"answer": valid_answer(track[c1], x=1)})).structured_content
         await client.call_tool("start_contract", {"question_id": c2})
-        done2 = (await client.call_tool("submit_answer", {"answer": {"x": 2}})).structured_content
+        done2 = (await client.call_tool("submit_answer", {"answer": valid_answer(track[c2], x=2)})).structured_content
         again = (await client.call_tool("start_contract", {"question_id": c1})).structured_content
         return {"listed": listed, "opened": opened, "back": back, "done": [done1, done2], "again": again}
 
@@ -51,7 +52,7 @@ def test_sessions_on_one_suite_server_are_isolated(rt_suite, tmp_path):
         opened = (await client.call_tool("start_contract", {"question_id": c1})).structured_content
         await client.call_tool("search_artifacts", {"query": "deploy", "limit": 2})
         await client.call_tool("start_contract", {"question_id": c3})
-        done = (await client.call_tool("submit_answer", {"answer": {"x": 3}})).structured_content
+        done = (await client.call_tool("submit_answer", {"answer": valid_answer(track[c3], x=3)})).structured_content
         listed = (await client.call_tool("list_contracts", {})).structured_content
         b_done.set()
         return {"early": early, "opened": opened, "done": done, "listed": listed}
@@ -92,6 +93,7 @@ def test_six_serve_mcp_processes_submitting_at_once_lose_no_row(rt_suite, tmp_pa
     from mcp.client.stdio import stdio_client
 
     chosen = [c["question_id"] for c in _contracts(rt_suite)[:6]]
+    track = {c["question_id"]: c["track"] for c in _contracts(rt_suite)}
     out = tmp_path / "shared"
 
     async def one(qid: str, ready: list, go: asyncio.Event) -> dict:
@@ -111,7 +113,7 @@ def test_six_serve_mcp_processes_submitting_at_once_lose_no_row(rt_suite, tmp_pa
                 if len(ready) == len(chosen):
                     go.set()
                 await go.wait()                     # all six submit together
-                return (await client.call_tool("submit_answer", {"answer": {"qid": qid}})).structured_content
+                return (await client.call_tool("submit_answer", {"answer": valid_answer(track[qid], qid=qid)})).structured_content
 
     async def all_six():
         ready: list = []
@@ -128,7 +130,7 @@ def test_six_serve_mcp_processes_submitting_at_once_lose_no_row(rt_suite, tmp_pa
 @pytest.mark.slow          # six writer subprocesses (7-9 s, loaded machine)
 def test_parallel_writers_lose_no_row(tmp_path):
     """Six processes, each merging 30 submissions into one directory as fast as it can."""
-    script = ("import sys; from pathlib import Path; from judges.groundeval.mcp_session import write_submission\n"
+    script = ("import sys; from pathlib import Path; from judges.groundeval.submissions import write_submission\n"
               "w = sys.argv[1]\n"
               "for i in range(30):\n"
               "    base = {'question_id': f'{w}-{i}', 'agent': 'a', 'mode': 'tool'}\n"
@@ -168,7 +170,7 @@ def test_bad_calls_are_traced_alike_in_process_and_over_mcp(rt_suite, rt_corpus,
     local = [runtime.call(tool, json.loads(raw)) for tool, raw, _ in BAD_CALLS]
     with WireServer("--suite", str(rt_suite), "--contract", contract.question_id, "--out", str(tmp_path / "out")) as wire:
         remote = [wire.call(tool, raw) for tool, raw, _ in BAD_CALLS]       # every request answered
-        wire.call("submit_answer", '{"answer": {}}')
+        wire.call("submit_answer", json.dumps({"answer": valid_answer(contract.track)}))
     assert remote == local
     trace = _rows(tmp_path / "out" / "traces.jsonl")[0]["calls"]
     strip = [{k: v for k, v in c.items() if k != "latency_ms"} for c in trace]
@@ -227,7 +229,7 @@ def test_one_session_through_many_contracts_never_sees_past_each_contracts_gates
                 for query in ("incident", "2026", c["actor"], "deploy change", "case priority"):
                     found = (await client.call_tool("search_artifacts", {"query": query, "limit": 50})).structured_content
                     seen.append((c, None, found))
-                await client.call_tool("submit_answer", {"answer": {}})
+                await client.call_tool("submit_answer", {"answer": valid_answer(c["track"])})
             return seen
 
     for contract, ref, reply in asyncio.run(walk()):
