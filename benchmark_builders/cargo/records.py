@@ -37,10 +37,10 @@ _DEFINED = {
           "Should not be penalised (lower is better).",
     "P3": "a correct live answer worded differently, with extra claims the context neither supports nor "
           "contradicts. Should not be penalised. The paper does not define P3; this is orgbench's reconstruction.",
-    "P2": "the live answer with values that contradict the live context (status, date, identifier, entitlement). "
-          "Should be penalised (higher is better).",
-    "P4": "the live answer with a step skipped, two dependent steps swapped, a wrong action or a wrong escalation "
-          "target. Should be penalised.",
+    "P2": "the live answer with values that contradict the live context (which kinds of value: the suite's "
+          "plan). Should be penalised (higher is better).",
+    "P4": "the live answer with its procedure corrupted (which corruptions: the suite's plan). Should be "
+          "penalised.",
 }
 #: The families in table order (the order of every table and count): code, name, penalise?, default size.
 FAMILY_TABLE: tuple[Family, ...] = tuple(Family(*row, _DEFINED[row[0]]) for row in (

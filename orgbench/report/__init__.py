@@ -151,7 +151,7 @@ def drill_spec(records: list[dict[str, Any]], shared: dict[str, Any] | None = No
 
 def study_section(results: Path, key: str, folder: str | None = None) -> dict[str, Any] | None:
     """Everything the page shows of study ``key`` from ``results/folder`` (the folder defaults to the key)."""
-    from orgbench.report.definitions import DEFINITIONS
+    from orgbench.report.definitions import definitions
     from orgbench.report.findings import findings
     from orgbench.report.readme import DESCRIPTIONS
 
@@ -180,7 +180,7 @@ def study_section(results: Path, key: str, folder: str | None = None) -> dict[st
     return {"key": key, "title": STUDY_TITLES.get(key, key), "intro": STUDY_INTROS.get(key, ""),
             "provenance": f"Our numbers come from {provenance}." if provenance else "",
             "leaderboard": leaderboard(directory, key), "tables": tables, "figures": figures, "drilldown": _drilldown(directory),
-            "findings": findings(results, key, folder), "definitions": DEFINITIONS.get(key, ()),
+            "findings": findings(results, key, folder), "definitions": definitions(directory, key),
             "has_llm": any(t.get("has_llm") for t in tables)}
 
 
@@ -192,17 +192,21 @@ def write_report(results: Path, target: Path) -> Path:
     studies = [s for s in (study_section(results, k) for k in STUDY_TITLES) if s]
     if not studies:
         raise InputError(f"{results}: holds none of {', '.join(STUDY_TITLES)}; run `orgbench reproduce` first")
+    from orgbench.report.summary import summary_cards
+
     return render_page(studies, target, "Reproduced by `orgbench reproduce` from seeded worlds; self-contained, "
-                                        "no network needed.")
+                                        "no network needed.", summary_cards(results, studies))
 
 
-def render_page(studies: list[dict[str, Any]], target: Path, subtitle: str) -> Path:
-    """Write the page for these studies (as ``study_section`` returns them) to ``target``."""
+def render_page(studies: list[dict[str, Any]], target: Path, subtitle: str,
+                summary: list[dict[str, Any]] | None = None) -> Path:
+    """Write the page for these studies (as ``study_section`` returns them) to ``target``, ``summary`` cards first."""
     env = Environment(loader=PackageLoader("orgbench.report", "."), autoescape=select_autoescape(["html", "j2"]))
     drill = {s["key"]: s["drilldown"] for s in studies if s["drilldown"]}
     drill_json = json.dumps(drill, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     drill_json = drill_json.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    html = env.get_template("template.html.j2").render(studies=studies, drill_json=drill_json, subtitle=subtitle)
+    html = env.get_template("template.html.j2").render(studies=studies, drill_json=drill_json, subtitle=subtitle,
+                                                       summary=summary or [])
     write_text_atomic(Path(target), html)
     return Path(target)
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from benchmark_builders.cargo.records import FAMILY_TABLE
+from orgbench.core.tables import Table
 
 DEFINITIONS: dict[str, tuple[tuple[str, str], ...]] = {
     "cargo": (
@@ -39,7 +42,9 @@ DEFINITIONS: dict[str, tuple[tuple[str, str], ...]] = {
         ("S_answer", "the answer's score by the track's rules (booleans, evidence and blocked-subsystem overlap, "
                      "cause and effect ids, mechanism)."),
         ("S_traj", "the trajectory's score: gate-respecting calls, evidence found and cited, the required search "
-                   "space covered."),
+                   "space covered. On Perspective: .30 (1 − actor-violation share) + .25 (1 − subsystem share) + "
+                   ".20 grounding + .15 (1 − horizon share) + .10 dead-end recovery, so an agent that makes no call "
+                   "scores at least .80, and 1.0 where the truth requires no evidence."),
         ("v (violation rate)", "tool calls with any gate violation / tool calls (0 when there are none)."),
         ("S_adj", "(w_a · S_answer + w_t · S_traj) · (1 − v)²; weights .40/.60 Perspective, .50/.50 "
                   "Counterfactual, .30/.70 Silence."),
@@ -60,3 +65,31 @@ DEFINITIONS: dict[str, tuple[tuple[str, str], ...]] = {
               "packets, with a cluster bootstrap over trajectories."),
     ),
 }
+
+
+#: The breakdown rows naming the kinds a CARGO family holds in these results (results/cargo/breakdown.csv).
+KIND_ROWS = {"P2": ("P2 value kind", "value kinds"), "P4": ("P4 kind", "corruptions")}
+
+
+def definitions(directory: Path, key: str) -> tuple[tuple[str, str], ...]:
+    """The definitions of study ``key``; CARGO's P2 and P4 name the kinds its ``breakdown.csv`` holds."""
+    defined = DEFINITIONS.get(key, ())
+    breakdown = Path(directory) / "breakdown.csv"
+    if key != "cargo" or not breakdown.is_file():
+        return defined
+    table = Table.from_csv(breakdown.read_text(encoding="utf-8"), breakdown)
+    col = {name: i for i, name in enumerate(table.columns)}
+    if not {"family", "by", "group"} <= set(col):
+        return defined
+    kinds: dict[str, list[str]] = {}
+    for row in table.rows:
+        family, by, group = (str(row[col[name]]) for name in ("family", "by", "group"))
+        if family in KIND_ROWS and by == KIND_ROWS[family][0] and group not in kinds.setdefault(family, []):
+            kinds[family].append(group)
+    out = []
+    for term, text in defined:
+        family = term.split(" ", 1)[0]
+        if kinds.get(family):
+            text += f" In these results, {KIND_ROWS[family][1]}: {', '.join(sorted(kinds[family]))}."
+        out.append((term, text))
+    return tuple(out)

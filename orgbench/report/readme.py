@@ -106,7 +106,7 @@ DESCRIPTIONS = {
     "drilldown_shared": "texts shared by drill-down records (what the judge saw, and the truth)",
     "table_agents": "S_answer, S_traj, S_adj, violation rate per agent, mode and track",
     "table_kinds": "the same per question kind (positives, negatives, decoys, absences)",
-    "agents_by_track": "figure: S_answer beside S_adj per agent, one panel per track (Perspective, Counterfactual, "
+    "agents_by_track": "S_answer beside S_adj per agent, one panel per track (Perspective, Counterfactual, "
                        "Silence), tool mode above context mode",
     "selective_risk": "selective risk at target coverages 0.5/0.8/0.9/1.0, the coverage actually reached (smallest "
                       "≥ target), τ and AURC",

@@ -16,12 +16,19 @@ def _is_builtin(name: str) -> bool:
     return name.startswith("builtin:") or ":" not in name
 
 
-def _builtin_lines(builtin: list[str], llm: list[str], role: str, howto: str) -> list:
+#: What the built-in judges read: what an LLM judge is shown, never a truth file.
+JUDGES_READ = ("They read only what an LLM would be shown (never the truth files); their rows are baselines and a "
+               "check that the suite behaves as designed, not a claim about any LLM.")
+#: What the built-in GroundEval agents read (docs/groundeval.md, "Built-in agents").
+AGENTS_READ = ("They are probes of the scorer, not models of an LLM: oracle reads the truth file to choose what to "
+               "fetch and say (its evidence still goes through the gates), leaky reads the raw world files, future "
+               "and forbidden included; the others see only what the gated runtime shows them.")
+
+
+def _builtin_lines(builtin: list[str], llm: list[str], role: str, howto: str, reads: str = JUDGES_READ) -> list:
     lines = []
     if builtin:
-        lines.append(sentence("Built-in {role}: {names}. They read only what an LLM would be shown (never the "
-                              "truth files); their rows are baselines and a check that the suite behaves as "
-                              "designed, not a claim about any LLM.", role=role, names=", ".join(builtin)))
+        lines.append(sentence("Built-in {role}: {names}. " + reads, role=role, names=", ".join(builtin)))
     lines.append(sentence("LLM {role}: {names}; their rows are that model's own output.", role=role,
                           names=", ".join(llm)) if llm else
                  sentence("No LLM ran here: every row is built-in. " + howto))
@@ -90,6 +97,15 @@ def groundeval(src: Source, folder: str) -> list:
                  "closest change as the cause fails the decoys.",
                  p=get("checks.proximity_decoy_tool.verdict_correct")),
     ]
+    if "zero-shot" in agents:
+        shows.append(sentence(
+            "zero-shot makes no tool call, yet its Perspective S_traj is {t} (tool mode), above its S_answer {a}: "
+            "Perspective's S_traj gives most of its weight to breaking no gate and recovering from every dead end "
+            "(both true of no calls), the rest to grounding, and a question whose truth requires no evidence (the "
+            "actor could not have known) is fully grounded when nothing is cited. S_adj weighs S_traj above "
+            "S_answer there, so its S_adj {s} is above its S_answer too (weights under Definitions).",
+            t=get("agents.zero-shot.tool.perspective.s_traj"), a=get("agents.zero-shot.tool.perspective.s_answer"),
+            s=get("agents.zero-shot.tool.perspective.s_adj")))
     llm = [a for a in agents if not _is_builtin(a)]
     for agent in llm:
         shows.append(sentence("{agent} (tool mode): S_answer {a}, S_traj {t}, S_adj {s}, violation rate {v}.",
@@ -102,7 +118,8 @@ def groundeval(src: Source, folder: str) -> list:
                          "S_traj; decoys catch a cause taken from proximity. The sentences above test each.")]
     howto = "`orgbench reproduce groundeval --judge openai:MODEL --base-url URL` runs an LLM agent beside them."
     return [("What it shows", shows), ("Compared with the paper", compared),
-            ("Built-in and LLM", _builtin_lines([a for a in agents if _is_builtin(a)], llm, "agents", howto))]
+            ("Built-in and LLM", _builtin_lines([a for a in agents if _is_builtin(a)], llm, "agents", howto,
+                                                AGENTS_READ))]
 
 
 def assurance(src: Source, folder: str) -> list:

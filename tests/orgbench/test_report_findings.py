@@ -1,5 +1,5 @@
 """The committed report explains itself: findings recomputed from the results files, definitions, figures at
-natural size, the per-condition comparison with its built-in toggle, and drill-down rows beyond the 500th.
+natural size or their card's width, the per-condition comparison with its built-in toggle, and drill-down rows beyond the 500th.
 
 The findings' numbers are recomputed here by a reader written apart from orgbench.report.findings: it
 parses each number's source key and reads the CSV / JSON files itself.
@@ -119,8 +119,8 @@ def test_the_report_explains_itself(tmp_path: Path) -> None:
     assert {"P0–P3", "G", "reached judge"} <= set(defs["assurance"])
     assert any("publishes no table" in text for study, _, text, _ in boxes if study == "groundeval")
 
-    # figures at their natural size
-    assert len(images) >= 2 and all(natural > 0 and shown == natural for _, natural, shown in images), images
+    # figures at their natural size, or shrunk to fit their card (max-width: 100%)
+    assert len(images) >= 2 and all(0 < shown <= natural for _, natural, shown in images), images
 
     # one comparison per condition: the paper's row, then literal and grounded; the other built-ins on request
     table1 = _csv("cargo/table1_headline.csv")
@@ -166,3 +166,37 @@ def test_an_llm_judge_is_compared_with_the_paper_and_built_ins_fold_away(tmp_pat
     assert "LLM judges: openai:m" in text and "builtin:grounded" in text
     assert spans and all(value == recompute(key, tmp_path) for key, value in spans)
     assert any(key.startswith("diff:") and "judge=openai:m" in key for key, _ in spans)
+
+
+def _widths(page: Path, shots: Path):
+    async def go():
+        out = {}
+        async with Browser() as browser:
+            for width in (1024, 1280):
+                await browser.send("Emulation.setDeviceMetricsOverride", width=width, height=768, deviceScaleFactor=1,
+                                   mobile=False)
+                await browser.open(page)
+                out[width] = await browser.evaluate(
+                    "({overflow: document.documentElement.scrollWidth - window.innerWidth,"
+                    " wide: Array.from(document.querySelectorAll('main *')).filter(e => e.getBoundingClientRect().right"
+                    "  > window.innerWidth + 1 && !e.closest('section.study')).map(e => e.tagName + '.' + e.className),"
+                    " images: Array.from(document.images).map(i => [i.naturalWidth, i.clientWidth,"
+                    "  i.closest('section').clientWidth]),"
+                    " cards: Array.from(document.querySelectorAll('#summary .card')).map(c => [c.dataset.study,"
+                    "  c.getBoundingClientRect().bottom <= window.innerHeight, c.textContent.length])})")
+                result = await browser.send("Page.captureScreenshot", format="png")
+                (shots / f"first-screen-{width}.png").write_bytes(__import__("base64").b64decode(result["data"]))
+            return out, browser.console_errors
+    return asyncio.run(go())
+
+
+@pytest.mark.slow          # the committed report in Chromium at two widths (4-8 s, loaded machine)
+def test_the_first_screen_fits_1024_and_1280_pixels_and_names_every_study(tmp_path: Path) -> None:
+    page = write_report(RESULTS, tmp_path / "index.html")
+    measured, errors = _widths(page, tmp_path)
+    assert errors == []
+    for width, seen in measured.items():
+        assert seen["overflow"] <= 0 and seen["wide"] == [], (width, seen["overflow"], seen["wide"][:5])
+        assert all(0 < shown <= min(natural, box) for natural, shown, box in seen["images"]), (width, seen["images"])
+        assert [c[0] for c in seen["cards"]] == ["cargo", "groundeval", "assurance"], width
+        assert all(on_screen and length > 100 for _, on_screen, length in seen["cards"]), (width, seen["cards"])

@@ -37,7 +37,7 @@ def test_built_in_results_say_no_number_comes_from_an_llm(tmp_path: Path) -> Non
     assert "| cargo | .00 / – / 1.00 / .20, DI .58 | .10 / .20 / .90 / .80, DI .70 | .10 / .20 / .90 / .80, DI .70 |" \
         in text
     # a figure gets a real description, not "PNG figure (PNG figure)"
-    assert "| `groundeval/agents_by_track.png` | figure: S_answer beside S_adj per agent, one panel per track" in text
+    assert "| `groundeval/agents_by_track.png` | S_answer beside S_adj per agent, one panel per track" in text
     assert "PNG figure (PNG figure)" not in text
 
 

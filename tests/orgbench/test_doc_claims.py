@@ -1,0 +1,125 @@
+"""Sentences in README, docs and the report that state a number or a property, checked against results/.
+
+Each claim's numbers are read from the committed results files when the test runs (never typed here), so a
+regenerated results/ either still matches the sentence or fails naming it. The claims checked:
+
+README.md
+  1. what ``builtin:grounded`` penalises under CARGO (wrong escalation targets, wrong actions, derived values)
+     and under CARGO+Auth beside the paper's judge (results/cargo/breakdown.csv, table1_headline.csv);
+  2. "`oracle` proves a valid evidence path exists for every question" (groundeval/summary.json).
+docs/groundeval.md
+  3. oracle "scores S_adj = 1.0 on every contract of the default worlds" (groundeval/summary.json);
+  4. which built-in agents read the truth or the raw world — the same in the docs and the report.
+results/index.html (the report, rendered here from results/)
+  5. every tagged number of the first screen and the findings boxes, recomputed from its source key;
+  6. the first screen names all three studies;
+  7. P2 and P4 definitions name exactly the kinds results/cargo/breakdown.csv holds;
+  8. zero-shot's Perspective explanation: no violation, S_traj and S_adj above S_answer, S_traj at least .80;
+  9. no "Figure: figure:" caption.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from orgbench.report import write_report
+from tests.orgbench.test_report_findings import recompute
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "results"
+pytestmark = pytest.mark.skipif(not (RESULTS / "cargo").is_dir(), reason="results/ not committed")
+
+
+def _csv(path: str) -> list[dict[str, str]]:
+    with open(RESULTS / path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def _flat(path: Path) -> str:
+    return " ".join(path.read_text(encoding="utf-8").split())
+
+
+def _kinds(judge: str, condition: str, by: str) -> dict[str, tuple[int, int]]:
+    return {r["group"]: (int(r["penalised"]), int(r["judged"])) for r in _csv("cargo/breakdown.csv")
+            if r["judge"] == judge and r["condition"] == condition and r["by"] == by}
+
+
+def _summary() -> dict:
+    return json.loads((RESULTS / "groundeval" / "summary.json").read_text(encoding="utf-8"))
+
+
+def test_readme_says_what_builtin_grounded_penalises():
+    p4 = _kinds("builtin:grounded", "cargo", "P4 kind")
+    p2 = _kinds("builtin:grounded", "cargo", "P2 value kind")
+    derived = [p2[k] for k in ("count", "days")]
+    headline = {r["judge"]: r for r in _csv("cargo/table1_headline.csv") if r["condition"] == "cargo+auth"}
+    paper = next(j for j in headline if j.startswith("paper"))
+    said = (f"penalises {p4['wrong_escalation'][0]} of {p4['wrong_escalation'][1]} wrong escalation targets but "
+            f"{p4['wrong_action'][0]} of {p4['wrong_action'][1]} wrong actions, and {sum(p for p, _ in derived)} of "
+            f"{sum(n for _, n in derived)} contradicted derived values (counts and day spans); under CARGO+Auth it "
+            f"penalises {headline['builtin:grounded']['P4']} of procedural corruptions, the paper's LLM judge "
+            f"{headline[paper]['P4']}")
+    assert said in _flat(ROOT / "README.md")
+    assert "catches every" not in _flat(ROOT / "README.md")
+
+
+def test_oracle_has_a_valid_path_on_every_contract_as_readme_and_docs_say():
+    assert "`oracle` proves a valid evidence path exists for every question" in _flat(ROOT / "README.md")
+    assert "it scores S_adj = 1.0 on every contract of the default worlds" in _flat(ROOT / "docs" / "groundeval.md")
+    summary = _summary()
+    assert summary["checks"]["oracle_s_adj_min"] == 1.0
+    assert all(modes[mode]["all"]["min_s_adj"] == 1.0 for name, modes in summary["agents"].items()
+               if name == "oracle" for mode in modes)
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory) -> str:
+    return write_report(RESULTS, tmp_path_factory.mktemp("report") / "index.html").read_text(encoding="utf-8")
+
+
+def test_the_report_and_the_docs_agree_on_what_the_built_in_agents_read(page):
+    docs = _flat(ROOT / "docs" / "groundeval.md")
+    assert "`oracle` (reads the truth file" in docs and "`leaky` (reads the raw world files" in docs
+    text = html.unescape(re.sub(r"<[^>]+>", "", page))
+    assert "oracle reads the truth file to choose what to fetch" in text and "leaky reads the raw world files" in text
+    assert "never the truth files" not in text.split("GroundEval: answers reached")[1].split("Judge-input")[0]
+
+
+def test_every_tagged_number_on_the_page_is_its_source_files_value(page):
+    spans = re.findall(r'<span class="num" data-key="([^"]+)">([^<]*)</span>', page)
+    first = page[page.index('id="summary"'):page.index("</section>", page.index('id="summary"'))]
+    assert len(re.findall('class="num"', first)) >= 10 and len(spans) > 40
+    for key, text in spans:
+        assert html.unescape(text) == recompute(html.unescape(key)), key
+
+
+def test_the_first_screen_names_all_three_studies(page):
+    first = page[page.index('id="summary"'):page.index("</section>", page.index('id="summary"'))]
+    assert [m for m in re.findall(r'class="card" data-study="(\w+)"', first)] == ["cargo", "groundeval", "assurance"]
+    assert page.index('id="summary"') < page.index('id="cargo"')
+
+
+def test_p2_and_p4_are_defined_by_the_kinds_the_results_hold(page):
+    defs = dict(re.findall(r"<dt>(P[24] [^<]+)</dt><dd>([^<]+)</dd>", page))
+    for family, by, word in (("P2", "P2 value kind", "value kinds"), ("P4", "P4 kind", "corruptions")):
+        kinds = sorted({r["group"] for r in _csv("cargo/breakdown.csv") if r["by"] == by})
+        text = next(v for k, v in defs.items() if k.startswith(family))
+        assert text.endswith(f"In these results, {word}: {', '.join(kinds)}."), text
+        for absent in {"status", "entitlement", "skip", "swap"} - set(kinds):
+            assert absent not in text, (family, absent)
+
+
+def test_zero_shots_perspective_explanation_holds():
+    perspective = _summary()["agents"]["zero-shot"]["tool"]["perspective"]
+    assert perspective["s_traj"] > perspective["s_answer"] and perspective["s_adj"] > perspective["s_answer"]
+    assert perspective["s_traj"] >= 0.80 and perspective["violation_rate"] == 0
+
+
+def test_no_caption_repeats_figure(page):
+    assert "Figure: figure" not in page and "Figure: Figure" not in page
