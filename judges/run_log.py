@@ -61,10 +61,25 @@ def _rate_column() -> Any:
 
 
 class Progress:
-    """The one rich progress bar (count, rate, ETA), drawn on a TTY only; nothing otherwise."""
+    """The one progress display: a rich bar (count, rate, ETA) on a TTY; off a TTY a plain stderr line per tenth.
+
+    Off a terminal (a pipe, a log file, CI) a line ``LABEL: DONE/TOTAL (PCT%, RATE/s)`` is printed each time
+    another tenth of the total is done (and at least every ``LINE_EVERY_S`` seconds while anything moved), so a
+    long command is never silent until it ends.
+    """
+
+    LINE_EVERY_S = 15.0
 
     def __init__(self, enabled: bool, total: int, done: int, label: str, *, transient: bool = False) -> None:
+        import time
+
         self._bar = None
+        self._lines = enabled and bool(total) and not sys.stderr.isatty()
+        self._label, self._total, self._start_done = label, total, done
+        self._started = self._last_time = time.perf_counter()
+        self._last_step, self._last_done = done * 10 // total if total else 0, done
+        if self._lines:
+            print(f"{label}: {done}/{total} done, starting", file=sys.stderr, flush=True)
         if enabled and total and sys.stderr.isatty():
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
@@ -77,6 +92,21 @@ class Progress:
         """Show ``done`` finished (of ``total``, when it changed)."""
         if self._bar is not None:
             self._bar.update(self._task, completed=done, total=total)
+        elif self._lines:
+            self._line(done, total or self._total)
+
+    def _line(self, done: int, total: int) -> None:
+        import time
+
+        self._total = total
+        now = time.perf_counter()
+        step = done * 10 // total if total else 10
+        if done == self._last_done or (step == self._last_step and now - self._last_time < self.LINE_EVERY_S):
+            return
+        self._last_step, self._last_done, self._last_time = step, done, now
+        rate = (done - self._start_done) / max(now - self._started, 1e-9)
+        print(f"{self._label}: {done}/{total} ({100 * done // max(total, 1)}%, {rate:.1f}/s)", file=sys.stderr,
+              flush=True)
 
     def close(self) -> None:
         """Stop the bar."""

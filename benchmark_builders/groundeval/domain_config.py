@@ -316,7 +316,8 @@ def check_rules(rules: Rules, events_by_type: Mapping[str, list[Event]], subsyst
         if problem is None:
             kept.append(rule)
         elif drop is None:
-            raise InputError(problem)
+            raise InputError(f"{problem}: fix the path, or build with --drop-unresolved-rules to leave the rule "
+                             "out with a warning")
         else:
             drop(f"warning: {problem}; rule left out")
     return Rules(tuple(r for r in kept if isinstance(r, CausalRule)), tuple(r for r in kept if isinstance(r, SilenceRule)))
