@@ -88,3 +88,27 @@ def paired_delta_di(a: np.ndarray, b: np.ndarray, should_penalize: np.ndarray, *
         warnings.simplefilter("ignore", RuntimeWarning)
         low, high = np.nanpercentile(resampled[:, 0] - resampled[:, 1], [2.5, 97.5])
     return float(delta), float(low), float(high)
+
+
+def kappa_interval(a: Sequence[Label], b: Sequence[Label], *, resamples: int = RESAMPLES,
+                   seed: int = BOOTSTRAP_SEED) -> tuple[float, float]:
+    """95% percentile CI of Cohen's κ, the items resampled with replacement (NaN, NaN when it cannot be had)."""
+    codes = {label: i for i, label in enumerate(sorted({x for x in (*a, *b) if x is not None}))}
+    left = np.array([codes.get(x, -1) if x is not None else -1 for x in a])
+    right = np.array([codes.get(y, -1) if y is not None else -1 for y in b])
+    if len(left) == 0 or not codes:
+        return math.nan, math.nan
+    draws = np.random.default_rng(seed).integers(0, len(left), size=(resamples, len(left)))
+    x, y = left[draws], right[draws]
+    both = (x >= 0) & (y >= 0)
+    n = both.sum(axis=1).astype(float)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        observed = ((x == y) & both).sum(axis=1) / n
+        expected = sum(((x == k) & both).sum(axis=1) * ((y == k) & both).sum(axis=1) for k in codes.values()) / (n * n)
+        kappa = np.where(expected < 1.0, (observed - expected) / (1.0 - expected), np.nan)
+    if np.isnan(kappa).all():
+        return math.nan, math.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        low, high = np.nanpercentile(kappa, [2.5, 97.5])
+    return float(low), float(high)

@@ -3,14 +3,22 @@
 ``compare_runs(run_dirs)`` reads only the run directories (and the suite
 their run.json names) and returns one JSON-ready dict:
 
-- ``judges``: per judge and condition — DI (mean of seeds) with its 95% CI,
+- ``judges``: per run (its ``--label``, else its judge spec; two runs of one
+  spec need labels) and condition — DI (mean of seeds) with its 95% CI,
   judgments, parse rate (share with a pass / fail / cannot_decide verdict),
-  cannot_decide (abstentions), unparsed, errors, prompt and completion
-  tokens, wall time (``run_stats.json``) and cost (only from a price table
-  the user gives: per million prompt and completion tokens; none invented);
-- ``agreement``: per condition, Cohen's κ for every pair of judges and
-  Krippendorff's α across all judges (each judge's lowest seed), and for every
-  judge with several seeds κ between its seeds and α across them;
+  cannot_decide (abstentions), unparsed, errors, accuracy against the truth
+  (share of decided verdicts that fail exactly the items that should be
+  penalised) with its confusion matrix, prompt and completion tokens, cost
+  (only from a price table the user gives: per million prompt and completion
+  tokens; none invented) and the run's asking wall time (``run_stats.json``)
+  shared out by the condition's share of the judgments (``wall_s_share``: the
+  run records no per-condition clock), the run's whole wall time once per run;
+- ``agreement``: per condition, Cohen's κ with its item-bootstrap 95% CI for
+  every pair of judges and Krippendorff's α across all judges (each judge's
+  lowest seed), and for every judge with several seeds κ between its seeds and
+  α across them;
+- ``disagreements``: per condition, the items on which the judges' verdicts
+  (lowest seed) differ, with the item's family and each judge's verdict;
 - ``delta_di``: paired bootstrap ΔDI between every pair of judges per
   condition, and between each condition and ``direct`` (else the first) per judge.
 """
@@ -24,7 +32,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from judges.agreement import cohen_kappa, krippendorff_alpha, paired_delta_di
+from judges.agreement import cohen_kappa, kappa_interval, krippendorff_alpha, paired_delta_di
 from judges.backends.base import Usage
 from judges.cargo_scores import load_cargo_judgments, score_run, suite_of_runs
 from judges.judgments import Judgment
@@ -85,6 +93,19 @@ def _usage(rows: Sequence[Judgment], condition: str) -> dict[str, Any]:
             "errors": sum(1 for r in mine if r.error), **spent.to_json()}
 
 
+def _accuracy(rows: Sequence[Judgment], condition: str, families: Mapping[str, str]) -> dict[str, Any]:
+    """Decided verdicts against the truth (fail exactly where the family should be penalised), every seed."""
+    matrix = {truth: {"fail": 0, "pass": 0, "cannot_decide": 0, "none": 0} for truth in ("should_fail", "should_pass")}
+    for row in rows:
+        if row.condition != condition or row.item_id not in families:
+            continue
+        truth = "should_fail" if SHOULD_PENALIZE[families[row.item_id]] else "should_pass"
+        matrix[truth][_label(row) or "none"] += 1
+    decided = sum(matrix[t][v] for t in matrix for v in ("fail", "pass"))
+    right = matrix["should_fail"]["fail"] + matrix["should_pass"]["pass"]
+    return {"accuracy": _num(right / decided) if decided else None, "decided": decided, "confusion": matrix}
+
+
 def _cost(usage: Mapping[str, int], price: Mapping[str, float] | None) -> float | None:
     if price is None:
         return None
@@ -104,13 +125,32 @@ def _rater(labels: Mapping[str, str | None], items: Sequence[str]) -> list[str |
     return [labels.get(item) for item in items]
 
 
-def _agreement(judges: Mapping[str, dict[tuple[str, int], dict]], condition: str, items: Sequence[str]) -> dict:
-    first = {j: labels[(condition, min(s for c, s in labels if c == condition))]
-             for j, labels in judges.items() if any(c == condition for c, _ in labels)}
+def _first_labels(judges: Mapping[str, dict[tuple[str, int], dict]], condition: str) -> dict[str, dict]:
+    """Each judge's labels for ``condition`` at its lowest seed."""
+    return {j: labels[(condition, min(s for c, s in labels if c == condition))]
+            for j, labels in judges.items() if any(c == condition for c, _ in labels)}
+
+
+def _disagreements(judges: Mapping[str, dict[tuple[str, int], dict]], condition: str, items: Sequence[str],
+                   families: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The items on which at least two judges gave different verdicts (lowest seeds)."""
+    first = _first_labels(judges, condition)
+    out = []
+    for item in items:
+        verdicts = {j: first[j].get(item) for j in sorted(first)}
+        if len({v for v in verdicts.values() if v is not None}) > 1:
+            out.append({"item": item, "family": families[item], "verdicts": verdicts})
+    return out
+
+
+def _agreement(judges: Mapping[str, dict[tuple[str, int], dict]], condition: str, items: Sequence[str],
+               resamples: int) -> dict:
+    first = _first_labels(judges, condition)
     pairs = []
     for a, b in combinations(sorted(first), 2):
         kappa, n = cohen_kappa(_rater(first[a], items), _rater(first[b], items))
-        pairs.append({"a": a, "b": b, "kappa": _num(kappa), "items": n})
+        low, high = kappa_interval(_rater(first[a], items), _rater(first[b], items), resamples=resamples)
+        pairs.append({"a": a, "b": b, "kappa": _num(kappa), "ci": [_num(low), _num(high)], "items": n})
     alpha, n = krippendorff_alpha([_rater(first[j], items) for j in sorted(first)])
     seeds = {}
     for judge, labels in sorted(judges.items()):
@@ -126,29 +166,40 @@ def _agreement(judges: Mapping[str, dict[tuple[str, int], dict]], condition: str
 
 
 def compare_runs(run_dirs: Sequence[Path], *, suite_dir: Path | None = None, prices: Mapping[str, Mapping] | None = None,
-                 resamples: int = 10_000) -> dict[str, Any]:
-    """The comparison of the runs (see the module docstring); every run must have judged the same suite."""
+                 resamples: int = 10_000, labels: Sequence[str] | None = None) -> dict[str, Any]:
+    """The comparison of the runs (see the module docstring); every run must have judged the same suite.
+
+    ``labels`` names each run (in order); without them a run is named by its judge spec.
+    """
+    if labels is not None and (len(labels) != len(run_dirs) or len(set(labels)) != len(labels)):
+        raise InputError(f"--label: give one distinct label per run ({len(run_dirs)} runs, {len(labels)} labels)")
     truth = suite_of_runs(list(run_dirs), suite_dir)
     prices = prices or {}
     items = sorted(truth.families)
     should = np.array([SHOULD_PENALIZE[truth.families[i]] for i in items], dtype=bool)
     judges: dict[str, Any] = {}
-    labels: dict[str, dict] = {}
+    verdicts: dict[str, dict] = {}
     means: dict[str, dict[str, np.ndarray]] = {}
-    for run in map(Path, run_dirs):
+    for number, run in enumerate(map(Path, run_dirs)):
         scored = score_run(run, truth, resamples=resamples)
-        if scored.judge in judges:
-            raise InputError(f"{run}: judge {scored.judge} is in two of the runs given; compare one run per judge")
+        name = labels[number] if labels is not None else scored.judge
+        if name in judges:
+            raise InputError(f"{run}: judge {scored.judge} is in two of the runs given; name each run with --label "
+                             "(one per run, in order), e.g. --label t0 --label t1")
         rows = load_cargo_judgments(run)
         stats = read_json(run / RUN_STATS) if (run / RUN_STATS).is_file() else {}
+        wall = _asking_wall(stats)
         rows_by = {}
         for condition, score in scored.scores.items():
             usage = _usage(rows, condition)
+            share = usage["judgments"] / len(rows) if rows else 0.0
             rows_by[condition] = {"di": _num(score.mean.di), "ci": [_num(score.mean.ci_low), _num(score.mean.ci_high)],
-                                  **usage, "cost": _cost(usage, prices.get(scored.judge))}
-        judges[scored.judge] = {"run": str(run), "wall_s": _asking_wall(stats), "conditions": rows_by}
-        labels[scored.judge] = _labels(rows)
-        means[scored.judge] = dict(scored.item_means)
+                                  **usage, **_accuracy(rows, condition, truth.families),
+                                  "cost": _cost(usage, prices.get(name, prices.get(scored.judge))),
+                                  "wall_s_share": None if wall is None else round(wall * share, 3)}
+        judges[name] = {"run": str(run), "judge": scored.judge, "wall_s": wall, "conditions": rows_by}
+        verdicts[name] = _labels(rows)
+        means[name] = dict(scored.item_means)
     conditions = sorted({c for j in judges.values() for c in j["conditions"]})
     delta: list[dict[str, Any]] = []
     for condition in conditions:
@@ -165,8 +216,10 @@ def compare_runs(run_dirs: Sequence[Path], *, suite_dir: Path | None = None, pri
                                            resamples=resamples)
             delta.append({"kind": "conditions", "judge": judge, "a": condition, "b": base,
                           "delta_di": _num(d), "ci": [_num(low), _num(high)]})
-    return {"judges": judges, "agreement": {c: _agreement(labels, c, items) for c in conditions},
-            "delta_di": delta, "resamples": resamples, "priced": sorted(j for j in judges if j in prices)}
+    return {"judges": judges, "agreement": {c: _agreement(verdicts, c, items, resamples) for c in conditions},
+            "disagreements": {c: _disagreements(verdicts, c, items, truth.families) for c in conditions},
+            "delta_di": delta, "resamples": resamples,
+            "priced": sorted(j for j, e in judges.items() if j in prices or e["judge"] in prices)}
 
 
 def comparison_markdown(result: Mapping[str, Any]) -> str:
@@ -175,23 +228,46 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
         return "–" if x is None else f"{x:.3f}" if isinstance(x, float) else str(x)
 
     lines = ["## Judges", "", "| judge | condition | DI | 95% CI | judgments | parse rate | cannot_decide | errors "
-             "| prompt tokens | completion tokens | wall s | cost |", "|" + "---|" * 12]
+             "| accuracy | prompt tokens | completion tokens | ≈ wall s | cost |", "|" + "---|" * 13]
     for judge, entry in result["judges"].items():
         for condition, row in entry["conditions"].items():
             lines.append(f"| {judge} | {condition} | {fmt(row['di'])} | [{fmt(row['ci'][0])}, {fmt(row['ci'][1])}] | "
                          f"{row['judgments']} | {fmt(row['parse_rate'])} | {row['cannot_decide']} | {row['errors']} | "
-                         f"{row['prompt_tokens']} | {row['completion_tokens']} | {fmt(entry['wall_s'])} | "
-                         f"{fmt(row['cost'])} |")
-    lines += ["", "## Agreement (each judge's lowest seed)", "", "| condition | a | b | Cohen's κ | items |",
-              "|---|---|---|---|---|"]
+                         f"{fmt(row['accuracy'])} | {row['prompt_tokens']} | {row['completion_tokens']} | "
+                         f"{fmt(row['wall_s_share'])} | {fmt(row['cost'])} |")
+    lines += ["", "Accuracy: decided verdicts (pass or fail) that fail exactly the items that should be penalised. "
+              "≈ wall s: the run's asking wall time shared out by each condition's share of its judgments (no "
+              "per-condition clock is recorded); the whole run's:"]
+    lines += [f"{judge} {fmt(entry['wall_s'])} s ({entry['run']})" + ("" if judge == entry["judge"] else
+              f", judge {entry['judge']}") for judge, entry in result["judges"].items()]
+    lines += ["", "## Confusion against the truth (every seed)", "",
+              "| judge | condition | truth | fail | pass | cannot_decide | none |", "|---|---|---|---|---|---|---|"]
+    for judge, entry in result["judges"].items():
+        for condition, row in entry["conditions"].items():
+            for truth, counts in row["confusion"].items():
+                lines.append(f"| {judge} | {condition} | {truth} | {counts['fail']} | {counts['pass']} | "
+                             f"{counts['cannot_decide']} | {counts['none']} |")
+    lines += ["", "## Agreement (each judge's lowest seed)", "",
+              "| condition | a | b | Cohen's κ | 95% CI (items resampled) | items |", "|---|---|---|---|---|---|"]
     for condition, agreement in result["agreement"].items():
         for pair in agreement["judges"]:
-            lines.append(f"| {condition} | {pair['a']} | {pair['b']} | {fmt(pair['kappa'])} | {pair['items']} |")
+            lines.append(f"| {condition} | {pair['a']} | {pair['b']} | {fmt(pair['kappa'])} | "
+                         f"[{fmt(pair['ci'][0])}, {fmt(pair['ci'][1])}] | {pair['items']} |")
         alpha = agreement["alpha"]
-        lines.append(f"| {condition} | all judges | | α = {fmt(alpha['value'])} | {alpha['items']} |")
+        lines.append(f"| {condition} | all judges | | α = {fmt(alpha['value'])} | | {alpha['items']} |")
         for judge, seeds in agreement["seeds"].items():
             lines.append(f"| {condition} | {judge} | seeds {', '.join(map(str, seeds['seeds']))} | "
-                         f"α = {fmt(seeds['alpha'])} | {seeds['items']} |")
+                         f"α = {fmt(seeds['alpha'])} | | {seeds['items']} |")
+    shown = 20
+    lines += ["", f"## Items the judges disagree on (lowest seeds; the first {shown} per condition, all in "
+              "compare.json)", ""]
+    for condition, items in result.get("disagreements", {}).items():
+        names = sorted(result["judges"])
+        lines += [f"{condition}: {len(items)} item(s)", "", "| item | family | " + " | ".join(names) + " |",
+                  "|" + "---|" * (2 + len(names))]
+        lines += [f"| {d['item']} | {d['family']} | " + " | ".join(d["verdicts"].get(n) or "–" for n in names) + " |"
+                  for d in items[:shown]]
+        lines.append("")
     lines += ["", f"## Paired bootstrap ΔDI ({result['resamples']} resamples, same draws for both sides)", "",
               "| between | condition / judge | a | b | ΔDI = DI(a) − DI(b) | 95% CI |", "|---|---|---|---|---|---|"]
     for d in result["delta_di"]:

@@ -39,6 +39,7 @@ KINDS: dict[str, tuple[tuple[str, ...], ...]] = {
     "GroundEval tables": (("table_agents.csv",),),
     "assurance tables": (("faults.csv",), ("contrast.json",)),
     "an assurance workspace": (("records",),),
+    "a comparison": (("compare.json", "compare.md"),),
 }
 
 

@@ -15,10 +15,10 @@ TABLE_STUDIES = {"CARGO tables": "cargo", "GroundEval tables": "groundeval", "as
 def _run_section(directory: Path, kind: str) -> dict[str, Any]:
     """A page section for a run or score folder: its summary table and one drill-down record per line."""
     from orgbench.report import drill_spec
-    from orgbench.report.views import agent_run_view, judge_run_view, scores_view
+    from orgbench.report.views import agent_run_view, comparison_view, judge_run_view, scores_view
 
     build = {"a CARGO judge run": judge_run_view, "a GroundEval agent run": agent_run_view,
-             "GroundEval scores": scores_view}[kind]
+             "GroundEval scores": scores_view, "a comparison": comparison_view}[kind]
     title, intro, table, records = build(directory)
     return {"key": "view", "title": title, "intro": intro, "provenance": "", "tables": [table] if table else [],
             "figures": [], "drilldown": drill_spec(records) if records else None, "findings": [],
@@ -40,11 +40,12 @@ def view_page(directory: Path, target: Path) -> str:
         key = TABLE_STUDIES[kind]
         section = study_section(directory.resolve().parent, key, directory.resolve().name)
         render_page([section], target, subtitle)
-    elif kind in ("a CARGO judge run", "a GroundEval agent run", "GroundEval scores"):
+    elif kind in ("a CARGO judge run", "a GroundEval agent run", "GroundEval scores", "a comparison"):
         render_page([_run_section(directory, kind)], target, subtitle)
     else:
         raise InputError(f"{directory}: holds {kind or 'nothing'}; view renders results, table sets (tables "
-                         f"cargo|groundeval|assurance), CARGO judge runs, GroundEval agent runs and scores")
+                         f"cargo|groundeval|assurance), CARGO judge runs, GroundEval agent runs and scores, and compare --out "
+                         "folders")
     return kind
 
 

@@ -55,11 +55,14 @@ def register(cli: click.Group) -> None:
                        "(no prices are built in).")
     @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
                   help="Also write compare.md and compare.json here.")
+    @click.option("--label", "labels", multiple=True, metavar="NAME",
+                  help="CARGO: name each run (give one per run, in order), so runs of one judge spec (another "
+                       "temperature, prompt or seed set) are compared side by side.")
     @click.option("--resamples", type=click.IntRange(1), default=10_000, show_default=True)
     @click.option("--fail-on-regression", "tolerance", type=click.FloatRange(0), default=None, metavar="DELTA",
                   help="GroundEval: exit 1 when mean S_adj of RUN_B is below RUN_A's by more than DELTA (0: any drop).")
     def compare(runs: tuple[Path, ...], suite: Path | None, prices: Path | None, out: Path | None,
-                resamples: int, tolerance: float | None) -> None:
+                labels: tuple[str, ...], resamples: int, tolerance: float | None) -> None:
         """Compare CARGO judge runs of one suite or contrast runs of one cohort (one run per judge), or two
         GroundEval agent runs RUN_A RUN_B. A CARGO run may be an inspect_ai log of orgbench/cargo_bench (the
         logs of one model are one run)."""
@@ -70,6 +73,8 @@ def register(cli: click.Group) -> None:
         if out is not None:
             check_out_dir(out, into=True)
         kind = _kind_of(runs)
+        if labels and kind != "cargo":
+            raise InputError(f"--label: names CARGO judge runs, not {kind} runs")
         if kind != "groundeval" and tolerance is not None:
             raise InputError(f"--fail-on-regression: applies to GroundEval agent runs (S_adj), not {kind} runs")
         if kind == "assurance":
@@ -92,7 +97,8 @@ def register(cli: click.Group) -> None:
 
             with inspect_runs(runs) as run_of:
                 dirs = run_dirs(runs, run_of)
-                result = compare_runs(dirs, suite_dir=suite, prices=load_prices(prices), resamples=resamples)
+                result = compare_runs(dirs, suite_dir=suite, prices=load_prices(prices), resamples=resamples,
+                                      labels=list(labels) if labels else None)
             given = {str(run_of[run]): run for run in reversed(runs)}     # a log's run: named by its first log
             for entry in result["judges"].values():
                 entry["run"] = str(given.get(entry["run"], entry["run"]))

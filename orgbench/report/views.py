@@ -79,3 +79,42 @@ def scores_view(directory: Path) -> tuple[str, str, dict[str, Any] | None, list[
     skipped = summary.get("unreadable_lines") or []
     intro = f"{directory}: {len(records)} scored questions" + (f"; {len(skipped)} unreadable line(s) skipped" if skipped else "")
     return "GroundEval scores", intro + ".", table, records
+
+
+def comparison_view(directory: Path) -> tuple[str, str, dict[str, Any] | None, list[dict[str, Any]]]:
+    """A ``compare --out`` folder: per judge and condition DI and accuracy; each disagreement with every response."""
+    from judges.judgments import load_judgments
+
+    data = read_json(directory / "compare.json")
+    disagreements = data.get("disagreements") if isinstance(data, dict) else None
+    if not isinstance(disagreements, dict):        # an agent or contrast comparison: its Markdown as it is
+        text = (directory / "compare.md").read_text(encoding="utf-8")
+        return "Comparison", f"{directory}: compare.md", None, [
+            {"id": "compare", "title": "compare.md", "fields": {}, "sections": [{"heading": "", "text": text}]}]
+    judges = data["judges"]
+    rows = [[judge, condition, row.get("di"), row.get("accuracy"), row.get("parse_rate"), row.get("wall_s_share"),
+             row.get("cost")] for judge, entry in judges.items() for condition, row in entry["conditions"].items()]
+    table = _plain(["judge", "condition", "DI", "accuracy", "parse rate", "≈ wall s", "cost"], rows, "comparison",
+                   "Judges per condition")
+    responses: dict[str, dict[tuple[str, str], str]] = {}
+    for name, entry in judges.items():
+        lowest: dict[tuple[str, str], tuple[int, str]] = {}
+        run = Path(entry["run"])
+        for r in load_judgments(run) if run.is_dir() else ():      # an inspect log: verdicts only
+            key = (r.item_id, r.condition)
+            if key not in lowest or r.seed < lowest[key][0]:
+                lowest[key] = (r.seed, r.response or r.error or "")
+        responses[name] = {key: text for key, (_, text) in lowest.items()}
+    records = []
+    for condition, items in disagreements.items():
+        for d in items:
+            verdicts = d["verdicts"]
+            records.append({"id": f"{d['item']}.{condition}", "title": f"{d['item']} under {condition}",
+                            "fields": {"item": d["item"], "condition": condition, "family": d["family"],
+                                       **{f"verdict {j}": v or "–" for j, v in verdicts.items()}},
+                            "sections": [{"heading": f"{j}: {verdicts.get(j) or '–'}",
+                                          "text": _clip(responses.get(j, {}).get((d["item"], condition), ""))}
+                                         for j in verdicts]})
+    count = sum(len(v) for v in disagreements.values())
+    return ("Judge comparison", f"{directory}: {len(judges)} runs; {count} item(s) on which the judges disagree "
+            "(select one for every judge's response).", table, records)

@@ -82,7 +82,61 @@ def test_a_bad_price_table_is_named(runs, tmp_path):
     assert f"{prices}: ['builtin:literal'] field 'prompt_per_million' missing or not a non-negative number" in result.output
 
 
-def test_one_judge_twice_is_refused(runs):
+def test_one_judge_twice_is_refused_naming_label(runs):
     run = str(runs["builtin:literal"])
     result = CliRunner().invoke(cli, ["compare", run, run])
     assert result.exit_code == 2 and "judge builtin:literal is in two of the runs given" in result.output
+    assert "--label" in result.output
+
+
+def _truth_fail(run: Path) -> dict[str, bool]:
+    truth = suite_of_runs([run])
+    from judges.metrics import SHOULD_PENALIZE
+
+    return {item: SHOULD_PENALIZE[family] for item, family in truth.families.items()}
+
+
+def test_labelled_runs_of_one_spec_accuracy_confusion_disagreements_and_kappa_ci(runs, tmp_path):
+    literal, grounded = str(runs["builtin:literal"]), str(runs["builtin:grounded"])
+    result = CliRunner().invoke(cli, ["compare", literal, literal, grounded, "--label", "lit-a", "--label", "lit-b",
+                                      "--label", "grounded", "--resamples", "300", "--out", str(tmp_path / "cmp")])
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "cmp" / "compare.json").read_text())
+    assert sorted(data["judges"]) == ["grounded", "lit-a", "lit-b"]
+    assert data["judges"]["lit-a"]["judge"] == "builtin:literal"
+    # accuracy and the confusion matrix, recounted from the log and the suite's truth
+    should = _truth_fail(runs["builtin:grounded"])
+    verdicts = _labels(runs["builtin:grounded"], "cargo")
+    row = data["judges"]["grounded"]["conditions"]["cargo"]
+    fails = {t: sum(1 for i, v in verdicts.items() if v == "fail" and should[i] == (t == "should_fail"))
+             for t in ("should_fail", "should_pass")}
+    assert {t: row["confusion"][t]["fail"] for t in fails} == fails
+    decided = [i for i, v in verdicts.items() if v in ("pass", "fail")]
+    right = sum(1 for i in decided if (verdicts[i] == "fail") == should[i])
+    assert row["accuracy"] == round(right / len(decided), 4) and row["decided"] == len(decided)
+    # the items the judges disagree on are exactly those with different verdicts
+    other = _labels(runs["builtin:literal"], "cargo")
+    differ = sorted(i for i in verdicts if verdicts[i] != other[i])
+    assert [d["item"] for d in data["disagreements"]["cargo"]] == differ
+    # identical runs agree perfectly; every κ sits inside its own CI
+    for pair in data["agreement"]["cargo"]["judges"]:
+        if (pair["a"], pair["b"]) == ("lit-a", "lit-b"):
+            assert pair["kappa"] in (1.0, None)
+        if pair["kappa"] is not None and pair["ci"][0] is not None:
+            assert pair["ci"][0] <= pair["kappa"] + 1e-9 and pair["kappa"] <= pair["ci"][1] + 1e-9
+    md = (tmp_path / "cmp" / "compare.md").read_text()
+    assert "## Confusion against the truth" in md and f"cargo: {len(differ)} item(s)" in md
+    # view renders the compare folder: one record per disagreement, with every judge's response
+    from orgbench.report.views import comparison_view
+
+    viewed = CliRunner().invoke(cli, ["view", str(tmp_path / "cmp"), "--out", str(tmp_path / "cmp.html")])
+    assert viewed.exit_code == 0, viewed.output
+    _, _, _, records = comparison_view(tmp_path / "cmp")
+    cargo = [r for r in records if r["fields"]["condition"] == "cargo"]
+    assert [r["fields"]["item"] for r in cargo] == differ
+    log = {r["item_id"]: r["response"] for r in map(json.loads, (runs["builtin:grounded"] / "judgments.jsonl")
+                                                    .read_text().splitlines()) if r["condition"] == "cargo"}
+    assert all(next(s["text"] for s in r["sections"] if s["heading"].startswith("grounded"))
+               == log[r["fields"]["item"]][:4000] for r in cargo)
+    bad = CliRunner().invoke(cli, ["compare", literal, grounded, "--label", "only-one"])
+    assert bad.exit_code == 2 and "--label: give one distinct label per run" in bad.output
