@@ -63,18 +63,19 @@ def _rate_column() -> Any:
 class Progress:
     """The one progress display: a rich bar (count, rate, ETA) on a TTY; off a TTY a plain stderr line per tenth.
 
-    Off a terminal (a pipe, a log file, CI) a line ``LABEL: DONE/TOTAL (PCT%, RATE/s)`` is printed each time
-    another tenth of the total is done (and at least every ``LINE_EVERY_S`` seconds while anything moved), so a
-    long command is never silent until it ends.
+    Off a terminal (a pipe, a log file, CI) a run of at least ``LINES_FROM`` items prints a line when it starts
+    and ``LABEL: DONE/TOTAL (PCT%, RATE/s)`` each time another tenth of the total is done (and at least every
+    ``LINE_EVERY_S`` seconds while anything moved), so a long command is never silent until it ends.
     """
 
     LINE_EVERY_S = 15.0
+    LINES_FROM = 20
 
     def __init__(self, enabled: bool, total: int, done: int, label: str, *, transient: bool = False) -> None:
         import time
 
         self._bar = None
-        self._lines = enabled and bool(total) and not sys.stderr.isatty()
+        self._lines = enabled and total >= self.LINES_FROM and not sys.stderr.isatty()
         self._label, self._total, self._start_done = label, total, done
         self._started = self._last_time = time.perf_counter()
         self._last_step, self._last_done = done * 10 // total if total else 0, done

@@ -18,3 +18,17 @@ def test_a_disabled_progress_prints_nothing(capsys):
     bar.update(100)
     bar.close()
     assert capsys.readouterr().err == ""
+
+
+def test_a_run_of_few_items_prints_no_progress_line(capsys):
+    bar = Progress(True, Progress.LINES_FROM - 1, 0, "x")
+    for done in range(1, Progress.LINES_FROM):
+        bar.update(done)
+    assert capsys.readouterr().err == ""
+
+
+def test_the_error_helper_knows_a_progress_line():
+    from tests.orgbench.clitools import PROGRESS
+
+    assert PROGRESS.match("openai:m: 0/200 done, starting") and PROGRESS.match("openai:m: 20/200 (10%, 140.9/s)")
+    assert not PROGRESS.match("error: x: 2/3 (bad)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import re
 import shutil
 import socket
 from pathlib import Path
@@ -26,12 +27,16 @@ def ok(*args) -> str:
     return result.stdout
 
 
+#: A progress line printed off a terminal (judges.run_log.Progress): not an error line.
+PROGRESS = re.compile(r"^\S+: \d+/\d+ (done, starting|\(\d+%, [\d.]+/s\))$")
+
+
 def fails(*args, says: tuple[str, ...]) -> str:
     """Run a command that must fail with exit code 2 and exactly one ``error:`` line containing ``says``."""
     result = run(*args)
     assert result.exit_code == 2, (result.output, result.exception)
     assert isinstance(result.exception, SystemExit), result.exception   # no traceback
-    lines = result.stderr.strip().splitlines()
+    lines = [line for line in result.stderr.strip().splitlines() if not PROGRESS.match(line)]
     assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
     for text in says:
         assert text in lines[0], lines[0]
