@@ -2,7 +2,8 @@
 
 Stage lines go to stderr as each stage finishes (so an interrupted command
 has already shown what it finished). The bar is drawn only when stderr is a
-terminal; redirected output gets the stage lines alone. ``Totals`` adds up
+terminal; redirected output gets the stage lines and a plain line per tenth
+of a long run's items. ``Totals`` adds up
 what model-calling commands spent: requests, retries, tokens and wall time.
 """
 
@@ -49,7 +50,8 @@ class Stages:
 
 
 class Bar:
-    """``judges.run_log.Progress`` as a context manager whose ``update(done, total)`` moves it (terminal only)."""
+    """``judges.run_log.Progress`` as a context manager whose ``update(done, total)`` moves it (a bar on a
+    terminal, plain lines off one)."""
 
     def __init__(self, label: str) -> None:
         self.label = label
@@ -63,7 +65,7 @@ class Bar:
         if self._progress is None:
             from judges.run_log import Progress
 
-            self._progress = Progress(interactive(), total, done, self.label, transient=True)
+            self._progress = Progress(True, total, done, self.label, transient=True)
         self._progress.update(done, total)
 
     def __exit__(self, *exc: Any) -> None:
@@ -72,7 +74,7 @@ class Bar:
 
 
 def track(items: Iterable[T], total: int, label: str) -> Iterator[T]:
-    """Iterate ``items`` with a ``Bar`` on a terminal."""
+    """Iterate ``items`` with a ``Bar`` (plain lines off a terminal)."""
     with Bar(label) as update:
         for done, item in enumerate(items):
             update(done, total)
