@@ -9,7 +9,6 @@ what model-calling commands spent: requests, retries, tokens and wall time.
 
 from __future__ import annotations
 
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, TypeVar
@@ -19,11 +18,6 @@ import click
 from judges.backends.base import Usage
 
 T = TypeVar("T")
-
-def interactive() -> bool:
-    """True when stderr is a terminal (bars are drawn only then)."""
-    return sys.stderr.isatty()
-
 
 class Stages:
     """Prints one line per finished stage at once, with its wall time."""
