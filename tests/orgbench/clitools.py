@@ -28,7 +28,7 @@ def ok(*args) -> str:
 
 
 #: A progress line printed off a terminal (judges.run_log.Progress): not an error line.
-PROGRESS = re.compile(r"^\S+: \d+/\d+ (done, starting|\(\d+%, [\d.]+/s\))$")
+PROGRESS = re.compile(r"^.+: \d+/\d+ (done, starting|\(\d+%, [\d.]+/s\))$")
 
 
 def fails(*args, says: tuple[str, ...]) -> str:
