@@ -9,7 +9,10 @@ README.md
   2. "`oracle` proves a valid evidence path exists for every question" (groundeval/summary.json).
 docs/groundeval.md
   3. oracle "scores S_adj = 1.0 on every contract of the default worlds" (groundeval/summary.json);
-  4. which built-in agents read the truth or the raw world — the same in the docs and the report.
+  4. which built-in agents read the truth or the raw world — the same in the docs and the report;
+  10. the hard-kind table (S_answer tool / context, verdicts in brackets, per agent and kind) against
+      groundeval/summary.json["hard_kinds"], and the per-seed sentence under it (proximity's S_answer per seed,
+      bm25 the same on every seed, follow and oracle at 1.000).
 results/index.html (the report, rendered here from results/)
   5. every tagged number of the first screen and the findings boxes, recomputed from its source key;
   6. the first screen names all three studies;
@@ -123,3 +126,50 @@ def test_zero_shots_perspective_explanation_holds():
 
 def test_no_caption_repeats_figure(page):
     assert "Figure: figure" not in page and "Figure: Figure" not in page
+
+
+def _three(x: float) -> str:
+    return "0" if x == 0 else f"{x:.3f}".replace("0.", ".", 1) if x < 1 else f"{x:.3f}"
+
+
+def test_the_hard_kind_table_in_the_docs_is_summary_json():
+    hard = _summary()["hard_kinds"]
+    docs = (ROOT / "docs" / "groundeval.md").read_text(encoding="utf-8")
+    for kind in ("counterfactual/indirect", "counterfactual/named_decoy", "silence/indirect", "all hard kinds"):
+        cells = [kind, str(hard[kind]["bm25"]["tool"]["n"])]
+        for agent in ("bm25", "proximity", "follow", "oracle"):
+            tool, context = hard[kind][agent]["tool"], hard[kind][agent]["context"]
+            cell = f"{_three(tool['s_answer'])} / {_three(context['s_answer'])}"
+            if agent in ("bm25", "proximity") and kind != "all hard kinds":
+                cell += f" ({_three(tool['verdict_correct'])} / {_three(context['verdict_correct'])})"
+            cells.append(cell)
+        row = "| " + " | ".join(cells) + " |"
+        assert row in docs, row
+
+
+def test_the_per_seed_hard_kind_sentence_is_summary_json():
+    seeds = _summary()["hard_kinds"]["per_seed"]
+    docs = _flat(ROOT / "docs" / "groundeval.md")
+    kinds = ("counterfactual/indirect", "counterfactual/named_decoy", "silence/indirect")
+
+    def pair(seed: str, kind: str) -> str:
+        scores = seeds[seed][kind]["proximity"]
+        return f"{_three(scores['tool']['s_answer'])} / {_three(scores['context']['s_answer'])}"
+
+    sizes = {seeds[s][k]["bm25"]["tool"]["n"] for s in seeds for k in kinds[:2]}, \
+        {seeds[s][kinds[2]]["bm25"]["tool"]["n"] for s in seeds}
+    assert all(len(n) == 1 for n in sizes)
+    n_cf, n_si = (next(iter(n)) for n in sizes)
+    said = (f"Per seed (n = {n_cf}, {n_cf}, {n_si} per seed), S_answer of proximity on counterfactual/indirect is "
+            f"{pair('0', kinds[0])}, {pair('1', kinds[0])} and {pair('2', kinds[0])} on seeds 0, 1, 2, and on "
+            f"named_decoy {pair('0', kinds[1])}, {pair('1', kinds[1])} and {pair('2', kinds[1])}")
+    assert said in docs, said
+    bm25 = {}
+    for kind in kinds:
+        values = {_three(seeds[s][kind]["bm25"][m]["s_answer"]) for s in seeds for m in ("tool", "context")}
+        assert len(values) == 1, (kind, values)             # "on every seed and mode"
+        bm25[kind] = values.pop()
+    assert (f"bm25 is {bm25[kinds[0]]} on indirect, {bm25[kinds[1]]} on named_decoy and {bm25[kinds[2]]} on "
+            "silence/indirect on every seed and mode") in docs
+    assert all(seeds[s][k][a][m]["s_answer" if a == "follow" else "s_adj"] == 1.0 for s in seeds
+               for k in seeds[s] for a in ("follow", "oracle") for m in ("tool", "context"))
