@@ -315,6 +315,11 @@ class GatedRuntime:
             return ()
         return tuple(index for index, _ in self._rank(query, subsystem, limit))
 
+    def _weigh(self, idf: float | np.ndarray, tf: np.ndarray, docs: np.ndarray) -> np.ndarray:
+        """BM25 weights of a term (of weight ``idf``) occurring ``tf`` times in versions ``docs``: the one formula."""
+        norm = K1 * (1.0 - B + B * self.corpus.lengths[docs] / self._avgdl)
+        return idf * tf * (K1 + 1.0) / (tf + norm)
+
     def _term_weights(self, term: str, subsystem: str | None) -> tuple[np.ndarray, np.ndarray] | None:
         """The visible versions (of one subsystem if given) holding ``term``, and its BM25 weight in each.
 
@@ -356,14 +361,49 @@ class GatedRuntime:
                     if df is None:
                         df = len(docs)
                     idf = math.log(1.0 + (self._n - df + 0.5) / (df + 0.5))
-                    norm = K1 * (1.0 - B + B * self.corpus.lengths[docs] / self._avgdl)
-                    found = (docs, idf * tf * (K1 + 1.0) / (tf + norm))
+                    found = (docs, self._weigh(idf, tf, docs))
         self._weights[key] = found
         return found
 
+    def _weigh_all(self, terms: list[str]) -> None:
+        """Weigh every visible version of each of ``terms`` not weighed yet, in one pass over their postings.
+
+        The same weights ``_term_weights`` works out term by term (the same formula on the same values, the
+        idf with ``math.log``), for the many-term queries where a call per term would cost more than the work.
+        """
+        postings, weights = self.corpus.postings, self._weights
+        todo = []
+        for term in terms:
+            if (term, None) not in weights:
+                k = postings.terms.get(term)
+                if k is None:
+                    weights[(term, None)] = None
+                else:
+                    todo.append((term, k))
+        if len(todo) < 2:
+            return      # term by term costs no more
+        offsets = postings.offsets
+        starts = np.array([offsets[k] for _, k in todo], dtype=np.int64)
+        sizes = np.array([offsets[k + 1] for _, k in todo], dtype=np.int64) - starts
+        ends = np.cumsum(sizes)
+        at = np.arange(int(ends[-1]), dtype=np.int64) + np.repeat(starts - (ends - sizes), sizes)
+        docs = postings.docs[at]
+        keep = self._mask[docs]
+        term_of = np.repeat(np.arange(len(todo)), sizes)[keep]
+        docs = docs[keep]
+        tf = postings.tf[at][keep].astype(np.float64)
+        df = np.bincount(term_of, minlength=len(todo)).tolist()
+        idf = np.array([math.log(1.0 + (self._n - d + 0.5) / (d + 0.5)) if d else 0.0 for d in df])
+        weighed = self._weigh(idf[term_of], tf, docs)     # type: ignore[arg-type]
+        bounds = np.cumsum([0] + df).tolist()
+        for (term, _), d, a, b in zip(todo, df, bounds, bounds[1:]):
+            weights[(term, None)] = (docs[a:b], weighed[a:b]) if d else None
+
     def _rank(self, query: str, subsystem: str | None, limit: int) -> list[tuple[int, float]]:
         """BM25 over the visible versions (of one subsystem if given): the best ``limit`` (index, score), best first."""
-        parts = [w for w in (self._term_weights(t, subsystem) for t in dict.fromkeys(tokenize(query))) if w is not None]
+        terms = list(dict.fromkeys(tokenize(query)))
+        self._weigh_all(terms)
+        parts = [w for w in (self._term_weights(t, subsystem) for t in terms) if w is not None]
         if not parts:
             return []
         if len(parts) == 1:      # one posting: its versions are already distinct and in order

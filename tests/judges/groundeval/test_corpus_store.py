@@ -1,7 +1,11 @@
 """The saved index: loaded, it answers every search, fetch and score exactly as the index built from the world."""
 
+import math
 import random
 import shutil
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from judges.groundeval.corpus_store import corpus_key, open_corpus
 from judges.groundeval.run import run_agent, score_submissions
@@ -57,3 +61,51 @@ def test_changed_artifacts_give_a_new_key_and_a_broken_cache_is_rebuilt(rt_suite
     (cache / corpus_key(suite) / "records.pickle").write_bytes(b"not a pickle")
     rebuilt = open_corpus(suite, cache)
     assert [v.ref for v in rebuilt.docs] == [v.ref for v in built.docs]
+
+
+def _exhaustive(corpus, runtime, query, subsystem, limit):
+    """BM25 of every visible version, written out in plain Python: the ranking search must reproduce."""
+    visible = [i for i in range(len(corpus.docs)) if runtime._mask[i]
+               and (subsystem is None or corpus.docs[i].subsystem == subsystem)]
+    counts = {}
+    for i in (i for i in range(len(corpus.docs)) if runtime._mask[i]):
+        v = corpus.docs[i]
+        counts[i] = {}
+        for t in tokenize(f"{v.artifact_id} {v.title} {v.body} {v.created_at.date().isoformat()}"):
+            counts[i][t] = counts[i].get(t, 0) + 1
+    terms = list(dict.fromkeys(tokenize(query)))
+    df = {t: sum(1 for c in counts.values() if t in c) for t in terms}
+    scores = {}
+    for i in visible:
+        score, hit = 0.0, False
+        for t in terms:
+            tf = counts[i].get(t)
+            if tf:
+                idf = math.log(1.0 + (runtime._n - df[t] + 0.5) / (df[t] + 0.5))
+                norm = 1.2 * (1.0 - 0.75 + 0.75 * float(corpus.lengths[i]) / runtime._avgdl)
+                score, hit = score + idf * tf * 2.2 / (tf + norm), True
+        if hit:
+            scores[i] = score
+    ranked = sorted(scores, key=lambda i: (-scores[i], i))
+    if len(ranked) > limit:
+        kth = scores[ranked[limit - 1]]
+        ranked = [i for i in ranked if scores[i] >= kth]
+    return sorted(ranked, key=lambda i: (-round(scores[i], 9), i))[:limit], scores
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_search_ranks_as_bm25_over_every_visible_version(rt_world, rt_corpus, data):
+    vocabulary = sorted({t for v in rt_world.artifacts[::7] for t in tokenize(v.title + " " + v.body)})
+    actor = data.draw(st.sampled_from([a.actor_id for a in rt_world.actors]))
+    begin, end = rt_world.events[0].ts, rt_world.events[-1].ts
+    moment = begin + (end - begin) * data.draw(st.floats(0.2, 1.0))
+    runtime = GatedRuntime(rt_corpus, actor, moment, record_latency=False)
+    for _ in range(3):   # several queries in one session: weights worked out for one query serve the next
+        query = " ".join(data.draw(st.lists(st.sampled_from(vocabulary), min_size=1, max_size=12)))
+        subsystem = data.draw(st.sampled_from([None, *sorted(runtime.readable)]))
+        limit = data.draw(st.integers(1, 30))
+        expected, scores = _exhaustive(rt_corpus, runtime, query, subsystem, limit)
+        ranked = runtime._rank(query, subsystem, limit)
+        assert [i for i, _ in ranked] == expected
+        assert all(math.isclose(score, scores[i], rel_tol=1e-12) for i, score in ranked)
