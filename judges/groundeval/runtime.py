@@ -36,6 +36,8 @@ from simulator.model import ArtifactVersion, EntityRef
 from simulator.policy import ACTOR, GATES, HORIZON, SUBSYSTEM, AccessPolicy
 
 K1, B = 1.2, 0.75
+#: A query with at least this many terms not yet weighed has them weighed in one pass (``_weigh_all``).
+BATCH_TERMS = 6
 SNIPPET = 200
 _TOKEN = re.compile(r"[a-z0-9]+(?:[-_.:/@][a-z0-9]+)*")
 _PART = re.compile(r"[a-z0-9]+")
@@ -380,7 +382,7 @@ class GatedRuntime:
                     weights[(term, None)] = None
                 else:
                     todo.append((term, k))
-        if len(todo) < 2:
+        if len(todo) < BATCH_TERMS:
             return      # term by term costs no more
         offsets = postings.offsets
         starts = np.array([offsets[k] for _, k in todo], dtype=np.int64)
