@@ -11,8 +11,9 @@ from inspect_ai import Task, task
 
 from orgbench.commands.options import parse_seeds
 from orgbench.harness.inspect_cargo import cargo_task
+from orgbench.harness.inspect_contrast import contrast_task
 from orgbench.harness.inspect_groundeval import groundeval_task
-from orgbench.harness.suites import cargo_suite, groundeval_suite
+from orgbench.harness.suites import cargo_suite, groundeval_suite, trajectory_suite
 
 
 def _seeds(seeds: str | int | list[str | int]) -> tuple[int, ...]:
@@ -54,3 +55,17 @@ def groundeval(suite: str | None = None, limit: int | None = None, max_turns: in
         max_turns: model turns per contract before its last message counts as the answer.
     """
     return groundeval_task(groundeval_suite(suite), limit, int(max_turns))
+
+
+@task
+def assurance_contrast(suite: str, draws: int = 2) -> Task:
+    """The judge-input assurance later-context contrast: the checked pipeline builds and verifies the cohort's
+    packets (prefix and full, error and comparison target, original and restored rendering); the model judges
+    each one ``draws`` times (the draw as seed); G per rendering with its cluster-bootstrap interval, as
+    ``orgbench tables assurance`` computes it.
+
+    Args:
+        suite: a trajectory suite folder (orgbench build trajectories).
+        draws: answers per packet (a consensus flag needs every draw to say fail).
+    """
+    return contrast_task(trajectory_suite(suite), int(draws))

@@ -42,6 +42,11 @@ def groundeval_suite(suite: str | None) -> Path:
     return _suite_stage(cache_dir() / "groundeval", 0, False)
 
 
+def trajectory_suite(suite: str) -> Path:
+    """The trajectory suite folder ``suite`` names."""
+    return _given(suite, "trajectories.jsonl", "a trajectory suite (orgbench build trajectories)")
+
+
 def _given(suite: str, marker: str, what: str) -> Path:
     path = Path(suite).expanduser().resolve()
     if not (path / marker).is_file():

@@ -1,4 +1,5 @@
-"""CARGO-Bench in inspect_ai: the same requests as `orgbench judge`, and the same numbers through `tables cargo`.
+"""CARGO-Bench (and the assurance contrast) in inspect_ai: the same requests as `orgbench judge` (`tables
+assurance`), and the same numbers.
 
 Both paths talk to the in-repo OpenAI-compatible server (tests/judges/chat_server.py), which records every
 request body; inspect uses its own `openai/` provider (the openai package), orgbench its aiohttp client.
@@ -107,7 +108,8 @@ def test_the_entry_point_names_the_task_module_and_its_tasks():
     import orgbench.harness.inspect_tasks as tasks
     from inspect_ai._util.registry import registry_info
 
-    assert registry_info(tasks.cargo_bench).name.endswith("cargo_bench")
+    for name in ("cargo_bench", "groundeval", "assurance_contrast"):
+        assert registry_info(getattr(tasks, name)).name.endswith(name)
 
 
 def test_seeds_come_as_inspect_parses_them():
@@ -121,3 +123,31 @@ def test_a_log_of_another_task_is_refused_in_one_line(tmp_path):
     log.write_text('{"version": 2}', encoding="utf-8")
     fails("tables", "cargo", log, "--out", tmp_path / "t", says=("other.json",))
     assert not (tmp_path / "t").exists()
+
+
+@pytest.mark.slow       # a trajectory suite, the checked pipeline twice and 2 x 48 packet requests over HTTP
+def test_the_contrast_task_sends_what_tables_assurance_sends_and_gives_the_same_g(tmp_path, monkeypatch):
+    from inspect_ai.log import read_eval_log
+
+    from orgbench.harness.inspect_tasks import assurance_contrast
+
+    ok("simulate", "--out", tmp_path / "world", "--days", 20, "--people", 25)
+    ok("build", "trajectories", "--world", tmp_path / "world", "--out", tmp_path / "tr", "--n", 6)
+    with ChatServer(answer=verdict_by_hash) as server:
+        monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+        ok("tables", "assurance", "--source", tmp_path / "tr", "--judge", f"openai:{MODEL}", "--base-url",
+           server.base_url, "--out", tmp_path / "t")
+        judged = {_key(b): b for b in server.bodies}
+        server.reset()
+        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+        logs = inspect_ai.eval(assurance_contrast(suite=str(tmp_path / "tr")), model=f"openai/{MODEL}",
+                               model_base_url=server.base_url, log_dir=str(tmp_path / "logs"), display="none")
+        inspected = {_key(b): b for b in server.bodies}
+    assert logs[0].status == "success", logs[0].error
+    assert judged and inspected == judged                 # every packet and draw: the same request body
+    summary = json.loads((tmp_path / "t" / "contrast.json").read_text())
+    assert any(cell["flags"] for cell in summary["cells"].values())
+    metrics = {k: v.value for k, v in read_eval_log(logs[0].location).results.scores[0].metrics.items()}
+    for name in ("original", "restored", "reduction"):
+        assert metrics[f"G_{name}"] == summary["G"][name]
+        assert [metrics[f"G_{name}_ci_low"], metrics[f"G_{name}_ci_high"]] == summary["G_ci95"][name]
