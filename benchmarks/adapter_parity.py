@@ -24,13 +24,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from judges.groundeval.adapters.base import ModelConfig  # noqa: E402
 from judges.groundeval.adapters.observe import observe  # noqa: E402
+from judges.groundeval.agents import BUILTIN_AGENTS  # noqa: E402
 from judges.groundeval.run import run_agent, score_run  # noqa: E402
 from tests.judges.chat_server import ChatServer  # noqa: E402
 from tests.judges.groundeval.policy_script import PolicyScript  # noqa: E402
 
 FACTORIES = {"openai-agents": "tests.judges.groundeval.adapter_agents:openai_agent",
              "langgraph": "tests.judges.groundeval.adapter_agents:langgraph_agent"}
-POLICIES = ("oracle", "leaky", "lazy", "proximity", "bm25", "follow", "zero-shot")
+POLICIES = BUILTIN_AGENTS
 
 
 def _lines(path: Path) -> list[dict]:

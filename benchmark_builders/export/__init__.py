@@ -14,7 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
+from benchmark_builders.export.formats import OWN
 from benchmark_builders.export.world_index import WorldIndex
+from orgbench.core.errors import InputError
 from orgbench.core.storage import MANIFEST, read_json, sha256_file, staged_directory, write_json, write_manifest
 from simulator.world import World
 
@@ -24,25 +26,20 @@ EXPORT_FILE = "EXPORT.json"
 
 
 def _writers() -> dict[str, Callable[[WorldIndex, Path, dict[str, str]], dict[str, int]]]:
-    from benchmark_builders.export.groundeval import write_groundeval
-    from benchmark_builders.export.mail import write_eml, write_mbox
-    from benchmark_builders.export.parquet import write_parquet
-    from benchmark_builders.export.slack import write_slack
-    from benchmark_builders.export.tickets import write_jira
+    """Every registered world format's writer (benchmark_builders.export.formats), taking the digests or not."""
+    from benchmark_builders.export.formats import EXPORT_FORMATS
 
-    return {
-        "slack": lambda index, out, _: write_slack(index, out),
-        "mbox": lambda index, out, _: write_mbox(index, out),
-        "eml": lambda index, out, _: write_eml(index, out),
-        "jira": lambda index, out, _: write_jira(index, out),
-        "parquet": write_parquet,
-        "groundeval": lambda index, out, _: write_groundeval(index, out),
-    }
+    def call(fmt: Any) -> Callable[[WorldIndex, Path, dict[str, str]], dict[str, int]]:
+        return lambda index, out, digests: (fmt.writer()(index, out, digests) if fmt.digests
+                                            else fmt.writer()(index, out))
+
+    return {fmt.name: call(fmt) for fmt in EXPORT_FORMATS.all() if "world" in fmt.scopes and not fmt.standalone}
 
 
-FORMATS: tuple[str, ...] = ("slack", "mbox", "eml", "jira", "parquet", "groundeval", "hf")
-#: The formats that take a suite as well as a world.
-SUITE_FORMATS: tuple[str, ...] = ("hf",)
+#: orgbench's own world formats (``formats.format_names("world")`` adds the plugins').
+FORMATS: tuple[str, ...] = tuple(f.name for f in OWN if "world" in f.scopes)
+#: orgbench's own formats that take a suite as well as a world.
+SUITE_FORMATS: tuple[str, ...] = tuple(f.name for f in OWN if "suite" in f.scopes)
 
 
 def world_digests(world_dir: Path) -> dict[str, str]:
@@ -53,13 +50,19 @@ def world_digests(world_dir: Path) -> dict[str, str]:
 
 def export_world(world: World, world_dir: Path, fmt: str, out: Path) -> dict[str, Any]:
     """Write ``world`` (read from ``world_dir``) as ``fmt`` into ``out``; returns what EXPORT.json records."""
-    if fmt == "hf":
-        return export_hf(Path(world_dir), "world", out)
+    from benchmark_builders.export.formats import EXPORT_FORMATS
+
+    registered = EXPORT_FORMATS.get(fmt)
+    if registered is not None and registered.standalone and "world" in registered.scopes:
+        return registered.writer()(Path(world_dir), "world", out)
     digests = world_digests(world_dir)
     record: dict[str, Any] = {"format": fmt, "world_manifest_sha256": sha256_file(Path(world_dir) / MANIFEST),
                               "world_seed": world.seed}
+    writers = _writers()
+    if fmt not in writers:
+        raise InputError(f"--format: unknown world export format {fmt!r} (known: {', '.join(writers)})")
     with staged_directory(Path(out)) as tmp:
-        record["counts"] = _writers()[fmt](WorldIndex.of(world), tmp, digests)
+        record["counts"] = writers[fmt](WorldIndex.of(world), tmp, digests)
         write_json(tmp / EXPORT_FILE, record)
         write_manifest(tmp, {"source_world": {"files": digests}})
     return record

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from judges.backends.base import JudgeBackend, JudgeRequest, JudgeResponse, Usage
+from judges.backends.registry import Backend
 from judges.backends.token_f1 import token_f1
 from judges.claims import read_procedure
 from judges.value_claims import FIELD_WORDS as _FIELD_WORDS, LEXICON_WORDS as _LEXICON_WORDS, STOP as _STOP
@@ -349,8 +350,9 @@ def make_builtin(name: str) -> BuiltinJudge:
     return BuiltinJudge(name)
 
 
-#: The specs ``make`` answers (read by ``judges.backends.registry``).
-BACKEND_KINDS = ("builtin",)
+#: What ``make`` answers and can do (read from this source by ``judges.backends.registry``).
+BACKEND = Backend(kind="builtin", roles=("judge",), builtin=True, studies=("cargo",),
+                  names="judges.backends.builtin:JUDGES", summary="procedural CARGO judges, offline and deterministic")
 
 
 def make(wanted) -> BuiltinJudge:

@@ -25,6 +25,7 @@ from judges.backends.local_server import (
 from judges.backends.openai_compat import ChatClient, OpenAICompatBackend
 from judges.backends.pacing import Pacer
 from judges.backends.structured import GBNF, OFF
+from judges.backends.registry import Backend
 
 #: What a local judge may write when the caller sets no limit: a small model that rambles stops instead of
 #: filling the context, and a constrained verdict always ends inside it (the verdict grammar's longest answer,
@@ -119,8 +120,9 @@ class LocalBackend(OpenAICompatBackend):
             self.server.stop()
 
 
-#: The specs ``make`` answers (read by ``judges.backends.registry``).
-BACKEND_KINDS = ("local",)
+#: What ``make`` answers and can do (read from this source by ``judges.backends.registry``).
+BACKEND = Backend(kind="local", roles=("judge", "agent"), usage="local:MODEL",
+                  summary="a llama.cpp server orgbench starts and stops itself (smollm2, gemma3-270m or PATH.gguf)")
 
 
 def make(wanted: Any) -> LocalBackend:

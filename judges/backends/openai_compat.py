@@ -38,6 +38,7 @@ from judges.backends.base import (
 )
 from judges.backends.pacing import OK, OTHER, OVERLOAD, Pacer
 from judges.backends.structured import OFF, RequestRefused, check_mode, negotiate, with_response_format
+from judges.backends.registry import Backend
 from judges.verdict_schema import verdict_schema
 from orgbench.core.errors import InputError
 
@@ -374,8 +375,9 @@ class OpenAICompatBackend(JudgeBackend, AgentBackend):
             await self.client.aclose()
 
 
-#: The specs ``make`` answers (read by ``judges.backends.registry``).
-BACKEND_KINDS = ("openai",)
+#: What ``make`` answers and can do (read from this source by ``judges.backends.registry``).
+BACKEND = Backend(kind="openai", roles=("judge", "agent"), base_url=True, usage="openai:MODEL",
+                  summary="any OpenAI-compatible chat-completions endpoint, at --base-url")
 
 
 def make(wanted: Any) -> OpenAICompatBackend:

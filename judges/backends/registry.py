@@ -1,49 +1,92 @@
 """One registry of judge and agent backends: a spec ``KIND:ARG`` resolved lazily to a factory.
 
-A backend orgbench ships is one module in ``judges/backends/`` that says
-which specs it makes and has a ``make`` factory::
+A backend orgbench ships is one module in ``judges/backends/`` that
+registers itself in one ``Backend`` record and has a ``make`` factory::
 
-    BACKEND_KINDS = ("openai",)        # spec kinds, exact specs such as "builtin:step",
-                                       # or KIND@ROLE such as "replay@agent" (a kind whose agent is another class)
+    BACKEND = Backend(kind="openai", roles=("judge", "agent"), base_url=True, usage="openai:MODEL",
+                      summary="any OpenAI-compatible chat-completions endpoint")
 
     def make(wanted: BackendSpec) -> JudgeBackend: ...
 
-The registry reads those declarations from the modules' source (nothing is
-imported to find them), so adding a backend is adding its module. A separate
-package adds its own under the entry-point group ``orgbench.backends`` (name =
-the spec's kind, value = ``module:attr`` of a factory), e.g. in its pyproject.toml::
+``kind`` is a spec kind (``openai`` for ``openai:MODEL``) or an exact spec
+(``builtin:step``); ``roles`` say what its specs can be (a judge, an agent),
+``builtin`` that its rows are procedural baselines rather than a model's,
+``studies`` which studies it serves (default: every study that takes one of
+its roles). The registry reads those records from the modules' source
+(nothing is imported to find them), so adding a backend is adding its module.
+A separate package adds its own under the entry-point group
+``orgbench.backends`` (name = the spec's kind, value = ``module:attr`` of its
+``Backend``, whose ``make`` is the factory itself; a bare factory is taken as
+a judge and agent), e.g. in its pyproject.toml::
 
     [project.entry-points."orgbench.backends"]
-    mycorp = "mycorp_backend:make"
+    mycorp = "orgbench_mycorp:BACKEND"
 
 A factory takes one ``BackendSpec`` (the spec, its kind and argument, the
 ``EndpointConfig`` and the user's generation options) and returns a
 ``JudgeBackend`` (for ``role == "judge"``) or an ``AgentBackend`` (for
-``role == "agent"``). Nothing is imported until a spec of that kind is made.
+``role == "agent"``). Nothing is imported until a spec of that kind is made
+(or, for a plugin, until the registry is first asked about plugins).
 """
 
 from __future__ import annotations
 
 import ast
-import functools
-import importlib
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from judges.backends.base import AgentBackend, GenerationParams, JudgeBackend
 from orgbench.core.errors import InputError
+from orgbench.core.registry import Registry, load_attr
 
 ENTRY_POINT_GROUP = "orgbench.backends"
 
-#: The name a backend module declares its spec kinds (or exact specs) under, at its top level.
-DECLARATION = "BACKEND_KINDS"
-#: Where orgbench's own backends are: every module of this package may declare some ("pkg.*": all its modules).
+#: The name a backend module registers its ``Backend`` under, at its top level.
+DECLARATION = "BACKEND"
+#: Where orgbench's own backends are: every module of this package may declare one ("pkg.*": all its modules).
 BACKEND_MODULES = "judges.backends.*"
 
 #: What each role's backend must be.
 ROLES: dict[str, type] = {"judge": JudgeBackend, "agent": AgentBackend}
+
+
+@dataclass(frozen=True)
+class Backend:
+    """One kind of spec and what it can do: the roles it serves, the studies it serves, how it is written."""
+
+    kind: str                                   # spec kind ("openai" for openai:MODEL) or exact spec ("builtin:step")
+    roles: tuple[str, ...] = ("judge",)         # "judge", "agent"
+    make: Any = ""                              # the factory, or its "module:attr" (orgbench's: filled in)
+    builtin: bool = False                       # procedural and offline: its rows are baselines, not a model's
+    studies: tuple[str, ...] | None = None      # studies it serves; None: every study that takes one of its roles
+    base_url: bool = False                      # reached at --base-url (an OpenAI-compatible endpoint)
+    usage: str = ""                             # how a spec is written, e.g. "openai:MODEL"
+    names: str = ""                             # "module:attr" of the exact names it answers (builtin:NAME)
+    summary: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.kind or not self.roles or any(role not in ROLES for role in self.roles):
+            raise TypeError(f"backend {self.kind!r}: roles must be some of {', '.join(ROLES)}, got {self.roles!r}")
+
+    @property
+    def key(self) -> str:
+        """The registry's name for it: kind and roles (``replay`` answers as a judge and, elsewhere, an agent)."""
+        return f"{self.kind}@{'+'.join(self.roles)}"
+
+    def specs(self) -> list[str]:
+        """How its specs are written: its exact names (builtin:literal, …), else its usage, else its kind."""
+        if self.names:
+            return [f"{self.kind}:{name}" for name in load_attr(self.names, f"backend {self.kind!r}")]
+        return [self.usage or self.kind]
+
+    def answers(self, spec: str) -> bool:
+        """Whether ``spec`` is one of its specs (any argument, unless it lists its exact names)."""
+        return not self.names or spec in self.specs()
+
+    def serves(self, study: str, role: str) -> bool:
+        """Whether its specs can be ``role`` in ``study``."""
+        return role in self.roles and (self.studies is None or study in self.studies)
 
 
 @dataclass(frozen=True)
@@ -85,70 +128,96 @@ class BackendSpec:
         return self.arg
 
 
-def _declared_kinds(path: Path) -> tuple[str, ...]:
-    """The specs a module's source declares under DECLARATION (a tuple of strings), without importing it."""
+def _declared(path: Path) -> Backend | None:
+    """The ``Backend`` a module's source registers under DECLARATION (literal arguments only), without importing it."""
     source = path.read_text(encoding="utf-8")
     if DECLARATION not in source:
-        return ()
+        return None
     for node in ast.parse(source, filename=str(path)).body:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
         if any(isinstance(t, ast.Name) and t.id == DECLARATION for t in targets) and node.value is not None:
-            kinds = ast.literal_eval(node.value)
-            if not isinstance(kinds, tuple) or not all(isinstance(k, str) and k for k in kinds):
-                raise TypeError(f"{path}: {DECLARATION} must be a tuple of spec kinds, e.g. (\"openai\",)")
-            return kinds
-    return ()
+            call = node.value
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "Backend"
+                    and not call.args):
+                raise TypeError(f"{path}: {DECLARATION} must be Backend(kind=..., ...) with keyword arguments")
+            fields = {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg}
+            package = BACKEND_MODULES.removesuffix(".*")
+            return Backend(**{"make": f"{package}.{path.stem}:make", **fields})
+    return None
 
 
-@functools.cache
-def declared() -> dict[str, str]:
-    """orgbench's own backends: each declared kind or exact spec -> ``module:make`` (read once, imported never)."""
-    package = BACKEND_MODULES.removesuffix(".*")
-    found: dict[str, str] = {}
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        for kind in _declared_kinds(path):
-            if kind in found:
-                raise TypeError(f"{path}: backend {kind!r} is declared by {found[kind]} already")
-            found[kind] = f"{package}.{path.stem}:make"
-    return found
+def _own() -> list[Backend]:
+    """orgbench's own backends, one per module that registers one (read once, imported never)."""
+    return [b for path in sorted(Path(__file__).parent.glob("*.py")) if (b := _declared(path)) is not None]
 
 
-def _entry_point(kind: str) -> str | None:
-    found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == kind]
-    return found[0].value if found else None
+def _accept(name: str, value: Any) -> Backend:
+    if isinstance(value, Backend):
+        if value.kind != name:
+            raise InputError(f"{ENTRY_POINT_GROUP} entry point {name!r}: its Backend's kind is {value.kind!r}")
+        return value
+    if callable(value):             # a bare factory: a judge and an agent, its class checked when one is made
+        return Backend(kind=name, roles=("judge", "agent"), make=value, usage=f"{name}:MODEL")
+    raise InputError(f"{ENTRY_POINT_GROUP} entry point {name!r}: expected a Backend or a factory, "
+                     f"got {type(value).__name__}")
 
 
-def factory_path(spec: str, role: str = "judge") -> str | None:
-    """The ``module:attr`` that makes ``spec`` for ``role``: exact spec, ``KIND@ROLE``, kind; orgbench's own, then entry points."""
+BACKENDS: Registry[Backend] = Registry("backend", ENTRY_POINT_GROUP, _own, lambda b: b.key, _accept)
+
+
+def find(spec: str, role: str | None = None) -> list[Backend]:
+    """The backends answering ``spec`` (for ``role``, or any): an exact spec first, then its kind."""
     kind = spec.partition(":")[0]
-    ours = declared()
-    return ours.get(spec) or ours.get(f"{kind}@{role}") or ours.get(kind) or _entry_point(kind)
+    every = [b for b in BACKENDS.all() if role is None or role in b.roles]
+    return [b for b in every if b.kind == spec] + [b for b in every if b.kind == kind and b.kind != spec]
+
+
+def backend_for(spec: str, role: str) -> Backend | None:
+    """The backend that makes ``spec`` as ``role``, or None."""
+    found = find(spec, role)
+    return found[0] if found else None
+
+
+def is_builtin(spec: str) -> bool:
+    """Whether ``spec`` names a built-in, procedural judge or agent (its rows are baselines, not a model's).
+
+    A bare name is a built-in GroundEval agent (``oracle``) when the agent registry has it.
+    """
+    if ":" not in spec:
+        from judges.groundeval.agent_registry import AGENTS
+
+        if AGENTS.get(spec) is not None:
+            return True
+    found = find(spec)
+    return bool(found) and all(b.builtin for b in found)
+
+
+def takes_base_url(spec: str) -> bool:
+    """Whether ``spec`` is reached at ``--base-url`` (its backend says so)."""
+    return any(b.base_url for b in find(spec))
+
+
+def factory_path(spec: str, role: str = "judge") -> Any:
+    """The ``module:attr`` (or the factory itself, for a plugin) that makes ``spec`` for ``role``."""
+    found = backend_for(spec, role)
+    return None if found is None else found.make
 
 
 def known_kinds() -> list[str]:
     """Every spec kind the registry can make, orgbench's and the installed plugins'."""
-    kinds = {name.partition(":")[0].partition("@")[0] for name in declared()}
-    kinds.update(ep.name for ep in entry_points(group=ENTRY_POINT_GROUP))
-    return sorted(kinds)
+    return sorted({b.kind.partition(":")[0] for b in BACKENDS.all()})
 
 
-def _load(path: str, spec: str) -> Callable[[BackendSpec], Any]:
-    module_name, _, attr = path.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name and module_name.startswith(exc.name):
-            raise InputError(f"spec {spec!r}: {module_name} is not available ({exc})") from None
-        raise
-    try:
-        return getattr(module, attr)
-    except AttributeError:
-        raise InputError(f"spec {spec!r}: {module_name} has no {attr}") from None
+def _load(path: Any, spec: str) -> Callable[[BackendSpec], Any]:
+    return path if callable(path) else load_attr(path, f"spec {spec!r}")
 
 
 def resolve(wanted: BackendSpec) -> Any:
     """The backend ``wanted`` names, checked to be a backend of its role."""
     path = factory_path(wanted.spec, wanted.role)
+    if path is None and find(wanted.spec):
+        roles = sorted({role for b in find(wanted.spec) for role in b.roles})
+        raise InputError(f"{wanted.where}: a {' or '.join(roles)} spec, not a {wanted.role}")
     if path is None:
         raise InputError(f"{wanted.where}: unknown kind {wanted.kind!r}; use one of "
                          f"{', '.join(k + ':…' for k in known_kinds())}")

@@ -16,6 +16,7 @@ from typing import Any
 
 from judges.backends import FatalBackendError, apply_generation_options
 from judges.backends.base import GenerationParams, JudgeBackend, JudgeRequest, JudgeResponse, Usage
+from judges.backends.registry import Backend
 from judges.cache import request_hash
 from judges.judgments import JUDGMENTS, Judgment
 from orgbench.core.errors import FormatError, InputError
@@ -79,8 +80,9 @@ class ReplayBackend(JudgeBackend):
             raise FatalBackendError(f"{self.path}: no recorded response for request {key}") from None
 
 
-#: The specs ``make`` answers (read by ``judges.backends.registry``).
-BACKEND_KINDS = ("replay",)
+#: What ``make`` answers and can do (read from this source by ``judges.backends.registry``).
+BACKEND = Backend(kind="replay", roles=("judge",), studies=("cargo",), usage="replay:PATH",
+                  summary="a CARGO run's recorded responses, looked up by request hash")
 
 
 def make(wanted) -> ReplayBackend:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from judges.backends.base import AgentBackend, AgentTurn, GenerationParams
+from judges.backends.registry import Backend
 from judges.cache import ResponseCache
 from judges.groundeval.turns import turn_from_record, turn_from_response, turn_hash
 from orgbench.core.errors import FormatError, InputError
@@ -87,7 +88,9 @@ class ReplayAgent(AgentBackend):
         return found[0]
 
 
-BACKEND_KINDS = ("replay@agent",)
+#: What ``make`` answers and can do (read from this source by ``judges.backends.registry``).
+BACKEND = Backend(kind="replay", roles=("agent",), studies=("groundeval",), usage="replay:RUN",
+                  summary="a GroundEval run's recorded turns, answered again as the recorded agent")
 
 
 def make(wanted: Any) -> ReplayAgent:

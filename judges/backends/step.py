@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 
 from judges.backends.base import JudgeBackend, JudgeRequest, JudgeResponse
+from judges.backends.registry import Backend
 
 _HEADER = re.compile(r"^\[MESSAGE (\d+) (\w+)\]$")
 _RESULT = re.compile(r"^\[TOOL RESULT (\d+) id=(.*)\]$")
@@ -130,8 +131,9 @@ class PacketStepJudge(JudgeBackend):
         return JudgeResponse(body, model=self.name)
 
 
-#: The specs ``make`` answers (read by ``judges.backends.registry``).
-BACKEND_KINDS = ("builtin:step",)
+#: What ``make`` answers and can do (read from this source by ``judges.backends.registry``).
+BACKEND = Backend(kind="builtin:step", roles=("judge",), builtin=True, studies=("assurance",),
+                  summary="the procedural step judge of the assurance contrast, offline and deterministic")
 
 
 def make(wanted: object = None) -> PacketStepJudge:

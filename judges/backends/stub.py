@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Callable, Iterable
 
 from judges.backends.base import BackendError, JudgeBackend, JudgeRequest, JudgeResponse
+from judges.backends.registry import Backend
 from orgbench.core.errors import InputError
 from orgbench.core.storage import dumps
 
@@ -88,8 +89,9 @@ def from_spec(spec: str) -> RecordingStub:
     return RecordingStub(Path(path) if path else None)
 
 
-#: The specs ``make`` answers (read by ``judges.backends.registry``).
-BACKEND_KINDS = ("stub",)
+#: What ``make`` answers and can do (read from this source by ``judges.backends.registry``).
+BACKEND = Backend(kind="stub", roles=("judge",), builtin=True, studies=("assurance",), usage="stub[:LOG]",
+                  summary="the recording stub: records what reached the judge, answers a fixed verdict")
 
 
 def make(wanted) -> RecordingStub:

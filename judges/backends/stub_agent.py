@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from judges.backends.base import AgentBackend, AgentTurn, GenerationParams
+from judges.backends.registry import Backend
 from judges.groundeval.turns import turn_hash
 from orgbench.core.errors import InputError
 from orgbench.core.storage import dumps
@@ -61,7 +62,9 @@ class StubAgent(AgentBackend):
                          model="stub")
 
 
-BACKEND_KINDS = ("stub@agent",)
+#: What ``make`` answers and can do (read from this source by ``judges.backends.registry``).
+BACKEND = Backend(kind="stub", roles=("agent",), builtin=True, studies=("groundeval",), usage="stub",
+                  summary="a scripted agent for tests: calls the tools, answers from what they returned")
 
 
 def make(wanted: Any) -> StubAgent:

@@ -1,7 +1,13 @@
-"""GroundEval evaluation: the gated runtime, context mode, agents, the MCP server and the deterministic scorer."""
+"""GroundEval evaluation: the gated runtime, context mode, agents, the MCP server and the deterministic scorer.
 
-from judges.groundeval.runtime import Corpus, GatedRuntime
-from judges.groundeval.question_score import QuestionScore, summarize
-from judges.groundeval.scoring import CompiledTruth, score_question
+The names here are imported from their modules on first use, so a light module
+of this package (``agent_registry``) does not pull in the scorer.
+"""
 
-__all__ = ["CompiledTruth", "Corpus", "GatedRuntime", "QuestionScore", "score_question", "summarize"]
+from orgbench.core.exports import lazy_exports
+
+__all__, __getattr__ = lazy_exports(__name__, {
+    "Corpus": "judges.groundeval.runtime", "GatedRuntime": "judges.groundeval.runtime",
+    "QuestionScore": "judges.groundeval.question_score", "summarize": "judges.groundeval.question_score",
+    "CompiledTruth": "judges.groundeval.scoring", "score_question": "judges.groundeval.scoring",
+})

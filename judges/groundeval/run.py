@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from benchmark_builders.groundeval.contracts import TRACKS, Contract
+from judges.groundeval.agent_registry import MODES
 from judges.groundeval.agents import AGENTS, BUILTIN_AGENTS, make_leaky, make_oracle
 from judges.groundeval.context import DEFAULT_BUDGET, build_context, check_citations
 from judges.groundeval.corpus_store import DEFAULT_CACHE, open_corpus
@@ -36,8 +37,6 @@ from judges.journal import Journal
 from orgbench.core.errors import EndpointError, FormatError, InputError
 from orgbench.core.storage import sha256_file, staged_directory, write_json, write_jsonl, write_manifest
 
-MODES = ("tool", "context")
-
 
 def _builtin(spec: str, suite: Path, corpus_world) -> Callable[..., dict[str, Any]]:
     if spec == "oracle":
@@ -50,6 +49,11 @@ def _builtin(spec: str, suite: Path, corpus_world) -> Callable[..., dict[str, An
         from judges.groundeval.follow_agent import follow_agent
 
         return follow_agent
+    from judges.groundeval.agent_registry import AGENTS as REGISTERED
+
+    plugin = REGISTERED.get(spec)
+    if plugin is not None and plugin.make is not None and "contracts" in plugin.suites:
+        return plugin.make(suite, corpus_world)
     raise InputError(f"--agent: unknown agent {spec!r} (built-in: {', '.join(BUILTIN_AGENTS)}; or openai:MODEL, "
                      "local:MODEL or another backend's KIND:MODEL)")
 

@@ -40,6 +40,7 @@ from orgbench.core.clock import parse_ts
 from orgbench.core.errors import InputError
 from orgbench.core.storage import read_json, staged_directory, write_json, write_jsonl
 from orgbench.core.jsonl import read_jsonl
+from judges.groundeval.agent_registry import MODES
 from judges.groundeval.question_score import QuestionScore
 from judges.groundeval.task_context import DEFAULT_BUDGET, TaskContext, build_task_context, cite
 
@@ -108,7 +109,7 @@ def run_task_agent(suite: Path, spec: str, out: Path, mode: str = "tool",
                    budget: int = DEFAULT_BUDGET) -> dict[str, Any]:
     """Answer every task contract with a built-in task agent in tool or context mode; write answers.jsonl (with
     calls), run.json and, in context mode, contexts.jsonl."""
-    if mode not in ("tool", "context"):
+    if mode not in MODES:
         raise InputError(f"--mode: expected tool or context, got {mode!r}")
     if spec not in TASK_AGENTS:
         raise InputError(f"--agent: {spec!r} does not run task contracts (task agents: {', '.join(TASK_AGENTS)})")

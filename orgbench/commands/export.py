@@ -8,8 +8,11 @@ from typing import Any, Iterable
 
 import click
 
-from benchmark_builders.export import FORMATS
+from benchmark_builders.export.formats import OWN
 from orgbench.outdir import bound, holds, overwrite_option
+
+FORMAT_HELP = "; ".join(f"{f.name}: {f.summary}" + (f" (needs orgbench[{f.extra}])" if f.extra else "")
+                        for f in OWN) + "; or a plugin's (orgbench list)."
 
 
 def cargo_prompts(items: list[dict[str, Any]]) -> Iterable[tuple[str, str, str, str]]:
@@ -24,11 +27,7 @@ def cargo_prompts(items: list[dict[str, Any]]) -> Iterable[tuple[str, str, str, 
 
 @click.command("export")
 @click.argument("world_dir", metavar="SOURCE", type=click.Path(path_type=Path))
-@click.option("--format", "fmt", type=click.Choice(FORMATS), required=True,
-              help="slack: Slack workspace export; mbox / eml: RFC 5322 email; jira: Jira-style issues.json; "
-                   "parquet: one table per record file (needs orgbench[export]); groundeval: GroundEval domain "
-                   "layout; hf: a Hugging Face dataset folder of a world or a CARGO, GroundEval or trajectory "
-                   "suite (needs orgbench[export]).")
+@click.option("--format", "fmt", required=True, help=FORMAT_HELP)
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Directory to write (atomically); the same export may be rewritten, anything else is refused "
                    "(see --overwrite).")
@@ -41,22 +40,32 @@ def export_command(world_dir: Path, fmt: str, out: Path, overwrite: bool) -> Non
     MANIFEST.json of every file; the same source gives the same bytes.
     """
     from benchmark_builders.export import export_hf, export_world
+    from benchmark_builders.export.formats import EXPORT_FORMATS, format_names
     from benchmark_builders.export.hf import source_kind
     from benchmark_builders.export.hf_configs import KINDS
     from orgbench.core.errors import InputError
     from orgbench.core.storage import sha256_file
     from simulator.world import load_world
 
+    known = (*format_names("world"), *(f for f in format_names("suite") if f not in format_names("world")))
+    if fmt not in known:
+        raise InputError(f"--format: unknown export format {fmt!r} (known: {', '.join(known)})")
     found = holds(world_dir)
-    if fmt == "hf" and found in KINDS:
+    registered = EXPORT_FORMATS.require(fmt, "--format")
+    whole = registered.standalone or "suite" in registered.scopes      # write(source, kind, out) does it all
+    if whole and found in KINDS and (found == "a world" or "suite" in registered.scopes):
         kind = source_kind(found, Path(world_dir))
         inputs = {"format": fmt, "source": sha256_file(Path(world_dir) / "MANIFEST.json")}
         with bound(out, "an orgbench export", "export", inputs, overwrite=overwrite):
-            record = export_hf(world_dir, kind, out, prompts=cargo_prompts if kind == "cargo" else None)
-        click.echo(f"wrote {out}: hf export of {world_dir} ({', '.join(f'{n} {c:,}' for n, c in record['counts'].items())} rows)")
+            record = (export_hf(world_dir, kind, out, prompts=cargo_prompts if kind == "cargo" else None) if fmt == "hf"
+                      else registered.writer()(Path(world_dir), kind, out))
+        click.echo(f"wrote {out}: {fmt} export of {world_dir} ({', '.join(f'{n} {c:,}' for n, c in record['counts'].items())} rows)")
         return
     if found in KINDS and found != "a world":
-        raise InputError(f"{world_dir}: holds {found}; --format {fmt} exports a world (a suite exports as --format hf)")
+        raise InputError(f"{world_dir}: holds {found}; --format {fmt} exports a world (a suite exports as "
+                         f"--format {' or '.join(format_names('suite'))})")
+    if fmt not in format_names("world"):
+        raise InputError(f"--format: {fmt} exports a suite, not a world")
     world = load_world(world_dir, verify=True)
     inputs = {"format": fmt, "world": sha256_file(Path(world_dir) / "MANIFEST.json")}
     with bound(out, "an orgbench export", "export", inputs, overwrite=overwrite):

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from judges.groundeval.agent_registry import MODES
 from orgbench.outdir import bind, bound, guard, overwrite_option
 
 
@@ -18,9 +19,11 @@ def _digest(path: Path) -> str | None:
 
 def _agent_header(suite: Path, spec: str, mode: str, budget: int, base_url: str | None) -> dict:
     """What a run-agent run.json binds: the suite's contracts, the agent, the mode, its budget and endpoint."""
+    from judges.backends.registry import takes_base_url
+
     return {"suite_contracts_sha256": _digest(Path(suite) / "contracts.jsonl"), "agent": spec, "mode": mode,
             "context_budget": budget if mode == "context" else None,
-            "base_url": base_url if spec.startswith("openai:") else None}
+            "base_url": base_url if takes_base_url(spec) else None}
 
 
 @click.command("groundeval")
@@ -67,11 +70,10 @@ def build_groundeval(out: Path, world_dir: Path | None, domain_dir: Path | None,
 @click.command("run-agent")
 @click.option("--suite", type=click.Path(path_type=Path), required=True)
 @click.option("--agent", "spec", required=True,
-              help="A built-in agent (see `orgbench list`: oracle, leaky, lazy, proximity, bm25, follow, zero-shot; "
-                   "task contracts: oracle, skip-precondition, wrong-field), openai:MODEL or local:MODEL "
+              help="A named agent (built-in or a plugin's; `orgbench list` names them), openai:MODEL or local:MODEL "
                    "(smollm2, gemma3-270m, PATH.gguf), replay:RUN_OR_CACHE (recorded turns, no model) or "
                    "stub:[LOG.jsonl] (a fixed search-then-submit policy, no model)")
-@click.option("--mode", type=click.Choice(("tool", "context")), default="tool", show_default=True)
+@click.option("--mode", type=click.Choice(MODES), default="tool", show_default=True)
 @click.option("--out", type=click.Path(path_type=Path), required=True,
               help="Run directory to write; one holding another run is refused (see --overwrite).")
 @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")

@@ -19,8 +19,11 @@ def endpoint_url(base_url: str | None) -> str:
 
 
 def check_endpoint(spec: str | None, base_url: str | None, option: str = "--base-url") -> None:
-    """For an ``openai:`` spec, refuse (EndpointError) an endpoint that no server answers on, before anything is written."""
-    if not spec or not spec.startswith("openai:") or spec == "openai:":
+    """For a spec reached at ``--base-url`` (``openai:``; its backend says so), refuse (EndpointError) an endpoint
+    that no server answers on, before anything is written."""
+    from judges.backends.registry import takes_base_url
+
+    if not spec or spec.endswith(":") or ":" not in spec or not takes_base_url(spec):
         return                      # not a model endpoint, or no model named (the command says so)
     url = endpoint_url(base_url)
     try:

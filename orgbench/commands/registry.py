@@ -1,43 +1,61 @@
-"""Everything a user can name on the command line, read from the tables in code that define it.
+"""Everything a user can name on the command line, read from the registries and the tables in code that define it.
 
-``orgbench list`` prints these; ``judge`` checks a built-in name against
-them. Nothing here is typed in twice: a judge, agent, condition, track or
-format added to its own registry appears here too.
+``orgbench list`` prints these. Nothing here is typed in twice: a backend,
+agent, export format or study registered (by orgbench or by a plugin, see
+docs/plugins.md) appears here, and a judge, condition or track added to its
+own table does too.
 """
 
 from __future__ import annotations
 
-import pkgutil
 from typing import Any
 
 
+def _study(name: str):
+    from orgbench.studies.descriptor import study
+
+    return study(name)
+
+
 def cargo_judges() -> list[str]:
-    """The built-in CARGO judges (judges.backends.builtin.JUDGES) as specs."""
-    from judges.backends.builtin import JUDGES
+    """The specs a CARGO judge can be: the built-in judges, then every other backend serving CARGO."""
+    cargo = _study("cargo")
+    return [*cargo.builtin_names(), *cargo.spec_forms()]
 
-    return [f"builtin:{name}" for name in JUDGES]
+
+def assurance_judges() -> list[str]:
+    """The specs the assurance contrast's judge can be: the built-in ones, then every other backend serving it."""
+    from judges.backends.registry import BACKENDS
+
+    builtin = [spec for b in BACKENDS.all() if b.builtin and b.serves("assurance", "judge") for spec in b.specs()]
+    return [*builtin, *_study("assurance").spec_forms()]
 
 
-def judge_backends() -> list[str]:
-    """The backend modules under judges/backends (each a kind of SPEC: openai:MODEL, replay:PATH, stub, …)."""
-    import judges.backends
+def judge_backends() -> dict[str, str]:
+    """Every registered backend (orgbench's and the plugins'), by spec kind: roles, studies and what it is."""
+    from judges.backends.registry import BACKENDS
+    from orgbench.studies.descriptor import STUDIES
 
-    return sorted(m.name for m in pkgutil.iter_modules(judges.backends.__path__) if m.name not in ("base",)
-                  and not m.name.startswith("_"))
+    found: dict[str, list[str]] = {}
+    for b in BACKENDS.all():
+        where = ", ".join(s.name for s in STUDIES.all() if b.serves(s.name, s.serves)) or "no study"
+        found.setdefault(b.kind, []).append(f"{' and '.join(b.roles)} ({where}{'; built-in' if b.builtin else ''})"
+                                            + (f": {b.summary}" if b.summary else ""))
+    return {kind: "; ".join(parts) for kind, parts in found.items()}
 
 
 def agents() -> list[str]:
-    """The built-in GroundEval agents (judges.groundeval.agents.BUILTIN_AGENTS)."""
-    from judges.groundeval.agents import BUILTIN_AGENTS
+    """The GroundEval agents: every named one for contracts (built-in, then plugins'), then every agent backend."""
+    from judges.groundeval.agent_registry import agent_names
 
-    return list(BUILTIN_AGENTS)
+    return [*agent_names("contracts"), *_study("groundeval").spec_forms()]
 
 
 def task_agents() -> list[str]:
-    """The built-in agents for task contracts (judges.groundeval.task_track.TASK_AGENTS)."""
-    from judges.groundeval.task_track import TASK_AGENTS
+    """The named agents for task contracts."""
+    from judges.groundeval.agent_registry import agent_names
 
-    return list(TASK_AGENTS)
+    return list(agent_names("tasks"))
 
 
 def conditions() -> dict[str, str]:
@@ -50,10 +68,8 @@ def conditions() -> dict[str, str]:
 
 
 def tracks() -> dict[str, tuple[str, ...]]:
-    """GroundEval tracks and the kinds of question in each."""
-    from benchmark_builders.groundeval.contracts import KINDS, TRACKS
-
-    return {track: tuple(KINDS.get(track, ())) for track in TRACKS}
+    """GroundEval tracks and the kinds of question in each (the study's parts)."""
+    return {track: tuple(kinds) for track, kinds in _study("groundeval").load("parts").items()}
 
 
 def import_formats() -> dict[str, str]:
@@ -66,30 +82,32 @@ def import_formats() -> dict[str, str]:
 
 
 def export_formats() -> dict[str, str]:
-    """What the table and report commands write (the file kinds the results README describes)."""
-    from benchmark_builders.export import FORMATS, SUITE_FORMATS
+    """What ``export`` writes from a world or a suite (every registered format), and what tables and reports are."""
+    from benchmark_builders.export.formats import EXPORT_FORMATS
     from orgbench.report.readme import KIND
 
-    return {"export --format (a world)": ", ".join(FORMATS),
-            "export --format (a suite)": ", ".join(SUITE_FORMATS),
+    formats = {f"export --format {f.name} ({' or '.join(f.scopes)})": f.summary + (f" (needs orgbench[{f.extra}])" if f.extra else "")
+               for f in EXPORT_FORMATS.all()}
+    return {**formats,
             "tables, reproduce": ", ".join(f"{kind} ({suffix})" for suffix, kind in KIND.items()),
             "report, view": "one self-contained HTML file (no network at view time)"}
 
 
-def studies() -> list[str]:
-    """The studies ``orgbench reproduce`` runs."""
-    from orgbench.commands.reproduce import STUDIES
+def studies() -> dict[str, str]:
+    """The studies ``orgbench reproduce`` runs, each with what ``--judge`` becomes in it."""
+    from orgbench.studies.descriptor import STUDIES
 
-    return list(STUDIES)
+    return {s.name: f"{s.title}; --judge is its {s.serves}; by {s.parts_name}" if s.parts_name else s.title
+            for s in STUDIES.all()}
 
 
 def everything() -> dict[str, Any]:
     """Every list above, under its heading."""
     return {
-        "CARGO judges (judge --judge)": cargo_judges() + ["openai:MODEL", "local:MODEL", "replay:PATH"],
-        "assurance judges (assure dispatch/contrast/run --judge)": ["builtin:step", "stub[:LOG]", "openai:MODEL", "local:MODEL"],
-        "judge backends (judges/backends)": judge_backends(),
-        "GroundEval agents (run-agent --agent)": agents() + ["openai:MODEL", "local:MODEL"],
+        "CARGO judges (judge --judge)": cargo_judges(),
+        "assurance judges (assure dispatch/contrast/run --judge)": assurance_judges(),
+        "judge and agent backends (SPEC kinds)": judge_backends(),
+        "GroundEval agents (run-agent --agent)": agents(),
         "GroundEval task-contract agents (run-agent --agent on a task suite)": task_agents(),
         "CARGO conditions (judge --conditions)": conditions(),
         "GroundEval tracks and question kinds": {t: ", ".join(k) for t, k in tracks().items()},

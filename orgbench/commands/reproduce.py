@@ -10,31 +10,39 @@ the complete study folders the output directory holds.
 
 from __future__ import annotations
 
-import importlib
 import time
 from pathlib import Path
 
 import click
 
-STUDIES = ("cargo", "groundeval", "assurance")
+
+def chosen_studies(study: str, judge: str | None) -> list:
+    """The studies ``reproduce STUDY`` runs (their descriptors); InputError when ``judge`` cannot serve one of them."""
+    from orgbench.studies.descriptor import STUDIES, study as named
+
+    chosen = list(STUDIES.all()) if study == "all" else [named(study)]
+    for one in chosen if judge else ():
+        one.check(judge)
+    return chosen
 
 
 def run_reproduce(study: str, out: Path, options, echo=lambda line: None) -> list[str]:
     """Run one study or all of them; ``echo`` each stage and study line as it finishes; return the study lines."""
     from orgbench.outdir import removed_on_failure
     from orgbench.commands.progress import Stages
+    from orgbench.core.registry import load_attr
     from orgbench.core.storage import staged_directory
 
-    chosen = STUDIES if study == "all" else (study,)
+    chosen = chosen_studies(study, options.judge)
     lines = []
     with removed_on_failure(out), Stages(lambda line: echo(line)):
-        for name in chosen:
-            module = importlib.import_module(f"orgbench.studies.{name}")
+        for descriptor in chosen:
+            name = descriptor.name
             echo(f"{name}: running")
             started = time.perf_counter()
-            with staged_directory(out / name) as tmp:
-                module.reproduce(tmp, options)
-            lines.append(f"{name}: {out / name} ({time.perf_counter() - started:.1f} s)")
+            with staged_directory(out / descriptor.where) as tmp:
+                load_attr(descriptor.reproduce, f"study {name}")(tmp, options)
+            lines.append(f"{name}: {out / descriptor.where} ({time.perf_counter() - started:.1f} s)")
             echo(lines[-1])
         from orgbench.report import write_report, write_results_readme
 
@@ -51,7 +59,7 @@ def register(cli: click.Group) -> None:
     """Add ``reproduce`` and ``report`` to the CLI."""
 
     @cli.command()
-    @click.argument("study", type=click.Choice(("all",) + STUDIES), default="all")
+    @click.argument("study", default="all")
     @click.option("--out", type=click.Path(path_type=Path), default=None,
                   help="Where tables, figures and the report are written  [default: results; results-local when "
                        "models are compared]")
@@ -69,8 +77,10 @@ def register(cli: click.Group) -> None:
                   base_url: str | None, seeds: str | None, fresh: bool) -> None:
         """Build the default worlds and suites, run every study, write every table and figure.
 
-        STUDY is one of all (default), cargo, groundeval, assurance. With no
-        --judge, the built-in judges and agents run offline (no network, no key).
+        STUDY is all (default) or one study: cargo, groundeval, assurance (or a
+        plugin's; orgbench list). With no --judge, the built-in judges and
+        agents run offline (no network, no key). A --judge that cannot serve
+        a chosen study (a judge-only spec in groundeval) is refused.
         """
         from orgbench.commands.options import check_out_dir, parse_seeds
         from orgbench.outdir import guard
@@ -86,6 +96,8 @@ def register(cli: click.Group) -> None:
             raise InputError("--seeds: comparing judges uses each study's default worlds; leave --seeds out")
         out = out or Path("results-local" if compared else "results")
         judge = judges[0] if judges else None
+        for spec in judges or (None,):                  # before anything is written: one line, exit 2
+            chosen_studies("all" if compared else study, spec)
         guard(out, "results (orgbench reproduce)")
         check_out_dir(out, into=True)
         check_out_dir(work_dir, option="--work-dir", into=True)
@@ -101,7 +113,9 @@ def register(cli: click.Group) -> None:
             click.echo(totals.wall())
             return
         run_reproduce(study, out, options, echo=click.echo)
-        llm = bool(judge and judge.startswith(("openai:", "local:")) and study in ("all", "cargo"))
+        from judges.backends.registry import is_builtin
+
+        llm = bool(judge and not is_builtin(judge) and study in ("all", "cargo"))
         click.echo(totals.line() + " (the CARGO judge's requests)" if llm else totals.wall())
 
     @cli.command()

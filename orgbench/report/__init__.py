@@ -172,7 +172,9 @@ def study_section(results: Path, key: str, folder: str | None = None) -> dict[st
     from orgbench.report.readme import judges_present
 
     names = judges_present(results, {key: folder or key}).get(key, [])
-    builtin = [n for n in names if n.startswith("builtin:") or ":" not in n]
+    from judges.backends.registry import is_builtin
+
+    builtin = [n for n in names if is_builtin(n)]
     llm = [n for n in names if n not in builtin]
     provenance = "; ".join(part for part in (
         "built-in: " + ", ".join(builtin) if builtin else "",

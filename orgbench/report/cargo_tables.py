@@ -46,7 +46,7 @@ TABLES: dict[str, tuple[str, tuple[str, ...]]] = {
     "table3_rubric_swap": ("Table 3: rubric swap (prompt / rubric)", (
         "direct/golden-ref", "direct/ctx-grounded", "cargo/golden-ref", "cargo/ctx-grounded")),
 }
-COLUMNS = ("condition", "judge", "P1", "P3", "P2", "P4", "DI", "CI95", "judged", "cannot_decide", "unparsed")
+COLUMNS = ("condition", "judge", *FAMILIES, "DI", "CI95", "judged", "cannot_decide", "unparsed")   # FAMILY_TABLE's order
 
 def _fmt(x: float | None) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):

@@ -10,14 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from benchmark_builders.cargo.records import FAMILIES as CARGO_FAMILIES
+from judges.backends.registry import is_builtin
 from orgbench.report.findings import short
 
 FAMILIES = (*CARGO_FAMILIES, "DI")
 SHOWN_BUILTIN = ("builtin:literal", "builtin:grounded")
-
-
-def _is_builtin(name: str) -> bool:
-    return name.startswith("builtin:") or ":" not in name
 
 
 def _number(text: str) -> float | None:
@@ -36,7 +33,7 @@ def comparison_table(name: str, title: str, header: list[str], body: list[list[s
     """The table as per-condition groups: the paper row first, each judge's row with Δ vs the paper."""
     rows = [dict(zip(header, row)) for row in body]
     judges = list(dict.fromkeys(r["judge"] for r in rows))
-    has_llm = any(not _is_builtin(j) and not j.startswith("paper") for j in judges)
+    has_llm = any(not is_builtin(j) and not j.startswith("paper") for j in judges)
     keep = [h for h in header if h not in ("cannot_decide", "unparsed")]
     out_header = keep + [f"Δ{f}" for f in FAMILIES]
     out_rows = []
@@ -52,7 +49,7 @@ def comparison_table(name: str, title: str, header: list[str], body: list[list[s
                     and theirs is not None else ""
                 cells.append({"text": text, "cls": "delta"})
             judge = row["judge"]
-            kind = "paper" if row is paper else "llm" if not _is_builtin(judge) else \
+            kind = "paper" if row is paper else "llm" if not is_builtin(judge) else \
                 "builtin" if not has_llm and judge in SHOWN_BUILTIN else "builtin extra"
             out_rows.append({"paper": row is paper, "kind": kind, "first": index == 0, "cells": cells})
     return {"name": name, "title": title, "header": out_header, "rows": out_rows, "comparison": True,

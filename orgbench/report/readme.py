@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from benchmark_builders.cargo.records import FAMILIES
+from judges.backends.registry import is_builtin
 from orgbench.core.storage import read_text
 from orgbench.core.tables import Table
 
@@ -16,10 +17,6 @@ To put an LLM in place of the built-in judges and agents, run for example
 
 and the same tables are written from its judgments (CARGO: judge seeds 0, 1, 2; GroundEval: the model
 runs as an agent beside the built-in ones; assurance: the model judges the contrast packets)."""
-
-
-def _is_builtin(name: str) -> bool:
-    return name.startswith("builtin:") or ":" not in name  # GroundEval's built-in agents have bare names
 
 
 def judges_present(results: Path, folders: dict[str, str] | None = None) -> dict[str, list[str]]:
@@ -59,8 +56,8 @@ def render_provenance(results: Path) -> str:
     any_llm = any_builtin = False
     for study, names in present.items():
         what, role = STUDY_ROLES[study]
-        builtin = [n for n in names if _is_builtin(n)]
-        llm = [n for n in names if not _is_builtin(n)]
+        builtin = [n for n in names if is_builtin(n)]
+        llm = [n for n in names if not is_builtin(n)]
         any_llm, any_builtin = any_llm or bool(llm), any_builtin or bool(builtin)
         parts = []
         if builtin:
@@ -146,7 +143,7 @@ def _cargo_comparison(directory: Path) -> list[str]:
     by = {(r["condition"], r["judge"]): r for r in rows}
     conditions = list(dict.fromkeys(r["condition"] for r in rows))
     ours = [j for j in dict.fromkeys(r["judge"] for r in rows) if j != paper]
-    llm = [j for j in ours if not _is_builtin(j)]
+    llm = [j for j in ours if not is_builtin(j)]
     shown = llm + [j for j in ("builtin:grounded", "builtin:literal") if j in ours] if llm else \
         [j for j in ("builtin:grounded", "builtin:literal") if j in ours] or ours
     grid = []
@@ -163,7 +160,7 @@ def _cargo_comparison(directory: Path) -> list[str]:
     if llm:
         text += [f"Beside it: {', '.join(f'`{j}`' for j in llm)} (an LLM judge, this folder's numbers to compare "
                  "with the paper's)"
-                 + (f" and the built-in {', '.join(f'`{j}`' for j in shown if _is_builtin(j))}." if len(shown) > len(llm)
+                 + (f" and the built-in {', '.join(f'`{j}`' for j in shown if is_builtin(j))}." if len(shown) > len(llm)
                     else ".")]
     if "builtin:literal" in shown:
         text += ["The literal judge shows the Direct failure on our suite."]
@@ -195,7 +192,7 @@ def _assurance_comparison(directory: Path) -> list[str]:
         p = contrast
         judge = next((r["source"].split(" ", 1)[1].strip("()") for k, r in contrast.items()
                       if k[0] == "orgbench" and " " in r["source"]), "")
-        who = (f"built-in step judge `{judge}`" if _is_builtin(judge) else f"LLM judge `{judge}`") if judge else "ours"
+        who = (f"built-in step judge `{judge}`" if is_builtin(judge) else f"LLM judge `{judge}`") if judge else "ours"
         lines.append(
             f"- Later-context contrast G (original → restored): paper J0 {p[('paper', 'original')]['G']} → "
             f"{p[('paper', 'restored')]['G']} over {p[('paper', 'original')]['trajectories']} trajectories; ours "

@@ -9,11 +9,9 @@ from __future__ import annotations
 
 from typing import Callable
 
+from judges.backends.registry import is_builtin
+from orgbench.report.comparison import SHOWN_BUILTIN
 from orgbench.report.findings import Source, diff, sentence
-
-
-def _is_builtin(name: str) -> bool:
-    return name.startswith("builtin:") or ":" not in name
 
 
 #: What the built-in judges read: what an LLM judge is shown, never a truth file.
@@ -41,8 +39,8 @@ def cargo(src: Source, folder: str) -> list:
     rows = [r for r in src.rows(t1) if "judge" in r and "condition" in r]
     paper = next((r["judge"] for r in rows if r["judge"].startswith("paper")), None)
     judges = list(dict.fromkeys(r["judge"] for r in rows if r["judge"] != paper))
-    llm = [j for j in judges if not _is_builtin(j)]
-    shown = llm or [j for j in ("builtin:literal", "builtin:grounded") if j in judges] or judges[:2]
+    llm = [j for j in judges if not is_builtin(j)]
+    shown = llm or [j for j in SHOWN_BUILTIN if j in judges] or judges[:2]
     shows, compared = [], []
     for judge in shown:
         cell = lambda column, condition: src.cell(t1, column, condition=condition, judge=judge)  # noqa: E731
@@ -72,7 +70,7 @@ def cargo(src: Source, folder: str) -> list:
                 dd=diff(cell("DI", "direct"), pcell("DI", "direct")),
                 dc=diff(cell("DI", "cargo+auth"), pcell("DI", "cargo+auth")),
                 d4=diff(cell("P4", "cargo+auth"), pcell("P4", "cargo+auth"))))
-    builtin = [j for j in judges if _is_builtin(j)]
+    builtin = [j for j in judges if is_builtin(j)]
     howto = "`orgbench reproduce cargo --judge openai:MODEL --base-url URL` adds an LLM judge's rows."
     return [("What it shows", shows), ("Compared with the paper", compared),
             ("Built-in and LLM", _builtin_lines(builtin, llm, "judges", howto))]
@@ -106,7 +104,7 @@ def groundeval(src: Source, folder: str) -> list:
             "S_answer there, so its S_adj {s} is above its S_answer too (weights under Definitions).",
             t=get("agents.zero-shot.tool.perspective.s_traj"), a=get("agents.zero-shot.tool.perspective.s_answer"),
             s=get("agents.zero-shot.tool.perspective.s_adj")))
-    llm = [a for a in agents if not _is_builtin(a)]
+    llm = [a for a in agents if not is_builtin(a)]
     for agent in llm:
         shows.append(sentence("{agent} (tool mode): S_answer {a}, S_traj {t}, S_adj {s}, violation rate {v}.",
                               agent=agent, a=get(f"agents.{agent}.tool.all.s_answer"),
@@ -118,7 +116,7 @@ def groundeval(src: Source, folder: str) -> list:
                          "S_traj; decoys catch a cause taken from proximity. The sentences above test each.")]
     howto = "`orgbench reproduce groundeval --judge openai:MODEL --base-url URL` runs an LLM agent beside them."
     return [("What it shows", shows), ("Compared with the paper", compared),
-            ("Built-in and LLM", _builtin_lines([a for a in agents if _is_builtin(a)], llm, "agents", howto,
+            ("Built-in and LLM", _builtin_lines([a for a in agents if is_builtin(a)], llm, "agents", howto,
                                                 AGENTS_READ))]
 
 
@@ -152,7 +150,7 @@ def assurance(src: Source, folder: str) -> list:
                                  pred=g("paper (J0)", "reduction", "per_trajectory"),
                                  go=g(ours, "original"), gr=g(ours, "restored")))
     names = [judge] if judge else []
-    lines = _builtin_lines([n for n in names if _is_builtin(n)], [n for n in names if not _is_builtin(n)],
+    lines = _builtin_lines([n for n in names if is_builtin(n)], [n for n in names if not is_builtin(n)],
                            "judge of the contrast", "`orgbench reproduce assurance --judge openai:MODEL "
                            "--base-url URL` puts an LLM in its place.")
     lines.append(sentence("The fault study always uses the recording stub, so what reached the judge is known "

@@ -72,6 +72,8 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     from judges.assurance.contrast import drilldown_records as packet_rows
     from orgbench.report.fault_report import drilldown_records as fault_rows
     from judges.backends import make_backend
+    from judges.backends.registry import is_builtin
+    from orgbench.studies.assurance_descriptor import STUDY
     from orgbench.report.assurance_outputs import run_contrast, run_faults, run_mutations
     from orgbench.core.storage import dumps, write_text_atomic
 
@@ -83,7 +85,7 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     out_dir = Path(out_dir)
     faults_line, outcomes = run_faults(out_dir)
     mutation_lines = run_mutations(out_dir)
-    judge = options.judge or "builtin:step"
+    judge = options.judge or STUDY.builtin_names()[0]
     contrast_line, judged = run_contrast(suite, out_dir, make_backend(judge, base_url=options.base_url), 2, per_packet_csv=False,
                                          work=work / f"contrast-pipeline-s{seed}")
     rows = fault_rows(outcomes) + packet_rows(judged)
@@ -92,7 +94,7 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
 
     summary = json.loads((out_dir / "contrast.json").read_text(encoding="utf-8"))
     per = summary["per_trajectory"]
-    if judge.startswith("builtin:"):
+    if is_builtin(judge):
         judge_note = [f"`{judge}` is a built-in procedural judge that reads only packet text; it shows the mechanism",
                       "(blank steps judged from later context), not how an LLM judge behaves. `--judge openai:MODEL`",
                       "puts an LLM in its place."]

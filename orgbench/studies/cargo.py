@@ -20,10 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from benchmark_builders.cargo.records import FAMILIES
+from judges.backends.registry import is_builtin
 from orgbench.stages import module_fingerprint
 from orgbench.studies import ReproduceOptions
+from orgbench.studies.cargo_descriptor import builtin_judges
 
-BUILTIN_JUDGES = ("builtin:literal", "builtin:grounded", "builtin:token-f1", "builtin:noref")
+BUILTIN_JUDGES = builtin_judges()
 LLM_JUDGE_SEEDS = (0, 1, 2)
 RUN_CONDITIONS = ("all", "rubric-swap", "cargo+kinds")
 RULES_VERSION = 1  # bump to force every CARGO stage to rebuild (code changes already do)
@@ -113,7 +115,7 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     seeds = tuple(options.seeds) if options.seeds else DEFAULT_SEEDS
     work = Path(options.work_dir) / "cargo"
     suite = _suite_stage(work, seeds, options.fresh)
-    if options.judge and options.judge.startswith("builtin:"):  # deterministic: one judge seed, a cached stage
+    if options.judge and is_builtin(options.judge):  # deterministic: one judge seed, a cached stage
         runs = [_builtin_run(work, suite, options.judge, options.fresh)]
     elif options.judge:
         runs = [_llm_run(work, suite, options)]
@@ -135,7 +137,7 @@ def _judges_line(runs: list[Path], options: ReproduceOptions) -> str:
         meta = read_json(run / "run.json")
         judge, judge_seeds = meta.get("judge", run.name), meta.get("parameters", {}).get("seeds", [])
         seeds = ", ".join(map(str, judge_seeds))
-        if judge.startswith("builtin:"):
+        if is_builtin(judge):
             builtin.setdefault(seeds, []).append(f"`{judge}`")
         else:
             where = (meta.get("backend") or {}).get("base_url") or options.base_url
@@ -153,8 +155,8 @@ def _write_notes(out_dir: Path, suite: Path, seeds: tuple[int, ...], runs: list[
 
     meta = read_json(suite / "suite.json")
     judges = [read_json(run / "run.json").get("judge", run.name) for run in runs]
-    builtin = [j for j in judges if j.startswith("builtin:")]
-    llm = [j for j in judges if not j.startswith("builtin:")]
+    builtin = [j for j in judges if is_builtin(j)]
+    llm = [j for j in judges if not is_builtin(j)]
     counts = ", ".join(f"{k} {meta['counts'][k]}" for k in FAMILIES)
     caveats = []
     if builtin:

@@ -14,13 +14,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
+from benchmark_builders.groundeval.contracts import HARD_KINDS
+from judges.groundeval.agent_registry import MODES
+from judges.groundeval.agents import BUILTIN_AGENTS as AGENTS
 from orgbench.stages import module_fingerprint
 from orgbench.studies import ReproduceOptions
 from orgbench.studies.groundeval_scores import GroupScore, SeededScore
 
 DEFAULT_SEEDS = (0, 1, 2)
-AGENTS = ("oracle", "leaky", "lazy", "proximity", "bm25", "follow", "zero-shot")
-MODES = ("tool", "context")
 RULES_VERSION = 2  # bump to force every GroundEval stage to rebuild (code changes already do)
 
 
@@ -44,6 +45,7 @@ def _suite_stage(work: Path, seed: int, fresh: bool) -> Path:
 
 def _run_stage(work: Path, seed: int, suite: Path, spec: str, mode: str, fresh: bool, shared: dict[str, Any],
                base_url: str | None) -> Path:
+    from judges.backends.registry import takes_base_url
     from judges.groundeval.run import run_agent
     from judges.groundeval.runtime import Corpus
     from judges.groundeval.traces import load_corpus_world
@@ -52,7 +54,7 @@ def _run_stage(work: Path, seed: int, suite: Path, spec: str, mode: str, fresh: 
 
     suite_hash = read_json(suite.parent / "MANIFEST.json")["stage_inputs"]
     inputs = {"stage": "groundeval-run", "rules": RULES_VERSION, "suite": suite_hash, "agent": spec, "mode": mode,
-              "base_url": base_url if spec.startswith("openai:") else None,
+              "base_url": base_url if takes_base_url(spec) else None,
               "code": module_fingerprint("judges.groundeval.run", "judges.groundeval.traces")}
 
     def build(tmp: Path) -> None:
@@ -74,7 +76,7 @@ def _write_table(out: Path, name: str, header: list[str], rows: list[list[Any]],
     write_table(out, name, table, heading="", latex={"caption_first": True, "small": False})
 
 
-HARD_KIND_NAMES = ("counterfactual/indirect", "counterfactual/named_decoy", "silence/indirect")
+HARD_KIND_NAMES = tuple(f"{track}/{kind}" for track, kinds in HARD_KINDS.items() for kind in kinds)
 
 
 def _hard_kinds(rows: Sequence[SeededScore], per_seed: bool = True) -> dict[str, Any]:
@@ -113,8 +115,11 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
 
     seeds = tuple(options.seeds) if options.seeds else DEFAULT_SEEDS
     work = Path(options.work_dir) / "groundeval"
-    model = options.judge and options.judge.startswith(("openai:", "local:"))
-    agents = list(AGENTS) + ([options.judge] if model else [])
+    if options.judge:       # an agent this study can run (reproduce refuses any other, naming it)
+        from orgbench.studies.groundeval_descriptor import STUDY
+
+        STUDY.check(options.judge)
+    agents = list(AGENTS) + ([options.judge] if options.judge and options.judge not in AGENTS else [])
     all_rows: list[SeededScore] = []
     drill: list[dict[str, Any]] = []
     for seed in seeds:
@@ -176,8 +181,8 @@ def write_study_tables(out: Path, all_rows: Sequence[SeededScore], drill: list[d
     _write_table(out, "table_kinds", ["agent", "mode", "track/kind", "n", "verdict correct", "S_answer", "S_traj",
                                       "S_adj", "violation rate"], kind_rows,
                  "GroundEval by question kind: decoys (counterfactual/decoy) and absences (silence/absence) "
-                 "separate the heuristics; the hard kinds (counterfactual/indirect, counterfactual/named_decoy, "
-                 "silence/indirect) need a join followed through an intermediate record.")
+                 f"separate the heuristics; the hard kinds ({', '.join(HARD_KIND_NAMES)}) need a join followed "
+                 "through an intermediate record.")
     write_bytes_atomic(out / "agents_by_track.png", track_bars_png(
         summary_json, agents, MODES, TRACKS,
         f"GroundEval, {total} contracts ({short_where}): S_answer vs S_adj per agent and track"))

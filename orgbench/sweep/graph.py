@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from orgbench.sweep.spec import MODEL_PREFIXES, Sweep, WorldGrid
+from orgbench.sweep.spec import Sweep, WorldGrid
 from orgbench.stages import fingerprint, module_fingerprint
 
 RULES_VERSION = 1  # bump to force every sweep stage to rebuild (code changes already do)
@@ -81,7 +81,9 @@ class _Graph:
 
     def model(self, spec: str, base_url: str | None) -> tuple[str | None, int]:
         """The endpoint and request permits of a model-calling agent or judge (none for built-ins)."""
-        if not spec.startswith(MODEL_PREFIXES):
+        from judges.backends.registry import is_builtin
+
+        if is_builtin(spec):
             return None, 0
         endpoint = base_url or spec
         return endpoint, self.sweep.budget(base_url)

@@ -17,12 +17,7 @@ from typing import Any, Mapping
 
 from orgbench.core.errors import InputError
 
-GROUNDEVAL_AGENTS = ("oracle", "leaky", "lazy", "proximity", "bm25", "follow", "zero-shot")
-GROUNDEVAL_MODES = ("tool", "context")
-CARGO_JUDGES = ("builtin:literal", "builtin:grounded", "builtin:token-f1", "builtin:noref")
-CARGO_CONDITIONS = ("all", "rubric-swap", "cargo+kinds")
 DEFAULT_CONCURRENCY = 4
-MODEL_PREFIXES = ("openai:", "local:")
 
 KEYS: dict[str, tuple[str, ...]] = {
     "": ("sweep", "worlds", "groundeval", "cargo", "endpoints"),
@@ -112,15 +107,22 @@ def _text(path: Path, value: Any, key: str) -> str:
 
 
 def _names(path: Path, value: Any, key: str, known: tuple[str, ...], default: tuple[str, ...],
-           models: bool = False) -> tuple[str, ...]:
+           study: str | None = None) -> tuple[str, ...]:
+    """The names listed under ``key``: each one of ``known``, or (with ``study``) a spec that study can take."""
     if value is None:
         return default
     if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
         raise _fail(path, key, "must be a non-empty list of names")
     for name in value:
-        if name not in known and not (models and name.startswith(MODEL_PREFIXES)):
-            raise _fail(path, key, f"unknown name {name!r} (known: {', '.join(known)}"
-                                   + (", or openai:MODEL / local:MODEL)" if models else ")"))
+        if name in known:
+            continue
+        if study is None:
+            raise _fail(path, key, f"unknown name {name!r} (known: {', '.join(known)})")
+        from orgbench.studies.descriptor import study as named
+
+        if not named(study).takes(name):
+            raise _fail(path, key, f"unknown name {name!r} (known: {', '.join(known)}, or "
+                                   f"{' / '.join(named(study).spec_forms())})")
     if len(set(value)) != len(value):
         raise _fail(path, key, "a name repeats")
     return tuple(value)
@@ -175,18 +177,21 @@ def load_sweep(path: Path) -> Sweep:
     if not isinstance(worlds, dict) or not worlds:
         raise _fail(path, "worlds", "missing: name at least one [worlds.NAME] table with seeds")
     grids = tuple(_world(path, name, table) for name, table in worlds.items())
+    from orgbench.studies.descriptor import study as named
+
     ge = data.get("groundeval")
     if ge is not None:
         ge = _check_keys(path, ge, "groundeval", "groundeval")
-        ge = GroundEvalGrid(_names(path, ge.get("agents"), "groundeval.agents", GROUNDEVAL_AGENTS, GROUNDEVAL_AGENTS,
-                                   models=True),
-                            _names(path, ge.get("modes"), "groundeval.modes", GROUNDEVAL_MODES, GROUNDEVAL_MODES),
+        agents, modes = named("groundeval").builtin_names(), tuple(named("groundeval").load("conditions"))
+        ge = GroundEvalGrid(_names(path, ge.get("agents"), "groundeval.agents", agents, agents, study="groundeval"),
+                            _names(path, ge.get("modes"), "groundeval.modes", modes, modes),
                             base_url=_url(path, ge, "groundeval"))
     cargo = data.get("cargo")
     if cargo is not None:
         cargo = _check_keys(path, cargo, "cargo", "cargo")
         cargo = CargoGrid(_int(path, cargo.get("worlds_per_suite", 8), "cargo.worlds_per_suite"),
-                          _names(path, cargo.get("judges"), "cargo.judges", CARGO_JUDGES, CARGO_JUDGES, models=True),
+                          _names(path, cargo.get("judges"), "cargo.judges", *[named("cargo").builtin_names()] * 2,
+                                 study="cargo"),
                           _conditions(path, cargo.get("conditions")),
                           parse_seeds(path, cargo.get("judge_seeds", [0]), "cargo.judge_seeds"),
                           base_url=_url(path, cargo, "cargo"))
@@ -208,7 +213,8 @@ def _url(path: Path, table: Mapping[str, Any], where: str) -> str | None:
 
 def _conditions(path: Path, value: Any) -> tuple[str, ...]:
     from judges.conditions import CONDITIONS, VARIANTS
+    from orgbench.studies.descriptor import study
 
-    known = CARGO_CONDITIONS + tuple(c for c in CONDITIONS if c not in CARGO_CONDITIONS) + tuple(
-        v for v in VARIANTS if v not in CARGO_CONDITIONS)
-    return _names(path, value, "cargo.conditions", known, CARGO_CONDITIONS)
+    run = tuple(study("cargo").load("conditions"))
+    known = run + tuple(c for c in CONDITIONS if c not in run) + tuple(v for v in VARIANTS if v not in run)
+    return _names(path, value, "cargo.conditions", known, run)

@@ -1,8 +1,8 @@
-"""A judge backend inside orgbench is one file: a module in judges/backends/ that declares its kinds.
+"""A judge backend inside orgbench is one file: a module in judges/backends/ that registers its ``Backend``.
 
 A scratch copy of the source tree gets one new file, ``judges/backends/echo.py``,
 and nothing else is edited; ``orgbench judge --judge echo:…`` then runs with it
-there (the registry reads the module's ``BACKEND_KINDS`` without importing it),
+there (the registry reads the module's ``BACKEND`` record without importing it),
 an unknown kind is still one line and exit 2, and making a built-in judge
 imports no HTTP backend.
 """
@@ -24,8 +24,9 @@ PACKAGES = ("orgbench", "simulator", "benchmark_builders", "judges")
 ECHO = '''"""``echo:WORD``: a judge that passes every answer and signs with WORD."""
 
 from judges.backends.base import JudgeBackend, JudgeRequest, JudgeResponse
+from judges.backends.registry import Backend
 
-BACKEND_KINDS = ("echo",)
+BACKEND = Backend(kind="echo", roles=("judge",), usage="echo:WORD")
 
 
 class EchoJudge(JudgeBackend):

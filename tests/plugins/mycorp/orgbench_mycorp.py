@@ -1,4 +1,9 @@
-"""``mycorp:MODEL``: a backend from outside orgbench, registered under the ``orgbench.backends`` entry points.
+"""A package from outside orgbench that adds one thing of each kind through orgbench's entry-point groups.
+
+- ``orgbench.backends``: ``mycorp:MODEL``, a judge and an agent (``BACKEND``), and
+  ``mycorp-judge:MODEL``, the same registered as a judge only (``JUDGE_ONLY``);
+- ``orgbench.agents``: ``mycorp-first-hit``, a procedural GroundEval agent (``AGENT``);
+- ``orgbench.export_formats``: ``mycorp-people``, a world as one CSV of its people (``PEOPLE``).
 
 As a judge it reads only the request: it fails a candidate whose text
 contains a word of its model name's list (``mycorp:strict`` fails every
@@ -9,9 +14,15 @@ and submits an answer citing it, through the tools the run offers.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
+from pathlib import Path
 
+from benchmark_builders.export.formats import ExportFormat
 from judges.backends.base import AgentBackend, AgentTurn, JudgeBackend, JudgeResponse, Usage
+from judges.backends.registry import Backend
+from judges.groundeval.agent_registry import Agent
 
 
 class MycorpBackend(JudgeBackend, AgentBackend):
@@ -59,5 +70,45 @@ class MycorpBackend(JudgeBackend, AgentBackend):
 
 
 def make(wanted) -> MycorpBackend:
-    """The entry point orgbench's registry calls with a ``BackendSpec``."""
+    """The factory orgbench's registry calls with a ``BackendSpec``."""
     return MycorpBackend(wanted.model("mycorp:MODEL"))
+
+
+#: A judge and an agent, in every study that takes one (CARGO, the assurance contrast, GroundEval).
+BACKEND = Backend(kind="mycorp", roles=("judge", "agent"), make=make, usage="mycorp:MODEL",
+                  summary="mycorp's judge and agent (a test plugin)")
+
+#: The same class registered as a judge only: refused wherever an agent is needed.
+JUDGE_ONLY = Backend(kind="mycorp-judge", roles=("judge",), make=make, usage="mycorp-judge:MODEL",
+                     summary="mycorp's judge alone (a test plugin)")
+
+
+def first_hit(suite: Path, world) -> object:
+    """``mycorp-first-hit``: in tool mode search the question and cite the first hit; in context mode cite nothing."""
+    def answer(contract, runtime, context) -> dict:
+        cited: list[str] = []
+        if runtime is not None:
+            hits = runtime.search_artifacts(contract.question, None, 3).get("results") or []
+            if hits:
+                cited = [hits[0]["id"]]
+        return {"exists": bool(cited), "evidence_artifacts": cited, "reasoning": "mycorp cited the first hit"}
+
+    return answer
+
+
+AGENT = Agent(name="mycorp-first-hit", make=first_hit, builtin=True, summary="cites the first search hit")
+
+
+def write_people(index, out: Path) -> dict[str, int]:
+    """``people.csv``: one row per person of the world (id, name, team, role), in id order."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["actor_id", "name", "team", "role"])
+    for actor_id in sorted(index.people):
+        person = index.people[actor_id]
+        writer.writerow([actor_id, person.name, person.team, person.role])
+    (Path(out) / "people.csv").write_text(buffer.getvalue(), encoding="utf-8")
+    return {"people": len(index.people)}
+
+
+PEOPLE = ExportFormat("mycorp-people", "world", write_people, "a world's people as one CSV (a test plugin)")

@@ -1,0 +1,126 @@
+"""What a study is, declared once: the ``Study`` record and the registry of every study ``reproduce`` runs.
+
+Each of orgbench's studies has one descriptor module
+(``orgbench/studies/<study>_descriptor.py``) holding its ``STUDY``; a
+separate package adds a study under the entry-point group
+``orgbench.studies`` (name = the study's name, value = ``module:attr`` of its
+``Study``). Everything a descriptor names in another module is a
+``module:attr`` path read on first use, so listing the studies imports no
+builder, judge or simulator.
+
+``reproduce``, ``sweep``, ``list``, the results README and the report read
+these records: which studies there are, what ``--judge`` becomes in each
+(a judge or an agent), which built-in judges or agents run when no
+``--judge`` is given, and which families or tracks and conditions it has.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from orgbench.core.errors import InputError
+from orgbench.core.registry import Registry, accept_instance, load_attr
+
+ENTRY_POINT_GROUP = "orgbench.studies"
+
+
+@dataclass(frozen=True)
+class Study:
+    """One study: its name and title, its ``reproduce``, what ``--judge`` serves as in it, and its tables' parts."""
+
+    name: str
+    title: str
+    reproduce: str                  # "module:attr" of reproduce(out_dir, options)
+    serves: str                     # the role a --judge spec takes in it: "judge" or "agent"
+    builtin: str                    # "module:attr" of the built-in judges or agents it runs without --judge
+                                    # (a tuple of specs, or a function returning one)
+    parts_name: str = ""            # what its rows are split by: "families", "tracks"
+    parts: str = ""                 # "module:attr" of those (a tuple, or a mapping of part -> kinds)
+    conditions: str = ""            # "module:attr" of its conditions or modes
+    suites: tuple[str, ...] = ()    # the suites it builds (``orgbench build KIND``)
+    exports: tuple[str, ...] = ()   # the export formats that carry what it reads
+    folder: str = ""                # its folder under results/ (default: its name)
+
+    @property
+    def where(self) -> str:
+        """Its folder under the results directory."""
+        return self.folder or self.name
+
+    def load(self, attr: str) -> Any:
+        """The object one of its ``module:attr`` fields names (``()`` when the field is empty)."""
+        path = getattr(self, attr)
+        return load_attr(path, f"study {self.name!r} {attr}") if path else ()
+
+    def builtin_names(self) -> tuple[str, ...]:
+        """The built-in judges or agents it runs when no ``--judge`` is given, as specs."""
+        names = self.load("builtin")
+        return tuple(names() if callable(names) else names)
+
+    def takes(self, spec: str) -> bool:
+        """Whether ``spec`` can be this study's judge (or agent): its backend or agent registration says so."""
+        from judges.backends.registry import find
+
+        if self.serves == "agent" and ":" not in spec:
+            from judges.groundeval.agent_registry import AGENTS
+
+            agent = AGENTS.get(spec)
+            if agent is not None and "contracts" in agent.suites:
+                return True
+        return any(b.serves(self.name, self.serves) and b.answers(spec) for b in find(spec, self.serves))
+
+    def spec_forms(self) -> list[str]:
+        """How a spec this study can take is written, beyond its built-in names: openai:MODEL, a plugin's, …"""
+        from judges.backends.registry import BACKENDS
+
+        return [b.usage or f"{b.kind}:…" for b in BACKENDS.all() if b.serves(self.name, self.serves)
+                and not b.builtin]
+
+    def check(self, spec: str, option: str = "--judge") -> None:
+        """InputError (one line, exit 2) when ``spec`` cannot serve this study."""
+        if self.takes(spec):
+            return
+        from judges.backends.registry import find
+
+        found = find(spec)
+        unnamed = [b for b in found if not b.answers(spec)]
+        if unnamed:
+            raise InputError(f"{option} {spec!r}: unknown name; use one of {', '.join(unnamed[0].specs())}")
+        if not found and ":" in spec:
+            from judges.backends.registry import known_kinds
+
+            raise InputError(f"{option} {spec!r}: unknown kind {spec.partition(':')[0]!r}; use one of "
+                             f"{', '.join(k + ':…' for k in known_kinds())}")
+        from judges.groundeval.agent_registry import AGENTS
+
+        agent = AGENTS.get(spec) if ":" not in spec else None
+        if agent is not None:
+            what = f"a named agent for {', '.join(agent.suites)}"
+        elif found:
+            roles = " and ".join(sorted({role for b in found for role in b.roles}))
+            served = [s.name for s in STUDIES.all() if s.takes(spec)]
+            what = f"a {roles} for {', '.join(served) or 'no study'}"
+        else:
+            what = "no registered judge or agent"
+        raise InputError(f"{option} {spec!r}: cannot serve study {self.name} (it needs {self.article} {self.serves}; "
+                         f"{spec} is {what})")
+
+    @property
+    def article(self) -> str:
+        return "an" if self.serves[0] in "aeiou" else "a"
+
+
+def _own() -> list[Study]:
+    from orgbench.studies.assurance_descriptor import STUDY as ASSURANCE
+    from orgbench.studies.cargo_descriptor import STUDY as CARGO
+    from orgbench.studies.groundeval_descriptor import STUDY as GROUNDEVAL
+
+    return [CARGO, GROUNDEVAL, ASSURANCE]
+
+
+STUDIES: Registry[Study] = Registry("study", ENTRY_POINT_GROUP, _own, lambda s: s.name, accept_instance(Study))
+
+
+def study(name: str) -> Study:
+    """The study called ``name``; InputError naming every study otherwise."""
+    return STUDIES.require(name, "STUDY")

@@ -1,0 +1,76 @@
+"""The registries: what a spec can do comes from its backend's registration; a study refuses what cannot serve it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from judges.backends.registry import BACKENDS, Backend, _accept, find, is_builtin, takes_base_url
+from orgbench.core.errors import InputError
+from orgbench.core.registry import Registry
+from orgbench.studies.descriptor import STUDIES, study
+from tests.orgbench.clitools import fails, ok
+
+
+def test_what_a_spec_is_comes_from_its_registration():
+    assert [is_builtin(s) for s in ("builtin:literal", "builtin:step", "oracle", "zero-shot", "stub")] == [True] * 5
+    assert [is_builtin(s) for s in ("openai:gpt", "local:smollm2", "replay:run", "paper (gpt-oss-120b)")] == [False] * 4
+    assert takes_base_url("openai:m") and not takes_base_url("local:smollm2") and not takes_base_url("builtin:grounded")
+    assert [b.roles for b in find("replay:x")] == [("judge",), ("agent",)]
+    assert [b.kind for b in find("builtin:step")] == ["builtin:step", "builtin"]   # the exact spec first
+
+
+def test_each_study_says_what_it_takes():
+    assert [s.name for s in STUDIES.all()] == ["cargo", "groundeval", "assurance"]
+    cargo, groundeval, assurance = (study(n) for n in ("cargo", "groundeval", "assurance"))
+    from judges.backends.builtin import JUDGES
+    from judges.groundeval.agents import BUILTIN_AGENTS
+
+    assert cargo.builtin_names() == tuple(f"builtin:{name}" for name in JUDGES)
+    assert groundeval.builtin_names() == BUILTIN_AGENTS and assurance.builtin_names() == ("builtin:step",)
+    assert cargo.takes("openai:m") and groundeval.takes("openai:m") and assurance.takes("local:m")
+    assert cargo.takes("builtin:noref") and not cargo.takes("builtin:nosuch") and not cargo.takes("builtin:step")
+    assert groundeval.takes("bm25") and not groundeval.takes("builtin:literal") and not assurance.takes("bm25")
+    with pytest.raises(InputError, match=r"--judge 'builtin:literal': cannot serve study groundeval \(it needs an "
+                                         r"agent; builtin:literal is a judge for cargo\)"):
+        groundeval.check("builtin:literal")
+
+
+def test_a_bare_factory_is_a_judge_and_an_agent_and_a_name_twice_is_refused():
+    def make(wanted):
+        raise AssertionError("not called")
+
+    legacy = _accept("acme", make)
+    assert legacy == Backend(kind="acme", roles=("judge", "agent"), make=make, usage="acme:MODEL")
+    with pytest.raises(InputError, match="its Backend's kind is 'other'"):
+        _accept("acme", Backend(kind="other"))
+    twice = Registry("backend", "orgbench.test-twice", lambda: [*BACKENDS.all(), BACKENDS.all()[0]],
+                     lambda b: b.key, _accept)
+    with pytest.raises(InputError, match="orgbench.test-twice: backend 'builtin@judge' is registered twice"):
+        twice.all()
+
+
+@pytest.mark.parametrize("study_name, judge, says", [
+    ("groundeval", "builtin:literal", "cannot serve study groundeval (it needs an agent; builtin:literal is a judge "
+                                      "for cargo)"),
+    ("all", "builtin:grounded", "cannot serve study groundeval"),
+    ("cargo", "oracle", "cannot serve study cargo (it needs a judge; oracle is a named agent for contracts, tasks)"),
+    ("assurance", "builtin:literal", "cannot serve study assurance"),
+    ("cargo", "nosuch:x", "unknown kind 'nosuch'"),
+    ("nosuch", "builtin:literal", "STUDY: unknown study 'nosuch' (known: cargo, groundeval, assurance)"),
+])
+def test_reproduce_refuses_a_judge_that_cannot_serve_a_study(tmp_path, study_name, judge, says):
+    fails("reproduce", study_name, "--judge", judge, "--out", tmp_path / "out", "--work-dir", tmp_path / "work",
+          says=(says,))
+    assert not (tmp_path / "out").exists() and not (tmp_path / "work").exists()
+
+
+def test_list_is_exactly_what_is_registered():
+    listed = json.loads(ok("list", "--json"))
+    assert list(listed["judge and agent backends (SPEC kinds)"]) == list(dict.fromkeys(b.kind for b in BACKENDS.all()))
+    assert listed["studies (reproduce STUDY)"]["groundeval"] == "GroundEval; --judge is its agent; by tracks"
+    from benchmark_builders.export import FORMATS
+
+    assert [k for k in listed["export formats"] if k.startswith("export")] == [
+        f"export --format {name} (world)" for name in FORMATS]
