@@ -70,7 +70,8 @@ def test_list_is_exactly_what_is_registered():
     listed = json.loads(ok("list", "--json"))
     assert list(listed["judge and agent backends (SPEC kinds)"]) == list(dict.fromkeys(b.kind for b in BACKENDS.all()))
     assert listed["studies (reproduce STUDY)"]["groundeval"] == "GroundEval; --judge is its agent; by tracks"
-    from benchmark_builders.export import FORMATS
+    from benchmark_builders.export import FORMATS, SUITE_FORMATS
 
     assert [k for k in listed["export formats"] if k.startswith("export")] == [
-        f"export --format {name} (world)" for name in FORMATS]
+        f"export --format {name} ({'world or suite' if name in SUITE_FORMATS else 'world'})" for name in FORMATS]
+    assert "export --format hf (world or suite)" in listed["export formats"]

@@ -111,4 +111,4 @@ def write_people(index, out: Path) -> dict[str, int]:
     return {"people": len(index.people)}
 
 
-PEOPLE = ExportFormat("mycorp-people", "world", write_people, "a world's people as one CSV (a test plugin)")
+PEOPLE = ExportFormat("mycorp-people", ("world",), write_people, "a world's people as one CSV (a test plugin)")
