@@ -11,8 +11,8 @@ from typing import Any
 
 from markupsafe import Markup
 
+from judges.backends.registry import is_builtin
 from orgbench.report.findings import Source, sentence
-from orgbench.report.study_findings import _is_builtin
 
 
 def _cargo(src: Source, folder: str) -> list[Markup | None]:
@@ -20,7 +20,7 @@ def _cargo(src: Source, folder: str) -> list[Markup | None]:
     rows = [r for r in src.rows(t1) if "judge" in r and "condition" in r]
     paper = next((r["judge"] for r in rows if r["judge"].startswith("paper")), None)
     judges = list(dict.fromkeys(r["judge"] for r in rows if r["judge"] != paper))
-    judge = next((j for j in judges if not _is_builtin(j)), None) or \
+    judge = next((j for j in judges if not is_builtin(j)), None) or \
         next((j for j in ("builtin:grounded", "builtin:literal") if j in judges), None)
     if judge is None or paper is None:
         return []
