@@ -11,9 +11,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable, Mapping
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from orgbench.core.errors import InputError
 from orgbench.core.canonical_lines import Stamps, artifact_lines, event_lines
@@ -25,6 +23,9 @@ from orgbench.core.storage import (
     read_json, require_sealed, staged_directory, write_json, write_jsonl,
     write_manifest, write_text_atomic,
 )
+
+if TYPE_CHECKING:   # networkx costs a quarter of a second to import; only ``org_graph`` needs it
+    import networkx as nx
 
 FORMAT_VERSION = 1
 WORLD_FILES = ("world.json", "actors.jsonl", "events.jsonl", "artifacts.jsonl", "policy.json", "graph.json",
@@ -90,7 +91,9 @@ class World:
 
     def org_graph(self) -> nx.Graph:
         """The collaboration graph as a networkx graph."""
-        return nx.node_link_graph(dict(self.graph), edges="links")
+        import networkx
+
+        return networkx.node_link_graph(dict(self.graph), edges="links")
 
 
 def save_world(world: World, directory: Path) -> None:
