@@ -104,6 +104,18 @@ def _register_all() -> None:
                 continue
             raise
         module.register(cli)
+    _lock_writers(cli)
+
+
+def _lock_writers(group: click.Group) -> None:
+    """One writer per output directory: every command that writes --out/--work/--work-dir holds its lock."""
+    from orgbench.outdir import with_one_writer
+
+    for command in group.commands.values():
+        if isinstance(command, click.Group):
+            _lock_writers(command)
+        else:
+            with_one_writer(command)
 
 
 _register_all()

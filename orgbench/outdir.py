@@ -178,3 +178,106 @@ def overwrite_option(command):
 
     return click.option("--overwrite", is_flag=True,
                         help="Replace what --out holds even if it is another run, suite or table set.")(command)
+
+
+#: The options naming a directory a command writes; each is held by one process at a time.
+WRITTEN_OPTIONS = ("out", "work", "work_dir")
+#: Commands whose --out many processes share by design (each serve-mcp locks every submission it appends).
+SHARED_OUT = frozenset({"serve-mcp"})
+_held: dict[str, int] = {}
+
+
+def lock_path(path: Path) -> Path:
+    """The lock file of an output path: beside it, so that replacing the folder keeps the lock."""
+    path = Path(path).absolute()
+    return path.parent / f".{path.name}.lock"
+
+
+def _holder(lock: Path) -> str:
+    try:
+        info = json.loads(lock.read_text(encoding="utf-8"))
+        return f"pid {int(info['pid'])} ({info['command']})"
+    except (OSError, ValueError, KeyError, TypeError):
+        return "another process"
+
+
+def _acquire(path: Path, command: str, option: str) -> int:
+    """Lock ``path`` for this process (fcntl.flock: the kernel releases it when the holder dies); the descriptor."""
+    import errno
+    import fcntl
+    import os
+
+    lock = lock_path(path)
+    while True:
+        try:
+            lock.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        except OSError as exc:
+            raise InputError(f"{option} {path}: cannot create its lock {lock} ({exc.strerror})") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as exc:
+            os.close(fd)
+            if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                raise InputError(f"{option} {path}: in use by {_holder(lock)}; wait for it to finish or choose "
+                                 f"another directory") from None
+            raise InputError(f"{option} {path}: cannot lock {lock} ({exc.strerror})") from None
+        try:
+            same = os.fstat(fd).st_ino == os.stat(lock).st_ino     # not unlinked by a holder finishing meanwhile
+        except FileNotFoundError:
+            same = False
+        if not same:
+            os.close(fd)
+            continue
+        os.ftruncate(fd, 0)
+        os.write(fd, json.dumps({"pid": os.getpid(), "command": command}).encode("utf-8"))
+        return fd
+
+
+@contextlib.contextmanager
+def one_writer(paths: list[tuple[str, Path]], command: str) -> Iterator[None]:
+    """Hold the lock of each (option, path) while the block runs; a second writer gets InputError naming the first.
+
+    Re-entrant within a process (a command that runs another in-process on the same folder).
+    """
+    import os
+
+    taken: list[tuple[str, int]] = []
+    try:
+        for option, path in sorted(paths, key=lambda p: str(lock_path(p[1]))):
+            key = str(lock_path(path))
+            if key in _held:
+                continue
+            check_path(path, option)
+            _held[key] = _acquire(path, command, option)
+            taken.append((key, _held[key]))
+        yield
+    finally:
+        for key, fd in reversed(taken):
+            with contextlib.suppress(OSError):
+                os.unlink(key)            # unlink first, then unlock: a waiter re-checks the inode
+            os.close(fd)
+            _held.pop(key, None)
+
+
+def with_one_writer(command):
+    """Wrap a click command's callback so that it holds the lock of every directory it writes (WRITTEN_OPTIONS)."""
+    import functools
+
+    import click
+
+    callback = command.callback
+    if callback is None or command.name in SHARED_OUT:
+        return command
+
+    @functools.wraps(callback)
+    def locked(*args, **kwargs):
+        ctx = click.get_current_context()
+        options = {p.name: (p.opts[0] if p.opts else p.name) for p in command.params}
+        paths = [(options.get(name, name), Path(ctx.params[name])) for name in WRITTEN_OPTIONS
+                 if ctx.params.get(name) is not None]
+        with one_writer(paths, " ".join(["orgbench", *ctx.command_path.split()[1:]])):
+            return callback(*args, **kwargs)
+
+    command.callback = locked
+    return command

@@ -187,9 +187,13 @@ def test_llm_run_directory_is_keyed_on_what_changes_its_answers_and_fresh_redoes
     assert len(llm_runs()) == 3
     assert "seeds 1, 2, 3, 4, 5, 6, 7, 8, 9, 10" in (out / "cargo" / "NOTES.md").read_text(encoding="utf-8")
 
+    # a folder holding the model's results is not replaced by another judge's unless asked (--overwrite)
+    refused = _reproduce("cargo", "--judge", "builtin:grounded", "--out", str(out), "--work-dir", str(work))
+    assert refused.exit_code == 2 and f"holds the results of {JUDGE}, not of builtin:grounded" in refused.output
     # a built-in judge named with --judge is the cached built-in stage (one judge seed), reused on a rerun
     for _ in range(2):
-        builtin = _reproduce("cargo", "--judge", "builtin:grounded", "--out", str(out), "--work-dir", str(work))
+        builtin = _reproduce("cargo", "--judge", "builtin:grounded", "--out", str(out), "--work-dir", str(work),
+                             "--overwrite")
         assert builtin.exit_code == 0, builtin.output
     run = json.loads((runs / "builtin-grounded" / "run.json").read_text())
     assert run["parameters"]["seeds"] == [0]
