@@ -19,7 +19,7 @@ from judges.backends.base import JudgeResponse, Usage
 from judges.journal import Journal
 from judges.verdict import Verdict, parse_verdict
 from orgbench.core.errors import FormatError, InputError
-from orgbench.core.jsonl import iter_jsonl
+from orgbench.core.jsonl import read_jsonl_file
 
 JUDGMENTS = "judgments.jsonl"
 
@@ -131,8 +131,11 @@ def recover_log(path: Path) -> dict[JobKey, str]:
 LineCheck = Callable[[Mapping[str, Any], Judgment], "str | None"]
 
 
+RESUME = "run the same `orgbench judge` command again to resume the run (it keeps each judgment once)"
+
+
 def load_judgments(run_dir: Path, check: LineCheck | None = None) -> list[Judgment]:
-    """Every judgment of a run, in file order (a torn last line from a killed run is ignored).
+    """Every judgment of a run, in file order; a torn last line or a repeated key is refused, saying to resume.
 
     ``check`` is a study's own test of each line (CARGO's of its ``penalized`` field); its problem is
     reported as ``path:line: problem``, like a line that is not a judgment.
@@ -140,13 +143,22 @@ def load_judgments(run_dir: Path, check: LineCheck | None = None) -> list[Judgme
     path = Path(run_dir) / JUDGMENTS
     if not path.exists():
         raise InputError(f"{path}: file not found")
-    judgments = []
-    for number, row in iter_jsonl(path, journal=True):
+    judgments: list[Judgment] = []
+    seen: dict[JobKey, int] = {}
+    read = read_jsonl_file(path, journal=True)
+    for number, _, row in read.lines:
         judgment = Judgment.from_json(row, path, number)
         problem = check(row, judgment) if check is not None else None
         if problem:
             raise FormatError(path, problem, line=number)
+        if judgment.key in seen:
+            raise FormatError(path, f"repeats the judgment of line {seen[judgment.key]} ({', '.join(map(str, judgment.key))}: "
+                                    f"two writers, or a copy); {RESUME}", line=number)
+        seen[judgment.key] = number
         judgments.append(judgment)
+    if read.torn:
+        raise FormatError(path, f"its last line is cut short (the run was killed while writing); {RESUME}",
+                          line=(read.lines[-1].number + 1) if read.lines else 1)
     return judgments
 
 

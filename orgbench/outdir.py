@@ -248,7 +248,6 @@ def one_writer(paths: list[tuple[str, Path]], command: str) -> Iterator[None]:
             key = str(lock_path(path))
             if key in _held:
                 continue
-            check_path(path, option)
             _held[key] = _acquire(path, command, option)
             taken.append((key, _held[key]))
         yield

@@ -297,6 +297,11 @@ def score_submissions(suite: Path, submissions: list[Submission], *, answered_on
     return rows, summary
 
 
+def suite_questions(suite: Path) -> set[str]:
+    """The question ids of a suite's contracts."""
+    return {contract.question_id for contract in load_suite(Path(suite))[1]}
+
+
 def score_run(suite: Path, answers: Path, out: Path, *, answered_only: bool = False,
               corpus: Corpus | None = None, index_cache: Path | None = DEFAULT_CACHE) -> dict[str, Any]:
     """Score answers (a run directory or JSONL) against a suite; write questions.jsonl and summary.json."""

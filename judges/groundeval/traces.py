@@ -76,8 +76,25 @@ def _lines(path: Path) -> list[tuple[int, Any]]:
     return [(number, value) for number, value, _ in scan_jsonl(read_bytes(path, "JSONL file").split(b"\n"))]
 
 
-def load_submissions(path: Path) -> tuple[list[Submission], list[str]]:
-    """Answers (and traces) from a run directory or a JSONL file; returns them and one note per unreadable line."""
+def _answer_problem(obj: Any, known: Any) -> str | None:
+    """Why an answer line cannot be scored (None when it can): its fields' types, or a question the suite lacks."""
+    if not isinstance(obj, dict) or "question_id" not in obj:
+        return "not an answer line (needs question_id)"
+    for name in ("question_id", "agent", "mode"):
+        if name in obj and not isinstance(obj[name], str):
+            return f"field {name} is {type(obj[name]).__name__}, not text"
+    if known is not None and obj["question_id"] not in known:
+        return f"question_id {obj['question_id']!r} is not a question of the suite"
+    return None
+
+
+def load_submissions(path: Path, known: Any = None) -> tuple[list[Submission], list[str]]:
+    """Answers (and traces) from a run directory or a JSONL file; returns them and one note per unreadable line.
+
+    An unreadable line is one that is not an answer or has a field of the wrong type; given ``known`` (the
+    suite's question ids: the strict check before scoring), also one naming another question or repeating an
+    earlier answer (question, agent, mode); without it the scorer marks those rows.
+    """
     path = Path(path)
     notes: list[str] = []
     if path.is_dir():
@@ -100,13 +117,20 @@ def load_submissions(path: Path) -> tuple[list[Submission], list[str]]:
             key = (str(obj["question_id"]), str(obj.get("agent", "agent")), str(obj.get("mode", "tool")))
             traces[key] = obj.get("calls", [])
     submissions = []
+    first: dict[tuple[str, str, str], int] = {}
     for number, obj in _lines(answers_path):
         obj = well_formed_text(obj)
-        if not isinstance(obj, dict) or "question_id" not in obj:
-            notes.append(f"{answers_path}:{number}: not an answer line (needs question_id)")
+        problem = _answer_problem(obj, known)
+        if problem:
+            notes.append(f"{answers_path}:{number}: {problem}")
             continue
         agent, mode = str(obj.get("agent", "agent")), str(obj.get("mode", "tool"))
         qid = obj["question_id"]
+        if known is not None and (qid, agent, mode) in first:
+            notes.append(f"{answers_path}:{number}: repeats the answer of line {first[qid, agent, mode]} "
+                         f"({qid}, {agent}, {mode})")
+            continue
+        first[qid, agent, mode] = number
         calls = obj.get("calls", traces.get((str(qid), agent, mode), []))
         submissions.append(Submission(qid, agent, mode, obj.get("answer"), calls))
     if not submissions:

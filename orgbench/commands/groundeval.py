@@ -106,6 +106,11 @@ def run_agent_command(suite: Path, spec: str, mode: str, out: Path, base_url: st
         answered = run_task_agent(suite, spec, out, mode, budget)["questions"]
         click.echo(f"{out}: {answered} answers from {spec} (task contracts, {mode} mode)")
         return
+    from judges.groundeval.run import suite_questions
+    from orgbench.core.errors import InputError
+
+    if not suite_questions(suite):
+        raise InputError(f"{suite / 'contracts.jsonl'}: no contracts; nothing to answer (nothing written)")
     if cache is None:
         check_endpoint(spec, base_url)
     check_cache_file(cache)
@@ -119,6 +124,25 @@ def run_agent_command(suite: Path, spec: str, mode: str, out: Path, base_url: st
         used = info["usage"]
         totals = Totals(used["requests"], used["retries"], Usage.from_json(used), started)
         click.echo(totals.line() + (f"; {used['from_cache']:,} of {used['turns']:,} turns from {cache}" if cache else ""))
+
+def check_answered_suite(suite: Path, answers: Path) -> None:
+    """Refuse a run directory whose run.json records another suite than ``suite`` (its contracts' digest)."""
+    from orgbench.core.errors import InputError
+    from orgbench.core.storage import read_json
+
+    record = answers / "run.json"
+    if not (answers.is_dir() and record.is_file()):
+        return
+    run = read_json(record)
+    recorded = run.get("suite_contracts_sha256") if isinstance(run, dict) else None
+    if recorded is None:
+        return
+    actual = _digest(suite / "contracts.jsonl")
+    if recorded != actual:
+        raise InputError(f"{record}: the run answered another suite (suite_contracts_sha256 {str(recorded)[:12]}…, "
+                         f"not {suite / 'contracts.jsonl'}'s {str(actual)[:12]}…); score it against the suite it "
+                         f"answered; nothing written")
+
 
 @click.command("groundeval")
 @click.option("--suite", type=click.Path(path_type=Path), required=True)
@@ -142,10 +166,17 @@ def score_groundeval(suite: Path, answers: Path, out: Path, answered_only: bool,
 
     from judges.groundeval.task_track import is_task_suite, score_task_run
 
-    notes = load_submissions(answers)[1] if not is_task_suite(suite) else []
+    if not is_task_suite(suite):
+        from judges.groundeval.run import suite_questions
+
+        check_answered_suite(suite, answers)
+    notes = load_submissions(answers, known=suite_questions(suite))[1] if not is_task_suite(suite) else []
     if notes and on_error == "stop":
         more = f" (and {len(notes) - 1} more)" if len(notes) > 1 else ""
         raise InputError(f"{notes[0]}{more}; nothing written (--on-error skip leaves such lines out)")
+    for note in notes:           # the other lines skipped are listed after scoring (summary.json's unreadable_lines)
+        if note.endswith("is not a question of the suite") or ": repeats the answer of line" in note:
+            click.echo(f"{note}: kept as a marked row of questions.jsonl (--on-error skip)", err=True)
     answer_files = sorted(answers.glob("*.jsonl")) if answers.is_dir() else [answers]
     inputs = {"suite_contracts_sha256": _digest(suite / "contracts.jsonl"), "answered_only": answered_only,
               "answers": {p.name: sha256_file(p) for p in answer_files if p.is_file()}}

@@ -14,12 +14,14 @@ Key forms (paths relative to the results directory):
 from __future__ import annotations
 
 import csv
-import json
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup, escape
+
+from orgbench.core.errors import InputError
 
 
 @dataclass(frozen=True)
@@ -46,12 +48,18 @@ class Source:
     def __init__(self, results: Path) -> None:
         self.results = Path(results)
         self._csv: dict[str, list[dict[str, str]]] = {}
+        self.unread: dict[str, str] = {}         #: results file -> why it could not be read (shown, never dropped)
 
     def rows(self, path: str) -> list[dict[str, str]]:
-        """The rows of a CSV under the results directory (empty if absent)."""
+        """The rows of a CSV under the results directory (empty if absent or unreadable: noted in ``unread``)."""
         if path not in self._csv:
-            file = self.results / path
-            self._csv[path] = list(csv.DictReader(open(file, newline="", encoding="utf-8"))) if file.is_file() else []
+            from orgbench.core.storage import read_text
+
+            try:
+                self._csv[path] = list(csv.DictReader(read_text(self.results / path).splitlines()))
+            except (InputError, csv.Error) as exc:
+                self.unread[path] = str(exc)
+                self._csv[path] = []
         return self._csv[path]
 
     def cell(self, path: str, column: str, **match: str) -> Num | None:
@@ -64,9 +72,15 @@ class Source:
 
     def json_value(self, path: str, dotted: str) -> Any:
         """A raw value in a JSON file (None if absent)."""
+        from orgbench.core.storage import read_json
+
         try:
-            value: Any = json.loads((self.results / path).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            value: Any = read_json(self.results / path)
+        except InputError as exc:
+            self.unread[path] = str(exc)
+            return None
+        if not isinstance(value, dict):
+            self.unread[path] = f"{self.results / path}: not a JSON object"
             return None
         for part in dotted.split("."):
             if not isinstance(value, dict) or part not in value:
@@ -125,6 +139,16 @@ def findings(results: Path, key: str, folder: str | None = None) -> list[dict[st
     finder = FINDERS.get(key)
     if finder is None:
         return []
-    groups = finder(Source(results), folder or key)
-    return [{"heading": h, "lines": [line for line in lines if line is not None]} for h, lines in groups
-            if any(line is not None for line in lines)]
+    source = Source(results)
+    groups = finder(source, folder or key)
+    shown = [{"heading": h, "lines": [line for line in lines if line is not None]} for h, lines in groups
+             if any(line is not None for line in lines)]
+    # a model comparison (compare.json) holds none of the built-in study's files: absent ones are not missing there
+    compared = (Path(results) / (folder or key) / "compare.json").is_file()
+    unread = [why for why in source.unread.values() if not (compared and why.endswith(": file not found"))]
+    for why in unread:
+        print(f"warning: report: {why}; the findings that read it are left out (flagged on the page)", file=sys.stderr)
+    if unread:
+        shown.append({"heading": "Not shown: files that could not be read",
+                      "lines": [f"{why} (the findings that read it are left out)" for why in unread]})
+    return shown

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -49,7 +50,10 @@ def agent_run_view(directory: Path) -> tuple[str, str, dict[str, Any] | None, li
     meta = read_json(directory / "run.json")
     traced = (directory / "traces.jsonl").is_file()     # a task run keeps its calls on the answer lines
     records = []
-    for answer in load_submissions(directory if traced else directory / "answers.jsonl")[0]:
+    answers, unread = load_submissions(directory if traced else directory / "answers.jsonl")
+    for note in unread:
+        print(f"warning: view: {note}; left out (flagged on the page)", file=sys.stderr)
+    for answer in answers:
         key = (answer.question_id, answer.agent, answer.mode)
         calls = answer.calls if isinstance(answer.calls, list) else []
         records.append({"id": f"{key[0]}:{key[1]}:{key[2]}", "title": f"{key[0]} by {key[1]} ({key[2]} mode)",
@@ -57,7 +61,9 @@ def agent_run_view(directory: Path) -> tuple[str, str, dict[str, Any] | None, li
                         "sections": [{"heading": "Answer", "text": _clip(answer.answer)},
                                      {"heading": "Tool calls", "text": _clip(calls)}]})
     title = f"GroundEval agent run: {meta.get('agent')} ({meta.get('mode')} mode)"
-    return title, f"{directory}: {len(records)} answers (answers.jsonl, traces.jsonl); not scored yet.", None, records
+    flagged = f" {len(unread)} unreadable line(s) left out: " + "; ".join(unread) + "." if unread else ""
+    return (title, f"{directory}: {len(records)} answers (answers.jsonl, traces.jsonl); not scored yet.{flagged}",
+            None, records)
 
 
 def scores_view(directory: Path) -> tuple[str, str, dict[str, Any] | None, list[dict[str, Any]]]:

@@ -197,11 +197,22 @@ def test_bad_arguments_are_input_errors(chat, tmp_path):
         run_jobs_sync(jobs, backend_for(chat), tmp_path / "run", progress=False)
 
 
-def test_load_judgments_ignores_a_torn_tail(chat, tmp_path):
+def test_load_judgments_refuses_a_torn_tail_or_a_repeat_and_says_to_resume(chat, tmp_path):
     run_jobs_sync(make_jobs(items=1), backend_for(chat), tmp_path / "run", progress=False)
-    with open(tmp_path / "run" / JUDGMENTS, "a") as handle:
-        handle.write('{"item_id": "item-9')
+    log = tmp_path / "run" / JUDGMENTS
+    whole = log.read_text()
     assert len(load_judgments(tmp_path / "run")) == 4
+    with open(log, "a") as handle:
+        handle.write('{"item_id": "item-9')
+    with pytest.raises(InputError, match=r"judgments.jsonl:5: its last line is cut short .*again to resume"):
+        load_judgments(tmp_path / "run")
+    log.write_text(whole + whole.splitlines(keepends=True)[1])
+    with pytest.raises(InputError, match=r"judgments.jsonl:5: repeats the judgment of line 2 .*again to resume"):
+        load_judgments(tmp_path / "run")
+    # resuming drops the repeat: the log is whole again, and asks nothing
+    asked = chat.total
+    run_jobs_sync(make_jobs(items=1), backend_for(chat), tmp_path / "run", progress=False)
+    assert log.read_text() == whole and chat.total == asked
 
 
 @pytest.fixture(scope="module")

@@ -166,8 +166,11 @@ def test_tables_from_broken_judgments(fx, tmp_path):
     first = json.loads(lines[0])
     log.write_text(json.dumps({**first, "penalized": "yes"}) + "\n")
     fails(*tables, says=(f"{log}:1: field 'penalized' not true, false or null",))
-    log.write_bytes(lines[0] + lines[1][:-5] + "é".encode()[:1])     # a killed run's torn last line is left out
-    assert run(*tables[:-1], tmp_path / "whole").exit_code == 0
+    log.write_bytes(lines[0] + lines[1][:-5] + "é".encode()[:1])     # a killed run's torn last line: resume it
+    fails(*tables, says=(f"{log}:2: its last line is cut short (the run was killed while writing); run the same "
+                         "`orgbench judge` command again to resume the run",))
+    log.write_bytes(lines[0] + lines[0])
+    fails(*tables, says=(f"{log}:2: repeats the judgment of line 1",))
     log.write_text("")
     fails(*tables, says=(f"{log}: no judgments",))
     assert not (tmp_path / "t").exists()
