@@ -52,12 +52,9 @@ def load_prices(path: Path | None) -> dict[str, dict[str, float]]:
     """A TOML price table: ``["JUDGE"]`` with ``prompt_per_million`` and ``completion_per_million`` (any currency)."""
     if path is None:
         return {}
-    import tomllib
+    from orgbench.core.storage import read_toml
 
-    try:
-        table = tomllib.loads(Path(path).read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise InputError(f"{path}: not a readable TOML price table ({exc})") from None
+    table = read_toml(Path(path))
     prices = {}
     for judge, entry in table.items():
         if not isinstance(entry, dict):

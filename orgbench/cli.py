@@ -60,6 +60,11 @@ class OrgbenchGroup(click.Group):
         except InputError as exc:
             click.echo(f"error: {exc.message}", err=True)
             ctx.exit(2)
+        except OSError as exc:          # the disk, not the program: read-only, full, no permission, a symlink loop
+            from orgbench.core.storage import os_problem
+
+            click.echo(f"error: {os_problem(exc.filename or '?', exc, 'cannot be used').message}", err=True)
+            ctx.exit(2)
         except KeyboardInterrupt:
             click.echo(f"interrupted: {interrupt_message(words)}", err=True)
             ctx.exit(130)

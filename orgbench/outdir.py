@@ -260,7 +260,8 @@ def one_writer(paths: list[tuple[str, Path]], command: str) -> Iterator[None]:
 
 
 def with_one_writer(command):
-    """Wrap a click command's callback so that it holds the lock of every directory it writes (WRITTEN_OPTIONS)."""
+    """Wrap a click command's callback: refuse inputs that are FIFOs, devices or symlink loops, then hold the lock of
+    every directory it writes (WRITTEN_OPTIONS) while it runs."""
     import functools
 
     import click
@@ -271,8 +272,18 @@ def with_one_writer(command):
 
     @functools.wraps(callback)
     def locked(*args, **kwargs):
+        from orgbench.core.storage import check_input_path
+
         ctx = click.get_current_context()
         options = {p.name: (p.opts[0] if p.opts else p.name) for p in command.params}
+        for param in command.params:              # inputs: no FIFO, device or symlink loop (they block or fail late)
+            if param.name in WRITTEN_OPTIONS or not isinstance(param.type, click.Path):
+                continue
+            given = ctx.params.get(param.name or "")
+            for value in (given if isinstance(given, (tuple, list)) else (given,)):
+                if value is not None and str(value) != "-":
+                    name = param.opts[0] if isinstance(param, click.Option) else param.human_readable_name
+                    check_input_path(Path(value), name)
         paths = [(options.get(name, name), Path(ctx.params[name])) for name in WRITTEN_OPTIONS
                  if ctx.params.get(name) is not None]
         with one_writer(paths, " ".join(["orgbench", *ctx.command_path.split()[1:]])):

@@ -15,7 +15,6 @@ least one working day.
 from __future__ import annotations
 
 import math
-import tomllib
 from dataclasses import asdict, dataclass
 from datetime import date, datetime, timedelta
 from importlib import resources
@@ -271,10 +270,9 @@ def _default_text() -> str:
 
 
 def _parse(text: str, source: str) -> dict[str, Any]:
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{source}: invalid TOML ({exc})") from None
+    from orgbench.core.storage import loads_toml
+
+    return loads_toml(text, source)
 
 
 def _merge(base: dict[str, Any], user: Mapping[str, Any], source: str) -> dict[str, Any]:

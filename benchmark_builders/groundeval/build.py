@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import random
 import sys
-import tomllib
 from dataclasses import dataclass, replace
 from datetime import timedelta
 from pathlib import Path
@@ -29,7 +28,7 @@ from benchmark_builders.groundeval.silence import silence_candidates
 from benchmark_builders.groundeval.wording import word_question
 from benchmark_builders.groundeval.worldview import WorldView
 from orgbench.core.errors import InputError
-from orgbench.core.storage import read_text, staged_directory, write_json, write_jsonl, write_manifest
+from orgbench.core.storage import read_toml, staged_directory, write_json, write_jsonl, write_manifest
 from simulator.world import World, save_world
 
 SUITE_FORMAT = 1
@@ -284,10 +283,7 @@ def load_build_config(path: Path | None, base: BuildConfig | None = None,
     table: dict[str, Any] = {}
     where = "groundeval"
     if path is not None:
-        try:
-            data = tomllib.loads(read_text(Path(path), "TOML file"))
-        except tomllib.TOMLDecodeError as exc:
-            raise InputError(f"{path}: invalid TOML ({exc})") from None
+        data = read_toml(Path(path))
         table = data.get("groundeval", data)
         where = f"{path}: groundeval"
         if not isinstance(table, dict):

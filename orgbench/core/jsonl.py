@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, NamedTuple
 
 from orgbench.core.errors import FormatError
-from orgbench.core.storage import open_binary
+from orgbench.core.storage import loads_json, open_binary
 
 __all__ = ["BLANK", "JsonLine", "JsonlFile", "iter_jsonl", "loads_jsonl", "parse_jsonl", "parse_line", "read_jsonl", "read_jsonl_file", "scan_jsonl"]
 
@@ -57,12 +57,10 @@ def parse_line(raw: bytes) -> tuple[str, Any]:
     if not text.strip():
         return text, BLANK
     try:
-        return text, json.loads(text)
+        return text, loads_json(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"invalid JSON ({exc.msg})") from None
-    except RecursionError:
-        raise ValueError("invalid JSON (nested too deeply)") from None
-    except ValueError as exc:  # e.g. an integer with too many digits
+    except ValueError as exc:  # a non-finite number, nested too deeply, an integer with too many digits
         raise ValueError(f"invalid JSON ({exc})") from None
 
 

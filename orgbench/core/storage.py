@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import shutil
+import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -57,19 +59,24 @@ def sha256_file(path: Path) -> str:
 
 
 def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Write bytes to ``path`` via a temp file in the same folder and a rename."""
+    """Write bytes to ``path`` via a temp file in the same folder and a rename (an OS error: InputError naming it)."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, _FILE_MODE)
         os.replace(tmp, path)
+    except OSError as exc:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+        raise os_problem(path, exc, "cannot be written", exact=tmp is not None) from None
     except BaseException:
-        if os.path.exists(tmp):
+        if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
         raise
 
@@ -91,23 +98,106 @@ def write_jsonl(path: Path, rows: Iterable[Any]) -> int:
     return len(lines)
 
 
-def open_binary(path: Path, on_directory: str = "is a directory") -> BinaryIO:
-    """Open a file for reading bytes, or InputError naming it (missing, a directory: ``on_directory``, unreadable)."""
+#: The largest file read whole (``read_bytes`` and what is built on it); streamed files are read a line at a time.
+MAX_FILE_BYTES = 1 << 30
+#: The deepest nesting of arrays and objects accepted in a JSON or TOML file.
+MAX_DEPTH = 100
+
+
+def not_regular(mode: int) -> str | None:
+    """What a file of ``mode`` is when it is not a regular file or a directory (None when it is one of those)."""
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return None if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else "not a regular file"
+
+
+def os_problem(path: Path | str, exc: OSError, doing: str = "cannot be read", *, exact: bool = False) -> InputError:
+    """One line for an OS error on ``path``: missing, a symlink loop, a read-only or full disk, no permission.
+
+    The line names the file the error names (a parent folder, say) unless ``exact``: then ``path``.
+    """
+    import errno
+
+    reasons = {errno.ENOENT: "file not found", errno.ELOOP: "a symbolic link loop",
+               errno.ENOSPC: f"{doing}: no space left on the device",
+               errno.EROFS: f"{doing}: read-only file system", errno.EACCES: f"{doing}: permission denied",
+               errno.EPERM: f"{doing}: operation not permitted", errno.EISDIR: "is a directory"}
+    where = exc.filename if exc.filename is not None and not exact else path
+    return InputError(f"{where}: {reasons.get(exc.errno or 0) or f'{doing} ({exc.strerror or exc})'}")
+
+
+def check_input_path(path: Path, option: str, *, depth: int = 2) -> None:
+    """Refuse (InputError) an input that is, or a folder that holds within ``depth`` levels, a FIFO, a device, a
+    socket or a symbolic link loop: reading one would block or fail deep inside a command. Absent paths pass."""
+    path = Path(path)
     try:
-        return open(path, "rb")
+        mode = os.stat(path).st_mode
     except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
+        return
+    except OSError as exc:
+        raise InputError(f"{option} {os_problem(path, exc).message}") from None
+    kind = not_regular(mode)
+    if kind:
+        raise InputError(f"{option} {path}: {kind}, not a regular file or a folder")
+    if not stat.S_ISDIR(mode) or depth == 0:
+        return
+    try:
+        entries = list(os.scandir(path))
+    except OSError as exc:
+        raise InputError(f"{option} {os_problem(path, exc).message}") from None
+    for entry in entries:
+        try:
+            inner = entry.stat().st_mode
+        except FileNotFoundError:
+            if entry.is_symlink():
+                raise InputError(f"{option} {path}: {entry.path} is a broken symbolic link") from None
+            continue
+        except OSError as exc:
+            raise InputError(f"{option} {path}: {os_problem(entry.path, exc).message}") from None
+        kind = not_regular(inner)
+        if kind:
+            raise InputError(f"{option} {path}: {entry.path} is {kind}, not a regular file")
+        if stat.S_ISDIR(inner) and not entry.is_symlink():
+            check_input_path(Path(entry.path), option, depth=depth - 1)
+
+
+def open_binary(path: Path, on_directory: str = "is a directory") -> BinaryIO:
+    """Open a regular file for reading bytes, or InputError naming it (missing, a directory, a FIFO, unreadable).
+
+    Opened without blocking, so a FIFO or a device is refused rather than waited on.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except IsADirectoryError:
         raise InputError(f"{path}: {on_directory}") from None
     except OSError as exc:
-        raise InputError(f"{path}: cannot be read ({exc.strerror})") from None
+        raise os_problem(path, exc) from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise InputError(f"{path}: {on_directory}")
+        if not stat.S_ISREG(mode):
+            raise InputError(f"{path}: {not_regular(mode)}, not a regular file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def read_bytes(path: Path, kind: str = "file") -> bytes:
-    """A file's bytes, or InputError naming the file (missing, a directory, unreadable)."""
+    """A regular file's bytes (at most MAX_FILE_BYTES), or InputError naming the file (missing, unreadable, …)."""
     path = Path(path)
     with open_binary(path, f"is a directory, not a {kind}") as handle:
-        return handle.read()
+        try:
+            data = handle.read(MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            raise os_problem(path, exc) from None
+    if len(data) > MAX_FILE_BYTES:
+        raise InputError(f"{path}: larger than {MAX_FILE_BYTES >> 20} MiB; not read")
+    return data
 
 
 def read_text(path: Path, kind: str = "file") -> str:
@@ -119,14 +209,82 @@ def read_text(path: Path, kind: str = "file") -> str:
         raise FormatError(path, f"not UTF-8 ({exc.reason})") from None
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is out of range for a number")
+    return value
+
+
+def depth(value: Any) -> int:
+    """How deeply lists and dicts nest in ``value`` (0 for a scalar), without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, (list, dict)):
+            deepest = max(deepest, level)
+            stack.extend((child, level + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
+def loads_json(text: str) -> Any:
+    """Strict JSON: NaN, Infinity and numbers out of float range refused, nesting bounded; ValueError says why."""
+    try:
+        value = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+    if depth(value) > MAX_DEPTH:
+        raise ValueError("nested too deeply")
+    return value
+
+
 def read_json(path: Path) -> Any:
-    """Read a JSON file, raising InputError naming the file on any problem."""
+    """Read a JSON file strictly (``loads_json``), raising InputError naming the file on any problem."""
     path = Path(path)
     text = read_text(path, "JSON file")
     try:
-        return json.loads(text)
+        return loads_json(text)
     except json.JSONDecodeError as exc:
         raise FormatError(path, f"invalid JSON ({exc.msg})", line=exc.lineno) from None
+    except ValueError as exc:            # a non-finite number, too deep, an integer with too many digits
+        raise FormatError(path, f"invalid JSON ({exc})") from None
+
+
+def loads_toml(text: str, source: str | Path) -> dict[str, Any]:
+    """Strict TOML: inf and nan refused, integers bounded (4,300 digits) and nesting bounded; InputError naming source."""
+    import tomllib
+
+    try:
+        value = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{source}: invalid TOML ({exc})") from None
+    except RecursionError:
+        raise InputError(f"{source}: invalid TOML (nested too deeply)") from None
+    except ValueError as exc:            # e.g. an integer with more digits than Python converts
+        raise InputError(f"{source}: invalid TOML ({exc})") from None
+    if depth(value) > MAX_DEPTH:
+        raise InputError(f"{source}: invalid TOML (nested too deeply)")
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            raise InputError(f"{source}: invalid TOML ({item} is not a finite number)")
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return value
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """Read a TOML file strictly (``loads_toml``), raising InputError naming the file on any problem."""
+    return loads_toml(read_text(path, "TOML file"), path)
 
 
 def write_manifest(directory: Path, extra: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -10,12 +10,12 @@ runs. docs/sweeps.md shows a complete file.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
 from orgbench.core.errors import InputError
+from orgbench.core.storage import read_toml
 
 DEFAULT_CONCURRENCY = 4
 
@@ -165,12 +165,7 @@ def _world(path: Path, name: str, table: Any) -> WorldGrid:
 def load_sweep(path: Path) -> Sweep:
     """Read and check SWEEP.toml; any problem is one InputError naming the file and key."""
     path = Path(path).resolve()
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found") from None
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise InputError(f"{path}: invalid TOML ({exc})") from None
+    data = read_toml(path)
     _check_keys(path, data, "", "")
     head = _check_keys(path, data.get("sweep", {}), "sweep", "sweep")
     worlds = data.get("worlds", {})

@@ -11,7 +11,6 @@ anything wrong ends in one InputError line naming the file and field.
 from __future__ import annotations
 
 import hashlib
-import tomllib
 from simulator.wording import DEFAULT_WORDING, Wording
 from dataclasses import dataclass
 from functools import lru_cache
@@ -140,10 +139,9 @@ def load_pack(reference: str = DEFAULT_PACK) -> Pack:
 def _parsed(text: str, source: str) -> Pack:
     from simulator.packs.parse import parse_pack
 
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{source}: invalid TOML ({exc})") from None
+    from orgbench.core.storage import loads_toml
+
+    raw = loads_toml(text, source)
     return parse_pack(raw, source, hashlib.sha256(text.encode("utf-8")).hexdigest())
 
 
