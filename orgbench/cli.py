@@ -63,7 +63,8 @@ class OrgbenchGroup(click.Group):
         except OSError as exc:          # the disk, not the program: read-only, full, no permission, a symlink loop
             from orgbench.core.storage import os_problem
 
-            click.echo(f"error: {os_problem(exc.filename or '?', exc, 'cannot be used').message}", err=True)
+            where, doing = (exc.filename, "cannot be used") if exc.filename else ("output", "cannot be written")
+            click.echo(f"error: {os_problem(where, exc, doing).message}", err=True)
             ctx.exit(2)
         except KeyboardInterrupt:
             click.echo(f"interrupted: {interrupt_message(words)}", err=True)

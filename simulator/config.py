@@ -21,7 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from orgbench.core.errors import ConfigError, InputError
+from orgbench.core.errors import ConfigError
 from simulator.model import SUBSYSTEMS
 
 #: Every team the organisation has; each must be present with a positive share.
@@ -380,12 +380,9 @@ def load_config(path: Path | None = None, **overrides: Any) -> SimConfig:
     if path is not None:
         path = Path(path)
         source = str(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            raise InputError(f"{path}: file not found") from None
-        except (UnicodeDecodeError, IsADirectoryError, PermissionError) as exc:
-            raise InputError(f"{path}: cannot read ({exc.__class__.__name__})") from None
+        from orgbench.core.storage import read_text
+
+        text = read_text(path, "TOML config")
         raw = _merge(raw, _parse(text, source), source)
     given = {k: v for k, v in overrides.items() if v is not None}
     for key, value in given.items():

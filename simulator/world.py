@@ -117,16 +117,25 @@ def write_small_files(directory: Path, meta: Mapping[str, Any], actors: Iterable
     write_manifest(directory)
 
 
-def _records(path: Path, build) -> tuple:
+def _records(path: Path, build, *, key: tuple[str, ...] = (), required: bool = False) -> tuple:
+    """The records of one world file; one repeating the ``key`` fields of another, or (``required``) none, refused."""
     rows = []
+    seen: dict[tuple, int] = {}
     for number, obj in iter_jsonl(path):
         if not isinstance(obj, dict):
             raise InputError(f"{path}:{number}: expected a JSON object, got {type(obj).__name__}")
+        if key:
+            ident = tuple(str(obj.get(name)) for name in key)
+            if ident in seen:
+                raise InputError(f"{path}:{number}: repeats the {'/'.join(key)} of line {seen[ident]}")
+            seen[ident] = number
         try:
             rows.append(build(obj))
         except (KeyError, TypeError, ValueError) as exc:
             key = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
             raise InputError(f"{path}:{number}: bad or missing field {key}") from None
+    if required and not rows:
+        raise InputError(f"{path}: no records (a world has at least one)")
     return tuple(rows)
 
 
@@ -146,9 +155,10 @@ def load_world(directory: Path, *, verify: bool = True) -> World:
         raise InputError(f"{directory / 'policy.json'}: bad or missing field {exc}") from None
     return World(
         meta=meta,
-        actors=_records(directory / "actors.jsonl", Actor.from_json),
-        events=_records(directory / "events.jsonl", Event.from_json),
-        artifacts=_records(directory / "artifacts.jsonl", ArtifactVersion.from_json),
+        actors=_records(directory / "actors.jsonl", Actor.from_json, key=("actor_id",), required=True),
+        events=_records(directory / "events.jsonl", Event.from_json, key=("event_id",), required=True),
+        artifacts=_records(directory / "artifacts.jsonl", ArtifactVersion.from_json, key=("artifact_id", "version"),
+                           required=True),
         policy=policy,
         graph=read_json(directory / "graph.json"),
         claims=_records(directory / CLAIMS_FILE, Claim.from_json) if (directory / CLAIMS_FILE).is_file() else (),

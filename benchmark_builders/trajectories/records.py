@@ -231,6 +231,8 @@ def read_trajectories(path: Path) -> list[Trajectory]:
             raise InputError(f"{path}:{number}: duplicate trajectory_id {trajectory.trajectory_id}")
         seen.add(trajectory.trajectory_id)
         out.append(trajectory)
+    if not out:
+        raise InputError(f"{path}: no trajectories")
     return out
 
 

@@ -95,6 +95,8 @@ class SourceSnapshot:
                                  f"{trajectory.trajectory_id}")
             seen.add(trajectory.trajectory_id)
             out.append(trajectory)
+        if not out:
+            raise InputError(f"{self.root / TRAJECTORIES_FILE}: no trajectories")
         return out
 
     def labels(self) -> dict[str, StepLabels]:

@@ -45,11 +45,16 @@ def load_suite(directory: Path) -> tuple[dict[str, Any], list[Contract]]:
         raise InputError(problems[0])
     meta = read_json(directory / "suite.json")
     contracts = []
+    first: dict[str, int] = {}
     for number, obj in iter_jsonl(directory / "contracts.jsonl"):
         try:
             contracts.append(Contract.from_json(obj))
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"{directory / 'contracts.jsonl'}:{number}: bad or missing field {exc}") from None
+        if contracts[-1].question_id in first:
+            raise InputError(f"{directory / 'contracts.jsonl'}:{number}: repeats the question_id of line "
+                             f"{first[contracts[-1].question_id]}")
+        first[contracts[-1].question_id] = number
     return meta, contracts
 
 

@@ -131,12 +131,16 @@ def check_answered_suite(suite: Path, answers: Path) -> None:
     from orgbench.core.storage import read_json
 
     record = answers / "run.json"
-    if not (answers.is_dir() and record.is_file()):
-        return
+    if not (answers.is_dir() and (record.exists() or record.is_symlink())):
+        return                   # answers from elsewhere (a JSONL file, serve-mcp's folder) record no suite
     run = read_json(record)
-    recorded = run.get("suite_contracts_sha256") if isinstance(run, dict) else None
+    if not isinstance(run, dict):
+        raise InputError(f"{record}: not a JSON object (the run.json `orgbench run-agent` writes)")
+    recorded = run.get("suite_contracts_sha256")
     if recorded is None:
         return
+    if not isinstance(recorded, str):
+        raise InputError(f"{record}: field suite_contracts_sha256: not text")
     actual = _digest(suite / "contracts.jsonl")
     if recorded != actual:
         raise InputError(f"{record}: the run answered another suite (suite_contracts_sha256 {str(recorded)[:12]}…, "

@@ -36,7 +36,13 @@ def _score_rows(folder: Path, index: int) -> tuple[list[SeededScore], list[dict[
     scores = load_scores(folder / "questions.jsonl")
     rows = [SeededScore(index, score) for score in scores]
     meta = read_json(folder / "summary.json")
-    suite, answers = Path(str(meta.get("suite", ""))), Path(str(meta.get("answers", "")))
+    if not isinstance(meta, dict):
+        raise InputError(f"{folder / 'summary.json'}: not a JSON object (the summary `orgbench score groundeval` "
+                         "writes)")
+    for name in ("suite", "answers"):
+        if not isinstance(meta.get(name), str):
+            raise InputError(f"{folder / 'summary.json'}: field {name}: missing or not text")
+    suite, answers = Path(meta["suite"]), Path(meta["answers"])
     if not (suite / "contracts.jsonl").is_file() or not answers.exists():
         return rows, []
     contracts = {c.question_id: c for c in load_suite(suite)[1]}
@@ -100,6 +106,9 @@ def tables_assurance(source: Path, out: Path, judge: str, base_url: str | None, 
     inputs = {"source": sha256_file(source / "trajectories.jsonl") if (source / "trajectories.jsonl").is_file()
               else None, "judge": judge, "base_url": base_url, "draws": draws}
     guard(out, "assurance tables", inputs, overwrite=overwrite)
+    from benchmark_builders.trajectories.records import read_trajectories
+
+    read_trajectories(source / "trajectories.jsonl")          # a malformed source is refused before the fault study
     check_endpoint(judge, base_url)
     backend = make_backend(judge, base_url=base_url)
     with staged_directory(out) as tmp:

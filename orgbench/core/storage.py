@@ -74,7 +74,7 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
     except OSError as exc:
         if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
-        raise os_problem(path, exc, "cannot be written", exact=tmp is not None) from None
+        raise os_problem(path, exc, "cannot be written", exact=True) from None
     except BaseException:
         if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
