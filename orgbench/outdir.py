@@ -87,14 +87,20 @@ def _first_difference(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | N
     return None
 
 
-def check_path(path: Path, option: str = "--out") -> None:
-    """Refuse an output path that is a file or lies under one (InputError naming ``option``)."""
+def check_parents(path: Path, option: str = "--out") -> None:
+    """Refuse an output path that lies under a file (InputError naming ``option``)."""
     path = Path(path)
     for parent in path.parents:
         if parent.exists():
             if not parent.is_dir():
                 raise InputError(f"{option} {path}: {parent} is a file, not a directory")
             break
+
+
+def check_path(path: Path, option: str = "--out") -> None:
+    """Refuse an output path that is a file or lies under one (InputError naming ``option``)."""
+    path = Path(path)
+    check_parents(path, option)
     if path.exists() and not path.is_dir():
         raise InputError(f"{option} {path}: exists and is not a directory; refusing to replace it")
 
@@ -248,6 +254,7 @@ def one_writer(paths: list[tuple[str, Path]], command: str) -> Iterator[None]:
             key = str(lock_path(path))
             if key in _held:
                 continue
+            check_parents(path, option)
             _held[key] = _acquire(path, command, option)
             taken.append((key, _held[key]))
         yield

@@ -7,6 +7,7 @@ or absent, JSON is byte-identical for identical data, and a directory's
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import math
@@ -134,10 +135,10 @@ def check_input_path(path: Path, option: str, *, depth: int = 2) -> None:
     path = Path(path)
     try:
         mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        return
     except OSError as exc:
-        raise InputError(f"{option} {os_problem(path, exc).message}") from None
+        if exc.errno == errno.ELOOP:
+            raise InputError(f"{option} {os_problem(path, exc).message}") from None
+        return               # missing, under a file, unreadable: the command's own checks name it
     kind = not_regular(mode)
     if kind:
         raise InputError(f"{option} {path}: {kind}, not a regular file or a folder")
@@ -270,15 +271,15 @@ def loads_toml(text: str, source: str | Path) -> dict[str, Any]:
         raise InputError(f"{source}: invalid TOML ({exc})") from None
     if depth(value) > MAX_DEPTH:
         raise InputError(f"{source}: invalid TOML (nested too deeply)")
-    stack: list[Any] = [value]
+    stack: list[tuple[str, Any]] = [("", value)]
     while stack:
-        item = stack.pop()
+        where, item = stack.pop()
         if isinstance(item, float) and not math.isfinite(item):
-            raise InputError(f"{source}: invalid TOML ({item} is not a finite number)")
+            raise InputError(f"{source}: field {where}: {item} is not a finite number")
         if isinstance(item, dict):
-            stack.extend(item.values())
+            stack.extend((f"{where}.{k}" if where else str(k), v) for k, v in item.items())
         elif isinstance(item, list):
-            stack.extend(item)
+            stack.extend((f"{where}[{i}]", v) for i, v in enumerate(item))
     return value
 
 

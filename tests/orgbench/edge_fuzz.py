@@ -296,8 +296,8 @@ COMMANDS = (
             lambda i, o, f: ["tables", "assurance", "--source", str(i), "--out", str(o)]),
     Command("view", "judged", "judgments.jsonl", "jsonl",
             lambda i, o, f: ["view", str(i), "--out", str(o)], out_is_file=True),
-    Command("sweep", "sweep", "", "toml", lambda i, o, f: ["sweep", str(i), "--out", str(o), "--work-dir",
-                                                           str(o) + "-work"]),
+    Command("sweep", "sweep", "", "toml", lambda i, o, f: ["sweep", str(i), "--executor", "serial", "--out", str(o),
+                                                           "--work-dir", str(o) + "-work"]),
 )
 
 #: Variants that do not apply to a command's file (reading them is legitimate there): TOML has no records or
