@@ -1,6 +1,7 @@
 """The ``orgbench`` command line: one click group, with each area's commands in orgbench/commands/.
 
-User errors (``InputError``) end as one line on stderr and exit code 2; a
+User errors (``InputError``) and OS errors (a read-only or full disk, no
+permission) end as one line on stderr and exit code 2; a
 Ctrl-C ends with exit code 130 and a line that says, for that command, what
 was kept and whether running it again resumes.
 """

@@ -8,6 +8,10 @@ unless ``--overwrite`` was given. ``bind`` records the inputs of a finished
 table or score folder in ``.orgbench.json`` so that a later command can tell
 "the same" from "another". ``removed_on_failure`` takes away a folder the
 command created when it fails, so nothing half-made is left looking finished.
+``one_writer`` holds an ``fcntl.flock`` on ``.NAME.lock`` beside each folder a
+command writes (the CLI takes it for --out, --work and --work-dir of every
+command), so a second writer is refused naming the first, and a killed
+holder's lock goes with it.
 """
 
 from __future__ import annotations
