@@ -1,8 +1,11 @@
-"""Shortcut readers as tests: they reproduce the leak of the suite before issue 14, and find none in today's.
+"""Shortcut readers as tests: they reproduce the leaks of earlier suites, and find none in today's.
 
-The suite before issue 14 is kept (question, reference, candidate and label of its 246 items, as its builder
-wrote them) in ``data/suite_before_issue14.jsonl.gz``; a reader counts only because it beats the majority
-label there by far.
+The suites before issues 14 and 30 are kept (the texts and labels of their 246 items, as their builders wrote
+them) in ``data/``; a reader counts only because it detects the leak there. The builder's own readers
+(``benchmark_builders.cargo.readers``) are checked against the suite before issue 14; the readers written apart
+from the builder (``independent_readers``: warranty/age arithmetic, rollback distance, step phrases, a
+bag-of-words logistic regression, candidate-vs-reference diffs) against the suite before issue 30, and on the
+default suite their 95% interval must hold the majority baseline on every family pair.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import gzip
 import json
 import sys
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -20,6 +24,7 @@ from benchmark_builders.cargo.readers import READERS, reader_scores  # noqa: E40
 from cargo_synthetic import default_world_suite  # noqa: E402
 
 BEFORE = Path(__file__).with_name("data") / "suite_before_issue14.jsonl.gz"
+BEFORE_30 = Path(__file__).with_name("data") / "suite_before_issue30.jsonl.gz"
 
 
 def _before():
@@ -55,3 +60,59 @@ def test_a_suite_smaller_than_the_folds_still_builds():
     scores = cross_validate(data)
     assert scores == {"accuracy": 1.0, "majority": 0.5}      # each test fold: one of each label; a tied train fold guesses False
     assert cross_validate([({"a"}, True)]) == {"accuracy": None, "majority": None}
+
+
+def _before_30():
+    rows = [json.loads(line) for line in gzip.decompress(BEFORE_30.read_bytes()).decode().splitlines()]
+    return rows, rows
+
+
+#: (family pair, reader) that detect the suite before issue 30: their interval lies above the majority baseline.
+DETECTED_BEFORE_30 = {
+    ("whole suite", "arithmetic"), ("P1+P3 vs P2", "arithmetic"), ("P3 vs extra P2", "arithmetic"),
+    ("P1+P3 vs P4", "step_phrases"),
+}
+
+
+@pytest.mark.slow          # 31 cross-validations (about 20 s)
+def test_the_independent_readers_detect_the_suite_before_issue_30():
+    from independent_readers import score_suite
+
+    scores = score_suite(*_before_30())
+    for pair, reader in DETECTED_BEFORE_30:
+        assert scores[pair][reader].leaks, (pair, reader, str(scores[pair][reader]))
+    # the arithmetic flags every warranty-end change and no should-not item
+    assert scores["P1+P3 vs P2"]["warranty_age"].flagged == 9
+    assert scores["P1+P3 vs P2"]["arithmetic"].flagged == 18
+
+
+def test_warranty_and_rollback_arithmetic_reads_free_text():
+    from independent_readers import opening_day_of_year, rollback_distance, warranty_and_age
+
+    text = "Checked the warranty end 2027-03-01 and the asset age at opening, 1408 days. Firmware 4.2.9 to 4.2.5."
+    assert warranty_and_age(text)[1] == 1408
+    assert opening_day_of_year(text) == (date(2027, 3, 1).toordinal() + 1408) % 365
+    assert rollback_distance(text) == 4
+
+
+def test_wilson_interval_and_grouped_folds():
+    from independent_readers import Item, grouped_folds, wilson
+
+    low, high = wilson(50, 100)
+    assert (round(low, 4), round(high, 4)) == (0.4038, 0.5962)
+    items = [Item("", "", i % 2 == 0, world) for world in range(10) for i in range(3)]
+    folds = grouped_folds(items)
+    assert len(folds) == 5 and all(len({items[i].world for i in f}) == 2 for f in folds)
+
+
+@pytest.mark.slow          # the default suite (built once per session) and 35 cross-validations
+@pytest.mark.xfail(strict=True, reason="the suite before the builder changes of issue 30 leaks")
+def test_no_independent_reader_beats_the_majority_on_the_default_suite(default_suite):
+    from independent_readers import score_suite
+
+    scores = score_suite(default_suite.items, default_suite.truth)
+    leaks = [(pair, name, str(s)) for pair, by_reader in scores.items() for name, s in by_reader.items() if s.leaks]
+    assert not leaks
+    for by_reader in scores.values():
+        for s in by_reader.values():
+            assert s.low <= s.majority <= s.high or s.high < s.majority

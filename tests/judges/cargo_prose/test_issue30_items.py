@@ -1,0 +1,60 @@
+"""The issue-30 hand-written items (items_issue30.jsonl): 16 per family, written apart from the builder and the
+judge, in free formats (contexts as tables, key=value lines, CRM prose; references as prose, bullets, lettered
+or arrowed steps), and builtin:grounded's DI on them beside its DI on the default suite.
+
+The items were committed before the judge was changed for issue 30 (the DI then: see the module's history).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+
+from judges.backends.builtin import make_builtin
+from judges.conditions import CONDITIONS, render
+from judges.verdict import parse_verdict
+
+PATH = Path(__file__).with_name("items_issue30.jsonl")
+SHOWN = ("item_id", "question", "live_context", "reference", "candidate")
+P4_KINDS = {"skip", "order", "action", "escalation"}
+
+
+def _items() -> list[dict]:
+    return [json.loads(line) for line in PATH.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def grounded_rates(rows: list[dict]) -> dict[str, float]:
+    """builtin:grounded under the cargo condition: penalty rate per family, and DI (labels never shown)."""
+    judge = make_builtin("grounded")
+    penalised: dict[str, list[bool]] = {}
+    for row in rows:
+        shown = {k: row[k] for k in SHOWN}
+        verdict = parse_verdict(judge.judge_text(render(CONDITIONS["cargo"], shown, 0)))
+        penalised.setdefault(row["family"], []).append(verdict.penalized)
+    rate = {f: round(sum(v) / len(v), 4) for f, v in sorted(penalised.items())}
+    pos = penalised.get("P2", []) + penalised.get("P4", [])
+    neg = penalised.get("P1", []) + penalised.get("P3", [])
+    rate["DI"] = round(sum(pos) / len(pos) - sum(neg) / len(neg), 4)
+    return rate
+
+
+def test_sixteen_items_per_family_in_free_formats():
+    rows = _items()
+    assert Counter(r["family"] for r in rows) == {"P1": 16, "P3": 16, "P2": 16, "P4": 16}
+    assert Counter(r["kind"] for r in rows if r["family"] == "P4") == dict.fromkeys(P4_KINDS, 4)
+    for row in rows:
+        assert all(isinstance(row[k], str) and row[k] for k in SHOWN)
+        assert row["should_penalize"] is (row["family"] in ("P2", "P4"))
+        assert not row["live_context"].startswith("Case record for") or "Case: " not in row["live_context"]
+    assert len({r["live_context"] for r in rows}) == 8 and len({r["reference"] for r in rows}) == 8
+
+
+def test_grounded_on_the_hand_written_items():
+    rates = grounded_rates(_items())
+    print(f"\nbuiltin:grounded under cargo on the issue-30 hand-written items: {rates}")
+    assert rates == EXPECTED
+
+
+EXPECTED: dict[str, float] = {"P1": 0.125, "P2": 0.875, "P3": 0.0625, "P4": 0.1875, "DI": 0.4375}
