@@ -27,7 +27,7 @@ from benchmark_builders.cargo.cases import SupportCase, cases_by_procedure, case
 from benchmark_builders.cargo.derived import contradict_derived, derived_values
 from benchmark_builders.cargo.identity import gating_id, golden_id, item_id, refuse_repeats
 from benchmark_builders.cargo.perturb import (
-    NoContradiction, available_corruptions, contradict, corrupt, has_near_miss,
+    NoContradiction, available_corruptions, contradict, corrupt, has_near_miss, world_relations,
 )
 from benchmark_builders.cargo.plan import SuiteConfig, plan_items
 from benchmark_builders.cargo.summary import gating_summary, suite_meta, variety_of
@@ -76,6 +76,7 @@ class _WorldBuilder:
         # each revision its own group: a reference follows the case's steps; references are closed cases only
         groups = cases_by_procedure(c for c in cases if not c.is_open)
         self.pool: dict[str, list[str]] = {}
+        self.relations = world_relations([c.facts for c in cases])
         for case in cases:
             for name, value in case.facts.items():
                 self.pool.setdefault(name, []).append(value)
@@ -198,43 +199,49 @@ class _WorldBuilder:
                 return option
         return "closed"
 
-    def item(self, family: str, style: str, variety: str | None, state: str = "closed") -> tuple[dict, dict, dict] | None:
-        """One judged item, its truth and its retrieval record (``variety``: the P2 value kind or P4 corruption;
-        ``state``: the case state planned); None when no live case is left with a clean reference (``_live_case``) or
-        its answer states too few values for a self-consistent P2 contradiction."""
+    def item(self, family: str, style: str, variety: str | Sequence[str] | None, state: str = "closed",
+             variant: str | None = None, runbook: str | None = None) -> tuple[dict, dict, dict] | None:
+        """One judged item, its truth and its retrieval record (``variety``: the P2 value kind, or the P4 kinds in
+        order of preference; ``state``: the case state planned; ``variant``: the wording; ``runbook``: the runbook
+        wanted, taken when a live case of it is left); None when no live case is left with a clean reference
+        (``_live_case``) or its answer states too few values for a self-consistent P2 contradiction."""
         rng = self.rng
-        corruption = variety
         in_scope = [p for p in PROCEDURES if p.procedure_id not in self.config.out_of_scope]
-        accept = lambda c: True  # noqa: E731
+        cases = [c for q in self.queues.values() for c in q]
+        wanted = lambda c: runbook is None or c.procedure_id == runbook  # noqa: E731
+        accept = wanted if any(wanted(c) for c in cases) else (lambda c: True)
+        corruption = variety if isinstance(variety, str) or variety is None else None
         if family == "P4":
-            # a skipped step shortens the answer, so skip only in the longest runbooks: the corrupted
-            # answer then has as many steps as a correct answer of a shorter runbook
-            queue = self.queues["closed"]
-            longest = max(len(c.procedure.steps) for c in queue) if queue else 0
-            accept = lambda c: corruption in available_corruptions(c.procedure) and (  # noqa: E731
-                corruption != "skip_step" or len(c.procedure.steps) == longest) and (
-                corruption != "wrong_action" or has_near_miss(c.procedure, c.facts, in_scope))
-            if not any(accept(c) for q in self.queues.values() for c in q):
-                corruption = rng.choice(sorted(set(self.config.p4_kinds) - {"wrong_escalation"}) or ["wrong_action"])
-                accept = lambda c: True  # noqa: E731
+            kinds = [variety] if isinstance(variety, str) else list(variety or ())
+
+            def applies(kind: str, case: SupportCase) -> bool:
+                return kind in available_corruptions(case.procedure, case.done) and (
+                    kind != "wrong_action" or has_near_miss(case.procedure, case.facts, in_scope))
+            options = [(k, r) for r in (True, False) for k in kinds]   # the wanted runbook first, then any
+            for kind, on_runbook in options:
+                test = (lambda c, k=kind, o=on_runbook: applies(k, c) and (not o or wanted(c)))
+                if any(test(c) for c in cases):
+                    corruption, accept = kind, test
+                    break
+            else:
+                return None
         found = self._live_case(self._state(state, accept), accept)
         if found is None:
             return None
         case, question, golden, retrieval = found
         answer = correct_answer(case)
-        extras = ()
+        extras: tuple[tuple[int, str], ...] = ()
         if style == "extra":
             extras = extra_sentences(rng, sum(s.done for s in answer.steps), rng.randint(1, self.config.max_extras),
                                      closed=case.facts.get("case_status") == "closed", done=not case.is_open)
             answer = Answer(answer.header, answer.steps, extras)
         try:
             answer, perturbation = self._perturb(family, corruption, case, answer, golden, in_scope)
-        except NoContradiction:  # an answer stating too few values to contradict (an early open case): dropped
+        except ValueError:  # NoContradiction (too few values stated, an early open case), or no such corruption
             return None
         if family == "P3":
             perturbation = {"kind": "benign_extra", "extras": [text for _, text in extras]}
-        variant = rng.choice(ANSWER_VARIANTS)
-        rng.getrandbits(48)  # the draw that was the id before ids were content hashes: keeps the suite's content
+        variant = variant or rng.choice(ANSWER_VARIANTS)
         item = {"item_id": "", "question": question, "live_context": render_context(case),
                 "reference": golden["reference"], "candidate": render_answer(answer, variant)}
         stated = correct_answer(case).values()
@@ -261,10 +268,15 @@ class _WorldBuilder:
                 if made is not None:
                     return made
                 variety = "identifier"
-            return contradict(answer, case.facts, rng, n_values, kind=variety, pool=self.pool,
-                              avoid=self.golden_values[golden["golden_id"]])
+            for kind in dict.fromkeys((variety, "identifier")):  # a date no other seen offset fits: an identifier
+                try:
+                    return contradict(answer, case.facts, rng, n_values, kind=kind, pool=self.pool,
+                                      avoid=self.golden_values[golden["golden_id"]], relations=self.relations)
+                except NoContradiction:
+                    if kind == "identifier":
+                        raise
         if family == "P4":
-            return corrupt(answer, case.procedure, variety, rng, case.facts, in_scope)
+            return corrupt(answer, case.procedure, variety, rng, case.facts, in_scope, done=case.done)
         return answer, None
 
     def gating_item(self) -> tuple[dict, dict, dict] | None:
@@ -298,24 +310,35 @@ def build_suite(worlds: Sequence[tuple[int, Sequence[SupportCase]]], config: Sui
     if not worlds:
         raise InputError("no worlds to build from")
     rng = random.Random(f"cargo-suite:{config.seed}")
-    plan = plan_items(config, len(worlds), rng)
+    plan = plan_items(config, len(worlds), rng, ANSWER_VARIANTS)
     items, truth, retrieval, golden, gating, gating_truth = [], [], [], [], [], []
-    cycles = {"P2": tuple(config.p2_kinds), "P4": tuple(config.p4_kinds)}
-    turns = {"P2": 0, "P4": 0}
+    p2_kinds = tuple(config.p2_kinds)
+    used_p4: dict[str, int] = dict.fromkeys(config.p4_kinds, 0)
+    # every family deals the in-scope runbooks in turn, from its own shuffled order: runbooks balanced by family
+    runbooks = sorted(p.procedure_id for p in PROCEDURES if p.procedure_id not in config.out_of_scope)
+    deal = {family: rng.sample(runbooks, len(runbooks)) for family in FAMILY_NAMES}
+    dealt = dict.fromkeys(FAMILY_NAMES, 0)
+    turns = 0
     dropped: dict[str, int] = {}    # planned items with no clean live case left, no contradiction, or repeating one
     seen: set[str] = set()
     for (world_seed, cases), specs in zip(worlds, plan):
         builder = _WorldBuilder(world_seed, cases, config, random.Random(f"cargo-world:{config.seed}:{world_seed}"))
         golden += builder.golden
-        for family, style, state in specs:
-            variety = None
-            if family in cycles:
-                variety = cycles[family][turns[family] % len(cycles[family])]
-                turns[family] += 1
-            made = builder.item(family, style, variety, state)
+        for family, style, state, variant in specs:
+            variety: str | tuple[str, ...] | None = None
+            if family == "P2":
+                variety = p2_kinds[turns % len(p2_kinds)]
+                turns += 1
+            elif family == "P4":   # the least used kind first
+                variety = tuple(sorted(used_p4, key=lambda k: (used_p4[k], config.p4_kinds.index(k))))
+            runbook = deal[family][dealt[family] % len(runbooks)]
+            dealt[family] += 1
+            made = builder.item(family, style, variety, state, variant, runbook)
             if made is None or made[0]["item_id"] in seen:  # no clean live case left, or a case drawn again alike
                 dropped[family] = dropped.get(family, 0) + 1
                 continue
+            if family == "P4":
+                used_p4[made[1]["variety"]] += 1
             seen.add(made[0]["item_id"])
             items.append(made[0]); truth.append(made[1]); retrieval.append(made[2])
         for _ in range(config.gating_per_world):

@@ -8,7 +8,10 @@
 - **Procedural corruption** (P4): a required step is skipped, two dependent
   steps are swapped, a step's action is replaced by a near miss (another
   runbook's step that opens the same way, with its own values), or an
-  escalation goes to the other team correct answers escalate to.
+  escalation goes to another team. Skips, swaps and escalations are taken
+  from the runbook's other revisions (:func:`revision_corruptions`), so the
+  corrupted step list is one a correct answer of that revision has: only the
+  reference, of the case's own revision, tells them apart.
 
 Each perturbation returns the new answer and a JSON-ready record of what it
 changed, which goes to the truth file only.
@@ -25,7 +28,7 @@ from typing import Any, Mapping, Sequence
 from benchmark_builders.cargo.answers import TEAM_PHRASES, Answer, past_tense
 from benchmark_builders.cargo.derived import DERIVED_KINDS
 from simulator.case_facts import CREDIT_AMOUNTS, entitlement
-from simulator.procedures import PROCEDURES, Procedure, Step
+from simulator.procedures import ALL_PROCEDURES, PROCEDURES, Procedure, Step
 
 #: Facts whose values are mutually exclusive words, and the words they can take.
 ENUMERATED: dict[str, tuple[str, ...]] = {
@@ -42,15 +45,6 @@ _STATUS_CONTRADICTION = {"resolved": "closed"}
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 CORRUPTIONS: tuple[str, ...] = ("skip_step", "swap_steps", "wrong_action", "wrong_escalation")
 
-#: Teams a step could wrongly be handed to, per correct target: the other team correct answers escalate to,
-#: so a wrong target uses only phrases that correct answers use too.
-WRONG_TEAMS: dict[str, tuple[str, ...]] = {
-    "support_l2": ("a support manager",),
-    "support_manager": ("the level-2 data-recovery team",),
-    "sales_manager": ("a support manager",),
-}
-
-
 #: The kinds of value a contradiction replaces, cycled over the P2 items. Status and entitlement are not
 #: used: the one self-consistent status flip (resolved -> closed) is decided by the reference's own status,
 #: and every live case with an entitlement is active, so "expired" with warranty work follows is wrong
@@ -60,6 +54,53 @@ CONTRADICTIONS: tuple[str, ...] = ("identifier", "date")
 QUESTION_FACTS: tuple[str, ...] = ("case_id", "account_name", "account_id", "asset_serial")
 #: Values of each fact elsewhere in the world, from which a contradicting value is drawn.
 Pool = Mapping[str, Sequence[str]]
+#: How a date or version fact sits against another fact of the same case across the world: fact -> (anchor fact,
+#: the offsets seen: days for a date, patch versions on the same line for a version). See ``world_relations``.
+Relations = Mapping[str, tuple[str, tuple[int, ...]]]
+_VERSION_TEXT = re.compile(r"^\d+\.\d+\.\d+$")
+
+
+def _offset(value: str, anchor: str) -> int | None:
+    """Days from ``anchor`` to ``value`` (two dates), patch versions (two versions on one line), else None."""
+    if _DATE.match(value) and _DATE.match(anchor):
+        return (date.fromisoformat(value) - date.fromisoformat(anchor)).days
+    if _VERSION_TEXT.match(value) and _VERSION_TEXT.match(anchor) and value.rsplit(".", 1)[0] == anchor.rsplit(".", 1)[0]:
+        return int(value.rsplit(".", 1)[1]) - int(anchor.rsplit(".", 1)[1])
+    return None
+
+
+def _shifted(anchor: str, offset: int) -> str | None:
+    if _DATE.match(anchor):
+        return (date.fromisoformat(anchor) + timedelta(days=offset)).isoformat()
+    line, _, patch = anchor.rpartition(".")
+    return f"{line}.{int(patch) + offset}" if int(patch) + offset >= 0 else None
+
+
+def world_relations(cases_facts: Sequence[Mapping[str, str]]) -> dict[str, tuple[str, tuple[int, ...]]]:
+    """For each date or version fact, the other fact of the same case it is tied to most tightly across the world's
+    cases (the anchor whose offsets take the fewest distinct values, at most 12), with those offsets.
+
+    A warranty end sits a whole number of warranty years after the purchase day, a visit a few days after the
+    opening, a rollback target a few patch versions below the running firmware: a value drawn as anchor + another
+    seen offset is one a correct answer could state, and every arithmetic between the facts still holds.
+    """
+    offsets: dict[tuple[str, str], set[int]] = {}
+    for facts in cases_facts:
+        for name, value in facts.items():
+            if not (_DATE.match(value) or _VERSION_TEXT.match(value)):
+                continue
+            for anchor, other in facts.items():
+                if anchor != name:
+                    found = _offset(value, other)
+                    if found is not None:
+                        offsets.setdefault((name, anchor), set()).add(found)
+    out: dict[str, tuple[str, tuple[int, ...]]] = {}
+    for (name, anchor), seen in sorted(offsets.items()):
+        if len(seen) < 2 or len(seen) > 12:
+            continue
+        if name not in out or len(seen) < len(out[name][1]):
+            out[name] = (anchor, tuple(sorted(seen)))
+    return out
 
 
 def value_kind(fact: str, value: str) -> str | None:
@@ -152,11 +193,32 @@ def world_values(fact: str, value: str, pool: Pool) -> list[str]:
     return sorted(v for v in set(pool.get(fact, ())) if v != value and shape(v) == shape(value))
 
 
-def contradicting_value(fact: str, value: str, rng: random.Random, taken: set[str], pool: Pool | None = None) -> str:
+def related_value(fact: str, value: str, facts: Mapping[str, str], relations: Relations, rng: random.Random,
+                  taken: set[str]) -> str | None:
+    """Another value of a date or version fact tied to an anchor (``world_relations``): the anchor's value plus
+    another offset seen in the world; None when the fact has no anchor in ``facts`` or no offset is left."""
+    if fact not in relations or relations[fact][0] not in facts:
+        return None
+    anchor, seen = relations[fact]
+    current = _offset(value, facts[anchor])
+    options = [new for new in (_shifted(facts[anchor], o) for o in seen if o != current)
+               if new is not None and new != value and new not in taken and _same_shape(value, new)]
+    return rng.choice(options) if options else None
+
+
+def contradicting_value(fact: str, value: str, rng: random.Random, taken: set[str], pool: Pool | None = None,
+                        relations: Relations | None = None, facts: Mapping[str, str] | None = None) -> str:
     """A value of the same kind as ``value`` that differs from it and from every value in ``taken``.
 
-    With a world ``pool``, an identifier or a date is another value the same fact takes elsewhere in the world.
+    A date or version tied to another fact of the case (``relations``, with the case's ``facts``) is that fact's
+    value plus another offset the world shows, and nothing else (ValueError when none is left); with a world
+    ``pool``, any other identifier or date is another value the same fact takes elsewhere in the world.
     """
+    if relations is not None and facts is not None and fact in relations and relations[fact][0] in facts:
+        new = related_value(fact, value, facts, relations, rng, taken)
+        if new is None:
+            raise ValueError(f"no other related value of {fact} for {value!r}")
+        return new
     if pool is not None and value_kind(fact, value) in ("identifier", "date"):
         free = [v for v in world_values(fact, value, pool) if v not in taken and not any(v in t for t in taken)]
         if not free:
@@ -199,7 +261,7 @@ class NoContradiction(ValueError):
 
 def contradict(answer: Answer, live_facts: Mapping[str, str], rng: random.Random,
                n_values: int = 1, kind: str = "identifier", pool: Pool | None = None,
-               avoid: frozenset[str] = frozenset()) -> tuple[Answer, dict[str, Any]]:
+               avoid: frozenset[str] = frozenset(), relations: Relations | None = None) -> tuple[Answer, dict[str, Any]]:
     """Replace ``n_values`` stated values with ones the live context contradicts, keeping the answer consistent.
 
     The first is of ``kind`` (an identifier when the answer states none of that kind), any further
@@ -207,7 +269,8 @@ def contradict(answer: Answer, live_facts: Mapping[str, str], rng: random.Random
     from along (moved to the other side of the opening day), so the pair still agrees; that pair is
     the item's two values. New values are drawn again until :func:`self_inconsistencies` finds nothing.
     With a world ``pool`` the new values are other world values of the same fact, never one in ``avoid``
-    (the reference's values), and no fact the question states is changed.
+    (the reference's values), and no fact the question states is changed; a date or version with an anchor in
+    ``relations`` moves by another offset the world shows (``related_value``).
     """
     stated = answer.values()
     first = contradictable_facts(answer, kind, pool) or contradictable_facts(answer, "identifier", pool)
@@ -220,7 +283,7 @@ def contradict(answer: Answer, live_facts: Mapping[str, str], rng: random.Random
         chosen += rng.sample(others, k=max(0, min(n_values - len(chosen), len(others))))
         for _ in range(30):
             try:
-                trial, changes = _replace_values(answer, chosen, live_facts, rng, pool, avoid)
+                trial, changes = _replace_values(answer, chosen, live_facts, rng, pool, avoid, relations)
             except ValueError:
                 break  # no world value left for one of the chosen facts: choose again
             if not self_inconsistencies(trial.values(), live_facts):
@@ -229,7 +292,8 @@ def contradict(answer: Answer, live_facts: Mapping[str, str], rng: random.Random
 
 
 def _replace_values(answer: Answer, chosen: Sequence[str], live_facts: Mapping[str, str], rng: random.Random,
-                    pool: Pool | None, avoid: frozenset[str]) -> tuple[Answer, list[dict[str, str]]]:
+                    pool: Pool | None, avoid: frozenset[str],
+                    relations: Relations | None = None) -> tuple[Answer, list[dict[str, str]]]:
     stated = answer.values()
     taken = set(live_facts.values()) | set(avoid)
     trial, changes = answer, []
@@ -238,36 +302,80 @@ def _replace_values(answer: Answer, chosen: Sequence[str], live_facts: Mapping[s
         if name == "warranty_end" and "entitlement" in chosen:
             new = _warranty_end_for(trial.values()["entitlement"], live_facts["opened_at"], rng)
         else:
-            new = contradicting_value(name, original, rng, taken, pool)
+            new = contradicting_value(name, original, rng, taken, pool, relations, {**live_facts, **trial.values()})
         taken.add(new)
         trial = trial.with_value(name, new)
         changes.append({"field": name, "original": original, "new": new})
     return trial, changes
 
 
-def available_corruptions(procedure: Procedure) -> tuple[str, ...]:
-    """The corruption kinds that apply to a runbook (wrong escalation needs an escalating step)."""
-    has_escalation = any(step.escalates_to for step in procedure.steps)
-    return tuple(k for k in CORRUPTIONS if k != "wrong_escalation" or has_escalation)
+def other_revisions(procedure: Procedure, library: Sequence[Procedure] = ALL_PROCEDURES) -> list[Procedure]:
+    """The runbook's other revisions in ``library``."""
+    return [p for p in library if p.procedure_id == procedure.procedure_id and p.revision != procedure.revision]
 
 
-def _skip(answer: Answer, procedure: Procedure, rng: random.Random) -> tuple[Answer, dict]:
-    required = sorted({r for s in procedure.steps for r in s.requires})
-    step_id = rng.choice(required)
-    index = [s.step_id for s in answer.steps].index(step_id)
+def _breaks_order(order: Sequence[str], procedure: Procedure) -> bool:
+    """True if a step comes before a step the runbook says it requires."""
+    position = {step_id: i for i, step_id in enumerate(order)}
+    return any(position.get(r, -1) > position[s.step_id] for s in procedure.steps if s.step_id in position
+               for r in s.requires)
+
+
+def revision_corruptions(procedure: Procedure, done: int | None = None,
+                         library: Sequence[Procedure] = ALL_PROCEDURES) -> dict[str, list[dict[str, Any]]]:
+    """Corruptions whose result is the step list of a correct answer of another revision of the runbook, so the
+    candidate's surface is one correct answers have and only the reference (of the case's own revision) tells:
+
+    - ``skip_step``: a step the runbook requires, left out where another revision has no such step;
+    - ``swap_steps``: the steps in another revision's order, which puts a step before one it requires here;
+    - ``wrong_escalation``: an escalating step handed to the team another revision's same step escalates to.
+
+    ``done``: steps done of an open case (a reordering moves done steps only).
+    """
+    own = [s.step_id for s in procedure.steps]
+    required = {r for s in procedure.steps for r in s.requires}
+    done = len(own) if done is None else done
+    out: dict[str, list[dict[str, Any]]] = {"skip_step": [], "swap_steps": [], "wrong_escalation": []}
+    for other in other_revisions(procedure, library):
+        theirs = [s.step_id for s in other.steps]
+        missing = [step_id for step_id in own if step_id not in theirs]
+        if len(missing) == 1 and missing[0] in required and [x for x in own if x != missing[0]] == theirs:
+            out["skip_step"].append({"step": missing[0], "revision": other.revision})
+        moved = [i for i, (a, b) in enumerate(zip(own, theirs)) if a != b]
+        if sorted(theirs) == sorted(own) and moved and max(moved) < done and _breaks_order(theirs, procedure):
+            out["swap_steps"].append({"order": theirs, "revision": other.revision})
+        for step in procedure.steps:
+            twin = next((s for s in other.steps if s.step_id == step.step_id), None)
+            if step.escalates_to and twin is not None and twin.escalates_to not in (None, step.escalates_to):
+                out["wrong_escalation"].append({"step": step.step_id, "action": twin.action,
+                                                "original": TEAM_PHRASES[step.escalates_to],
+                                                "new": TEAM_PHRASES[twin.escalates_to], "revision": other.revision})
+    return out
+
+
+def available_corruptions(procedure: Procedure, done: int | None = None,
+                          library: Sequence[Procedure] = ALL_PROCEDURES) -> tuple[str, ...]:
+    """The corruption kinds that apply to a runbook: a wrong action always (given a near miss, ``has_near_miss``),
+    the others where another revision makes them look like a correct answer (``revision_corruptions``)."""
+    found = revision_corruptions(procedure, done, library)
+    return tuple(k for k in CORRUPTIONS if k == "wrong_action" or found.get(k))
+
+
+def _skip(answer: Answer, option: dict[str, Any]) -> tuple[Answer, dict]:
+    index = [s.step_id for s in answer.steps].index(option["step"])
     steps = answer.steps[:index] + answer.steps[index + 1:]
-    extras = tuple((pos - 1 if pos > index else pos, text) for pos, text in answer.extras)
-    return replace(answer, steps=steps, extras=extras), {"kind": "skip_step", "step": step_id}
+    done = sum(s.done for s in answer.steps[:index])
+    extras = tuple((pos - 1 if pos > done and answer.steps[index].done else pos, text) for pos, text in answer.extras)
+    return replace(answer, steps=steps, extras=extras), {"kind": "skip_step", "step": option["step"],
+                                                         "as_in_revision": option["revision"]}
 
 
-def _swap(answer: Answer, procedure: Procedure, rng: random.Random) -> tuple[Answer, dict]:
+def _swap(answer: Answer, option: dict[str, Any]) -> tuple[Answer, dict]:
+    by_id = {s.step_id: s for s in answer.steps}
     order = [s.step_id for s in answer.steps]
-    pairs = sorted((r, s.step_id) for s in procedure.steps for r in s.requires)
-    first, second = rng.choice(pairs)
-    i, j = order.index(first), order.index(second)
-    steps = list(answer.steps)
-    steps[i], steps[j] = steps[j], steps[i]
-    return replace(answer, steps=tuple(steps)), {"kind": "swap_steps", "steps": [first, second]}
+    moved = [a for a, b in zip(order, option["order"]) if a != b]
+    return replace(answer, steps=tuple(by_id[i] for i in option["order"])), {
+        "kind": "swap_steps", "steps": moved, "as_in_revision": option["revision"]}
 
 
 def _head(action: str) -> tuple[str, ...]:
@@ -313,26 +421,27 @@ def _wrong_action(answer: Answer, procedure: Procedure, rng: random.Random,
                                           "same_role": foreign.step_id == step.step_id}
 
 
-def _wrong_escalation(answer: Answer, procedure: Procedure, rng: random.Random) -> tuple[Answer, dict]:
-    escalating = [s for s in procedure.steps if s.escalates_to]
-    target = rng.choice(escalating)
-    index = [s.step_id for s in answer.steps].index(target.step_id)
+def _wrong_escalation(answer: Answer, option: dict[str, Any]) -> tuple[Answer, dict]:
+    index = [s.step_id for s in answer.steps].index(option["step"])
     step = answer.steps[index]
-    correct = TEAM_PHRASES[target.escalates_to]
-    wrong = rng.choice(WRONG_TEAMS[target.escalates_to])
-    steps = answer.steps[:index] + (replace(step, action=step.action.replace(correct, wrong)),) + answer.steps[index + 1:]
-    return replace(answer, steps=steps), {"kind": "wrong_escalation", "step": target.step_id,
-                                          "original": correct, "new": wrong}
+    action = past_tense(option["action"]) if step.done else option["action"]
+    steps = answer.steps[:index] + (replace(step, action=action),) + answer.steps[index + 1:]
+    return replace(answer, steps=steps), {"kind": "wrong_escalation", "step": option["step"],
+                                          "original": option["original"], "new": option["new"],
+                                          "as_in_revision": option["revision"]}
 
 
-_CORRUPTERS = {"skip_step": _skip, "swap_steps": _swap, "wrong_action": _wrong_action,
-               "wrong_escalation": _wrong_escalation}
+_BY_REVISION = {"skip_step": _skip, "swap_steps": _swap, "wrong_escalation": _wrong_escalation}
 
 
 def corrupt(answer: Answer, procedure: Procedure, kind: str, rng: random.Random,
             live_facts: Mapping[str, str] | None = None,
-            library: Sequence[Procedure] = PROCEDURES) -> tuple[Answer, dict[str, Any]]:
-    """Apply one procedural corruption of ``kind`` to a correct answer (a wrong action from ``library``)."""
+            library: Sequence[Procedure] = PROCEDURES, done: int | None = None) -> tuple[Answer, dict[str, Any]]:
+    """Apply one procedural corruption of ``kind`` to a correct answer (a wrong action from ``library``; the other
+    kinds from the runbook's other revisions, ``revision_corruptions``; ValueError if none applies)."""
     if kind == "wrong_action":
         return _wrong_action(answer, procedure, rng, live_facts, library)
-    return _CORRUPTERS[kind](answer, procedure, rng)
+    options = revision_corruptions(procedure, done)[kind]
+    if not options:
+        raise ValueError(f"no {kind} for {procedure.procedure_id} revision {procedure.revision}")
+    return _BY_REVISION[kind](answer, rng.choice(options))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from typing import Sequence
 
 from benchmark_builders.cargo.perturb import CONTRADICTIONS, CORRUPTIONS
 from benchmark_builders.cargo.records import DEFAULT_SIZES, FAMILIES
@@ -21,9 +22,9 @@ class SuiteConfig:
     gating_per_world: int = 5
     two_value_share: float = 0.2     # share of P2 items with two contradicted values
     max_extras: int = 2              # benign extra sentences per "extra"-style candidate: 1..max_extras
-    #: P4 kinds, cycled. A skipped or swapped step makes a step sequence no correct answer has, so a reader
-    #: that learns the runbooks from the other items decides it without the reference: off by default.
-    p4_kinds: tuple[str, ...] = ("wrong_action", "wrong_escalation")
+    #: P4 kinds: each P4 item takes the least used kind its runbook allows. Skips, swaps and wrong escalations
+    #: come from the runbook's other revisions (``perturb.revision_corruptions``), so they apply to few runbooks.
+    p4_kinds: tuple[str, ...] = CORRUPTIONS
     #: Share of each family's items about an open case (half still open at the world's end, half as of a moment
     #: mid-case); P2 value kinds cycle over these (``derived``: a value computed from the live context's facts).
     open_share: float = 0.2
@@ -51,20 +52,32 @@ class SuiteConfig:
 
 
 
-def plan_items(config: SuiteConfig, n_worlds: int, rng: random.Random) -> list[list[tuple[str, str, str]]]:
-    """(family, style, case state) of every item, per world; P2/P4 styles follow the should-not families' mix,
-    and every family has the same share of open cases (half open at the world's end, half mid-case)."""
+def _stratified(values: Sequence[str], n: int, rng: random.Random) -> list[str]:
+    """``n`` values that take each of ``values`` equally often (to one), in a shuffled order."""
+    out = [values[i % len(values)] for i in range(n)]
+    rng.shuffle(out)
+    return out
+
+
+def plan_items(config: SuiteConfig, n_worlds: int, rng: random.Random,
+               variants: Sequence[str] = ()) -> list[list[tuple[str, str, str, str | None]]]:
+    """(family, style, case state, wording variant) of every item, per world; P2/P4 styles follow the should-not
+    families' mix, every family has the same share of open cases (half open at the world's end, half mid-case),
+    and within each family and style the wording variants are dealt evenly (None when no ``variants``)."""
     sizes = config.sizes
     plain_share = sizes["P1"] / (sizes["P1"] + sizes["P3"])
-    specs: list[tuple[str, str, str]] = []
+    specs: list[tuple[str, str, str, str | None]] = []
     for family in FAMILIES:
         plain = sizes[family] if family == "P1" else 0 if family == "P3" else round(sizes[family] * plain_share)
         n_open = round(sizes[family] * config.open_share)
         states = [("open_at_end", "mid_case")[i % 2] for i in range(n_open)] + ["closed"] * (sizes[family] - n_open)
         rng.shuffle(states)
-        specs += [(family, "plain" if i < plain else "extra", state) for i, state in enumerate(states)]
+        styles = ["plain" if i < plain else "extra" for i in range(sizes[family])]
+        dealt = {style: iter(_stratified(list(variants), styles.count(style), rng) if variants else [])
+                 for style in ("plain", "extra")}
+        specs += [(family, style, state, next(dealt[style], None)) for style, state in zip(styles, states)]
     rng.shuffle(specs)
-    per_world: list[list[tuple[str, str, str]]] = [[] for _ in range(n_worlds)]
+    per_world: list[list[tuple[str, str, str, str | None]]] = [[] for _ in range(n_worlds)]
     for index, spec in enumerate(specs):
         per_world[index % n_worlds].append(spec)
     return per_world

@@ -13,6 +13,10 @@ Readers:
 - ``candidate+question``: plus the question (the ids it states);
 - ``candidate+reference``: plus the reference, scored on P2 against P1 ∪ P3
   only (P4 is meant to be decided from the reference's procedure).
+
+``pair_scores`` scores them per family pair (``PAIRS``) and names the
+strongest; the test suite holds readers written apart from the builder
+(``tests/benchmark_builders/cargo/independent_readers.py``).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import random
 import re
 import statistics
 from dataclasses import dataclass
+from datetime import date
 from typing import Any, Callable, Mapping, Sequence
 
 from benchmark_builders.cargo.records import FAMILIES
@@ -89,12 +94,26 @@ def step_heads(text: str) -> list[str]:
     return heads
 
 
+_WARRANTY_END = re.compile(r"warranty end\D{0,12}?(\d{4}-\d{2}-\d{2})", re.IGNORECASE)
+_AGE_DAYS = re.compile(r"age at opening\D{0,12}?(\d+) days?", re.IGNORECASE)
+
+
+def arithmetic_units(candidate: str) -> set[str]:
+    """What the arithmetic of the stated values shows: the week of the year the opening day falls in, as a warranty
+    end (whole warranty years after the purchase) and the asset's age at opening place it."""
+    end, age = _WARRANTY_END.search(candidate), _AGE_DAYS.search(candidate)
+    if end is None or age is None:
+        return set()
+    day = (date.fromisoformat(end.group(1)).toordinal() + int(age.group(1))) % 365
+    return {f"opening-week:{day // 7}"}
+
+
 def candidate_units(candidate: str) -> set[str]:
-    """Words, value shapes, version steps, step heads and step bigrams of a candidate."""
+    """Words, value shapes, version steps, the opening week, step heads and step bigrams of a candidate."""
     tokens = _tokens(candidate)
     units = {"word:" + t for t in tokens if not _is_value(t) and t.islower()}  # names are capitalised
     units |= {value_unit(t) for t in tokens if _is_value(t)}
-    units |= set(_versions_step(tokens))
+    units |= set(_versions_step(tokens)) | arithmetic_units(candidate)
     heads = step_heads(candidate)
     units |= {"head:" + h for h in heads}
     units |= {f"seq:{a}>{b}" for a, b in zip(heads, heads[1:])}
@@ -242,6 +261,40 @@ def reader_scores(items: Sequence[Mapping[str, str]], truth: Sequence[Mapping]) 
         scores = cross_validate(data)
         excess = None if scores["accuracy"] is None else round(scores["accuracy"] - scores["majority"], 4)
         out[reader.name] = {**scores, "families": "+".join(reader.families), "items": len(data), "excess": excess}
+    return out
+
+
+#: Family pairs the readers are scored on: name -> (families, and a style the P2 items must have, if any).
+PAIRS: dict[str, tuple[tuple[str, ...], str | None]] = {
+    "whole suite": (FAMILIES, None),
+    "P1+P3 vs P2": (("P1", "P3", "P2"), None),
+    "P1+P3 vs P4": (("P1", "P3", "P4"), None),
+    "P1 vs plain P2": (("P1", "P2"), "plain"),
+    "P3 vs extra P2": (("P3", "P2"), "extra"),
+}
+#: The readers scored per pair: candidate-only, and candidate-vs-reference (not on P4, decided from the reference).
+_PAIR_READERS = {"candidate": ("whole suite", "P1+P3 vs P2", "P1+P3 vs P4", "P1 vs plain P2", "P3 vs extra P2"),
+                 "candidate+reference": ("P1+P3 vs P2", "P1 vs plain P2", "P3 vs extra P2")}
+
+
+def pair_scores(items: Sequence[Mapping[str, str]], truth: Sequence[Mapping]) -> dict[str, dict[str, Any]]:
+    """Per family pair, each reader's CV accuracy beside the majority baseline, and the strongest reader."""
+    by_id = {t["item_id"]: t for t in truth}
+    readers = {r.name: r for r in READERS}
+    out: dict[str, dict[str, Any]] = {}
+    for pair, (families, style) in PAIRS.items():
+        rows = [item for item in items if by_id[item["item_id"]]["family"] in families
+                and (style is None or by_id[item["item_id"]]["family"] != "P2" or by_id[item["item_id"]]["style"] == style)]
+        scores: dict[str, Any] = {}
+        for name, pairs in _PAIR_READERS.items():
+            if pair in pairs:
+                data = [(readers[name].units(i), bool(by_id[i["item_id"]]["should_penalize"])) for i in rows]
+                scores[name] = {**cross_validate(data), "items": len(data)}
+        scored = {k: v for k, v in scores.items() if v["accuracy"] is not None}
+        strongest = max(sorted(scored), key=lambda k: scored[k]["accuracy"] - scored[k]["majority"], default=None)
+        out[pair] = {**scores, "strongest": strongest,
+                     "excess": None if strongest is None else
+                     round(scored[strongest]["accuracy"] - scored[strongest]["majority"], 4)}
     return out
 
 

@@ -8,7 +8,7 @@ from dataclasses import asdict
 from typing import Any, Iterable, Sequence
 
 from benchmark_builders.cargo.perturb import value_kind
-from benchmark_builders.cargo.readers import reader_scores, surface_baselines
+from benchmark_builders.cargo.readers import pair_scores, reader_scores, surface_baselines
 from benchmark_builders.cargo.records import FAMILIES
 
 FORMAT_VERSION = 1
@@ -58,6 +58,7 @@ def suite_meta(config, worlds, world_meta, items, truth, gating, golden) -> dict
             "world_seeds": [seed for seed, _ in worlds], "worlds": list(world_meta),
             "counts": counts, "items": len(items), "gating_items": len(gating), "golden": len(golden),
             "shortcut_readers": reader_scores(items, truth),
+            "shortcut_readers_by_pair": pair_scores(items, truth),
             "styles": styles, "mean_candidate_chars": length,
             "p4_kinds": _tally(t["variety"] for t in truth if t["family"] == "P4"),
             "p2_kinds": _tally(t["variety"] for t in truth if t["family"] == "P2"),

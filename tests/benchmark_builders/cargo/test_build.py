@@ -43,7 +43,17 @@ def test_default_family_counts_and_styles(synthetic_suite):
         "P1": {"plain": 50, "extra": 0}, "P3": {"plain": 0, "extra": 96},
         "P2": {"plain": 17, "extra": 33}, "P4": {"plain": 17, "extra": 33},
     }
-    assert synthetic_suite.meta["p4_kinds"] == {"wrong_action": 25, "wrong_escalation": 25}
+    # the synthetic cases follow revision 1 only: no skip or swap is another revision's step list; the revised
+    # billing runbook's approver makes a wrong escalation of every billing-credit P4
+    assert synthetic_suite.meta["p4_kinds"] == {"wrong_action": 42, "wrong_escalation": 8}
+    # wording variants and runbooks dealt evenly within each family (to one per style, and to one per runbook)
+    for family in FAMILIES:
+        for key, spread in (("variant", 1), ("procedure_id", 2)):
+            seen: dict[str, int] = {}
+            for t in synthetic_suite.truth:
+                if t["family"] == family:
+                    seen[t[key]] = seen.get(t[key], 0) + 1
+            assert max(seen.values()) - min(seen.values()) <= spread + (family in ("P2", "P4")), (family, key, seen)
     assert set(synthetic_suite.meta["p2_kinds"]) == {"identifier", "date", "count", "days"}
     assert sum(synthetic_suite.meta["p2_kinds"].values()) == 50
     assert len({t["world_seed"] for t in synthetic_suite.truth}) == 10

@@ -105,14 +105,19 @@ def test_wilson_interval_and_grouped_folds():
     assert len(folds) == 5 and all(len({items[i].world for i in f}) == 2 for f in folds)
 
 
-@pytest.mark.slow          # the default suite (built once per session) and 35 cross-validations
-@pytest.mark.xfail(strict=True, reason="the suite before the builder changes of issue 30 leaks")
+@pytest.mark.slow          # the default suite (built once per session) and 31 cross-validations
 def test_no_independent_reader_beats_the_majority_on_the_default_suite(default_suite):
+    """No reader's interval lies above the majority baseline; the arithmetic and step-phrase readers' intervals
+    hold it. (A logistic reader overfits the few training positives: its interval may lie below the baseline,
+    which is worse than guessing, not a leak.)"""
     from independent_readers import score_suite
 
     scores = score_suite(default_suite.items, default_suite.truth)
+    for pair, by_reader in scores.items():
+        print(pair, {name: str(s) for name, s in by_reader.items()})
     leaks = [(pair, name, str(s)) for pair, by_reader in scores.items() for name, s in by_reader.items() if s.leaks]
     assert not leaks
-    for by_reader in scores.values():
-        for s in by_reader.values():
-            assert s.low <= s.majority <= s.high or s.high < s.majority
+    for pair, by_reader in scores.items():
+        for name, s in by_reader.items():
+            if not name.startswith(("bag_of_words", "diff")):
+                assert s.low <= s.majority <= s.high, (pair, name, str(s))
