@@ -12,7 +12,10 @@
   the CI of the difference is of the paired difference), 95% percentile CI.
 
 Labels are strings (``pass``, ``fail``, ``cannot_decide``); None is missing
-(unparsed, an error, or not judged).
+(unparsed, an error, or not judged). Agreement is over *decided* items only:
+``cannot_decide`` counts as missing, not as a category (two judges that
+decided nothing do not agree), and every figure comes with the number of
+items it is over.
 """
 
 from __future__ import annotations
@@ -29,9 +32,14 @@ from judges.metrics import BOOTSTRAP_SEED, RESAMPLES, discrimination_index, resa
 Label = str | None
 
 
+def decided(label: Label) -> Label:
+    """The label if it is a decision (pass or fail), else None (undecided counts as missing)."""
+    return None if label is None or label == "cannot_decide" else label
+
+
 def cohen_kappa(a: Sequence[Label], b: Sequence[Label]) -> tuple[float, int]:
-    """(κ, number of items both raters labelled)."""
-    pairs = [(x, y) for x, y in zip(a, b, strict=True) if x is not None and y is not None]
+    """(κ, number of items both raters decided)."""
+    pairs = [(x, y) for x, y in zip(map(decided, a), map(decided, b), strict=True) if x is not None and y is not None]
     n = len(pairs)
     if n == 0:
         return math.nan, 0
@@ -44,9 +52,10 @@ def cohen_kappa(a: Sequence[Label], b: Sequence[Label]) -> tuple[float, int]:
 
 
 def krippendorff_alpha(ratings: Sequence[Sequence[Label]]) -> tuple[float, int]:
-    """(nominal α, number of pairable items) for ``ratings[rater][item]`` with None as missing."""
+    """(nominal α, number of pairable items) for ``ratings[rater][item]`` with None (and undecided) as missing."""
     if not ratings:
         return math.nan, 0
+    ratings = [[decided(label) for label in rater] for rater in ratings]
     items = len(ratings[0])
     if any(len(r) != items for r in ratings):
         raise ValueError("every rater must rate the same items (None for missing)")

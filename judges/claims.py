@@ -138,30 +138,80 @@ def _fields(text: str, labels: Sequence[str]) -> frozenset[str]:
     return frozenset(label for label in labels if re.search(rf"\b{re.escape(label)}\b", low))
 
 
+#: How a step line of a reference may open: "1.", "1)", "a.", "b)", "-", "*", "•", "Step 2 -", "=>".
+_STEP_LINE = re.compile(r"^\s*(?:\d+[.)]|[a-h][.)]|[-*\u2022]|step\s+\d+\s*[:.)-]?|=>|->)\s+", re.IGNORECASE)
+#: Where a step's action ends and its details start: a parenthesis, a colon, an arrow, a spaced dash.
+_DETAILS = re.compile(r"\s*(?:[(\[:]|=>|->|\s[-\u2013\u2014]\s)")
+#: Clause breaks inside a prose reference: "then", "after which", semicolons, ", and" before a past-tense verb.
+_PROSE_STEP = re.compile(rf";\s+|,?(?<!\bwas)(?<!\bwere)\s+(?:and\s+)?then\s+|,\s+after which\s+|\.\s+(?=[A-Z])"
+                         rf"|,?\s+and\s+(?=(?:the|a|an)\s+(?:[\w-]+\s+){{0,3}}(?:was|were)?\s*{_PAST}\b)"
+                         rf"|,\s+and\s+(?={_PAST}\b)|,\s+(?={_PAST}\b)|,\s+(?=(?:the|a)\s+(?:[\w-]+\s+){{1,3}}(?:was|were)\s)",
+                         re.IGNORECASE)
+
+
+def step_lines(reference: str) -> list[str]:
+    """The reference's steps as text, however it lists them: marked lines ("1.", "a)", "-", "Step 2 -"), else the
+    lines after a heading that each state an action with details (an arrow or a colon), else the clauses of its
+    prose after the first sentence (which names the case), broken at "then", "after which", ";" and the like."""
+    lines = [line.strip() for line in reference.splitlines() if line.strip()]
+    marked = [_STEP_LINE.sub("", line) for line in lines if _STEP_LINE.match(line)]
+    if len(marked) >= 2:
+        return marked
+    detailed = [line for line in lines[1:] if re.search(r"=>|->|:\s", line) and not line.rstrip().endswith(":")]
+    if len(detailed) >= 2:
+        return detailed
+    if len(lines) > 1:
+        body = " ".join(lines[1:])
+    else:   # one paragraph: what follows the heading's colon, else the sentences after the first
+        head, colon, rest = reference.partition(": ")
+        body = rest if colon and len(head) < 120 else " ".join(_SENTENCE.split(reference)[1:])
+    parts = [p.strip(" .") for p in _PROSE_STEP.split(body) if p and p.strip(" .")]
+    return [p for p in parts if re.search(rf"\b{_PAST}\b|\b(?:check|verif|confirm|run|open|ship|send|email)", p, re.IGNORECASE)]
+
+
+def _split_step(line: str) -> tuple[str, str, str]:
+    """A step line as (action, what it uses, what it produces)."""
+    body = line.strip().rstrip(".")
+    found = _DETAILS.search(body)
+    if not found or found.start() == 0:
+        return body, "", ""
+    action, details = body[:found.start()].strip(), body[found.start():].strip()
+    if details.startswith(("(", "[")):
+        close = details.find(")") if details.startswith("(") else details.find("]")
+        uses, rest = (details[1:close], details[close + 1:]) if close > 0 else (details, "")
+        return action, uses, re.sub(r"^\s*(?::|=>|->|[-\u2013\u2014])\s*", "", rest)
+    return action, "", re.sub(r"^\s*(?::|=>|->|[-\u2013\u2014])\s*", "", details)
+
+
+def step_outputs(reference: str) -> dict[str, tuple[str, str]]:
+    """Each reference step's action, mapped to (the text of what it produced, its whole line); for a step read from
+    prose, where uses and products are not told apart, the whole clause is both."""
+    out = {}
+    for line in step_lines(reference):
+        action, uses, produces = _split_step(line)
+        out[action] = (produces if (uses or produces) else line, line)
+    return out
+
+
 def detail_labels(reference: str) -> set[str]:
     """Field labels the reference's step details name before a value ("asset serial SN-1" -> "asset serial")."""
     labels = set()
-    for line in reference.splitlines():
-        if re.match(r"^\s*\d+[.)]\s", line) and re.search(r"[(:]", line):
-            details = re.split(r"[(\[:]", line, maxsplit=1)[1]
-            for chunk in re.split(r"[(),:]|, ", details):
-                words = chunk.strip().rstrip(".").split()
-                if len(words) >= 2 and re.search(r"\d|@", words[-1]):
-                    labels.add(" ".join(words[:-1]).lower())
+    for line in step_lines(reference):
+        _, uses, produces = _split_step(line)
+        for chunk in re.split(r"[(),:;]|, | and ", f"{uses}, {produces}"):
+            words = chunk.strip().rstrip(".").split()
+            if len(words) >= 2 and re.search(r"\d|@", words[-1]):
+                labels.add(" ".join(words[:-1]).lower())
     return labels
 
 
 def reference_steps(reference: str, labels: Sequence[str]) -> list[RefStep]:
-    """The reference's numbered steps, read as exemplar steps (fields: the given field labels)."""
+    """The reference's steps (``step_lines``), read as exemplar steps (fields: the given field labels)."""
     steps = []
-    for line in reference.splitlines():
-        if not re.match(r"^\s*\d+[.)]\s", line):
+    for line in step_lines(reference):
+        action, uses_text, produces_text = _split_step(line)
+        if not content_stems(action):
             continue
-        body = _MARKER.sub("", line.strip()).rstrip(".")
-        action = re.split(r"[(\[:]", body, maxsplit=1)[0].strip()
-        details = body[len(action):].strip()
-        uses_text = details.split(":", 1)[0] if details.startswith("(") else ""
-        produces_text = details.split(":", 1)[1] if ":" in details else ""
         steps.append(RefStep(len(steps), action, frozenset(content_stems(action)),
                              _fields(uses_text, labels), _fields(produces_text, labels), _team(action)))
     return steps

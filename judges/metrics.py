@@ -94,6 +94,9 @@ class Score:
     di: float
     ci_low: float
     ci_high: float
+    #: The judge gave one verdict to every judged item (all penalised, or none): no CI, as resampling can only
+    #: return the same DI (``ci_low``/``ci_high`` are NaN).
+    one_verdict: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The score as a JSON object (NaN written as null)."""
@@ -102,7 +105,7 @@ class Score:
         return {"rates": {f: num(self.rates[f]) for f in FAMILIES if f in self.rates},
                 "judged": {f: self.judged[f] for f in FAMILIES if f in self.judged},
                 "tp": num(self.tp), "fp": num(self.fp), "di": num(self.di),
-                "ci": [num(self.ci_low), num(self.ci_high)]}
+                "ci": [num(self.ci_low), num(self.ci_high)], "one_verdict": self.one_verdict}
 
 
 @dataclass(frozen=True)
@@ -243,9 +246,14 @@ def _scores(values: np.ndarray, families: Sequence[str], ci: tuple[np.ndarray, n
     present = [f for f in FAMILIES if (fam == f).any()]
     rates = {f: _pooled(values, fam == f) for f in present}
     judged = {f: (~np.isnan(values[fam == f])).sum(axis=0) for f in present}
-    return [Score({f: float(rates[f][k]) for f in present}, {f: int(judged[f][k]) for f in present},
-                  float(tp[k]), float(fp[k]), float(tp[k] - fp[k]), float(ci[0][k]), float(ci[1][k]))
-            for k in range(values.shape[1])]
+    out = []
+    for k in range(values.shape[1]):
+        seen = values[:, k][~np.isnan(values[:, k])]
+        one = bool(seen.size) and bool((seen == seen[0]).all())   # one verdict everywhere: no interval to give
+        low, high = (math.nan, math.nan) if one else (float(ci[0][k]), float(ci[1][k]))
+        out.append(Score({f: float(rates[f][k]) for f in present}, {f: int(judged[f][k]) for f in present},
+                         float(tp[k]), float(fp[k]), float(tp[k] - fp[k]), low, high, one))
+    return out
 
 
 def score_condition(table: PenaltyTable, *, resamples: int = RESAMPLES, seed: int = BOOTSTRAP_SEED) -> ConditionScore:

@@ -37,7 +37,7 @@ from typing import Callable
 from judges.backends.base import JudgeBackend, JudgeRequest, JudgeResponse, Usage
 from judges.backends.registry import Backend
 from judges.backends.token_f1 import token_f1
-from judges.claims import read_procedure
+from judges.claims import read_procedure, step_outputs
 from judges.value_claims import FIELD_WORDS as _FIELD_WORDS, LEXICON_WORDS as _LEXICON_WORDS, STOP as _STOP
 from judges.value_claims import STRIP as _STRIP, status_claims, values, words as _words
 
@@ -77,24 +77,38 @@ def read_request(request: JudgeRequest) -> Shown:
             if key in heading:
                 sections[key] = body
                 break
-    authority = "none"
-    for line in system.splitlines():
-        low = line.lower()
-        if "agrees with the live context" in low:
-            authority = "context"
-            break
-        if "agrees with the facts given in the question" in low:
-            authority = "question"
-            break
-        if "agrees with the reference" in low:
-            authority = "reference"
-            break
+    authority = fact_authority(system)
     statuses = ("supported", "contradicted", "unverifiable")
     found = re.search(r"claim statuses:\s*(.+?)\.?\s*$", system, re.IGNORECASE | re.MULTILINE)
     if found:
         statuses = tuple(s.strip().lower() for s in found.group(1).split(",") if s.strip())
     return Shown(sections.get("question", ""), sections.get("context"), sections.get("reference"),
                  sections.get("candidate", ""), authority, statuses)
+
+
+_FACT_WORDS = re.compile(r"\b(?:facts?|identifiers?|dates?|values?|statuses)\b", re.IGNORECASE)
+_CHECK_WORDS = re.compile(r"\b(?:agrees?|check|checks|against|match|matches|consistent|compare|verify)\b", re.IGNORECASE)
+#: The sources a fact check can name, as a prompt may name them.
+_SOURCES = (("context", re.compile(r"\b(?:live )?context\b", re.IGNORECASE)),
+            ("question", re.compile(r"\bquestion\b", re.IGNORECASE)),
+            ("reference", re.compile(r"\breference\b", re.IGNORECASE)))
+
+
+def fact_authority(system: str) -> str:
+    """Which source the instructions tell a judge to check facts against: the first instruction that speaks of
+    facts (identifiers, dates, values) and of checking them (agree, check, against, match) names it after its check
+    word (context | question | reference), the rubric's dimensions (its "- " lines) before the framing; none when
+    no instruction does."""
+    rubric = [line for line in system.splitlines() if line.lstrip().startswith("- ")]
+    for sentence in sentences("\n".join(rubric)) + sentences(system):
+        check = _CHECK_WORDS.search(sentence)
+        if not check or not _FACT_WORDS.search(sentence):
+            continue
+        after = sentence[check.start():]
+        named = [(found.start(), name) for name, pattern in _SOURCES if (found := pattern.search(after))]
+        if named:
+            return min(named)[1]
+    return "none"
 
 
 def sentences(text: str) -> list[str]:
@@ -115,6 +129,25 @@ def _shape(token: str) -> str:
     return "shape:" + re.sub(r"[A-Za-z]", "a", re.sub(r"\d+", "9", token))
 
 
+_FIELD_SEPARATOR = re.compile(r"\s*(?:=|\.{3,}|:)\s*")
+
+
+def field_lines(text: str) -> list[str]:
+    """A record's ``Field: value`` pairs however it writes them: one per line, ``key=value; key=value``, table rows
+    (``| field | value |``), dotted leaders (``Customer ..... X``); a key's underscores read as spaces."""
+    out = []
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 2 and all(cells) and not set(cells[0]) <= set("-: "):
+            out.append(f"{cells[0].replace('_', ' ')}: {cells[1]}")
+            continue
+        for segment in re.split(r";\s*", line):
+            found = _FIELD_SEPARATOR.search(segment)
+            if found and 0 < found.start() <= 40:
+                out.append(f"{segment[:found.start()].strip().replace('_', ' ')}: {segment[found.end():].strip()}")
+    return out
+
+
 @dataclass
 class Evidence:
     """Facts a judge checks claims against: value tokens by kind, and field statuses."""
@@ -133,7 +166,7 @@ class Evidence:
             for token in values(text):
                 evidence.values.add(token)
                 evidence.kinds.add(_shape(token))
-            for line in text.splitlines():
+            for line in field_lines(text):
                 match = _CONTEXT_LINE.match(line.strip())
                 if match and match.group(2).lower().replace("_", " ") in _LEXICON_WORDS:
                     label = _words(match.group(1))[-1]
@@ -228,11 +261,27 @@ def _claims(candidate: str, evidence: Evidence, actions: list[str], two_way: boo
 def live_fields(context: str | None) -> dict[str, str]:
     """Each value of a ``Field: value`` context line, mapped to its field label (lower case)."""
     out: dict[str, str] = {}
-    for line in (context or "").splitlines():
+    for line in field_lines(context or ""):
         match = _CONTEXT_LINE.match(line.strip())
         if match:
             out[match.group(2)] = match.group(1).lower()
     return out
+
+
+_UNSEEN = "step not performed: "
+
+
+def _reported(errors: list[str], shown: Shown) -> list[str]:
+    """The procedural errors left once a step the wording did not show is taken as done when the candidate states
+    a value of a kind only that step states in the reference (a backup id: the configuration was backed up)."""
+    steps = step_outputs(shown.reference or "")
+    produced = {action: {_shape(t) for t in values(out)} for action, (out, _) in steps.items()}
+    mentioned = {action: {_shape(t) for t in values(line)} for action, (_, line) in steps.items()}
+    stated = {_shape(token) for token in values(shown.candidate)}
+
+    def own(action: str) -> set[str]:   # kinds of value no other step states: a later step's input is no proof
+        return produced.get(action, set()) - {k for other, kinds in mentioned.items() if other != action for k in kinds}
+    return [e for e in errors if not (e.startswith(_UNSEEN) and own(e[len(_UNSEEN):]) & stated)]
 
 
 def judge_grounded(shown: Shown) -> str:
@@ -248,7 +297,7 @@ def judge_grounded(shown: Shown) -> str:
     coverage = 1.0
     if shown.reference:
         reading = read_procedure(shown.candidate, shown.reference, live_fields(shown.context))
-        errors, coverage = list(reading.errors), reading.coverage
+        errors, coverage = _reported(list(reading.errors), shown), reading.coverage
     contradicted = [t for t, s in claims if s == "contradicted"]
     notes = [f"contradicted: {t}" for t in contradicted] + errors
     grounding = round(1 - len(contradicted) / max(1, len(claims)), 3)

@@ -67,7 +67,7 @@ def table_rows(runs: Sequence[RunScores], conditions: Sequence[str]) -> list[dic
             judged = sum(mean.judged.values())
             rows.append({"condition": condition, "judge": run.judge,
                          **{f: _fmt(mean.rates.get(f)) for f in FAMILIES},
-                         "DI": _fmt(mean.di), "CI95": f"[{_fmt(mean.ci_low)}, {_fmt(mean.ci_high)}]",
+                         "DI": _fmt(mean.di), "CI95": "one verdict, no CI" if mean.one_verdict else f"[{_fmt(mean.ci_low)}, {_fmt(mean.ci_high)}]",
                          "judged": str(judged), "cannot_decide": str(score.cannot_decide),
                          "unparsed": str(score.unparsed)})
         paper = PAPER.get(condition)

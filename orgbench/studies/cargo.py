@@ -178,7 +178,8 @@ Judges: {_judges_line(runs, options)}. The paper's rows are
 gpt-oss-120b, mean of 3 seeds (Table 3: seed 0, 150 items).
 
 - `table1_headline.*`, `table2_ablations.*`, `table3_rubric_swap.*`: penalty rate per family and
-  DI = TP − FP with a 95% item-level bootstrap CI (10,000 resamples, seed 0), our rows beside the paper's.
+  DI = TP − FP with a 95% item-level bootstrap CI (10,000 resamples, seed 0), our rows beside the paper's;
+  no CI where a judge gave one verdict to every item ("one verdict, no CI": resampling can only repeat its DI).
 - `risk_coverage.png` / `.csv`: CARGO condition gated by retrieval margin (top-1 minus top-2 runbook
   similarity); loss 1 for a wrong or missing decision, a wrong top-1 runbook, or an out-of-scope question.
 - `selective_risk.*`: selective risk at target coverages 0.5, 0.8, 0.9 and 1.0, beside the coverage

@@ -46,7 +46,17 @@ def test_krippendorff_alpha_equals_a_pairwise_recount_with_missing_labels():
     rng = np.random.default_rng(3)
     labels = ["pass", "fail", "cannot_decide", None]
     ratings = [[labels[k] for k in rng.integers(0, 4, 30)] for _ in range(3)]
-    assert math.isclose(krippendorff_alpha(ratings)[0], _alpha_by_pairs(ratings), rel_tol=1e-12)
+    decided = [[None if v == "cannot_decide" else v for v in r] for r in ratings]   # undecided counts as missing
+    assert math.isclose(krippendorff_alpha(ratings)[0], _alpha_by_pairs(decided), rel_tol=1e-12)
+    assert krippendorff_alpha(ratings)[1] == krippendorff_alpha(decided)[1]
+
+
+def test_agreement_is_over_decided_items_only():
+    """Two judges that decided nothing do not agree: no κ, over 0 items (not κ 0 over every item)."""
+    kappa, n = cohen_kappa(["cannot_decide"] * 5, ["cannot_decide"] * 5)
+    assert math.isnan(kappa) and n == 0
+    kappa, n = cohen_kappa(["pass", "fail", "cannot_decide", "fail"], ["pass", "fail", "pass", "fail"])
+    assert n == 3 and kappa == 1.0
 
 
 def test_cohen_kappa_worked_example_and_missing_items():
