@@ -104,9 +104,10 @@ def test_cargo_grounded_separates_the_families_on_the_default_suite():
     # every penalised P1/P3 was judged against a reference of another runbook (top-1 retrieval wrong)
     # (world-dependent: the worlds have runbook revisions, incident-driven cases, comms on office hours and
     # night pages). Since issue 14 a third of the P2s state a wrong derived value (a count or an asset age one
-    # off), which this judge, computing nothing, passes: P2 .68
-    assert {f: round(r, 3) for f, r in rates.items()} == {"P1": 0.04, "P3": 0.01, "P2": 0.68, "P4": 0.5}
-    assert round(di, 3) == 0.569
+    # off), which this judge, computing nothing, passes: P2 .68. Since issue 30 skips, swaps and wrong escalations
+    # take another revision's step list; the judge catches swaps only where a produced value ties the steps: P4 .22
+    assert {f: round(r, 3) for f, r in rates.items()} == {"P1": 0.02, "P3": 0.042, "P2": 0.68, "P4": 0.22}
+    assert round(di, 3) == 0.416
 
 
 @pytest.mark.slow          # the default suite (built once per process, 15+ s)

@@ -24,6 +24,7 @@ from cargo_synthetic import default_world_suite  # noqa: E402
 from judges.backends.builtin import make_builtin  # noqa: E402
 from judges.conditions import CONDITIONS, render  # noqa: E402
 from judges.verdict import parse_verdict  # noqa: E402
+from test_issue30_items import grounded_rates  # noqa: E402
 from test_prose_judge import _items, _score  # noqa: E402
 
 DOC = Path(__file__).parents[2] / "docs" / "cargo.md"
@@ -82,8 +83,8 @@ def figures() -> dict[str, str]:
     rates, di, counts = _grounded(suite)
     items = {i["item_id"]: i for i in suite.items}
     p2 = [t for t in suite.truth if t["family"] == "P2"]
-    in_question = sum(any(c["original"] in items[t["item_id"]]["question"] for c in t["perturbation"]["changes"])
-                      for t in p2)
+    in_question = sum(any(re.search(rf"(?<![\w-]){re.escape(c['original'])}(?![\w-])", items[t["item_id"]]["question"])
+                          for c in t["perturbation"]["changes"]) for t in p2)   # as a value, not inside ACC-2004
     should_not = [t for t in suite.truth if t["family"] in ("P1", "P3")]
     gating = {r["item_id"]: r for r in suite.retrieval if r["set"] == "gating"}
     right = [k for k in counts if k.startswith(("P1:None:True", "P3:None:True"))]
@@ -91,6 +92,8 @@ def figures() -> dict[str, str]:
     wa, we = counts["P4:wrong_action:True"], counts["P4:wrong_escalation:True"]
     own, independent = _score(_items("items_own.jsonl")), _score(_items("items_independent.jsonl"))
     held = _score(_items("items_heldout2.jsonl"))
+    hand = grounded_rates([json.loads(line) for line in (DOC.parents[1] / "tests" / "judges" / "cargo_prose" /
+                                                         "items_issue30.jsonl").read_text().splitlines()])
     surface = meta["surface_baseline"]
     kinds, states = meta["p2_kinds"], {s: sum(meta["case_states"][f][s] for f in meta["case_states"])
                                         for s in ("closed", "open_at_end", "mid_case")}
@@ -114,8 +117,13 @@ def figures() -> dict[str, str]:
             " / ".join(str(states[k]) for k in ("closed", "open_at_end", "mid_case")),
         "items whose candidate states a derived count / a derived asset age":
             f"{meta['derived_values_stated'].get('count', 0)} / {meta['derived_values_stated'].get('days', 0)}",
-        "P4 kinds, wrong action / wrong escalation":
-            f"{meta['p4_kinds'].get('wrong_action', 0)} / {meta['p4_kinds'].get('wrong_escalation', 0)}",
+        "P4 kinds, skipped step / swapped steps / wrong action / wrong escalation":
+            " / ".join(str(meta["p4_kinds"].get(k, 0)) for k in ("skip_step", "swap_steps", "wrong_action",
+                                                                 "wrong_escalation")),
+        "`builtin:grounded` under `cargo`, skipped steps / swapped steps caught":
+            " / ".join(f"{sum(counts.get(f'P4:{k}:{ok}', (0, 0))[0] for ok in (True, False))} of "
+                       f"{sum(counts.get(f'P4:{k}:{ok}', (0, 0))[1] for ok in (True, False))}"
+                       for k in ("skip_step", "swap_steps")),
         "P4 wrong actions that put the same step of another runbook (graded: the subtlest)":
             f"{sum(bool(t['perturbation'].get('same_role')) for t in suite.truth if t['variety'] == 'wrong_action')}"
             f" of {meta['p4_kinds'].get('wrong_action', 0)}",
@@ -144,6 +152,8 @@ def figures() -> dict[str, str]:
             _prose(independent),
         "prose set, second held-out items (scored once, after the extractor was final): DI (TP, FP), items":
             _prose(held),
+        "issue-30 hand-written items (64), `builtin:grounded` under `cargo`, P1 / P3 / P2 / P4, DI":
+            f"{_f(hand['P1'])} / {_f(hand['P3'])} / {_f(hand['P2'])} / {_f(hand['P4'])}, DI {_f(hand['DI'])}",
     }
 
 
