@@ -65,7 +65,8 @@ def _builtin_run(work: Path, suite: Path, spec: str, fresh: bool) -> Path:
 
     suite_hash = read_json(suite / "MANIFEST.json")["stage_inputs"]
     inputs = {"stage": "cargo-run", "rules": RULES_VERSION, "judge": spec, "suite": suite_hash, "seeds": [0],
-              "code": module_fingerprint("judges.cargo_run", "judges.conditions")}
+              "code": module_fingerprint("judges.cargo_run", "judges.conditions", "judges.backends.builtin",
+                                         "judges.claims", "judges.value_claims")}   # a built-in judge's rules too
 
     def build(tmp: Path) -> None:
         run_cargo_jobs(_jobs(suite, (0,)), spec, tmp, suite=suite, conditions=list(RUN_CONDITIONS),
