@@ -105,14 +105,15 @@ def test_cargo_grounded_separates_the_families_on_the_default_suite():
     # (world-dependent: the worlds have runbook revisions, incident-driven cases, comms on office hours and
     # night pages). Since issue 14 a third of the P2s state a wrong derived value (a count or an asset age one
     # off), which this judge, computing nothing, passes: P2 .68. Since issue 30 skips, swaps and wrong escalations
-    # take another revision's step list; the judge catches swaps only where a produced value ties the steps: P4 .22
+    # take another revision's step list, which this judge does not tell from the reference's: P4 .22
     assert {f: round(r, 3) for f, r in rates.items()} == {"P1": 0.02, "P3": 0.042, "P2": 0.68, "P4": 0.22}
     assert round(di, 3) == 0.416
 
 
 @pytest.mark.slow          # the default suite (built once per process, 15+ s)
 def test_grounded_misses_near_miss_actions_but_not_wrong_teams_when_the_reference_is_right():
-    """Every wrong team is caught (a sales for a support manager too); no same-role near-miss action is."""
+    """Every wrong team is caught (a sales for a support manager too); no same-role near-miss action, skip or swap is
+    (against the right runbook's reference)."""
     suite = default_world_suite()
     backend = make_builtin("grounded")
     by_kind: dict[tuple[str, bool], list[bool]] = {}
@@ -129,10 +130,13 @@ def test_grounded_misses_near_miss_actions_but_not_wrong_teams_when_the_referenc
     assert not any(by_kind[("P1", True)]) and not any(by_kind[("P3", True)])
     # a wrong team is caught, one manager for another too (revision 2 of the billing runbook: the team
     # phrases share "manager" and differ in the word before it)
-    assert sum(by_kind[("wrong_escalation", True)]) == 25 and len(by_kind[("wrong_escalation", True)]) == 25
-    # a reference of another runbook fails 3 of the 4 (firmware answers against the advance-exchange reference);
-    # the fourth (an open battery case against the advance-exchange reference) reads as that procedure so far:
-    # a check, diagnostics, a replacement dispatch, the customer emailed
-    assert sorted(other_runbook) == [False, True, True, True]
-    assert sorted(by_kind[("P1", False)] + by_kind[("P3", False)]) == [False, True, True, True]
-    assert sum(by_kind[("wrong_action", True)]) == 0 and len(by_kind[("wrong_action", True)]) == 23
+    assert sum(by_kind[("wrong_escalation", True)]) == 8 and len(by_kind[("wrong_escalation", True)]) == 8
+    # a reference of another runbook (top-1 retrieval wrong) fails 5 of the 9 P1/P3 met with one: firmware answers
+    # against the advance-exchange reference, and an open battery case against the billing one; a battery answer
+    # against the advance-exchange reference reads as that procedure (a check, diagnostics, a replacement, an email)
+    assert sorted(other_runbook) == [False] * 4 + [True] * 5
+    assert sorted(by_kind[("P1", False)] + by_kind[("P3", False)]) == [False] * 4 + [True] * 5
+    assert sum(by_kind[("wrong_action", True)]) == 0 and len(by_kind[("wrong_action", True)]) == 19
+    # issue 30: skips and swaps take another revision's step list; against the right reference none is caught
+    assert sum(by_kind[("skip_step", True)]) == 0 and len(by_kind[("skip_step", True)]) == 7
+    assert sum(by_kind[("swap_steps", True)]) == 0 and len(by_kind[("swap_steps", True)]) == 12
