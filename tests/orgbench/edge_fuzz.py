@@ -3,8 +3,8 @@
 ``cases(fixtures)`` gives, per command, 25 variants of its input (one per
 class in ``CLASSES``, applied to the file the command reads first); ``attempt``
 runs one in-process (click's runner) under an alarm and classifies it:
-``refused`` (exit 2, one ``error:`` line, no traceback, nothing finished left
-in --out), or ``traceback``, ``hang``, ``exit 0``, ``other``. Used by
+``refused`` (exit 2, one ``error:`` line, last on stderr after any progress
+lines, no traceback, nothing finished left in --out), or ``traceback``, ``hang``, ``exit 0``, ``other``. Used by
 tests/orgbench/test_edge_fuzz.py and benchmarks/edge_fuzz.py (the table).
 """
 
@@ -242,9 +242,10 @@ def attempt(case: Case, seconds: int = 20) -> Outcome:
         return Outcome("exit 0", result.output[-200:])
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         return Outcome("traceback", f"{type(result.exception).__name__}: {result.exception}"[:300])
-    if result.exit_code == 2 and len(stderr) == 1 and stderr[0].startswith("error: ") and \
+    errors = [line for line in stderr if line.startswith("error: ")]     # progress lines may come before it
+    if result.exit_code == 2 and len(errors) == 1 and stderr[-1] == errors[0] and \
             "Traceback" not in result.output and not looks_finished(case.out):
-        return Outcome("refused", stderr[0])
+        return Outcome("refused", errors[0])
     return Outcome("other", f"exit {result.exit_code}: {result.output[-300:]}")
 
 
