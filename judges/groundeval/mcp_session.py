@@ -81,13 +81,20 @@ class SuiteSession:
         return {"contracts": rows, "count": len(rows)}
 
     def start_contract(self, question_id: Any) -> dict[str, Any]:
-        """Make ``question_id`` the current contract (a new runtime, or the one this session already opened)."""
+        """Make ``question_id`` the current contract (a new runtime, or the one this session already opened).
+
+        One contract at a time: while the current one is unsubmitted, starting another is refused, so no
+        question's text (which may state what another contract's actor may not see) is read mid-answer.
+        """
         contract = self.contracts.get(question_id) if isinstance(question_id, str) else None
         if contract is None:
             return {"error": "unknown_contract", "message": "no such question_id in this suite (see list_contracts)"}
         entry = self.opened.get(question_id)
         if entry is not None and entry.submitted:
             return closed()
+        held = self.current
+        if held is not None and not held.submitted and held.contract.question_id != question_id:
+            return still_open(held.contract.question_id)
         resumed = entry is not None
         if entry is None:
             runtime = GatedRuntime(self.corpus, contract.actor, contract.as_of, record_latency=self.record_latency)
@@ -137,6 +144,12 @@ class SuiteSession:
             return {"error": refused.code, "message": str(refused)}
         entry.submitted, entry.runtime = True, None         # the trace is written: the session keeps no calls
         return {"status": "submitted", "question_id": contract.question_id, "calls_recorded": len(runtime.calls)}
+
+
+def still_open(question_id: str) -> dict[str, Any]:
+    """The reply to ``start_contract`` while another contract is open: one contract at a time per session."""
+    return {"error": "contract_open",
+            "message": f"submit the answer to {question_id} first: one contract at a time per session"}
 
 
 def _none_started() -> dict[str, Any]:

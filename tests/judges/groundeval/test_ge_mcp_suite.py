@@ -37,22 +37,23 @@ def test_sessions_on_one_suite_server_are_isolated(rt_suite, tmp_path):
         await client.call_tool("fetch_artifact", {"artifact_id": "NOPE-1"})
         started.set()
         await b_done.wait()                          # B works on c1 too, in its own session, meanwhile
-        await client.call_tool("start_contract", {"question_id": c2})
-        await client.call_tool("fetch_artifact", {"artifact_id": "NOPE-2"})
+        refused = (await client.call_tool("start_contract", {"question_id": c2})).structured_content
         back = (await client.call_tool("start_contract", {"question_id": c1})).structured_content
         done1 = (await client.call_tool("submit_answer", {"answer": valid_answer(track[c1], x=1)})).structured_content
         await client.call_tool("start_contract", {"question_id": c2})
+        await client.call_tool("fetch_artifact", {"artifact_id": "NOPE-2"})
         done2 = (await client.call_tool("submit_answer", {"answer": valid_answer(track[c2], x=2)})).structured_content
         again = (await client.call_tool("start_contract", {"question_id": c1})).structured_content
-        return {"listed": listed, "opened": opened, "back": back, "done": [done1, done2], "again": again}
+        return {"listed": listed, "opened": opened, "back": back, "done": [done1, done2], "again": again,
+                "refused": refused}
 
     async def second(client, started: asyncio.Event, b_done: asyncio.Event) -> dict:
         await started.wait()
         early = (await client.call_tool("search_artifacts", {"query": "incident"})).structured_content
-        opened = (await client.call_tool("start_contract", {"question_id": c1})).structured_content
-        await client.call_tool("search_artifacts", {"query": "deploy", "limit": 2})
         await client.call_tool("start_contract", {"question_id": c3})
         done = (await client.call_tool("submit_answer", {"answer": valid_answer(track[c3], x=3)})).structured_content
+        opened = (await client.call_tool("start_contract", {"question_id": c1})).structured_content
+        await client.call_tool("search_artifacts", {"query": "deploy", "limit": 2})      # c1 left open, unsubmitted
         listed = (await client.call_tool("list_contracts", {})).structured_content
         b_done.set()
         return {"early": early, "opened": opened, "done": done, "listed": listed}
@@ -71,6 +72,7 @@ def test_sessions_on_one_suite_server_are_isolated(rt_suite, tmp_path):
     assert all(set(r) == {"question_id", "track", "actor", "role", "as_of", "submitted"} for r in a["listed"]["contracts"])
     assert a["back"] == {"contract": a["opened"]["contract"], "resumed": True, "calls_so_far": 2}
     assert [d["calls_recorded"] for d in a["done"]] == [2, 1] and a["again"]["error"] == "closed"
+    assert a["refused"]["error"] == "contract_open" and c1 in a["refused"]["message"]   # one contract at a time
     assert b["early"]["error"] == "no_contract"
     assert b["opened"]["resumed"] is False and b["opened"]["calls_so_far"] == 0      # A's calls on c1 are not B's
     assert b["done"]["calls_recorded"] == 0
