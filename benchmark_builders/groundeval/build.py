@@ -24,6 +24,7 @@ from benchmark_builders.groundeval.contracts import (
 from benchmark_builders.groundeval.counterfactual import counterfactual_candidates, mechanism_names
 from benchmark_builders.groundeval.hard_kinds import hard_counterfactual_candidates, hard_silence_candidates
 from benchmark_builders.groundeval.perspective import perspective_candidates
+from benchmark_builders.groundeval.question_lint import question_problems
 from benchmark_builders.groundeval.silence import silence_candidates
 from benchmark_builders.groundeval.wording import word_question
 from benchmark_builders.groundeval.worldview import WorldView
@@ -216,7 +217,9 @@ def assemble_questions(world: World, rules: Rules, config: BuildConfig,
     def finish(q: Question) -> Question | None:
         subjects = tuple(str(v) for v in _subject_ids(q.contract.subject))
         text = word_question(q.contract.track, q.contract.question_id, q.wording, q.truth, subjects)
-        return None if text is None else replace(q, contract=replace(q.contract, question=text), wording={})
+        if text is None or question_problems(text, q.contract.subject, q.truth):    # names a join: left out
+            return None
+        return replace(q, contract=replace(q.contract, question=text), wording={})
 
     questions: list[Question] = []
     requested: dict[str, dict[str, int]] = {}

@@ -127,7 +127,7 @@ def _counterfactual(view: WorldView, kind: str, cause: Event, effect: Event, eff
     wording = {
         "cause_event_id": cause.event_id, "cause_type": cause.type, "cause_entity": f"change {cause_change}",
         "cause_ts": when(cause.ts), "effect_event_id": effect.event_id, "effect_type": effect.type,
-        "effect_entity": f"{effect_label} {effect_record} (about incident {incident_id})",
+        "effect_entity": f"{effect_label} {effect_record}",     # not its incident: the join to follow
         "effect_ts": when(effect.ts), "as_of": when(at), "actor": actor}
     subject = {"cause_event_id": cause.event_id, "effect_event_id": effect.event_id, "cause_ts": when(cause.ts),
                "effect_ts": when(effect.ts), "cause_entity": {"kind": "change", "id": cause_change},
@@ -226,8 +226,8 @@ def _silence(view: WorldView, trigger: Event, incident_id: str, rng: random.Rand
     required = tuple(sorted({v.ref for v in seen})) if exists else ()
     permitted = tuple(sorted(set(required) | {v.ref for v in view.visible(actor, trigger_versions, at)}))
     label = "a published postmortem"
-    named = (f"escalation {own} (email {record}, about incident {incident_id})" if trigger.type == "escalation.sent"
-             else f"#sre-oncall message {record} (about incident {incident_id})")
+    named = (f"escalation {own} (email {record})" if trigger.type == "escalation.sent"   # never the incident:
+             else f"#sre-oncall message {record}")                                      # that is the join to follow
     wording = {"trigger_entity": named,
                "trigger_type": trigger.type, "trigger_event_id": trigger.event_id, "trigger_ts": when(trigger.ts),
                "selectors": "", "as_of": when(at), "response_label": f"{label} for the incident it was about", "actor": actor}

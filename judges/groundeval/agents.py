@@ -240,6 +240,10 @@ def make_oracle(truth: Mapping[str, Truth]) -> Callable[..., dict[str, Any]]:
     def oracle(contract: Contract, runtime: GatedRuntime | None, context: Context | None) -> dict[str, Any]:
         gold = truth[contract.question_id]
         if runtime is not None:
+            entity = contract.subject.get("entity") if contract.track == PERSPECTIVE else None
+            if isinstance(entity, Mapping):   # look where the fact would be: search the record it is about
+                if not runtime.search_artifacts(str(entity.get("id")), None, 10).get("results"):
+                    runtime.search_artifacts(contract.question, None, 5)
             for item in gold.required_search_space:
                 runtime.search_artifacts(str(item["selector"]), str(item["subsystem"]), 10)
             for ref in gold.required_evidence:
@@ -249,6 +253,8 @@ def make_oracle(truth: Mapping[str, Truth]) -> Callable[..., dict[str, Any]]:
         if context is not None:   # context mode: where it looked is the context's searches of the search space
             searched = {s["id"] for s in context.searches}
             wanted = [search_citation(str(item["subsystem"])) for item in gold.required_search_space]
+            if contract.track == PERSPECTIVE:   # the unfiltered searches of the records the question names
+                wanted.append(search_citation(None))
             answer["evidence_artifacts"] += [c for c in dict.fromkeys(wanted) if c in searched]
         answer["reasoning"] = gold.why
         return answer

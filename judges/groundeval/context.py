@@ -5,8 +5,9 @@ The builder sees only the contract (never the truth). Through a
 subsystem the actor could read with the question text, and — without a
 subsystem filter, so whatever else the actor may read (artifacts of events it
 took part in, in subsystems outside its role) is reached too — each record the
-question names, by its id, and each day it names, by that day's date with the
-question. It ranks the hits (the records the question names
+question names, by its id, and then each record that a named record it found
+names (one join further, at most ``JOINED`` per record), and each day it names, by that
+day's date with the question. It ranks the hits (the records the question names
 first) and fetches them, with the earlier visible versions of named records,
 until the character budget is spent. It never filters a search to a subsystem
 outside the actor's readable ones: the runtime answers such a search with
@@ -30,6 +31,7 @@ from judges.groundeval.scoring import SEARCH_CITATION
 
 DEFAULT_BUDGET = 24_000
 PER_SUBSYSTEM = 8
+JOINED = 4        # records named by a record the question names: searched by id, at most this many per record
 _DAY = re.compile(r"\b\d{4}-\d{2}-\d{2}")          # the days a question names: records of that day, by date token
 _NAMED = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*-[0-9][A-Za-z0-9]*")   # record ids: INC-22, CASE-10362
 
@@ -80,15 +82,28 @@ def build_context(contract: Contract, runtime: GatedRuntime, budget: int = DEFAU
     plan: list[tuple[str, str | None]] = [(contract.question, s) for s in contract.subsystems]
     plan += [(record, None) for record in named_records(contract.question)]
     plan += [(f"{day} {contract.question}", None) for day in dict.fromkeys(_DAY.findall(contract.question))]
-    for query, subsystem in plan:
-        result = runtime.search_artifacts(query, subsystem, PER_SUBSYSTEM)
-        found = result.get("results", ())
-        searches.append({"id": search_citation(subsystem), "subsystem": subsystem, "query": query,
-                         "ids": [item["id"] for item in found]})
-        for item in found:
-            score = item["score"]
-            if item["id"] not in hits or hits[item["id"]][0] < score:
-                hits[item["id"]] = (score, item["artifact_id"])
+
+    def run(queries: list[tuple[str, str | None]]) -> None:
+        for query, subsystem in queries:
+            result = runtime.search_artifacts(query, subsystem, PER_SUBSYSTEM)
+            found = result.get("results", ())
+            searches.append({"id": search_citation(subsystem), "subsystem": subsystem, "query": query,
+                             "ids": [item["id"] for item in found]})
+            for item in found:
+                score = item["score"]
+                if item["id"] not in hits or hits[item["id"]][0] < score:
+                    hits[item["id"]] = (score, item["artifact_id"])
+
+    run(plan)
+    joined: list[tuple[str, str | None]] = []     # one join further: the records a found named record names
+    for record in named_records(contract.question):
+        ref = min((r for r, (_, artifact_id) in hits.items() if artifact_id == record), default=None)
+        found = runtime.fetch_artifact(ref).get("artifact") if ref is not None else None
+        if found is not None:
+            named_there = named_records(f"{found['title']} {found['body']}")
+            joined += [(other, None) for other in named_there[:JOINED]
+                       if (other, None) not in plan and (other, None) not in joined]
+    run(joined)
     named = set(tokenize(contract.question))
     order = sorted(hits.items(), key=lambda kv: (kv[1][1].lower() not in named, -kv[1][0], kv[0]))
     items: list[dict[str, Any]] = []

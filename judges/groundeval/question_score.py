@@ -44,6 +44,7 @@ class QuestionScore:
     trace_tampered: bool = False
     diagnostics: Mapping[str, Any] = field(default_factory=dict)
     agent: str | None = None
+    scoring: str | None = None       # the scoring profile's label (scoring_profile.py), e.g. orgbench-2
 
     def to_json(self) -> dict[str, Any]:
         """The score as a questions.jsonl line (``agent`` only when a run set it)."""
@@ -51,6 +52,8 @@ class QuestionScore:
         out["diagnostics"] = dict(self.diagnostics)
         if self.agent is not None:
             out["agent"] = self.agent
+        if self.scoring is not None:
+            out["scoring"] = self.scoring
         return out
 
     @staticmethod
@@ -63,7 +66,7 @@ class QuestionScore:
             raise FormatError(path, f"field {missing!r} missing", line=line)
         if not isinstance(row["diagnostics"], dict):
             raise FormatError(path, "field 'diagnostics' not an object", line=line)
-        return QuestionScore(*(row[name] for name in FIELDS), agent=row.get("agent"))
+        return QuestionScore(*(row[name] for name in FIELDS), agent=row.get("agent"), scoring=row.get("scoring"))
 
 
 def load_scores(path: Path | str) -> list[QuestionScore]:

@@ -29,6 +29,7 @@ from judges.groundeval.corpus_store import DEFAULT_CACHE, open_corpus
 from judges.groundeval.runtime import Corpus, GatedRuntime
 from judges.groundeval.question_score import QuestionScore, summarize
 from judges.groundeval.scoring import CompiledTruth, score_question, unanswered, unknown_question
+from judges.groundeval.scoring_profile import DEFAULT_PROFILE, profile_named
 from judges.groundeval.traces import Submission, load_corpus_world, load_submissions, load_suite, load_truth
 from judges.backends import BackendError, EndpointConfig, make_backend
 from judges.cache import ResponseCache
@@ -229,8 +230,8 @@ def _answer_with_model(sessions: _Sessions, contracts: list[Contract], spec: str
 
 
 def score_submissions(suite: Path, submissions: list[Submission], *, answered_only: bool = False,
-                      corpus: Corpus | None = None, index_cache: Path | None = DEFAULT_CACHE
-                      ) -> tuple[list[QuestionScore], dict[str, Any]]:
+                      corpus: Corpus | None = None, index_cache: Path | None = DEFAULT_CACHE,
+                      profile: str = DEFAULT_PROFILE) -> tuple[list[QuestionScore], dict[str, Any]]:
     """Score every suite question for each (agent, mode) present; unknown ids and missing answers score 0.
 
     Every call's gate outcome is re-derived from the suite's corpus and policy for the contract's actor and
@@ -238,11 +239,14 @@ def score_submissions(suite: Path, submissions: list[Submission], *, answered_on
     With ``answered_only`` the questions an agent did not answer are left out (e.g. a few contracts over MCP).
     ``corpus`` may be passed in when it is the suite's own; otherwise the suite's index is loaded from
     ``index_cache`` (built from ``world/``'s artifacts and policy and kept there the first time;
-    ``judges.groundeval.corpus_store``).
+    ``judges.groundeval.corpus_store``). ``profile`` names the scoring profile (``scoring_profile.py``);
+    every row records its label.
     """
     suite = Path(suite)
-    truths = {qid: CompiledTruth.of(t) for qid, t in load_truth(suite).items()}
+    scoring = profile_named(profile)
     contracts = {c.question_id: c for c in load_suite(suite)[1]}
+    truths = {qid: CompiledTruth.of(t, contracts[qid].subject if qid in contracts else None)
+              for qid, t in load_truth(suite).items()}
     if corpus is None:
         corpus = open_corpus(suite, index_cache)
     verifiers: dict[tuple[str, Any], TraceVerifier] = {}
@@ -281,14 +285,15 @@ def score_submissions(suite: Path, submissions: list[Submission], *, answered_on
                 if verifier is None:   # one per actor and as_of, shared by every contract, agent and mode there
                     verifier = verifiers[moment] = TraceVerifier(corpus, contract.actor, contract.as_of)
                 calls, check = rederive(corpus, contract.actor, contract.as_of, sub.calls, verifier=verifier)
-                row = score_question(truths[qid], sub.answer, calls, mode, trace_problems_found=list(check.malformed))
+                row = score_question(truths[qid], sub.answer, calls, mode, trace_problems_found=list(check.malformed),
+                                     profile=scoring)
                 diagnostics = {**row.diagnostics, "trace_check": check.to_json()}
                 if check.malformed and "malformed_calls" not in diagnostics:   # the answer was malformed too
                     diagnostics["malformed_calls"] = list(check.malformed)
                 row = replace(row, trace_tampered=check.tampered, diagnostics=diagnostics)
-            mine.append(replace(row, agent=agent))
+            mine.append(replace(row, agent=agent, scoring=scoring.label))
         scored = list(mine)
-        mine.extend(replace(r, agent=agent) for r in sorted(extra_rows.get(key, []), key=lambda r: str(r.question_id)))
+        mine.extend(replace(r, agent=agent, scoring=scoring.label) for r in sorted(extra_rows.get(key, []), key=lambda r: str(r.question_id)))
         rows.extend(mine)
         per_track = {t: summarize([r for r in scored if r.track == t]) for t in TRACKS}
         per_track["all"] = summarize(scored)
@@ -303,14 +308,15 @@ def suite_questions(suite: Path) -> set[str]:
 
 
 def score_run(suite: Path, answers: Path, out: Path, *, answered_only: bool = False,
-              corpus: Corpus | None = None, index_cache: Path | None = DEFAULT_CACHE) -> dict[str, Any]:
+              corpus: Corpus | None = None, index_cache: Path | None = DEFAULT_CACHE,
+              profile: str = DEFAULT_PROFILE) -> dict[str, Any]:
     """Score answers (a run directory or JSONL) against a suite; write questions.jsonl and summary.json."""
     submissions, notes = load_submissions(answers)
     rows, summary = score_submissions(Path(suite), submissions, answered_only=answered_only, corpus=corpus,
-                                      index_cache=index_cache)
+                                      index_cache=index_cache, profile=profile)
     with staged_directory(Path(out)) as tmp:
         write_jsonl(tmp / "questions.jsonl", (row.to_json() for row in rows))
         write_json(tmp / "summary.json", {"suite": str(suite), "answers": str(answers), "unreadable_lines": notes,
-                                          "agents": summary})
+                                          "scoring": profile_named(profile).label, "agents": summary})
         write_manifest(tmp)
     return summary

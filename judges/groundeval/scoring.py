@@ -18,20 +18,26 @@ from its context, and for Silence which of the context's searches
 (``search:<subsystem>``, ``search:*`` for an unfiltered one) it cites. ``score_question`` takes the calls as
 given; ``run.score_submissions`` first re-derives every call's gates from the
 suite's corpus (``verify.py``), so a trace's own claims are never scored.
+The profile (``scoring_profile.py``; default ``orgbench``) decides the
+Counterfactual answer weights and whether the trajectory needs evidence sought
+(``evidence_sought.py``) and the right verdict to earn anything; each score
+records the profile's label.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 from benchmark_builders.groundeval.contracts import COUNTERFACTUAL, NO_LINK_MECHANISM, PERSPECTIVE, SILENCE, Truth
 from judges.groundeval.call_shape import ShapedCalls, trace_problems, well_shaped
+from judges.groundeval.evidence_sought import artifact_of, sought_in_context, sought_in_tool_mode, subject_scope
 from judges.groundeval.question_score import QuestionScore
 from judges.groundeval.runtime import tokenize
+from judges.groundeval.scoring_profile import DEFAULT_PROFILE, PROFILES, WEIGHTS, ScoringProfile
 
-WEIGHTS: dict[str, tuple[float, float]] = {PERSPECTIVE: (0.40, 0.60), COUNTERFACTUAL: (0.50, 0.50), SILENCE: (0.30, 0.70)}
+__all__ = ["WEIGHTS", "CompiledTruth", "score_question"]
 VERDICT = {PERSPECTIVE: "could_actor_have_known", COUNTERFACTUAL: "outcome_changed", SILENCE: "exists"}
 _NULLABLE_STR = (str, type(None))   # "no such event / no mechanism": scores 0 unless the truth is also null or no link
 _REQUIRED: dict[str, tuple[tuple[str, Any], ...]] = {
@@ -44,6 +50,7 @@ SEARCH_CITATION = "search:"          # context mode: cites one of the context's 
 _LISTS = {PERSPECTIVE: ("evidence_artifacts", "blocked_subsystems"), COUNTERFACTUAL: ("evidence_artifacts", "actors"),
           SILENCE: ("evidence_artifacts",)}
 _DEAD = frozenset({"empty", "not_found", "withheld", "invalid"})
+_DEAD_NOT_EMPTY = _DEAD - {"empty"}
 _NOTHING: frozenset[str] = frozenset()
 _NO_GATES = {"horizon": False, "actor": False, "subsystem": False}   # a call that broke no gate
 
@@ -105,24 +112,28 @@ class CompiledTruth:
     aliases: frozenset[str]
     actors: frozenset[str]
     search_space: tuple[tuple[str, str], ...]
+    scope: frozenset[str] = frozenset()  # lower-cased ids in scope (evidence_sought.py): subject, selectors, evidence
 
     @staticmethod
-    def of(truth: Truth) -> "CompiledTruth":
+    def of(truth: Truth, subject: Mapping[str, Any] | None = None) -> "CompiledTruth":
+        """Compile ``truth``; ``subject`` (the contract's) adds the records the question is about to the scope."""
         refs = set(truth.required_evidence) | set(truth.permitted_evidence) | set(truth.cause_evidence) | set(truth.effect_evidence)
         canon: dict[str, str] = {}
         for ref in sorted(refs):
             canon[ref] = ref
             canon.setdefault(ref.rsplit("@", 1)[0], ref)
         space = []
+        scope = subject_scope(subject) | {artifact_of(ref) for ref in refs}
         for item in truth.required_search_space:
             tokens = tokenize(str(item["selector"]))
             space.append((str(item["subsystem"]), tokens[0] if tokens else ""))
+            scope.update(tokens[:1])
         return CompiledTruth(
             truth.question_id, truth.track, truth.kind, truth.difficulty, bool(truth.gold[VERDICT[truth.track]]), dict(truth.gold), canon,
             frozenset(truth.required_evidence), frozenset(truth.permitted_evidence) | frozenset(truth.required_evidence),
             frozenset(truth.cause_evidence), frozenset(truth.effect_evidence),
             frozenset(truth.gold.get("blocked_subsystems", ())), frozenset(_label(a) for a in truth.mechanism_aliases),
-            frozenset(truth.correct_actors), tuple(space))
+            frozenset(truth.correct_actors), tuple(space), frozenset(s for s in scope if s))
 
 
 def _jaccard(truth: frozenset[str], answer: set[str]) -> float:
@@ -192,7 +203,7 @@ class _Tally:
     searches: list[tuple[str | None, frozenset[str], list[str]]] = field(default_factory=list)
 
 
-def _tally(calls: list[dict[str, Any]], context: bool, silence: bool) -> _Tally:
+def _tally(calls: list[dict[str, Any]], context: bool, silence: bool, dead: frozenset[str] = _DEAD) -> _Tally:
     """Count the calls (context mode: the builder's calls are provenance; the agent's acts are its citations)."""
     tally = _Tally(0 if context else len(calls))
     pending_dead = 0
@@ -224,7 +235,7 @@ def _tally(calls: list[dict[str, Any]], context: bool, silence: bool) -> _Tally:
             pending_dead = 0
             if not silence and (tool == "fetch_artifact" or (context and tool != "cite_artifact")):
                 tally.fetched.update(call["returned_ids"])     # (Silence never reads what was fetched)
-        elif outcome in _DEAD:
+        elif outcome in dead:
             tally.dead_ends += 1
             pending_dead += 1
         if silence and not broken and tool == "search_artifacts":
@@ -278,7 +289,7 @@ def _mechanism_named(truth: CompiledTruth, named: Any) -> bool:
 
 
 def _counterfactual(truth: CompiledTruth, answer: dict[str, Any], verdict_ok: bool, tally: _Tally, cited: set[str],
-                    context: bool) -> _TrackScore:
+                    context: bool, weight: Mapping[str, float]) -> _TrackScore:
     gold = truth.gold
     mechanism = _mechanism_named(truth, answer["causal_mechanism"])
     cause_id = answer["cause_event_id"] == gold["cause_event_id"]
@@ -286,8 +297,9 @@ def _counterfactual(truth: CompiledTruth, answer: dict[str, Any], verdict_ok: bo
     direction = answer["mechanism_direction"] == gold["mechanism_direction"]
     evidence = evidence_overlap(truth.required, truth.permitted, cited)
     people = bool(truth.actors.intersection(answer.get("actors", ())))
-    s_answer = (0.20 * verdict_ok + 0.20 * mechanism + 0.20 * cause_id + 0.20 * effect_id + 0.10 * direction
-                + 0.05 * evidence + 0.05 * people)
+    s_answer = (weight["outcome"] * verdict_ok + weight["mechanism"] * mechanism + weight["cause_id"] * cause_id
+                + weight["effect_id"] * effect_id + weight["direction"] * direction + weight["evidence"] * evidence
+                + weight["actor"] * people)
     answer_parts = {"outcome": verdict_ok, "mechanism": mechanism, "cause_id": cause_id, "effect_id": effect_id,
                     "direction": direction, "evidence_overlap": evidence, "correct_actor": people}
     seen = tally.fetched & cited if context else tally.fetched
@@ -318,12 +330,21 @@ def _silence(truth: CompiledTruth, verdict_ok: bool, tally: _Tally, searched: Se
 
 
 def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str = "tool", *,
-                   trace_problems_found: list[dict[str, Any]] | None = None) -> QuestionScore:
+                   trace_problems_found: list[dict[str, Any]] | None = None,
+                   profile: ScoringProfile | None = None) -> QuestionScore:
     """Score one answer and its recorded calls against one compiled truth, with full diagnostics.
 
     ``trace_problems_found`` (from ``trace_problems``) marks a trace already found malformed as a claim: the
     question then scores 0 with the first problem as its reason and every problem in the diagnostics.
+    ``profile`` defaults to ``orgbench``; the score records its label.
     """
+    profile = profile or PROFILES[DEFAULT_PROFILE]
+    row = _score(truth, raw_answer, calls, mode, trace_problems_found, profile)
+    return replace(row, scoring=profile.label)
+
+
+def _score(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str,
+           trace_problems_found: list[dict[str, Any]] | None, profile: ScoringProfile) -> QuestionScore:
     track = truth.track
     answer, reason = parse_answer(raw_answer, track)
     if answer is None:
@@ -335,7 +356,7 @@ def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str 
     if calls.__class__ is not ShapedCalls and not well_shaped(calls):
         return _malformed_trace(truth, calls, mode, trace_problems(calls))
     context = mode == "context"
-    tally = _tally(calls, context, track == SILENCE)
+    tally = _tally(calls, context, track == SILENCE, _DEAD if profile.empty_search_is_dead_end else _DEAD_NOT_EMPTY)
     n = tally.n
     violating = tally.horizon + tally.actor + tally.subsystem
     v = violating / n if n else 0.0
@@ -353,7 +374,8 @@ def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str 
     if track == PERSPECTIVE:
         s_answer, answer_parts, s_traj, traj_parts = _perspective(truth, answer, verdict_ok, tally, cited, context)
     elif track == COUNTERFACTUAL:
-        s_answer, answer_parts, s_traj, traj_parts = _counterfactual(truth, answer, verdict_ok, tally, cited, context)
+        s_answer, answer_parts, s_traj, traj_parts = _counterfactual(truth, answer, verdict_ok, tally, cited, context,
+                                                                     profile.counterfactual)
     else:
         searched = tally.searches
         if context:   # a search counts when the agent cites it, or cites an id it returned
@@ -361,7 +383,15 @@ def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str 
             searched = [(s, tokens, ids) for s, tokens, ids in searched
                         if (s if s is not None else "*") in cited_searches or not cited_any.isdisjoint(ids)]
         s_answer, answer_parts, s_traj, traj_parts = _silence(truth, verdict_ok, tally, searched)
-    wa, wt = WEIGHTS[track]
+    if profile.evidence_sought:
+        sought = (sought_in_context(calls, cited, cited_searches, truth.scope) if context
+                  else sought_in_tool_mode(calls, truth.scope))
+        traj_parts["evidence_sought"] = sought
+        if not sought:
+            s_traj = 0.0
+    if profile.verdict_gates_trajectory and not verdict_ok:
+        s_traj = 0.0
+    wa, wt = profile.weights[track]
     s_adj = (wa * s_answer + wt * s_traj) * (1.0 - v) ** 2
     return QuestionScore(truth.question_id, track, truth.kind, truth.difficulty, mode, _round6(s_answer), _round6(s_traj),
                          _round6(v) if violating else 0.0, _round6(s_adj), verdict_ok, n, None,

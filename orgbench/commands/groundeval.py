@@ -159,8 +159,11 @@ def check_answered_suite(suite: Path, answers: Path) -> None:
 @click.option("--on-error", type=click.Choice(("stop", "skip")), default="stop", show_default=True,
               help="An unreadable answer or trace line: stop names it (exit 2, nothing written); skip leaves "
                    "it out, lists it on stderr and in OUT/summary.json.")
+@click.option("--profile", type=click.Choice(("orgbench", "preprint")), default="orgbench", show_default=True,
+              help="Scoring profile: orgbench's rules, or the public preprint's weights for comparison "
+                   "(docs/spec/groundeval.md).")
 @overwrite_option
-def score_groundeval(suite: Path, answers: Path, out: Path, answered_only: bool, on_error: str,
+def score_groundeval(suite: Path, answers: Path, out: Path, answered_only: bool, on_error: str, profile: str,
                      overwrite: bool) -> None:
     """Score answers and traces (every call's gates re-derived from the suite): S_answer, S_traj, v, S_adj, summaries."""
     from judges.groundeval.run import score_run
@@ -183,6 +186,7 @@ def score_groundeval(suite: Path, answers: Path, out: Path, answered_only: bool,
             click.echo(f"{note}: kept as a marked row of questions.jsonl (--on-error skip)", err=True)
     answer_files = sorted(answers.glob("*.jsonl")) if answers.is_dir() else [answers]
     inputs = {"suite_contracts_sha256": _digest(suite / "contracts.jsonl"), "answered_only": answered_only,
+              "profile": profile,
               "answers": {p.name: sha256_file(p) for p in answer_files if p.is_file()}}
     guard(out, "GroundEval scores", inputs, overwrite=overwrite)
     if is_task_suite(suite):
@@ -191,7 +195,7 @@ def score_groundeval(suite: Path, answers: Path, out: Path, answered_only: bool,
                        f"S_verify {total['s_verify']:.3f}  S_adj {total['s_adj']:.3f}  violations {total['v']:.3f}")
         bind(out, "score groundeval", inputs)
         return
-    summary = score_run(suite, answers, out, answered_only=answered_only)   # put in place whole
+    summary = score_run(suite, answers, out, answered_only=answered_only, profile=profile)   # put in place whole
     bind(out, "score groundeval", inputs)
     for agent, modes in summary.items():
         for mode, tracks in modes.items():

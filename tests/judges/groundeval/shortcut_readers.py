@@ -165,6 +165,17 @@ def latest_timestamp(question, tools, context, truth):
     ids = named_ids(question)
     if question["track"] == "silence":
         verdict = latest.get("created_at", "") > min(_TS.findall(question["question"]), default="")
+    elif question["track"] == "counterfactual":      # the cause is the latest record before the effect
+        entities = [i for i in ids if i not in event_ids(question)]
+        if "came after" in question["question"]:
+            entities.reverse()
+        times = sorted(set(_TS.findall(question["question"])))
+        effect_at = times[-2] if len(times) >= 2 else ""
+        before = [i for i in items if i.get("created_at", "") < effect_at
+                  and not (len(entities) > 1 and i.get("artifact_id") == entities[1])]
+        if before:
+            latest = max(before, key=lambda i: (i.get("created_at", ""), i["id"]))
+        verdict = bool(before) and bool(entities) and mentions(latest, entities[0])
     else:
         verdict = any(mentions(latest, i) for i in ids)
     return answer(question, verdict, [latest["id"]])

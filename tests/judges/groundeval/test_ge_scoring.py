@@ -5,6 +5,7 @@ import pytest
 from benchmark_builders.groundeval.contracts import Truth
 from judges.groundeval.call_shape import ShapedCalls, call_problem, trace_problems
 from judges.groundeval.runtime import tokenize
+from judges.groundeval.scoring_profile import PROFILES
 from judges.groundeval.question_score import summarize
 from judges.groundeval.scoring import (
     CompiledTruth, _query_tokens, _round6, evidence_overlap, score_question,
@@ -33,6 +34,10 @@ POSITIVE = truth(gold={"could_actor_have_known": True, "blocked_subsystems": [],
                  required=["A@1"], permitted=["A@1", "B@1"])
 
 
+def preprint(*args, **kwargs):
+    return score_question(*args, profile=PROFILES["preprint"], **kwargs)
+
+
 def test_perspective_positive_full_marks():
     row = score_question(POSITIVE, {"could_actor_have_known": True, "evidence_artifacts": ["A@1"],
                                     "blocked_subsystems": []}, [call(ids=["A@1"])])
@@ -53,9 +58,10 @@ def test_horizon_takes_precedence_and_two_gates_count_once():
 
 
 def test_no_calls_means_v_zero_and_a_correct_negative_without_evidence_is_fully_grounded():
+    """(The preprint profile: upstream's weights, trajectory credit whatever was sought.)"""
     negative = truth(kind="permission_negative", gold={"could_actor_have_known": False,
                                                        "blocked_subsystems": ["deploys"], "evidence_artifacts": []})
-    row = score_question(negative, {"could_actor_have_known": False, "blocked_subsystems": ["deploys"],
+    row = preprint(negative, {"could_actor_have_known": False, "blocked_subsystems": ["deploys"],
                                     "evidence_artifacts": []}, [])
     assert row.v == 0.0 and row.n_calls == 0
     assert row.diagnostics["trajectory"]["grounding"] == 1.0
@@ -63,18 +69,19 @@ def test_no_calls_means_v_zero_and_a_correct_negative_without_evidence_is_fully_
 
 
 def test_perspective_answer_parts_and_dead_end_recovery():
+    """(The preprint profile: upstream's weights, trajectory credit whatever was sought.)"""
     negative = truth(kind="permission_negative", gold={"could_actor_have_known": False,
                                                        "blocked_subsystems": ["deploys", "hr"], "evidence_artifacts": []},
                      permitted=["C@1"])
     # blocked: |{deploys}∩{deploys,hr}| / |∪| = 1/2; evidence: cites C@1 (permitted) and X@1 (not): 0 / (0 + 1) = 0
-    row = score_question(negative, {"could_actor_have_known": False, "blocked_subsystems": ["deploys"],
+    row = preprint(negative, {"could_actor_have_known": False, "blocked_subsystems": ["deploys"],
                                     "evidence_artifacts": ["C@1", "X@1"]},
                          [call(tool="search_artifacts", outcome="empty"), call(ids=["C@1"]), call(outcome="not_found")])
     assert row.s_answer == close(0.6 + 0.2 * 0.5 + 0.2 * 0.0)
     traj = row.diagnostics["trajectory"]
     assert traj["grounding"] == 0.0 and traj["dead_ends"] == 2 and traj["dead_end_recovery"] == 0.5
     assert row.s_traj == close(0.30 + 0.25 + 0.0 + 0.15 + 0.10 * 0.5)
-    wrong = score_question(negative, {"could_actor_have_known": True}, [])
+    wrong = preprint(negative, {"could_actor_have_known": True}, [])
     assert wrong.s_answer == 0.0 and wrong.answer_correct is False
 
 
@@ -95,10 +102,11 @@ COUNTERFACTUAL = truth(track="counterfactual", kind="causal",
 
 
 def test_counterfactual_answer_and_trajectory_terms():
+    """(The preprint profile: upstream's weights, trajectory credit whatever was sought.)"""
     answer = {"outcome_changed": True, "causal_mechanism": "Bad config push", "cause_event_id": "EV-1",
               "effect_event_id": "EV-9", "mechanism_direction": "effect_to_cause", "evidence_artifacts": ["CHG-1@3"],
               "actors": ["P-2", "P-7"]}
-    row = score_question(COUNTERFACTUAL, answer, [call(ids=["CHG-1@3"]), call(outcome="withheld", horizon=True)])
+    row = preprint(COUNTERFACTUAL, answer, [call(ids=["CHG-1@3"]), call(outcome="withheld", horizon=True)])
     # answer: .2 outcome + .2 alias + .2 cause + 0 effect + 0 direction + .05·(1/2) + .05 actor
     assert row.s_answer == close(0.2 + 0.2 + 0.2 + 0.025 + 0.05)
     # traj: .2 cause found + 0 effect + .35·(1/2) + 0 (a horizon violation) + .10 mechanism named
@@ -107,19 +115,20 @@ def test_counterfactual_answer_and_trajectory_terms():
 
 
 def test_silence_coverage_needs_the_selector_in_each_subsystem():
+    """(The preprint profile: upstream's weights, trajectory credit whatever was sought.)"""
     absence = truth(track="silence", kind="absence", gold={"exists": False},
                     space=[{"subsystem": "postmortems", "selector": "INC-4"}, {"subsystem": "wiki", "selector": "INC-4"}])
     calls = [call("search_artifacts", outcome="empty", args={"query": "postmortem INC-4", "subsystem": "postmortems"}),
              call("search_artifacts", outcome="empty", args={"query": "INC-40", "subsystem": "wiki"}),
              call("search_artifacts", outcome="empty", args={"query": "INC-4", "subsystem": "hr"}, subsystem=True)]
-    row = score_question(absence, {"exists": False}, calls)
+    row = preprint(absence, {"exists": False}, calls)
     assert row.diagnostics["trajectory"]["search_space_coverage"] == 0.5
     assert row.diagnostics["trajectory"]["uncovered_subsystems"] == ["wiki"]
     assert row.s_traj == close(0.8 * 0.5 + 0.2)
     assert row.s_adj == close((0.3 * 1.0 + 0.7 * row.s_traj) * (1 - 1 / 3) ** 2)
-    lazy = score_question(absence, {"exists": False}, [])
+    lazy = preprint(absence, {"exists": False}, [])
     assert (lazy.s_answer, lazy.s_traj, lazy.s_adj) == (1.0, 0.2, close(0.3 + 0.7 * 0.2))
-    covered = score_question(absence, {"exists": False},
+    covered = preprint(absence, {"exists": False},
                              [call("search_artifacts", outcome="empty", args={"query": "inc-4", "subsystem": None})])
     assert covered.s_adj == 1.0
 
@@ -196,19 +205,19 @@ def test_context_mode_silence_coverage_counts_only_the_searches_the_agent_cites(
     context_calls = [_builder_search("postmortems", "did INC-4 get a postmortem"),
                      _builder_search("wiki", "did INC-4 get a postmortem", ids=["WIKI-9@1"]),
                      _builder_search("hr", "did INC-4 get a postmortem", subsystem=True)]
-    lazy = score_question(SILENCE_ABSENCE, {"exists": False, "evidence_artifacts": []}, context_calls, mode="context")
+    lazy = preprint(SILENCE_ABSENCE, {"exists": False, "evidence_artifacts": []}, context_calls, mode="context")
     assert lazy.diagnostics["trajectory"]["search_space_coverage"] == 0.0
     assert (lazy.s_traj, lazy.s_adj) == (close(0.2), close(0.3 + 0.7 * 0.2))
-    half = score_question(SILENCE_ABSENCE, {"exists": False, "evidence_artifacts": ["search:postmortems"]},
+    half = preprint(SILENCE_ABSENCE, {"exists": False, "evidence_artifacts": ["search:postmortems"]},
                           context_calls, mode="context")
     assert half.diagnostics["trajectory"]["uncovered_subsystems"] == ["wiki"] and half.n_calls == 0
-    full = score_question(SILENCE_ABSENCE, {"exists": False, "evidence_artifacts": ["search:postmortems", "WIKI-9@1"]},
+    full = preprint(SILENCE_ABSENCE, {"exists": False, "evidence_artifacts": ["search:postmortems", "WIKI-9@1"]},
                           context_calls + [call("cite_artifact", ids=["WIKI-9@1"])], mode="context")
     assert full.s_adj == 1.0
     # a cited search that broke a gate covers nothing; in tool mode citations of searches mean nothing
-    assert score_question(SILENCE_ABSENCE, {"exists": False, "evidence_artifacts": ["search:hr"]},
+    assert preprint(SILENCE_ABSENCE, {"exists": False, "evidence_artifacts": ["search:hr"]},
                           context_calls, mode="context").diagnostics["trajectory"]["search_space_coverage"] == 0.0
-    assert score_question(SILENCE_ABSENCE, {"exists": False, "evidence_artifacts": []},
+    assert preprint(SILENCE_ABSENCE, {"exists": False, "evidence_artifacts": []},
                           context_calls[:2], mode="tool").diagnostics["trajectory"]["search_space_coverage"] == 1.0
 
 
@@ -220,24 +229,25 @@ DECOY = truth(track="counterfactual", kind="decoy",
 
 
 def test_counterfactual_null_ids_and_mechanism_are_answers_not_malformed():
+    """(The preprint profile: upstream's weights, trajectory credit whatever was sought.)"""
     answer = {"outcome_changed": False, "causal_mechanism": None, "cause_event_id": None, "effect_event_id": "EV-2",
               "mechanism_direction": "no_causal_link", "evidence_artifacts": ["CHG-1@3", "INC-1@2"], "actors": ["P-1"]}
     calls = [call(ids=["CHG-1@3"]), call(ids=["INC-1@2"])]
-    row = score_question(DECOY, answer, calls)
+    row = preprint(DECOY, answer, calls)
     # null mechanism matches "no link"; a null cause id does not match EV-1
     assert row.malformed is None and row.answer_correct is True
     assert row.diagnostics["answer"]["mechanism"] is True and row.diagnostics["answer"]["cause_id"] is False
     assert row.s_answer == close(0.2 + 0.2 + 0.0 + 0.2 + 0.1 + 0.05 + 0.05)
-    causal = score_question(COUNTERFACTUAL, dict(answer, outcome_changed=True, effect_event_id=None), calls)
+    causal = preprint(COUNTERFACTUAL, dict(answer, outcome_changed=True, effect_event_id=None), calls)
     assert causal.diagnostics["answer"]["mechanism"] is False and causal.diagnostics["answer"]["effect_id"] is False
     null_truth = truth(track="counterfactual", kind="decoy",
                        gold={"outcome_changed": False, "causal_mechanism": None, "cause_event_id": None,
                              "effect_event_id": None, "mechanism_direction": "no_causal_link"})
-    both_null = score_question(null_truth, answer | {"effect_event_id": None}, [])
+    both_null = preprint(null_truth, answer | {"effect_event_id": None}, [])
     assert both_null.diagnostics["answer"] == {"outcome": True, "mechanism": True, "cause_id": True,
                                                         "effect_id": True, "direction": True, "evidence_overlap": 0.0,
                                                         "correct_actor": False}
-    assert score_question(DECOY, answer | {"cause_event_id": 7}, calls).malformed == \
+    assert preprint(DECOY, answer | {"cause_event_id": 7}, calls).malformed == \
         "field cause_event_id is a int, not str or null"
 
 
@@ -266,3 +276,50 @@ def test_checked_and_verifier_built_calls_score_alike():
     calls = [call(ids=["A@1"]), call(outcome="withheld", actor=True), call(tool="search_artifacts", outcome="empty")]
     answer = {"could_actor_have_known": True, "evidence_artifacts": ["A@1"]}
     assert score_question(POSITIVE, answer, calls) == score_question(POSITIVE, answer, ShapedCalls(calls))
+
+
+# -- the orgbench profile (scoring_profile.py): trajectory credit only for evidence sought, with the right verdict
+
+def _negative():
+    return CompiledTruth.of(Truth("Q-2", "perspective", "temporal_negative", "easy",
+                                  {"could_actor_have_known": False, "blocked_subsystems": [], "evidence_artifacts": []},
+                                  (), (), (), (), (), (), (), ""), {"entity": {"kind": "case", "id": "CASE-7"}})
+
+
+def test_a_negative_without_looking_earns_no_trajectory_and_one_that_searched_in_scope_earns_it_all():
+    no = {"could_actor_have_known": False, "blocked_subsystems": [], "evidence_artifacts": []}
+    lazy = score_question(_negative(), no, [])
+    assert (lazy.s_answer, lazy.s_traj, lazy.s_adj, lazy.scoring) == (1.0, 0.0, 0.4, "orgbench-2")
+    assert lazy.diagnostics["trajectory"]["evidence_sought"] is False
+    elsewhere = score_question(_negative(), no, [call("search_artifacts", ids=["WIKI-1@1"], args={"query": "lunch"})])
+    assert elsewhere.s_traj == 0.0 and elsewhere.s_adj == 0.4
+    looked = score_question(_negative(), no, [call("search_artifacts", outcome="empty", args={"query": "case-7"})])
+    assert (looked.s_traj, looked.s_adj) == (1.0, 1.0)        # an empty search is an answer, not a dead end
+    assert preprint(_negative(), no, []).s_adj == 1.0            # upstream: the gate terms count as clean
+
+
+def test_a_wrong_verdict_earns_no_trajectory_and_stated_ids_earn_nothing():
+    calls = [call(ids=["A@1"])]
+    wrong = score_question(POSITIVE, {"could_actor_have_known": False, "evidence_artifacts": ["A@1"]}, calls)
+    assert (wrong.s_answer, wrong.s_traj, wrong.s_adj) == (0.0, 0.0, 0.0)
+    assert preprint(POSITIVE, {"could_actor_have_known": False, "evidence_artifacts": ["A@1"]}, calls).s_traj == 1.0
+    absence = truth("silence", "absence", {"exists": False}, space=[{"subsystem": "postmortems", "selector": "INC-1"}])
+    searched = [call("search_artifacts", args={"query": "INC-1", "subsystem": "postmortems"}, outcome="empty")]
+    assert score_question(absence, {"exists": True}, searched).s_adj == 0.0
+    assert preprint(absence, {"exists": True}, searched).s_adj == close(0.7)
+    decoy = truth("counterfactual", "decoy", {"outcome_changed": False, "causal_mechanism": "no_causal_link",
+                                               "cause_event_id": "E1", "effect_event_id": "E2",
+                                               "mechanism_direction": "no_causal_link"}, required=["CHG-1@1"])
+    copied = {"outcome_changed": False, "causal_mechanism": None, "cause_event_id": "E1", "effect_event_id": "E2",
+              "mechanism_direction": "no_causal_link"}
+    row = score_question(decoy, copied, [])      # verdict, mechanism and direction: .2+.2+.1 of the .6 that count
+    assert row.s_answer == close(0.5 / 0.6) and row.s_traj == 0.0
+    assert row.s_adj == close(0.5 * row.s_answer) and row.s_adj <= 0.45
+
+
+def test_context_mode_trajectory_needs_a_cited_artifact_or_search_in_scope():
+    no = {"could_actor_have_known": False, "blocked_subsystems": [], "evidence_artifacts": []}
+    built = [call("search_artifacts", ids=["CASE-7@1"], args={"query": "CASE-7", "subsystem": None})]
+    assert score_question(_negative(), no, built, mode="context").s_traj == 0.0
+    cited = score_question(_negative(), no | {"evidence_artifacts": ["search:*"]}, built, mode="context")
+    assert cited.s_traj == 1.0 and cited.s_adj == 1.0
