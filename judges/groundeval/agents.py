@@ -106,7 +106,10 @@ def _heuristic_perspective(contract: Contract, reader: Reader) -> dict[str, Any]
         text = _text(artifact)
         if entity.lower() in text and value.lower() in text:
             evidence.append(artifact["id"])
-    return _answer(contract, could_actor_have_known=bool(evidence), evidence_artifacts=evidence,
+    looked: list[str] = []
+    if reader.context is not None and not evidence:   # context mode: cite the search of the record it read through
+        looked = [c for c in (search_citation(None),) if c in {s["id"] for s in reader.context.searches}]
+    return _answer(contract, could_actor_have_known=bool(evidence), evidence_artifacts=evidence + looked,
                    reasoning="found the fact in visible artifacts" if evidence else "no visible artifact states it")
 
 
@@ -253,8 +256,7 @@ def make_oracle(truth: Mapping[str, Truth]) -> Callable[..., dict[str, Any]]:
         if context is not None:   # context mode: where it looked is the context's searches of the search space
             searched = {s["id"] for s in context.searches}
             wanted = [search_citation(str(item["subsystem"])) for item in gold.required_search_space]
-            if contract.track == PERSPECTIVE:   # the unfiltered searches of the records the question names
-                wanted.append(search_citation(None))
+            wanted.append(search_citation(None))   # the unfiltered searches of the records the question names
             answer["evidence_artifacts"] += [c for c in dict.fromkeys(wanted) if c in searched]
         answer["reasoning"] = gold.why
         return answer

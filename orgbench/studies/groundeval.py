@@ -200,7 +200,9 @@ def write_study_tables(out: Path, all_rows: Sequence[SeededScore], drill: list[d
     present = {name for name in ("oracle", "leaky", "lazy", "proximity") if name in summary}
     checks = {k: v for k, v in checks.items() if k.split("_")[0] in present}
     hard = _hard_kinds(all_rows)
-    write_json(out / "summary.json", {"seeds": list(seeds), "contracts": total, "agents": summary_json,
+    scoring = sorted({r.score.scoring or "unrecorded" for r in all_rows})     # the scoring profiles' labels
+    write_json(out / "summary.json", {"seeds": list(seeds), "contracts": total, "scoring": scoring,
+                                      "agents": summary_json,
                                       "hard_kinds": hard,
                                       "checks": {k: v.rounded().to_json() if isinstance(v, GroupScore) else v
                                                  for k, v in checks.items()}})
@@ -231,7 +233,7 @@ def _write_readme(out: Path, all_rows: Sequence[SeededScore], checks: dict[str, 
 
 {total} contracts (Perspective, Counterfactual with decoys, Silence) from the default worlds, seeds
 {', '.join(map(str, seeds))}; every built-in agent{llm_line} in tool and context mode; scored by the deterministic
-scorer. Rebuild with `orgbench reproduce groundeval` (byte-identical on rerun with the built-in agents).
+scorer ({', '.join(sorted({r.score.scoring or "unrecorded" for r in all_rows}))}). Rebuild with `orgbench reproduce groundeval` (byte-identical on rerun with the built-in agents).
 
 - oracle: lowest S_adj over every contract and both modes = {oracle_min:.3f} (a valid path exists for each question).
 - leaky (tool mode): S_answer {leaky.s_answer:.3f} but S_adj {leaky.s_adj:.3f}; violation rate

@@ -125,11 +125,10 @@ def _table(worlds):
     return "\n".join(lines)
 
 
-# Counterfactual S_answer gives .40 for echoing the two event ids the contract names and .50 for the verdict with its
-# direction and mechanism, so a verdict at chance earns about .65-.73 (see the constant readers below): the .60 bound
-# holds only where a baseline is below chance. bm25 on counterfactual/indirect says "no link" on every question (no
-# email names a change), so it is exactly at chance there (verdict .500, S_answer .733 on every seed and mode) and
-# is held to the verdict bound only; proximity is held to .60 per seed on silence and pooled over the seeds on the
+# Counterfactual S_answer gives nothing for echoing the two event ids the contract names (scoring profile orgbench-2)
+# and .50/.60 for the verdict with its direction and mechanism, the rest for evidence and people, so a reader that cites
+# its records earns some credit even when wrong. bm25 on counterfactual/indirect says "no link" on every question
+# (no email names a change), so it is exactly at chance there (verdict .500) and is held to the verdict bound only; proximity is held to .60 per seed on silence and pooled over the seeds on the
 # counterfactual kinds (its context-mode verdicts reach .500 on seed 2, S_answer .617).
 def test_each_hard_kind_separates_retrieval_from_following_joins_per_seed(worlds):
     print("\nS_answer/verdict-correct per seed, mode and hard kind\n" + _table(worlds))
@@ -198,8 +197,8 @@ def test_constant_and_random_verdicts_stay_at_chance_on_every_hard_kind(worlds):
                     assert abs(verdict - 0.5) <= 0.5 / n + 1e-9, (seed, kind, name)
             yes, no = (_mean(per[name][kind], "answer_correct") for name in ("always-yes", "always-no"))
             assert yes + no == pytest.approx(1.0)
-            # the partial-credit floor: a "no link" that cites nothing earns .40 (the two ids) when wrong, .90 when
-            # right, so at chance it scores .65; on silence S_answer is the verdict
-            floor = 0.4 + 0.5 * no if kind[0] == "counterfactual" else no
+            # the partial-credit floor: the two ids the question states earn nothing (scoring profile orgbench-2), so
+            # a "no link" that cites nothing earns 0 when wrong and .50/.60 when right; on silence it is the verdict
+            floor = 0.5 / 0.6 * no if kind[0] == "counterfactual" else no
             assert _mean(per["always-no"][kind]) == pytest.approx(floor), (seed, kind)
     print("\nconstant and coin-flip readers (tool mode; they cite nothing)\n" + "\n".join(report))
