@@ -97,11 +97,10 @@ def groundeval(src: Source, folder: str) -> list:
     ]
     if "zero-shot" in agents:
         shows.append(sentence(
-            "zero-shot makes no tool call, yet its Perspective S_traj is {t} (tool mode), above its S_answer {a}: "
-            "Perspective's S_traj gives most of its weight to breaking no gate and recovering from every dead end "
-            "(both true of no calls), the rest to grounding, and a question whose truth requires no evidence (the "
-            "actor could not have known) is fully grounded when nothing is cited. S_adj weighs S_traj above "
-            "S_answer there, so its S_adj {s} is above its S_answer too (weights under Definitions).",
+            "zero-shot makes no tool call, so its Perspective S_traj is {t} (tool mode): a trajectory earns "
+            "credit only when at least one call sought the question's evidence (scoring profile orgbench-2), and "
+            "breaking no gate with no calls is not evidence of anything. Its S_adj {s} is therefore the weighted "
+            "S_answer alone, below its S_answer {a} (weights under Definitions).",
             t=get("agents.zero-shot.tool.perspective.s_traj"), a=get("agents.zero-shot.tool.perspective.s_answer"),
             s=get("agents.zero-shot.tool.perspective.s_adj")))
     llm = [a for a in agents if not is_builtin(a)]

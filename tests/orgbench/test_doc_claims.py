@@ -17,7 +17,7 @@ results/index.html (the report, rendered here from results/)
   5. every tagged number of the first screen and the findings boxes, recomputed from its source key;
   6. the first screen names all three studies;
   7. P2 and P4 definitions name exactly the kinds results/cargo/breakdown.csv holds;
-  8. zero-shot's Perspective explanation: no violation, S_traj and S_adj above S_answer, S_traj at least .80;
+  8. zero-shot's Perspective explanation: no violation, S_traj 0 (no evidence sought), S_adj below S_answer;
   9. no "Figure: figure:" caption.
 """
 
@@ -120,8 +120,8 @@ def test_p2_and_p4_are_defined_by_the_kinds_the_results_hold(page):
 
 def test_zero_shots_perspective_explanation_holds():
     perspective = _summary()["agents"]["zero-shot"]["tool"]["perspective"]
-    assert perspective["s_traj"] > perspective["s_answer"] and perspective["s_adj"] > perspective["s_answer"]
-    assert perspective["s_traj"] >= 0.80 and perspective["violation_rate"] == 0
+    assert perspective["s_traj"] == 0 and perspective["s_adj"] < perspective["s_answer"]
+    assert perspective["violation_rate"] == 0
 
 
 def test_no_caption_repeats_figure(page):
