@@ -10,6 +10,12 @@ every person's role (the role they hold at the end of the run) and each
 role's subsystems, and one causal link (a deploy → the incident it caused,
 joined on the change id) and one silence pair (an incident → its published postmortem).
 
+The config holds only keys upstream's preprint ``generate`` knows (it refuses
+any other, so the event log is the conventional ``events.jsonl`` its
+``--events`` names, not a config key), the world's seed (its link sampling
+then repeats), and joins written as upstream writes them, ``{cause, effect}``
+for a silence pair too (trigger on the cause side).
+
 Access: the layout grants by role and by taking part in an event. orgbench's
 private spaces and audiences (DMs, email, private channels, the restricted
 wiki and queue) have no equivalent, so artifacts behind them go under
@@ -18,7 +24,7 @@ see them — stricter than the world, never looser.
 
 Truth side: ``truth/claims.jsonl`` is the world's labelled-claims sidecar
 (``simulator.claims``: which versions state a stale, wrong or conflicting
-value, and the true one), outside ``artifacts_dir`` and ``events_file`` so a
+value, and the true one), outside ``artifacts_dir`` and ``events.jsonl`` so a
 GroundEval reader's corpus and event log never contain a label; a claim's
 ``ref`` is ``ID@version`` (the layout's artifact file is version 1).
 """
@@ -39,12 +45,12 @@ CAUSAL_LINKS = [{
     "outcome_template": "incident {effect.facts.incident_id} would not have opened", "outcome_changed": True,
     "join": [{"cause": "facts.change_id", "effect": "facts.change_id"}], "max_gap_days": 7,
 }]
-#: The truth side of the layout: beside ``artifacts_dir`` and ``events_file``, never read as corpus or events.
+#: The truth side of the layout: beside ``artifacts_dir`` and ``events.jsonl``, never read as corpus or events.
 TRUTH_DIR = "truth"
 SILENCE_PAIRS = [{
     "name": "incident_postmortem", "trigger_event_type": "incident.opened",
     "response_event_type": "postmortem.published", "max_gap_days": 14,
-    "join": [{"trigger": "facts.incident_id", "response": "facts.incident_id"}],
+    "join": [{"cause": "facts.incident_id", "effect": "facts.incident_id"}],
     "search_space": [{"subsystem": "postmortems", "query_template": "{facts.incident_id}"}],
 }]
 
@@ -66,7 +72,7 @@ def _config(index: WorldIndex, subsystems: list[str]) -> str:
     roles = {role: {"subsystems": [s for s in subsystems if s in allowed]}
              for role, allowed in sorted(index.world.policy.roles.items())}
     actors = {a.actor_id: a.role for a in sorted(index.world.actors, key=lambda a: a.actor_id)}
-    config = {"artifacts_dir": "./artifacts", "events_file": "./events.jsonl", "actors": actors, "roles": roles,
+    config = {"artifacts_dir": "./artifacts", "seed": index.world.seed, "actors": actors, "roles": roles,
               "causal_links": CAUSAL_LINKS, "silence_pairs": SILENCE_PAIRS}
     header = f"# {index.company}: an orgbench world in the GroundEval domain layout (orgbench export).\n"
     return header + yaml.safe_dump(config, sort_keys=False, allow_unicode=True, width=120)
