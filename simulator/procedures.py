@@ -16,6 +16,7 @@ The runbooks themselves come from a domain pack (``simulator.packs``);
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Iterable
 
 #: Facts a support case can carry, with a short human description.
 CASE_FACTS: dict[str, str] = {
@@ -151,3 +152,57 @@ def procedure(procedure_id: str, revision: int = 1) -> Procedure:
 def has_revision(procedure_id: str, revision: int) -> bool:
     """True if the runbook has this revision."""
     return (procedure_id, revision) in _BY_REVISION
+
+
+@dataclass(frozen=True)
+class Runbooks:
+    """One pack's runbooks as the builders read them: revision 1 of each, the revisions published mid-run, and the
+    case facts they name (the engine's ``CASE_FACTS`` and the runbooks' own id facts, in that order)."""
+
+    procedures: tuple[Procedure, ...]
+    revisions: tuple[Procedure, ...] = ()
+    #: The pack's name (``hardware`` for the default pack).
+    pack: str = "hardware"
+    #: Runbooks a CARGO suite keeps out of its golden set: questions about them are its gating questions.
+    out_of_scope: tuple[str, ...] = ()
+
+    @property
+    def all(self) -> tuple[Procedure, ...]:
+        """Every version of every runbook, revision 1 first."""
+        return self.procedures + self.revisions
+
+    @property
+    def by_id(self) -> dict[str, Procedure]:
+        """Runbook id -> revision 1."""
+        return {p.procedure_id: p for p in self.procedures}
+
+    @property
+    def by_category(self) -> dict[str, Procedure]:
+        """Case category -> revision 1."""
+        return {p.category: p for p in self.procedures}
+
+    @property
+    def facts(self) -> tuple[str, ...]:
+        """Every fact a case of these runbooks may carry: CASE_FACTS, then each runbook's id facts."""
+        own = (fact for p in self.all for fact, _, _ in p.ids)
+        return tuple(dict.fromkeys((*CASE_FACTS, *own)))
+
+    def procedure(self, procedure_id: str, revision: int = 1) -> Procedure:
+        """The runbook with this id, as of ``revision`` (KeyError if there is none)."""
+        for p in self.all:
+            if (p.procedure_id, p.revision) == (procedure_id, revision):
+                return p
+        raise KeyError((procedure_id, revision))
+
+    def has_revision(self, procedure_id: str, revision: int) -> bool:
+        """True if the runbook has this revision."""
+        return any((p.procedure_id, p.revision) == (procedure_id, revision) for p in self.all)
+
+    def ids(self, procedure_ids: Iterable[str]) -> list[str]:
+        """Runbook ids in the pack's order."""
+        order = [p.procedure_id for p in self.procedures]
+        return sorted(procedure_ids, key=order.index)
+
+
+#: The default pack's runbooks.
+DEFAULT_RUNBOOKS: Runbooks = _default_pack().runbooks

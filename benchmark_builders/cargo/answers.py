@@ -41,6 +41,19 @@ TEAM_PHRASES: dict[str, str] = {
     "sales_manager": "the sales manager",
 }
 
+
+
+def fact_label(fact: str) -> str:
+    """How an answer names a fact: ``FACT_LABELS``, or for a pack's own id fact its name in words
+    (``chargeback_id`` -> "chargeback")."""
+    return FACT_LABELS[fact] if fact in FACT_LABELS else fact.removesuffix("_id").replace("_", " ")
+
+
+def team_phrase(team: str) -> str:
+    """How an escalation target appears inside its step's action (``TEAM_PHRASES``, else its name in words)."""
+    return TEAM_PHRASES[team] if team in TEAM_PHRASES else team.replace("_", " ")
+
+
 _IRREGULAR_PAST = {"run": "ran", "send": "sent", "get": "got", "ship": "shipped", "back": "backed",
                    "email": "emailed", "pull": "pulled", "roll": "rolled"}
 

@@ -39,7 +39,7 @@ from benchmark_builders.cargo.wording import (
     ANSWER_VARIANTS, extra_sentences, phrases, render_answer, render_context, render_question, render_reference,
 )
 from orgbench.core.errors import InputError
-from simulator.procedures import PROCEDURES
+from simulator.procedures import DEFAULT_RUNBOOKS, Runbooks
 from orgbench.core.storage import staged_directory, write_json, write_jsonl, write_manifest
 
 #: Facts that name the case's own entities and events: a reference of another case states none of them.
@@ -71,8 +71,9 @@ class Suite:
 class _WorldBuilder:
     """Items of one world: its golden set, its live cases, its gating questions."""
 
-    def __init__(self, world_seed: int, cases: Sequence[SupportCase], config: SuiteConfig, rng: random.Random):
-        self.seed, self.config, self.rng = world_seed, config, rng
+    def __init__(self, world_seed: int, cases: Sequence[SupportCase], config: SuiteConfig, rng: random.Random,
+                 runbooks: Runbooks = DEFAULT_RUNBOOKS):
+        self.seed, self.config, self.rng, self.runbooks = world_seed, config, rng, runbooks
         # each revision its own group: a reference follows the case's steps; references are closed cases only
         groups = cases_by_procedure(c for c in cases if not c.is_open)
         self.pool: dict[str, list[str]] = {}
@@ -85,9 +86,9 @@ class _WorldBuilder:
         self.golden_entities: dict[str, frozenset[str]] = {}
         self.live: dict[str, list[SupportCase]] = {}
         self.oos: list[SupportCase] = []
-        for runbook in sorted(groups, key=lambda k: ([p.procedure_id for p in PROCEDURES].index(k.split("@")[0]), k)):
+        for runbook in sorted(groups, key=lambda k: ([p.procedure_id for p in runbooks.procedures].index(k.split("@")[0]), k)):
             group = groups[runbook]
-            if group[0].procedure_id in config.out_of_scope:
+            if group[0].procedure_id in (config.out_of_scope or ()):
                 self.oos += group
                 continue
             k = min(config.golden_per_procedure, max(1, len(group) - 1))
@@ -206,7 +207,7 @@ class _WorldBuilder:
         wanted, taken when a live case of it is left); None when no live case is left with a clean reference
         (``_live_case``) or its answer states too few values for a self-consistent P2 contradiction."""
         rng = self.rng
-        in_scope = [p for p in PROCEDURES if p.procedure_id not in self.config.out_of_scope]
+        in_scope = [p for p in self.runbooks.procedures if p.procedure_id not in (self.config.out_of_scope or ())]
         cases = [c for q in self.queues.values() for c in q]
         wanted = lambda c: runbook is None or c.procedure_id == runbook  # noqa: E731
         accept = wanted if any(wanted(c) for c in cases) else (lambda c: True)
@@ -215,7 +216,7 @@ class _WorldBuilder:
             kinds = [variety] if isinstance(variety, str) else list(variety or ())
 
             def applies(kind: str, case: SupportCase) -> bool:
-                return kind in available_corruptions(case.procedure, case.done) and (
+                return kind in available_corruptions(case.procedure, case.done, self.runbooks.all) and (
                     kind != "wrong_action" or has_near_miss(case.procedure, case.facts, in_scope))
             options = [(k, r) for r in (True, False) for k in kinds]   # the wanted runbook first, then any
             for kind, on_runbook in options:
@@ -276,7 +277,8 @@ class _WorldBuilder:
                     if kind == "identifier":
                         raise
         if family == "P4":
-            return corrupt(answer, case.procedure, variety, rng, case.facts, in_scope, done=case.done)
+            return corrupt(answer, case.procedure, variety, rng, case.facts, in_scope, done=case.done,
+                           revisions=self.runbooks.all)
         return answer, None
 
     def gating_item(self) -> tuple[dict, dict, dict] | None:
@@ -302,11 +304,21 @@ class _WorldBuilder:
         return item, truth, {"item_id": item["item_id"], "set": "gating", **retrieval}
 
 
+def _runbooks_of(worlds: Sequence[tuple[int, Sequence[SupportCase]]]) -> Runbooks:
+    """The runbooks every case of ``worlds`` follows (one pack per suite; the default pack's when no case)."""
+    found = {c.runbooks for _, cases in worlds for c in cases}
+    if len(found) > 1:
+        raise InputError(f"worlds: made from {len(found)} different domain packs "
+                         f"({', '.join(sorted(r.pack for r in found))}); a suite is built from one pack's worlds")
+    return found.pop() if found else DEFAULT_RUNBOOKS
+
+
 def build_suite(worlds: Sequence[tuple[int, Sequence[SupportCase]]], config: SuiteConfig | None = None,
                 world_meta: Iterable[dict] = ()) -> Suite:
-    """Build a suite from (world seed, completed cases) pairs."""
-    config = config or SuiteConfig()
-    config.validate()
+    """Build a suite from (world seed, completed cases) pairs, with the runbooks of the pack the cases follow."""
+    runbooks = _runbooks_of(worlds)
+    config = (config or SuiteConfig()).for_runbooks(runbooks)
+    config.validate(runbooks)
     if not worlds:
         raise InputError("no worlds to build from")
     rng = random.Random(f"cargo-suite:{config.seed}")
@@ -315,14 +327,15 @@ def build_suite(worlds: Sequence[tuple[int, Sequence[SupportCase]]], config: Sui
     p2_kinds = tuple(config.p2_kinds)
     used_p4: dict[str, int] = dict.fromkeys(config.p4_kinds, 0)
     # every family deals the in-scope runbooks in turn, from its own shuffled order: runbooks balanced by family
-    runbooks = sorted(p.procedure_id for p in PROCEDURES if p.procedure_id not in config.out_of_scope)
-    deal = {family: rng.sample(runbooks, len(runbooks)) for family in FAMILY_NAMES}
+    in_scope = sorted(p.procedure_id for p in runbooks.procedures if p.procedure_id not in (config.out_of_scope or ()))
+    deal = {family: rng.sample(in_scope, len(in_scope)) for family in FAMILY_NAMES}
     dealt = dict.fromkeys(FAMILY_NAMES, 0)
     turns = 0
     dropped: dict[str, int] = {}    # planned items with no clean live case left, no contradiction, or repeating one
     seen: set[str] = set()
     for (world_seed, cases), specs in zip(worlds, plan):
-        builder = _WorldBuilder(world_seed, cases, config, random.Random(f"cargo-world:{config.seed}:{world_seed}"))
+        builder = _WorldBuilder(world_seed, cases, config, random.Random(f"cargo-world:{config.seed}:{world_seed}"),
+                                runbooks)
         golden += builder.golden
         for family, style, state, variant in specs:
             variety: str | tuple[str, ...] | None = None
@@ -331,7 +344,7 @@ def build_suite(worlds: Sequence[tuple[int, Sequence[SupportCase]]], config: Sui
                 turns += 1
             elif family == "P4":   # the least used kind first
                 variety = tuple(sorted(used_p4, key=lambda k: (used_p4[k], config.p4_kinds.index(k))))
-            runbook = deal[family][dealt[family] % len(runbooks)]
+            runbook = deal[family][dealt[family] % len(in_scope)]
             dealt[family] += 1
             made = builder.item(family, style, variety, state, variant, runbook)
             if made is None or made[0]["item_id"] in seen:  # no clean live case left, or a case drawn again alike
@@ -350,14 +363,17 @@ def build_suite(worlds: Sequence[tuple[int, Sequence[SupportCase]]], config: Sui
     items.sort(key=key); truth.sort(key=key); retrieval.sort(key=key); gating.sort(key=key); gating_truth.sort(key=key)
     golden.sort(key=lambda g: g["golden_id"])
     meta = suite_meta(config, worlds, world_meta, items, truth, gating, golden)
+    if runbooks.pack != DEFAULT_RUNBOOKS.pack:   # a default suite's suite.json is as before packs
+        meta["pack"] = runbooks.pack
     meta["dropped_items"] = dict(sorted(dropped.items()))
     meta["gating"] = gating_summary(gating_truth, retrieval)
     return Suite(meta, items, truth, golden, retrieval, gating, gating_truth)
 
 
-def suite_from_world_objects(worlds: Sequence, config: SuiteConfig | None = None) -> Suite:
-    """Build a suite from loaded World objects."""
-    pairs = [(world.seed, cases_from_world(world)) for world in worlds]
+def suite_from_world_objects(worlds: Sequence, config: SuiteConfig | None = None,
+                             runbooks: Runbooks | None = None) -> Suite:
+    """Build a suite from loaded World objects (``runbooks``: their pack's; default: the pack world.json names)."""
+    pairs = [(world.seed, cases_from_world(world, runbooks)) for world in worlds]
     meta = [{"seed": w.seed, "counts": dict(w.meta.get("counts", {}))} for w in worlds]
     return build_suite(pairs, config, meta)
 

@@ -13,11 +13,11 @@ steps. Every case carries its account's earlier cases (a derived count).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Mapping
 
-from simulator.packs import require_default_pack
-from simulator.procedures import CASE_FACTS, PROCEDURES_BY_ID, Procedure, has_revision, procedure
+from simulator.packs import world_pack
+from simulator.procedures import DEFAULT_RUNBOOKS, Procedure, Runbooks
 
 #: Facts shown in the opening line of an answer (who the case is about).
 HEADER_FACTS: tuple[str, ...] = ("case_id", "account_name", "account_id")
@@ -40,11 +40,13 @@ class SupportCase:
     done: int | None = None
     #: The account's earlier cases as (case id, opened on), oldest first; None when not known.
     history: tuple[tuple[str, str], ...] | None = None
+    #: The runbooks of the pack the case's world was made from.
+    runbooks: Runbooks = field(default=DEFAULT_RUNBOOKS, compare=False, repr=False)
 
     @property
     def procedure(self) -> Procedure:
         """The runbook, as of the revision this case was handled with."""
-        return procedure(self.procedure_id, self.revision)
+        return self.runbooks.procedure(self.procedure_id, self.revision)
 
     @property
     def is_open(self) -> bool:
@@ -82,17 +84,22 @@ def required_facts(procedure: Procedure) -> tuple[str, ...]:
     return tuple(seen)
 
 
-def _runbook(facts: Mapping[str, Any]) -> Procedure | None:
+def _runbook(facts: Mapping[str, Any], runbooks: Runbooks) -> Procedure | None:
     """The runbook and revision a ticket's facts name, or None if there is no such one."""
     procedure_id, revision = facts.get("procedure_id"), facts.get("procedure_revision", 1)
-    if procedure_id not in PROCEDURES_BY_ID or not isinstance(revision, int) or not has_revision(procedure_id, revision):
+    if not isinstance(procedure_id, str) or not isinstance(revision, int) \
+            or not runbooks.has_revision(procedure_id, revision):
         return None
-    return procedure(procedure_id, revision)
+    return runbooks.procedure(procedure_id, revision)
 
 
-def case_from_facts(world_seed: int, facts: Mapping[str, Any]) -> SupportCase | None:
+def _values(facts: Mapping[str, Any], runbooks: Runbooks) -> dict[str, str]:
+    return {name: fact_text(facts[name]) for name in runbooks.facts if name in facts and facts[name] not in (None, "", [])}
+
+
+def case_from_facts(world_seed: int, facts: Mapping[str, Any], runbooks: Runbooks = DEFAULT_RUNBOOKS) -> SupportCase | None:
     """A SupportCase from one ticket's final facts, or None if it is not complete enough for CARGO."""
-    runbook = _runbook(facts)
+    runbook = _runbook(facts, runbooks)
     if runbook is None:
         return None
     procedure_id, revision = runbook.procedure_id, runbook.revision
@@ -100,32 +107,32 @@ def case_from_facts(world_seed: int, facts: Mapping[str, Any]) -> SupportCase | 
     step_ids = [s.step_id for s in runbook.steps]
     if completed is not None and list(completed)[: len(step_ids)] != step_ids:
         return None
-    values = {name: fact_text(facts[name]) for name in CASE_FACTS
-              if name in facts and facts[name] not in (None, "", [])}
+    values = _values(facts, runbooks)
     if any(name not in values for name in required_facts(runbook)):
         return None
-    return SupportCase(world_seed, values["case_id"], procedure_id, values, revision)
+    return SupportCase(world_seed, values["case_id"], procedure_id, values, revision, runbooks=runbooks)
 
 
-def open_case_from_facts(world_seed: int, facts: Mapping[str, Any], state: str) -> SupportCase | None:
+def open_case_from_facts(world_seed: int, facts: Mapping[str, Any], state: str,
+                         runbooks: Runbooks = DEFAULT_RUNBOOKS) -> SupportCase | None:
     """A SupportCase as of a snapshot with some steps done and some to do (``state``), or None if unusable.
 
     Usable when at least one step is done, the done steps are the runbook's first ones, and every fact the
     header and the done steps name was recorded by then.
     """
-    runbook = _runbook(facts)
+    runbook = _runbook(facts, runbooks)
     if runbook is None:
         return None
     procedure_id, revision = runbook.procedure_id, runbook.revision
     done = list(facts.get("steps_completed") or [])
     if not 0 < len(done) < len(runbook.steps) or done != [s.step_id for s in runbook.steps[:len(done)]]:
         return None
-    values = {name: fact_text(facts[name]) for name in CASE_FACTS
-              if name in facts and facts[name] not in (None, "", [])}
+    values = _values(facts, runbooks)
     needed = {*HEADER_FACTS, *(f for s in runbook.steps[:len(done)] for f in (*s.reads, *s.writes))}
     if any(name not in values for name in needed):
         return None
-    return SupportCase(world_seed, values["case_id"], procedure_id, values, revision, state, len(done))
+    return SupportCase(world_seed, values["case_id"], procedure_id, values, revision, state, len(done),
+                       runbooks=runbooks)
 
 
 def _ticket_versions(world) -> dict[str, list]:
@@ -137,31 +144,32 @@ def _ticket_versions(world) -> dict[str, list]:
     return {k: sorted(v, key=lambda x: x.version) for k, v in versions.items()}
 
 
-def _mid_case(world_seed: int, versions: list) -> SupportCase | None:
+def _mid_case(world_seed: int, versions: list, runbooks: Runbooks) -> SupportCase | None:
     """A closed ticket as of the last moment it had half of its runbook's steps done (at least one)."""
-    final = case_from_facts(world_seed, versions[-1].facts)
+    final = case_from_facts(world_seed, versions[-1].facts, runbooks)
     if final is None:
         return None
     half = max(1, len(final.procedure.steps) // 2)
     at_half = [v for v in versions if len(v.facts.get("steps_completed") or []) == half]
-    return open_case_from_facts(world_seed, at_half[-1].facts, "mid_case") if at_half else None
+    return open_case_from_facts(world_seed, at_half[-1].facts, "mid_case", runbooks) if at_half else None
 
 
-def cases_from_world(world) -> list[SupportCase]:
+def cases_from_world(world, runbooks: Runbooks | None = None) -> list[SupportCase]:
     """Every support case of a world CARGO can use, sorted by case id and state: each completed case, each
     case still open when the world ends, and each completed case as of half-way through (``mid_case``);
-    every one carries its account's earlier cases (``history``)."""
-    require_default_pack(dict(world.meta), "the CARGO builder")
+    every one carries its account's earlier cases (``history``). ``runbooks``: those of the world's pack
+    (default: the pack world.json names, ``simulator.packs.world_pack``)."""
+    runbooks = runbooks or world_pack(dict(world.meta)).runbooks
     tickets = _ticket_versions(world)
     cases = []
     for artifact_id in sorted(tickets):
         versions = tickets[artifact_id]
-        closed = case_from_facts(world.seed, versions[-1].facts)
+        closed = case_from_facts(world.seed, versions[-1].facts, runbooks)
         if closed is not None:
             cases.append(closed)
-            cases.append(_mid_case(world.seed, versions))
+            cases.append(_mid_case(world.seed, versions, runbooks))
         else:
-            cases.append(open_case_from_facts(world.seed, versions[-1].facts, "open_at_end"))
+            cases.append(open_case_from_facts(world.seed, versions[-1].facts, "open_at_end", runbooks))
     opened = [(v[0].facts["case_id"], str(v[0].facts.get("account_id")), str(v[0].facts.get("opened_at", "")))
               for v in tickets.values()]
     return sorted((with_history(c, opened) for c in cases if c is not None), key=lambda c: (c.case_id, c.state))

@@ -25,7 +25,7 @@ from dataclasses import replace
 from datetime import date, timedelta
 from typing import Any, Mapping, Sequence
 
-from benchmark_builders.cargo.answers import TEAM_PHRASES, Answer, past_tense
+from benchmark_builders.cargo.answers import Answer, past_tense, team_phrase
 from benchmark_builders.cargo.derived import DERIVED_KINDS
 from simulator.case_facts import CREDIT_AMOUNTS, entitlement
 from simulator.procedures import ALL_PROCEDURES, PROCEDURES, Procedure, Step
@@ -274,6 +274,8 @@ def contradict(answer: Answer, live_facts: Mapping[str, str], rng: random.Random
     """
     stated = answer.values()
     first = contradictable_facts(answer, kind, pool) or contradictable_facts(answer, "identifier", pool)
+    if not first:   # a small world: no other value of any fact the answer states
+        raise NoContradiction(f"no value of case {stated.get('case_id')} has another value in its world")
     for _ in range(30):
         fact = rng.choice(first)
         chosen = [fact]
@@ -348,8 +350,8 @@ def revision_corruptions(procedure: Procedure, done: int | None = None,
             twin = next((s for s in other.steps if s.step_id == step.step_id), None)
             if step.escalates_to and twin is not None and twin.escalates_to not in (None, step.escalates_to):
                 out["wrong_escalation"].append({"step": step.step_id, "action": twin.action,
-                                                "original": TEAM_PHRASES[step.escalates_to],
-                                                "new": TEAM_PHRASES[twin.escalates_to], "revision": other.revision})
+                                                "original": team_phrase(step.escalates_to),
+                                                "new": team_phrase(twin.escalates_to), "revision": other.revision})
     return out
 
 
@@ -436,12 +438,14 @@ _BY_REVISION = {"skip_step": _skip, "swap_steps": _swap, "wrong_escalation": _wr
 
 def corrupt(answer: Answer, procedure: Procedure, kind: str, rng: random.Random,
             live_facts: Mapping[str, str] | None = None,
-            library: Sequence[Procedure] = PROCEDURES, done: int | None = None) -> tuple[Answer, dict[str, Any]]:
+            library: Sequence[Procedure] = PROCEDURES, done: int | None = None,
+            revisions: Sequence[Procedure] = ALL_PROCEDURES) -> tuple[Answer, dict[str, Any]]:
     """Apply one procedural corruption of ``kind`` to a correct answer (a wrong action from ``library``; the other
-    kinds from the runbook's other revisions, ``revision_corruptions``; ValueError if none applies)."""
+    kinds from the runbook's other revisions in ``revisions``, ``revision_corruptions``; ValueError if none
+    applies)."""
     if kind == "wrong_action":
         return _wrong_action(answer, procedure, rng, live_facts, library)
-    options = revision_corruptions(procedure, done)[kind]
+    options = revision_corruptions(procedure, done, revisions)[kind]
     if not options:
         raise ValueError(f"no {kind} for {procedure.procedure_id} revision {procedure.revision}")
     return _BY_REVISION[kind](answer, rng.choice(options))

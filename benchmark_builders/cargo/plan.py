@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Sequence
 
 from benchmark_builders.cargo.perturb import CONTRADICTIONS, CORRUPTIONS
 from benchmark_builders.cargo.records import DEFAULT_SIZES, FAMILIES
 from orgbench.core.errors import InputError
-from simulator.procedures import PROCEDURES
+from simulator.procedures import DEFAULT_RUNBOOKS, Runbooks
 
 
 @dataclass(frozen=True)
@@ -18,7 +18,9 @@ class SuiteConfig:
 
     sizes: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_SIZES))
     golden_per_procedure: int = 2
-    out_of_scope: tuple[str, ...] = ("RB-LICENSE-TRANSFER", "RB-PASSWORD-RESET")
+    #: Runbooks with no golden reference (their questions are the gating set); None: the pack's own
+    #: (``out_of_scope = true`` in its runbooks; the default pack's are RB-LICENSE-TRANSFER and RB-PASSWORD-RESET).
+    out_of_scope: tuple[str, ...] | None = None
     gating_per_world: int = 5
     two_value_share: float = 0.2     # share of P2 items with two contradicted values
     max_extras: int = 2              # benign extra sentences per "extra"-style candidate: 1..max_extras
@@ -31,16 +33,22 @@ class SuiteConfig:
     p2_kinds: tuple[str, ...] = CONTRADICTIONS + ("derived",)
     seed: int = 0
 
-    def validate(self) -> None:
+    def for_runbooks(self, runbooks: Runbooks) -> "SuiteConfig":
+        """This config with ``out_of_scope`` taken from ``runbooks`` when it is not given."""
+        return self if self.out_of_scope is not None else replace(self, out_of_scope=runbooks.out_of_scope)
+
+    def validate(self, runbooks: Runbooks = DEFAULT_RUNBOOKS) -> None:
         """Raise InputError naming the bad field."""
         if set(self.sizes) != set(FAMILIES) or any(not isinstance(v, int) or v < 0 for v in self.sizes.values()):
             raise InputError(f"sizes: expected non-negative counts for {', '.join(FAMILIES)}, got {self.sizes}")
         if self.sizes["P1"] + self.sizes["P3"] == 0:
             raise InputError("sizes: P1 and P3 cannot both be 0 (the styles of P2/P4 follow them)")
-        known = {p.procedure_id for p in PROCEDURES}
-        for pid in self.out_of_scope:
+        known = {p.procedure_id for p in runbooks.procedures}
+        for pid in self.for_runbooks(runbooks).out_of_scope or ():
             if pid not in known:
                 raise InputError(f"out_of_scope: unknown runbook {pid}")
+        if len(known - set(self.for_runbooks(runbooks).out_of_scope or ())) < 2:
+            raise InputError(f"out_of_scope: pack {runbooks.pack!r} leaves fewer than two runbooks in scope")
         if self.golden_per_procedure < 1:
             raise InputError("golden_per_procedure: must be at least 1")
         if not self.p4_kinds or any(k not in CORRUPTIONS for k in self.p4_kinds):

@@ -16,9 +16,8 @@ from typing import Any, Mapping
 import jinja2
 import yaml
 
-from benchmark_builders.cargo.answers import FACT_LABELS, Answer
+from benchmark_builders.cargo.answers import Answer, fact_label
 from benchmark_builders.cargo.cases import SupportCase
-from simulator.procedures import CASE_FACTS
 
 TEMPLATES = Path(__file__).with_name("templates")
 #: The answer phrasings every family draws from.
@@ -45,7 +44,7 @@ def display(value: str) -> str:
 
 
 def _labelled(pairs) -> list[tuple[str, str]]:
-    return [(FACT_LABELS[name], display(value)) for name, value in pairs]
+    return [(fact_label(name), display(value)) for name, value in pairs]
 
 
 def _answer_context(answer: Answer) -> dict[str, Any]:
@@ -72,7 +71,7 @@ def render_reference(answer: Answer) -> str:
 
 def render_context(case: SupportCase) -> str:
     """The live context: every fact recorded for the case, as the agent's tools show it."""
-    facts = [(FACT_LABELS[name], display(case.facts[name])) for name in CASE_FACTS if name in case.facts]
+    facts = [(fact_label(name), display(case.facts[name])) for name in case.runbooks.facts if name in case.facts]
     if case.history is not None:
         facts.append(("Earlier cases of this account", ", ".join(f"{cid} (opened {day})" for cid, day in case.history)
                       or "none"))
@@ -83,13 +82,21 @@ def render_question(case: SupportCase, rng: random.Random, near: bool = False) -
     """The live question: a customer's report of the case's symptom, with its identifiers (``near``: a symptom of an
     out-of-scope runbook written to share vocabulary with in-scope ones)."""
     table = phrases()
-    symptom = rng.choice(table["symptoms_near" if near else "symptoms"][case.procedure.category])
+    category = case.procedure.category
+    written = table["symptoms_near" if near else "symptoms"].get(category)   # the default pack's categories
+    symptom = rng.choice(written or [_sentence(s) for s in case.procedure.symptoms])
     return _env().get_template("question.j2").render(
         opener=rng.choice(table["openers"]), symptom=symptom,
         ask=rng.choice(table["asks_open" if case.is_open else "asks"]),
         case_id=case.case_id, account_name=case.facts["account_name"],
         account_id=case.facts["account_id"], asset_serial=case.facts.get("asset_serial"),
     ).strip()
+
+
+def _sentence(text: str) -> str:
+    """A pack's symptom ("our weekly payout never arrived") as a sentence of a question."""
+    text = text.strip()
+    return text[:1].upper() + text[1:] + ("" if text.endswith((".", "?", "!")) else ".")
 
 
 def extra_sentences(rng: random.Random, n_steps: int, count: int, closed: bool = False,

@@ -39,3 +39,29 @@ def load_worlds(directories: Sequence[Path]) -> list:
         given[world.seed] = directory
         worlds.append(world)
     return worlds
+
+
+def pack_runbooks(worlds: Sequence, given: str | None = None, config_path: Path | None = None):
+    """The runbooks of the one pack ``worlds`` were made from (``simulator.packs.world_pack``; ``given``: the
+    --pack option, else the pack of the config they were simulated from)."""
+    from orgbench.core.errors import InputError
+    from simulator.config import load_config
+    from simulator.packs import world_pack
+
+    if given is None and config_path is not None:
+        given = load_config(config_path).pack
+    packs = {world_pack(dict(w.meta), given) for w in worlds}
+    if len(packs) > 1:
+        raise InputError(f"--world: the worlds are made from {len(packs)} different domain packs "
+                         f"({', '.join(sorted(p.name for p in packs))}); a suite is built from one pack's worlds")
+    return packs.pop().runbooks if packs else None
+
+
+def shortfall(meta: dict) -> str:
+    """One line saying which family got fewer items than asked for, and why (empty when none did)."""
+    asked, got = meta["config"]["sizes"], meta["counts"]
+    short = [f"{family} {got[family]} of {asked[family]}" for family in asked if got[family] < asked[family]]
+    if not short:
+        return ""
+    return (f"the worlds are too small for the requested sizes: {', '.join(short)} "
+            f"(no clean live case or contradiction left: {meta['dropped_items']})")

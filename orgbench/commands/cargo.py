@@ -42,25 +42,38 @@ def parse_sizes(text: str) -> dict[str, int]:
 @click.option("--golden-per-procedure", type=int, default=2, show_default=True,
               help="Golden references per in-scope runbook and world.")
 @click.option("--suite-seed", type=int, default=0, show_default=True, help="Seed of the builder's own draws.")
+@click.option("--pack", default=None, help="Domain pack (docs/packs.md): with --world, the pack file the worlds were "
+                                           "made from (checked by digest; a built-in pack is found by name); "
+                                           "when simulating, the pack to simulate (overrides the config's).")
 @overwrite_option
 def build_cargo(out: Path, seeds: str, config_path: Path | None, worlds: tuple[Path, ...], people: int | None,
-                days: int | None, sizes: str, golden_per_procedure: int, suite_seed: int, overwrite: bool) -> None:
+                days: int | None, sizes: str, golden_per_procedure: int, suite_seed: int, pack: str | None,
+                overwrite: bool) -> None:
     """Build a CARGO-Bench suite: items, truth, golden set, gating set, manifest."""
     from benchmark_builders.cargo import SuiteConfig, suite_from_world_objects, write_suite
-    from benchmark_builders.cargo.worlds import load_worlds
+    from benchmark_builders.cargo.worlds import load_worlds, pack_runbooks, shortfall
+    from orgbench.core.errors import InputError
 
     config = SuiteConfig(sizes=parse_sizes(sizes), golden_per_procedure=golden_per_procedure, seed=suite_seed)
     check_out_dir(out, ("items.jsonl", "MANIFEST.json"), "a CARGO suite")
     inputs = {"sizes": config.sizes, "golden_per_procedure": golden_per_procedure, "suite_seed": suite_seed,
               "config": file_digest(config_path), "people": people, "days": days,
-              "worlds": [file_digest(Path(w) / "MANIFEST.json") for w in worlds] or list(parse_seeds(seeds))}
+              "worlds": [file_digest(Path(w) / "MANIFEST.json") for w in worlds] or list(parse_seeds(seeds)),
+              **({"pack": file_digest(Path(pack)) if pack.endswith(".toml") else pack} if pack else {})}
     with bound(out, "a CARGO suite", "build cargo", inputs, overwrite=overwrite):
         if worlds:
             loaded = load_worlds(worlds)
         else:
-            loaded = _simulate_with_progress(parse_seeds(seeds), config_path, people, days)
-        suite = suite_from_world_objects(loaded, config)
+            loaded = _simulate_with_progress(parse_seeds(seeds), config_path, people, days, pack)
+        runbooks = pack_runbooks(loaded, pack, config_path if not worlds else None)
+        suite = suite_from_world_objects(loaded, config, runbooks)
+        if not suite.items:
+            raise InputError(f"worlds: {shortfall(suite.meta) or 'no items could be built'}; "
+                             "simulate more days or people")
         write_suite(suite, out)
+    short = shortfall(suite.meta)
+    if short:
+        click.echo(f"note: {short}", err=True)
     counts = suite.meta["counts"]
     click.echo(f"wrote {out}: {suite.meta['items']} items ({', '.join(f'{k} {v}' for k, v in counts.items())}), "
                f"{suite.meta['gating_items']} gating questions, {suite.meta['golden']} golden references "
@@ -68,7 +81,7 @@ def build_cargo(out: Path, seeds: str, config_path: Path | None, worlds: tuple[P
 
 
 def _simulate_with_progress(seeds: tuple[int, ...], config_path: Path | None, people: int | None,
-                            days: int | None) -> list:
+                            days: int | None, pack: str | None = None) -> list:
     """Simulate one world per seed, a stage line on stderr as each finishes (and a bar on a terminal)."""
     import time
 
@@ -78,7 +91,7 @@ def _simulate_with_progress(seeds: tuple[int, ...], config_path: Path | None, pe
     stages, loaded = Stages(), []
     for seed in track(seeds, len(seeds), "simulating worlds"):
         started = time.perf_counter()
-        loaded.extend(simulate_worlds((seed,), config_path, people=people, days=days))
+        loaded.extend(simulate_worlds((seed,), config_path, people=people, days=days, pack=pack))
         stages.done(f"world seed {seed}", time.perf_counter() - started)
     return loaded
 

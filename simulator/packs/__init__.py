@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING
 from orgbench.core.errors import InputError
 
 if TYPE_CHECKING:
-    from simulator.procedures import Procedure
+    from simulator.procedures import Procedure, Runbooks
 
 __all__ = ["BUILTIN_PACKS", "DEFAULT_PACK", "Pack", "default_pack", "is_builtin", "load_pack", "pack_reference",
-           "require_default_pack", "resolve"]
+           "require_default_pack", "resolve", "world_pack"]
 
 DEFAULT_PACK = "hardware"
 BUILTIN_PACKS: tuple[str, ...] = ("fintech", "hardware")
@@ -51,6 +51,14 @@ class Pack:
     revisions: tuple["Procedure", ...]              # revision 2 of some runbooks, published mid-run
     sha256: str
     wording: Wording = DEFAULT_WORDING              # how its people word the product and its facts
+    out_of_scope: tuple[str, ...] = ()              # runbooks CARGO keeps out of its golden set (gating questions)
+
+    @property
+    def runbooks(self) -> "Runbooks":
+        """The runbooks as the CARGO and trajectory builders read them."""
+        from simulator.procedures import Runbooks
+
+        return Runbooks(self.procedures, self.revisions, self.name, self.out_of_scope)
 
     @property
     def procedures_by_id(self) -> dict[str, "Procedure"]:
@@ -104,6 +112,31 @@ def require_default_pack(meta: dict, builder: str) -> None:
     if isinstance(pack, dict):
         raise InputError(f"world.json: config.pack: the world is made from domain pack {pack.get('name')!r}; "
                          f"{builder} reads the default pack's runbooks only (see docs/packs.md)")
+
+
+def world_pack(meta: dict, given: str | None = None, option: str = "--pack") -> Pack:
+    """The pack a world was made from (world.json ``config.pack``; none: the default pack), checked by digest.
+
+    A built-in pack is found by name; a pack file must be ``given`` (a built-in name or a path), and its digest must
+    be the one the world recorded. Anything else is one InputError line.
+    """
+    recorded = (meta.get("config") or {}).get("pack") if isinstance(meta, dict) else None
+    if given is not None:
+        pack = load_pack(resolve(given, option, None, option))
+    elif recorded is None:
+        return default_pack()
+    elif isinstance(recorded, dict) and recorded.get("name") in BUILTIN_PACKS:
+        pack = load_pack(str(recorded["name"]))
+    else:
+        name = recorded.get("name") if isinstance(recorded, dict) else recorded
+        raise InputError(f"world.json: config.pack: the world is made from pack file {name!r}; "
+                         f"give that file with {option} FILE")
+    wanted = recorded.get("sha256") if isinstance(recorded, dict) else default_pack().sha256
+    if pack.sha256 != wanted:
+        made = f"pack {recorded.get('name')!r}" if isinstance(recorded, dict) else "the default pack"
+        raise InputError(f"{option}: {given or pack.name} is not the pack the world was made from ({made}, "
+                         f"sha256 {str(wanted)[:12]}…; this file has {pack.sha256[:12]}…)")
+    return pack
 
 
 def pack_reference(source: str, field: str, value: object) -> str:

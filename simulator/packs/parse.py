@@ -31,7 +31,7 @@ def parse_pack(raw: Mapping[str, Any], source: str, digest: str):
     chatter = f.check_table(raw.get("chatter"), "chatter", ("topics",))
     executives, reports_to, titles = _teams(f, raw.get("teams"))
     services = f.texts(engineering, "engineering", "services", unique=True)
-    procedures, revisions = _runbooks(f, raw)
+    procedures, revisions, out_of_scope = _runbooks(f, raw)
     return Pack(
         name=f.text(head, "pack", "name"), company=f.text(head, "pack", "company"),
         industry=f.text(head, "pack", "industry"),
@@ -41,7 +41,7 @@ def parse_pack(raw: Mapping[str, Any], source: str, digest: str):
         chatter_topics=f.texts(chatter, "chatter", "topics", allowed=CHATTER_TOPICS),
         executive_titles=executives, reports_to=reports_to, titles=titles,
         products=_products(f, raw), wiki_pages=_wiki_pages(f, raw), procedures=procedures, revisions=revisions,
-        sha256=digest, wording=parse_wording(f, raw.get("wording")),
+        out_of_scope=out_of_scope, sha256=digest, wording=parse_wording(f, raw.get("wording")),
     )
 
 
@@ -125,14 +125,16 @@ def _ids(f: Fields, value: Any, where: str) -> tuple[tuple[str, str, int], ...]:
     return tuple(out)
 
 
-def _runbooks(f: Fields, raw: Mapping[str, Any]) -> tuple[tuple[Procedure, ...], tuple[Procedure, ...]]:
-    """The runbooks, and the revisions some of them get mid-run (in runbook order)."""
+def _runbooks(f: Fields, raw: Mapping[str, Any]) -> tuple[tuple[Procedure, ...], tuple[Procedure, ...], tuple[str, ...]]:
+    """The runbooks, the revisions some of them get mid-run (in runbook order), and the ids of those marked
+    ``out_of_scope`` (CARGO's gating runbooks)."""
     out: list[Procedure] = []
     revisions: list[Procedure] = []
+    out_of_scope: list[str] = []
     for i, item in enumerate(f.array(raw, "runbooks")):
         where = f"runbooks[{i}]"
         f.check_table(item, where, ("id", "name", "category", "restricted", "diagnostics", "symptoms", "ids",
-                                    "steps", "revisions"))
+                                    "steps", "revisions", "out_of_scope"))
         procedure_id, category = f.text(item, where, "id"), f.text(item, where, "category")
         for earlier in out:
             if earlier.procedure_id == procedure_id:
@@ -148,7 +150,9 @@ def _runbooks(f: Fields, raw: Mapping[str, Any]) -> tuple[tuple[Procedure, ...],
                              ids=ids, symptoms=f.texts(item, where, "symptoms")))
         if "revisions" in item:
             revisions.append(_revision(f, item, where, out[-1], id_facts))
-    return tuple(out), tuple(revisions)
+        if f.flag(item, where, "out_of_scope"):
+            out_of_scope.append(procedure_id)
+    return tuple(out), tuple(revisions), tuple(out_of_scope)
 
 
 def _revision(f: Fields, item: Mapping[str, Any], where: str, first: Procedure,
