@@ -34,7 +34,7 @@ API = {
     "simulator": ["AccessPolicy", "Actor", "ArtifactVersion", "Event", "SimConfig", "World", "build_world",
                   "load_config", "load_world", "save_world", "simulate", "simulate_to"],
     "simulator.packs": ["BUILTIN_PACKS", "DEFAULT_PACK", "Pack", "default_pack", "is_builtin", "load_pack",
-                        "pack_reference", "require_default_pack", "resolve"],
+                        "pack_reference", "resolve", "world_pack"],
     "simulator.processes": [],
     "simulator.prose": ["CITED", "COMPOSERS", "Composer", "Speaker"],
     "benchmark_builders": ["cargo", "groundeval", "trajectories"],

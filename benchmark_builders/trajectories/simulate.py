@@ -21,8 +21,9 @@ from typing import Any, Callable, Iterable, Mapping
 
 from benchmark_builders.trajectories.records import ChatMessage, StepLabels, ToolCall, Trajectory
 from simulator.case_facts import entitlement as entitlement_status
-from simulator.packs import require_default_pack
-from simulator.procedures import PROCEDURES, PROCEDURES_BY_CATEGORY, PROCEDURES_BY_ID
+from benchmark_builders.trajectories.runbook_flow import case_facts_ready, runbook_trajectory
+from simulator.packs import Pack, world_pack
+from simulator.procedures import PROCEDURES, PROCEDURES_BY_CATEGORY, PROCEDURES_BY_ID, Procedure
 from orgbench.core.storage import dumps
 
 ERROR_KINDS = ("wrong_arguments", "wrong_tool", "skipped_verification", "premature_close", "invalid_json")
@@ -54,6 +55,11 @@ class SupportCase:
     case_id: str
     procedure_id: str
     facts: Mapping[str, Any] = field(default_factory=dict)
+    #: A case of another pack than the default: its runbook, the pack's runbooks and company
+    #: (the agent's tools are the runbook's steps, ``runbook_flow``); None for the default pack's flow.
+    runbook: Procedure | None = None
+    library: tuple[Procedure, ...] = ()
+    company: str = ""
 
 
 def synthetic_cases(n: int, seed: int) -> list[SupportCase]:
@@ -63,9 +69,13 @@ def synthetic_cases(n: int, seed: int) -> list[SupportCase]:
                            rng) for i in range(n)]
 
 
-def cases_from_world(world: Any) -> list[SupportCase]:
-    """The asset cases of a world under active entitlement: the latest version of each ticket naming a case."""
-    require_default_pack(dict(getattr(world, "meta", None) or {}), "the trajectory builder")
+def cases_from_world(world: Any, pack: Pack | None = None) -> list[SupportCase]:
+    """The asset cases of a world under active entitlement: the latest version of each ticket naming a case. A world
+    of another pack (``pack``; default: the one world.json names): its closed cases whose runbook facts were all
+    recorded (``pack_cases``)."""
+    pack = pack or world_pack(dict(getattr(world, "meta", None) or {}))
+    if not pack.is_default:
+        return pack_cases(world, pack)
     latest: dict[str, Any] = {}
     for version in world.artifacts:
         facts = version.facts or {}
@@ -92,6 +102,28 @@ def cases_from_world(world: Any) -> list[SupportCase]:
                 else PROCEDURES[sum(map(ord, case_id)) % len(PROCEDURES)].procedure_id
         rng = random.Random(f"world-case:{case_id}")
         cases.append(_complete_case(SupportCase(case_id, procedure_id, facts), rng))
+    return cases
+
+
+def pack_cases(world: Any, pack: Pack) -> list[SupportCase]:
+    """A pack world's cases an agent can work step by step: the last ticket version of each case whose runbook
+    (as of the case's revision) the pack has and whose step facts the world recorded, in case-id order."""
+    latest: dict[str, Any] = {}
+    for version in world.artifacts:
+        facts = version.facts or {}
+        if "procedure_id" in facts and "case_id" in facts:
+            if facts["case_id"] not in latest or version.version >= latest[facts["case_id"]].version:
+                latest[facts["case_id"]] = version
+    runbooks = pack.runbooks
+    cases = []
+    for case_id in sorted(latest):
+        facts = dict(latest[case_id].facts)
+        revision = facts.get("procedure_revision", 1)
+        if not runbooks.has_revision(str(facts["procedure_id"]), revision if isinstance(revision, int) else 0):
+            continue
+        runbook = runbooks.procedure(str(facts["procedure_id"]), revision)
+        if case_facts_ready(runbook, facts):
+            cases.append(SupportCase(case_id, runbook.procedure_id, facts, runbook, runbooks.procedures, pack.company))
     return cases
 
 
@@ -215,6 +247,9 @@ ODD_BUT_ACCEPTED = 0.12
 def simulate_trajectory(case: SupportCase, index: int, seed: int, error_rate: float = ERROR_RATE
                         ) -> tuple[Trajectory, StepLabels]:
     """One agent working ``case``; seeded by (seed, index) so every run is byte-identical."""
+    if case.runbook is not None:
+        return runbook_trajectory(case.case_id, case.runbook, case.facts, case.company, case.library, index, seed,
+                                  error_rate, _Recorder)
     rng = random.Random(f"trajectory:{seed}:{index}")
     f = case.facts
     error = rng.choice(ERROR_KINDS) if rng.random() < error_rate else None

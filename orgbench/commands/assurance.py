@@ -44,19 +44,21 @@ def _import_trajectories(import_file: Path, fmt: str, out: Path, on_error: str, 
 
 
 def _trajectories(world: Path | None, import_file: Path | None, fmt: str, out: Path, n: int, seed: int | None,
-                  on_error: str = "stop", overwrite: bool = False, labels: Path | None = None) -> str:
+                  on_error: str = "stop", overwrite: bool = False, labels: Path | None = None,
+                  pack: str | None = None) -> str:
     from orgbench.commands.options import check_out_dir
     from orgbench.outdir import bound, file_digest
 
     check_out_dir(out, ("trajectories.jsonl", "MANIFEST.json"), "a trajectory suite")
     inputs = {"world": file_digest(Path(world) / "MANIFEST.json") if world else None,
-              "import": file_digest(import_file), "labels": file_digest(labels), "format": fmt, "n": n, "seed": seed}
+              "import": file_digest(import_file), "labels": file_digest(labels), "format": fmt, "n": n, "seed": seed,
+              **({"pack": file_digest(Path(pack)) if pack.endswith(".toml") else pack} if pack else {})}
     with bound(out, "a trajectory suite", "build trajectories", inputs, overwrite=overwrite):
-        return _write_trajectories(world, import_file, fmt, out, n, seed, on_error, labels)
+        return _write_trajectories(world, import_file, fmt, out, n, seed, on_error, labels, pack)
 
 
 def _write_trajectories(world: Path | None, import_file: Path | None, fmt: str, out: Path, n: int, seed: int | None,
-                        on_error: str, labels: Path | None) -> str:
+                        on_error: str, labels: Path | None, pack: str | None = None) -> str:
     from benchmark_builders.trajectories.records import write_suite
     from orgbench.core.errors import InputError
 
@@ -67,12 +69,16 @@ def _write_trajectories(world: Path | None, import_file: Path | None, fmt: str, 
     if world is None:
         raise InputError("build trajectories: give --world DIR (or --import FILE)")
     from benchmark_builders.trajectories.simulate import cases_from_world, simulate_trajectories
+    from simulator.packs import world_pack
     from simulator.world import load_world
 
     loaded = load_world(world)
-    cases = cases_from_world(loaded)
+    domain = world_pack(dict(loaded.meta), pack)
+    cases = cases_from_world(loaded, domain)
     if not cases:
-        raise InputError(f"{world}: the world has no asset support cases under active entitlement")
+        raise InputError(f"{world}: the world has no asset support cases under active entitlement" if domain.is_default
+                         else f"{world}: the world has no closed support case with every fact of its runbook recorded "
+                              "(simulate more days or people)")
     seed = loaded.seed if seed is None else seed
     trajectories, labels = simulate_trajectories(cases, n, seed)
     write_suite(out, trajectories, labels, {"built_by": "orgbench build trajectories", "world_seed": loaded.seed,
@@ -160,9 +166,11 @@ def run_stage_step(ctx: click.Context, cfg, step: str, backend) -> None:
 @click.option("--labels", "labels_file", type=click.Path(path_type=Path), default=None,
               help="Step labels stored apart (AgentProcessBench data/AnswerOnly/*_final.jsonl), joined on "
                    "record_id = data_source:query_index:sample_index.")
-def build_trajectories(world, import_file, fmt, on_error, out, n, seed, overwrite, labels_file):
+@click.option("--pack", default=None, help="The pack file a --world of a pack file was made from (docs/packs.md; "
+                                           "checked by digest; a built-in pack is found by name).")
+def build_trajectories(world, import_file, fmt, on_error, out, n, seed, overwrite, labels_file, pack):
     """Simulate support-agent trajectories with step labels (or import recorded ones)."""
-    click.echo(_trajectories(world, import_file, fmt, out, n, seed, on_error, overwrite, labels_file))
+    click.echo(_trajectories(world, import_file, fmt, out, n, seed, on_error, overwrite, labels_file, pack))
 
 @click.group("assure")
 def assure() -> None:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from simulator.procedures import Procedure, Runbooks
 
 __all__ = ["BUILTIN_PACKS", "DEFAULT_PACK", "Pack", "default_pack", "is_builtin", "load_pack", "pack_reference",
-           "require_default_pack", "resolve", "world_pack"]
+           "resolve", "world_pack"]
 
 DEFAULT_PACK = "hardware"
 BUILTIN_PACKS: tuple[str, ...] = ("fintech", "hardware")
@@ -106,14 +106,6 @@ def resolve(reference: str, source: str, base: Path | None, field: str = "pack")
     return str(path)
 
 
-def require_default_pack(meta: dict, builder: str) -> None:
-    """Refuse (InputError) a world made from another pack where ``builder`` reads the default pack's runbooks."""
-    pack = (meta.get("config") or {}).get("pack") if isinstance(meta, dict) else None
-    if isinstance(pack, dict):
-        raise InputError(f"world.json: config.pack: the world is made from domain pack {pack.get('name')!r}; "
-                         f"{builder} reads the default pack's runbooks only (see docs/packs.md)")
-
-
 def world_pack(meta: dict, given: str | None = None, option: str = "--pack") -> Pack:
     """The pack a world was made from (world.json ``config.pack``; none: the default pack), checked by digest.
 
@@ -134,7 +126,10 @@ def world_pack(meta: dict, given: str | None = None, option: str = "--pack") -> 
     wanted = recorded.get("sha256") if isinstance(recorded, dict) else default_pack().sha256
     if pack.sha256 != wanted:
         made = f"pack {recorded.get('name')!r}" if isinstance(recorded, dict) else "the default pack"
-        raise InputError(f"{option}: {given or pack.name} is not the pack the world was made from ({made}, "
+        if given is None:
+            raise InputError(f"world.json: config.pack: the built-in pack {pack.name!r} has changed since the world "
+                             f"was made (sha256 {str(wanted)[:12]}…, now {pack.sha256[:12]}…); simulate it again")
+        raise InputError(f"{option}: {given} is not the pack the world was made from ({made}, "
                          f"sha256 {str(wanted)[:12]}…; this file has {pack.sha256[:12]}…)")
     return pack
 

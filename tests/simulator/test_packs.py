@@ -134,16 +134,6 @@ def test_the_cli_refuses_an_unknown_or_malformed_pack_in_one_line(tmp_path):
     assert not (tmp_path / "w").exists()
 
 
-def test_the_trajectory_builder_refuses_another_packs_world(tmp_path):
-    from benchmark_builders.trajectories.simulate import cases_from_world as trajectory_cases
-
-    world = _simulated(load_config(days=6, people=20, pack="fintech"), tmp_path / "w")
-    with pytest.raises(InputError) as caught:
-        trajectory_cases(world)
-    assert str(caught.value) == ("world.json: config.pack: the world is made from domain pack 'fintech'; the trajectory "
-                                 "builder reads the default pack's runbooks only (see docs/packs.md)")
-
-
 def test_the_fact_vocabulary_a_pack_is_checked_against_is_the_engines():
     from simulator import case_facts
     from simulator.procedures import CASE_FACTS, OPENING_FACTS, WRITABLE_FACTS
