@@ -134,6 +134,14 @@ def module_fingerprint(*modules: str, alone: tuple[str, ...] = (), root: Path | 
     return digest.hexdigest()
 
 
+def stage_digest(directory: Path) -> str:
+    """SHA-256 of a stage's ``MANIFEST.json``: the fingerprint of its inputs and the hash of every file it holds.
+
+    A later stage keyed on it is rebuilt when an earlier stage's files change, not only when its inputs do.
+    """
+    return sha256_bytes((Path(directory) / MANIFEST).read_bytes())
+
+
 def fingerprint(inputs: Mapping[str, Any]) -> str:
     """SHA-256 of the canonical JSON of a stage's inputs."""
     return sha256_bytes(dumps(inputs).encode("utf-8"))
@@ -194,3 +202,21 @@ def run_stage(directory: Path, inputs: Mapping[str, Any], build: Callable[[Path]
         write_manifest(tmp, extra={"stage_inputs": fingerprint(inputs)})
     stage_done(str(directory), time.perf_counter() - started, False)
     return False
+
+
+def published_stage(directory: Path, inputs: Mapping[str, Any], build: Callable[[Path], None], out: Path, *,
+                    fresh: bool = False) -> bool:
+    """``run_stage`` for files a study publishes: built into ``directory`` unless current, then copied into ``out``.
+
+    The files copied are those the stage's manifest lists, checked against it just before, so a cached study
+    publishes the bytes a fresh one does. Return True if the stage was reused.
+    """
+    import shutil
+
+    reused = run_stage(directory, inputs, build, fresh=fresh)
+    directory, out = Path(directory), Path(out)
+    for name in sorted(read_json(directory / MANIFEST)["files"]):      # hidden files are neither hashed nor published
+        target = out / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(directory / name, target)
+    return reused

@@ -1,7 +1,8 @@
 """The assurance study for ``orgbench reproduce``: the fault study and the later-context contrast.
 
-Stages cached under ``options.work_dir/assurance``: a simulated world and the
-trajectory suite drawn from its support cases. Results written to
+Stages cached under ``options.work_dir/assurance``: a simulated world, the
+trajectory suite drawn from its support cases and, with a built-in judge, the
+results below (copied from ``results-s<seed>-<judge>``). Results written to
 ``out_dir``: faults.md, faults.csv and faults.tex (22 cases x P0..P3 with the
 recording stub, the paper's first stop beside ours); contrast.md, contrast.json,
 contrast.csv and contrast.tex (the built-in step judge, or ``options.judge``); drilldown.jsonl for the HTML report; NOTES.md.
@@ -68,24 +69,42 @@ def _suite_stage(directory: Path, world_dir: Path, seed: int, fresh: bool) -> No
 
 
 def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
-    """Run the fault study and the contrast; write their tables under ``out_dir``."""
-    from judges.assurance.contrast import drilldown_records as packet_rows
-    from orgbench.report.fault_report import drilldown_records as fault_rows
-    from judges.backends import make_backend
+    """Run the fault study, the mutation study and the contrast; write their tables under ``out_dir``.
+
+    With a built-in judge everything after the suite is one stage (``results-s<seed>-<judge>``), keyed on the
+    suite's manifest and the code: a rerun with nothing changed copies the files it wrote.
+    """
     from judges.backends.registry import is_builtin
+    from orgbench.stages import published_stage, stage_digest
     from orgbench.studies.assurance_descriptor import STUDY
-    from orgbench.report.assurance_outputs import run_contrast, run_faults, run_mutations
-    from orgbench.core.storage import dumps, write_text_atomic
 
     seed = options.seeds[0] if options.seeds else DEFAULT_SEED
     work = Path(options.work_dir) / "assurance"
     _world_stage(work / f"world-s{seed}", seed, options.fresh)
     suite = work / f"suite-s{seed}-n{TRAJECTORIES}"
     _suite_stage(suite, work / f"world-s{seed}" / "world", seed, options.fresh)
-    out_dir = Path(out_dir)
+    judge = options.judge or STUDY.builtin_names()[0]
+    if not is_builtin(judge):      # a model's verdicts are asked again each time (its run keeps a journal)
+        _write_results(Path(out_dir), work, suite, seed, judge, options)
+        return
+    inputs = {"stage": "assurance-results", "seed": seed, "judge": judge, "suite": stage_digest(suite),
+              "code": module_fingerprint("orgbench.studies.assurance")}
+    published_stage(work / f"results-s{seed}-{judge.replace(':', '-')}", inputs,
+                    lambda tmp: _write_results(tmp, work, suite, seed, judge, options), Path(out_dir),
+                    fresh=options.fresh)
+
+
+def _write_results(out_dir: Path, work: Path, suite: Path, seed: int, judge: str, options: ReproduceOptions) -> None:
+    """Run the fault study, the mutation study and the contrast with ``judge``; write every file under ``out_dir``."""
+    from judges.assurance.contrast import drilldown_records as packet_rows
+    from orgbench.report.fault_report import drilldown_records as fault_rows
+    from judges.backends import make_backend
+    from judges.backends.registry import is_builtin
+    from orgbench.report.assurance_outputs import run_contrast, run_faults, run_mutations
+    from orgbench.core.storage import dumps, write_text_atomic
+
     faults_line, outcomes = run_faults(out_dir)
     mutation_lines = run_mutations(out_dir)
-    judge = options.judge or STUDY.builtin_names()[0]
     contrast_line, judged = run_contrast(suite, out_dir, make_backend(judge, base_url=options.base_url), 2, per_packet_csv=False,
                                          work=work / f"contrast-pipeline-s{seed}")
     rows = fault_rows(outcomes) + packet_rows(judged)

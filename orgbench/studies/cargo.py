@@ -7,7 +7,8 @@ runs instead, with judge seeds 0, 1, 2, in a resumable run directory.
 
 Stages under ``options.work_dir / "cargo"`` (reused when their inputs match):
 ``suite`` (worlds are simulated in memory; the suite is what is kept) and
-``runs/<judge>`` for the built-in judges; an LLM judge's resumable run is
+``runs/<judge>`` and ``tables/<seeds>`` (the files below, copied into the
+results) for the built-in judges; an LLM judge's resumable run is
 ``runs/<judge>-<digest>``, the digest taken over everything that changes its
 answers (judge, endpoint, judge seeds, conditions, the suite's content).
 """
@@ -111,18 +112,30 @@ def _llm_run(work: Path, suite: Path, options: ReproduceOptions) -> Path:
 def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     """Build the default suite, judge it under every condition and write results/cargo."""
     from benchmark_builders.cargo.worlds import DEFAULT_SEEDS
-    from orgbench.report.cargo_tables import write_tables
+    from orgbench.stages import published_stage, stage_digest
 
     seeds = tuple(options.seeds) if options.seeds else DEFAULT_SEEDS
     work = Path(options.work_dir) / "cargo"
     suite = _suite_stage(work, seeds, options.fresh)
-    if options.judge and is_builtin(options.judge):  # deterministic: one judge seed, a cached stage
-        runs = [_builtin_run(work, suite, options.judge, options.fresh)]
-    elif options.judge:
+    if options.judge and not is_builtin(options.judge):   # a resumable run, not a stage: its tables are rewritten
         runs = [_llm_run(work, suite, options)]
-    else:
-        runs = [_builtin_run(work, suite, spec, options.fresh) for spec in BUILTIN_JUDGES]
-    out_dir = Path(out_dir)
+        _write_results(Path(out_dir), suite, seeds, runs, options)
+        return
+    specs = [options.judge] if options.judge else list(BUILTIN_JUDGES)   # deterministic: one judge seed, a stage
+    runs = [_builtin_run(work, suite, spec, options.fresh) for spec in specs]
+    inputs = {"stage": "cargo-tables", "rules": RULES_VERSION, "seeds": list(seeds), "judges": specs,
+              "stages": [stage_digest(suite)] + [stage_digest(run) for run in runs],
+              "code": module_fingerprint("orgbench.studies.cargo")}
+    name = "-".join(map(str, seeds)) + ("-" + options.judge.replace(":", "-") if options.judge else "")
+    published_stage(work / "tables" / name, inputs, lambda tmp: _write_results(tmp, suite, seeds, runs, options),
+                    Path(out_dir), fresh=options.fresh)
+
+
+def _write_results(out_dir: Path, suite: Path, seeds: tuple[int, ...], runs: list[Path],
+                   options: ReproduceOptions) -> None:
+    """Tables 1-3, the gating figure, the drill-down and NOTES.md from the runs' judgments, under ``out_dir``."""
+    from orgbench.report.cargo_tables import write_tables
+
     write_tables(runs, suite, out_dir)
     _write_drilldown(out_dir, suite, runs)
     _write_notes(out_dir, suite, seeds, runs, options)

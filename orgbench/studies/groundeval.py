@@ -2,7 +2,8 @@
 
 Stages under ``options.work_dir / "groundeval"`` (reused when their inputs
 match): ``suites/seed-N`` (the world is simulated in memory from the default
-config; the suite keeps its corpus) and ``runs/seed-N/<agent>-<mode>``.
+config; the suite keeps its corpus), ``runs/seed-N/<agent>-<mode>`` and
+``tables/<seeds>`` (scoring and every file below, copied into ``out_dir``).
 Runs record no latency, so every file — and everything under ``out_dir``:
 the tables, the figure ``agents_by_track.png`` and ``drilldown.jsonl`` — is
 byte-identical on a rerun. With ``options.judge = "openai:MODEL"`` (and
@@ -11,6 +12,7 @@ byte-identical on a rerun. With ``options.judge = "openai:MODEL"`` (and
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -108,10 +110,12 @@ def _hard_lines(hard: dict[str, Any]) -> str:
 
 
 def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
-    """Build contracts from the default worlds, run every built-in agent in both modes, score, write the tables."""
-    from judges.groundeval.run import score_submissions
-    from orgbench.report.groundeval_drilldown import records as drilldown_records
-    from judges.groundeval.traces import load_submissions, load_suite
+    """Build contracts from the default worlds, run every built-in agent in both modes, score, write the tables.
+
+    Scoring and the tables are a stage of their own (``tables/<seeds>``), keyed on every suite and run
+    stage's manifest and on the code: a rerun with nothing changed copies the files it wrote.
+    """
+    from orgbench.stages import published_stage, stage_digest
 
     seeds = tuple(options.seeds) if options.seeds else DEFAULT_SEEDS
     work = Path(options.work_dir) / "groundeval"
@@ -120,24 +124,56 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
 
         STUDY.check(options.judge)
     agents = list(AGENTS) + ([options.judge] if options.judge and options.judge not in AGENTS else [])
-    all_rows: list[SeededScore] = []
-    drill: list[dict[str, Any]] = []
+    stages: list[tuple[int, Path, list[Path]]] = []
     for seed in seeds:
         suite = _suite_stage(work, seed, options.fresh)
         shared: dict[str, Any] = {}
-        submissions = []
-        for spec in agents:
-            for mode in MODES:
-                run = _run_stage(work, seed, suite, spec, mode, options.fresh, shared, options.base_url)
-                submissions.extend(load_submissions(run)[0])
-        rows, _ = score_submissions(suite, submissions, corpus=shared.get("corpus"), index_cache=work / "index")
+        runs = [_run_stage(work, seed, suite, spec, mode, options.fresh, shared, options.base_url)
+                for spec in agents for mode in MODES]
+        if "corpus" in shared:     # built for the runs: kept for scoring, which loads it memory-mapped
+            _keep_index(suite, shared["corpus"], work / "index")
+        stages.append((seed, suite, runs))
+    inputs = {"stage": "groundeval-tables", "rules": RULES_VERSION, "seeds": list(seeds), "agents": agents,
+              "base_url": options.base_url,
+              "stages": [[stage_digest(suite.parent)] + [stage_digest(run.parent) for run in runs]
+                         for _, suite, runs in stages],
+              "code": module_fingerprint("orgbench.studies.groundeval")}
+    name = "-".join(map(str, seeds)) + ("-" + re.sub(r"[^A-Za-z0-9._-]+", "-", options.judge) if options.judge else "")
+    published_stage(work / "tables" / name, inputs,
+                    lambda tmp: _score_and_write(tmp, work, stages, agents, seeds, options.base_url), Path(out_dir),
+                    fresh=options.fresh)
+
+
+def _keep_index(suite: Path, corpus: Any, cache: Path) -> None:
+    """Keep the suite's index built for its runs in ``cache`` (as ``open_corpus`` would), unless it is there."""
+    from judges.groundeval.corpus_store import corpus_key, save_corpus
+
+    where = cache / corpus_key(suite)
+    if not where.exists():
+        try:
+            save_corpus(corpus, where)
+        except OSError:
+            pass       # a read-only or full disk: scoring builds the index again
+
+
+def _score_and_write(out: Path, work: Path, stages: list[tuple[int, Path, list[Path]]], agents: list[str],
+                     seeds: tuple[int, ...], base_url: str | None) -> None:
+    """Score every run of every seed against its suite and write the study's tables under ``out``."""
+    from judges.groundeval.run import score_submissions
+    from judges.groundeval.traces import load_submissions, load_suite
+    from orgbench.report.groundeval_drilldown import records as drilldown_records
+
+    all_rows: list[SeededScore] = []
+    drill: list[dict[str, Any]] = []
+    for seed, suite, runs in stages:
+        submissions = [sub for run in runs for sub in load_submissions(run)[0]]
+        rows, _ = score_submissions(suite, submissions, index_cache=work / "index")
         all_rows.extend(SeededScore(seed, r) for r in rows)
         contracts = {c.question_id: c for c in load_suite(suite)[1]}
         answers = {(s.question_id, s.agent, s.mode): s.answer for s in submissions}
         drill.extend(drilldown_records([r for r in rows if r.mode == "tool"], contracts, answers,
                                        {qid: seed for qid in contracts}))
-
-    write_study_tables(Path(out_dir), all_rows, drill, agents, seeds, options.base_url)
+    write_study_tables(out, all_rows, drill, agents, seeds, base_url)
 
 
 def write_study_tables(out: Path, all_rows: Sequence[SeededScore], drill: list[dict[str, Any]], agents: list[str],

@@ -64,6 +64,17 @@ def test_killed_reproduce_resumes_and_regenerates_results_byte_for_byte(tmp_path
     changed = [name for name in committed if ours[name] != committed[name]]
     assert changed == [], f"results differ from the committed ones: {changed[:5]}"
 
+    # Nothing changed: every stage is reused, the studies' tables among them (copied from their stages), and
+    # the results are the same bytes. (A changed input rebuilding such a stage: tests/orgbench/test_stages.py.)
+    third = _orgbench("reproduce", "--out", str(out), "--work-dir", str(work))
+    stdout, stderr = third.communicate(timeout=600)
+    assert third.returncode == 0, stderr
+    stages = [line.strip() for line in stdout.splitlines() if line.startswith("  ") and str(work) in line]
+    for published in ("cargo/tables/", "groundeval/tables/", "assurance/results-"):
+        assert any(f"{work}/{published}" in line for line in stages), published
+    assert stages and all(": reused (" in line for line in stages), [s for s in stages if ": reused (" not in s]
+    assert _tree(out) == ours
+
 
 @pytest.mark.slow          # `orgbench reproduce cargo` in a subprocess (12-33 s, loaded machine)
 def test_interrupted_reproduce_says_so_and_leaves_no_finished_looking_study(tmp_path: Path) -> None:

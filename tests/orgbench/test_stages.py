@@ -134,3 +134,47 @@ def test_lazy_module_strings_and_function_level_imports_are_followed(tmp_path):
     names = [p.relative_to(tmp_path).as_posix() for p in import_closure("judges.entry", root=tmp_path)]
     assert names == ["judges/__init__.py", "judges/entry.py", "judges/inner.py", "judges/plugin.py",
                      "judges/prompts/p.j2"]
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_a_published_stage_copies_the_bytes_it_built_and_rebuilds_on_a_changed_or_tampered_input(tmp_path):
+    from orgbench.stages import published_stage, stage_digest
+
+    source = tmp_path / "runs"
+    runs: list[str] = []
+    built: list[str] = []
+
+    def run(tmp: Path) -> None:
+        runs.append("run")
+        (tmp / "answers.jsonl").write_text(f"answer {len(runs)}\n")
+
+    def tables(tmp: Path) -> None:          # what a study publishes, from its run stage's files
+        built.append("tables")
+        (tmp / "sub").mkdir()
+        (tmp / "table.md").write_text("table of " + (source / "answers.jsonl").read_text())
+        (tmp / "sub" / "figure.png").write_bytes(bytes(range(256)))
+        (tmp / ".journal.jsonl").write_text("scratch\n")    # hidden: neither hashed nor published
+
+    def publish(out: Path, rules: int = 1) -> bool:
+        run_stage(source, {"stage": "run"}, run)
+        return published_stage(tmp_path / "tables", {"stage": "tables", "rules": rules,
+                                                     "run": stage_digest(source)}, tables, out)
+
+    assert publish(tmp_path / "fresh") is False
+    fresh = _tree(tmp_path / "fresh")
+    assert fresh == {"table.md": b"table of answer 1\n", "sub/figure.png": bytes(range(256))}
+    assert publish(tmp_path / "cached") is True and built == ["tables"]
+    assert _tree(tmp_path / "cached") == fresh                         # a hit publishes the fresh bytes
+
+    (tmp_path / "tables" / "table.md").write_text("forged\n")          # a stale or forged copy is not published
+    assert publish(tmp_path / "after-forgery") is False and built == ["tables"] * 2
+    assert _tree(tmp_path / "after-forgery") == fresh
+
+    assert publish(tmp_path / "new-rules", rules=2) is False           # a changed input: recomputed
+    (source / "answers.jsonl").write_text("edited\n")                  # the run rebuilt: a new digest, new tables
+    assert publish(tmp_path / "new-run", rules=2) is False and runs == ["run", "run"]
+    assert _tree(tmp_path / "new-run")["table.md"] == b"table of answer 2\n"
+    assert built == ["tables"] * 4
