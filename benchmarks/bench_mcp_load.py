@@ -1,17 +1,29 @@
-"""50 official MCP clients on ``serve-mcp`` over stdio for two minutes: latency, throughput and server RSS, as JSON.
+"""50 official MCP clients on ``serve-mcp`` for two minutes, over stdio or HTTP: latency, throughput, server RSS, as JSON.
 
-Each client is the ``mcp`` package's ``ClientSession`` on ``stdio_client``,
-which starts its own ``orgbench serve-mcp`` process (stdio is the transport the
-server offers); all of them submit into one ``--out`` (so the submission lock
-is contended), each under its own agent name. A client works through the
-suite: ``start_contract``, two ``search_artifacts``, one ``fetch_artifact``,
-``submit_answer`` (a well-formed answer), and once every contract is answered
-keeps calling ``list_contracts`` and ``get_contract``. Printed: calls, calls
-per second, p50/p99 call latency, the servers' summed RSS at minutes 1 and 2
-(and the largest growth of one server), rows written. Expected: RSS growth
-between the minutes of at most 5 MB in total.
+stdio (the default): each client is the ``mcp`` package's ``ClientSession`` on
+``stdio_client``, which starts its own ``orgbench serve-mcp`` process, under
+its own agent name; all of them submit into one ``--out`` (so the submission
+lock is contended across processes). ``--http``: one ``serve-mcp --http``
+process on 127.0.0.1 and the ``mcp`` package's ``Client`` over streamable
+HTTP, one MCP session each (one agent, so a question another session already
+answered is refused ``already_answered`` and the client goes on). A client
+works through the suite from its own starting question: ``start_contract``,
+two ``search_artifacts``, one ``fetch_artifact``, ``submit_answer`` (a
+well-formed answer), and once it has been through every contract keeps
+calling ``list_contracts`` and ``get_contract``. Printed: calls, calls per
+second, p50/p99 call latency, the servers' summed RSS at minutes 1 and 2 (its
+anonymous and file-backed parts, and the largest growth of one server), rows
+written. Expected: RSS growth between the minutes of at most 5 MB in total.
 
-    python benchmarks/bench_mcp_load.py [--clients 50] [--seconds 120] [--suite DIR]
+Where stdio growth comes from (measured with ``mallinfo2`` and tracemalloc in
+one server): numpy keeps up to 7 freed buffers of each size under 1,024 bytes
+for reuse (3.7 MB when full), and a server's searches meet new small sizes as
+it answers new questions (Python objects add about 0.6 KB a question). It stops
+once the sizes were met: after a first pass over the 94-question suite a
+second pass adds 13 KB and a third nothing. Each of the 50 stdio processes
+fills its own cache; one HTTP server fills one.
+
+    python benchmarks/bench_mcp_load.py [--clients 50] [--seconds 120] [--suite DIR] [--http]
 """
 
 from __future__ import annotations
@@ -20,15 +32,19 @@ import argparse
 import asyncio
 import json
 import os
+import socket
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, AsyncIterator
 
 ROOT = Path(__file__).parents[1]
 sys.path.insert(0, str(ROOT))
+_ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
 
 ANSWERS = {
     "perspective": {"could_actor_have_known": False, "evidence_artifacts": [], "blocked_subsystems": [], "reasoning": ""},
@@ -39,14 +55,17 @@ ANSWERS = {
 }
 
 
-def _rss_kb(pid: int) -> int:
+def _memory_kb(pid: int) -> dict[str, int]:
+    """A process's resident memory in kB: ``VmRSS`` and its parts ``RssAnon`` (its own heap) and ``RssFile``."""
+    found = {"VmRSS": 0, "RssAnon": 0, "RssFile": 0}
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
+            name, _, value = line.partition(":")
+            if name in found:
+                found[name] = int(value.split()[0])
     except OSError:
         pass
-    return 0
+    return found
 
 
 def _servers() -> list[int]:
@@ -56,15 +75,32 @@ def _servers() -> list[int]:
     return [p.pid for p in psutil.Process().children(recursive=True) if "serve-mcp" in " ".join(p.cmdline())]
 
 
-async def _client(n: int, suite: Path, out: Path, contracts: list[dict], state: dict[str, Any]) -> None:
+def _serve_mcp(suite: Path, out: Path, *extra: str) -> list[str]:
+    return ["-m", "orgbench", "serve-mcp", "--suite", str(suite), "--out", str(out), *extra]
+
+
+@asynccontextmanager
+async def _stdio_session(n: int, suite: Path, out: Path) -> AsyncIterator[Any]:
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    params = StdioServerParameters(command=sys.executable, cwd=str(ROOT), env={**os.environ, "PYTHONPATH": str(ROOT)},
-                                   args=["-m", "orgbench", "serve-mcp", "--suite", str(suite), "--out", str(out),
-                                         "--agent-name", f"client-{n:02d}"])
+    params = StdioServerParameters(command=sys.executable, cwd=str(ROOT), env=_ENV,
+                                   args=_serve_mcp(suite, out, "--agent-name", f"client-{n:02d}"))
     async with stdio_client(params, errlog=sys.__stderr__) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
+        yield session
+
+
+@asynccontextmanager
+async def _http_session(url: str) -> AsyncIterator[Any]:
+    from mcp import Client
+
+    async with Client(url) as client:
+        yield client
+
+
+async def _client(n: int, connect: Any, contracts: list[dict], state: dict[str, Any]) -> None:
+    async with connect(n) as session:
         state["ready"] += 1
         await state["go"].wait()
 
@@ -91,10 +127,45 @@ async def _client(n: int, suite: Path, out: Path, contracts: list[dict], state: 
                 await call("get_contract", {})
 
 
-async def _run(clients: int, seconds: float, suite: Path, out: Path) -> dict[str, Any]:
+async def _run(clients: int, seconds: float, suite: Path, out: Path, http: bool) -> dict[str, Any]:
     contracts = [json.loads(line) for line in (suite / "contracts.jsonl").read_text().splitlines()]
     state: dict[str, Any] = {"ready": 0, "go": asyncio.Event(), "stop": False, "measuring": False, "latencies": []}
-    tasks = [asyncio.create_task(_client(n, suite, out, contracts, state)) for n in range(clients)]
+    if http:
+        port = _free_port()
+        server = subprocess.Popen([sys.executable, *_serve_mcp(suite, out, "--http", str(port))], cwd=ROOT, env=_ENV)
+        await _until_listening(port, server)
+        url = f"http://127.0.0.1:{port}/mcp"
+        connect: Any = lambda n: _http_session(url)       # noqa: E731
+    else:
+        connect = lambda n: _stdio_session(n, suite, out)   # noqa: E731
+    try:
+        return await _measure(clients, seconds, contracts, state, connect, out, "http" if http else "stdio")
+    finally:
+        if http:
+            server.terminate()
+            server.wait(60)
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def _until_listening(port: int, server: subprocess.Popen) -> None:
+    while server.poll() is None:
+        try:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.close()
+            return
+        except OSError:
+            await asyncio.sleep(0.2)
+    raise SystemExit(f"serve-mcp --http exited with code {server.returncode}")
+
+
+async def _measure(clients: int, seconds: float, contracts: list[dict], state: dict[str, Any], connect: Any,
+                   out: Path, transport: str) -> dict[str, Any]:
+    tasks = [asyncio.create_task(_client(n, connect, contracts, state)) for n in range(clients)]
     while state["ready"] < clients:
         await asyncio.sleep(0.5)
         if any(t.done() for t in tasks):
@@ -103,25 +174,33 @@ async def _run(clients: int, seconds: float, suite: Path, out: Path) -> dict[str
     state["go"].set()
     state["measuring"] = True
     started = time.perf_counter()
-    rss: list[dict[int, int]] = []
+    rss: list[dict[int, dict[str, int]]] = []
     for minute in (1, 2):
         await asyncio.sleep(max(0.0, started + seconds * minute / 2 - time.perf_counter()))
-        rss.append({pid: _rss_kb(pid) for pid in servers})
+        rss.append({pid: _memory_kb(pid) for pid in servers})
     elapsed = time.perf_counter() - started
     state["measuring"], state["stop"] = False, True
     latencies = sorted(state["latencies"])
     await asyncio.gather(*tasks, return_exceptions=True)
     first, second = rss
-    growth = {pid: second[pid] - first[pid] for pid in servers}
+
+    def total(at: dict[int, dict[str, int]], part: str = "VmRSS") -> float:
+        return round(sum(m[part] for m in at.values()) / 1024, 1)
+
+    growth = {pid: second[pid]["VmRSS"] - first[pid]["VmRSS"] for pid in servers}
     rows = len((out / "answers.jsonl").read_text().splitlines()) if (out / "answers.jsonl").is_file() else 0
-    return {"clients": clients, "servers": len(servers), "seconds": round(elapsed, 1), "calls": len(latencies),
+    agents = clients if transport == "stdio" else 1
+    return {"transport": transport, "clients": clients, "servers": len(servers), "seconds": round(elapsed, 1),
+            "calls": len(latencies),
             "calls_per_s": round(len(latencies) / elapsed, 1),
             "p50_ms": round(1000 * statistics.median(latencies), 1),
             "p99_ms": round(1000 * latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))], 1),
-            "rss_mb_minute_1": round(sum(first.values()) / 1024, 1), "rss_mb_minute_2": round(sum(second.values()) / 1024, 1),
+            "rss_mb_minute_1": total(first), "rss_mb_minute_2": total(second),
             "rss_growth_mb": round(sum(growth.values()) / 1024, 2),
+            "anon_growth_mb": round(total(second, "RssAnon") - total(first, "RssAnon"), 2),
+            "file_growth_mb": round(total(second, "RssFile") - total(first, "RssFile"), 2),
             "largest_server_growth_mb": round(max(growth.values()) / 1024, 2),
-            "answers_written": rows, "answers_expected_at_most": clients * len(contracts)}
+            "answers_written": rows, "answers_expected_at_most": agents * len(contracts)}
 
 
 def main() -> None:
@@ -130,6 +209,7 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--seconds", type=float, default=120.0, help="measured time; RSS is read at its half and end")
     parser.add_argument("--suite", type=Path, default=None, help="a GroundEval suite (default: a synthetic one)")
+    parser.add_argument("--http", action="store_true", help="one serve-mcp --http server, clients over streamable HTTP")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         suite = args.suite
@@ -139,7 +219,7 @@ def main() -> None:
 
             suite = Path(tmp) / "suite"
             build_suite(suite, world=synthetic_world(seed=11, days=16, people=16), name="syn-11")
-        print(json.dumps(asyncio.run(_run(args.clients, args.seconds, suite, Path(tmp) / "out"))))
+        print(json.dumps(asyncio.run(_run(args.clients, args.seconds, suite, Path(tmp) / "out", args.http))))
 
 
 if __name__ == "__main__":

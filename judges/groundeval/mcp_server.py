@@ -2,11 +2,12 @@
 
 Suite mode (``make_server(suite, None, out)``): ``list_contracts``,
 ``start_contract``, ``get_contract``, ``search_artifacts``, ``fetch_artifact``
-and ``submit_answer``; every client connection (one ``Server.run``: a stdio
-process or an in-process client) has its own ``SuiteSession``
-(``judges.groundeval.mcp_session``, held in the run's lifespan state and
-dropped with it), so an agent works through the suite in one
-connection and sessions never see each other's state.
+and ``submit_answer``; every client connection has its own ``SuiteSession``
+(``judges.groundeval.mcp_session``): one ``Server.run`` (a stdio process or
+an in-process client) holds it in the run's lifespan state, an HTTP MCP
+session under its ``Mcp-Session-Id`` (dropped once idle for
+``SESSION_IDLE_S``, when the SDK ends the session), so an agent works through
+the suite in one connection and sessions never see each other's state.
 One-contract mode (``question_id`` given): ``get_contract`` and the three
 runtime tools for that contract only, as ``serve-mcp --contract`` did before.
 
@@ -26,12 +27,14 @@ never opened.
 from __future__ import annotations
 
 import json
+import time
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, AsyncIterator
 
 from judges.groundeval.call_args import DEFAULT_LIMIT, MAX_ARG_CHARS, MAX_LIMIT
 from judges.groundeval.mcp_session import RUNTIME_TOOLS, SuiteSession, shown
+from judges.groundeval.mcp_transports import SESSION_IDLE_S
 from judges.groundeval.submissions import SubmissionLog
 from judges.groundeval.runtime import Corpus
 from judges.groundeval.traces import load_corpus_world, load_suite
@@ -41,7 +44,8 @@ _TEXT = {"type": "string", "maxLength": MAX_ARG_CHARS}
 TOOLS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {   # name: (description, properties, required)
     "list_contracts": ("Every question of the suite: id, track, actor, role, as_of, and whether this session "
                        "submitted it (start_contract shows a question's text).", {}, ()),
-    "start_contract": ("Start (or return to) one question by id; the other tools then act on it.",
+    "start_contract": ("Start one question by id, or resume the one this session started and has not submitted; "
+                       "the other tools then act on it.",
                        {"question_id": _TEXT}, ("question_id",)),
     "get_contract": ("The current question: text, actor, role, readable subsystems, as_of and the answer schema.",
                      {}, ()),
@@ -82,6 +86,21 @@ def _dispatch(session: SuiteSession, name: str, arguments: dict[str, Any]) -> di
     return session.submit_answer(arguments.get("answer"))
 
 
+def _connection_state(ctx: Any) -> dict[str, Any]:
+    """A connection's state: its run's lifespan dict (stdio, in-process), or its HTTP session's entry in it."""
+    headers = getattr(ctx.request, "headers", None)
+    session_id = headers.get("mcp-session-id") if headers is not None else None
+    if session_id is None:
+        return ctx.lifespan_context                       # one per Server.run
+    sessions: dict[str, tuple[dict[str, Any], float]] = ctx.lifespan_context.setdefault("http_sessions", {})
+    now = time.monotonic()
+    for ended in [sid for sid, (_, used) in sessions.items() if now - used > SESSION_IDLE_S]:
+        del sessions[ended]                               # the SDK has ended it: idle longer than it allows
+    state = sessions[session_id][0] if session_id in sessions else {}
+    sessions[session_id] = (state, now)
+    return state
+
+
 def make_server(suite: Path, question_id: str | None, out: Path, agent_name: str = "mcp-agent", *,
                 record_latency: bool = True):
     """A low-level MCP ``Server``: the whole suite (``question_id`` None) or one contract, one state per session."""
@@ -99,11 +118,11 @@ def make_server(suite: Path, question_id: str | None, out: Path, agent_name: str
     log = SubmissionLog(Path(out), agent_name)
 
     @asynccontextmanager
-    async def per_connection(_: Any) -> AsyncIterator[dict[str, SuiteSession]]:
-        yield {}        # entered once per Server.run, so dropped with its connection
+    async def per_connection(_: Any) -> AsyncIterator[dict[str, Any]]:
+        yield {}        # entered once per Server.run (dropped with its connection), once for an HTTP server
 
     def session_of(ctx: Any) -> SuiteSession:
-        held: dict[str, SuiteSession] = ctx.lifespan_context     # one per Server.run: per stdio or in-process stream
+        held = _connection_state(ctx)
         state = held.get("session")
         if state is None:
             state = held["session"] = SuiteSession(corpus, served, Path(out), agent_name, record_latency, log)
@@ -131,8 +150,13 @@ def make_server(suite: Path, question_id: str | None, out: Path, agent_name: str
                   on_list_tools=list_tools, on_call_tool=call_tool)
 
 
-def serve(suite: Path, question_id: str | None, out: Path, agent_name: str = "mcp-agent") -> None:
-    """Run the server on stdio until the client disconnects."""
-    from judges.groundeval.mcp_transports import serve_stdio
+def serve(suite: Path, question_id: str | None, out: Path, agent_name: str = "mcp-agent",
+          http: tuple[str, int] | None = None) -> None:
+    """Run the server on stdio until the client disconnects, or on HTTP at ``http`` (host, port) until interrupted."""
+    from judges.groundeval.mcp_transports import serve_http, serve_stdio
 
-    serve_stdio(make_server(suite, question_id, out, agent_name))
+    server = make_server(suite, question_id, out, agent_name)
+    if http is None:
+        serve_stdio(server)
+    else:
+        serve_http(server, *http)

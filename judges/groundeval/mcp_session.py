@@ -10,8 +10,8 @@ shared between sessions but the read-only corpus and the server's
 the contract's answer schema (``parse_answer``, the scorer's own reading) or is
 over ``MAX_ANSWER_CHARS`` as JSON, leaving the contract open; otherwise it
 appends the answer and the trace (``judges.groundeval.submissions``: under one
-lock, a second answer of the same agent to one question refused) and frees the
-contract's runtime. Tool arguments reach the runtime exactly as the client
+lock, a second answer of the same agent to one question refused, which closes
+the contract in this session too) and frees the contract's runtime. Tool arguments reach the runtime exactly as the client
 sent them (``GatedRuntime.call``), so every call is traced with the outcome it
 has in-process.
 """
@@ -141,6 +141,8 @@ class SuiteSession:
         try:
             self.log.submit(trace, {**base, "answer": recordable(answer)})
         except SubmissionRefused as refused:
+            if refused.code == "already_answered":       # nothing this session can add: closed, so it may go on
+                entry.submitted, entry.runtime = True, None
             return {"error": refused.code, "message": str(refused)}
         entry.submitted, entry.runtime = True, None         # the trace is written: the session keeps no calls
         return {"status": "submitted", "question_id": contract.question_id, "calls_recorded": len(runtime.calls)}

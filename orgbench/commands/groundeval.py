@@ -216,13 +216,15 @@ def score_groundeval(suite: Path, answers: Path, out: Path, answered_only: bool,
 @click.option("--out", type=click.Path(path_type=Path), default=Path("mcp-run"), show_default=True,
               help="Where answers.jsonl and traces.jsonl are written on submit (any number of servers may share it).")
 @click.option("--agent-name", default="mcp-agent", show_default=True, help="Agent name recorded with the answer.")
-def serve_mcp(suite: Path, question_id: str | None, out: Path, agent_name: str) -> None:
-    """Serve a suite's gated runtime over MCP (stdio): list_contracts, start_contract, search, fetch, submit."""
+@click.option("--http", "port", type=click.IntRange(1, 65535), default=None,
+              help="Serve streamable HTTP at http://127.0.0.1:PORT/mcp (one MCP session per client) instead of stdio.")
+def serve_mcp(suite: Path, question_id: str | None, out: Path, agent_name: str, port: int | None) -> None:
+    """Serve a suite's gated runtime over MCP (stdio, or HTTP): list_contracts, start_contract, search, fetch, submit."""
     from judges.groundeval.mcp_server import serve
     from orgbench.commands.options import check_out_dir
 
     check_out_dir(out, into=True)
-    serve(suite, question_id, out, agent_name)
+    serve(suite, question_id, out, agent_name, None if port is None else ("127.0.0.1", port))
 
 
 def register(cli: click.Group) -> None:
