@@ -4,12 +4,17 @@ The subpackages (``backends``, ``groundeval``, ``assurance``) have their own ``_
 the names here are imported from their modules on first use.
 """
 
+from typing import TYPE_CHECKING
+
 from orgbench.core.exports import lazy_exports
 
-__all__, __getattr__ = lazy_exports(__name__, {
-    "assurance": "judges.assurance", "backends": "judges.backends", "groundeval": "judges.groundeval",
-    "Condition": "judges.conditions", "condition": "judges.conditions", "parse_conditions": "judges.conditions",
-    "Verdict": "judges.verdict", "parse_verdict": "judges.verdict",
-    "ConditionScore": "judges.metrics", "PenaltyTable": "judges.metrics", "discrimination_index": "judges.metrics",
-    "penalty_table": "judges.metrics", "score_condition": "judges.metrics",
-})
+if TYPE_CHECKING:
+    from judges import assurance as assurance, backends as backends, groundeval as groundeval
+    from judges.conditions import Condition as Condition, condition as condition, parse_conditions as parse_conditions
+    from judges.verdict import Verdict as Verdict, parse_verdict as parse_verdict
+    from judges.metrics import (
+        ConditionScore as ConditionScore, PenaltyTable as PenaltyTable, discrimination_index as discrimination_index,
+        penalty_table as penalty_table, score_condition as score_condition,
+    )
+else:                   # type checkers read the imports above; at run time each is made on first use
+    __all__, __getattr__ = lazy_exports(__name__)

@@ -5,13 +5,17 @@
 its directory. The names are imported from their modules on first use.
 """
 
+from typing import TYPE_CHECKING
+
 from orgbench.core.exports import lazy_exports
 
-__all__, __getattr__ = lazy_exports(__name__, {
-    "SimConfig": "simulator.config", "load_config": "simulator.config",
-    "simulate": "simulator.simulate", "simulate_to": "simulator.simulate",
-    "World": "simulator.world", "build_world": "simulator.world", "load_world": "simulator.world",
-    "save_world": "simulator.world",
-    "Actor": "simulator.model", "ArtifactVersion": "simulator.model", "Event": "simulator.model",
-    "AccessPolicy": "simulator.policy",
-})
+if TYPE_CHECKING:
+    from simulator.config import SimConfig as SimConfig, load_config as load_config
+    from simulator.simulate import simulate as simulate, simulate_to as simulate_to
+    from simulator.world import (
+        World as World, build_world as build_world, load_world as load_world, save_world as save_world,
+    )
+    from simulator.model import Actor as Actor, ArtifactVersion as ArtifactVersion, Event as Event
+    from simulator.policy import AccessPolicy as AccessPolicy
+else:                   # type checkers read the imports above; at run time each is made on first use
+    __all__, __getattr__ = lazy_exports(__name__)

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
+from types import FunctionType, ModuleType
 
 import pytest
+
+from orgbench.core.exports import declared_exports
 
 ROOT = Path(__file__).resolve().parents[1]
 TOP = ("orgbench", "simulator", "benchmark_builders", "judges")
@@ -81,8 +84,38 @@ def test_every_package_is_pinned():
 def test_the_package_exports_exactly_its_pinned_api(package):
     module = importlib.import_module(package)
     assert sorted(module.__all__) == API[package]
+
+
+@pytest.mark.parametrize("package", sorted(API))
+def test_each_exported_name_is_what_it_names_never_a_module_of_the_same_name(package):
+    module = importlib.import_module(package)
     for name in module.__all__:
-        assert getattr(module, name) is not None, name
+        value = getattr(module, name)
+        if isinstance(value, ModuleType):       # only a subpackage is exported as a module (judges.assurance)
+            assert value.__name__ == f"{package}.{name}" and hasattr(value, "__path__"), name
+
+
+def test_simulate_is_the_function_even_after_its_module_is_imported():
+    import simulator.simulate                   # noqa: F401  (binds the submodule on its package)
+    import simulator
+    from simulator import simulate
+    assert isinstance(simulate, FunctionType) and simulate is simulator.simulate
+    assert simulate is importlib.import_module("simulator.simulate").simulate
+
+
+@pytest.mark.parametrize("package", [p for p in sorted(API) if "lazy_exports(__name__)" in (ROOT / p.replace(".", "/") /
+                                                                                   "__init__.py").read_text()])
+def test_a_lazy_package_lists_its_api_once_as_typed_imports(package):
+    """``__all__`` is exactly the ``if TYPE_CHECKING:`` imports mypy reads, and each resolves to what they import."""
+    init = ROOT / package.replace(".", "/") / "__init__.py"
+    table = declared_exports(init)
+    assert sorted(table) == API[package]
+    module = importlib.import_module(package)
+    for name, ref in table.items():
+        source, attribute = ref.split(":")
+        expected = (importlib.import_module(f"{source}.{attribute}") if source == package
+                    else getattr(importlib.import_module(source), attribute))
+        assert getattr(module, name) is expected, name
 
 
 @pytest.mark.parametrize("top", TOP)
