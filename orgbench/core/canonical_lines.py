@@ -7,7 +7,7 @@ attribute only, so this ground-floor module imports nothing of the simulator.
 ``storage.dumps(record.to_json()) + "\\n"`` gives (sorted keys, no ASCII
 escaping, compact separators): the fixed keys of each record are written in
 sorted order here, and only the free-form parts (payloads, facts, join keys)
-go through the C JSON encoder, one call each. Timestamps shared by many
+go through the standard JSON encoder, one call each. Timestamps shared by many
 records are formatted once. A record with a field of an unexpected type
 (``None`` where text belongs, say) is written by the general encoder, so the
 bytes are the canonical ones either way.
@@ -18,32 +18,12 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from json.encoder import encode_basestring
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from orgbench.core.clock import format_ts
 
-try:
-    from _json import make_encoder as _c_make_encoder
-except ImportError:  # pragma: no cover - CPython always has it
-    _c_make_encoder = None  # type: ignore[misc,assignment]
-
-
-def _reject(obj: Any) -> Any:
-    raise TypeError(f"Object of type {obj.__class__.__name__} is not JSON serializable")
-
-
-def _encoder() -> Callable[[Any], str]:
-    """Canonical JSON of one value: the same bytes as ``storage.dumps``."""
-    if _c_make_encoder is None:  # pragma: no cover
-        encoder = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-        return encoder.encode
-    # the arguments json.JSONEncoder.iterencode passes, minus the cycle check (records hold no cycles)
-    chunks = _c_make_encoder(None, _reject, encode_basestring, None, ":", ",", True, False, True)
-    join = "".join
-    return lambda obj: join(chunks(obj, 0))
-
-
-_dumps = _encoder()
+#: Canonical JSON of one value: the same bytes as ``storage.dumps`` (records hold no cycles, so none is looked for)
+_dumps = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
 #: JSON text of a str (quoted, escaped); raises TypeError for anything else
 _esc = encode_basestring
 
