@@ -21,13 +21,13 @@ items it is over.
 from __future__ import annotations
 
 import math
-import warnings
 from collections import Counter
 from typing import Sequence
 
 import numpy as np
 
-from judges.metrics import BOOTSTRAP_SEED, RESAMPLES, discrimination_index, resampled_di
+from judges.bootstrap import BOOTSTRAP_SEED, RESAMPLES, draws, percentile_interval
+from judges.metrics import discrimination_index, resampled_di
 
 Label = str | None
 
@@ -93,9 +93,7 @@ def paired_delta_di(a: np.ndarray, b: np.ndarray, should_penalize: np.ndarray, *
     values = np.column_stack([np.asarray(a, dtype=float), np.asarray(b, dtype=float)])
     delta = discrimination_index(values[:, 0], should) - discrimination_index(values[:, 1], should)
     resampled = resampled_di(values, should, resamples=resamples, seed=seed)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        low, high = np.nanpercentile(resampled[:, 0] - resampled[:, 1], [2.5, 97.5])
+    low, high = percentile_interval(resampled[:, 0] - resampled[:, 1])
     return float(delta), float(low), float(high)
 
 
@@ -107,8 +105,8 @@ def kappa_interval(a: Sequence[Label], b: Sequence[Label], *, resamples: int = R
     right = np.array([codes.get(y, -1) if y is not None else -1 for y in b])
     if len(left) == 0 or not codes:
         return math.nan, math.nan
-    draws = np.random.default_rng(seed).integers(0, len(left), size=(resamples, len(left)))
-    x, y = left[draws], right[draws]
+    drawn = draws(len(left), resamples, seed)
+    x, y = left[drawn], right[drawn]
     both = (x >= 0) & (y >= 0)
     n = both.sum(axis=1).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -117,7 +115,5 @@ def kappa_interval(a: Sequence[Label], b: Sequence[Label], *, resamples: int = R
         kappa = np.where(expected < 1.0, (observed - expected) / (1.0 - expected), np.nan)
     if np.isnan(kappa).all():
         return math.nan, math.nan
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        low, high = np.nanpercentile(kappa, [2.5, 97.5])
+    low, high = percentile_interval(kappa)
     return float(low), float(high)

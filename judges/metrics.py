@@ -11,7 +11,7 @@ Definitions (CARGO.md):
 - Penalty rate of a family = mean value over its judged items.
 - TP = rate pooled over the should-penalise items (P2 ∪ P4); FP = rate pooled
   over the should-not items (P1 ∪ P3); DI = TP − FP.
-- 95% CI: item-level bootstrap, 10,000 resamples, seeded. Items are drawn
+- 95% CI: item-level bootstrap (``judges.bootstrap``), 10,000 resamples, seeded. Items are drawn
   with replacement *within* the should-penalise pool and within the should-not
   pool (each resample keeps both pools' sizes), in this order::
 
@@ -38,21 +38,19 @@ highest margin down (ties enter together).
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from judges.bootstrap import BOOTSTRAP_SEED, RESAMPLES, percentile_interval, pool_counts
 from benchmark_builders.cargo.records import DEFAULT_SIZES, FAMILIES, SHOULD_PENALIZE
 from orgbench.core.errors import InputError
 
 if TYPE_CHECKING:
     from judges.judgments import Judgment
 
-RESAMPLES = 10_000
-BOOTSTRAP_SEED = 0
 
 
 @dataclass(frozen=True)
@@ -196,16 +194,9 @@ def di_from_family_rates(rates: Mapping[str, float], sizes: Mapping[str, int] = 
 
 
 @lru_cache(maxsize=8)
-def _pool_counts(n_neg: int, n_pos: int, resamples: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def _pool_counts(n_neg: int, n_pos: int, resamples: int, seed: int) -> tuple[np.ndarray, ...]:
     """Resample counts for the should-not and should-penalise pools (see the module docstring for the draw order)."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for n in (n_neg, n_pos):
-        draws = rng.integers(0, n, size=(resamples, n)) if n else np.zeros((resamples, 0), dtype=np.int64)
-        offsets = (np.arange(resamples, dtype=np.int64) * n)[:, None]
-        counts = np.bincount((draws + offsets).ravel(), minlength=resamples * n).reshape(resamples, n)
-        out.append(counts.astype(np.float64))
-    return out[0], out[1]
+    return pool_counts((n_neg, n_pos), resamples, seed)
 
 
 def resampled_di(values: np.ndarray, should_penalize: np.ndarray, *, resamples: int = RESAMPLES,
@@ -232,10 +223,7 @@ def bootstrap_di(values: np.ndarray, should_penalize: np.ndarray, *, resamples: 
         values = values[:, None]
     di = resampled_di(values, np.asarray(should_penalize, dtype=bool), resamples=resamples, seed=seed)
     tail = (1.0 - level) / 2.0 * 100.0
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a column never judged has an all-NaN CI
-        low, high = np.nanpercentile(di, [tail, 100.0 - tail], axis=0)
-    return np.asarray(low), np.asarray(high)
+    return percentile_interval(di, tail, 100.0 - tail, axis=0)      # a column never judged has an all-NaN CI
 
 
 def _scores(values: np.ndarray, families: Sequence[str], ci: tuple[np.ndarray, np.ndarray]) -> list[Score]:

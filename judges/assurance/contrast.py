@@ -34,6 +34,7 @@ from judges.assurance.pipeline import Controls, PipelineConfig, RenderHook, clea
 from judges.assurance.render import EXTENTS, RENDERINGS
 from judges.assurance.targets import TARGET_KINDS, select_targets
 from judges.backends.base import JudgeBackend
+from judges.bootstrap import cluster_interval, draws
 from judges.verdict import parse_verdict
 from orgbench.core.jsonl import read_jsonl
 from orgbench.core.tables import Table
@@ -123,14 +124,6 @@ def judge_cohort(source: Path, work: Path, backend: JudgeBackend, *, draws: int 
 CELL_SIGN = {("error", "full"): 1, ("error", "prefix"): -1, ("comparison", "full"): -1, ("comparison", "prefix"): 1}
 
 
-def cluster_interval(values: np.ndarray, sizes: np.ndarray, draws: np.ndarray, scale: float = 1.0) -> list[float]:
-    """95% interval of per-trajectory ``values`` (summed per cluster) over the cluster resamples ``draws``."""
-    if len(sizes) == 0:
-        return [0.0, 0.0]
-    means = values[draws].sum(axis=1) / sizes[draws].sum(axis=1) * scale
-    return [round(float(np.quantile(means, 0.025)), 4), round(float(np.quantile(means, 0.975)), 4)]
-
-
 def _per_cluster(judged: Sequence[Judged], rendering: str) -> tuple[np.ndarray, np.ndarray]:
     """Per cluster (shared user request, sorted): the summed (F_E - P_E) - (F_C - P_C) and its trajectory count."""
     members: dict[str, set[str]] = {}
@@ -165,11 +158,10 @@ def contrast_summary(judged: Sequence[Judged], *, resamples: int = 2000, seed: i
     restored, _ = _per_cluster(judged, "restored")
     n = int(sizes.sum())
     k = len(sizes)
-    rng = np.random.default_rng(seed)
-    draws = rng.integers(0, k, size=(resamples, k)) if k else np.zeros((0, 0), dtype=int)
+    drawn = draws(k, resamples, seed)
 
     def interval(values: np.ndarray, scale: float = 1.0) -> list[float]:
-        return cluster_interval(values, sizes, draws, scale)
+        return cluster_interval(values, sizes, drawn, scale)
 
     def g(rendering: str) -> int:
         c = lambda kind, extent: cells[f"{rendering}.{kind}.{extent}"]["flags"]

@@ -25,7 +25,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from judges.assurance.contrast import CELL_SIGN, cluster_interval
+from judges.assurance.contrast import CELL_SIGN
+from judges.bootstrap import cluster_interval, draws
 from orgbench.core.errors import InputError
 from orgbench.core.storage import read_json, read_text
 from orgbench.core.tables import Table
@@ -63,12 +64,12 @@ def _per_cluster(rows: Sequence[Mapping[str, str]], clusters: list[str], renderi
     return np.array([contrib[c] for c in clusters], dtype=float)
 
 
-def _stats(values: dict[str, np.ndarray], sizes: np.ndarray, draws: np.ndarray) -> dict[str, Any]:
+def _stats(values: dict[str, np.ndarray], sizes: np.ndarray, drawn: np.ndarray) -> dict[str, Any]:
     out = {}
     n = float(sizes.sum())
     for name, v in values.items():
         out[name] = {"G": int(v.sum()), "per_trajectory": round(float(v.sum() / n), 4) if n else None,
-                     "ci": cluster_interval(v, sizes, draws)}
+                     "ci": cluster_interval(v, sizes, drawn)}
     return out
 
 
@@ -103,18 +104,17 @@ def compare_contrast_runs(run_dirs: Sequence[Path], *, resamples: int = 2000, se
         members.setdefault(row["cluster"], set()).add(row["trajectory_id"])
     clusters = sorted(members)
     sizes = np.array([len(members[c]) for c in clusters], dtype=float)
-    draws = np.random.default_rng(seed).integers(0, len(clusters), size=(resamples, len(clusters))) \
-        if clusters else np.zeros((0, 0), dtype=int)
+    drawn = draws(len(clusters), resamples, seed)
     values = {}
     out_judges = {}
     for run, judge, rows in loaded:
         original, restored = (_per_cluster(rows, clusters, r) for r in RENDERINGS)
         values[judge] = {"original": original, "restored": restored, "reduction": original - restored}
-        out_judges[judge] = {"run": str(run), **_usage(rows), "G": _stats(values[judge], sizes, draws)}
+        out_judges[judge] = {"run": str(run), **_usage(rows), "G": _stats(values[judge], sizes, drawn)}
     delta = []
     for a, b in combinations(judges, 2):
         diff = {name: values[b][name] - values[a][name] for name in values[a]}
-        stats = _stats(diff, sizes, draws)
+        stats = _stats(diff, sizes, drawn)
         delta.append({"a": a, "b": b, **{name: {"delta": s["per_trajectory"], "ci": s["ci"]}
                                           for name, s in stats.items()}})
     return {"kind": "assurance", "trajectories": int(sizes.sum()), "clusters": len(clusters),

@@ -33,7 +33,7 @@ from judges.groundeval.run import score_submissions
 from judges.groundeval.runtime import Corpus
 from judges.groundeval.task_track import is_task_suite
 from judges.groundeval.traces import Submission, load_corpus_world, load_submissions, load_suite
-from judges.metrics import BOOTSTRAP_SEED, RESAMPLES
+from judges.bootstrap import BOOTSTRAP_SEED, RESAMPLES, paired_mean_delta
 from orgbench.core.errors import InputError
 from orgbench.core.storage import read_json, sha256_file
 
@@ -102,16 +102,6 @@ def _sequence(sub: Submission | None) -> list[list[Any]]:
     return [[c.get("tool"), c.get("args")] if isinstance(c, dict) else [None, c] for c in calls]
 
 
-def paired_delta(a: np.ndarray, b: np.ndarray, *, resamples: int, seed: int) -> tuple[float, float, float]:
-    """(mean of b − a, 95% low, high): the same resampled questions for both runs."""
-    delta = np.asarray(b, dtype=float) - np.asarray(a, dtype=float)
-    if len(delta) == 0:
-        return 0.0, 0.0, 0.0
-    draws = np.random.default_rng(seed).integers(0, len(delta), size=(resamples, len(delta)))
-    low, high = np.percentile(delta[draws].mean(axis=1), [2.5, 97.5])
-    return float(delta.mean()), float(low), float(high)
-
-
 def _question(qid: str, ra: QuestionScore, rb: QuestionScore, sa: Submission | None,
               sb: Submission | None) -> dict[str, Any] | None:
     ga, gb = _gates(ra), _gates(rb)
@@ -151,7 +141,7 @@ def compare_agent_runs(run_a: Path, run_b: Path, *, suite_dir: Path | None = Non
         mine = [q for q in order if track == "all" or scored[0][q].track == track]
         a = np.array([scored[0][q].s_adj for q in mine])
         b = np.array([scored[1][q].s_adj for q in mine])
-        mean, low, high = paired_delta(a, b, resamples=resamples, seed=seed)
+        mean, low, high = paired_mean_delta(a, b, resamples=resamples, seed=seed)
         summary[track] = {"n": len(mine), "s_adj_a": round(float(a.mean()), 4) if len(mine) else None,
                           "s_adj_b": round(float(b.mean()), 4) if len(mine) else None,
                           "delta": round(mean, 4), "ci": [round(low, 4), round(high, 4)]}
