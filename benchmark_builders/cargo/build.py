@@ -238,7 +238,7 @@ class _WorldBuilder:
             answer = Answer(answer.header, answer.steps, extras)
         try:
             answer, perturbation = self._perturb(family, corruption, case, answer, golden, in_scope)
-        except ValueError:  # NoContradiction (too few values stated, an early open case), or no such corruption
+        except (NoContradiction, ValueError):  # too few values stated (an early open case), or no such corruption
             return None
         if family == "P3":
             perturbation = {"kind": "benign_extra", "extras": [text for _, text in extras]}

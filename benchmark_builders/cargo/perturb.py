@@ -29,6 +29,7 @@ from benchmark_builders.cargo.answers import Answer, past_tense, team_phrase
 from benchmark_builders.cargo.derived import DERIVED_KINDS
 from simulator.case_facts import CREDIT_AMOUNTS, entitlement
 from simulator.procedures import ALL_PROCEDURES, PROCEDURES, Procedure, Step
+from orgbench.core.errors import OrgbenchError
 
 #: Facts whose values are mutually exclusive words, and the words they can take.
 ENUMERATED: dict[str, tuple[str, ...]] = {
@@ -255,7 +256,7 @@ def _warranty_end_for(new_entitlement: str, opened_at: str, rng: random.Random) 
     return (opened + timedelta(days=days if new_entitlement == "active" else -days)).isoformat()
 
 
-class NoContradiction(ValueError):
+class NoContradiction(OrgbenchError):
     """No replacement value makes the answer contradict the live context while staying self-consistent."""
 
 

@@ -23,6 +23,7 @@ import json
 import re
 import unicodedata
 from typing import Any
+from orgbench.core.errors import OrgbenchError
 
 MAX_ID = 200
 _CANONICAL_INDEX = re.compile(r"0|[1-9][0-9]*")
@@ -86,8 +87,8 @@ def index_key(key: Any) -> int | None:
     return None
 
 
-class _Repeated(ValueError):
-    pass
+class _Repeated(OrgbenchError):
+    """A key repeated inside one JSON object (the message is the key)."""
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:

@@ -38,6 +38,7 @@ from judges.bootstrap import cluster_interval, draws
 from judges.verdict import parse_verdict
 from orgbench.core.jsonl import read_jsonl
 from orgbench.core.tables import Table
+from orgbench.core.errors import OrgbenchError
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +83,7 @@ def cohort(trajectories: Sequence[Trajectory], labels: dict[str, StepLabels]) ->
     return out
 
 
-class ContrastStopped(Exception):
+class ContrastStopped(OrgbenchError):
     """The checked pipeline stopped the contrast: a packet (or a stage) failed; carries the step and requirement."""
 
     def __init__(self, step: str, requirement: str, reason: str) -> None:

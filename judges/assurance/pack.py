@@ -22,13 +22,14 @@ from __future__ import annotations
 import os
 import re
 from typing import Callable, Mapping
+from orgbench.core.errors import OrgbenchError
 
 MAGIC = b"ORGBENCH-PACK 1\n"
 SUFFIX = ".pack"
 _NAME = re.compile(r"[^\s/]+")
 
 
-class PackError(ValueError):
+class PackError(OrgbenchError):
     """A pack whose framing is damaged; names the byte offset."""
 
 

@@ -13,7 +13,7 @@ from judges.assurance.intoto import ChainKey
 from judges.assurance.manifest import Hasher, exact_sha256
 from judges.assurance.render import EXTENTS, PacketSpec
 from judges.assurance.targets import Targets, select_targets
-from orgbench.core.errors import InputError
+from orgbench.core.errors import InputError, OrgbenchError
 
 STEPS = ("build", "check", "stage", "emit", "dispatch")
 SCRIPT_SHARD = 500   # jobs per dispatch script
@@ -129,7 +129,7 @@ class PipelineConfig:
             self.hooks[point](self)
 
 
-class StageRefused(Exception):
+class StageRefused(OrgbenchError):
     """A stage refused to start or to hand anything on; carries the requirement and the reason."""
 
     def __init__(self, step: str, requirement: str, reason: str) -> None:

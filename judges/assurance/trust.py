@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from securesystemslib.signer import SSlibKey
 
-from orgbench.core.errors import InputError
+from orgbench.core.errors import InputError, OrgbenchError
 
 FOLDER = "in-toto"
 ACCIDENTS_ONLY = ("guarantees against accidents only: the signing key is kept in the workspace, where anyone who "
@@ -31,7 +31,7 @@ ACCIDENTS_ONLY = ("guarantees against accidents only: the signing key is kept in
 _FINGERPRINT = re.compile(r"[0-9a-f]{64}")
 
 
-class ChainTampered(Exception):
+class ChainTampered(OrgbenchError):
     """The workspace differs from what the trusted signed chain vouches for; names the check (exit code 4)."""
 
     def __init__(self, check: str, reason: str) -> None:

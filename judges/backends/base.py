@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from abc import ABC, abstractmethod
 from typing import Any, Mapping, Sequence
+from orgbench.core.errors import OrgbenchError
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +91,7 @@ class JudgeResponse:
     model: str = ""
 
 
-class BackendError(Exception):
+class BackendError(OrgbenchError):
     """A request that failed for good (after the backend's own retries)."""
 
     def __init__(self, message: str, *, retryable: bool = False) -> None:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from orgbench.core.errors import InputError
 from orgbench.core.jsonl import iter_jsonl
 
 SEMCONV_VERSION = "1.41.0"
@@ -42,7 +43,7 @@ SUBMIT = "submit_answer"
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 
 
-class SpanRefused(ValueError):
+class SpanRefused(InputError):
     """A span or line that cannot be imported; the message names file, line and span id."""
 
 
@@ -249,7 +250,6 @@ def to_submissions(spans: list[Span], question_ids: set[str], suite: str, agent_
 def import_run(files: list[Path], suite: Path, out: Path, agent_name: str | None = None) -> dict[str, Any]:
     """Read OTLP JSON files, write a run directory of their answers and traces (InputError: nothing written)."""
     from judges.groundeval.traces import load_suite
-    from orgbench.core.errors import InputError
     from orgbench.core.storage import sha256_file, staged_directory, write_json, write_jsonl, write_manifest
 
     suite = Path(suite)

@@ -28,13 +28,14 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from orgbench.core.storage import dumps
+from orgbench.core.errors import OrgbenchError
 
 LOCK = ".submissions.lock"
 FILES = ("traces.jsonl", "answers.jsonl")
 Key = tuple[str, str, str]
 
 
-class SubmissionRefused(Exception):
+class SubmissionRefused(OrgbenchError):
     """A submission that was not written: ``code`` is ``already_answered`` or ``unreadable_log``."""
 
     def __init__(self, code: str, message: str) -> None:

@@ -1,19 +1,27 @@
-"""Errors a user can cause: bad config, malformed input files, unreachable endpoints.
+"""The project's errors: one root, and under it the errors a user can cause.
 
-Every stage raises :class:`InputError` (the one base) or one of its kinds —
-:class:`ConfigError`, :class:`FormatError` (a file, with its line and field),
-:class:`EndpointError` (a model server) — with one line that names the file,
-line, field or endpoint; the CLI prints that line and exits with code 2.
+Every exception class of orgbench, the simulator, the builders and the judges
+descends from :class:`OrgbenchError`. A problem with user input (bad config,
+malformed input files, unreachable endpoints) is an :class:`InputError` or one
+of its kinds — :class:`ConfigError`, :class:`FormatError` (a file, with its
+line and field), :class:`EndpointError` (a model server) — with one line that
+names the file, line, field or endpoint; the CLI prints that line and exits
+with code 2. The other kinds (a failed backend request, a refused stage, a
+damaged pack) say what went wrong inside a run and are handled where they arise.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["ConfigError", "EndpointError", "FormatError", "InputError", "where"]
+__all__ = ["ConfigError", "EndpointError", "FormatError", "InputError", "OrgbenchError", "where"]
 
 
-class InputError(Exception):
+class OrgbenchError(Exception):
+    """The root of every error the project raises on purpose."""
+
+
+class InputError(OrgbenchError):
     """A problem with user-supplied input, reported as one line and exit code 2."""
 
     def __init__(self, message: str) -> None:
