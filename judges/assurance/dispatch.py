@@ -22,8 +22,8 @@ from typing import Any, Callable, Mapping
 from judges.assurance.checks import Finding
 from judges.assurance.disk_check import job_specs
 from judges.assurance.manifest import StepRecord, exact_sha256
-from judges.assurance.pipeline import (PipelineConfig, StageRefused, StageResult, _finish, _open_stage,
-                                       _read_manifest, _write_stage)
+from judges.assurance.pipeline_config import PipelineConfig, StageRefused, StageResult
+from judges.assurance.stage_protocol import finish_stage, open_stage, read_manifest, write_stage
 from judges.assurance.trust import ChainTampered
 from judges.assurance.vouch import check_rederived, check_signed_chain, default_journal, journal_problem, sign_row
 from judges.assurance.workspace import Workspace
@@ -57,8 +57,8 @@ def _predispatch(cfg: PipelineConfig, emitted: StepRecord, ws: Workspace) -> lis
     problems = ws.changed({p: emitted.products[p] for p in expected_scripts})
     if problems:
         raise StageRefused("dispatch", "scripts-exact", problems[0])
-    build_manifest = _read_manifest(ws, "build/manifest.json")
-    staged_manifest = _read_manifest(ws, "staged/manifest.json")
+    build_manifest = read_manifest(ws, "build/manifest.json")
+    staged_manifest = read_manifest(ws, "staged/manifest.json")
     staged = {rel[len("staged/"):] for rel in ws.listing("staged/packets")}
     if staged != set(build_manifest) or set(staged_manifest) != staged:
         raise StageRefused("dispatch", "bytes-before-dispatch", "staged packet set differs from the build manifest")
@@ -164,11 +164,11 @@ async def _judge_all(backend: JudgeBackend, handed: list[tuple[dict, int, bytes]
 def dispatch(cfg: PipelineConfig, backend: JudgeBackend, *, concurrency: int = 64) -> StageResult:
     """Hand each emitted packet to the judge; under P2 verify its bytes immediately before, as the same buffer."""
     cfg.hook("before_dispatch")
-    opened = _open_stage(cfg, "dispatch")
+    opened = open_stage(cfg, "dispatch")
     ws, emitted = opened.ws, opened.previous
     if cfg.controls.byte_checks:
         jobs = _predispatch(cfg, emitted, ws)
-        build_manifest = _read_manifest(ws, "build/manifest.json")
+        build_manifest = read_manifest(ws, "build/manifest.json")
         if hasattr(backend, "expect"):
             backend.expect(set(build_manifest.values()), cfg.hasher)   # the recording stub re-checks at read time
     else:
@@ -200,12 +200,12 @@ def dispatch(cfg: PipelineConfig, backend: JudgeBackend, *, concurrency: int = 6
                   for (j, _, _), a in zip(handed, answers) if a.error is not None)
     lines = "".join(dumps(_response_row(j["job_id"], d, data, a)) + "\n"
                     for (j, d, data), a in zip(handed, answers)).encode("utf-8")
-    _write_stage(cfg, "dispatch", {"responses.jsonl": lines})
+    write_stage(cfg, "dispatch", {"responses.jsonl": lines})
     if cfg.journal is not None:
         journal.path.unlink(missing_ok=True)    # an outside journal (the contrast's): responses.jsonl is the final write
     elif journal.path.is_file():
         journal.finish()                        # kept as evidence, in key order: a signed material of dispatch
-    return _finish(cfg, "dispatch", materials, {"dispatch/responses.jsonl": cfg.hasher(lines)}, failed)
+    return finish_stage(cfg, "dispatch", materials, {"dispatch/responses.jsonl": cfg.hasher(lines)}, failed)
 
 
 def _vouch(cfg: PipelineConfig, opened: Any, reader: Workspace, read_jobs: list[tuple[str, bytes]]) -> None:

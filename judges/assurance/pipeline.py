@@ -32,176 +32,35 @@ stages refuse, never a record claiming products that are not on disk.
 
 from __future__ import annotations
 
-import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
 
 from benchmark_builders.trajectories.records import TRAJECTORIES_FILE
+from judges.assurance.dispatch import JUDGE_INSTRUCTIONS, dispatch
 from judges.assurance.checks import (Finding, check_packet, check_source, excluded_values, original_holds,
                                      packet_contract, packet_holds, packet_requirement_count)
 from judges.assurance.manifest import StepRecord, read_record, write_record
-from judges.assurance.pack import write_pack
-from judges.assurance.workspace import Workspace, sync_directory, write_file
-from judges.assurance.intoto import start_chain, write_layout, write_link
 from judges.assurance.disk_check import audit_on_disk, inline_again, job_specs, source_contract_problems
 from judges.assurance.render import PACKET_FORMAT, PacketSpec, render_packets
-from judges.assurance.source import SourceSnapshot
 from judges.assurance.targets import select_targets  # noqa: F401  (the mutation cases patch it here)
+from judges.assurance.stage_protocol import finish_stage, open_over, open_stage, read_manifest, write_stage
 from judges.assurance.pipeline_config import (CONTROLS, PIPELINE_REQUIREMENTS, SCRIPT_SHARD, STEPS, Controls, Hook,
                                               PipelineConfig, RenderHook, StageRefused, StageResult, TAMPER_CHECKS)
 from judges.backends.base import JudgeBackend
 from orgbench.core.errors import InputError
-from orgbench.core.storage import dumps, dumps_pretty, staged_directory
+from orgbench.core.storage import dumps, dumps_pretty
 
 __all__ = ["CONTROLS", "JUDGE_INSTRUCTIONS", "PIPELINE_REQUIREMENTS", "SCRIPT_SHARD", "STEPS", "Controls", "Hook",
            "PipelineConfig", "RenderHook", "RunOutcome", "StageRefused", "StageResult", "build", "check",
            "clear_workspace", "dispatch", "emit", "run_pipeline", "run_step", "stage"]
-
-def _start(cfg: PipelineConfig, step: str) -> None:
-    write_record(cfg.work, StepRecord(step, f"orgbench assure {step}", controls=cfg.controls.name))
-
-
-def _finish(cfg: PipelineConfig, step: str, materials: Mapping[str, str], products: Mapping[str, str],
-            failed: Sequence[Finding]) -> StageResult:
-    result = StageResult(step, 1 if failed else 0, tuple(failed))
-    write_record(cfg.work, StepRecord(step, f"orgbench assure {step}", dict(materials), dict(products),
-                                      result.return_code, cfg.controls.name, result.requirement, result.reason,
-                                      tuple((f.requirement, f.detail) for f in failed)))
-    if cfg.key is not None:
-        if step == "build":
-            write_layout(cfg.work, cfg.key, _required_files(products))
-        write_link(cfg.work, cfg.key, step, materials, products, result.return_code)
-    return result
-
-
-def _required_files(build_products: Mapping[str, str]) -> tuple[str, ...]:
-    """Every file a finished chain leaves in the workspace, as the build's products fix them (the layout's
-    inspection requires each on disk)."""
-    packets = sum(p.startswith("build/packets/") for p in build_products)
-    shards = tuple(f"emit/scripts/shard-{i:04d}.jsonl" for i in range(-(-packets // SCRIPT_SHARD)))
-    return ("build/packets.pack", "build/manifest.json", "build/jobs.jsonl", "build/report.json", "check/report.json",
-            "staged/packets.pack", "staged/manifest.json", *shards, "dispatch/responses.jsonl",
-            *(f"records/{s}.record.json" for s in STEPS), "journal/dispatch.jsonl")
-
-
-@dataclass(frozen=True)
-class OpenStage:
-    """A started stage: its workspace view, the previous stage's record and the source as read once."""
-
-    ws: Workspace
-    previous: StepRecord | None
-    source: SourceSnapshot
-    materials: dict[str, str]          # the source:* materials, from the snapshot's bytes
-
-
-def _open_stage(cfg: PipelineConfig, step: str) -> OpenStage:
-    """Start ``step``'s record, read the source once and check the stages before it."""
-    _start(cfg, step)
-    if step == "build" and cfg.key is not None:
-        start_chain(cfg.work)
-    ws = Workspace(cfg.work, cfg.hasher)
-    snapshot = SourceSnapshot.read(cfg.source)
-    materials = snapshot.materials(cfg.hasher)
-    return OpenStage(ws, _require_previous(cfg, step, ws, snapshot, materials), snapshot, materials)
-
-
-def _require_previous(cfg: PipelineConfig, step: str, ws: Workspace, snapshot: SourceSnapshot,
-                      materials: Mapping[str, str]) -> StepRecord | None:
-    """Refuse (P1+) unless every earlier stage succeeded and chains; (P2+) unless the previous one is unchanged.
-
-    Under every control a stage refuses to run under weaker controls than an earlier stage did.
-    """
-    index = STEPS.index(step)
-    if index == 0:
-        if cfg.controls.byte_checks:
-            problems = snapshot.manifest_problems()
-            if problems:
-                raise StageRefused(step, "source-sealed", problems[0])
-        return None
-    previous = read_record(cfg.work, STEPS[index - 1])
-    chain = [read_record(cfg.work, s) for s in STEPS[:index]]
-    for record in chain:
-        if record is not None and record.controls in CONTROLS and \
-                CONTROLS.index(record.controls) > cfg.controls.level:
-            raise StageRefused(step, "controls-not-weaker",
-                               f"{record.step} ran under {record.controls}; {step} under the weaker "
-                               f"{cfg.controls.name} would skip its checks: run {step} under {record.controls}")
-    if not cfg.controls.stop_on_failure:
-        return previous
-    for name, record in zip(STEPS, chain):
-        if record is None:
-            raise StageRefused(step, "previous-step-succeeded", f"no {name} record: run {name} first")
-        if record.return_code is None:
-            raise StageRefused(step, "previous-step-succeeded", f"{name} started but never finished")
-        if record.return_code != 0:
-            raise StageRefused(step, "previous-step-succeeded",
-                               f"{name} failed (return_code {record.return_code}, {record.requirement}: "
-                               f"{record.reason}); refusing its outputs and any stale outputs of an earlier run")
-        if (CONTROLS.index(record.controls) if record.controls in CONTROLS else -1) < cfg.controls.level:
-            raise StageRefused(step, "controls-not-weaker",
-                               f"{name} ran under {record.controls or 'unrecorded controls'}, weaker than "
-                               f"{cfg.controls.name}: run it again under {cfg.controls.name}")
-    for earlier, later in zip(chain, chain[1:]):
-        stale = [path for path, digest in earlier.products.items() if later.materials.get(path) != digest]
-        if stale:
-            raise StageRefused(step, "records-chain",
-                               f"{later.step} record was made from other {earlier.step} outputs ({stale[0]}): "
-                               f"stale output of an earlier run")
-    for record in chain:
-        theirs = {k: v for k, v in record.materials.items() if k.startswith("source:")}
-        if theirs != dict(materials):
-            changed = sorted(k for k in set(theirs) | set(materials) if theirs.get(k) != materials.get(k))
-            raise StageRefused(step, "source-materials-identical",
-                               f"{record.step} read other source bytes ({changed[0]} differs): the source changed "
-                               f"after {record.step} ran")
-    if cfg.controls.byte_checks:
-        listed = {p: d for p, d in {**previous.materials, **previous.products}.items() if not p.startswith("source:")}
-        problems = ws.changed(listed)
-        if problems:
-            raise StageRefused(step, "previous-products-unchanged",
-                               f"{previous.step} outputs changed since it ran: {problems[0]}")
-    return previous
-
-
-def _write_stage(cfg: PipelineConfig, step: str, files: Mapping[str, bytes],
-                 packs: Mapping[str, Mapping[str, bytes]] = {}, folders: tuple[str, ...] = ()) -> None:
-    """Write a stage's output folder durably: files and packs fsynced, then renamed into place."""
-    with staged_directory(cfg.work / step) as tmp:
-        for folder in folders:
-            (tmp / folder).mkdir()
-        for rel, data in files.items():
-            write_file(tmp, rel, data)
-        for rel, members in packs.items():
-            write_pack(tmp / rel, members, durable=True)
-        sync_directory(tmp)
-    sync_directory(cfg.work)
-
-
-def _read_manifest(ws: Workspace, rel: str) -> dict[str, str]:
-    data = ws.read(rel)
-    try:
-        packets = json.loads(data)["packets"] if data is not None else {}
-    except (ValueError, KeyError, TypeError):
-        return {}
-    return packets if isinstance(packets, dict) else {}
-
-
-def _open_over(cfg: PipelineConfig, step: str, folder: str) -> tuple[OpenStage, dict[str, str], list[str]]:
-    """Run ``step``'s hook and open it over ``folder``: the stage, that folder's manifest and its packets' paths."""
-    cfg.hook(f"before_{step}")
-    opened = _open_stage(cfg, step)
-    manifest = _read_manifest(opened.ws, f"{folder}/manifest.json")
-    return opened, manifest, [rel[len(folder) + 1:] for rel in opened.ws.listing(f"{folder}/packets")]
-
 
 def build(cfg: PipelineConfig) -> StageResult:
     """Render every packet of the cohort, check it inline, and record exact-byte hashes."""
     cfg.hook("before_build")
     if not (Path(cfg.source) / TRAJECTORIES_FILE).is_file():
         raise InputError(f"{Path(cfg.source) / TRAJECTORIES_FILE}: file not found (--source must be a trajectory suite)")
-    opened = _open_stage(cfg, "build")
+    opened = open_stage(cfg, "build")
     trajectories, labels = opened.source.trajectories(), opened.source.labels()
     specs, packets = [], {}
     findings: list[Finding] = []
@@ -240,10 +99,10 @@ def build(cfg: PipelineConfig) -> StageResult:
                 specs.append(spec)
                 packets[spec.filename] = data
     except Exception as exc:  # a renderer crash is a failed build that writes nothing
-        return _finish(cfg, "build", opened.materials, {}, [Finding.failed("render-completed", f"renderer failed: {exc}")])
+        return finish_stage(cfg, "build", opened.materials, {}, [Finding.failed("render-completed", f"renderer failed: {exc}")])
     failed = [Finding.failed(f.requirement, f"{f.subject}: {f.detail}") for f in findings if not f.ok]
     if failed and cfg.controls.stop_on_failure:
-        return _finish(cfg, "build", opened.materials, {}, failed)
+        return finish_stage(cfg, "build", opened.materials, {}, failed)
     products, hashes = {}, {}
     for name in sorted(packets):                  # hashed from the very buffers that are written
         hashes[f"packets/{name}"] = products[f"build/packets/{name}"] = cfg.hasher(packets[name])
@@ -253,17 +112,17 @@ def build(cfg: PipelineConfig) -> StageResult:
                                           "checked": len(findings) + passed}).encode("utf-8")}
     for name, data in extra.items():
         products[f"build/{name}"] = cfg.hasher(data)
-    _write_stage(cfg, "build", extra, {"packets.pack": packets})
-    return _finish(cfg, "build", opened.materials, products, failed)
+    write_stage(cfg, "build", extra, {"packets.pack": packets})
+    return finish_stage(cfg, "build", opened.materials, products, failed)
 
 
 def check(cfg: PipelineConfig) -> StageResult:
     """The disk check: reread source records and packets, verify bytes and every requirement."""
     cfg.hook("before_check")
-    opened = _open_stage(cfg, "check")
+    opened = open_stage(cfg, "check")
     ws = opened.ws
     failed = [Finding.failed("source-sealed", p) for p in opened.source.manifest_problems()]
-    manifest = _read_manifest(ws, "build/manifest.json")
+    manifest = read_manifest(ws, "build/manifest.json")
     rows, specs = job_specs(ws.read("build/jobs.jsonl") or b"")
     if not specs:
         failed.append(Finding.failed("packet-bytes-match-manifest",
@@ -286,14 +145,14 @@ def check(cfg: PipelineConfig) -> StageResult:
         checked += count
     report = dumps_pretty({"failed": [{"requirement": f.requirement, "detail": f.detail} for f in failed],
                            "flags": [f.to_json() for f in flags], "checked": checked}).encode("utf-8")
-    _write_stage(cfg, "check", {"report.json": report})
+    write_stage(cfg, "check", {"report.json": report})
     materials = {**opened.materials, **ws.products("build")}
-    return _finish(cfg, "check", materials, {"check/report.json": cfg.hasher(report)}, failed)
+    return finish_stage(cfg, "check", materials, {"check/report.json": cfg.hasher(report)}, failed)
 
 
 def stage(cfg: PipelineConfig) -> StageResult:
     """Copy the built packets for the judge, admitting exactly the expected files with their exact bytes."""
-    opened, manifest, present = _open_over(cfg, "stage", "build")
+    opened, manifest, present = open_over(cfg, "stage", "build")
     ws = opened.ws
     failed: list[Finding] = []
     missing = sorted(set(manifest) - set(present))
@@ -330,14 +189,14 @@ def stage(cfg: PipelineConfig) -> StageResult:
             hashes[rel] = products[f"staged/{rel}"] = ws.digest(f"build/{rel}")
         manifest_bytes = dumps_pretty({"packets": hashes}).encode("utf-8")
         products["staged/manifest.json"] = cfg.hasher(manifest_bytes)
-        _write_stage(cfg, "staged", {"manifest.json": manifest_bytes}, {"packets.pack": members})
+        write_stage(cfg, "staged", {"manifest.json": manifest_bytes}, {"packets.pack": members})
     materials = {**opened.materials, **ws.products("build"), **ws.products("check")}
-    return _finish(cfg, "stage", materials, products, failed)
+    return finish_stage(cfg, "stage", materials, products, failed)
 
 
 def emit(cfg: PipelineConfig) -> StageResult:
     """Turn the staged packets into dispatch scripts (JSON lines: packet path, exact-byte hash, draws)."""
-    opened, staged, packets = _open_over(cfg, "emit", "staged")
+    opened, staged, packets = open_over(cfg, "emit", "staged")
     ws = opened.ws
     failed = [] if packets else [Finding.failed("staged-files-exact", "nothing staged")]
     products: dict[str, str] = {}
@@ -348,8 +207,8 @@ def emit(cfg: PipelineConfig) -> StageResult:
         rel = f"scripts/shard-{shard // SCRIPT_SHARD:04d}.jsonl"
         scripts[rel] = data = "".join(jobs[shard:shard + SCRIPT_SHARD]).encode("utf-8")
         products[f"emit/{rel}"] = cfg.hasher(data)
-    _write_stage(cfg, "emit", scripts, folders=("scripts",))
-    return _finish(cfg, "emit", {**opened.materials, **ws.products("staged")}, products, failed)
+    write_stage(cfg, "emit", scripts, folders=("scripts",))
+    return finish_stage(cfg, "emit", {**opened.materials, **ws.products("staged")}, products, failed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -403,6 +262,3 @@ def run_pipeline(cfg: PipelineConfig, backend: JudgeBackend) -> RunOutcome:
 def clear_workspace(work: Path) -> None:
     """Remove a workspace (the fault study starts each run from an empty one)."""
     shutil.rmtree(work, ignore_errors=True)
-
-
-from judges.assurance.dispatch import JUDGE_INSTRUCTIONS, dispatch  # noqa: E402,F401  (its own module)

@@ -3,7 +3,7 @@
 A model agent is a spec ``KIND:MODEL`` made by the backend registry
 (``judges.backends.registry``); an agent named here is a procedure. orgbench's
 own are ``judges.groundeval.agents.BUILTIN_AGENTS`` (contract agents) and
-``judges.groundeval.task_track.TASK_AGENTS`` (task-contract agents). A
+``TASK_AGENTS`` (task-contract agents, run by ``judges.groundeval.task_track``). A
 separate package adds one under the entry-point group ``orgbench.agents``
 (name = the agent's name, value = ``module:attr`` of its ``Agent``) whose
 ``make(suite, world)`` returns the procedure that answers one contract:
@@ -23,6 +23,8 @@ ENTRY_POINT_GROUP = "orgbench.agents"
 
 #: How an agent meets the corpus: through the gated runtime's tools, or from a context assembled up front.
 MODES = ("tool", "context")
+#: The task-contract agents ``judges.groundeval.task_track`` runs.
+TASK_AGENTS = ("oracle", "skip-precondition", "wrong-field")
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,6 @@ class Agent:
 
 def _own() -> list[Agent]:
     from judges.groundeval.agents import BUILTIN_AGENTS
-    from judges.groundeval.task_track import TASK_AGENTS
 
     return ([Agent(name, ("contracts", "tasks") if name in TASK_AGENTS else ("contracts",)) for name in BUILTIN_AGENTS]
             + [Agent(name, ("tasks",)) for name in TASK_AGENTS if name not in BUILTIN_AGENTS])

@@ -40,11 +40,9 @@ from orgbench.core.clock import parse_ts
 from orgbench.core.errors import InputError
 from orgbench.core.storage import read_json, staged_directory, write_json, write_jsonl
 from orgbench.core.jsonl import read_jsonl
-from judges.groundeval.agent_registry import MODES
+from judges.groundeval.agent_registry import MODES, TASK_AGENTS
 from judges.groundeval.question_score import QuestionScore
 from judges.groundeval.task_context import DEFAULT_BUDGET, TaskContext, build_task_context, cite
-
-TASK_AGENTS = ("oracle", "skip-precondition", "wrong-field")
 
 
 def is_task_suite(suite: Path) -> bool:

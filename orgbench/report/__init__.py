@@ -152,7 +152,7 @@ def drill_spec(records: list[dict[str, Any]], shared: dict[str, Any] | None = No
 def study_section(results: Path, key: str, folder: str | None = None) -> dict[str, Any] | None:
     """Everything the page shows of study ``key`` from ``results/folder`` (the folder defaults to the key)."""
     from orgbench.report.definitions import definitions
-    from orgbench.report.findings import findings
+    from orgbench.report.study_findings import findings
     from orgbench.report.readme import DESCRIPTIONS
 
     directory = results / (folder or key)

@@ -14,7 +14,6 @@ Key forms (paths relative to the results directory):
 from __future__ import annotations
 
 import csv
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -130,25 +129,3 @@ def sentence(template: str, **numbers: Num | str | None) -> Markup | None:
     parts = {k: v.html() if isinstance(v, Num) else Markup(f'<span class="name">{escape(v)}</span>')
              for k, v in numbers.items()}
     return Markup(escape(template).format(**parts))
-
-
-def findings(results: Path, key: str, folder: str | None = None) -> list[dict[str, Any]]:
-    """The findings box of study ``key`` in ``results/folder``: headed groups of sentences, numbers tagged."""
-    from orgbench.report.study_findings import FINDERS
-
-    finder = FINDERS.get(key)
-    if finder is None:
-        return []
-    source = Source(results)
-    groups = finder(source, folder or key)
-    shown = [{"heading": h, "lines": [line for line in lines if line is not None]} for h, lines in groups
-             if any(line is not None for line in lines)]
-    # a model comparison (compare.json) holds none of the built-in study's files: absent ones are not missing there
-    compared = (Path(results) / (folder or key) / "compare.json").is_file()
-    unread = [why for why in source.unread.values() if not (compared and why.endswith(": file not found"))]
-    for why in unread:
-        print(f"warning: report: {why}; the findings that read it are left out (flagged on the page)", file=sys.stderr)
-    if unread:
-        shown.append({"heading": "Not shown: files that could not be read",
-                      "lines": [f"{why} (the findings that read it are left out)" for why in unread]})
-    return shown

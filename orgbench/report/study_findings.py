@@ -1,5 +1,7 @@
 """What each study found, as sentences over numbers read from its files (see orgbench.report.findings).
 
+``findings`` assembles a study's findings box from its finder.
+
 Each finder takes a ``Source`` and the study's folder (relative to the
 results directory) and returns (heading, sentences) groups: what it shows,
 compared with the paper, what is built-in and what is an LLM.
@@ -7,7 +9,9 @@ compared with the paper, what is built-in and what is an LLM.
 
 from __future__ import annotations
 
-from typing import Callable
+import sys
+from pathlib import Path
+from typing import Any, Callable
 
 from judges.backends.registry import is_builtin
 from orgbench.report.comparison import SHOWN_BUILTIN
@@ -159,3 +163,23 @@ def assurance(src: Source, folder: str) -> list:
 
 FINDERS: dict[str, Callable[[Source, str], list]] = {"cargo": cargo, "groundeval": groundeval,
                                                       "assurance": assurance}
+
+
+def findings(results: Path, key: str, folder: str | None = None) -> list[dict[str, Any]]:
+    """The findings box of study ``key`` in ``results/folder``: headed groups of sentences, numbers tagged."""
+    finder = FINDERS.get(key)
+    if finder is None:
+        return []
+    source = Source(results)
+    groups = finder(source, folder or key)
+    shown = [{"heading": h, "lines": [line for line in lines if line is not None]} for h, lines in groups
+             if any(line is not None for line in lines)]
+    # a model comparison (compare.json) holds none of the built-in study's files: absent ones are not missing there
+    compared = (Path(results) / (folder or key) / "compare.json").is_file()
+    unread = [why for why in source.unread.values() if not (compared and why.endswith(": file not found"))]
+    for why in unread:
+        print(f"warning: report: {why}; the findings that read it are left out (flagged on the page)", file=sys.stderr)
+    if unread:
+        shown.append({"heading": "Not shown: files that could not be read",
+                      "lines": [f"{why} (the findings that read it are left out)" for why in unread]})
+    return shown
