@@ -55,13 +55,26 @@ class Person:
     valid_to]`` entries.
     """
 
-    __slots__ = (*_ACTOR_FIELDS, "roles")
+    # Actor's fields, in its order (tests/simulator/test_org.py checks), then the role history: typed, and the slots
+    actor_id: str
+    name: str
+    email: str
+    title: str
+    team: str
+    role: str
+    manager: str | None
+    joined_at: datetime
+    left_at: datetime | None
+    office: str
+    utc_offset: int
+    roles: list[list]
+    __slots__ = tuple(__annotations__)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         record = Actor(*args, **kwargs)
         for name in _ACTOR_FIELDS:
             setattr(self, name, getattr(record, name))
-        self.roles: list[list] = []
+        self.roles = []
 
     @property
     def active(self) -> bool:

@@ -1,8 +1,15 @@
-"""Shared pytest configuration: temporary folders in memory where the machine has a memory-backed /dev/shm."""
+"""Shared pytest configuration: temporary folders in memory where the machine has a memory-backed /dev/shm, and
+property tests that never fail on time (no deadline, no too-slow health check: the suite runs on loaded machines).
+"""
 
 from __future__ import annotations
 
 import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("orgbench", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("orgbench")
 
 #: pytest's documented variable for the root of ``tmp_path`` folders (read when the first one is made).
 TEMPROOT = "PYTEST_DEBUG_TEMPROOT"
