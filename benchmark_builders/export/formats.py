@@ -54,6 +54,8 @@ OWN = (
                  "one table per record file", digests=True, extra="export"),
     ExportFormat("groundeval", ("world",), "benchmark_builders.export.groundeval:write_groundeval",
                  "GroundEval domain layout"),
+    ExportFormat("groundeval-tasks", ("suite",), "benchmark_builders.export.groundeval_tasks:write_upstream_tasks",
+                 "a task-contract suite in upstream GroundEval main's format (config.yaml, data/)"),
     ExportFormat("hf", ("world", "suite"), "benchmark_builders.export:export_hf",
                  "a Hugging Face dataset folder of a world or a CARGO, GroundEval or trajectory suite", extra="export",
                  standalone=True),

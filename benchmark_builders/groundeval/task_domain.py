@@ -10,10 +10,10 @@ records too (``artifact_id``, default the tool's name, in ``subsystem``).
 Truth of a contract: for each precondition the artifact field it names
 (``ground_truth_field: artifact.field``, or ``required_tool`` +
 ``expected_field``) and that field's value; the decision is
-``expected_action``, or — when every precondition gives ``expected`` (the
-value the field must hold to pass) — whether all of them pass. A contract
-with neither, or naming an artifact or field that does not exist, is an
-error naming the file and the key. Gates come from the roles (actor and
+``expected_action``, or else whether all preconditions pass, one without
+``expected`` (the value the field must hold to pass) counting as passing —
+a warning says so. A contract naming an artifact or field that does not
+exist is an error naming the file and the key. Gates come from the roles (actor and
 subsystem); the horizon gate applies only when the contract sets ``as_of``
 and the artifacts carry a time — each contract says which.
 """
@@ -26,13 +26,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
 
-from benchmark_builders.groundeval.domain_config import RUNNER_KEYS, KeyCheck, Warn
+from benchmark_builders.groundeval.domain_config import KeyCheck, Warn
 from orgbench.core.clock import format_ts, parse_ts
 from orgbench.core.errors import InputError
 from orgbench.core.storage import dumps, staged_directory, write_json, write_jsonl, write_manifest
 
 TASK = "task"
-TOP_KEYS = frozenset({"actors", "roles", "task_contracts", "artifacts_dir", "output_dir", "seed", *RUNNER_KEYS})
+#: Upstream main's model-provider keys: read, and recorded in suite.json without the secret (``api_key``); the agent
+#: that runs is ``run-agent --agent``'s (e.g. ``openai:MODEL --base-url URL``), never one a suite names.
+PROVIDER_KEYS = frozenset({"provider", "provider_path", "model", "api_key", "api_key_env", "base_url", "temperature",
+                           "max_tokens", "max_retries"})
+TOP_KEYS = frozenset({"actors", "roles", "task_contracts", "artifacts_dir", "output_dir", "seed", "groundeval",
+                      *PROVIDER_KEYS})
+#: Upstream main's review block (``groundeval validate --mark-reviewed`` writes it on a drafted config).
+REVIEW_KEYS = frozenset({"generated_from_observation", "reviewed", "config_status"})
+#: The answer a task agent submits, in upstream main's keys (``facts_found``, ``evidence_artifacts``; its docs'
+#: ``facts`` / ``evidence`` read the same); the decision under the contract's ``decision_field``.
+ANSWER_SCHEMA = {"preconditions_verified": "[{check, passed: bool, facts_found: {fact: value}, "
+                                           "evidence_artifacts: [id]}]",
+                 "all_preconditions_pass": "bool", "reasoning": "str"}
 CONTRACT_KEYS = frozenset({"name", "task_description", "preconditions", "valid_action", "decision_field", "actor",
                            "role", "inputs", "allowed_tools", "expected_action", "as_of", "artifacts_dir",
                            "reviewed"})
@@ -147,7 +159,7 @@ def _precondition(pc: Any, where: str, keys: KeyCheck, corpus: dict[str, TaskArt
 
 
 def _contract(raw: Mapping[str, Any], where: str, keys: KeyCheck, corpus: dict[str, TaskArtifact],
-              actors: Mapping[str, str], roles: Mapping[str, Any]) -> TaskContract:
+              actors: Mapping[str, str], roles: Mapping[str, Any], note: Warn = None) -> TaskContract:
     keys.check(raw, CONTRACT_KEYS, f"{where.split(': ', 1)[-1]}.", "task_contracts[].")
     if not isinstance(raw.get("name"), str) or not raw["name"]:
         raise InputError(f"{where}.name: missing or not a string")
@@ -165,10 +177,10 @@ def _contract(raw: Mapping[str, Any], where: str, keys: KeyCheck, corpus: dict[s
     if expected is not None and not isinstance(expected, bool):
         raise InputError(f"{where}.expected_action: expected true or false")
     if expected is None:
-        if not all("passes" in t for t in truths):
-            raise InputError(f"{where}.expected_action: needed to score the decision (or give every precondition "
-                             "an expected value)")
-        expected = all(t["passes"] for t in truths)
+        expected = all(t.get("passes", True) for t in truths)
+        if not all("passes" in t for t in truths) and note is not None:
+            note(f"{where}: note: expected_action not given: the decision is "
+                 f"{str(expected).lower()} (every precondition without `expected` counts as passing)")
     actor = raw.get("actor") or (next(iter(actors)) if len(actors) == 1 else None)
     if actor not in actors:
         raise InputError(f"{where}.actor: name one of the config's actors")
@@ -190,23 +202,31 @@ def _contract(raw: Mapping[str, Any], where: str, keys: KeyCheck, corpus: dict[s
             "preconditions": [{"check": p["check"], "description": str(p.get("description") or p["check"]),
                                "required_facts": t["required_facts"]} for p, t in zip(pcs, truths)],
             "decision_field": decision, "tools": dict(sorted(tools.items())), "inputs": dict(raw.get("inputs") or {}),
-            "answer_schema": {"preconditions_verified": "[{check, passed: bool, facts: {fact: value}, evidence: [id]}]",
-                              decision: "bool", "reasoning": "str"}}
+            "answer_schema": {**ANSWER_SCHEMA, decision: "bool"}}
     qid = "TASK-" + hashlib.sha256(dumps(body).encode("utf-8")).hexdigest()[:12]
     truth = {"question_id": qid, "track": TASK, "decision": expected, "preconditions": truths,
              "why": f"{decision} = {str(expected).lower()}"}
     return TaskContract(raw["name"], {"question_id": qid, **body}, truth)
 
 
-def load_task_domain(directory: Path, warn: Warn = None) -> tuple[list[TaskContract], dict[str, TaskArtifact]]:
-    """A task-contract domain's contracts (with their truth) and the corpus they read."""
+def load_task_domain(directory: Path, warn: Warn = None,
+                     note: Warn = None) -> tuple[list[TaskContract], dict[str, TaskArtifact]]:
+    """A task-contract domain's contracts (with their truth) and the corpus they read; ``warn`` takes unknown keys
+    as warnings (else errors), ``note`` the decision a contract without ``expected_action`` defaults to."""
     from benchmark_builders.groundeval.importer import _load_yaml
 
     root = Path(directory)
     path = root / "config.yaml"
     config = _load_yaml(path)
     keys = KeyCheck(path, warn)
-    keys.check(config, TOP_KEYS - RUNNER_KEYS, "", "")
+    keys.check(config, TOP_KEYS, "", "")
+    review = config.get("groundeval") or {}
+    if not isinstance(review, dict):
+        raise InputError(f"{path}: key groundeval: expected a mapping")
+    keys.check(review, REVIEW_KEYS, "groundeval.", "groundeval.")
+    if review.get("generated_from_observation") and review.get("reviewed") is not True:
+        raise InputError(f"{path}: key groundeval.reviewed: a config drafted from an observed run is used only after "
+                         "review (set reviewed: true)")
     actors, roles = config.get("actors"), config.get("roles")
     if not isinstance(actors, dict) or not actors or not isinstance(roles, dict) or not roles:
         raise InputError(f"{path}: key actors / roles: expected mappings")
@@ -215,16 +235,25 @@ def load_task_domain(directory: Path, warn: Warn = None) -> tuple[list[TaskContr
     if not isinstance(raw, list) or not raw:
         raise InputError(f"{path}: key task_contracts: expected a non-empty list")
     contracts = [_contract(c if isinstance(c, dict) else {}, f"{path}: task_contracts[{i}]", keys, corpus,
-                           {str(k): str(v) for k, v in actors.items()}, roles) for i, c in enumerate(raw)]
+                           {str(k): str(v) for k, v in actors.items()}, roles, note) for i, c in enumerate(raw)]
     return contracts, corpus
 
 
-def build_task_suite(out: Path, domain_dir: Path, warn: Warn = None) -> int:
+def provider_of(directory: Path) -> dict[str, Any]:
+    """The model-provider keys a task domain's config names (upstream main's runner), without ``api_key``."""
+    from benchmark_builders.groundeval.importer import _load_yaml
+
+    config = _load_yaml(Path(directory) / "config.yaml")
+    return {k: config[k] for k in sorted(PROVIDER_KEYS - {"api_key"}) if k in config}
+
+
+def build_task_suite(out: Path, domain_dir: Path, warn: Warn = None, note: Warn = None) -> int:
     """Write a task suite (contracts, truth, corpus, manifest) staged, from a task-contract domain."""
-    contracts, corpus = load_task_domain(domain_dir, warn)
+    contracts, corpus = load_task_domain(domain_dir, warn, note)
     with staged_directory(Path(out)) as tmp:
         write_json(tmp / "suite.json", {"format": "groundeval-tasks", "format_version": 1,
-                                        "source": {"domain": str(domain_dir)}, "questions": len(contracts)})
+                                        "source": {"domain": str(domain_dir)}, "questions": len(contracts),
+                                        "provider": provider_of(domain_dir)})
         write_jsonl(tmp / "contracts.jsonl", (c.contract for c in contracts))
         write_jsonl(tmp / "truth.jsonl", (c.truth for c in contracts))
         write_jsonl(tmp / "corpus.jsonl", ({"id": a.artifact_id, "subsystem": a.subsystem, "created_at": a.created_at,

@@ -9,7 +9,10 @@ separate package adds one under the entry-point group ``orgbench.agents``
 ``make(suite, world)`` returns the procedure that answers one contract:
 ``procedure(contract, runtime, context) -> answer``, with ``runtime`` the
 gated runtime in tool mode and ``context`` the assembled context in context
-mode (the other is None), as the built-in ones do.
+mode (the other is None), as the built-in ones do. An agent registered for
+task suites (``suites=("tasks",)``) gets ``make(suite, None)`` and answers
+``procedure(contract, runtime, context)`` with the contract line (a dict), a
+``TaskRuntime`` and a ``TaskContext``.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ model sees the contract only — never the truth.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Callable
 
 from benchmark_builders.groundeval.contracts import Contract
 from judges.backends import FatalBackendError
@@ -91,7 +91,19 @@ class LLMAgent:
         if context is not None:
             messages.append({"role": "user", "content": "Evidence you may use (first the searches that gathered it; "
                              "cite a search by its [search:…] id to show where you looked):\n\n" + context.render()})
-        tools = ([*TOOLS, SUBMIT] if runtime is not None else [SUBMIT])
+
+        def call(name: Any, args: Any) -> dict[str, Any]:
+            if runtime is not None and name in ("search_artifacts", "fetch_artifact"):
+                return runtime.call(name, args)       # traced whatever the arguments: invalid ones as invalid
+            return {"error": "invalid_call", "message": f"unknown tool or bad arguments for {name!r}"}
+
+        return await self.converse(messages, [*TOOLS, SUBMIT] if runtime is not None else [SUBMIT], call, record)
+
+    async def converse(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
+                       run_tool: Callable[[Any, Any], dict[str, Any]],
+                       record: list[dict[str, Any]] | None = None) -> Any:
+        """The tool loop: each tool call but ``submit_answer`` goes to ``run_tool(name, arguments)``; returns the
+        submitted answer (or the text the model ended with)."""
         for _ in range(self.max_turns):
             try:
                 turn = await self.backend.turn(messages, tools, self.params, record)
@@ -114,10 +126,7 @@ class LLMAgent:
                     args = None
                 if name == "submit_answer":
                     return args.get("answer") if isinstance(args, dict) and "answer" in args else args
-                if runtime is not None and name in ("search_artifacts", "fetch_artifact"):
-                    result = runtime.call(name, args)       # traced whatever the arguments: invalid ones as invalid
-                else:
-                    result = {"error": "invalid_call", "message": f"unknown tool or bad arguments for {name!r}"}
+                result = run_tool(name, args)
                 messages.append({"role": "tool", "tool_call_id": call.get("id", ""),
                                  "content": json.dumps(result, ensure_ascii=False)})
         return "no answer submitted within the turn limit"

@@ -10,6 +10,9 @@ session under its ``Mcp-Session-Id`` (dropped once idle for
 the suite in one connection and sessions never see each other's state.
 One-contract mode (``question_id`` given): ``get_contract`` and the three
 runtime tools for that contract only, as ``serve-mcp --contract`` did before.
+A task-contract suite is served the same way by a ``TaskSession``
+(``judges.groundeval.task_session``), with ``use_task_tool`` for the
+contract's own tools.
 
 The server applies exactly the gates of ``GatedRuntime`` for the contract's
 actor and ``as_of``. Runtime tool arguments reach the runtime as sent, which
@@ -37,7 +40,10 @@ from judges.groundeval.mcp_session import RUNTIME_TOOLS, SuiteSession, shown
 from judges.groundeval.mcp_transports import SESSION_IDLE_S
 from judges.groundeval.submissions import SubmissionLog
 from judges.groundeval.runtime import Corpus
+from judges.groundeval.task_session import TaskSession, TaskView
+from judges.groundeval.task_track import is_task_suite
 from judges.groundeval.traces import load_corpus_world, load_suite
+from orgbench.core.jsonl import read_jsonl
 from orgbench.core.errors import InputError
 
 _TEXT = {"type": "string", "maxLength": MAX_ARG_CHARS}
@@ -57,6 +63,8 @@ TOOLS: dict[str, tuple[str, dict[str, Any], tuple[str, ...]]] = {   # name: (des
                        ("artifact_id",)),
     "submit_answer": ("Submit the final answer (a JSON object following answer_schema); writes the answer and "
                       "the trace.", {"answer": {"type": ["object", "string"]}}, ("answer",)),
+    "use_task_tool": ("Call one of the current task contract's own tools (its `tools`) by name; returns its record.",
+                      {"name": _TEXT, "arguments": {"type": "object"}}, ("name",)),
 }
 SUITE_TOOLS = ("list_contracts", "start_contract", "get_contract", "search_artifacts", "fetch_artifact",
                "submit_answer")
@@ -74,9 +82,14 @@ def _instructions(first: dict[str, Any] | None) -> str:
             "object following answer_schema, citing artifact ids.\n" + json.dumps(first, ensure_ascii=False))
 
 
+TASK_SUITE_TOOLS = (*SUITE_TOOLS[:-1], "use_task_tool", "submit_answer")
+
+
 def _dispatch(session: SuiteSession, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     if name in RUNTIME_TOOLS:
         return session.runtime_call(name, arguments)
+    if name == "use_task_tool":
+        return session.runtime_call(str(arguments.get("name")), arguments.get("arguments", {}))
     if name == "list_contracts":
         return session.list_contracts()
     if name == "start_contract":
@@ -107,12 +120,20 @@ def make_server(suite: Path, question_id: str | None, out: Path, agent_name: str
     import mcp_types as types
     from mcp.server import Server
 
-    _, contracts = load_suite(Path(suite))
-    by_id = {c.question_id: c for c in contracts}
+    tasks = is_task_suite(Path(suite))
+    if tasks:       # a task-contract suite: TaskSession over its records (judges.groundeval.task_session)
+        by_id: dict[str, Any] = {row["question_id"]: TaskView(row["question_id"], row)
+                                 for row in read_jsonl(Path(suite) / "contracts.jsonl")}
+        corpus: Any = {r["id"]: r for r in read_jsonl(Path(suite) / "corpus.jsonl")}
+    else:
+        by_id = {c.question_id: c for c in load_suite(Path(suite))[1]}
+        corpus = Corpus(load_corpus_world(Path(suite)))
     if question_id is not None and question_id not in by_id:
         raise InputError(f"--contract: no question {question_id!r} in {Path(suite) / 'contracts.jsonl'}")
-    corpus = Corpus(load_corpus_world(Path(suite)))
-    offered = SUITE_TOOLS if question_id is None else CONTRACT_TOOLS
+    offered: tuple[str, ...] = SUITE_TOOLS if question_id is None else CONTRACT_TOOLS
+    if tasks:
+        offered = TASK_SUITE_TOOLS if question_id is None else (*CONTRACT_TOOLS[:-1], "use_task_tool", "submit_answer")
+    session_kind = TaskSession if tasks else SuiteSession
     served = by_id if question_id is None else {question_id: by_id[question_id]}
 
     log = SubmissionLog(Path(out), agent_name)
@@ -125,7 +146,7 @@ def make_server(suite: Path, question_id: str | None, out: Path, agent_name: str
         held = _connection_state(ctx)
         state = held.get("session")
         if state is None:
-            state = held["session"] = SuiteSession(corpus, served, Path(out), agent_name, record_latency, log)
+            state = held["session"] = session_kind(corpus, served, Path(out), agent_name, record_latency, log)
             if question_id is not None:
                 state.start_contract(question_id)
         return state
@@ -145,7 +166,7 @@ def make_server(suite: Path, question_id: str | None, out: Path, agent_name: str
         return types.CallToolResult(content=[types.TextContent(type="text", text=json.dumps(result))],
                                     structured_content=result, is_error="error" in result)
 
-    first = shown(by_id[question_id]) if question_id is not None else None
+    first = None if question_id is None else dict(by_id[question_id].body) if tasks else shown(by_id[question_id])
     return Server("orgbench-groundeval", instructions=_instructions(first), lifespan=per_connection,
                   on_list_tools=list_tools, on_call_tool=call_tool)
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from benchmark_builders.groundeval.contracts import Contract
 from judges.groundeval.call_args import recordable
-from judges.groundeval.runtime import Corpus, GatedRuntime
+from judges.groundeval.runtime import GatedRuntime
 from judges.groundeval.scoring import parse_answer
 from judges.groundeval.submissions import SubmissionLog, SubmissionRefused
 
@@ -58,7 +58,7 @@ def closed() -> dict[str, Any]:
 class SuiteSession:
     """One connection's contracts: started, current, submitted; writes into ``out`` under ``agent``."""
 
-    corpus: Corpus
+    corpus: Any                 # a Corpus; a task suite's session (task_session) holds its records by id
     contracts: dict[str, Contract]
     out: Path
     agent: str
@@ -75,7 +75,7 @@ class SuiteSession:
         """
         rows = []
         for qid, contract in self.contracts.items():
-            view = shown(contract)
+            view = self.show(contract)
             rows.append({k: view[k] for k in ("question_id", "track", "actor", "role", "as_of")}
                         | {"submitted": qid in self.opened and self.opened[qid].submitted})
         return {"contracts": rows, "count": len(rows)}
@@ -97,17 +97,37 @@ class SuiteSession:
             return still_open(held.contract.question_id)
         resumed = entry is not None
         if entry is None:
-            runtime = GatedRuntime(self.corpus, contract.actor, contract.as_of, record_latency=self.record_latency)
-            entry = self.opened[question_id] = OpenContract(contract, runtime)
+            entry = self.opened[question_id] = OpenContract(contract, self.open_runtime(contract))
         self.current = entry
         assert entry.runtime is not None
-        return {"contract": shown(contract), "resumed": resumed, "calls_so_far": len(entry.runtime.calls)}
+        return {"contract": self.show(contract), "resumed": resumed, "calls_so_far": len(entry.runtime.calls)}
 
     def get_contract(self) -> dict[str, Any]:
         """The current contract as shown to the agent."""
         if self.current is None:
             return _none_started()
-        return shown(self.current.contract)
+        return self.show(self.current.contract)
+
+    # -- what differs between a question suite and a task suite (judges.groundeval.task_session) --
+
+    def show(self, contract: Any) -> dict[str, Any]:
+        """What the agent is told of ``contract``."""
+        return shown(contract)
+
+    def open_runtime(self, contract: Any) -> Any:
+        """A new gated runtime for ``contract`` (its calls are the contract's trace)."""
+        return GatedRuntime(self.corpus, contract.actor, contract.as_of, record_latency=self.record_latency)
+
+    def answer_problem(self, contract: Any, answer: Any) -> str | None:
+        """Why ``answer`` is not one of the contract's answer schema (None: it is)."""
+        parsed, problem = parse_answer(answer, contract.track)
+        return problem if parsed is None else None
+
+    def submission(self, contract: Any, runtime: Any, answer: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The trace and answer rows to append for a submitted answer."""
+        base = {"question_id": contract.question_id, "agent": self.agent, "mode": "tool"}
+        return ({**base, "actor": contract.actor, "as_of": shown(contract)["as_of"], "calls": runtime.trace()},
+                {**base, "answer": recordable(answer)})
 
     def runtime_call(self, tool: str, arguments: Any) -> dict[str, Any]:
         """search_artifacts / fetch_artifact on the current contract, arguments as sent (every call traced)."""
@@ -127,19 +147,18 @@ class SuiteSession:
             return closed()
         contract, runtime = entry.contract, entry.runtime
         assert runtime is not None
-        parsed, problem = parse_answer(answer, contract.track)
-        if parsed is None:
+        problem = self.answer_problem(contract, answer)
+        if problem is not None:
             return {"error": "invalid_answer", "message": f"{problem} (see answer_schema); nothing was written"}
         text = json.dumps(recordable(answer), ensure_ascii=False)
         if len(text) > MAX_ANSWER_CHARS:
             return {"error": "invalid_answer", "message": f"the answer is {len(text)} characters of JSON, over "
                     f"{MAX_ANSWER_CHARS}; nothing was written"}
-        base = {"question_id": contract.question_id, "agent": self.agent, "mode": "tool"}
-        trace = {**base, "actor": contract.actor, "as_of": shown(contract)["as_of"], "calls": runtime.trace()}
+        trace, row = self.submission(contract, runtime, answer)
         if self.log is None:
             self.log = SubmissionLog(Path(self.out), self.agent)
         try:
-            self.log.submit(trace, {**base, "answer": recordable(answer)})
+            self.log.submit(trace, row)
         except SubmissionRefused as refused:
             if refused.code == "already_answered":       # nothing this session can add: closed, so it may go on
                 entry.submitted, entry.runtime = True, None

@@ -1,7 +1,9 @@
 """The task track: a gated runtime over a task suite's corpus, its built-in agents, and its scorer.
 
-Tool mode: ``fetch_artifact(id)`` and the contract's fixture tools (each
-returns its record) for the contract's actor; the subsystem gate comes from
+Tool mode: ``search_artifacts(query, subsystem?, limit)`` (ids, subsystems
+and field names of the records the actor may read that hold a query term),
+``fetch_artifact(id)`` and the contract's fixture tools (each returns its
+record) for the contract's actor; the subsystem gate comes from
 the role, the horizon gate only where the contract says it applies. Context
 mode (judges/groundeval/task_context.py): the agent reads a gate-clean
 context built from the contract alone, and each id it cites is checked
@@ -41,8 +43,12 @@ from orgbench.core.errors import InputError
 from orgbench.core.storage import read_json, staged_directory, write_json, write_jsonl
 from orgbench.core.jsonl import read_jsonl
 from judges.groundeval.agent_registry import MODES, TASK_AGENTS
+from judges.groundeval.call_args import DEFAULT_LIMIT, MAX_LIMIT
+from judges.groundeval.runtime import tokenize
 from judges.groundeval.question_score import QuestionScore
 from judges.groundeval.task_context import DEFAULT_BUDGET, TaskContext, build_task_context, cite
+
+NO_ANSWER = "no answer submitted"
 
 
 def is_task_suite(suite: Path) -> bool:
@@ -59,7 +65,8 @@ class TaskRuntime:
     """The corpus as one contract's actor may read it; records every call with its gates."""
 
     def __init__(self, corpus: Mapping[str, Mapping[str, Any]], contract: Mapping[str, Any]) -> None:
-        self.corpus, self.contract, self.calls = corpus, contract, []
+        self.corpus, self.contract = corpus, contract
+        self.calls: list[dict[str, Any]] = []
 
     def gates(self, artifact_id: str) -> dict[str, bool]:
         """Which gates reading this artifact breaks (all false for an unknown id)."""
@@ -70,6 +77,55 @@ class TaskRuntime:
                 and parse_ts(record["created_at"]) > parse_ts(self.contract["as_of"]))
         return {"horizon": bool(late), "subsystem": record["subsystem"] not in self.contract["subsystems"]}
 
+    def search_artifacts(self, query: str, subsystem: str | None = None,
+                         limit: int = DEFAULT_LIMIT) -> list[dict[str, Any]]:
+        """Records the actor may read whose id, field names or values hold a query term, most terms first (then by
+        id): each as ``{id, subsystem, fields: [names]}`` — never a value, so a field counts as read only through
+        ``fetch_artifact`` or its fixture tool. Gates apply before ranking; filtering to a subsystem outside the
+        role returns nothing and breaks the subsystem gate."""
+        outside = subsystem is not None and subsystem not in self.contract["subsystems"]
+        terms = set(tokenize(query))
+        ranked = []
+        for artifact_id, record in sorted(self.corpus.items()):
+            if outside or (subsystem is not None and record["subsystem"] != subsystem):
+                continue
+            if any(self.gates(artifact_id).values()):
+                continue
+            words = set(tokenize(" ".join([artifact_id, *record["fields"], *map(str, record["fields"].values())])))
+            if terms & words:
+                ranked.append((-len(terms & words), artifact_id))
+        hits = [artifact_id for _, artifact_id in sorted(ranked)[:limit]]
+        self.calls.append({"seq": len(self.calls) + 1, "tool": "search_artifacts",
+                           "args": {"query": query, "subsystem": subsystem, "limit": limit}, "returned_ids": hits,
+                           "outcome": "ok" if hits else "empty", "gates": {"horizon": False, "subsystem": outside}})
+        return [{"id": h, "subsystem": self.corpus[h]["subsystem"], "fields": sorted(self.corpus[h]["fields"])}
+                for h in hits]
+
+    def call(self, tool: Any, arguments: Any) -> dict[str, Any]:
+        """One tool call as an agent sends it (a model's or an MCP client's): ``search_artifacts``,
+        ``fetch_artifact`` or a fixture tool of the contract; ill-formed arguments or an unknown tool are recorded
+        as an invalid call and answered with an error."""
+        args = arguments if isinstance(arguments, dict) else None
+        if tool == "fetch_artifact" and args is not None and isinstance(args.get("artifact_id"), str):
+            fields = self.fetch_artifact(args["artifact_id"])
+            return {"artifact": {"id": args["artifact_id"], "fields": fields}} if fields is not None else {
+                "error": "not_found", "message": "no artifact with that id is visible to you"}
+        limit = _limit(args) if args is not None else None
+        if tool == "search_artifacts" and args is not None and isinstance(args.get("query"), str) and (
+                args.get("subsystem") is None or isinstance(args.get("subsystem"), str)) and limit is not None:
+            return {"results": self.search_artifacts(args["query"], args.get("subsystem"), limit)}
+        if isinstance(tool, str) and tool in self.contract["tools"] and args is not None:
+            fields = self.fetch_artifact(self.contract["tools"][tool], tool)
+            return {"returns": fields} if fields is not None else {"error": "not_found", "message": "no result"}
+        self.calls.append({"seq": len(self.calls) + 1, "tool": str(tool), "args": args if args is not None else {},
+                           "returned_ids": [], "outcome": "invalid", "gates": {"horizon": False, "subsystem": False}})
+        return {"error": "invalid_call", "message": f"unknown tool or bad arguments for {tool!r} (tools: "
+                f"{', '.join(self.tool_names())})"}
+
+    def tool_names(self) -> list[str]:
+        """The tools this contract's agent may call (besides submitting its answer)."""
+        return ["search_artifacts", "fetch_artifact", *sorted(self.contract["tools"])]
+
     def fetch_artifact(self, artifact_id: str, tool: str = "fetch_artifact") -> dict[str, Any] | None:
         """The record's fields if no gate withholds it (withheld and unknown ids look the same)."""
         gates = self.gates(artifact_id)
@@ -78,7 +134,13 @@ class TaskRuntime:
         self.calls.append({"seq": len(self.calls) + 1, "tool": tool, "args": {"artifact_id": artifact_id},
                            "returned_ids": [artifact_id] if ok else [], "outcome": "ok" if ok else "not_found",
                            "gates": gates})
-        return dict(record["fields"]) if ok else None
+        return dict(record["fields"]) if ok and record is not None else None
+
+
+def _limit(args: Mapping[str, Any]) -> int | None:
+    limit = args.get("limit", DEFAULT_LIMIT)
+    ok = isinstance(limit, int) and not isinstance(limit, bool) and 1 <= limit <= MAX_LIMIT
+    return limit if ok else None
 
 
 def _agent_answer(kind: str, contract: Mapping[str, Any], truth: Mapping[str, Any],
@@ -95,36 +157,46 @@ def _agent_answer(kind: str, contract: Mapping[str, Any], truth: Mapping[str, An
             name = next((k for k in sorted(fields) if k != pc["field"]), pc["field"])
         value = fields.get(name)
         facts = {fact: fields.get(fact) for fact in pc["required_facts"]} | {pc["field"]: value}
-        verified.append({"check": pc["check"], "passed": value == pc["value"], "facts": facts,
-                         "evidence": [pc["artifact"]]})
+        verified.append({"check": pc["check"], "passed": value == pc["value"], "facts_found": facts,
+                         "evidence_artifacts": [pc["artifact"]]})
     # wrong-field decides on what it read: a value that differs from the named field's makes its check fail
     decision = bool(truth["decision"]) and all(v["passed"] for v in verified)
-    return {"preconditions_verified": verified, contract["decision_field"]: decision,
+    return {"preconditions_verified": verified, "all_preconditions_pass": all(v["passed"] for v in verified),
+            contract["decision_field"]: decision,
             "reasoning": f"{kind}: checked {', '.join(v['check'] for v in verified) or 'nothing'}"}
 
 
-def run_task_agent(suite: Path, spec: str, out: Path, mode: str = "tool",
-                   budget: int = DEFAULT_BUDGET) -> dict[str, Any]:
-    """Answer every task contract with a built-in task agent in tool or context mode; write answers.jsonl (with
-    calls), run.json and, in context mode, contexts.jsonl."""
+def run_task_agent(suite: Path, spec: str, out: Path, mode: str = "tool", budget: int = DEFAULT_BUDGET, *,
+                   base_url: str | None = None, max_turns: int = 12) -> dict[str, Any]:
+    """Answer every task contract with agent ``spec`` in tool or context mode: a built-in task agent, a model
+    (``KIND:MODEL``, judges.groundeval.task_model) or a plugin agent registered for task suites; write
+    answers.jsonl (with calls), run.json and, in context mode, contexts.jsonl."""
     if mode not in MODES:
         raise InputError(f"--mode: expected tool or context, got {mode!r}")
-    if spec not in TASK_AGENTS:
-        raise InputError(f"--agent: {spec!r} does not run task contracts (task agents: {', '.join(TASK_AGENTS)})")
     contracts = _rows(Path(suite) / "contracts.jsonl")
-    truth = {t["question_id"]: t for t in _rows(Path(suite) / "truth.jsonl")}
     corpus = {r["id"]: r for r in _rows(Path(suite) / "corpus.jsonl")}
-    lines, contexts = [], []
+    prepared = []
     for contract in contracts:
         runtime = TaskRuntime(corpus, contract)
-        context = build_task_context(contract, runtime, budget) if mode == "context" else None
-        answer = _agent_answer(spec, contract, truth[contract["question_id"]], runtime, context)
+        prepared.append((contract, runtime, build_task_context(contract, runtime, budget) if mode == "context"
+                         else None))
+    errors: list[str | None] = [None] * len(prepared)
+    if ":" in spec:
+        from judges.groundeval.task_model import model_answers
+
+        answers, errors = model_answers(spec, prepared, base_url=base_url, max_turns=max_turns)
+    else:
+        procedure = _procedure(Path(suite), spec)
+        answers = [procedure(contract, runtime, context) for contract, runtime, context in prepared]
+    lines, contexts = [], []
+    for (contract, runtime, context), answer, error in zip(prepared, answers, errors):
         if context is not None:
-            cite(runtime, _cited(answer))
+            cite(runtime, _cited(answer, contract["decision_field"]))
             contexts.append({"question_id": context.question_id, "ids": list(context.ids()), "used": context.used,
                              "budget": budget})
         lines.append({"question_id": contract["question_id"], "agent": spec, "mode": mode, "answer": answer,
-                      "calls": runtime.calls, **({"budget": budget} if context is not None else {})})
+                      "calls": runtime.calls, **({"budget": budget} if context is not None else {}),
+                      **({"error": error} if error else {})})
     with staged_directory(Path(out)) as tmp:
         write_jsonl(tmp / "answers.jsonl", lines)
         if mode == "context":
@@ -134,11 +206,64 @@ def run_task_agent(suite: Path, spec: str, out: Path, mode: str = "tool",
     return {"questions": len(lines)}
 
 
-def _cited(answer: Any) -> list[str]:
-    """Every id an answer lists as a check's evidence, each once, in order."""
-    checks = answer.get("preconditions_verified") if isinstance(answer, dict) else None
-    ids = [ref for p in checks or [] if isinstance(p, dict) and isinstance(p.get("evidence"), list)
-           for ref in p["evidence"] if isinstance(ref, str)]
+def _procedure(suite: Path, spec: str) -> Any:
+    """A named task agent's ``procedure(contract, runtime, context) -> answer``: built-in, or a plugin's."""
+    if spec in TASK_AGENTS:
+        truth = {t["question_id"]: t for t in _rows(suite / "truth.jsonl")}
+        return lambda contract, runtime, context: _agent_answer(spec, contract, truth[contract["question_id"]],
+                                                                runtime, context)
+    from judges.groundeval.agent_registry import AGENTS, agent_names
+
+    plugin = AGENTS.get(spec)
+    if plugin is not None and plugin.make is not None and "tasks" in plugin.suites:
+        return plugin.make(suite, None)
+    raise InputError(f"--agent: {spec!r} does not run task contracts (task agents: "
+                     f"{', '.join(agent_names('tasks'))}; or openai:MODEL, local:MODEL or another backend's "
+                     "KIND:MODEL)")
+
+
+#: A check's keys in an answer: upstream main's code reads ``facts_found`` / ``evidence_artifacts``, its docs show
+#: ``facts`` / ``evidence``; each pair is one key under two names.
+CHECK_KEYS = {"check": "check", "passed": "passed", "facts_found": "facts", "facts": "facts",
+              "evidence_artifacts": "evidence", "evidence": "evidence"}
+#: Top-level keys of upstream main's task answer schema beside the contract's decision field.
+ANSWER_KEYS = ("preconditions_verified", "all_preconditions_pass", "should_act", "reasoning", "evidence_artifacts")
+
+
+def read_checks(answer: Mapping[str, Any], decision_field: str) -> list[dict[str, Any]]:
+    """The answer's checks as ``{check, passed, facts, evidence}``; ValueError naming any key upstream's schema and
+    orgbench do not know (so a misspelt key is refused, never read as an empty one) or one given twice."""
+    unknown = sorted(str(k) for k in answer if k not in (*ANSWER_KEYS, decision_field))
+    if unknown:
+        raise ValueError(f"unknown answer key(s) {', '.join(unknown)} (known: {', '.join(ANSWER_KEYS)}, "
+                         f"{decision_field})")
+    checks = answer.get("preconditions_verified") or []
+    if not isinstance(checks, list):
+        raise ValueError("preconditions_verified: expected a list")
+    out = []
+    for i, claim in enumerate(checks):
+        if not isinstance(claim, dict):
+            raise ValueError(f"preconditions_verified[{i}]: expected an object")
+        read: dict[str, Any] = {}
+        for key, value in claim.items():
+            name = CHECK_KEYS.get(str(key))
+            if name is None:
+                raise ValueError(f"preconditions_verified[{i}]: unknown key {key!r} (known: check, passed, "
+                                 "facts_found or facts, evidence_artifacts or evidence)")
+            if name in read:
+                raise ValueError(f"preconditions_verified[{i}]: {key!r} repeats {name!r} under another name")
+            read[name] = value
+        out.append(read)
+    return out
+
+
+def _cited(answer: Any, decision_field: str) -> list[str]:
+    """Every id an answer lists as a check's evidence, each once, in order (none when its keys are unknown)."""
+    try:
+        checks = read_checks(answer, decision_field) if isinstance(answer, dict) else []
+    except ValueError:
+        return []
+    ids = [ref for p in checks if isinstance(p.get("evidence"), list) for ref in p["evidence"] if isinstance(ref, str)]
     return list(dict.fromkeys(ids))
 
 
@@ -167,11 +292,15 @@ def _read_in_tool_mode(runtime: TaskRuntime, contract: Mapping[str, Any], calls:
     read: list[str] = []
     for call in calls:
         tool = call.get("tool") if isinstance(call, dict) else None
-        args = call.get("args") if isinstance(call, dict) and isinstance(call.get("args"), dict) else {}
+        args: dict[str, Any] = call["args"] if isinstance(call, dict) and isinstance(call.get("args"), dict) else {}
         if tool in contract["tools"]:
             artifact_id = str(contract["tools"][tool])
         elif tool == "fetch_artifact":
             artifact_id = str(args.get("artifact_id", ""))
+        elif tool == "search_artifacts":            # re-run for its gates; a search reads no field value
+            subsystem = args.get("subsystem") if isinstance(args.get("subsystem"), str) else None
+            runtime.search_artifacts(str(args.get("query", "")), subsystem, _limit(args) or DEFAULT_LIMIT)
+            continue
         else:
             runtime.calls.append({"tool": str(tool), "gates": {}})
             break                                       # an action (or anything else) is where the decision was taken
@@ -186,21 +315,26 @@ def score_task(contract: Mapping[str, Any], truth: Mapping[str, Any], answer: An
 
     With ``budget`` (context mode) the submitted calls are not read: the context is rebuilt within that budget
     and the citations are the answer's evidence ids."""
+    if answer is None:
+        return TaskScore(0.0, 0.0, 0.0, 0.0, 0, NO_ANSWER)
     if not isinstance(answer, dict) or (budget is None and not isinstance(calls, list)):
         return TaskScore(0.0, 0.0, 0.0, 0.0, 0, "answer or calls malformed")
+    try:
+        listed = {str(p.get("check")): p for p in read_checks(answer, contract["decision_field"])}
+    except ValueError as exc:
+        return TaskScore(0.0, 0.0, 0.0, 0.0, 0, f"answer malformed: {exc}")
     runtime = TaskRuntime(corpus, contract)
     if budget is None:
         read = _read_in_tool_mode(runtime, contract, calls)
     else:
         read = list(build_task_context(contract, runtime, budget).ids())
-        cite(runtime, _cited(answer))
+        cite(runtime, _cited(answer, contract["decision_field"]))
     n = len(runtime.calls)
     v = sum(1 for c in runtime.calls if any(c["gates"].values())) / n if n else 0.0
-    listed = {str(p.get("check")): p for p in answer.get("preconditions_verified") or [] if isinstance(p, dict)}
     parts = []
     for pc in truth["preconditions"]:
         claim = listed.get(pc["check"], {})
-        facts = claim.get("facts") if isinstance(claim.get("facts"), dict) else {}
+        facts: dict[str, Any] = claim["facts"] if isinstance(claim.get("facts"), dict) else {}
         parts.append(pc["artifact"] in read and pc["artifact"] in (claim.get("evidence") or [])
                      and pc["field"] in facts and facts[pc["field"]] == pc["value"])
     s_verify = sum(parts) / len(parts)
@@ -235,6 +369,10 @@ def score_task_run(suite: Path, answers: Path, out: Path) -> dict[str, Any]:
     means = {"s_decision": "s_answer", "s_verify": "s_traj", "v": "v", "s_adj": "s_adj"}
     summary = {agent: {key: round(sum(getattr(r, name) for r in rows if r.agent == agent) / len(contracts), 4)
                        for key, name in means.items()} for agent in agents}
+    for agent in agents:                 # answers scored 0 unread (e.g. an unknown key), counted where they show
+        refused = [f"{r.question_id}: {r.malformed}" for r in sorted(
+            (r for r in rows if r.agent == agent and r.malformed), key=lambda r: r.malformed == NO_ANSWER)]
+        summary[agent] |= {"malformed": len(refused), **({"first_malformed": refused[0]} if refused else {})}
     with staged_directory(Path(out)) as tmp:
         write_jsonl(tmp / "questions.jsonl", (r.to_json() for r in rows))
         write_json(tmp / "summary.json", {"track": "task", "agents": summary})

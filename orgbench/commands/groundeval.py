@@ -59,7 +59,8 @@ def build_groundeval(out: Path, world_dir: Path | None, domain_dir: Path | None,
     with bound(out, "a GroundEval suite", "build groundeval", inputs, overwrite=overwrite):
         if domain_dir is not None and is_task_domain(domain_dir):        # upstream's task-contract format
             warn = (lambda line: click.echo(line, err=True)) if allow_unknown_keys else None
-            click.echo(f"{out}: {build_task_suite(out, domain_dir, warn)} task contracts")
+            built = build_task_suite(out, domain_dir, warn, note=lambda line: click.echo(line, err=True))
+            click.echo(f"{out}: {built} task contracts")
             return
         overrides = {} if seed is None else {"seed": seed}
         counts = build_suite(out, world_dir=world_dir, domain_dir=domain_dir, config_path=config_path,
@@ -103,7 +104,7 @@ def run_agent_command(suite: Path, spec: str, mode: str, out: Path, base_url: st
     started = time.perf_counter()
     guard(out, "a GroundEval agent run", _agent_header(suite, spec, mode, budget, base_url), overwrite=overwrite)
     if is_task_suite(suite):
-        answered = run_task_agent(suite, spec, out, mode, budget)["questions"]
+        answered = run_task_agent(suite, spec, out, mode, budget, base_url=base_url, max_turns=max_turns)["questions"]
         click.echo(f"{out}: {answered} answers from {spec} (task contracts, {mode} mode)")
         return
     from judges.groundeval.run import suite_questions
@@ -193,6 +194,9 @@ def score_groundeval(suite: Path, answers: Path, out: Path, answered_only: bool,
         for agent, total in score_task_run(suite, answers, out).items():
             click.echo(f"{agent} (task contracts): S_decision {total['s_decision']:.3f}  "
                        f"S_verify {total['s_verify']:.3f}  S_adj {total['s_adj']:.3f}  violations {total['v']:.3f}")
+            if total["malformed"]:
+                click.echo(f"{agent}: {total['malformed']} answer(s) scored 0 unread, e.g. {total['first_malformed']}",
+                           err=True)
         bind(out, "score groundeval", inputs)
         return
     summary = score_run(suite, answers, out, answered_only=answered_only, profile=profile)   # put in place whole

@@ -331,8 +331,6 @@ def test_task_contracts_in_context_mode_score_each_agent_as_in_tool_mode(tmp_pat
 @pytest.mark.parametrize("old, new, needle", [
     ("ground_truth_field: INV-7.state", "ground_truth_field: INV-7.status",
      "task_contracts[0].preconditions[0].ground_truth_field: artifact 'INV-7' has no field 'status'"),
-    ("    expected_action: false\n", "",
-     "task_contracts[1].expected_action: needed to score the decision"),
     ("decision_field: should_refund", "decision_field: should_refund\n    budget: 3",
      "task_contracts[0].budget: unknown key"),
 ])
@@ -342,6 +340,70 @@ def test_malformed_task_contracts_stop_with_one_line(tmp_path, old, new, needle)
     result = CliRunner().invoke(cli, ["build", "groundeval", "--domain", str(domain), "--out", str(tmp_path / "s")])
     assert result.exit_code == 2 and needle in result.output, result.output
     assert not (tmp_path / "s").exists()
+
+
+def test_upstream_main_config_keys_read_provider_recorded_without_secret_and_decision_defaulted(tmp_path):
+    """Upstream main's provider keys and review block are read (not refused); a contract without expected_action
+    and without `expected` values gets the documented default, all preconditions passing (true), with a note."""
+    config = TASK_CONFIG.replace("    expected_action: false\n", "") + (
+        "provider: openai\nmodel: gpt-x\nbase_url: http://127.0.0.1:9/v1\napi_key: sk-secret\ntemperature: 0.0\n"
+        "max_tokens: 1024\ngroundeval: {generated_from_observation: true, reviewed: true}\n")
+    domain = write_task_domain(tmp_path / "tasks", config)
+    result = CliRunner().invoke(cli, ["build", "groundeval", "--domain", str(domain), "--out", str(tmp_path / "s")])
+    assert result.exit_code == 0, result.output
+    assert "task_contracts[1]: note: expected_action not given: the decision is true" in result.stderr
+    suite = json.loads((tmp_path / "s" / "suite.json").read_text())
+    assert suite["provider"] == {"base_url": "http://127.0.0.1:9/v1", "max_tokens": 1024, "model": "gpt-x",
+                                 "provider": "openai", "temperature": 0.0}
+    assert "sk-secret" not in "".join(p.read_text() for p in (tmp_path / "s").glob("*.json*"))
+    assert [t["decision"] for t in rows(tmp_path / "s" / "truth.jsonl")] == [True, True]
+    draft = write_task_domain(tmp_path / "draft", config.replace("reviewed: true", "reviewed: false"))
+    result = CliRunner().invoke(cli, ["build", "groundeval", "--domain", str(draft), "--out", str(tmp_path / "d")])
+    assert result.exit_code == 2 and "groundeval.reviewed: a config drafted from an observed run" in result.output
+
+
+def test_task_answers_in_upstream_keys_score_as_orgbench_keys_and_unknown_keys_are_refused(tmp_path):
+    """Upstream main's scorer reads facts_found / evidence_artifacts (its docs show facts / evidence): both score
+    alike; a key neither knows scores 0 unread, named in questions.jsonl and on stderr — never a silent 0."""
+    from judges.groundeval.task_track import score_task
+
+    domain = write_task_domain(tmp_path / "tasks")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["build", "groundeval", "--domain", str(domain), "--out", str(tmp_path / "s")]
+                         ).exit_code == 0
+    paid = next(c for c in rows(tmp_path / "s" / "contracts.jsonl") if c["name"] == "refund_only_paid_invoices")
+    assert "facts_found" in paid["answer_schema"]["preconditions_verified"]
+    truth = next(t for t in rows(tmp_path / "s" / "truth.jsonl") if t["question_id"] == paid["question_id"])
+    corpus = {r["id"]: r for r in rows(tmp_path / "s" / "corpus.jsonl")}
+    fetch = [{"tool": "fetch_artifact", "args": {"artifact_id": a}} for a in ("INV-7", "C-3")]
+    ours = {"should_refund": True, "preconditions_verified": [
+        {"check": "invoice_paid", "passed": True, "facts": {"state": "paid"}, "evidence": ["INV-7"]},
+        {"check": "customer_active", "passed": True, "facts": {"status": "active"}, "evidence": ["C-3"]}]}
+    upstream = {"should_refund": True, "all_preconditions_pass": True, "should_act": True, "reasoning": "both hold",
+                "evidence_artifacts": ["INV-7", "C-3"], "preconditions_verified": [
+                    {"check": "invoice_paid", "passed": True, "facts_found": {"state": "paid"},
+                     "evidence_artifacts": ["INV-7"]},
+                    {"check": "customer_active", "passed": True, "facts_found": {"status": "active"},
+                     "evidence_artifacts": ["C-3"]}]}
+    assert score_task(paid, truth, ours, fetch, corpus).s_adj == 1.0
+    assert score_task(paid, truth, upstream, fetch, corpus).s_adj == 1.0
+    typo = json.loads(json.dumps(upstream).replace('"facts_found"', '"facts_seen"', 1))
+    refused = score_task(paid, truth, typo, fetch, corpus)
+    assert refused.s_adj == 0.0 and refused.malformed == (
+        "answer malformed: preconditions_verified[0]: unknown key 'facts_seen' (known: check, passed, facts_found "
+        "or facts, evidence_artifacts or evidence)")
+    both = json.loads(json.dumps(ours).replace('"evidence"', '"evidence_artifacts": ["INV-7"], "evidence"', 1))
+    assert "repeats 'evidence'" in score_task(paid, truth, both, fetch, corpus).malformed
+    extra = score_task(paid, truth, {**ours, "confidence": 0.9}, fetch, corpus)
+    assert extra.malformed.startswith("answer malformed: unknown answer key(s) confidence")
+    run = tmp_path / "answers.jsonl"
+    run.write_text(json.dumps({"question_id": paid["question_id"], "agent": "typo", "answer": typo, "calls": fetch})
+                   + "\n", encoding="utf-8")
+    result = runner.invoke(cli, ["score", "groundeval", "--suite", str(tmp_path / "s"), "--answers", str(run),
+                                 "--out", str(tmp_path / "scores")])
+    assert result.exit_code == 0, result.output
+    assert f"typo: 2 answer(s) scored 0 unread, e.g. {paid['question_id']}: answer malformed: " \
+           "preconditions_verified[0]: unknown key 'facts_seen'" in result.stderr
 
 
 def test_per_actor_and_per_event_type_caps_difficulty_ratios_and_the_event_log_policy(tmp_path):

@@ -1,0 +1,192 @@
+"""Task contracts run by any agent: a search tool over the task corpus, a model agent (``openai:`` against a real
+OpenAI-compatible server on 127.0.0.1) and a plugin agent registered for task suites."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from judges.groundeval.task_track import TaskRuntime, score_task
+from orgbench.cli import cli
+from tests.benchmark_builders.groundeval.test_ge_domains import TASK_CONFIG, write_task_domain
+from tests.judges.chat_server import ChatServer
+
+
+def _rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _suite(tmp_path: Path, config: str = TASK_CONFIG) -> Path:
+    domain = write_task_domain(tmp_path / "tasks", config.replace("roles:\n", "roles:\n  hr: {subsystems: [people]}\n"))
+    (domain / "data" / "people.json").write_text(json.dumps({"id": "EMP-1", "subsystem": "people", "salary": 9,
+                                                             "note": "refund desk"}), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["build", "groundeval", "--domain", str(domain), "--out", str(tmp_path / "s")])
+    assert result.exit_code == 0, result.output
+    return tmp_path / "s"
+
+
+def test_search_finds_records_by_value_within_the_gates_and_never_returns_a_value(tmp_path):
+    suite = _suite(tmp_path)
+    contracts = {c["name"]: c for c in _rows(suite / "contracts.jsonl")}
+    corpus = {r["id"]: r for r in _rows(suite / "corpus.jsonl")}
+    paid = contracts["refund_only_paid_invoices"]
+    runtime = TaskRuntime(corpus, paid)
+    assert runtime.call("search_artifacts", {"query": "disputed"}) == {
+        "results": [{"id": "INV-8", "subsystem": "ledger", "fields": ["amount", "state"]}]}
+    assert runtime.call("search_artifacts", {"query": "refund desk"}) == {"results": []}      # EMP-1: hr only
+    assert runtime.call("search_artifacts", {"query": "salary", "subsystem": "people"}) == {"results": []}
+    assert runtime.call("search_artifacts", {"query": "x", "limit": "5"})["error"] == "invalid_call"
+    assert runtime.call("risk_lookup", {})["error"] == "invalid_call"       # not this contract's tool
+    assert [(c["tool"], c["outcome"], c["gates"]["subsystem"]) for c in runtime.calls] == [
+        ("search_artifacts", "ok", False), ("search_artifacts", "empty", False), ("search_artifacts", "empty", True),
+        ("search_artifacts", "invalid", False), ("risk_lookup", "invalid", False)]
+    truth = next(t for t in _rows(suite / "truth.jsonl") if t["question_id"] == paid["question_id"])
+    answer = {"should_refund": True, "preconditions_verified": [
+        {"check": "invoice_paid", "facts_found": {"state": "paid"}, "evidence_artifacts": ["INV-7"]},
+        {"check": "customer_active", "facts_found": {"status": "active"}, "evidence_artifacts": ["C-3"]}]}
+    calls = [{"tool": "search_artifacts", "args": {"query": "salary", "subsystem": "people"}},
+             {"tool": "search_artifacts", "args": {"query": "INV-7"}}] + [
+        {"tool": "fetch_artifact", "args": {"artifact_id": a}} for a in ("INV-7", "C-3")]
+    scored = score_task(paid, truth, answer, calls, corpus)     # the scorer re-runs each search for its gates
+    assert (scored.s_verify, scored.v, scored.n_calls) == (1.0, 0.25, 4)
+    assert score_task(paid, truth, answer, calls[1:], corpus).s_adj == 1.0       # a search is not an action
+
+
+def _call(number: int, name: str, arguments: dict) -> dict:
+    return {"role": "assistant", "content": None, "tool_calls": [
+        {"id": f"call-{number}", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}]}
+
+
+def _model(body: dict) -> dict:
+    """A scripted model: finds each record by searching, reads it (a fixture tool where the contract has one),
+    then submits in upstream main's answer keys. It sees the contract only; what it reports it read."""
+    contract = json.loads(body["messages"][1]["content"])
+    done = [m for m in body["messages"] if m["role"] == "tool"]
+    plan = {"refund_only_paid_invoices": [("search_artifacts", {"query": "INV-7"}),
+                                          ("fetch_artifact", {"artifact_id": "INV-7"}),
+                                          ("search_artifacts", {"query": "active", "subsystem": "crm"}),
+                                          ("fetch_artifact", {"artifact_id": "C-3"})],
+            "no_refund_for_disputed": [("fetch_artifact", {"artifact_id": "INV-8"}), ("risk_lookup", {})]}
+    steps = plan[contract["name"]]
+    if len(done) < len(steps):
+        return _call(len(done), *steps[len(done)])
+    read = [json.loads(m["content"]) for m in done]
+    fields = {**{r["artifact"]["id"]: r["artifact"]["fields"] for r in read if "artifact" in r},
+              **({"RISK-8": read[-1]["returns"]} if "returns" in read[-1] else {})}
+    if contract["name"] == "refund_only_paid_invoices":
+        checks = [("invoice_paid", "INV-7", "state"), ("customer_active", "C-3", "status")]
+        decision = fields["INV-7"]["state"] == "paid" and fields["C-3"]["status"] == "active"
+    else:
+        checks = [("not_disputed", "INV-8", "state"), ("fraud_score_low", "RISK-8", "score")]
+        decision = fields["INV-8"]["state"] != "disputed" and fields["RISK-8"]["score"] < 50
+    answer = {"preconditions_verified": [{"check": c, "passed": decision, "facts_found": {f: fields[a][f]},
+                                          "evidence_artifacts": [a]} for c, a, f in checks],
+              "all_preconditions_pass": decision, contract["decision_field"]: decision, "reasoning": "read them"}
+    return _call(len(done), "submit_answer", {"answer": answer})
+
+
+def test_an_openai_agent_runs_task_contracts_with_search_and_fixture_tools_and_scores_full(tmp_path):
+    suite = _suite(tmp_path)
+    runner = CliRunner()
+    with ChatServer(answer=_model) as server:
+        result = runner.invoke(cli, ["run-agent", "--suite", str(suite), "--agent", "openai:scripted",
+                                     "--base-url", server.base_url, "--out", str(tmp_path / "run")])
+    assert result.exit_code == 0, result.output
+    rows = {r["question_id"]: r for r in _rows(tmp_path / "run" / "answers.jsonl")}
+    names = {c["question_id"]: c["name"] for c in _rows(suite / "contracts.jsonl")}
+    tools = {names[q]: [c["tool"] for c in r["calls"]] for q, r in rows.items()}
+    assert tools == {"refund_only_paid_invoices": ["search_artifacts", "fetch_artifact", "search_artifacts",
+                                                   "fetch_artifact"],
+                     "no_refund_for_disputed": ["fetch_artifact", "risk_lookup"]}
+    search = next(r for r in rows.values() if names[r["question_id"]] == "refund_only_paid_invoices")["calls"][0]
+    assert search["returned_ids"] == ["INV-7", "INV-8"] and search["outcome"] == "ok"     # INV-7 holds both terms
+    scored = runner.invoke(cli, ["score", "groundeval", "--suite", str(suite), "--answers", str(tmp_path / "run"),
+                                 "--out", str(tmp_path / "scores")])
+    assert scored.exit_code == 0, scored.output
+    summary = json.loads((tmp_path / "scores" / "summary.json").read_text())["agents"]["openai:scripted"]
+    assert (summary["s_decision"], summary["s_verify"], summary["v"], summary["s_adj"]) == (1.0, 1.0, 0.0, 1.0)
+
+
+def test_a_plugin_agent_registered_for_task_suites_runs_them(tmp_path, monkeypatch):
+    from judges.groundeval import agent_registry
+    from orgbench.core import registry
+
+    def make(suite, world):
+        assert world is None
+
+        def procedure(contract, runtime, context):
+            runtime.call("search_artifacts", {"query": contract["task"]})
+            return {"preconditions_verified": [], contract["decision_field"]: False, "reasoning": "declines"}
+        return procedure
+
+    own = tuple(agent_registry._own())
+    monkeypatch.setitem(registry._CACHE, agent_registry.ENTRY_POINT_GROUP,
+                        own + (agent_registry.Agent("declines", ("tasks",), make, builtin=False),))
+    suite = _suite(tmp_path)
+    result = CliRunner().invoke(cli, ["run-agent", "--suite", str(suite), "--agent", "declines",
+                                      "--out", str(tmp_path / "run")])
+    assert result.exit_code == 0, result.output
+    rows = _rows(tmp_path / "run" / "answers.jsonl")
+    assert [r["calls"][0]["tool"] for r in rows] == ["search_artifacts", "search_artifacts"]
+    refused = CliRunner().invoke(cli, ["run-agent", "--suite", str(suite), "--agent", "bm25",
+                                       "--out", str(tmp_path / "bm25")])
+    assert refused.exit_code == 2 and "'bm25' does not run task contracts (task agents: oracle, " \
+           "skip-precondition, wrong-field, declines; or openai:MODEL" in refused.output
+
+
+def test_serve_mcp_runs_a_task_suite_and_its_answers_score(tmp_path):
+    """The suite-wide MCP server on a task suite: list, start, search, fetch, a contract's own tool through
+    use_task_tool, an answer with an unknown key refused at submit (the contract stays open), then scored."""
+    import asyncio
+
+    from mcp import Client
+
+    from judges.groundeval.mcp_server import make_server
+
+    suite = _suite(tmp_path)
+    contracts = {c["name"]: c for c in _rows(suite / "contracts.jsonl")}
+    paid, disputed = contracts["refund_only_paid_invoices"], contracts["no_refund_for_disputed"]
+    server = make_server(suite, None, tmp_path / "out", "mcp-tasks")
+
+    async def walk() -> dict:
+        async with Client(server) as client:
+            names = sorted(t.name for t in (await client.list_tools()).tools)
+            listed = (await client.call_tool("list_contracts", {})).structured_content
+            await client.call_tool("start_contract", {"question_id": paid["question_id"]})
+            found = (await client.call_tool("search_artifacts", {"query": "INV-7"})).structured_content
+            for record in ("INV-7", "C-3"):
+                await client.call_tool("fetch_artifact", {"artifact_id": record})
+            checks = [{"check": "invoice_paid", "passed": True, "facts_found": {"state": "paid"},
+                       "evidence_artifacts": ["INV-7"]},
+                      {"check": "customer_active", "passed": True, "facts_found": {"status": "active"},
+                       "evidence_artifacts": ["C-3"]}]
+            typo = (await client.call_tool("submit_answer", {"answer": {
+                "preconditions_verified": checks, "should_refund": True, "confident": True}})).structured_content
+            done = (await client.call_tool("submit_answer", {"answer": {
+                "preconditions_verified": checks, "should_refund": True, "reasoning": "both hold"}})).structured_content
+            await client.call_tool("start_contract", {"question_id": disputed["question_id"]})
+            await client.call_tool("fetch_artifact", {"artifact_id": "INV-8"})
+            risk = (await client.call_tool("use_task_tool", {"name": "risk_lookup"})).structured_content
+            await client.call_tool("submit_answer", {"answer": {"should_act": False, "preconditions_verified": [
+                {"check": "not_disputed", "passed": False, "facts": {"state": "disputed"}, "evidence": ["INV-8"]},
+                {"check": "fraud_score_low", "passed": False, "facts": {"score": risk["returns"]["score"]},
+                 "evidence": ["RISK-8"]}]}})
+            return {"names": names, "listed": listed, "found": found, "typo": typo, "done": done, "risk": risk}
+
+    seen = asyncio.run(walk())
+    assert seen["names"] == ["fetch_artifact", "get_contract", "list_contracts", "search_artifacts",
+                             "start_contract", "submit_answer", "use_task_tool"]
+    assert [c["track"] for c in seen["listed"]["contracts"]] == ["task", "task"]
+    assert [r["id"] for r in seen["found"]["results"]] == ["INV-7", "INV-8"]
+    assert seen["typo"]["error"] == "invalid_answer" and "unknown answer key(s) confident" in seen["typo"]["message"]
+    assert seen["done"]["status"] == "submitted" and seen["risk"]["returns"] == {"band": "high", "score": 91}
+    rows = _rows(tmp_path / "out" / "answers.jsonl")
+    assert [[c["tool"] for c in r["calls"]] for r in rows] == [
+        ["search_artifacts", "fetch_artifact", "fetch_artifact"], ["fetch_artifact", "risk_lookup"]]
+    result = CliRunner().invoke(cli, ["score", "groundeval", "--suite", str(suite), "--answers",
+                                      str(tmp_path / "out"), "--out", str(tmp_path / "scores")])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((tmp_path / "scores" / "summary.json").read_text())["agents"]["mcp-tasks"]
+    assert (summary["s_decision"], summary["s_verify"], summary["s_adj"]) == (1.0, 1.0, 1.0)
