@@ -146,7 +146,8 @@ def test_the_two_scorers_rankings_on_our_fixture_and_on_upstreams_demo(tmp_path)
     Perspective answer for any evidence inside the role. On orgbench's fixture ``wrong-field`` lists every check
     (one value right) and decides wrong; ``skip-precondition`` leaves a check out and decides right: upstream ranks
     wrong-field first, orgbench skip-precondition. On upstream's own demo every value wrong-field reports is
-    wrong (the record's other fields differ), so both rank oracle > skip-precondition > wrong-field."""
+    wrong (the record's other fields differ), so both rank oracle > skip-precondition > wrong-field. An openai:
+    agent runs the demo too (search, fetch, submit) and both scorers give it full marks."""
     tree = upstream_tree(MAIN, tmp_path / "upstream")
     suite, export = _suite_and_export(tmp_path / "fixture", write_task_domain(tmp_path / "fixture" / "tasks"))
     runs = _runs(tmp_path / "fixture", suite)
@@ -169,6 +170,53 @@ def test_the_two_scorers_rankings_on_our_fixture_and_on_upstreams_demo(tmp_path)
     demo_ours = {a: summary["s_adj"] for a, (_, summary) in demo_runs.items()}
     print(f"upstream demo: orgbench S_adj {demo_ours}; upstream overall {demo_theirs}")
     assert _ranking(demo_ours) == _ranking(demo_theirs) == ["oracle", "skip-precondition", "wrong-field"]
+    model = _model_on_demo(tmp_path, tree, demo, tmp_path / "ds")
+    assert model == {"orgbench S_adj": 1.0, "upstream cf_answer": 1.0}
     doc = " ".join((Path(__file__).resolve().parents[3] / "docs" / "groundeval.md").read_text(encoding="utf-8").split())
     for name, scores in (("fixture", ours), ("fixture", theirs), ("demo", demo_ours), ("demo", demo_theirs)):
         assert " / ".join(f"{scores[a]:.3f}" for a in AGENTS) in doc, (name, scores)
+
+
+def _demo_model(body: dict) -> dict:
+    """A scripted model on upstream's demo: searches the customer id its task names, reads the top hit, and reports
+    each precondition's required facts from it (upstream main's answer keys)."""
+    import re
+
+    contract = json.loads(body["messages"][1]["content"])
+    done = [json.loads(m["content"]) for m in body["messages"] if m["role"] == "tool"]
+
+    def call(name: str, arguments: dict) -> dict:
+        return {"role": "assistant", "content": None, "tool_calls": [{"id": f"c{len(done)}", "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)}}]}
+
+    if not done:
+        return call("search_artifacts", {"query": re.search(r"CUST-[0-9]+", contract["task"]).group(0)})
+    if len(done) == 1:
+        return call("fetch_artifact", {"artifact_id": done[0]["results"][0]["id"]})
+    record = done[1]["artifact"]
+    checks = [{"check": p["check"], "passed": True, "facts_found": {f: record["fields"][f] for f in p["required_facts"]},
+               "evidence_artifacts": [record["id"]]} for p in contract["preconditions"]]
+    return call("submit_answer", {"answer": {"preconditions_verified": checks, "all_preconditions_pass": True,
+                                             "should_act": True, "reasoning": "the CRM record holds each fact"}})
+
+
+def _model_on_demo(tmp_path: Path, tree: Path, demo: Path, suite: Path) -> dict[str, float]:
+    """An ``openai:`` agent (against the in-repo OpenAI-compatible test server) on upstream's demo: run-agent, then
+    orgbench's score and upstream's Counterfactual answer score of the same answers."""
+    from tests.judges.chat_server import ChatServer
+
+    runner = CliRunner()
+    with ChatServer(answer=_demo_model) as server:
+        ran = runner.invoke(cli, ["run-agent", "--suite", str(suite), "--agent", "openai:scripted", "--base-url",
+                                  server.base_url, "--out", str(tmp_path / "model-run")])
+    assert ran.exit_code == 0, ran.output
+    [row] = _rows(tmp_path / "model-run" / "answers.jsonl")
+    assert [c["tool"] for c in row["calls"]] == ["search_artifacts", "fetch_artifact"]
+    assert row["calls"][0]["returned_ids"][0] == "crm_account"
+    scored = runner.invoke(cli, ["score", "groundeval", "--suite", str(suite), "--answers", str(tmp_path / "model-run"),
+                                 "--out", str(tmp_path / "model-scores")])
+    assert scored.exit_code == 0, scored.output
+    ours = json.loads((tmp_path / "model-scores" / "summary.json").read_text())["agents"]["openai:scripted"]["s_adj"]
+    [theirs] = run_upstream_json(tree, SCORE_WITH_MAIN, str(demo), str(tmp_path / "model-run" / "answers.jsonl"),
+                                 cwd=tmp_path)
+    return {"orgbench S_adj": ours, "upstream cf_answer": theirs["cf_answer"]}
