@@ -139,6 +139,31 @@ def test_upstream_generate_loads_the_export_and_its_links_agree_with_the_golds(e
     _assert_agrees(round_trip(exported("groundeval"), tmp_path), "small world")
 
 
+#: Upstream main keeps no event-log tracks (its config refuses causal_links); what it loads of the layout is the
+#: corpus: its FileCorpusAdapter over artifacts/.
+MAIN_CORPUS = '''
+import json, sys
+from groundeval.adapters import FileCorpusAdapter
+corpus = FileCorpusAdapter(sys.argv[1])
+ids = corpus.list_ids()
+print(json.dumps({"ids": sorted(ids), "subsystems": sorted({corpus.subsystem_of(i) for i in ids}),
+                  "titles": {i: corpus.fetch(i)["title"] for i in ids[:200]}}))
+'''
+
+
+def test_upstream_mains_corpus_loader_reads_every_artifact_of_the_export(exported, raw_artifacts, tmp_path):
+    from tests.upstream_groundeval import MAIN
+
+    tree = upstream_tree(MAIN, tmp_path / "upstream")
+    out = exported("groundeval")
+    read = run_upstream_json(tree, MAIN_CORPUS, str(out / "artifacts"), cwd=tmp_path)
+    assert isinstance(read, dict)
+    firsts = {r["artifact_id"]: r for r in raw_artifacts if r["version"] == 1}
+    assert read["ids"] == sorted(firsts)
+    assert read["subsystems"] == sorted(p.name for p in (out / "artifacts").iterdir())
+    assert all(firsts[i]["title"] == title for i, title in read["titles"].items())
+
+
 @pytest.mark.slow
 def test_the_default_world_round_trips_through_upstream_generate(tmp_path):
     """The issue's figure: ``orgbench simulate`` (defaults) → ``export --format groundeval`` → upstream's
