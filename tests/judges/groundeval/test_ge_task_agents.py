@@ -190,3 +190,37 @@ def test_serve_mcp_runs_a_task_suite_and_its_answers_score(tmp_path):
     assert result.exit_code == 0, result.output
     summary = json.loads((tmp_path / "scores" / "summary.json").read_text())["agents"]["mcp-tasks"]
     assert (summary["s_decision"], summary["s_verify"], summary["s_adj"]) == (1.0, 1.0, 1.0)
+
+
+def test_an_openai_agent_answers_task_contracts_from_the_context(tmp_path):
+    """Context mode: the model is offered submit_answer only and reads the records in its messages; its citations
+    are checked through the gates, and the scorer rebuilds the context."""
+    suite = _suite(tmp_path)
+
+    def model(body: dict) -> dict:
+        assert [t["function"]["name"] for t in body["tools"]] == ["submit_answer"]
+        contract = json.loads(body["messages"][1]["content"])
+        assert "INV-7" in body["messages"][2]["content"] and "EMP-1" not in body["messages"][2]["content"]
+        if contract["name"] != "refund_only_paid_invoices":
+            return _call(0, "submit_answer", {"answer": {"preconditions_verified": [], "should_act": False}})
+        answer = {"should_refund": True, "preconditions_verified": [
+            {"check": "invoice_paid", "passed": True, "facts_found": {"state": "paid"}, "evidence_artifacts": ["INV-7"]},
+            {"check": "customer_active", "passed": True, "facts_found": {"status": "active"},
+             "evidence_artifacts": ["C-3", "EMP-1"]}]}
+        return _call(0, "submit_answer", {"answer": answer})
+
+    runner = CliRunner()
+    with ChatServer(answer=model) as server:
+        result = runner.invoke(cli, ["run-agent", "--suite", str(suite), "--agent", "openai:ctx", "--mode", "context",
+                                     "--base-url", server.base_url, "--out", str(tmp_path / "run")])
+    assert result.exit_code == 0, result.output
+    names = {c["question_id"]: c["name"] for c in _rows(suite / "contracts.jsonl")}
+    rows = {names[r["question_id"]]: r for r in _rows(tmp_path / "run" / "answers.jsonl")}
+    cited = [c for c in rows["refund_only_paid_invoices"]["calls"] if c["tool"] == "cite_artifact"]
+    assert [(c["args"]["artifact_id"], c["gates"]["subsystem"]) for c in cited] == [
+        ("INV-7", False), ("C-3", False), ("EMP-1", True)]
+    assert runner.invoke(cli, ["score", "groundeval", "--suite", str(suite), "--answers", str(tmp_path / "run"),
+                               "--out", str(tmp_path / "scores")]).exit_code == 0
+    scores = {names[r["question_id"]]: r for r in _rows(tmp_path / "scores" / "questions.jsonl")}
+    paid = scores["refund_only_paid_invoices"]
+    assert (paid["s_answer"], paid["s_traj"], paid["v"]) == (1.0, 1.0, round(1 / 7, 6))   # 4 reads + 3 citations
