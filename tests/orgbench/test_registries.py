@@ -70,8 +70,9 @@ def test_list_is_exactly_what_is_registered():
     listed = json.loads(ok("list", "--json"))
     assert list(listed["judge and agent backends (SPEC kinds)"]) == list(dict.fromkeys(b.kind for b in BACKENDS.all()))
     assert listed["studies (reproduce STUDY)"]["groundeval"] == "GroundEval; --judge is its agent; by tracks"
-    from benchmark_builders.export import FORMATS, SUITE_FORMATS
+    from benchmark_builders.export.formats import OWN
 
+    scope = {("world",): "world", ("suite",): "suite", ("world", "suite"): "world or suite"}
     assert [k for k in listed["export formats"] if k.startswith("export")] == [
-        f"export --format {name} ({'world or suite' if name in SUITE_FORMATS else 'world'})" for name in FORMATS]
+        f"export --format {f.name} ({scope[f.scopes]})" for f in OWN]
     assert "export --format hf (world or suite)" in listed["export formats"]
