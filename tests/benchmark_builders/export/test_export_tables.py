@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
+import shutil
 import sys
 from datetime import timezone
 from pathlib import Path
 
 import pytest
 
-MIRROR = Path("/work/.mirror/tenurehq+GroundEval/repo")
-PREPRINT = "paper/preprint-2026"
 
 
 def test_jira_issues_match_the_tickets_comments_and_statuses(exported, raw_artifacts, latest_versions):
@@ -104,22 +102,18 @@ def test_groundeval_export_keeps_the_claims_on_its_truth_side_only(exported, raw
 
 
 def _upstream(tmp_path: Path):
-    """GroundEval's own event and corpus code, read from the mirror at test time (never copied into the repo)."""
-    if not (MIRROR / "HEAD").exists():
-        pytest.skip(f"{MIRROR} not present")
-    package = tmp_path / "upstream" / "groundeval_upstream"
-    package.mkdir(parents=True)
-    (package / "__init__.py").write_text("", encoding="utf-8")
-    for name in ("core.py", "adapters.py"):
-        text = subprocess.run(["git", "-C", str(MIRROR), "show", f"{PREPRINT}:src/groundeval/{name}"],
-                              check=True, capture_output=True, text=True).stdout
-        (package / name).write_text(text, encoding="utf-8")
-    sys.path.insert(0, str(tmp_path / "upstream"))
+    """GroundEval's own event and corpus code from the copy GROUNDEVAL_UPSTREAM names (never copied into the repo)."""
+    from tests.upstream_groundeval import PREPRINT, upstream_tree
+
+    tree = upstream_tree(PREPRINT, tmp_path / "upstream")
+    package = tmp_path / "shim" / "groundeval_upstream"
+    shutil.copytree(tree / "src" / "groundeval", package)
+    sys.path.insert(0, str(tmp_path / "shim"))
     try:
         import groundeval_upstream.adapters as adapters
         import groundeval_upstream.core as core
     finally:
-        sys.path.remove(str(tmp_path / "upstream"))
+        sys.path.remove(str(tmp_path / "shim"))
     return core, adapters
 
 
