@@ -10,9 +10,12 @@ their run.json names) and returns one JSON-ready dict:
   (share of decided verdicts that fail exactly the items that should be
   penalised) with its confusion matrix, prompt and completion tokens, cost
   (only from a price table the user gives: per million prompt and completion
-  tokens; none invented) and the run's asking wall time (``run_stats.json``)
-  shared out by the condition's share of the judgments (``wall_s_share``: the
-  run records no per-condition clock), the run's whole wall time once per run;
+  tokens; none invented) and time (``time_s``): where ``run_stats.json``
+  records each condition's requests (runs since issue 32), the seconds they
+  were in flight, summed per request (``time_kind`` "requests"; they overlap
+  under concurrency), else the run's asking wall time shared out by the
+  condition's share of the judgments (``time_kind`` "share"); the run's whole
+  wall time once per run;
 - ``agreement``: per condition, Cohen's κ with its item-bootstrap 95% CI for
   every pair of judges and Krippendorff's α across all judges (each judge's
   lowest seed), and for every judge with several seeds κ between its seeds and
@@ -118,6 +121,18 @@ def _asking_wall(stats: Mapping[str, Any]) -> float | None:
     return round(sum(float(c.get("wall_s") or 0) for c in calls if c.get("requested")), 3)
 
 
+def _condition_time(stats: Mapping[str, Any]) -> dict[str, float] | None:
+    """Seconds each condition's requests were in flight, over the invocations that asked; None if not recorded."""
+    calls = [c for c in stats.get("calls") or () if isinstance(c, dict) and c.get("requested")]
+    if not calls or not all(isinstance(c.get("conditions"), dict) for c in calls):
+        return None
+    spent: dict[str, float] = {}
+    for call in calls:
+        for condition, row in call["conditions"].items():
+            spent[condition] = spent.get(condition, 0.0) + float(row.get("request_s") or 0)
+    return {c: round(t, 3) for c, t in spent.items()}
+
+
 def _rater(labels: Mapping[str, str | None], items: Sequence[str]) -> list[str | None]:
     return [labels.get(item) for item in items]
 
@@ -185,7 +200,7 @@ def compare_runs(run_dirs: Sequence[Path], *, suite_dir: Path | None = None, pri
                              "(one per run, in order), e.g. --label t0 --label t1")
         rows = load_cargo_judgments(run)
         stats = read_json(run / RUN_STATS) if (run / RUN_STATS).is_file() else {}
-        wall = _asking_wall(stats)
+        wall, timed = _asking_wall(stats), _condition_time(stats)
         rows_by = {}
         for condition, score in scored.scores.items():
             usage = _usage(rows, condition)
@@ -193,7 +208,7 @@ def compare_runs(run_dirs: Sequence[Path], *, suite_dir: Path | None = None, pri
             rows_by[condition] = {"di": _num(score.mean.di), "ci": [_num(score.mean.ci_low), _num(score.mean.ci_high)],
                                   **usage, **_accuracy(rows, condition, truth.families),
                                   "cost": _cost(usage, prices.get(name, prices.get(scored.judge))),
-                                  "wall_s_share": None if wall is None else round(wall * share, 3)}
+                                  **_time(condition, timed, wall, share)}
         judges[name] = {"run": str(run), "judge": scored.judge, "wall_s": wall, "conditions": rows_by}
         verdicts[name] = _labels(rows)
         means[name] = dict(scored.item_means)
@@ -219,22 +234,37 @@ def compare_runs(run_dirs: Sequence[Path], *, suite_dir: Path | None = None, pri
             "priced": sorted(j for j, e in judges.items() if j in prices or e["judge"] in prices)}
 
 
+def _time(condition: str, timed: Mapping[str, float] | None, wall: float | None, share: float) -> dict[str, Any]:
+    if timed is not None:
+        return {"time_s": timed.get(condition, 0.0), "time_kind": "requests"}
+    return {"time_s": None if wall is None else round(wall * share, 3), "time_kind": "share"}
+
+
+def time_cell(row: Mapping[str, Any]) -> str:
+    """A condition's time as shown: measured seconds, or ``≈`` and the apportioned share."""
+    value = row.get("time_s", row.get("wall_s_share"))          # wall_s_share: a compare.json before issue 32's
+    if not isinstance(value, (int, float)):
+        return "–"
+    return f"{value:.3f}" if row.get("time_kind") == "requests" else f"≈ {value:.3f}"
+
+
 def comparison_markdown(result: Mapping[str, Any]) -> str:
     """The comparison as Markdown tables."""
     def fmt(x: Any) -> str:
         return "–" if x is None else f"{x:.3f}" if isinstance(x, float) else str(x)
 
     lines = ["## Judges", "", "| judge | condition | DI | 95% CI | judgments | parse rate | cannot_decide | errors "
-             "| accuracy | prompt tokens | completion tokens | ≈ wall s | cost |", "|" + "---|" * 13]
+             "| accuracy | prompt tokens | completion tokens | time s | cost |", "|" + "---|" * 13]
     for judge, entry in result["judges"].items():
         for condition, row in entry["conditions"].items():
             lines.append(f"| {judge} | {condition} | {fmt(row['di'])} | [{fmt(row['ci'][0])}, {fmt(row['ci'][1])}] | "
                          f"{row['judgments']} | {fmt(row['parse_rate'])} | {row['cannot_decide']} | {row['errors']} | "
                          f"{fmt(row['accuracy'])} | {row['prompt_tokens']} | {row['completion_tokens']} | "
-                         f"{fmt(row['wall_s_share'])} | {fmt(row['cost'])} |")
+                         f"{time_cell(row)} | {fmt(row['cost'])} |")
     lines += ["", "Accuracy: decided verdicts (pass or fail) that fail exactly the items that should be penalised. "
-              "≈ wall s: the run's asking wall time shared out by each condition's share of its judgments (no "
-              "per-condition clock is recorded); the whole run's:"]
+              "time s: the seconds the condition's requests were in flight, measured per request (they overlap "
+              "under concurrency); ≈ marks a run that recorded no per-condition time: its asking wall time shared "
+              "out by the condition's share of its judgments. The whole run's wall time:"]
     lines += [f"{judge} {fmt(entry['wall_s'])} s ({entry['run']})" + ("" if judge == entry["judge"] else
               f", judge {entry['judge']}") for judge, entry in result["judges"].items()]
     lines += ["", "## Confusion against the truth (every seed)", "",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from judges.backends.base import JudgeBackend
 from judges.cache import backend_identity
@@ -76,11 +76,14 @@ def check_requests(path: Path, done: Mapping[JobKey, Judgment], hashes: Mapping[
                              " settings); choose a new run directory")
 
 
-def record_wall_time(run_dir: Path, backend: JudgeBackend, seconds: float, requested: int) -> None:
+def record_wall_time(run_dir: Path, backend: JudgeBackend, seconds: float, requested: int,
+                     by_condition: Mapping[str, Sequence[float]] | None = None) -> None:
     """Add this call's wall time and requests to RUN_DIR/run_stats.json (model backends only; not an input).
 
     Wall time varies from run to run, so it lives apart from run.json and
     the log, and only for backends that call a model (whose ``pacing()`` is not None).
+    ``by_condition`` (condition: requests, seconds) is each condition's requests and the time they were in
+    flight, measured per request (under concurrency they overlap: their sum exceeds the wall time).
     """
     pacing = backend.pacing()
     if pacing is None:
@@ -89,6 +92,7 @@ def record_wall_time(run_dir: Path, backend: JudgeBackend, seconds: float, reque
     old = read_json(path) if path.is_file() else {}
     old = old if isinstance(old, dict) else {}
     calls = list(old.get("calls") or [])
-    calls.append({"wall_s": round(seconds, 3), "requested": requested, "pacing": pacing})
+    conditions = {c: {"requests": int(n), "request_s": round(t, 3)} for c, (n, t) in sorted((by_condition or {}).items())}
+    calls.append({"wall_s": round(seconds, 3), "requested": requested, "pacing": pacing, "conditions": conditions})
     write_json(path, {"judge": backend.name, "wall_s": round(sum(c["wall_s"] for c in calls), 3),
                       "calls": calls})

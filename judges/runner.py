@@ -147,7 +147,7 @@ async def run_jobs(
         bar.update(already + log.written)
         bar.close()
         await backend.aclose()
-        record_wall_time(run_dir, backend, time.perf_counter() - started, len(remaining))
+        record_wall_time(run_dir, backend, time.perf_counter() - started, len(remaining), workers.timed)
     if workers.fatal:
         raise InputError(workers.fatal[0])
     sort_log(path)
@@ -229,12 +229,19 @@ class _Workers:
         self.error_limit, self.flush_size = error_limit, flush_size
         self.fatal: list[str] = []
         self.failing = 0            # requests failed in a row
+        self.timed: dict[str, list[float]] = {}     # condition: [requests, seconds they were in flight]
+
+    def _time(self, condition: str, started: float) -> None:
+        spent = self.timed.setdefault(condition, [0, 0.0])
+        spent[0] += 1
+        spent[1] += time.perf_counter() - started
 
     async def worker(self) -> None:
         """Take the next job until none is left or the run stops."""
         for job, request, h in self.queue:
             if self.fatal:
                 return
+            started = time.perf_counter()
             try:
                 response = await self.backend.complete(request)
             except FatalBackendError as exc:
@@ -242,6 +249,7 @@ class _Workers:
                     self.fatal.append(f"item {job.item_id} condition {job.condition} seed {job.seed}: {exc}")
                 return
             except BackendError as exc:
+                self._time(job.condition, started)
                 message = str(exc).replace("\n", " ")
                 self.log.record(job.key, h, None, message, cacheable=False)
                 self.failing += 1
@@ -250,6 +258,7 @@ class _Workers:
                                       f" resume); last: {message}")
                     return
             else:
+                self._time(job.condition, started)
                 self.failing = 0
                 self.log.record(job.key, h, response, None, cacheable=True)
             if self.log.pending >= self.flush_size:

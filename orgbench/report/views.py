@@ -89,6 +89,7 @@ def scores_view(directory: Path) -> tuple[str, str, dict[str, Any] | None, list[
 
 def comparison_view(directory: Path) -> tuple[str, str, dict[str, Any] | None, list[dict[str, Any]]]:
     """A ``compare --out`` folder: per judge and condition DI and accuracy; each disagreement with every response."""
+    from judges.comparison import time_cell
     from judges.judgments import load_judgments
 
     data = read_json(directory / "compare.json")
@@ -98,9 +99,9 @@ def comparison_view(directory: Path) -> tuple[str, str, dict[str, Any] | None, l
         return "Comparison", f"{directory}: compare.md", None, [
             {"id": "compare", "title": "compare.md", "fields": {}, "sections": [{"heading": "", "text": text}]}]
     judges = data["judges"]
-    rows = [[judge, condition, row.get("di"), row.get("accuracy"), row.get("parse_rate"), row.get("wall_s_share"),
+    rows = [[judge, condition, row.get("di"), row.get("accuracy"), row.get("parse_rate"), time_cell(row),
              row.get("cost")] for judge, entry in judges.items() for condition, row in entry["conditions"].items()]
-    table = _plain(["judge", "condition", "DI", "accuracy", "parse rate", "≈ wall s", "cost"], rows, "comparison",
+    table = _plain(["judge", "condition", "DI", "accuracy", "parse rate", "time s", "cost"], rows, "comparison",
                    "Judges per condition")
     responses: dict[str, dict[tuple[str, str], str]] = {}
     for name, entry in judges.items():

@@ -140,3 +140,31 @@ def test_labelled_runs_of_one_spec_accuracy_confusion_disagreements_and_kappa_ci
                == log[r["fields"]["item"]][:4000] for r in cargo)
     bad = CliRunner().invoke(cli, ["compare", literal, grounded, "--label", "only-one"])
     assert bad.exit_code == 2 and "--label: give one distinct label per run" in bad.output
+
+
+def test_each_conditions_time_is_the_measured_request_time_where_the_run_recorded_it(runs, tmp_path):
+    import shutil
+
+    measured, older = tmp_path / "measured", tmp_path / "older"
+    shutil.copytree(runs["builtin:literal"], measured)
+    shutil.copytree(runs["builtin:literal"], older)
+    conditions = sorted({json.loads(line)["condition"] for line in (measured / "judgments.jsonl").read_text().splitlines()})
+    spent = {c: 1.5 + n for n, c in enumerate(conditions)}
+    calls = [{"wall_s": 2.0, "requested": 3, "conditions": {c: {"requests": 1, "request_s": t / 2} for c, t in spent.items()}},
+             {"wall_s": 1.0, "requested": 0, "conditions": {}},          # a resume that asked nothing
+             {"wall_s": 2.5, "requested": 4, "conditions": {c: {"requests": 1, "request_s": t / 2} for c, t in spent.items()}}]
+    (measured / "run_stats.json").write_text(json.dumps({"judge": "builtin:literal", "wall_s": 5.5, "calls": calls}))
+    (older / "run_stats.json").write_text(json.dumps({"judge": "builtin:literal", "wall_s": 4.0,
+                                                      "calls": [{"wall_s": 4.0, "requested": 7}]}))
+    result = CliRunner().invoke(cli, ["compare", str(measured), str(older), "--label", "new", "--label", "old",
+                                      "--resamples", "200", "--out", str(tmp_path / "cmp")])
+    assert result.exit_code == 0, result.output
+    judges = json.loads((tmp_path / "cmp" / "compare.json").read_text())["judges"]
+    assert {c: (r["time_s"], r["time_kind"]) for c, r in judges["new"]["conditions"].items()} == \
+        {c: (t, "requests") for c, t in spent.items()}
+    rows = [json.loads(line) for line in (older / "judgments.jsonl").read_text().splitlines()]
+    assert {c: (r["time_s"], r["time_kind"]) for c, r in judges["old"]["conditions"].items()} == \
+        {c: (round(4.0 * sum(1 for x in rows if x["condition"] == c) / len(rows), 3), "share") for c in conditions}
+    md = (tmp_path / "cmp" / "compare.md").read_text()
+    assert f"| new | {conditions[0]} |" in md and f"| {spent[conditions[0]]:.3f} |" in md
+    assert "| ≈ " in md.split("| old |", 1)[1].split("\n", 1)[0]

@@ -81,6 +81,20 @@ def test_a_run_writes_one_sorted_line_per_key(chat, tmp_path):
     assert set(chat.counts.values()) == {1}
 
 
+def test_run_stats_time_each_conditions_requests_apart(chat, tmp_path):
+    jobs = make_jobs(items=3)
+    chat.plan(*[Reply(delay=0.02) for _ in range(4)])      # the first four requests answer late
+    run_jobs_sync(jobs[:8], backend_for(chat), tmp_path / "run", concurrency=1, progress=False)
+    run_jobs_sync(jobs, backend_for(chat), tmp_path / "run", concurrency=1, progress=False)   # the rest on resume
+    stats = json.loads((tmp_path / "run" / "run_stats.json").read_text())
+    first, resumed = stats["calls"]
+    asked = {c: sum(1 for j in jobs[:8] if j.condition == c) for c in ("cargo", "direct")}
+    assert {c: row["requests"] for c, row in first["conditions"].items()} == asked
+    assert {c: row["requests"] for c, row in resumed["conditions"].items()} == {"cargo": 2, "direct": 2}
+    for call in stats["calls"]:     # one request at a time: the conditions' request time lies within the wall time
+        assert 0 < sum(row["request_s"] for row in call["conditions"].values()) <= call["wall_s"]
+
+
 def test_same_jobs_give_byte_identical_logs_at_any_concurrency(chat, tmp_path):
     jobs = make_jobs(items=10)
     run_jobs_sync(jobs, backend_for(chat), tmp_path / "a", concurrency=1, progress=False)
