@@ -4,6 +4,7 @@ Each claim's numbers are read from the committed results files when the test run
 regenerated results/ either still matches the sentence or fails naming it. The claims checked:
 
 README.md
+  11. "246 items from 10 world seeds" (results/cargo/drilldown.jsonl's items, NOTES.md's seeds);
   1. what ``builtin:grounded`` penalises under CARGO (wrong escalation targets, wrong actions, derived values)
      and under CARGO+Auth beside the paper's judge (results/cargo/breakdown.csv, table1_headline.csv);
   2. "`oracle` proves a valid evidence path exists for every question" (groundeval/summary.json).
@@ -13,6 +14,14 @@ docs/groundeval.md
   10. the hard-kind table (S_answer tool / context, verdicts in brackets, per agent and kind) against
       groundeval/summary.json["hard_kinds"], and the per-seed sentence under it (proximity's S_answer per seed,
       bm25 the same on every seed, follow and oracle at 1.000).
+docs/assurance.md
+  12. the fault study's result (under P0 all 20 faults reach the stub, under P3 none, the controls complete under
+      every control) against results/assurance/faults.csv;
+  13. the contrast's G, its CIs, trajectories and clusters against results/assurance/contrast.json.
+docs/world.md
+  14. the default world's figures (share of events in 09-17 UTC, busy UTC hours, incidents paged after hours,
+      the after-hours, stall, decoy and off-day shares) recomputed from ``simulate(load_config())`` and the
+      simulator's constants (slow: simulates the default world).
 results/index.html (the report, rendered here from results/)
   5. every tagged number of the first screen and the findings boxes, recomputed from its source key;
   6. the first screen names all three studies;
@@ -173,3 +182,52 @@ def test_the_per_seed_hard_kind_sentence_is_summary_json():
             "silence/indirect on every seed and mode") in docs
     assert all(seeds[s][k][a][m]["s_answer" if a == "follow" else "s_adj"] == 1.0 for s in seeds
                for k in seeds[s] for a in ("follow", "oracle") for m in ("tool", "context"))
+
+
+def test_readme_states_the_default_suites_size_and_seeds():
+    items = {json.loads(line)["fields"]["item"] for line in (RESULTS / "cargo" / "drilldown.jsonl").read_text().splitlines()}
+    notes = (RESULTS / "cargo" / "NOTES.md").read_text(encoding="utf-8")
+    seeds = re.search(r"from (\d+) simulated worlds \(seeds ([\d, ]+);", notes)
+    assert seeds is not None and int(seeds.group(1)) == len(seeds.group(2).split(","))
+    assert f"{len(items)} items from {seeds.group(1)} world seeds" in _flat(ROOT / "README.md")
+
+
+def test_the_fault_studys_result_sentence_is_faults_csv():
+    rows = _csv("assurance/faults.csv")
+    controls = {r["case"] for r in rows if r["case"].startswith("control")}
+    faults = {r["case"] for r in rows} - controls
+    reached = {level: {r["case"] for r in rows if r["control"] == level and r["reached_judge"] == "true"}
+               for level in ("P0", "P3")}
+    assert reached["P0"] == faults and not reached["P3"] and controls
+    assert all(r["stopped_at"] == "" for r in rows if r["case"] in controls)       # controls complete everywhere
+    assert (f"Result: under P0 all {len(faults)} faults reach the stub, under P3 none; the controls complete under "
+            "every control.") in _flat(ROOT / "docs" / "assurance.md")
+
+
+def test_the_contrast_sentence_is_contrast_json():
+    c = json.loads((RESULTS / "assurance" / "contrast.json").read_text(encoding="utf-8"))
+    g, ci = c["G"], c["G_ci95"]
+    said = (f"On the default suite ({c['trajectories']} trajectories in {c['clusters_by_request']} clusters, "
+            f"`{c['judge']}`): G original {g['original']} (95% CI {ci['original'][0]:.1f} to {ci['original'][1]:.1f}), "
+            f"restored {g['restored']} ({ci['restored'][0]:.1f} to {ci['restored'][1]:.1f}), reduction {g['reduction']};")
+    assert said in _flat(ROOT / "docs" / "assurance.md")
+
+
+@pytest.mark.slow          # simulates the default 60-person, 90-day world
+def test_the_default_worlds_figures_in_docs_world_md():
+    from simulator.config import load_config
+    from simulator.simulate import simulate
+    from simulator.processes import engineering, support
+
+    world = simulate(load_config())
+    events = list(world.events)
+    in_hours = sum(1 for e in events if 9 <= e.ts.hour < 17) / len(events)
+    busy = sum(1 for hour in range(24) if sum(1 for e in events if e.ts.hour == hour) >= 0.005 * len(events))
+    incidents = [e for e in events if e.type == "incident.opened"]
+    paged = [e for e in events if e.type == "incident.paged" and e.payload["after_hours"]]
+    text = _flat(ROOT / "docs" / "world.md")
+    assert f"{100 * in_hours:.1f}% of events in 09–17 UTC; {busy} of 24 UTC hours hold at least 0.5% of them" in text
+    assert f"({len(paged)} of {len(incidents)} incidents in the default world" in text
+    assert f"({round(100 * engineering.AFTER_HOURS_SHARE)}% of deploys in the last 6 working hours" in text
+    assert f"and {round(100 * engineering.STALL_SHARE)}% of incidents stall" in text
+    assert f"weekends and holidays at {round(100 * support.OFF_DAY_LOAD)}%" in text
