@@ -12,12 +12,13 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 import yaml
 from click.testing import CliRunner
 
 from orgbench.cli import cli
 from tests.benchmark_builders.groundeval.test_ge_domains import TASK_CONFIG, write_task_domain
-from tests.upstream_groundeval import MAIN, run_upstream_json, upstream_tree
+from tests.upstream_groundeval import MAIN, run_upstream, run_upstream_json, upstream_tree
 
 #: upstream main's config_schema.KNOWN_TOP_LEVEL_KEYS
 MAIN_TOP_KEYS = {"agent", "output_dir", "artifacts_dir", "actors", "roles", "provider", "provider_path", "model",
@@ -135,6 +136,19 @@ def test_upstream_main_loads_our_task_suite_and_its_scorer_supports_our_oracle(t
     assert [(r["name"], r["cf_answer"], r["supported"]) for r in upstream["oracle"]] == [
         ("refund_only_paid_invoices", 1.0, [True, True]), ("no_refund_for_disputed", 1.0, [True, True])]
     assert runs["oracle"][1]["s_adj"] == 1.0
+
+
+def test_upstream_mains_validate_cli_accepts_the_export(tmp_path):
+    import subprocess
+
+    from tests.upstream_groundeval import upstream_python
+
+    tree = upstream_tree(MAIN, tmp_path / "upstream")
+    if subprocess.run([upstream_python(), "-c", "import dotenv"], capture_output=True).returncode != 0:
+        pytest.skip(f"upstream main's CLI imports python-dotenv, which {upstream_python()} lacks")
+    _, export = _suite_and_export(tmp_path, write_task_domain(tmp_path / "tasks"))
+    checked = run_upstream(tree, ["-m", "groundeval", "validate", "--config", "config.yaml"], export)
+    assert checked.returncode == 0 and "Validation complete. No errors." in checked.stderr, checked.stderr[-2000:]
 
 
 def _ranking(scores: dict[str, float]) -> list[str]:
