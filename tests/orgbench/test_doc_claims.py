@@ -14,6 +14,12 @@ docs/groundeval.md
   10. the hard-kind table (S_answer tool / context, verdicts in brackets, per agent and kind) against
       groundeval/summary.json["hard_kinds"], and the per-seed sentence under it (proximity's S_answer per seed,
       bm25 the same on every seed, follow and oracle at 1.000).
+docs/cargo.md
+  15. the issue-30 and issue-14 paragraphs' current figures for ``builtin:grounded`` under ``cargo`` (wrong
+      escalations, skips and swaps caught, P4, DI, wrong derived values, P2) against breakdown.csv and
+      table1_headline.csv, and their open-case and hand-written-item figures against the figures table (which test_cargo_docs
+      recomputes). Their past figures (the suite before issue 30, the judge before its issue-30 changes, a
+      first draft) describe states no longer in results/ and are not checked.
 docs/assurance.md
   12. the fault study's result (under P0 all 20 faults reach the stub, under P3 none, the controls complete under
       every control) against results/assurance/faults.csv;
@@ -231,3 +237,28 @@ def test_the_default_worlds_figures_in_docs_world_md():
     assert f"({round(100 * engineering.AFTER_HOURS_SHARE)}% of deploys in the last 6 working hours" in text
     assert f"and {round(100 * engineering.STALL_SHARE)}% of incidents stall" in text
     assert f"weekends and holidays at {round(100 * support.OFF_DAY_LOAD)}%" in text
+
+
+def test_docs_cargo_paragraphs_state_the_current_grounded_figures():
+    p4 = _kinds("builtin:grounded", "cargo", "P4 kind")
+    p2 = _kinds("builtin:grounded", "cargo", "P2 value kind")
+    row = next(r for r in _csv("cargo/table1_headline.csv")
+               if r["condition"] == "cargo" and r["judge"] == "builtin:grounded")
+    derived = [p2[k] for k in ("count", "days")]
+    text = _flat(ROOT / "docs" / "cargo.md")
+    assert (f"catches every wrong escalation ({p4['wrong_escalation'][0]} of {p4['wrong_escalation'][1]}) but no skip "
+            f"({p4['skip_step'][0]} of {p4['skip_step'][1]})") in text and p4["skip_step"][0] == 0
+    assert p4["wrong_escalation"][0] == p4["wrong_escalation"][1]
+    assert f"(the {p4['swap_steps'][0]} of {p4['swap_steps'][1]} swaps it penalises" in text
+    assert f"so P4 falls to {row['P4']} and DI to {row['DI']}." in text
+    assert (f"misses every wrong computation ({sum(p for p, _ in derived)} of {sum(n for _, n in derived)}; "
+            f"its P2 is {row['P2']}).") in text and sum(p for p, _ in derived) == 0
+    table = re.search(r"open-case items: P1/P3 penalised / P2/P4 caught \| (\d+) of (\d+) / (\d+) of (\d+) \|", text)
+    assert table is not None
+    assert (f"On open cases it penalises {table.group(1)} of {table.group(2)} correct answers and catches "
+            f"{table.group(3)} of {table.group(4)} P2/P4 (the table above)") in text
+    hand = re.search(r"issue-30 hand-written items \((\d+)\), `builtin:grounded` under `cargo`, P1 / P3 / P2 / P4, DI \| "
+                     r"(\S+) / (\S+) / \S+ / \S+, DI (\S+) \|", text)
+    assert hand is not None
+    assert f"On the {hand.group(1)} issue-30 hand-written items, in free formats it was not fitted to, its DI is {hand.group(4)}" in text
+    assert f"(P1 {hand.group(2)}, P3 {hand.group(3)}: terse" in text
