@@ -23,7 +23,8 @@ docs/cargo.md
 docs/assurance.md
   12. the fault study's result (under P0 all 20 faults reach the stub, under P3 none, the controls complete under
       every control) against results/assurance/faults.csv;
-  13. the contrast's G, its CIs, trajectories and clusters against results/assurance/contrast.json.
+  13. the contrast's G, its CIs, trajectories and clusters (both sentences) against results/assurance/contrast.json,
+      and the share of correct steps with double-encoded arguments against the generator's constant.
 docs/world.md
   14. the default world's figures (share of events in 09-17 UTC, busy UTC hours, incidents paged after hours,
       the after-hours, stall, decoy and off-day shares) recomputed from ``simulate(load_config())`` and the
@@ -217,6 +218,16 @@ def test_the_contrast_sentence_is_contrast_json():
             f"`{c['judge']}`): G original {g['original']} (95% CI {ci['original'][0]:.1f} to {ci['original'][1]:.1f}), "
             f"restored {g['restored']} ({ci['restored'][0]:.1f} to {ci['restored'][1]:.1f}), reduction {g['reduction']};")
     assert said in _flat(ROOT / "docs" / "assurance.md")
+    cohort = (f"so the contrast cohort of the default suite is {c['trajectories']} trajectories in "
+              f"{c['clusters_by_request']} clusters")
+    assert cohort in _flat(ROOT / "docs" / "assurance.md")
+
+
+def test_the_odd_argument_share_in_docs_assurance_md_is_the_generators():
+    from benchmark_builders.trajectories.simulate import ODD_BUT_ACCEPTED
+
+    assert f"about {round(100 * ODD_BUT_ACCEPTED)}% of correct steps (+1) carry double-encoded arguments" in \
+        _flat(ROOT / "docs" / "assurance.md")
 
 
 @pytest.mark.slow          # simulates the default 60-person, 90-day world
