@@ -17,7 +17,7 @@ from orgbench.core.errors import InputError
 
 #: Modules under orgbench/commands/ that add commands; each has ``register(cli)``.
 COMMAND_MODULES = ("simulate", "cargo", "groundeval", "assurance", "reproduce", "browse", "tables", "assure_run",
-                   "serve_local", "compare", "observe", "export", "sweep")
+                   "serve_local", "compare", "observe", "export", "sweep", "pack")
 
 RESUMES = "run the same command again to resume"
 #: What a Ctrl-C leaves, per command (first one or two words of the command line); the rest: ``ATOMIC``.

@@ -27,7 +27,7 @@ __all__ = ["BUILTIN_PACKS", "DEFAULT_PACK", "Pack", "default_pack", "is_builtin"
            "resolve", "world_pack"]
 
 DEFAULT_PACK = "hardware"
-BUILTIN_PACKS: tuple[str, ...] = ("fintech", "hardware")
+BUILTIN_PACKS: tuple[str, ...] = ("clinical", "fintech", "hardware", "utility")
 
 
 @dataclass(frozen=True)

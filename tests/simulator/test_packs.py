@@ -125,7 +125,7 @@ def test_the_cli_refuses_an_unknown_or_malformed_pack_in_one_line(tmp_path):
     result = CliRunner().invoke(cli, ["simulate", "--out", str(tmp_path / "w"), "--config", str(config_file)])
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == [
-        f"error: {config_file}: pack: unknown pack 'aerospace' (built-in packs are fintech, hardware; "
+        f"error: {config_file}: pack: unknown pack 'aerospace' (built-in packs are clinical, fintech, hardware, utility; "
         "or give the path of a .toml pack file)"]
     bad = _pack_with(tmp_path, 'firmware_line = "6.4"', 'firmware_line = "six"')
     result = CliRunner().invoke(cli, ["simulate", "--out", str(tmp_path / "w"), "--pack", str(bad)])

@@ -151,17 +151,30 @@ def test_the_issues_small_world_builds(tmp_path):
     assert "wrote" in built.output
 
 
-@pytest.mark.slow          # three fintech worlds at CARGO's size and 31 cross-validations
-def test_no_independent_reader_beats_the_majority_on_a_fintech_suite():
+@pytest.mark.slow          # simulates and builds (5 s a pack)
+@pytest.mark.parametrize("pack", ["clinical", "utility"])
+def test_every_new_pack_builds_a_suite_whose_truth_holds_in_the_raw_world(pack):
+    worlds, suite = pack_suite(pack)
+    assert suite.meta["pack"] == pack and suite.meta["counts"] == SMALL and suite.gating
+    check_against_world(pack, worlds, suite)
+
+
+#: Reader leaks found on a pack's suite and left open (see the report): (family pair, reader).
+#: fintech revises one runbook (RB-CHARGEBACK), so skips come from its cases only and P4 leans on the runbooks its
+#: corruptions apply to; a bag of words tells P4 from P1+P3 there (0.806, interval [0.745, 0.855] against a
+#: majority of 0.745).
+KNOWN_LEAKS = {"fintech": [("P1+P3 vs P4", "bag_of_words")], "clinical": [], "utility": []}
+
+
+@pytest.mark.slow          # three worlds at CARGO's size and 31 cross-validations, per pack (about a minute each)
+@pytest.mark.parametrize("pack", ["fintech", "clinical", "utility"])
+def test_no_independent_reader_beats_the_majority_on_a_pack_suite(pack):
     from independent_readers import score_suite
 
-    worlds, suite = pack_suite("fintech", (0, 1, 2), (("P1", 50), ("P3", 96), ("P2", 50), ("P4", 50)), 30, 45)
-    check_against_world("fintech", worlds, suite)
+    worlds, suite = pack_suite(pack, (0, 1, 2), (("P1", 50), ("P3", 96), ("P2", 50), ("P4", 50)), 30, 45)
+    check_against_world(pack, worlds, suite)
     scores = score_suite(suite.items, suite.truth)
     leaks = [(pair, name) for pair, by_reader in scores.items() for name, s in by_reader.items() if s.leaks]
-    # A finding left open: fintech revises one runbook (RB-CHARGEBACK), so skips come from its cases only and P4
-    # leans on the runbooks its corruptions apply to; a bag of words tells P4 from P1+P3 there (0.806, interval
-    # [0.745, 0.855] against a majority of 0.745). No other reader, and no other family pair, leaks.
-    assert leaks == [("P1+P3 vs P4", "bag_of_words")], [(p, n, str(scores[p][n])) for p, n in leaks]
+    assert leaks == KNOWN_LEAKS[pack], [(p, n, str(scores[p][n])) for p, n in leaks]
     for name, score in suite.meta["shortcut_readers"].items():
         assert score["accuracy"] <= score["majority"] + 0.05, (name, score)

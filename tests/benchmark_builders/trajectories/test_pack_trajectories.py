@@ -102,6 +102,13 @@ def test_fintech_trajectories_call_the_runbooks_steps_and_their_labels_hold_in_t
     assert "check_payout" in names and not names & {"check_entitlement", "get_asset", "search_kb"}
 
 
+@pytest.mark.slow          # a world per pack
+@pytest.mark.parametrize("pack", ["clinical", "utility"])
+def test_every_new_packs_trajectory_labels_hold_in_the_raw_world(pack):
+    _, labels = check_labels(pack, pack_world(pack))
+    assert sum(any(v == -1 for v in label.labels.values()) for label in labels) >= 25
+
+
 def test_build_trajectories_on_a_pack_file_world_needs_that_file(tmp_path):
     pack = tmp_path / "telecom.toml"
     pack.write_text((PACKS / "fintech.toml").read_text(encoding="utf-8").replace('name = "fintech"', 'name = "telecom"'),
