@@ -71,7 +71,8 @@ def check_against_world(pack: str, worlds, suite) -> None:
         for change in changes:
             if "derived" not in change:
                 assert change["original"] == _text(ticket[change["field"]])    # the world's value was replaced
-                assert change["new"] not in item["live_context"]
+                # no value the case's own record holds (an earlier case's opening day may coincide with a new date)
+                assert change["new"] not in {_text(v) for v in ticket.values()}
             assert change["new"] in item["candidate"].replace("_", " ") or change["new"] in item["candidate"]
         if truth["family"] in ("P1", "P3", "P2") and truth["case_state"] == "closed":
             # every id fact the runbook's steps write (the pack's own ids included) is stated with the world's value
