@@ -41,7 +41,7 @@ def run_cargo_jobs(jobs: list[Job], spec: str, out: Path, *, suite: Path, condit
     the suite's absolute path is recorded so that ``tables cargo`` can find it. Responses are cached in
     ``cache_path`` (default ``out/cache.sqlite``) unless the backend is not ``cacheable`` (a procedural judge).
     """
-    from judges.cargo_scores import cargo_line, suite_binding
+    from judges.cargo_binding import cargo_line, suite_binding
 
     endpoint = endpoint or EndpointConfig(concurrency=16)
     binding, locations = suite_binding(suite)

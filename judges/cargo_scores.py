@@ -17,6 +17,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from benchmark_builders.cargo.identity import suite_digest
+from judges.cargo_binding import cargo_line, suite_binding
 from judges.judgments import JUDGMENTS, Judgment, load_judgments
 from judges.metrics import (
     FAMILIES, SHOULD_PENALIZE, ConditionScore, gating_loss, penalty_table, risk_coverage, score_condition,
@@ -84,11 +85,6 @@ class RunScores:
     item_means: Mapping[str, np.ndarray]
 
 
-def suite_binding(suite_dir: Path) -> tuple[dict[str, str], dict[str, str]]:
-    """What a run of ``suite_dir`` records: ``parameters`` {suite_digest} (binding) and ``locations`` {suite} (its path)."""
-    return {"suite_digest": suite_digest(suite_dir)}, {"suite": str(Path(suite_dir).resolve())}
-
-
 def run_suite(run_dir: Path) -> tuple[str, Path]:
     """The suite digest and path a run's run.json records (InputError naming run.json if it records none)."""
     path = Path(run_dir) / RUN_JSON
@@ -126,11 +122,6 @@ def suite_of_runs(run_dirs: Sequence[Path], suite_dir: Path | None = None) -> Su
         raise InputError(f"{first_json}: parameters.suite_digest is {digest}, but suite {suite_dir} has {found}: "
                          "not the suite this run judged")
     return truth
-
-
-def cargo_line(judgment: Judgment) -> dict[str, Any]:
-    """A CARGO judgments.jsonl line: the judgment with ``penalized`` (true, false, or null when undecided or failed)."""
-    return {**judgment.to_json(), "penalized": judgment.penalized}
 
 
 def _penalized_problem(row: Mapping[str, Any], judgment: Judgment) -> str | None:
