@@ -1,6 +1,6 @@
 """CARGO judging as a library: jobs from a suite's items, and one resumable run bound to the suite.
 
-``make_jobs`` renders one request per (item, condition, judge seed);
+``make_jobs`` makes one job per (item, condition, judge seed), its request rendered when the runner takes it;
 ``run_cargo_jobs`` runs them through the backend a spec names (the registry)
 into a run directory whose ``run.json`` binds the suite's digest and every
 answer-changing setting (``judges.runner``), with the response cache beside it.
@@ -8,13 +8,14 @@ answer-changing setting (``judges.runner``), with the response cache beside it.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from benchmark_builders.cargo.records import CargoItem
 from judges.backends import EndpointConfig, make_backend
 from judges.cache import ResponseCache
-from judges.conditions import Condition, render
+from judges.conditions import Condition, check_item, render
 from judges.judgments import JUDGMENTS, load_judgments
 from judges.runner import Job, RunSummary, run_jobs_sync
 from orgbench.core.errors import InputError
@@ -24,11 +25,14 @@ __all__ = ["every_request_failed", "make_jobs", "run_cargo_jobs"]
 
 def make_jobs(items: Sequence[CargoItem], conditions: Iterable[Condition], seeds: Iterable[int], *,
               temperature: float = 0.0, max_tokens: int | None = None) -> list[Job]:
-    """One job per (condition, item, judge seed), in that order."""
+    """One job per (condition, item, judge seed), in that order; each item checked now, rendered when asked."""
     seeds = list(seeds)
-    return [Job(item.item_id, cond.name, seed, render(cond, item.to_json(), seed, temperature=temperature,
-                                                      max_tokens=max_tokens))
-            for cond in conditions for item in items for seed in seeds]
+    shown = [item.to_json() for item in items]
+    for fields in shown:
+        check_item(fields)
+    return [Job(item.item_id, cond.name, seed, render=partial(render, cond, fields, seed, temperature=temperature,
+                                                              max_tokens=max_tokens))
+            for cond in conditions for item, fields in zip(items, shown) for seed in seeds]
 
 
 def run_cargo_jobs(jobs: list[Job], spec: str, out: Path, *, suite: Path, conditions: list[str], seeds,

@@ -126,12 +126,17 @@ def user_prompt(cond: Condition, item: Mapping[str, str]) -> str:
     ))
 
 
-def render(cond: Condition, item: Mapping[str, str], seed: int, *, temperature: float = 0.0,
-           max_tokens: int | None = None) -> JudgeRequest:
-    """The request a judge receives for ``item`` under ``cond`` with judge seed ``seed``."""
+def check_item(item: Mapping[str, str]) -> None:
+    """InputError naming the item and field when ``item`` lacks a text field that a prompt shows."""
     missing = [f for f in ITEM_FIELDS if not isinstance(item.get(f), str)]
     if missing:
         raise InputError(f"item {item.get('item_id', '?')}: missing or non-text field {missing[0]}")
+
+
+def render(cond: Condition, item: Mapping[str, str], seed: int, *, temperature: float = 0.0,
+           max_tokens: int | None = None) -> JudgeRequest:
+    """The request a judge receives for ``item`` under ``cond`` with judge seed ``seed``."""
+    check_item(item)
     return JudgeRequest(
         messages=(Message("system", system_prompt(cond)), Message("user", user_prompt(cond, item))),
         params=GenerationParams(temperature=temperature, max_tokens=max_tokens, seed=seed),

@@ -44,7 +44,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
@@ -59,17 +59,33 @@ from orgbench.core.storage import write_json
 
 @dataclass(frozen=True, slots=True)
 class Job:
-    """One judgment to make: an item under a condition with a judge seed, and the rendered request."""
+    """One judgment to make: an item under a condition with a judge seed, and its request or how to render it.
+
+    A job made with ``render`` (and no ``request``) is rendered when the runner takes it, so a run starts
+    asking before every prompt is rendered; its inputs are checked when it is made.
+    """
 
     item_id: str
     condition: str
     seed: int
-    request: JudgeRequest
+    request: JudgeRequest | None = None
+    render: Callable[[], JudgeRequest] | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if (self.request is None) == (self.render is None):
+            raise ValueError(f"job {self.key}: give a request or a render, one of them")
 
     @property
     def key(self) -> JobKey:
         """The (item_id, condition, seed) that names this judgment in the log."""
         return (self.item_id, self.condition, self.seed)
+
+    def rendered(self) -> JudgeRequest:
+        """The request: the one given, or rendered now (not kept; the runner renders each job once)."""
+        if self.request is not None:
+            return self.request
+        assert self.render is not None
+        return self.render()
 
 
 @dataclass(frozen=True)
@@ -129,17 +145,17 @@ async def run_jobs(
     run_dir.mkdir(parents=True, exist_ok=True)
     jobs = _unique(jobs, concurrency)
     path = run_dir / JUDGMENTS
-    prepared, rows = await _open_run(backend, jobs, run_dir, parameters, locations)
+    rows = await _open_run(backend, jobs, run_dir, parameters, locations)
     tally = Tally()
     for row in rows.values():
         tally.add(row)
     already = sum(1 for job in jobs if job.key in rows)
     log = RunLog(path, cache, backend_identity(backend), tally, line)
-    remaining, from_cache = _answer_from_cache(log, [entry for entry in prepared if entry[0].key not in rows])
+    remaining, asked, from_cache = _answer_from_cache(log, backend, [job for job in jobs if job.key not in rows])
     bar = Progress(progress, len(jobs), already + from_cache, backend.name)
     backend.ensure_pool(concurrency)
     error_limit = max(20, 2 * concurrency) if max_consecutive_errors is None else max_consecutive_errors
-    workers = _Workers(backend, log, remaining, error_limit, flush_size)
+    workers = _Workers(backend, log, remaining, asked, error_limit, flush_size)
     try:
         await workers.run(concurrency, flush_interval, lambda: bar.update(already + log.written))
     finally:
@@ -147,12 +163,12 @@ async def run_jobs(
         bar.update(already + log.written)
         bar.close()
         await backend.aclose()
-        record_wall_time(run_dir, backend, time.perf_counter() - started, len(remaining), workers.timed)
+        record_wall_time(run_dir, backend, time.perf_counter() - started, asked, workers.timed)
     if workers.fatal:
         raise InputError(workers.fatal[0])
     sort_log(path)
     return RunSummary(
-        run_dir=run_dir, jobs=len(jobs), already_done=already, requested=len(remaining),
+        run_dir=run_dir, jobs=len(jobs), already_done=already, requested=asked,
         from_cache=from_cache, written=log.written, judgments=tally.judgments, penalized=tally.penalized,
         passed=tally.passed, cannot_decide=tally.cannot_decide, unparsed=tally.unparsed, errors=tally.errors,
         usage=tally.usage, elapsed_s=round(time.perf_counter() - started, 6),
@@ -175,22 +191,26 @@ def _unique(jobs: Iterable[Job], concurrency: int) -> list[Job]:
     return jobs
 
 
+def _prepared(backend: JudgeBackend, job: Job) -> Prepared:
+    """The job, its request as the backend sends it, and that request's hash."""
+    request = backend.prepare(job.rendered())
+    return job, request, request_hash(request)
+
+
 async def _open_run(backend: JudgeBackend, jobs: list[Job], run_dir: Path, parameters: Mapping[str, Any] | None,
-                    locations: Mapping[str, Any] | None) -> tuple[list[Prepared], dict[JobKey, Judgment]]:
+                    locations: Mapping[str, Any] | None) -> dict[JobKey, Judgment]:
     """Check the run can resume (every check before the first write), then write run.json and recover the log.
 
-    Returns each job with its prepared request and hash, and the judgments already finished by key.
+    Returns the judgments already finished by key (each checked against its job's request).
     """
     path = run_dir / JUDGMENTS
     try:
         await backend.settle()      # e.g. which response_format dialect the endpoint accepts
-        prepared = [(job, request, request_hash(request)) for job in jobs
-                    for request in (backend.prepare(job.request),)]
         record = run_record(backend, parameters, locations)
         write_record = check_run_json(run_dir / RUN_JSON, record)
         done, dirty = scan_log(path)
         rows = {key: Judgment.from_json(json.loads(raw), path) for key, raw in done.items()}
-        check_requests(path, rows, {job.key: h for job, _, h in prepared})
+        check_requests(path, rows, {job.key: _prepared(backend, job)[2] for job in jobs if job.key in rows})
     except BaseException:
         await backend.aclose()
         raise
@@ -198,16 +218,19 @@ async def _open_run(backend: JudgeBackend, jobs: list[Job], run_dir: Path, param
         write_json(run_dir / RUN_JSON, record)
     if dirty:
         write_log(path, done)
-    return prepared, rows
+    return rows
 
 
-def _answer_from_cache(log: RunLog, todo: list[Prepared]) -> tuple[list[Prepared], int]:
-    """Log the jobs the cache answers; the jobs left to ask and how many the cache answered."""
-    if log.cache is None or not todo:
-        return todo, 0
+def _answer_from_cache(log: RunLog, backend: JudgeBackend,
+                       jobs: list[Job]) -> tuple[Iterable[Prepared], int, int]:
+    """Log the jobs the cache answers; the jobs left to ask (prepared as taken, when no cache can answer any),
+    how many there are, and how many the cache answered."""
+    if log.cache is None or not jobs or not len(log.cache):
+        return (_prepared(backend, job) for job in jobs), len(jobs), 0
+    todo = [_prepared(backend, job) for job in jobs]
     hits = log.cache.get_many(cache_key(log.identity, h) for _, _, h in todo)
     if not hits:
-        return todo, 0
+        return todo, len(todo), 0
     remaining = []
     for job, request, h in todo:
         hit = hits.get(cache_key(log.identity, h))
@@ -216,16 +239,16 @@ def _answer_from_cache(log: RunLog, todo: list[Prepared]) -> tuple[list[Prepared
         else:
             log.record(job.key, h, hit, None, cacheable=False)
     log.flush()
-    return remaining, len(todo) - len(remaining)
+    return remaining, len(remaining), len(todo) - len(remaining)
 
 
 class _Workers:
     """Workers that share one queue of jobs, log each answer, and stop the run on a fatal or a streak of errors."""
 
-    def __init__(self, backend: JudgeBackend, log: RunLog, remaining: list[Prepared], error_limit: int,
-                 flush_size: int) -> None:
+    def __init__(self, backend: JudgeBackend, log: RunLog, remaining: Iterable[Prepared], count: int,
+                 error_limit: int, flush_size: int) -> None:
         self.backend, self.log, self.queue = backend, log, iter(remaining)
-        self.count = len(remaining)
+        self.count = count
         self.error_limit, self.flush_size = error_limit, flush_size
         self.fatal: list[str] = []
         self.failing = 0            # requests failed in a row
@@ -292,6 +315,7 @@ def run_jobs_sync(jobs: Iterable[Job], backend: JudgeBackend, run_dir: Path, **o
 
 def job_to_json(job: Job) -> dict[str, Any]:
     """A job as a JSON object (message content must be text)."""
+    request = job.rendered()
     return {"item_id": job.item_id, "condition": job.condition, "seed": job.seed,
-            "messages": [{"role": m.role, "content": m.text()} for m in job.request.messages],
-            "params": job.request.params.to_json()}
+            "messages": [{"role": m.role, "content": m.text()} for m in request.messages],
+            "params": request.params.to_json()}

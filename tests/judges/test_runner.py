@@ -464,3 +464,42 @@ def test_a_run_json_of_an_older_format_is_refused(chat, tmp_path):
     with pytest.raises(InputError, match="run.json: format_version 1, not 2: it does not record"):
         run_jobs_sync(jobs, backend_for(chat), tmp_path / "run", progress=False)
     assert _snapshot(tmp_path / "run") == before
+
+
+def _rendered_later(jobs: list[Job], rendered: list[tuple]) -> list[Job]:
+    """The same jobs, each rendered when taken (noting its key in ``rendered``)."""
+    def later(job: Job):
+        def render() -> JudgeRequest:
+            rendered.append(job.key)
+            assert job.request is not None
+            return job.request
+        return Job(job.item_id, job.condition, job.seed, render=render)
+    return [later(job) for job in jobs]
+
+
+def test_a_run_asks_before_every_prompt_is_rendered_and_logs_the_same_bytes(chat, tmp_path):
+    jobs = make_jobs(items=10)
+    rendered: list[tuple] = []
+    renders_at_first_request: list[int] = []
+    backend = backend_for(chat)
+    complete = backend.complete
+
+    async def noting(request):
+        renders_at_first_request.append(len(rendered))
+        return await complete(request)
+
+    backend.complete = noting
+    run_jobs_sync(_rendered_later(jobs, rendered), backend, tmp_path / "later", concurrency=2, progress=False)
+    run_jobs_sync(jobs, backend_for(chat), tmp_path / "given", concurrency=2, progress=False)
+    assert renders_at_first_request[0] <= 2 < len(jobs)        # one prompt per worker, not all 40
+    assert sorted(rendered) == sorted(job.key for job in jobs)   # each job rendered once
+    assert (tmp_path / "later" / JUDGMENTS).read_bytes() == (tmp_path / "given" / JUDGMENTS).read_bytes()
+
+    # a resume renders the finished jobs to check them: another prompt under a finished key is still refused
+    changed = [Job(j.item_id, j.condition, j.seed, render=lambda j=j: JudgeRequest(
+        (j.request.messages[0], Message("user", j.request.messages[1].text() + " (another suite)")),
+        j.request.params)) for j in jobs]
+    with pytest.raises(InputError, match="was judged from another request"):
+        run_jobs_sync(changed, backend_for(chat), tmp_path / "later", progress=False)
+    with pytest.raises(ValueError, match="a request or a render"):
+        Job("item-000", "cargo", 0)
