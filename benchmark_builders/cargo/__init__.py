@@ -5,40 +5,24 @@ by construction (P1 entity transplant, P3 benign divergence, P2 contradiction,
 P4 procedural corruption); ``write_suite`` writes them with their truth, golden
 set, gating set and manifest.
 
-The names are imported when first used: reading a suite (``records``) does not
-load the builder, the simulator and faker.
+The names here are imported from their modules on first use, so reading a
+suite (``records``, as ``orgbench judge`` does) does not load the builder, the
+simulator and faker.
 """
 
-from __future__ import annotations
+from typing import TYPE_CHECKING
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
-#: Each public name and the module that defines it.
-_WHERE = {
-    "FAMILIES": "records", "SHOULD_PENALIZE": "records",
-    "Suite": "build", "SuiteConfig": "build", "build_suite": "build", "suite_from_world_objects": "build",
-    "write_suite": "build", "write_suite_files": "build",
-    "SupportCase": "cases", "case_from_facts": "cases", "cases_from_world": "cases",
-}
+from orgbench.core.exports import lazy_exports
 
 if TYPE_CHECKING:
     from benchmark_builders.cargo.build import (
-        Suite, SuiteConfig, build_suite, suite_from_world_objects, write_suite, write_suite_files,
+        Suite as Suite, SuiteConfig as SuiteConfig, build_suite as build_suite,
+        suite_from_world_objects as suite_from_world_objects, write_suite as write_suite,
+        write_suite_files as write_suite_files,
     )
-    from benchmark_builders.cargo.cases import SupportCase, case_from_facts, cases_from_world
-    from benchmark_builders.cargo.records import FAMILIES, SHOULD_PENALIZE
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _WHERE:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)
-    globals()[name] = value
-    return value
-
-
-__all__ = [
-    "FAMILIES", "SHOULD_PENALIZE", "Suite", "SuiteConfig", "SupportCase", "build_suite", "case_from_facts",
-    "cases_from_world", "suite_from_world_objects", "write_suite", "write_suite_files",
-]
+    from benchmark_builders.cargo.cases import (
+        SupportCase as SupportCase, case_from_facts as case_from_facts, cases_from_world as cases_from_world,
+    )
+    from benchmark_builders.cargo.records import FAMILIES as FAMILIES, SHOULD_PENALIZE as SHOULD_PENALIZE
+else:                   # type checkers read the imports above; at run time each is made on first use
+    __all__, __getattr__ = lazy_exports(__name__)
