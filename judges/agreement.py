@@ -59,10 +59,10 @@ def krippendorff_alpha(ratings: Sequence[Sequence[Label]]) -> tuple[float, int]:
     items = len(ratings[0])
     if any(len(r) != items for r in ratings):
         raise ValueError("every rater must rate the same items (None for missing)")
-    coincidence: Counter[tuple[str, str]] = Counter()
+    coincidence: dict[tuple[str, str], float] = {}
     pairable = 0
     for i in range(items):
-        labels = [r[i] for r in ratings if r[i] is not None]
+        labels = [label for r in ratings if (label := r[i]) is not None]
         m = len(labels)
         if m < 2:
             continue
@@ -72,13 +72,13 @@ def krippendorff_alpha(ratings: Sequence[Sequence[Label]]) -> tuple[float, int]:
             for k in counts:
                 together = counts[c] * (counts[k] - (1 if c == k else 0))
                 if together:
-                    coincidence[(c, k)] += together / (m - 1)
+                    coincidence[(c, k)] = coincidence.get((c, k), 0) + together / (m - 1)
     total = sum(coincidence.values())
     if total == 0:
         return math.nan, pairable
-    marginal: Counter[str] = Counter()
+    marginal: dict[str, float] = {}
     for (c, _), value in coincidence.items():
-        marginal[c] += value
+        marginal[c] = marginal.get(c, 0) + value
     observed = sum(v for (c, k), v in coincidence.items() if c != k)
     expected = total * total - sum(v * v for v in marginal.values())     # Σ_{c≠k} n_c·n_k
     if expected == 0:

@@ -25,7 +25,7 @@ import functools
 import math
 import re
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 _STOP = frozenset("""a an the and or but to of on in for with by from at as into onto is are was were be been being
 it its this that these those we i our us you your they them their he she his her then next first finally after
@@ -207,7 +207,7 @@ def detail_labels(reference: str) -> set[str]:
 
 def reference_steps(reference: str, labels: Sequence[str]) -> list[RefStep]:
     """The reference's steps (``step_lines``), read as exemplar steps (fields: the given field labels)."""
-    steps = []
+    steps: list[Any] = []
     for line in step_lines(reference):
         action, uses_text, produces_text = _split_step(line)
         if not content_stems(action):

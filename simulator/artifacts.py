@@ -102,8 +102,7 @@ def _person(context: Any, actor_id: Any) -> str:
 def fact_keys(facts: Mapping[str, Any], skip: Iterable[str] = ()) -> list[str]:
     """The keys of ``facts`` in speaking order (known facts first, then the rest sorted), minus ``skip``."""
     skipped = set(skip)
-    rank = _RANK.get
-    known = sorted((k for k in facts if k in _RANK and k not in skipped), key=rank)
+    known = sorted((k for k in facts if k in _RANK and k not in skipped), key=_RANK.__getitem__)
     rest = sorted(k for k in facts if k not in _RANK and k not in skipped)
     return known + rest
 
@@ -214,7 +213,7 @@ def environment() -> jinja2.Environment:
 
 def _macro(template: str, names: Mapping[str, str]) -> Callable[..., str]:
     """The template's ``render`` macro as a plain function, bound to a context holding ``names``."""
-    macro = environment().get_template(template + ".j2").make_module(vars={"names": names}).render
+    macro = getattr(environment().get_template(template + ".j2").make_module(vars={"names": names}), "render")
     func = getattr(macro, "_func", None)
     if func is None or getattr(macro, "catch_kwargs", False) or getattr(macro, "caller", False):
         return macro  # another jinja2 release: call the macro the public way

@@ -39,7 +39,7 @@ def summarise(world: World, directory: Path, samples: int = 3) -> str:
         lines.append("\nsupport cases by runbook (closed / live at the end):")
         closed = Counter(f.get("procedure_id") for f in last.values() if f.get("case_status") == "closed")
         live = Counter(f.get("procedure_id") for f in last.values() if f.get("case_status") != "closed")
-        for procedure_id in sorted(closed | live):
+        for procedure_id in sorted(closed | live, key=str):
             lines.append(f"  {procedure_id:<20}  {closed[procedure_id]:>4} / {live[procedure_id]}")
     types = Counter(e.type for e in world.events)
     answered = {e.payload.get("escalation_id") for e in world.events if e.type == "escalation.answered"}

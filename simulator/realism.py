@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 from simulator.model import ArtifactVersion
 from simulator.world import World
@@ -119,7 +119,7 @@ def measure(world: World, second: World | None = None) -> Realism:
     chat = Counter(v.body for v in world.artifacts if v.subsystem == "chat")
     chat_total = sum(chat.values())
     top = sum(n for _, n in chat.most_common(TOP_CHAT))
-    figures = dict(versions=len(bodies), body_repeat_share=repeat_share(bodies)[0],
+    figures: dict[str, Any] = dict(versions=len(bodies), body_repeat_share=repeat_share(bodies)[0],
                    english_words=len(english_words(bodies, names)), skeleton_repeat_share=shares,
                    top_chat_share=top / chat_total if chat_total else 0.0, chat_messages=chat_total)
     if second is not None:

@@ -132,8 +132,8 @@ def _records(path: Path, build, *, key: tuple[str, ...] = (), required: bool = F
         try:
             rows.append(build(obj))
         except (KeyError, TypeError, ValueError) as exc:
-            key = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-            raise InputError(f"{path}:{number}: bad or missing field {key}") from None
+            field = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+            raise InputError(f"{path}:{number}: bad or missing field {field}") from None
     if required and not rows:
         raise InputError(f"{path}: no records (a world has at least one)")
     return tuple(rows)

@@ -18,7 +18,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import fastjsonschema
 
@@ -43,6 +43,12 @@ _GRAMMAR = (re.compile(r"\[(BEGIN|END) TARGET STEP\]"), re.compile(r"\[MESSAGE \
             re.compile(r"\[TOOL RESULT \d+ id=[^\s]+\]"), re.compile(r"\[TOOL CALL id=[^\s]+ bytes=\d+\] [^\s(]+\(.*\)"),
             re.compile(r"(?!\[).*"))
 _HEADER_INDEX = re.compile(r"\[(?:MESSAGE|TOOL RESULT) (\d+) ")
+
+
+def _header_index(line: str) -> int | None:
+    """The index a message or tool-result header line states (None if the line is no such header)."""
+    found = _HEADER_INDEX.match(line)
+    return int(found.group(1)) if found else None
 
 
 def _schema_validators() -> dict[str, Callable[[Any], Any]]:
@@ -207,8 +213,7 @@ def _packet_rules(text: str, lines: list[str], wanted: list[str], target: int, e
         ("disk:grammar", lambda: next((f"line {k + 1} matches no line form" for k, line in enumerate(lines)
                                        if not _line_form(line)), "")),
         ("disk:markers", lambda: "" if len(begin) == 1 and lines.count("[END TARGET STEP]") == 1
-         and begin[0] + 1 < len(lines) and _HEADER_INDEX.match(lines[begin[0] + 1])
-         and int(_HEADER_INDEX.match(lines[begin[0] + 1]).group(1)) == target else "markers wrong"),
+         and begin[0] + 1 < len(lines) and _header_index(lines[begin[0] + 1]) == target else "markers wrong"),
         ("disk:extent", lambda: "" if (lines[-1:] == ["[END TARGET STEP]"] if extent == "prefix"
                                        else headers[-1:] == [last]) else f"{extent} packet ends wrongly"),
         ("disk:text-equals-source", lambda: "" if lines == wanted else next(
@@ -231,14 +236,14 @@ def _jsonl(data: bytes | None, name: str) -> list[Any]:
     return loads_jsonl(data or b"", name)
 
 
-def audit(trajectories_jsonl: bytes, labels_jsonl: bytes | None, jobs: list[Mapping[str, Any]],
+def audit(trajectories_jsonl: bytes, labels_jsonl: bytes | None, jobs: Sequence[Mapping[str, Any]],
           packets: Mapping[str, bytes | None], extents: tuple[str, ...], reverse: bool,
           renderings: tuple[str, ...] = ("restored",)) -> AuditResult:
     """Audit raw suite lines, the build's jobs and its packets (``packets``: job packet_id -> bytes or None)."""
     failures: list[tuple[str, str]] = []
     flags: list[tuple[str, str]] = []
     checked = 0
-    records = {}
+    records: dict[str, Any] = {}
     for kind, rows in (("trajectory", _jsonl(trajectories_jsonl, "trajectories.jsonl")),
                        ("labels", _jsonl(labels_jsonl, "labels.jsonl"))):
         for number, row in enumerate(rows, start=1):

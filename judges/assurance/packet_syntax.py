@@ -39,7 +39,7 @@ def parse_packet(data: bytes) -> tuple[list[_Block], str]:
         return blocks, f"packet is not UTF-8 (byte {exc.start})"
     if text.splitlines() != text.split("\n")[:-1]:
         at = _RAW_BREAK.search(text)
-        return blocks, (f"a line break other than LF ({text[at.start()]!r}, CR or another) at character "
+        return blocks, (f"a line break other than LF ({repr(text[at.start()]) if at else '?'}, CR or another) at character "
                         f"{at.start() if at else '?'}: str.splitlines() and the byte parser would read different "
                         f"lines")
     while pos < size:

@@ -109,13 +109,15 @@ def _require_previous(cfg: PipelineConfig, step: str, ws: Workspace, snapshot: S
             raise StageRefused(step, "controls-not-weaker",
                                f"{name} ran under {record.controls or 'unrecorded controls'}, weaker than "
                                f"{cfg.controls.name}: run it again under {cfg.controls.name}")
-    for earlier, later in zip(chain, chain[1:]):
+    records = [record for record in chain if record is not None]     # all of them: a missing one was refused above
+    assert previous is not None and len(records) == len(chain)
+    for earlier, later in zip(records, records[1:]):
         stale = [path for path, digest in earlier.products.items() if later.materials.get(path) != digest]
         if stale:
             raise StageRefused(step, "records-chain",
                                f"{later.step} record was made from other {earlier.step} outputs ({stale[0]}): "
                                f"stale output of an earlier run")
-    for record in chain:
+    for record in records:
         theirs = {k: v for k, v in record.materials.items() if k.startswith("source:")}
         if theirs != dict(materials):
             changed = sorted(k for k in set(theirs) | set(materials) if theirs.get(k) != materials.get(k))

@@ -56,7 +56,7 @@ def public_from_pem(data: bytes, where: str) -> SSlibKey:
             public = serialization.load_pem_private_key(data, password=None).public_key()
         else:
             public = serialization.load_pem_public_key(data)
-        return SSlibKey.from_crypto(public)      # type: ignore[arg-type]
+        return SSlibKey.from_crypto(public)
     except (ValueError, TypeError) as exc:
         raise InputError(f"{where}: not a readable PEM public or unencrypted private key ({exc})") from None
 

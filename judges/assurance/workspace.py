@@ -79,7 +79,7 @@ class Workspace:
 
     def listing(self, folder: str) -> list[str]:
         """Relative paths of every file and pack member under ``folder``, sorted."""
-        out = set()
+        out: set[str] = set()
         folder = folder.rstrip("/")
         members = self.members(folder)
         if members is not None:
@@ -92,8 +92,9 @@ class Workspace:
             for name in files:
                 if name.endswith(SUFFIX):
                     inner = f"{prefix}/{name[:-len(SUFFIX)]}"
-                    if self.members(inner) is not None and inner not in self.errors:
-                        out.update(f"{inner}/{member}" for member in self.packs[inner])
+                    members = self.members(inner)
+                    if members is not None and inner not in self.errors:
+                        out.update(f"{inner}/{member}" for member in members)
                         continue
                 out.add(f"{prefix}/{name}")
         return sorted(out)

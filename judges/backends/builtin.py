@@ -78,7 +78,7 @@ def read_request(request: JudgeRequest) -> Shown:
                 sections[key] = body
                 break
     authority = fact_authority(system)
-    statuses = ("supported", "contradicted", "unverifiable")
+    statuses: tuple[str, ...] = ("supported", "contradicted", "unverifiable")
     found = re.search(r"claim statuses:\s*(.+?)\.?\s*$", system, re.IGNORECASE | re.MULTILINE)
     if found:
         statuses = tuple(s.strip().lower() for s in found.group(1).split(",") if s.strip())

@@ -252,8 +252,8 @@ class ChatClient:
 
     async def chat(
         self,
-        messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]] | None = None,
+        messages: list[Mapping[str, Any]],
+        tools: list[Mapping[str, Any]] | None = None,
         params: GenerationParams | Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
         """One assistant turn: ``{"message": {role, content, tool_calls?}, "usage", "finish_reason", "model"}``."""

@@ -135,7 +135,8 @@ def _declared(path: Path) -> Backend | None:
         return None
     for node in ast.parse(source, filename=str(path)).body:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
-        if any(isinstance(t, ast.Name) and t.id == DECLARATION for t in targets) and node.value is not None:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None \
+                and any(isinstance(t, ast.Name) and t.id == DECLARATION for t in targets):
             call = node.value
             if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "Backend"
                     and not call.args):

@@ -90,7 +90,7 @@ def channel_chatter(ctx: SimContext, channel: str):
         context = {"topic": choice(topics), "team": org.people[author].team}
         facts, item = _news(ctx, rng, author, 0.35, context, public)
         event_id = post_chat(ctx, channel, author, "chat_message", facts, context)
-        if facts:  # the latest public post about this record, which a meeting may cite
+        if facts and item is not None:  # the latest public post about this record, which a meeting may cite
             ctx.shared[("discussed", item.source_id)] = (ctx.ledger.drafts[-1].artifact_id, CHANNELS[channel][0])
         if not facts and context["topic"] == "question" and len(posters) > 1:
             pending.append((ctx.env.now + threads.uniform(5, 120), _asked(ctx, event_id, author, "question",
@@ -303,7 +303,7 @@ def _agenda(ctx: SimContext, team: str, attendees: list[str], rng) -> list[dict]
             if item.kind not in ("deploy", "incident", "postmortem"):
                 continue
             told = [ctx.told(item, a) for a in attendees]
-            if all(t is not None for t in told):
+            if told[0] is not None and all(t is not None for t in told):
                 items.append(told[0])
         return items
     return []

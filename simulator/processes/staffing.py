@@ -103,7 +103,7 @@ def hire(ctx: SimContext, rng) -> None:
 
 def departure(ctx: SimContext, rng) -> None:
     """Someone leaves; from now on they see nothing."""
-    candidates = []
+    candidates: list[str] = []
     for team in ("support_l1", "support_l2", "engineering", "sre", "sales"):
         if len(ctx.org.members(team)) >= 3:
             manager = ctx.org.manager_of(team)

@@ -210,6 +210,7 @@ def _escalation_targets(ctx: SimContext, target: str) -> list[str]:
 
 def escalate(ctx: SimContext, case: SupportCase, step: Step, rng):
     """Hand the case along the org graph to the nearest person of ``step.escalates_to``; returns them."""
+    assert step.escalates_to is not None, step.step_id     # only a step that escalates is handed here
     targets = [t for t in _escalation_targets(ctx, step.escalates_to) if t != case.owner]
     targets = [t for t in targets if not ctx.on_leave(t)] or targets
     if case.space is not None:
@@ -265,8 +266,8 @@ def ask_engineering(ctx: SimContext, case: SupportCase, rng):
     route = ctx.graph.route(case.owner, engineers, ctx.now, ctx.org.active_set()) or [case.owner, ctx.pick(rng, engineers)]
     target = route[-1]
     escalation_id = ctx.ledger.next_id("ESC")
-    facts = {"case_id": case.case_id, "escalation_id": escalation_id, "escalated_to": target, "target": "engineering",
-             **{k: case.facts[k] for k in ("diagnostic_code", "firmware_version") if k in case.facts}}
+    facts: dict[str, Any] = {"case_id": case.case_id, "escalation_id": escalation_id, "escalated_to": target,
+                             "target": "engineering", **{k: case.facts[k] for k in ("diagnostic_code", "firmware_version") if k in case.facts}}
     software = ctx.pack.wording.word("software")
     action = f"confirm whether this {software} fault is a known bug"
     sent, _ = send_email(ctx, case.owner, [target], f"Escalation {escalation_id}: known {software} bug? ({case.case_id})",
@@ -332,11 +333,11 @@ def support_case(ctx: SimContext, case: SupportCase, cause: ParentLink | None = 
                               next_weekday(today, rng.randint(1, 4)), approver, ledger, rng)
         case.facts.update(written)
         case.steps_completed.append(step.step_id)
-        refs = [_ticket_version(ctx, case, worker, step.action), _comment(ctx, case, worker, step, written)]
+        step_refs = [_ticket_version(ctx, case, worker, step.action), _comment(ctx, case, worker, step, written)]
         case.last_event = ledger.emit(
             "case.step_completed", (worker,), "ticketing", case.entity,
             {"case_id": case.case_id, "procedure_id": case.procedure.procedure_id, "step_id": step.step_id, **written},
-            link(), refs)
+            link(), step_refs)
         if step.step_id == "check_known_issue" and rng.random() < 0.5:
             ctx.env.process(ask_engineering(ctx, case, rng))
         if step.step_id in CUSTOMER_STEPS:

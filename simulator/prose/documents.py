@@ -59,7 +59,7 @@ def postmortem(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str, st
                                 "described it as]", rng) + f" {felt}."), "", "## Timeline"]
     if incident.get("opened_at"):
         lines.append(f"- {incident['opened_at']} — incident opened; on-call "
-                     f"{names.get(incident.get('on_call'), incident.get('on_call', 'on-call'))} paged. "
+                     f"{names.get(incident.get('on_call') or '', incident.get('on_call', 'on-call'))} paged. "
                      + DOCS.say("{detect}", rng))
     lines.append(f"- {f['change_id']} identified as the trigger; {incident.get('mitigation', 'rolled back')}.")
     if incident.get("resolved_at"):

@@ -23,7 +23,7 @@ class Rng(Protocol):
 Records = Mapping[str, Sequence[Any]]
 
 
-def _parse(text: str, at: int = 0, inside: bool = False) -> tuple[list, int]:
+def _parse(text: str, at: int = 0, inside: bool = False) -> tuple[Any, int]:
     """Parse ``text`` from ``at`` into a list of parts: literals, ("alt", [choices]) and ("ref", name)."""
     parts: list = []
     choices: list = []

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 def _p(text: str) -> list[str]:
     """Rules separated by ``|`` outside brackets, with line breaks and indentation folded to single spaces."""
-    items, depth, current = [], 0, []
+    items: list[str] = []
+    depth = 0
+    current: list[str] = []
     for char in " ".join(text.split()):
         depth += (char == "[") - (char == "]")
         if char == "|" and depth == 0:
