@@ -2,10 +2,12 @@
 
 Every study builds its tables as :class:`Table` and writes them with
 ``to_markdown`` / ``to_csv`` / ``to_latex`` (or ``write_table`` for all three);
-the HTML report reads the CSV back with ``Table.from_csv``. LaTeX has one
-escape rule, ``latex_escape``: the ten special characters are escaped and the
-few non-ASCII signs the tables use become their LaTeX spelling; any other
-character (accented letters, say) is written as it is, for a UTF-8 document.
+the HTML report reads the CSV back with ``Table.from_csv``. Each format
+escapes its own special characters: a Markdown cell (``markdown_cell``) its
+pipes and line breaks, CSV by quoting, and LaTeX by one rule,
+``latex_escape``: the ten special characters are escaped and the few non-ASCII
+signs the tables use become their LaTeX spelling; any other character
+(accented letters, say) is written as it is, for a UTF-8 document.
 """
 
 from __future__ import annotations
@@ -19,12 +21,12 @@ from typing import Any, Mapping, Sequence
 from orgbench.core.errors import FormatError
 from orgbench.core.storage import write_text_atomic
 
-__all__ = ["LATEX_ESCAPES", "Table", "format_cell", "latex_escape", "write_table"]
+__all__ = ["LATEX_ESCAPES", "Table", "format_cell", "latex_escape", "markdown_cell", "write_table"]
 
 #: Each character LaTeX treats specially, and each non-ASCII sign the tables use, with what is written instead.
 LATEX_ESCAPES: Mapping[str, str] = {
     "\\": "\\textbackslash{}", "#": "\\#", "$": "\\$", "%": "\\%", "&": "\\&", "_": "\\_",
-    "{": "\\{", "}": "\\}", "~": "\\textasciitilde{}", "^": "\\textasciicircum{}",
+    "{": "\\{", "}": "\\}", "~": "\\textasciitilde{}", "^": "\\textasciicircum{}", "|": "\\textbar{}",
     "–": "--", "—": "---", "≥": "$\\geq$", "≤": "$\\leq$", "τ": "$\\tau$", "×": "$\\times$", "±": "$\\pm$",
     "→": "$\\rightarrow$", "−": "$-$", "Δ": "$\\Delta$",
 }
@@ -34,6 +36,11 @@ _LATEX_TABLE = str.maketrans(dict(LATEX_ESCAPES))
 def latex_escape(text: Any) -> str:
     """``text`` (made a string) safe in LaTeX running text: every character of ``LATEX_ESCAPES`` replaced, once."""
     return str(text).translate(_LATEX_TABLE)
+
+
+def markdown_cell(text: str) -> str:
+    """``text`` safe in a Markdown table cell: a pipe escaped (``\\|``), a line break written ``<br>``."""
+    return text.replace("|", "\\|").replace("\r\n", "<br>").replace("\n", "<br>")
 
 
 def format_cell(value: Any, float_format: str = ".3f") -> str:
@@ -100,8 +107,8 @@ class Table:
     def to_markdown(self, *, heading: str = "### ") -> str:
         """A Markdown table: the title (after ``heading``; none without a title) and a blank line, then notes."""
         lines = [f"{heading}{self.title}", ""] if self.title else []
-        lines += ["| " + " | ".join(self.columns) + " |", "|" + "---|" * len(self.columns)]
-        lines += ["| " + " | ".join(row) + " |" for row in self.rows]
+        lines += ["| " + " | ".join(map(markdown_cell, self.columns)) + " |", "|" + "---|" * len(self.columns)]
+        lines += ["| " + " | ".join(map(markdown_cell, row)) + " |" for row in self.rows]
         if self.notes:
             lines += ["", *self.notes]
         return "\n".join(lines) + "\n"

@@ -13,7 +13,6 @@ Key forms (paths relative to the results directory):
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,10 +52,11 @@ class Source:
         """The rows of a CSV under the results directory (empty if absent or unreadable: noted in ``unread``)."""
         if path not in self._csv:
             from orgbench.core.storage import read_text
+            from orgbench.core.tables import Table
 
             try:
-                self._csv[path] = list(csv.DictReader(read_text(self.results / path).splitlines()))
-            except (InputError, csv.Error) as exc:
+                self._csv[path] = Table.from_csv(read_text(self.results / path), self.results / path).records()
+            except InputError as exc:       # unreadable, or not a rectangular CSV (FormatError)
                 self.unread[path] = str(exc)
                 self._csv[path] = []
         return self._csv[path]

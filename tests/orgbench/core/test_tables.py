@@ -63,3 +63,10 @@ def test_a_ragged_csv_is_a_format_error_naming_the_line():
         Table.from_csv("a,b,c\n1,2,3\n1,2\n", "t.csv")
     with pytest.raises(ValueError, match="row 1 has 2 cells for 3 columns"):
         Table(("a", "b", "c"), (("1", "2"),))
+
+
+def test_a_pipe_or_line_break_in_a_cell_cannot_break_the_markdown_table():
+    table = Table(("model | size", "note"), (("a|b", "line one\nline two"),))
+    assert table.to_markdown() == "| model \\| size | note |\n|---|---|\n| a\\|b | line one<br>line two |\n"
+    assert Table.from_csv(table.to_csv(), "t.csv") == table          # CSV keeps them, quoted
+    assert "a\\textbar{}b" in table.to_latex()                         # the text-mode bar, not the math one
