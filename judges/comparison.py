@@ -43,6 +43,7 @@ from judges.metrics import SHOULD_PENALIZE
 from judges.run_record import RUN_STATS
 from orgbench.core.errors import InputError
 from orgbench.core.storage import read_json
+from orgbench.core.tables import Table
 
 LABELS = ("pass", "fail", "cannot_decide")
 
@@ -253,54 +254,50 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
     def fmt(x: Any) -> str:
         return "–" if x is None else f"{x:.3f}" if isinstance(x, float) else str(x)
 
-    lines = ["## Judges", "", "| judge | condition | DI | 95% CI | judgments | parse rate | cannot_decide | errors "
-             "| accuracy | prompt tokens | completion tokens | time s | cost |", "|" + "---|" * 13]
-    for judge, entry in result["judges"].items():
-        for condition, row in entry["conditions"].items():
-            lines.append(f"| {judge} | {condition} | {fmt(row['di'])} | [{fmt(row['ci'][0])}, {fmt(row['ci'][1])}] | "
-                         f"{row['judgments']} | {fmt(row['parse_rate'])} | {row['cannot_decide']} | {row['errors']} | "
-                         f"{fmt(row['accuracy'])} | {row['prompt_tokens']} | {row['completion_tokens']} | "
-                         f"{time_cell(row)} | {fmt(row['cost'])} |")
+    def table(columns: list[str], rows: list[list[Any]]) -> list[str]:
+        return Table.from_lists(columns, rows).to_markdown().splitlines()
+
+    lines = ["## Judges", ""] + table(
+        ["judge", "condition", "DI", "95% CI", "judgments", "parse rate", "cannot_decide", "errors", "accuracy",
+         "prompt tokens", "completion tokens", "time s", "cost"],
+        [[judge, condition, fmt(row["di"]), f"[{fmt(row['ci'][0])}, {fmt(row['ci'][1])}]", row["judgments"],
+          fmt(row["parse_rate"]), row["cannot_decide"], row["errors"], fmt(row["accuracy"]), row["prompt_tokens"],
+          row["completion_tokens"], time_cell(row), fmt(row["cost"])]
+         for judge, entry in result["judges"].items() for condition, row in entry["conditions"].items()])
     lines += ["", "Accuracy: decided verdicts (pass or fail) that fail exactly the items that should be penalised. "
               "time s: the seconds the condition's requests were in flight, measured per request (they overlap "
               "under concurrency); ≈ marks a run that recorded no per-condition time: its asking wall time shared "
               "out by the condition's share of its judgments. The whole run's wall time:"]
     lines += [f"{judge} {fmt(entry['wall_s'])} s ({entry['run']})" + ("" if judge == entry["judge"] else
               f", judge {entry['judge']}") for judge, entry in result["judges"].items()]
-    lines += ["", "## Confusion against the truth (every seed)", "",
-              "| judge | condition | truth | fail | pass | cannot_decide | none |", "|---|---|---|---|---|---|---|"]
-    for judge, entry in result["judges"].items():
-        for condition, row in entry["conditions"].items():
-            for truth, counts in row["confusion"].items():
-                lines.append(f"| {judge} | {condition} | {truth} | {counts['fail']} | {counts['pass']} | "
-                             f"{counts['cannot_decide']} | {counts['none']} |")
-    lines += ["", "## Agreement (each judge's lowest seed)", "",
-              "| condition | a | b | Cohen's κ | 95% CI (items resampled) | items |", "|---|---|---|---|---|---|"]
+    lines += ["", "## Confusion against the truth (every seed)", ""] + table(
+        ["judge", "condition", "truth", "fail", "pass", "cannot_decide", "none"],
+        [[judge, condition, truth, counts["fail"], counts["pass"], counts["cannot_decide"], counts["none"]]
+         for judge, entry in result["judges"].items() for condition, row in entry["conditions"].items()
+         for truth, counts in row["confusion"].items()])
+    agreeing: list[list[Any]] = []
     for condition, agreement in result["agreement"].items():
-        for pair in agreement["judges"]:
-            lines.append(f"| {condition} | {pair['a']} | {pair['b']} | {fmt(pair['kappa'])} | "
-                         f"[{fmt(pair['ci'][0])}, {fmt(pair['ci'][1])}] | {pair['items']} |")
+        agreeing += [[condition, pair["a"], pair["b"], fmt(pair["kappa"]), f"[{fmt(pair['ci'][0])}, {fmt(pair['ci'][1])}]",
+                      pair["items"]] for pair in agreement["judges"]]
         alpha = agreement["alpha"]
-        lines.append(f"| {condition} | all judges | | α = {fmt(alpha['value'])} | | {alpha['items']} |")
-        for judge, seeds in agreement["seeds"].items():
-            lines.append(f"| {condition} | {judge} | seeds {', '.join(map(str, seeds['seeds']))} | "
-                         f"α = {fmt(seeds['alpha'])} | | {seeds['items']} |")
+        agreeing.append([condition, "all judges", "", f"α = {fmt(alpha['value'])}", "", alpha["items"]])
+        agreeing += [[condition, judge, f"seeds {', '.join(map(str, seeds['seeds']))}", f"α = {fmt(seeds['alpha'])}",
+                      "", seeds["items"]] for judge, seeds in agreement["seeds"].items()]
+    lines += ["", "## Agreement (each judge's lowest seed)", ""] + table(
+        ["condition", "a", "b", "Cohen's κ", "95% CI (items resampled)", "items"], agreeing)
     shown = 20
     lines += ["", f"## Items the judges disagree on (lowest seeds; the first {shown} per condition, all in "
               "compare.json)", ""]
     for condition, items in result.get("disagreements", {}).items():
         names = sorted(result["judges"])
-        lines += [f"{condition}: {len(items)} item(s)", "", "| item | family | " + " | ".join(names) + " |",
-                  "|" + "---|" * (2 + len(names))]
-        lines += [f"| {d['item']} | {d['family']} | " + " | ".join(d["verdicts"].get(n) or "–" for n in names) + " |"
-                  for d in items[:shown]]
+        lines += [f"{condition}: {len(items)} item(s)", ""] + table(
+            ["item", "family", *names], [[d["item"], d["family"], *(d["verdicts"].get(n) or "–" for n in names)]
+                                         for d in items[:shown]])
         lines.append("")
-    lines += ["", f"## Paired bootstrap ΔDI ({result['resamples']} resamples, same draws for both sides)", "",
-              "| between | condition / judge | a | b | ΔDI = DI(a) − DI(b) | 95% CI |", "|---|---|---|---|---|---|"]
-    for d in result["delta_di"]:
-        where = d["condition"] if d["kind"] == "judges" else d["judge"]
-        lines.append(f"| {d['kind']} | {where} | {d['a']} | {d['b']} | {fmt(d['delta_di'])} | "
-                     f"[{fmt(d['ci'][0])}, {fmt(d['ci'][1])}] |")
+    lines += ["", f"## Paired bootstrap ΔDI ({result['resamples']} resamples, same draws for both sides)", ""] + table(
+        ["between", "condition / judge", "a", "b", "ΔDI = DI(a) − DI(b)", "95% CI"],
+        [[d["kind"], d["condition"] if d["kind"] == "judges" else d["judge"], d["a"], d["b"], fmt(d["delta_di"]),
+          f"[{fmt(d['ci'][0])}, {fmt(d['ci'][1])}]"] for d in result["delta_di"]])
     if not result["priced"]:
         lines += ["", "No price table given (`--prices FILE`): no cost is shown."]
     return "\n".join(lines) + "\n"

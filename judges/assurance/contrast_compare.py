@@ -128,19 +128,17 @@ def contrast_comparison_markdown(result: Mapping[str, Any]) -> str:
 
     lines = [f"{result['trajectories']} trajectories in {result['clusters']} clusters (shared user requests); "
              f"cluster bootstrap, {result['resamples']} resamples, seed {result['seed']}.", "",
-             "## Judges", "", "| judge | packets | draws | parse rate | cannot_decide | unparsed | flags "
-             "| G original | G restored | reduction per trajectory | 95% CI |", "|" + "---|" * 11]
-    for judge, row in result["judges"].items():
-        g = row["G"]
-        rate = "–" if row["parse_rate"] is None else f"{row['parse_rate']:.3f}"
-        lines.append(f"| {judge} | {row['packets']} | {row['draws']} | {rate} | {row['cannot_decide']} | "
-                     f"{row['unparsed']} | {row['flags']} | {g['original']['G']} | {g['restored']['G']} | "
-                     f"{g['reduction']['per_trajectory']:.3f} | {ci(g['reduction']['ci'])} |")
-    lines += ["", "## Paired ΔG per trajectory, b − a (same drawn clusters for both judges)", "",
-              "| a | b | Δ original | 95% CI | Δ restored | 95% CI | Δ reduction | 95% CI |", "|" + "---|" * 8]
-    for d in result["delta"]:
-        lines.append(f"| {d['a']} | {d['b']} | " + " | ".join(
-            f"{d[name]['delta']:+.3f} | {ci(d[name]['ci'])}" for name in ("original", "restored", "reduction")) + " |")
-    if not result["delta"]:
-        lines.append("| (one judge: no pair) | | | | | | | |")
+             "## Judges", ""]
+    lines += Table.from_lists(
+        ["judge", "packets", "draws", "parse rate", "cannot_decide", "unparsed", "flags", "G original", "G restored",
+         "reduction per trajectory", "95% CI"],
+        [[judge, row["packets"], row["draws"], "–" if row["parse_rate"] is None else f"{row['parse_rate']:.3f}",
+          row["cannot_decide"], row["unparsed"], row["flags"], row["G"]["original"]["G"], row["G"]["restored"]["G"],
+          f"{row['G']['reduction']['per_trajectory']:.3f}", ci(row["G"]["reduction"]["ci"])]
+         for judge, row in result["judges"].items()]).to_markdown().splitlines()
+    lines += ["", "## Paired ΔG per trajectory, b − a (same drawn clusters for both judges)", ""]
+    pairs = [[d["a"], d["b"], *(cell for name in ("original", "restored", "reduction")
+                                for cell in (f"{d[name]['delta']:+.3f}", ci(d[name]["ci"])))] for d in result["delta"]]
+    lines += Table.from_lists(["a", "b", "Δ original", "95% CI", "Δ restored", "95% CI", "Δ reduction", "95% CI"],
+                              pairs or [["(one judge: no pair)", *[""] * 7]]).to_markdown().splitlines()
     return "\n".join(lines) + "\n"

@@ -41,6 +41,7 @@ from judges.assurance.faults import prepare as faults_prepare
 from judges.assurance.pipeline import STEPS, Controls, PipelineConfig, StageRefused, run_step
 from judges.backends.stub import RecordingStub
 from orgbench.core.errors import InputError
+from orgbench.core.tables import Table
 from judges.assurance.mutations.kit import Case, Ctx, LEVEL, _rows
 from judges.assurance.mutations.cases import CASES, CASES_BY_NAME
 
@@ -226,15 +227,14 @@ def run_case(setup: Setup, case: Case, root: Path, level: str = LEVEL,
 
 def report(outcomes: list[Outcome]) -> str:
     """A Markdown table of outcomes."""
-    lines = ["| case | obligation | attacks | defended | stopped before the judge read | first stop | stub reads "
-             "| wrong |", "|---|---|---|---|---|---|---|---|"]
+    rows = []
     for o in outcomes:
         c = CASES_BY_NAME[o.case]
-        stop = f"{o.stopped_at}: {o.stopped_by}" if o.stopped_at else "completed"
-        lines.append(f"| {o.case} | {c.obligation or '-'} | {c.attacks} | {'yes' if o.defended else 'no'} "
-                     f"| {'yes' if o.stopped_before_read else 'no'} | {stop} | {o.accepted} "
-                     f"| {o.wrong} wrong, {o.missing} jobs missed, {o.misread} misread |")
-    return "\n".join(lines)
+        rows.append([o.case, c.obligation or "-", c.attacks, "yes" if o.defended else "no",
+                     "yes" if o.stopped_before_read else "no", f"{o.stopped_at}: {o.stopped_by}" if o.stopped_at
+                     else "completed", o.accepted, f"{o.wrong} wrong, {o.missing} jobs missed, {o.misread} misread"])
+    return Table.from_lists(["case", "obligation", "attacks", "defended", "stopped before the judge read", "first stop",
+                             "stub reads", "wrong"], rows).to_markdown().rstrip("\n")
 
 
 if __name__ == "__main__":          # python -m judges.assurance.mutations.runner (prints the table)
