@@ -43,8 +43,8 @@ JUDGE_INSTRUCTIONS = (
 )
 
 
-def _jobs(data: bytes) -> list[dict[str, Any]]:
-    return loads_jsonl(data, "emit/scripts")
+def _jobs(data: bytes | None) -> list[dict[str, Any]]:
+    return loads_jsonl(data or b"", "emit/scripts")      # None: a script listed and hashed above, so never
 
 
 def _predispatch(cfg: PipelineConfig, emitted: StepRecord, ws: Workspace) -> list[dict[str, Any]]:
@@ -76,7 +76,7 @@ def _predispatch(cfg: PipelineConfig, emitted: StepRecord, ws: Workspace) -> lis
 def _coverage_problem(jobs: list[dict[str, Any]], staged: set[str], manifest: Mapping[str, str], draws: int) -> str:
     """Why the scripts are not exactly one job per staged packet, tied to it by name and hash, with the run's
     draws -- or ''."""
-    seen: set[str] = set()
+    seen: set[Any] = set()
     for job in jobs:
         name = job.get("job_id")
         rel = f"packets/{name}.txt"
@@ -148,11 +148,12 @@ async def _judge_all(backend: JudgeBackend, handed: list[tuple[dict, int, bytes]
             except FatalBackendError as exc:    # bad key, no endpoint: a user error, not a failed check
                 raise EndpointError("--base-url", str(exc)) from None
             except BackendError as exc:
-                answers[i] = Answer(None, str(exc))
+                answer = Answer(None, str(exc))
             else:
-                answers[i] = Answer(response.text)
-            appender.add(sign({"job_id": job["job_id"], "draw": draw, "response": answers[i].text,
-                               "error": answers[i].error}), flush=True)   # finished work survives an interruption
+                answer = Answer(response.text)
+            answers[i] = answer
+            appender.add(sign({"job_id": job["job_id"], "draw": draw, "response": answer.text,
+                               "error": answer.error}), flush=True)   # finished work survives an interruption
 
     try:
         await gather_then_close([worker() for _ in range(max(1, min(concurrency, len(handed))))], backend)
@@ -167,6 +168,7 @@ def dispatch(cfg: PipelineConfig, backend: JudgeBackend, *, concurrency: int = 6
     opened = open_stage(cfg, "dispatch")
     ws, emitted = opened.ws, opened.previous
     if cfg.controls.byte_checks:
+        assert emitted is not None      # P2 stops on failure: open_stage refused a dispatch with no emit record
         jobs = _predispatch(cfg, emitted, ws)
         build_manifest = read_manifest(ws, "build/manifest.json")
         if hasattr(backend, "expect"):

@@ -307,8 +307,8 @@ def register_verify(assure: click.Group) -> None:
         for case in failed:
             click.echo(f"FAIL {case.link} {case.check}: {case.problem}", err=True)
         if failed:
-            tampered = [c for c in failed if c.check in SIGNED_CHECKS]
+            signed = [c for c in failed if c.check in SIGNED_CHECKS]
             click.echo(f"verify: {len(failed)} of {len(cases)} checks failed, the first on {failed[0].link}"
-                       f"{f' (tampered: {tampered[0].check})' if tampered else ''}\n  [{trust.note}]", err=True)
-            ctx.exit(4 if tampered else 1)
+                       f"{f' (tampered: {signed[0].check})' if signed else ''}\n  [{trust.note}]", err=True)
+            ctx.exit(4 if signed else 1)
         click.echo(f"verify: {len(cases)} checks passed ({work}) [{trust.note}]")
