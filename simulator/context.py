@@ -251,7 +251,3 @@ class SimContext:
     def label(self, ref: str, fact: str, value: Any, true_value: Any, kind: str, source: str) -> None:
         """Record that version ``ref`` states ``fact`` as ``value`` while the engine knows ``true_value``."""
         self.claims.append(Claim(ref, fact, value, true_value, kind, source))
-
-    def after_end(self, minute: float) -> bool:
-        """True if ``minute`` lies beyond the end of the run."""
-        return minute >= self.calendar.end_minute

@@ -43,14 +43,6 @@ class CollaborationGraph:
         self._adj.setdefault(actor_id, {})
         self._ties.setdefault(actor_id, {})
 
-    def _edge(self, a: str, b: str) -> list[float]:
-        edge = self._adj[a].get(b)
-        if edge is None:
-            edge = [0.0, 0.0, 0]
-            self._adj[a][b] = edge
-            self._adj[b][a] = edge
-        return edge
-
     def _weight(self, edge: list[float], day: float) -> float:
         if day <= edge[1]:
             return edge[0]

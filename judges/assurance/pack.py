@@ -78,10 +78,6 @@ def _check_name(name: str) -> None:
         raise PackError(f"bad member name {name!r}")
 
 
-def pack_path(folder: str) -> str:
-    """The pack file that stands for ``folder`` (``build/packets`` -> ``build/packets.pack``)."""
-    return folder.rstrip("/") + SUFFIX
-
 
 def read_pack(path: str | os.PathLike) -> dict[str, bytes]:
     """Decode the pack at ``path``."""

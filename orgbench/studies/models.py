@@ -18,7 +18,7 @@ import re
 import shutil
 import time
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -223,8 +223,3 @@ def run_models(judges: tuple[str, ...], size: Size, options: ReproduceOptions,
         contrast_runs.append(contrast_run(work / "assurance" / "models", traj_suite, judge,
                                           size.contrast_trajectories, options))
     return ModelRuns(tuple(judges), cargo_suite, tuple(cargo_runs), ge_suite, tuple(ge_runs), tuple(contrast_runs))
-
-
-def size_json(size: Size) -> dict:
-    """The size as JSON (for the outputs' provenance)."""
-    return asdict(size)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Callable
 
 from benchmark_builders.groundeval.contracts import Contract
 from judges.groundeval.llm_agent import SYSTEM, contract_prompt
@@ -150,13 +150,3 @@ def assemble_trace(seen: list[HookCall], runtime: GatedRuntime, where: str) -> l
         if call["gates"] is None:
             del call["gates"]
     return calls
-
-
-class Adapter(Protocol):
-    """What every framework adapter provides."""
-
-    name: str
-
-    def answer(self, factory: Callable[..., Any], tools: ContractTools, model: ModelConfig) -> tuple[Any, list[HookCall]]:
-        """Build the agent with the factory, run it on the contract; its final output and the hook-seen calls."""
-        ...
