@@ -1,7 +1,7 @@
 """Opt-in pytest plugin: the recording stub, packet mutators and the four obligation tests as fixtures.
 
 Load it with ``pytest -p judges.assurance.pytest_plugin`` (or ``pytest_plugins = ["judges.assurance.pytest_plugin"]``
-in a conftest); it registers nothing unless loaded. Fixtures:
+in a conftest); it registers nothing unless loaded, and it needs pytest (the ``test`` extra). Fixtures:
 
 - ``recording_stub``: a fresh ``RecordingStub`` (hashes every byte string it is handed).
 - ``packet_mutators``: ``{name: mutate(packet, trajectory, target) -> bytes | None}``.
