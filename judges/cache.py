@@ -141,7 +141,7 @@ class ResponseCache:
 
     def refusals(self, keys: Iterable[str]) -> dict[str, str]:
         """The stored refusals among ``keys``, by key."""
-        return dict(self._select("reason", "refusals", keys))  # type: ignore[arg-type]
+        return dict(self._select("reason", "refusals", keys))
 
     def by_request_hash(self) -> dict[str, list[JudgeResponse]]:
         """Every response stored with its request hash, by that hash (several when several backends answered it)."""

@@ -19,8 +19,6 @@ from typing import Any, Callable, Mapping, Sequence
 from benchmark_builders.export.world_index import WorldIndex
 from orgbench.core.errors import InputError
 from orgbench.core.storage import dumps
-from simulator.claims import Claim
-from simulator.model import Actor, ArtifactVersion, Event
 
 TIME = "timestamp[us, tz=UTC]"
 
@@ -70,8 +68,8 @@ def _columns(pa) -> dict[str, list[tuple[str, Any, Callable[[Any], Any]]]]:
     }
 
 
-def _records(index: WorldIndex, table: str) -> tuple[Actor, ...] | tuple[Event, ...] | tuple[ArtifactVersion, ...] \
-        | tuple[Claim, ...]:
+def _records(index: WorldIndex, table: str) -> tuple[Any, ...]:
+    """The world's records of ``table`` (actors, events, artifact versions or claims)."""
     world = index.world
     return {"actors": world.actors, "events": world.events, "artifacts": world.artifacts,
             "claims": tuple(world.claims)}[table]

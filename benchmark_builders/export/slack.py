@@ -102,7 +102,9 @@ def _days(histories: list[list[ArtifactVersion]]) -> dict[str, list[dict[str, An
 
 def write_slack(index: WorldIndex, out: Path) -> dict[str, int]:
     """Write the Slack export of ``index``'s world into ``out``; returns counts."""
-    channels, groups, dms = [], [], []
+    channels: list[dict[str, Any]] = []
+    groups: list[dict[str, Any]] = []
+    dms: list[dict[str, Any]] = []
     messages = 0
     for number, (key, histories) in enumerate(_conversations(index).items(), start=1):
         first = histories[0][0]

@@ -85,7 +85,7 @@ def write_jira(index: WorldIndex, out: Path) -> dict[str, int]:
     comments: dict[str, list[list[ArtifactVersion]]] = {}
     for history in index.of_kind("ticket_comment"):
         comments.setdefault(history[0].entity.id, []).append(history)
-    issues = []
+    issues: list[dict[str, Any]] = []
     for issue_type, kind in (("Support case", "ticket"), ("Incident", "incident")):
         for history in index.of_kind(kind):
             issues.append(_issue(index, 10001 + len(issues), history, issue_type, comments))

@@ -57,7 +57,7 @@ def export_command(world_dir: Path, fmt: str, out: Path, overwrite: bool) -> Non
         kind = source_kind(found, Path(world_dir))
         inputs = {"format": fmt, "source": sha256_file(Path(world_dir) / "MANIFEST.json")}
         with bound(out, "an orgbench export", "export", inputs, overwrite=overwrite):
-            record = (export_hf(world_dir, kind, out, prompts=cargo_prompts if kind == "cargo" else None) if fmt == "hf"
+            record: dict[str, Any] = (export_hf(world_dir, kind, out, prompts=cargo_prompts if kind == "cargo" else None) if fmt == "hf"
                       else registered.writer()(Path(world_dir), kind, out))
         click.echo(f"wrote {out}: {fmt} export of {world_dir} ({', '.join(f'{n} {c:,}' for n, c in record['counts'].items())} rows)")
         return

@@ -26,6 +26,9 @@ def check_endpoint(spec: str | None, base_url: str | None, option: str = "--base
     if not spec or spec.endswith(":") or ":" not in spec or not takes_base_url(spec):
         return                      # not a model endpoint, or no model named (the command says so)
     url = endpoint_url(base_url)
+    scheme: str | None
+    host: str | None
+    port: int | None
     try:
         parts = urllib.parse.urlsplit(url)
         scheme, host = parts.scheme, parts.hostname

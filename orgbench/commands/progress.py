@@ -49,7 +49,7 @@ class Bar:
 
     def __init__(self, label: str) -> None:
         self.label = label
-        self._progress = None
+        self._progress: Any = None          # judges.run_log.Progress, made on the first update
 
     def __enter__(self) -> Callable[[int, int], None]:
         return self.update

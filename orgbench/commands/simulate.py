@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -86,7 +87,7 @@ def simulate_command(out: Path, config_path: Path | None, seed: int | None, days
     _check_out(out)
     rewrite = open_rewrite(out, prose, base_url=base_url, cache_dir=prose_cache, kinds=prose_kinds,
                            limit=prose_limit, concurrency=prose_concurrency, timeout=prose_timeout)
-    inputs = {"config": digest_of(asdict(config))}
+    inputs: dict[str, Any] = {"config": digest_of(asdict(config))}
     if rewrite is not None:
         inputs["prose"] = rewrite.binding()
     bar, progress = _progress_bar(config.days)

@@ -99,6 +99,7 @@ def _world_stage(graph: _Graph, grid: WorldGrid, seed: int) -> Stage:
 
 def _groundeval(graph: _Graph, grid: WorldGrid, seed: int, world: Stage) -> Stage:
     ge = graph.sweep.groundeval
+    assert ge is not None           # only a sweep with a [groundeval] table adds GroundEval stages
     base = f"groundeval/{grid.name}/seed-{seed}"
     # one Ray task loads the suite's world and corpus once for the suite, its built-in runs and (when no run
     # calls a model, which would then wait on a task of its own) its scores
@@ -123,6 +124,7 @@ def _cargo(graph: _Graph, grid: WorldGrid, seeds: tuple[int, ...], worlds: list[
     from benchmark_builders.cargo import SuiteConfig
 
     cargo = graph.sweep.cargo
+    assert cargo is not None        # only a sweep with a [cargo] table adds CARGO stages
     span = f"{seeds[0]}" if len(seeds) == 1 else f"{seeds[0]}-{seeds[-1]}"
     base = f"cargo/{grid.name}/seeds-{span}"
     suite = graph.add(f"{base}/suite", "cargo-suite", {}, tuple(worlds), own={"suite": asdict(SuiteConfig())})

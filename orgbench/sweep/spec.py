@@ -185,8 +185,8 @@ def load_sweep(path: Path) -> Sweep:
     if cargo is not None:
         cargo = _check_keys(path, cargo, "cargo", "cargo")
         cargo = CargoGrid(_int(path, cargo.get("worlds_per_suite", 8), "cargo.worlds_per_suite"),
-                          _names(path, cargo.get("judges"), "cargo.judges", *[named("cargo").builtin_names()] * 2,
-                                 study="cargo"),
+                          _names(path, cargo.get("judges"), "cargo.judges", named("cargo").builtin_names(),
+                                 named("cargo").builtin_names(), study="cargo"),
                           _conditions(path, cargo.get("conditions")),
                           parse_seeds(path, cargo.get("judge_seeds", [0]), "cargo.judge_seeds"),
                           base_url=_url(path, cargo, "cargo"))
