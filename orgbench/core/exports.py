@@ -11,6 +11,9 @@ subpackage.
 A public function may share its name with the module defining it
 (``simulator.simulate``): the import system binds a submodule on its package
 when the submodule is first imported, and the package keeps the function.
+So ``from simulator.simulate import simulate_to`` reaches the module, but
+``import simulator.simulate as m`` gives the function (Python reads that
+form as an attribute of the package): import such a module with ``from``.
 """
 
 from __future__ import annotations
