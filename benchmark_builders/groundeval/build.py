@@ -18,14 +18,9 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from benchmark_builders.groundeval.contracts import (
-    COUNTERFACTUAL, HARD_KINDS, KINDS, PERSPECTIVE, SILENCE, TRACKS, BuildConfig, CausalRule, Question, Rules, SilenceRule,
-)
-from benchmark_builders.groundeval.counterfactual import counterfactual_candidates, mechanism_names
-from benchmark_builders.groundeval.hard_kinds import hard_counterfactual_candidates, hard_silence_candidates
-from benchmark_builders.groundeval.perspective import perspective_candidates
+from benchmark_builders.groundeval.contracts import BuildConfig, CausalRule, Question, Rules, SilenceRule
 from benchmark_builders.groundeval.question_lint import question_problems
-from benchmark_builders.groundeval.silence import silence_candidates
+from benchmark_builders.groundeval.tracks import BUILTIN_TRACKS, Track, all_tracks, track
 from benchmark_builders.groundeval.wording import word_question
 from benchmark_builders.groundeval.worldview import WorldView
 from orgbench.core.errors import InputError
@@ -49,13 +44,19 @@ WORLD_RULES = Rules(
 )
 
 
-#: Build settings for simulated worlds: the plain kinds as for any source, plus the hard kinds (hard_kinds.py).
-WORLD_CONFIG = BuildConfig(
-    counts={PERSPECTIVE: 40, COUNTERFACTUAL: 42, SILENCE: 40},
-    ratios={PERSPECTIVE: {"positive": 0.4, "temporal_negative": 0.3, "permission_negative": 0.3},
-            COUNTERFACTUAL: {"causal": 0.5, "decoy": 0.5, "indirect": 0.2, "named_decoy": 0.2},
-            SILENCE: {"exists": 0.375, "absence": 0.375, "indirect": 0.25}},
-)
+def world_config(tracks: Iterable[Track] = BUILTIN_TRACKS) -> BuildConfig:
+    """Build settings for simulated worlds: each track's world counts and ratios (its defaults where it has none),
+    which ask for the hard kinds (hard_kinds.py) too."""
+    tracks = tuple(tracks)
+    return BuildConfig(
+        counts={t.name: t.world_count if t.world_count is not None else t.count for t in tracks},
+        ratios={t.name: dict(t.world_ratios if t.world_ratios is not None else t.ratios) for t in tracks},
+        hard_share={t.name: 0.5 for t in tracks},
+    )
+
+
+#: orgbench's own tracks' world settings.
+WORLD_CONFIG = world_config()
 
 
 @dataclass(frozen=True)
@@ -120,7 +121,7 @@ class _Caps:
                 and self.types.get(q.event_type, 0) >= c.max_per_event_type)
             or (c.max_links_per_rule is not None and q.truth.kind == "causal"
                 and self.rules.get(q.rule, 0) >= c.max_links_per_rule)
-            or (q.contract.track == PERSPECTIVE and self._moment(q) in self.moments))
+            or (track(q.contract.track).one_question_per_moment and self._moment(q) in self.moments))
 
     def take(self, q: Question) -> None:
         """Count a chosen question against the caps."""
@@ -128,7 +129,7 @@ class _Caps:
         self.types[q.event_type] = self.types.get(q.event_type, 0) + 1
         if q.truth.kind == "causal":
             self.rules[q.rule] = self.rules.get(q.rule, 0) + 1
-        if q.contract.track == PERSPECTIVE:
+        if track(q.contract.track).one_question_per_moment:
             self.moments.add(self._moment(q))
 
     @staticmethod
@@ -136,12 +137,13 @@ class _Caps:
         return q.contract.actor, q.contract.as_of.isoformat()
 
 
-def _choose(candidates: list[Question], track: str, config: BuildConfig,
+def _choose(candidates: list[Question], chosen_track: Track, config: BuildConfig,
             finish: Callable[[Question], Question | None],
             caps: _Caps | None = None) -> tuple[list[Question], dict[str, int], int]:
     """The chosen questions of a track (each finished: worded, or None to leave it out), the split asked, the count left out."""
-    wanted = _split(int(config.counts.get(track, 0)), config.ratios.get(track, {}), KINDS[track])
-    hard_share = float(config.hard_share.get(track, 0.5))
+    name = chosen_track.name
+    wanted = _split(int(config.counts.get(name, 0)), config.ratios.get(name, {}), chosen_track.kinds)
+    hard_share = float(config.hard_share.get(name, 0.5))
     chosen: list[Question] = []
     left_out = 0
     unique: dict[str, Question] = {}
@@ -165,15 +167,17 @@ def _choose(candidates: list[Question], track: str, config: BuildConfig,
                     caps.take(done)
         return picked, index
 
-    for kind in KINDS[track]:
+    for kind in chosen_track.kinds:
         want = wanted[kind]
-        rng = random.Random(f"{config.seed}:{track}:{kind}")
+        rng = random.Random(f"{config.seed}:{name}:{kind}")
         pool = sorted((q for q in unique.values() if q.truth.kind == kind), key=lambda q: q.contract.question_id)
         hard = [q for q in pool if q.truth.difficulty == "hard"]
         easy = [q for q in pool if q.truth.difficulty != "hard"]
         rng.shuffle(hard)
         rng.shuffle(easy)
-        hard = _alternating_answers(sorted(hard, key=lambda q: q.rank))
+        hard = sorted(hard, key=lambda q: q.rank)
+        if chosen_track.balanced_hard:
+            hard = _alternating_answers(hard, chosen_track.verdict)
         picked_hard, next_hard = take(hard, round(want * hard_share))
         picked_easy, _ = take(easy, want - len(picked_hard))
         topped_up, _ = take(hard, want - len(picked_hard) - len(picked_easy), next_hard)
@@ -181,12 +185,12 @@ def _choose(candidates: list[Question], track: str, config: BuildConfig,
     return chosen, wanted, left_out
 
 
-def _alternating_answers(pool: list[Question]) -> list[Question]:
+def _alternating_answers(pool: list[Question], verdict: str) -> list[Question]:
     """The pool reordered so that its gold answers take turns (a silence exists, then not, ...), each answer's
     questions keeping their order: any prefix the builder takes is balanced, and a base-rate guess scores half."""
-    by_answer: dict[tuple[Any, Any], list[Question]] = {}
+    by_answer: dict[Any, list[Question]] = {}
     for q in pool:
-        by_answer.setdefault((q.truth.gold.get("exists"), q.truth.gold.get("outcome_changed")), []).append(q)
+        by_answer.setdefault(q.truth.gold.get(verdict), []).append(q)
     turns = list(by_answer.values())
     return [side[i] for i in range(max(map(len, turns), default=0)) for side in turns if i < len(side)]
 
@@ -201,18 +205,12 @@ def assemble_questions(world: World, rules: Rules, config: BuildConfig,
     """The chosen questions (as ``build_questions``) and the summary of what was asked for and built."""
     view = WorldView(world, name)
     rng = random.Random(f"{config.seed}:{name}")
-    pools = {
-        PERSPECTIVE: perspective_candidates(view, random.Random(rng.random()),
-                                            max(60, 8 * int(config.counts.get(PERSPECTIVE, 0))),
-                                            config.perspective_actors),
-        COUNTERFACTUAL: counterfactual_candidates(view, rules, random.Random(rng.random())),
-        SILENCE: silence_candidates(view, rules, random.Random(rng.random())),
-    }
-    hard_rng = random.Random(f"{config.seed}:{name}:hard")
-    if any(config.ratios.get(COUNTERFACTUAL, {}).get(k, 0) > 0 for k in HARD_KINDS[COUNTERFACTUAL]):
-        pools[COUNTERFACTUAL] += hard_counterfactual_candidates(view, hard_rng, mechanism_names(view, rules))
-    if any(config.ratios.get(SILENCE, {}).get(k, 0) > 0 for k in HARD_KINDS[SILENCE]):
-        pools[SILENCE] += hard_silence_candidates(view, hard_rng)
+    tracks = [t for t in all_tracks() if t.builtin or t.name in config.counts]
+    pools = {t.name: list(t.load("candidates")(view, rules, random.Random(rng.random()), config)) for t in tracks}
+    hard_rng = random.Random(f"{config.seed}:{name}:hard")   # one stream, drawn by the tracks in turn
+    for t in tracks:
+        if t.hard_candidates and any(config.ratios.get(t.name, {}).get(k, 0) > 0 for k in t.hard_kinds):
+            pools[t.name] += t.load("hard_candidates")(view, rules, hard_rng)
 
     def finish(q: Question) -> Question | None:
         subjects = tuple(str(v) for v in _subject_ids(q.contract.subject))
@@ -225,18 +223,18 @@ def assemble_questions(world: World, rules: Rules, config: BuildConfig,
     requested: dict[str, dict[str, int]] = {}
     left_out: dict[str, int] = {}
     caps = _Caps(config)
-    for track in TRACKS:
-        chosen, requested[track], left_out[track] = _choose(pools[track], track, config, finish, caps)
+    for t in tracks:
+        chosen, requested[t.name], left_out[t.name] = _choose(pools[t.name], t, config, finish, caps)
         questions.extend(chosen)
-    built = {t: {k: 0 for k in KINDS[t]} for t in TRACKS}
+    built = {t.name: {k: 0 for k in t.kinds} for t in tracks}
     for q in questions:
         built[q.truth.track][q.truth.kind] += 1
-    for track, kinds in HARD_KINDS.items():      # hard kinds nobody asked for are not listed
-        for kind in kinds:
-            if not requested[track].get(kind) and not built[track][kind]:
-                requested[track].pop(kind, None)
-                built[track].pop(kind)
-    order = {t: i for i, t in enumerate(TRACKS)}
+    for t in tracks:      # hard kinds nobody asked for are not listed
+        for kind in t.hard_kinds:
+            if not requested[t.name].get(kind) and not built[t.name][kind]:
+                requested[t.name].pop(kind, None)
+                built[t.name].pop(kind)
+    order = {t.name: i for i, t in enumerate(tracks)}
     ordered = sorted(questions, key=lambda q: (order[q.contract.track], q.contract.question_id))
     return ordered, BuildSummary(requested, built, left_out)
 
@@ -291,31 +289,33 @@ def load_build_config(path: Path | None, base: BuildConfig | None = None,
         where = f"{path}: groundeval"
         if not isinstance(table, dict):
             raise InputError(f"{where}: expected a table [groundeval], got {table!r}")
-    known = {"seed", "rules", "causal_links", "silence_pairs", *TRACKS}
+    tracks = all_tracks()
+    known = {"seed", "rules", "causal_links", "silence_pairs", *(t.name for t in tracks)}
     for key in table:
         if key not in known:
             raise InputError(f"{where}.{key}: unknown key (expected one of {', '.join(sorted(known))})")
     counts, ratios, hard = dict(base.counts), {t: dict(r) for t, r in base.ratios.items()}, dict(base.hard_share)
-    for track in TRACKS:
-        section = table.get(track, {})
+    for t in tracks:
+        name = t.name
+        section = table.get(name, {})
         if not isinstance(section, dict):
-            raise InputError(f"{where}.{track}: expected a table")
+            raise InputError(f"{where}.{name}: expected a table")
         for key in section:
-            if key not in ("count", "hard", *KINDS[track]):
-                raise InputError(f"{where}.{track}.{key}: unknown key")
+            if key not in ("count", "hard", *t.kinds):
+                raise InputError(f"{where}.{name}.{key}: unknown key")
         if "count" in section:
-            counts[track] = int(_number(section, "count", f"{where}.{track}", integer=True))
+            counts[name] = int(_number(section, "count", f"{where}.{name}", integer=True))
         if "hard" in section:
-            hard[track] = min(1.0, float(_number(section, "hard", f"{where}.{track}")))
-        for kind in KINDS[track]:
+            hard[name] = min(1.0, float(_number(section, "hard", f"{where}.{name}")))
+        for kind in t.kinds:
             if kind in section:
-                ratios[track][kind] = float(_number(section, kind, f"{where}.{track}"))
+                ratios.setdefault(name, {})[kind] = float(_number(section, kind, f"{where}.{name}"))
     seed = table.get("seed", base.seed)
     if not isinstance(seed, int) or isinstance(seed, bool):
         raise InputError(f"{where}.seed: expected an integer, got {seed!r}")
     seed = overrides.get("seed", seed)
-    for track, count in overrides.get("counts", {}).items():
-        counts[track] = count
+    for name, count in overrides.get("counts", {}).items():
+        counts[name] = count
     rules = None
     if "causal_links" in table or "silence_pairs" in table:
         from benchmark_builders.groundeval.domain_config import read_rules
@@ -355,7 +355,7 @@ def build_suite(out: Path, *, world_dir: Path | None = None, domain_dir: Path | 
             source = {"world": str(world_dir)}
         else:
             source = {"world": name or "in-memory"}
-        rules, base = WORLD_RULES, WORLD_CONFIG
+        rules, base = WORLD_RULES, world_config(all_tracks())
         name = name or str(world.meta.get("name") or f"world-seed-{world.meta.get('seed', 0)}")
     config, config_rules = load_build_config(config_path, base, **overrides)
     if config_rules is not None:

@@ -17,54 +17,29 @@ from typing import Any, Mapping
 from orgbench.core.clock import format_ts, parse_ts
 from simulator.model import Event
 from benchmark_builders.groundeval.joins import field_values, joined, placeholders, render
+from benchmark_builders.groundeval.tracks import BUILTIN_TRACKS, all_tracks, track
 from orgbench.core.storage import dumps
 
-PERSPECTIVE, COUNTERFACTUAL, SILENCE = "perspective", "counterfactual", "silence"
-TRACKS: tuple[str, ...] = (PERSPECTIVE, COUNTERFACTUAL, SILENCE)
-
-#: The kinds of question in each track (the ratios in BuildConfig are over these).
-KINDS: dict[str, tuple[str, ...]] = {
-    PERSPECTIVE: ("positive", "temporal_negative", "permission_negative"),
-    COUNTERFACTUAL: ("causal", "decoy", "indirect", "named_decoy"),
-    SILENCE: ("exists", "absence", "indirect"),
-}
+PERSPECTIVE, COUNTERFACTUAL, SILENCE = (t.name for t in BUILTIN_TRACKS)
+#: orgbench's own tracks (every registered one, plugins' included: ``tracks.all_tracks()``).
+TRACKS: tuple[str, ...] = tuple(t.name for t in BUILTIN_TRACKS)
+#: The kinds of question in each of orgbench's tracks (the ratios in BuildConfig are over these).
+KINDS: dict[str, tuple[str, ...]] = {t.name: t.kinds for t in BUILTIN_TRACKS}
 #: The hard kinds (benchmark_builders/groundeval/hard_kinds.py): built from simulated worlds when their ratio is > 0.
-HARD_KINDS: dict[str, tuple[str, ...]] = {COUNTERFACTUAL: ("indirect", "named_decoy"), SILENCE: ("indirect",)}
+HARD_KINDS: dict[str, tuple[str, ...]] = {t.name: t.hard_kinds for t in BUILTIN_TRACKS if t.hard_kinds}
 DIFFICULTIES: tuple[str, ...] = ("easy", "hard")
 
 DIRECTIONS: tuple[str, ...] = ("cause_to_effect", "effect_to_cause", "no_causal_link")
 NO_LINK_MECHANISM = "no_causal_link"
 NO_LINK_ALIASES: tuple[str, ...] = ("none", "no causal link", "no_link", "coincidence")
 
-ANSWER_SCHEMAS: dict[str, dict[str, Any]] = {
-    PERSPECTIVE: {
-        "could_actor_have_known": "bool",
-        "evidence_artifacts": "[artifact id]",
-        "blocked_subsystems": "[subsystem]",
-        "reasoning": "str",
-    },
-    COUNTERFACTUAL: {
-        "outcome_changed": "bool",
-        "causal_mechanism": "str (mechanism name, or no_causal_link)",
-        "cause_event_id": "str",
-        "effect_event_id": "str",
-        "mechanism_direction": "cause_to_effect | effect_to_cause | no_causal_link",
-        "evidence_artifacts": "[artifact id]",
-        "actors": "[actor id]",
-        "reasoning": "str",
-    },
-    SILENCE: {
-        "exists": "bool",
-        "evidence_artifacts": "[artifact id]",
-        "reasoning": "str",
-    },
-}
+ANSWER_SCHEMAS: dict[str, Mapping[str, str]] = {t.name: t.answer_schema for t in BUILTIN_TRACKS}
 
 
-def question_id(track: str, content: Mapping[str, Any]) -> str:
-    """A stable id from the question's defining content: ``PER-``/``CF-``/``SIL-`` + 12 hex digits."""
-    prefix = {PERSPECTIVE: "PER", COUNTERFACTUAL: "CF", SILENCE: "SIL"}[track]
-    digest = hashlib.sha256(dumps({"track": track, **content}).encode("utf-8")).hexdigest()
+def question_id(track_name: str, content: Mapping[str, Any]) -> str:
+    """A stable id from the question's defining content: the track's prefix (``PER``, ``CF``, …) + 12 hex digits."""
+    prefix = track(track_name).prefix
+    digest = hashlib.sha256(dumps({"track": track_name, **content}).encode("utf-8")).hexdigest()
     return f"{prefix}-{digest[:12]}"
 
 
@@ -87,7 +62,7 @@ class Contract:
         return {"options": dict(self.options),
             "question_id": self.question_id, "track": self.track, "world": self.world, "actor": self.actor, "role": self.role,
             "subsystems": list(self.subsystems), "as_of": format_ts(self.as_of), "question": self.question,
-            "subject": dict(self.subject), "answer_schema": ANSWER_SCHEMAS[self.track],
+            "subject": dict(self.subject), "answer_schema": dict(track(self.track).answer_schema),
         }
 
     @staticmethod
@@ -310,13 +285,10 @@ class BuildConfig:
     """How many questions per track, the kind and difficulty ratios, and the seed."""
 
     seed: int = 0
-    counts: Mapping[str, int] = field(default_factory=lambda: {PERSPECTIVE: 40, COUNTERFACTUAL: 30, SILENCE: 30})
+    counts: Mapping[str, int] = field(default_factory=lambda: {t.name: t.count for t in all_tracks()})
     ratios: Mapping[str, Mapping[str, float]] = field(default_factory=lambda: {
-        PERSPECTIVE: {"positive": 0.4, "temporal_negative": 0.3, "permission_negative": 0.3},
-        COUNTERFACTUAL: {"causal": 0.5, "decoy": 0.5, "indirect": 0.0, "named_decoy": 0.0},
-        SILENCE: {"exists": 0.5, "absence": 0.5, "indirect": 0.0},
-    })
-    hard_share: Mapping[str, float] = field(default_factory=lambda: {PERSPECTIVE: 0.5, COUNTERFACTUAL: 0.5, SILENCE: 0.5})
+        t.name: dict(t.ratios) for t in all_tracks()})
+    hard_share: Mapping[str, float] = field(default_factory=lambda: {t.name: 0.5 for t in all_tracks()})
     max_per_actor: int | None = None          # questions per actor, over all tracks
     max_per_event_type: int | None = None     # questions per subject event type (Perspective subject, effect, trigger)
     max_links_per_rule: int | None = None     # causal questions per causal rule

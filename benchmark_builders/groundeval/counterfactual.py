@@ -14,7 +14,8 @@ from bisect import bisect_left
 from datetime import datetime, timedelta
 
 from benchmark_builders.groundeval.contracts import (
-    COUNTERFACTUAL, NO_LINK_ALIASES, NO_LINK_MECHANISM, CausalRule, Contract, Question, Rules, Truth, question_id,
+    COUNTERFACTUAL, NO_LINK_ALIASES, NO_LINK_MECHANISM, BuildConfig, CausalRule, Contract, Question, Rules, Truth,
+    question_id,
 )
 from benchmark_builders.groundeval.joins import field_values, render
 from benchmark_builders.groundeval.worldview import WorldView, at_most, floor_minute, when
@@ -165,3 +166,8 @@ def counterfactual_candidates(view: WorldView, rules: Rules, rng: random.Random)
                 if q is not None:
                     out.append(q)
     return out
+
+
+def track_candidates(view: WorldView, rules: Rules, rng: random.Random, config: BuildConfig) -> list[Question]:
+    """The Counterfactual track's candidates for a build (``counterfactual_candidates``)."""
+    return counterfactual_candidates(view, rules, rng)

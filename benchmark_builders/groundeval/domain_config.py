@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
 from benchmark_builders.groundeval.contracts import (
-    COUNTERFACTUAL, PERSPECTIVE, SILENCE, TRACKS, BuildConfig, CausalRule, Rules, SearchItem, SilenceRule,
+    COUNTERFACTUAL, PERSPECTIVE, SILENCE, BuildConfig, CausalRule, Rules, SearchItem, SilenceRule,
 )
 from benchmark_builders.groundeval.joins import TOP_LEVEL, field_values, placeholders
 from simulator.model import Event
@@ -51,8 +51,8 @@ SILENCE_KEYS = frozenset({
 })
 JOIN_KEYS = frozenset({"cause", "effect", "trigger", "response"})
 SEARCH_KEYS = frozenset({"subsystem", "id_template", "query_template"})
-_MAX_COUNTS = {"max_perspective_questions": PERSPECTIVE, "max_counterfactual_questions": COUNTERFACTUAL,
-               "max_silence_questions": SILENCE}
+#: The upstream format's per-track caps (``max_<track>_questions``), for its three tracks.
+_MAX_COUNTS = {f"max_{track}_questions": track for track in (PERSPECTIVE, COUNTERFACTUAL, SILENCE)}
 
 
 class KeyCheck:
@@ -250,7 +250,7 @@ def read_settings(config: Mapping[str, Any], path: Path, actors: Mapping[str, An
     hard = dict(base.hard_share)
     share = _hard_share(config, where)
     if share is not None:
-        hard = {t: share for t in TRACKS}
+        hard = dict.fromkeys(hard, share)
     section = config.get("perspective") or {}
     if not isinstance(section, dict):
         raise InputError(f"{where}perspective: expected a mapping")

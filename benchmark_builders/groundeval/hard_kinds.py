@@ -41,8 +41,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from benchmark_builders.groundeval.contracts import (
-    COUNTERFACTUAL, NO_LINK_ALIASES, NO_LINK_MECHANISM, SILENCE, Contract, Question, Truth, question_id,
+    COUNTERFACTUAL, NO_LINK_ALIASES, NO_LINK_MECHANISM, SILENCE, Contract, Question, Rules, Truth, question_id,
 )
+from benchmark_builders.groundeval.counterfactual import mechanism_names
 from benchmark_builders.groundeval.worldview import WorldView, floor_minute, when
 from simulator.model import ArtifactVersion, Event
 
@@ -264,3 +265,13 @@ def hard_silence_candidates(view: WorldView, rng: random.Random) -> list[Questio
                 found[bool(q.truth.gold["exists"])].append(q)
     keep = min(len(found[True]), len(found[False]))
     return [q for side in (True, False) for q in sorted(rng.sample(found[side], keep), key=lambda q: q.contract.question_id)]
+
+
+def counterfactual_track_candidates(view: WorldView, rules: Rules, rng: random.Random) -> list[Question]:
+    """The Counterfactual track's hard candidates, their mechanisms named as the rules name them."""
+    return hard_counterfactual_candidates(view, rng, mechanism_names(view, rules))
+
+
+def silence_track_candidates(view: WorldView, rules: Rules, rng: random.Random) -> list[Question]:
+    """The Silence track's hard candidates (``hard_silence_candidates``)."""
+    return hard_silence_candidates(view, rng)

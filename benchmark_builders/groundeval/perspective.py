@@ -16,7 +16,9 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from benchmark_builders.groundeval.event_facts import FactSource, event_facts
-from benchmark_builders.groundeval.contracts import PERSPECTIVE, Contract, Question, Truth, question_id
+from benchmark_builders.groundeval.contracts import (
+    PERSPECTIVE, BuildConfig, Contract, Question, Rules, Truth, question_id,
+)
 from benchmark_builders.groundeval.worldview import WorldView, floor_minute, when
 from simulator.model import ArtifactVersion
 from simulator.policy import SUBSYSTEM
@@ -173,3 +175,9 @@ def perspective_candidates(view: WorldView, rng: random.Random, max_facts: int =
                                      "withheld: " + "; ".join(f"{v.ref} by {'+'.join(g)}" for v, g in zip(said, gates))))
                 break
     return out
+
+
+def track_candidates(view: WorldView, rules: Rules, rng: random.Random, config: BuildConfig) -> list[Question]:
+    """The Perspective track's candidates for a build: facts sampled in proportion to the count asked for."""
+    return perspective_candidates(view, rng, max(60, 8 * int(config.counts.get(PERSPECTIVE, 0))),
+                                  config.perspective_actors)

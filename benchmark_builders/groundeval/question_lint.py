@@ -1,6 +1,6 @@
 """Questions name only what they are about: a lint per track and kind over normalised question text.
 
-Each kind lists the subject fields its question may name (``ALLOWED``): the
+Each kind lists the subject fields its question may name (its track's ``may_name``): the
 actor, fact and value of a Perspective question; the cause and effect of a
 Counterfactual one; the trigger of a Silence one. Every other id the truth or
 subject knows (a search-space selector, the record a trigger is ``about``,
@@ -15,19 +15,13 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable, Mapping
 
-from benchmark_builders.groundeval.contracts import COUNTERFACTUAL, KINDS, PERSPECTIVE, SILENCE, Truth
+from benchmark_builders.groundeval.contracts import Truth
+from benchmark_builders.groundeval.tracks import track
 
-_PERSPECTIVE = ("entity", "artifacts", "value")
-_COUNTERFACTUAL = ("cause_entity", "effect_entity", "cause_event_id", "effect_event_id", "cause_records", "effect_records")
-_TRIGGER = ("trigger_entity", "trigger_event_id", "trigger_records")
-#: The subject fields a question of each track and kind may name.
-ALLOWED: dict[tuple[str, str], tuple[str, ...]] = {
-    **{(PERSPECTIVE, kind): _PERSPECTIVE for kind in KINDS[PERSPECTIVE]},
-    **{(COUNTERFACTUAL, kind): _COUNTERFACTUAL for kind in KINDS[COUNTERFACTUAL]},
-    (SILENCE, "exists"): (*_TRIGGER, "selectors"),     # the trigger's own ids (its incident_id, escalation_id)
-    (SILENCE, "absence"): (*_TRIGGER, "selectors"),
-    (SILENCE, "indirect"): _TRIGGER,                   # not the incident it was about: that is the join
-}
+
+def allowed_fields(track_name: str, kind: str) -> tuple[str, ...]:
+    """The subject fields a question of this track and kind may name (its track's ``may_name``)."""
+    return tuple(track(track_name).may_name.get(kind, ()))
 
 
 def normalised(text: str) -> str:
@@ -58,13 +52,13 @@ def _named(text: str, name: str) -> bool:
 
 def question_problems(question: str, subject: Mapping[str, Any], truth: Truth) -> list[str]:
     """The ids the question names but may not (empty when it names only what it is about)."""
-    allowed_fields = ALLOWED[(truth.track, truth.kind)]
-    allowed = {normalised(v) for key in allowed_fields for v in _values(subject.get(key))}
+    may_name = allowed_fields(truth.track, truth.kind)
+    allowed = {normalised(v) for key in may_name for v in _values(subject.get(key))}
     candidates = {str(item["selector"]) for item in truth.required_search_space}
     candidates |= set(_values(subject.get("about")))
     candidates |= {ref.rsplit("@", 1)[0] for ref in (*truth.required_evidence, *truth.permitted_evidence,
                                                      *truth.cause_evidence, *truth.effect_evidence)}
-    candidates |= {v for key, value in subject.items() if key not in allowed_fields for v in _values(value)
+    candidates |= {v for key, value in subject.items() if key not in may_name for v in _values(value)
                    if key in ("about", "selectors")}
     text = normalised(question)
     return sorted(c for c in candidates if normalised(c) and normalised(c) not in allowed

@@ -14,7 +14,9 @@ from __future__ import annotations
 import random
 from bisect import bisect_right
 
-from benchmark_builders.groundeval.contracts import SILENCE, Contract, Question, Rules, SilenceRule, Truth, question_id
+from benchmark_builders.groundeval.contracts import (
+    SILENCE, BuildConfig, Contract, Question, Rules, SilenceRule, Truth, question_id,
+)
 from benchmark_builders.groundeval.joins import field_values
 from benchmark_builders.groundeval.worldview import WorldView, at_most, floor_minute, when
 from simulator.model import Event
@@ -116,3 +118,8 @@ def silence_candidates(view: WorldView, rules: Rules, rng: random.Random) -> lis
             if q is not None:
                 out.append(q)
     return out
+
+
+def track_candidates(view: WorldView, rules: Rules, rng: random.Random, config: BuildConfig) -> list[Question]:
+    """The Silence track's candidates for a build (``silence_candidates``)."""
+    return silence_candidates(view, rules, rng)

@@ -10,21 +10,24 @@ from typing import Any, Mapping
 import jinja2
 
 from benchmark_builders.groundeval.contracts import DIRECTIONS, NO_LINK_ALIASES, NO_LINK_MECHANISM, Truth
+from benchmark_builders.groundeval.tracks import track
 
 TEMPLATES = Path(__file__).with_name("templates")
 VARIANTS = 3
 
 
-@lru_cache(maxsize=1)
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), undefined=jinja2.StrictUndefined,
+@lru_cache(maxsize=None)
+def _environment(folder: str) -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(folder), undefined=jinja2.StrictUndefined,
                               autoescape=False, keep_trailing_newline=False)
 
 
-def render_question(track: str, question_id: str, values: Mapping[str, Any], shift: int = 0) -> str:
-    """Render a track's template; the variant is chosen from the question id (plus ``shift``), so it is stable."""
+def render_question(track_name: str, question_id: str, values: Mapping[str, Any], shift: int = 0) -> str:
+    """Render a track's template (``<track>.j2`` in its ``templates`` folder, else orgbench's); the variant is
+    chosen from the question id (plus ``shift``), so it is stable."""
     variant = (int(question_id.rsplit("-", 1)[1], 16) + shift) % VARIANTS
-    text = _environment().get_template(f"{track}.j2").render(variant=variant, **values).strip()
+    folder = track(track_name).templates or str(TEMPLATES)
+    text = _environment(folder).get_template(f"{track_name}.j2").render(variant=variant, **values).strip()
     return text[:1].upper() + text[1:]
 
 

@@ -7,6 +7,8 @@ its evidence still comes through the gates. ``leaky`` reads the raw world
 files beside the runtime (a side channel, as a misconfigured deployment would
 allow) and also asks the runtime for everything it used, so its trace shows
 every gate it broke. The others read only what an LLM agent would read.
+How each agent reads a track is that track's behaviour (``track_behaviour.py``;
+orgbench's tracks: ``track_readings.py``), never a branch on its name here.
 """
 
 from __future__ import annotations
@@ -14,11 +16,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Callable, Mapping
 
-from benchmark_builders.groundeval.contracts import (
-    COUNTERFACTUAL, NO_LINK_MECHANISM, PERSPECTIVE, Contract, Truth,
-)
+from benchmark_builders.groundeval.contracts import NO_LINK_MECHANISM, Contract, Truth
+from benchmark_builders.groundeval.tracks import track
 from judges.groundeval.context import Context, search_citation
 from judges.groundeval.runtime import GatedRuntime, tokenize
+from judges.groundeval.track_behaviour import behaviour
 from orgbench.core.clock import parse_ts
 from simulator.world import World
 
@@ -26,16 +28,8 @@ BUILTIN_AGENTS = ("oracle", "leaky", "lazy", "proximity", "bm25", "follow", "zer
 
 
 def _answer(contract: Contract, **fields: Any) -> dict[str, Any]:
-    base: dict[str, Any] = {"evidence_artifacts": [], "reasoning": ""}
-    if contract.track == PERSPECTIVE:
-        base |= {"could_actor_have_known": False, "blocked_subsystems": []}
-    elif contract.track == COUNTERFACTUAL:
-        base |= {"outcome_changed": False, "causal_mechanism": NO_LINK_MECHANISM,
-                 "cause_event_id": contract.subject.get("cause_event_id", ""),
-                 "effect_event_id": contract.subject.get("effect_event_id", ""),
-                 "mechanism_direction": "no_causal_link", "actors": []}
-    else:
-        base |= {"exists": False}
+    """The track's "no" answer (``Track.blank_answer``) with ``fields`` set."""
+    base = track(contract.track).blank_answer(contract.subject)
     base.update(fields)
     return base
 
@@ -94,7 +88,7 @@ def _mentions(artifact: Mapping[str, Any], needle: str) -> bool:
     return needle.lower() in set(tokenize(_text(artifact)))
 
 
-def _heuristic_perspective(contract: Contract, reader: Reader) -> dict[str, Any]:
+def heuristic_perspective(contract: Contract, reader: Reader) -> dict[str, Any]:
     entity = contract.subject["entity"]["id"]
     value = str(contract.subject["value"])
     hits = reader.search(f"{entity} {value} {contract.subject['fact'].replace('_', ' ')}", None, 10)
@@ -123,7 +117,7 @@ def _entity_artifact(reader: Reader, entity_id: str) -> dict[str, Any] | None:
     return None
 
 
-def _heuristic_counterfactual(contract: Contract, reader: Reader) -> dict[str, Any]:
+def heuristic_counterfactual(contract: Contract, reader: Reader) -> dict[str, Any]:
     cause_id = contract.subject["cause_entity"]["id"]
     effect_id = contract.subject["effect_entity"]["id"]
     cause = _entity_artifact(reader, cause_id)
@@ -158,25 +152,25 @@ def _heuristic_silence(contract: Contract, reader: Reader, subsystems: tuple[str
                    reasoning="found a matching record" if found else "searched and found none")
 
 
+def heuristic_silence_in_role(contract: Contract, reader: Reader) -> dict[str, Any]:
+    """bm25's Silence reading: the contract's own subsystems."""
+    return _heuristic_silence(contract, reader, contract.subsystems)
+
+
 # -- the agents ----------------------------------------------------------------------------------------
 
-TrackReader = Callable[[Contract, Reader], dict[str, Any]]
-
-
-def read_by_track(contract: Contract, reader: Reader, perspective: TrackReader, counterfactual: TrackReader,
-                  silence: TrackReader) -> dict[str, Any]:
-    """The answer of the reading strategy for the contract's track (silence for every other track)."""
-    if contract.track == PERSPECTIVE:
-        return perspective(contract, reader)
-    if contract.track == COUNTERFACTUAL:
-        return counterfactual(contract, reader)
-    return silence(contract, reader)
+def read_as(agent: str, contract: Contract, reader: Reader, fallback: str | None = "bm25") -> dict[str, Any]:
+    """How ``agent`` reads the contract's track (its track behaviour's reading; else ``fallback``'s; else "no")."""
+    readings = behaviour(contract.track).readings
+    reading = readings.get(agent) or (readings.get(fallback) if fallback else None)
+    if reading is None:
+        return _answer(contract, reasoning=f"{agent} has no reading of the {contract.track} track")
+    return reading(contract, reader)
 
 
 def bm25_agent(contract: Contract, runtime: GatedRuntime | None, context: Context | None) -> dict[str, Any]:
     """Retrieval within the gates: search, fetch the hits, and answer from what was read."""
-    return read_by_track(contract, Reader(runtime, context), _heuristic_perspective, _heuristic_counterfactual,
-                         lambda c, reader: _heuristic_silence(c, reader, c.subsystems))
+    return read_as("bm25", contract, Reader(runtime, context))
 
 
 def _moment(artifact: Mapping[str, Any], before: datetime) -> datetime:
@@ -195,9 +189,11 @@ def _moment(artifact: Mapping[str, Any], before: datetime) -> datetime:
 
 def proximity_agent(contract: Contract, runtime: GatedRuntime | None, context: Context | None) -> dict[str, Any]:
     """Like bm25, but calls the asked cause causal only if no record of its kind came closer before the effect."""
-    if contract.track != COUNTERFACTUAL:
-        return bm25_agent(contract, runtime, context)
-    reader = Reader(runtime, context)
+    return read_as("proximity", contract, Reader(runtime, context))
+
+
+def proximity_counterfactual(contract: Contract, reader: Reader) -> dict[str, Any]:
+    """proximity's Counterfactual reading: causal only if no record of the cause's kind came closer."""
     subject = contract.subject
     cause = _entity_artifact(reader, subject["cause_entity"]["id"])
     effect = _entity_artifact(reader, subject["effect_entity"]["id"])
@@ -228,12 +224,23 @@ def lazy_agent(contract: Contract, runtime: GatedRuntime | None, context: Contex
 
 
 def zero_shot_agent(contract: Contract, runtime: GatedRuntime | None, context: Context | None) -> dict[str, Any]:
-    """No tools and no reading: the prior that the question's premise holds."""
-    if contract.track == PERSPECTIVE:
-        return _answer(contract, could_actor_have_known=True, reasoning="people usually know such things")
-    if contract.track == COUNTERFACTUAL:
-        return _answer(contract, outcome_changed=True, causal_mechanism=_mechanism(contract),
-                       mechanism_direction="cause_to_effect", reasoning="it came right after")
+    """No tools and no reading: the prior that the question's premise holds (its track's ``zero-shot`` reading)."""
+    return read_as("zero-shot", contract, Reader(), fallback=None)
+
+
+def prior_perspective(contract: Contract, reader: Reader) -> dict[str, Any]:
+    """zero-shot on Perspective: people usually know such things."""
+    return _answer(contract, could_actor_have_known=True, reasoning="people usually know such things")
+
+
+def prior_counterfactual(contract: Contract, reader: Reader) -> dict[str, Any]:
+    """zero-shot on Counterfactual: it came right after, so it caused it."""
+    return _answer(contract, outcome_changed=True, causal_mechanism=_mechanism(contract),
+                   mechanism_direction="cause_to_effect", reasoning="it came right after")
+
+
+def prior_silence(contract: Contract, reader: Reader) -> dict[str, Any]:
+    """zero-shot on Silence: it is normally done."""
     return _answer(contract, exists=True, reasoning="it is normally done")
 
 
@@ -243,10 +250,9 @@ def make_oracle(truth: Mapping[str, Truth]) -> Callable[..., dict[str, Any]]:
     def oracle(contract: Contract, runtime: GatedRuntime | None, context: Context | None) -> dict[str, Any]:
         gold = truth[contract.question_id]
         if runtime is not None:
-            entity = contract.subject.get("entity") if contract.track == PERSPECTIVE else None
-            if isinstance(entity, Mapping):   # look where the fact would be: search the record it is about
-                if not runtime.search_artifacts(str(entity.get("id")), None, 10).get("results"):
-                    runtime.search_artifacts(contract.question, None, 5)
+            looks = behaviour(contract.track).oracle_looks
+            if looks is not None:
+                looks(contract, runtime)
             for item in gold.required_search_space:
                 runtime.search_artifacts(str(item["selector"]), str(item["subsystem"]), 10)
             for ref in gold.required_evidence:
@@ -264,61 +270,91 @@ def make_oracle(truth: Mapping[str, Truth]) -> Callable[..., dict[str, Any]]:
     return oracle
 
 
-def make_leaky(world: World) -> Callable[..., dict[str, Any]]:
-    """The leaky agent: reads the raw world (future and forbidden included) and asks the runtime for all it used."""
-    by_entity: dict[str, list] = {}
-    by_token: dict[str, list] = {}
-    for version in world.artifacts:
-        by_entity.setdefault(version.entity.id, []).append(version)
-        by_entity.setdefault(version.artifact_id, []).append(version)
-        for token in set(tokenize(f"{version.title} {version.body}")):
-            if "-" in token:   # ids only: what a selector looks like
-                by_token.setdefault(token, []).append(version)
+def oracle_looks_at_entity(contract: Contract, runtime: GatedRuntime) -> None:
+    """The oracle on Perspective looks where the fact would be: a search for the record it is about."""
+    entity = contract.subject.get("entity")
+    if isinstance(entity, Mapping) and not runtime.search_artifacts(str(entity.get("id")), None, 10).get("results"):
+        runtime.search_artifacts(contract.question, None, 5)
 
+
+class RawWorld:
+    """The raw world files the leaky agent reads beside the runtime: versions by entity and by id token."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+        self.by_entity: dict[str, list] = {}
+        self.by_token: dict[str, list] = {}
+        for version in world.artifacts:
+            self.by_entity.setdefault(version.entity.id, []).append(version)
+            self.by_entity.setdefault(version.artifact_id, []).append(version)
+            for token in set(tokenize(f"{version.title} {version.body}")):
+                if "-" in token:   # ids only: what a selector looks like
+                    self.by_token.setdefault(token, []).append(version)
+
+    @staticmethod
     def touch(runtime: GatedRuntime | None, refs: list[str]) -> None:
+        """Ask the runtime for every ref it used (so its trace shows each gate it broke)."""
         if runtime is not None:
             for ref in refs:
                 runtime.fetch_artifact(ref)
 
+
+def leaky_perspective(contract: Contract, raw: RawWorld, runtime: GatedRuntime | None) -> dict[str, Any]:
+    """leaky on Perspective: every copy of the fact, then which the actor's role could have read in time."""
+    subject = contract.subject
+    stating = [v for v in raw.by_entity.get(subject["entity"]["id"], [])
+               if str(v.facts.get(subject["fact"])) == str(subject["value"])]
+    refs = sorted({v.ref for v in stating})
+    raw.touch(runtime, refs)
+    before = [v for v in stating if v.created_at <= contract.as_of]
+    in_role = [v for v in before if v.subsystem in contract.subsystems]
+    blocked = sorted({v.subsystem for v in before if v.subsystem not in contract.subsystems})
+    return _answer(contract, could_actor_have_known=bool(in_role), evidence_artifacts=refs,
+                   blocked_subsystems=blocked if not in_role else [], reasoning="read every copy of the fact")
+
+
+def leaky_counterfactual(contract: Contract, raw: RawWorld, runtime: GatedRuntime | None) -> dict[str, Any]:
+    """leaky on Counterfactual: both records in full; linked when the effect's names the cause."""
+    cause_id = contract.subject["cause_entity"]["id"]
+    effect_id = contract.subject["effect_entity"]["id"]
+    cause = raw.by_entity.get(cause_id, [])
+    effect = raw.by_entity.get(effect_id, [])
+    refs = sorted({v.ref for v in cause + effect})
+    raw.touch(runtime, refs)
+    linked = any(cause_id in map(str, v.facts.values()) or cause_id in v.body for v in effect)
+    people = sorted({v.author for v in cause + effect})
+    text = " ".join(f"{v.body} {v.facts}" for v in effect)
+    return _answer(contract, outcome_changed=linked,
+                   causal_mechanism=_mechanism(contract, text) if linked else NO_LINK_MECHANISM,
+                   mechanism_direction="cause_to_effect" if linked else "no_causal_link",
+                   evidence_artifacts=refs, actors=people, reasoning="read both records in full")
+
+
+def leaky_silence(contract: Contract, raw: RawWorld, runtime: GatedRuntime | None) -> dict[str, Any]:
+    """leaky on Silence: every later record naming the trigger and the response, searched in every subsystem."""
+    selector = (contract.subject.get("selectors") or [contract.subject["trigger_entity"]["id"]])[0]
+    label = {t for t in tokenize(str(contract.subject.get("response", ""))) if len(t) > 3}
+    after = parse_ts(contract.subject["trigger_ts"])
+    responses = [v for v in raw.by_token.get(selector.lower(), ()) if v.created_at > after
+                 and label & set(tokenize(f"{v.title} {v.kind} {v.body}"))]
+    refs = sorted({v.ref for v in responses})
+    for subsystem in sorted({v.subsystem for v in raw.world.artifacts}):
+        if runtime is not None:
+            runtime.search_artifacts(selector, subsystem, 10)
+    raw.touch(runtime, refs)
+    in_time = [v.ref for v in responses if v.created_at <= contract.as_of]
+    return _answer(contract, exists=bool(in_time), evidence_artifacts=refs, reasoning="looked everywhere")
+
+
+def make_leaky(world: World) -> Callable[..., dict[str, Any]]:
+    """The leaky agent: reads the raw world (future and forbidden included) and asks the runtime for all it used."""
+    raw = RawWorld(world)
+
     def leaky(contract: Contract, runtime: GatedRuntime | None, context: Context | None) -> dict[str, Any]:
-        as_of: datetime = contract.as_of
-        if contract.track == PERSPECTIVE:
-            subject = contract.subject
-            stating = [v for v in by_entity.get(subject["entity"]["id"], [])
-                       if str(v.facts.get(subject["fact"])) == str(subject["value"])]
-            refs = sorted({v.ref for v in stating})
-            touch(runtime, refs)
-            before = [v for v in stating if v.created_at <= as_of]
-            in_role = [v for v in before if v.subsystem in contract.subsystems]
-            blocked = sorted({v.subsystem for v in before if v.subsystem not in contract.subsystems})
-            return _answer(contract, could_actor_have_known=bool(in_role), evidence_artifacts=refs,
-                           blocked_subsystems=blocked if not in_role else [], reasoning="read every copy of the fact")
-        if contract.track == COUNTERFACTUAL:
-            cause_id = contract.subject["cause_entity"]["id"]
-            effect_id = contract.subject["effect_entity"]["id"]
-            cause = by_entity.get(cause_id, [])
-            effect = by_entity.get(effect_id, [])
-            refs = sorted({v.ref for v in cause + effect})
-            touch(runtime, refs)
-            linked = any(cause_id in map(str, v.facts.values()) or cause_id in v.body for v in effect)
-            people = sorted({v.author for v in cause + effect})
-            text = " ".join(f"{v.body} {v.facts}" for v in effect)
-            return _answer(contract, outcome_changed=linked,
-                           causal_mechanism=_mechanism(contract, text) if linked else NO_LINK_MECHANISM,
-                           mechanism_direction="cause_to_effect" if linked else "no_causal_link",
-                           evidence_artifacts=refs, actors=people, reasoning="read both records in full")
-        selector = (contract.subject.get("selectors") or [contract.subject["trigger_entity"]["id"]])[0]
-        label = {t for t in tokenize(str(contract.subject.get("response", ""))) if len(t) > 3}
-        after = parse_ts(contract.subject["trigger_ts"])
-        responses = [v for v in by_token.get(selector.lower(), ()) if v.created_at > after
-                     and label & set(tokenize(f"{v.title} {v.kind} {v.body}"))]
-        refs = sorted({v.ref for v in responses})
-        for subsystem in sorted({v.subsystem for v in world.artifacts}):
-            if runtime is not None:
-                runtime.search_artifacts(selector, subsystem, 10)
-        touch(runtime, refs)
-        in_time = [v.ref for v in responses if v.created_at <= as_of]
-        return _answer(contract, exists=bool(in_time), evidence_artifacts=refs, reasoning="looked everywhere")
+        reading = behaviour(contract.track).leaky
+        if reading is None:
+            return _answer(contract, reasoning=f"leaky has no reading of the {contract.track} track")
+        return reading(contract, raw, runtime)
 
     return leaky
 

@@ -27,7 +27,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from benchmark_builders.groundeval.contracts import TRACKS
+from benchmark_builders.groundeval.tracks import track_names
 from judges.groundeval.question_score import QuestionScore
 from judges.groundeval.run import score_submissions
 from judges.groundeval.runtime import Corpus
@@ -135,9 +135,10 @@ def compare_agent_runs(run_a: Path, run_b: Path, *, suite_dir: Path | None = Non
         rows, _ = score_submissions(suite, submissions, corpus=corpus)
         scored.append({r.question_id: r for r in rows})
     subs = [{s.question_id: s for s in submissions} for _, submissions in loaded]
-    order = sorted(scored[0], key=lambda q: (TRACKS.index(scored[0][q].track), q))
+    tracks = track_names(r.track for r in scored[0].values())
+    order = sorted(scored[0], key=lambda q: (tracks.index(scored[0][q].track), q))
     summary = {}
-    for track in (*TRACKS, "all"):
+    for track in (*tracks, "all"):
         mine = [q for q in order if track == "all" or scored[0][q].track == track]
         a = np.array([scored[0][q].s_adj for q in mine])
         b = np.array([scored[1][q].s_adj for q in mine])

@@ -9,7 +9,7 @@ record that merely mentions the cause (a suspect named in chat) does not
 count. When no record states the key it falls back to bm25's reading (the
 effect names the cause). Silence: it searches for the response by the
 trigger's own selectors, then by the ids the trigger's record names.
-Perspective: as bm25.
+Perspective: as bm25 (a track with no ``follow`` reading is read as bm25 reads it).
 """
 
 from __future__ import annotations
@@ -18,8 +18,7 @@ from typing import Any, Mapping
 
 from benchmark_builders.groundeval.contracts import NO_LINK_MECHANISM, Contract
 from judges.groundeval.agents import (
-    Reader, _answer, _entity_artifact, _heuristic_counterfactual, _heuristic_perspective, _mechanism, _mentions, _text,
-    read_by_track,
+    Reader, _answer, _entity_artifact, heuristic_counterfactual, _mechanism, _mentions, _text, read_as,
 )
 from judges.groundeval.context import Context, search_citation
 from judges.groundeval.runtime import GatedRuntime, tokenize
@@ -36,14 +35,14 @@ def _named_ids(artifact: Mapping[str, Any], skip: set[str]) -> list[str]:
     return out
 
 
-def _follow_counterfactual(contract: Contract, reader: Reader) -> dict[str, Any]:
+def follow_counterfactual(contract: Contract, reader: Reader) -> dict[str, Any]:
     subject = contract.subject
     cause_id, cause_kind = subject["cause_entity"]["id"], subject["cause_entity"]["kind"]
     effect = _entity_artifact(reader, subject["effect_entity"]["id"])
     cause = _entity_artifact(reader, cause_id)
     key = f"{cause_kind}_id"
     if effect is None or cause is None:
-        return _heuristic_counterfactual(contract, reader)
+        return heuristic_counterfactual(contract, reader)
     stating = effect if effect.get("facts", {}).get(key) else None
     for other_id in ([] if stating else _named_ids(effect, {cause_id})):
         other = reader.fetch(other_id)
@@ -51,7 +50,7 @@ def _follow_counterfactual(contract: Contract, reader: Reader) -> dict[str, Any]
             stating = other
             break
     if stating is None:
-        return _heuristic_counterfactual(contract, reader)
+        return heuristic_counterfactual(contract, reader)
     linked = stating["facts"][key] == cause_id
     evidence = list(dict.fromkeys(a["id"] for a in (cause, effect, stating)))
     people = sorted({a.get("author", "") for a in (cause, effect)} - {""})
@@ -62,7 +61,7 @@ def _follow_counterfactual(contract: Contract, reader: Reader) -> dict[str, Any]
                    reasoning=f"{stating['artifact_id']} states {key} {stating['facts'][key]}")
 
 
-def _follow_silence(contract: Contract, reader: Reader) -> dict[str, Any]:
+def follow_silence(contract: Contract, reader: Reader) -> dict[str, Any]:
     subject = contract.subject
     selectors = list(subject.get("selectors") or [subject["trigger_entity"]["id"]])
     label_terms = {t for t in tokenize(str(subject.get("response", ""))) if len(t) > 3}
@@ -92,5 +91,4 @@ def _follow_silence(contract: Contract, reader: Reader) -> dict[str, Any]:
 
 def follow_agent(contract: Contract, runtime: GatedRuntime | None, context: Context | None) -> dict[str, Any]:
     """Follow join keys through what it reads (see the module docstring)."""
-    return read_by_track(contract, Reader(runtime, context), _heuristic_perspective, _follow_counterfactual,
-                         _follow_silence)
+    return read_as("follow", contract, Reader(runtime, context))

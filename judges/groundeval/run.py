@@ -21,7 +21,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
-from benchmark_builders.groundeval.contracts import TRACKS, Contract
+from benchmark_builders.groundeval.contracts import Contract
+from benchmark_builders.groundeval.tracks import track_names
 from judges.groundeval.agent_registry import MODES
 from judges.groundeval.agents import AGENTS, BUILTIN_AGENTS, make_leaky, make_oracle
 from judges.groundeval.context import DEFAULT_BUDGET, build_context, check_citations
@@ -250,7 +251,8 @@ def score_submissions(suite: Path, submissions: list[Submission], *, answered_on
     if corpus is None:
         corpus = open_corpus(suite, index_cache)
     verifiers: dict[tuple[str, Any], TraceVerifier] = {}
-    order = {t: i for i, t in enumerate(TRACKS)}
+    tracks = track_names(t.track for t in truths.values())
+    order = {t: i for i, t in enumerate(tracks)}
     groups: dict[tuple[str, str], dict[Any, Submission]] = defaultdict(dict)
     extra_rows: dict[tuple[str, str], list[QuestionScore]] = defaultdict(list)
     for sub in submissions:
@@ -295,7 +297,7 @@ def score_submissions(suite: Path, submissions: list[Submission], *, answered_on
         scored = list(mine)
         mine.extend(replace(r, agent=agent, scoring=scoring.label) for r in sorted(extra_rows.get(key, []), key=lambda r: str(r.question_id)))
         rows.extend(mine)
-        per_track = {t: summarize([r for r in scored if r.track == t]) for t in TRACKS}
+        per_track = {t: summarize([r for r in scored if r.track == t]) for t in tracks}
         per_track["all"] = summarize(scored)
         per_track["rejected_lines"] = len(extra_rows.get(key, []))
         summary.setdefault(agent, {})[mode] = per_track

@@ -30,25 +30,17 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
-from benchmark_builders.groundeval.contracts import COUNTERFACTUAL, NO_LINK_MECHANISM, PERSPECTIVE, SILENCE, Truth
+from benchmark_builders.groundeval.contracts import NO_LINK_MECHANISM, Truth
+from benchmark_builders.groundeval.tracks import track as track_named
 from judges.groundeval.call_shape import ShapedCalls, trace_problems, well_shaped
 from judges.groundeval.evidence_sought import artifact_of, sought_in_context, sought_in_tool_mode, subject_scope
 from judges.groundeval.question_score import QuestionScore
 from judges.groundeval.runtime import tokenize
 from judges.groundeval.scoring_profile import DEFAULT_PROFILE, PROFILES, WEIGHTS, ScoringProfile
+from judges.groundeval.track_behaviour import behaviour
 
-__all__ = ["WEIGHTS", "CompiledTruth", "score_question"]
-VERDICT = {PERSPECTIVE: "could_actor_have_known", COUNTERFACTUAL: "outcome_changed", SILENCE: "exists"}
-_NULLABLE_STR = (str, type(None))   # "no such event / no mechanism": scores 0 unless the truth is also null or no link
-_REQUIRED: dict[str, tuple[tuple[str, Any], ...]] = {
-    PERSPECTIVE: (("could_actor_have_known", bool),),
-    COUNTERFACTUAL: (("outcome_changed", bool), ("causal_mechanism", _NULLABLE_STR), ("cause_event_id", _NULLABLE_STR),
-                     ("effect_event_id", _NULLABLE_STR), ("mechanism_direction", str)),
-    SILENCE: (("exists", bool),),
-}
+__all__ = ["WEIGHTS", "AnswerReading", "CompiledTruth", "Tally", "score_question"]
 SEARCH_CITATION = "search:"          # context mode: cites one of the context's searches (search:<subsystem> | search:*)
-_LISTS = {PERSPECTIVE: ("evidence_artifacts", "blocked_subsystems"), COUNTERFACTUAL: ("evidence_artifacts", "actors"),
-          SILENCE: ("evidence_artifacts",)}
 _DEAD = frozenset({"empty", "not_found", "withheld", "invalid"})
 _DEAD_NOT_EMPTY = _DEAD - {"empty"}
 _NOTHING: frozenset[str] = frozenset()
@@ -129,7 +121,8 @@ class CompiledTruth:
             space.append((str(item["subsystem"]), tokens[0] if tokens else ""))
             scope.update(tokens[:1])
         return CompiledTruth(
-            truth.question_id, truth.track, truth.kind, truth.difficulty, bool(truth.gold[VERDICT[truth.track]]), dict(truth.gold), canon,
+            truth.question_id, truth.track, truth.kind, truth.difficulty, bool(truth.gold[track_named(truth.track).verdict]),
+            dict(truth.gold), canon,
             frozenset(truth.required_evidence), frozenset(truth.permitted_evidence) | frozenset(truth.required_evidence),
             frozenset(truth.cause_evidence), frozenset(truth.effect_evidence),
             frozenset(truth.gold.get("blocked_subsystems", ())), frozenset(_label(a) for a in truth.mechanism_aliases),
@@ -159,12 +152,13 @@ def parse_answer(raw: Any, track: str) -> tuple[dict[str, Any] | None, str | Non
                 return None, "answer is not JSON"
         if not isinstance(raw, dict):
             return None, f"answer is a {type(raw).__name__}, not an object"
-    for key, kind in _REQUIRED[track]:
+    record = track_named(track)
+    for key, kind in record.required:
         if key not in raw:
             return None, f"missing field {key}"
         if not isinstance(raw[key], kind):
             return None, f"field {key} is a {type(raw[key]).__name__}, not {_type_name(kind)}"
-    for key in _LISTS[track]:
+    for key in record.lists():
         value = raw.get(key, ())
         if value.__class__ is not list and value != ():
             return None, f"field {key} is not a list of strings"
@@ -190,7 +184,7 @@ def _malformed_trace(truth: CompiledTruth, calls: Any, mode: str, problems: list
 
 
 @dataclass(slots=True)
-class _Tally:
+class Tally:
     """What a question's calls add up to: violations by first broken gate, what was fetched, dead ends, searches."""
 
     n: int
@@ -203,9 +197,9 @@ class _Tally:
     searches: list[tuple[str | None, frozenset[str], list[str]]] = field(default_factory=list)
 
 
-def _tally(calls: list[dict[str, Any]], context: bool, silence: bool, dead: frozenset[str] = _DEAD) -> _Tally:
+def _tally(calls: list[dict[str, Any]], context: bool, silence: bool, dead: frozenset[str] = _DEAD) -> Tally:
     """Count the calls (context mode: the builder's calls are provenance; the agent's acts are its citations)."""
-    tally = _Tally(0 if context else len(calls))
+    tally = Tally(0 if context else len(calls))
     pending_dead = 0
     for call in calls:
         gates = call["gates"]
@@ -252,7 +246,42 @@ def _tally(calls: list[dict[str, Any]], context: bool, silence: bool, dead: froz
 _TrackScore = tuple[float, dict[str, Any], float, dict[str, Any]]
 
 
-def _perspective(truth: CompiledTruth, answer: dict[str, Any], verdict_ok: bool, tally: _Tally, cited: set[str],
+@dataclass(slots=True)
+class AnswerReading:
+    """What the scorer has read of one well-formed answer and its calls: what a track's ``score`` is given."""
+
+    truth: CompiledTruth
+    answer: dict[str, Any]
+    verdict_ok: bool
+    tally: Tally
+    cited: set[str]                   # cited artifact ids, canonical refs where the truth knows them
+    raw_cited: Sequence[str]          # the citations as given (context mode: the searches' removed)
+    cited_searches: frozenset[str] | set[str]   # context mode: the searches it cites (subsystem, or "*")
+    context: bool
+    profile: ScoringProfile
+
+
+def score_perspective(r: AnswerReading) -> _TrackScore:
+    """The Perspective track's answer and trajectory scores."""
+    return _perspective(r.truth, r.answer, r.verdict_ok, r.tally, r.cited, r.context)
+
+
+def score_counterfactual(r: AnswerReading) -> _TrackScore:
+    """The Counterfactual track's answer and trajectory scores (the profile's answer weights)."""
+    return _counterfactual(r.truth, r.answer, r.verdict_ok, r.tally, r.cited, r.context, r.profile.counterfactual)
+
+
+def score_silence(r: AnswerReading) -> _TrackScore:
+    """The Silence track's scores; in context mode a search counts when cited, or when an id it returned is."""
+    searched = r.tally.searches
+    if r.context:
+        cited_any = r.cited | set(r.raw_cited)
+        searched = [(s, tokens, ids) for s, tokens, ids in searched
+                    if (s if s is not None else "*") in r.cited_searches or not cited_any.isdisjoint(ids)]
+    return _silence(r.truth, r.verdict_ok, r.tally, searched)
+
+
+def _perspective(truth: CompiledTruth, answer: dict[str, Any], verdict_ok: bool, tally: Tally, cited: set[str],
                  context: bool) -> _TrackScore:
     if verdict_ok:
         blocked = _jaccard(truth.blocked, set(answer.get("blocked_subsystems", ())))
@@ -288,7 +317,7 @@ def _mechanism_named(truth: CompiledTruth, named: Any) -> bool:
     return label in truth.aliases
 
 
-def _counterfactual(truth: CompiledTruth, answer: dict[str, Any], verdict_ok: bool, tally: _Tally, cited: set[str],
+def _counterfactual(truth: CompiledTruth, answer: dict[str, Any], verdict_ok: bool, tally: Tally, cited: set[str],
                     context: bool, weight: Mapping[str, float]) -> _TrackScore:
     gold = truth.gold
     mechanism = _mechanism_named(truth, answer["causal_mechanism"])
@@ -313,7 +342,7 @@ def _counterfactual(truth: CompiledTruth, answer: dict[str, Any], verdict_ok: bo
     return s_answer, answer_parts, s_traj, traj_parts
 
 
-def _silence(truth: CompiledTruth, verdict_ok: bool, tally: _Tally, searched: Sequence[tuple[str | None,
+def _silence(truth: CompiledTruth, verdict_ok: bool, tally: Tally, searched: Sequence[tuple[str | None,
              frozenset[str], list[str]]]) -> _TrackScore:
     covered = 0
     missing = []
@@ -356,7 +385,9 @@ def _score(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str,
     if calls.__class__ is not ShapedCalls and not well_shaped(calls):
         return _malformed_trace(truth, calls, mode, trace_problems(calls))
     context = mode == "context"
-    tally = _tally(calls, context, track == SILENCE, _DEAD if profile.empty_search_is_dead_end else _DEAD_NOT_EMPTY)
+    record = track_named(track)
+    acts = behaviour(track)
+    tally = _tally(calls, context, acts.tallies_searches, _DEAD if profile.empty_search_is_dead_end else _DEAD_NOT_EMPTY)
     n = tally.n
     violating = tally.horizon + tally.actor + tally.subsystem
     v = violating / n if n else 0.0
@@ -369,20 +400,9 @@ def _score(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str,
         if cited_searches:
             raw_cited = [c for c in raw_cited if not c.startswith(SEARCH_CITATION)]
     cited = {canon.get(c, c) for c in raw_cited} if raw_cited else set()
-    verdict_ok = answer[VERDICT[track]] is truth.verdict
-
-    if track == PERSPECTIVE:
-        s_answer, answer_parts, s_traj, traj_parts = _perspective(truth, answer, verdict_ok, tally, cited, context)
-    elif track == COUNTERFACTUAL:
-        s_answer, answer_parts, s_traj, traj_parts = _counterfactual(truth, answer, verdict_ok, tally, cited, context,
-                                                                     profile.counterfactual)
-    else:
-        searched = tally.searches
-        if context:   # a search counts when the agent cites it, or cites an id it returned
-            cited_any = cited | set(raw_cited)
-            searched = [(s, tokens, ids) for s, tokens, ids in searched
-                        if (s if s is not None else "*") in cited_searches or not cited_any.isdisjoint(ids)]
-        s_answer, answer_parts, s_traj, traj_parts = _silence(truth, verdict_ok, tally, searched)
+    verdict_ok = answer[record.verdict] is truth.verdict
+    s_answer, answer_parts, s_traj, traj_parts = acts.score(
+        AnswerReading(truth, answer, verdict_ok, tally, cited, raw_cited, cited_searches, context, profile))
     if profile.evidence_sought:
         sought = (sought_in_context(calls, cited, cited_searches, truth.scope) if context
                   else sought_in_tool_mode(calls, truth.scope))
@@ -391,7 +411,7 @@ def _score(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str,
             s_traj = 0.0
     if profile.verdict_gates_trajectory and not verdict_ok:
         s_traj = 0.0
-    wa, wt = profile.weights[track]
+    wa, wt = profile.weights.get(track) or record.weights
     s_adj = (wa * s_answer + wt * s_traj) * (1.0 - v) ** 2
     return QuestionScore(truth.question_id, track, truth.kind, truth.difficulty, mode, _round6(s_answer), _round6(s_traj),
                          _round6(v) if violating else 0.0, _round6(s_adj), verdict_ok, n, None,

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping
 
-from benchmark_builders.groundeval.contracts import COUNTERFACTUAL, PERSPECTIVE, SILENCE
+from benchmark_builders.groundeval.tracks import BUILTIN_TRACKS
 from orgbench.core.errors import InputError
 
 
@@ -42,8 +42,8 @@ _PREPRINT_CF = {"outcome": 0.20, "mechanism": 0.20, "cause_id": 0.20, "effect_id
 _STATED = ("cause_id", "effect_id")      # every Counterfactual question states both ids: they earn nothing
 _KEPT = sum(w for part, w in _PREPRINT_CF.items() if part not in _STATED)
 _ORGBENCH_CF = {part: (0.0 if part in _STATED else w / _KEPT) for part, w in _PREPRINT_CF.items()}
-WEIGHTS: dict[str, tuple[float, float]] = {PERSPECTIVE: (0.40, 0.60), COUNTERFACTUAL: (0.50, 0.50),
-                                           SILENCE: (0.30, 0.70)}
+#: orgbench's tracks' (w_answer, w_traj); a plugin track's come from its record.
+WEIGHTS: dict[str, tuple[float, float]] = {t.name: t.weights for t in BUILTIN_TRACKS}
 
 PROFILES: dict[str, ScoringProfile] = {
     "orgbench": ScoringProfile("orgbench", 2, WEIGHTS, _ORGBENCH_CF, True, True, False),

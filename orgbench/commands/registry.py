@@ -69,7 +69,7 @@ def conditions() -> dict[str, str]:
 
 def tracks() -> dict[str, tuple[str, ...]]:
     """GroundEval tracks and the kinds of question in each (the study's parts)."""
-    return {track: tuple(kinds) for track, kinds in _study("groundeval").load("parts").items()}
+    return {track: tuple(kinds) for track, kinds in _study("groundeval").part_list().items()}
 
 
 def import_formats() -> dict[str, str]:

@@ -126,12 +126,12 @@ def groundeval_rules(suite: str, corpus: Any) -> Scorer:
 def groundeval_metric() -> Metric:
     """Per track and over all: mean S_answer, S_traj, S_adj and the violation rate (``summarize``)."""
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        from benchmark_builders.groundeval.contracts import TRACKS
+        from benchmark_builders.groundeval.tracks import track_names
         from judges.groundeval.question_score import QuestionScore, summarize
 
         rows = [QuestionScore.from_json((s.score.metadata or {})["question_score"], "inspect log") for s in scores]
         out: dict[str, float] = {}
-        for track in (*TRACKS, "all"):
+        for track in (*track_names(r.track for r in rows), "all"):
             mine = [r for r in rows if track == "all" or r.track == track]
             if not mine:
                 continue

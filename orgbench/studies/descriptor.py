@@ -36,7 +36,8 @@ class Study:
     builtin: str                    # "module:attr" of the built-in judges or agents it runs without --judge
                                     # (a tuple of specs, or a function returning one)
     parts_name: str = ""            # what its rows are split by: "families", "tracks"
-    parts: str = ""                 # "module:attr" of those (a tuple, or a mapping of part -> kinds)
+    parts: str = ""                 # "module:attr" of those (a tuple, or a mapping of part -> kinds, or a
+                                    # function returning one)
     conditions: str = ""            # "module:attr" of its conditions or modes
     suites: tuple[str, ...] = ()    # the suites it builds (``orgbench build KIND``)
     exports: tuple[str, ...] = ()   # the export formats that carry what it reads
@@ -51,6 +52,11 @@ class Study:
         """The object one of its ``module:attr`` fields names (``()`` when the field is empty)."""
         path = getattr(self, attr)
         return load_attr(path, f"study {self.name!r} {attr}") if path else ()
+
+    def part_list(self) -> Any:
+        """Its parts (families, tracks with their kinds, …), plugins' included."""
+        parts = self.load("parts")
+        return parts() if callable(parts) else parts
 
     def builtin_names(self) -> tuple[str, ...]:
         """The built-in judges or agents it runs when no ``--judge`` is given, as specs."""

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Any, Sequence
 
-from benchmark_builders.groundeval.contracts import HARD_KINDS
+from benchmark_builders.groundeval.tracks import BUILTIN_TRACKS
 from judges.groundeval.agent_registry import MODES
 from judges.groundeval.agents import BUILTIN_AGENTS as AGENTS
 from orgbench.stages import module_fingerprint
@@ -78,7 +78,7 @@ def _write_table(out: Path, name: str, header: list[str], rows: list[list[Any]],
     write_table(out, name, table, heading="", latex={"caption_first": True, "small": False})
 
 
-HARD_KIND_NAMES = tuple(f"{track}/{kind}" for track, kinds in HARD_KINDS.items() for kind in kinds)
+HARD_KIND_NAMES = tuple(f"{t.name}/{kind}" for t in BUILTIN_TRACKS for kind in t.hard_kinds)
 
 
 def _hard_kinds(rows: Sequence[SeededScore], per_seed: bool = True) -> dict[str, Any]:
@@ -183,7 +183,7 @@ def write_study_tables(out: Path, all_rows: Sequence[SeededScore], drill: list[d
     ``where`` names the suites for scores from elsewhere (``tables groundeval``); the README's notes on
     the built-in probes are written only for the default worlds, where every probe ran.
     """
-    from benchmark_builders.groundeval.contracts import KINDS, TRACKS
+    from benchmark_builders.groundeval.tracks import track, track_names
     from orgbench.report.groundeval_figure import track_bars_png
     from orgbench.core.storage import dumps, write_bytes_atomic, write_json, write_text_atomic
 
@@ -191,18 +191,19 @@ def write_study_tables(out: Path, all_rows: Sequence[SeededScore], drill: list[d
     main_rows: list[list[Any]] = []
     kind_rows: list[list[Any]] = []
     summary: dict[str, dict[str, dict[str, GroupScore]]] = {}        # agent -> mode -> track -> rounded scores
+    tracks = track_names(r.score.track for r in all_rows)
     for spec in agents:
         for mode in MODES:
             mine = [r.score for r in all_rows if r.score.agent == spec and r.score.mode == mode]
-            for track in TRACKS + ("all",):
-                group = GroupScore.of([s for s in mine if track == "all" or s.track == track])
-                summary.setdefault(spec, {}).setdefault(mode, {})[track] = group.rounded()
-                main_rows.append([spec, mode, track, group.n, group.s_answer, group.s_traj, group.s_adj,
+            for name in tracks + ("all",):
+                group = GroupScore.of([s for s in mine if name == "all" or s.track == name])
+                summary.setdefault(spec, {}).setdefault(mode, {})[name] = group.rounded()
+                main_rows.append([spec, mode, name, group.n, group.s_answer, group.s_traj, group.s_adj,
                                   group.violation_rate, group.correct_invalid_path])
-            for track in TRACKS:
-                for kind in KINDS[track]:
-                    group = GroupScore.of([s for s in mine if s.track == track and s.kind == kind])
-                    kind_rows.append([spec, mode, f"{track}/{kind}", group.n, group.verdict_correct, group.s_answer,
+            for name in tracks:
+                for kind in track(name).kinds:
+                    group = GroupScore.of([s for s in mine if s.track == name and s.kind == kind])
+                    kind_rows.append([spec, mode, f"{name}/{kind}", group.n, group.verdict_correct, group.s_answer,
                                       group.s_traj, group.s_adj, group.violation_rate])
     summary_json = {spec: {mode: {track: group.to_json() for track, group in tracks.items()}
                            for mode, tracks in modes.items()} for spec, modes in summary.items()}
@@ -220,7 +221,7 @@ def write_study_tables(out: Path, all_rows: Sequence[SeededScore], drill: list[d
                  f"separate the heuristics; the hard kinds ({', '.join(HARD_KIND_NAMES)}) need a join followed "
                  "through an intermediate record.")
     write_bytes_atomic(out / "agents_by_track.png", track_bars_png(
-        summary_json, agents, MODES, TRACKS,
+        summary_json, agents, MODES, tracks,
         f"GroundEval, {total} contracts ({short_where}): S_answer vs S_adj per agent and track"))
     drill.sort(key=lambda r: r["id"])
     if len({r["id"] for r in drill}) != len(drill):

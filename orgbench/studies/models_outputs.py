@@ -83,7 +83,7 @@ def _turn_counts(run: Path) -> dict[str, int]:
 
 def write_groundeval(out: Path, runs: ModelRuns) -> dict[str, Any]:
     """groundeval/: S_answer / S_traj / S_adj per agent and track, and S_adj deltas between every pair of agents."""
-    from benchmark_builders.groundeval.contracts import TRACKS
+    from benchmark_builders.groundeval.tracks import track_names
     from judges.groundeval.comparison import agent_comparison_markdown, compare_agent_runs
     from judges.groundeval.run import score_submissions
     from judges.groundeval.traces import load_submissions
@@ -95,7 +95,7 @@ def write_groundeval(out: Path, runs: ModelRuns) -> dict[str, Any]:
         scores, _ = score_submissions(runs.groundeval_suite, load_submissions(run)[0])
         per_agent[judge] = {"run": str(run), "wall_s": read_json(run.parent / WALL)["wall_s"], **_turn_counts(run),
                             "tracks": {}}
-        for track in (*TRACKS, "all"):
+        for track in (*track_names(s.track for s in scores), "all"):
             group = GroupScore.of([s for s in scores if track == "all" or s.track == track])
             if group.n:
                 per_agent[judge]["tracks"][track] = group.rounded().to_json()

@@ -23,7 +23,7 @@ GROUNDEVAL_METRICS = ("n", "s_answer", "s_traj", "s_adj", "violation_rate")
 
 
 def _groundeval_rows(scores: Path) -> Iterable[tuple]:
-    from benchmark_builders.groundeval.contracts import TRACKS
+    from benchmark_builders.groundeval.tracks import track_names
     from judges.groundeval.question_score import QuestionScore
     from orgbench.core.jsonl import iter_jsonl
     from orgbench.studies.groundeval_scores import GroupScore
@@ -37,7 +37,7 @@ def _groundeval_rows(scores: Path) -> Iterable[tuple]:
         origin.setdefault(key, (row["world"], str(row["seed"])))
     for (agent, mode), mine in sorted(groups.items()):
         world, seed = origin[(agent, mode)]
-        for track in TRACKS + ("all",):
+        for track in track_names(s.track for s in mine) + ("all",):
             group = GroupScore.of([s for s in mine if track == "all" or s.track == track]).to_json()
             for metric in GROUNDEVAL_METRICS:
                 yield ("groundeval", world, seed, agent, mode, track, metric, float(group[metric]))
