@@ -29,7 +29,7 @@ API = {
         "write_text_atomic",
     ],
     "orgbench.defaults": [],
-    "orgbench.report": ["STUDY_TITLES", "drill_spec", "render_page", "study_section", "write_report",
+    "orgbench.report": ["drill_spec", "render_page", "study_section", "study_titles", "write_report",
                         "write_results_readme"],
     "orgbench.prose": ["DEFAULT_KINDS", "ModelRewrite", "open_rewrite"],
     "orgbench.studies": ["ReproduceOptions"],

@@ -8,8 +8,12 @@ from typing import Any
 
 import click
 
-#: Table folders and the study whose section renders them.
-TABLE_STUDIES = {"CARGO tables": "cargo", "GroundEval tables": "groundeval", "assurance tables": "assurance"}
+
+def table_studies() -> dict[str, str]:
+    """What ``holds`` calls a folder of each study's tables, and the study whose section renders it."""
+    from orgbench.studies.descriptor import STUDIES
+
+    return {s.tables_kind: s.name for s in STUDIES.all() if s.tables_kind}
 
 
 def _run_section(directory: Path, kind: str) -> dict[str, Any]:
@@ -36,8 +40,8 @@ def view_page(directory: Path, target: Path) -> str:
     subtitle = f"`orgbench view {directory}`: {kind}; self-contained, no network needed."
     if kind == "results (orgbench reproduce)":
         write_report(directory, target)
-    elif kind in TABLE_STUDIES:
-        key = TABLE_STUDIES[kind]
+    elif kind in table_studies():
+        key = table_studies()[kind]
         section = study_section(directory.resolve().parent, key, directory.resolve().name)
         render_page([section], target, subtitle)
     elif kind in ("a CARGO judge run", "a GroundEval agent run", "GroundEval scores", "a comparison"):

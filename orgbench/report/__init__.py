@@ -23,22 +23,16 @@ from orgbench.core.storage import read_json, read_text, write_text_atomic
 from orgbench.core.tables import Table
 from orgbench.core.jsonl import read_jsonl
 
-__all__ = ["write_report", "write_results_readme", "render_page", "study_section", "drill_spec", "STUDY_TITLES"]
+__all__ = ["write_report", "write_results_readme", "render_page", "study_section", "drill_spec", "study_titles"]
 
-STUDY_TITLES = {
-    "cargo": "CARGO-Bench: reference-based judges on live instances",
-    "groundeval": "GroundEval: answers reached through permitted evidence",
-    "assurance": "Judge-input assurance: what reached the judge",
-}
-STUDY_INTROS = {
-    "cargo": "Penalty rate per family (lower is better for P1/P3, higher for P2/P4) and DI = TP − FP with "
-             "item-level bootstrap 95% CIs. Rows marked 'paper' are the published numbers (gpt-oss-120b); "
-             "ours come from the judge named in each row.",
-    "groundeval": "Deterministic scores per agent, mode and track: S_answer, S_traj, S_adj and the share of tool "
-                  "calls that broke a gate.",
-    "assurance": "Each constructed fault under controls P0–P3: did an altered or stale byte reach the judge, "
-                 "and which stage and check stopped it; then the later-context contrast G.",
-}
+
+def study_titles() -> dict[str, str]:
+    """Each registered study's report heading, in the registry's order (the order of the report's sections)."""
+    from orgbench.studies.descriptor import STUDIES
+
+    return {s.name: s.heading or s.title for s in STUDIES.all()}
+
+
 #: Drill-down fields offered as filters, when a study's records carry them.
 FILTER_FIELDS = ("family", "condition", "judge", "track", "agent", "mode", "outcome", "control", "case", "kind")
 
@@ -179,7 +173,10 @@ def study_section(results: Path, key: str, folder: str | None = None) -> dict[st
     provenance = "; ".join(part for part in (
         "built-in: " + ", ".join(builtin) if builtin else "",
         "LLM (OpenAI-compatible endpoint): " + ", ".join(llm) if llm else "") if part)
-    return {"key": key, "title": STUDY_TITLES.get(key, key), "intro": STUDY_INTROS.get(key, ""),
+    from orgbench.studies.descriptor import STUDIES
+
+    descriptor = STUDIES.get(key)
+    return {"key": key, "title": study_titles().get(key, key), "intro": descriptor.intro if descriptor else "",
             "provenance": f"Our numbers come from {provenance}." if provenance else "",
             "leaderboard": leaderboard(directory, key), "tables": tables, "figures": figures, "drilldown": _drilldown(directory),
             "findings": findings(results, key, folder), "definitions": definitions(directory, key),
@@ -191,9 +188,11 @@ def write_report(results: Path, target: Path) -> Path:
     results = Path(results)
     if not results.is_dir():
         raise InputError(f"{results}: no such results directory (run `orgbench reproduce` first)")
-    studies = [s for s in (study_section(results, k) for k in STUDY_TITLES) if s]
+    from orgbench.studies.descriptor import STUDIES
+
+    studies = [s for s in (study_section(results, d.name, d.where) for d in STUDIES.all()) if s]
     if not studies:
-        raise InputError(f"{results}: holds none of {', '.join(STUDY_TITLES)}; run `orgbench reproduce` first")
+        raise InputError(f"{results}: holds none of {', '.join(study_titles())}; run `orgbench reproduce` first")
     from orgbench.report.summary import summary_cards
 
     return render_page(studies, target, "Reproduced by `orgbench reproduce` from seeded worlds; self-contained, "

@@ -23,20 +23,21 @@ from orgbench.report.cargo_breakdown import write_breakdown
 __all__ = ["COLUMNS", "COVERAGES", "PAPER", "PAPER_JUDGE", "TABLES", "selective_risk_rows", "table_rows",
            "write_selective_risk", "write_tables"]
 
-#: The paper's published rows (gpt-oss-120b; mean of 3 judge seeds; Table 3: seed 0, 150 items).
+#: The paper's published rows (gpt-oss-120b; mean of 3 judge seeds; Table 3: seed 0, 150 items): penalty rate per
+#: family it reports (a family it does not report is shown as "–").
 PAPER: dict[str, dict[str, Any]] = {
-    "noref": {"rates": (0.44, 0.64, 0.96, 0.66), "di": 0.24, "ci": (0.13, 0.35)},
-    "direct": {"rates": (1.00, 1.00, 1.00, 1.00), "di": 0.00, "ci": (0.00, 0.00)},
-    "direct+ctx": {"rates": (1.00, 1.00, 1.00, 1.00), "di": 0.00, "ci": (0.00, 0.00)},
-    "cargo": {"rates": (0.00, None, 1.00, 0.20), "di": 0.58, "ci": (0.48, 0.68)},
-    "cargo+auth": {"rates": (0.00, 0.04, 1.00, 0.20), "di": 0.57, "ci": (0.47, 0.67)},
-    "cargo-ctx": {"rates": (0.00, 0.06, 0.92, 0.20), "di": 0.52, "ci": (0.42, 0.62)},
-    "cargo-exemplar": {"rates": (0.00, 0.02, 1.00, 0.20), "di": 0.59, "ci": (0.49, 0.68)},
-    "cargo-unv": {"rates": (0.00, 0.02, 1.00, 0.20), "di": 0.59, "ci": (0.49, 0.68)},
-    "direct/golden-ref": {"rates": (1.00, 1.00, 1.00, 1.00), "di": 0.00, "ci": None},
-    "direct/ctx-grounded": {"rates": (0.03, 0.17, 0.90, 0.33), "di": 0.49, "ci": None},
-    "cargo/golden-ref": {"rates": (0.23, 0.40, 1.00, 0.47), "di": 0.39, "ci": None},
-    "cargo/ctx-grounded": {"rates": (0.00, 0.02, 1.00, 0.10), "di": 0.54, "ci": None},
+    "noref": {"rates": {"P1": 0.44, "P3": 0.64, "P2": 0.96, "P4": 0.66}, "di": 0.24, "ci": (0.13, 0.35)},
+    "direct": {"rates": {"P1": 1.00, "P3": 1.00, "P2": 1.00, "P4": 1.00}, "di": 0.00, "ci": (0.00, 0.00)},
+    "direct+ctx": {"rates": {"P1": 1.00, "P3": 1.00, "P2": 1.00, "P4": 1.00}, "di": 0.00, "ci": (0.00, 0.00)},
+    "cargo": {"rates": {"P1": 0.00, "P3": None, "P2": 1.00, "P4": 0.20}, "di": 0.58, "ci": (0.48, 0.68)},
+    "cargo+auth": {"rates": {"P1": 0.00, "P3": 0.04, "P2": 1.00, "P4": 0.20}, "di": 0.57, "ci": (0.47, 0.67)},
+    "cargo-ctx": {"rates": {"P1": 0.00, "P3": 0.06, "P2": 0.92, "P4": 0.20}, "di": 0.52, "ci": (0.42, 0.62)},
+    "cargo-exemplar": {"rates": {"P1": 0.00, "P3": 0.02, "P2": 1.00, "P4": 0.20}, "di": 0.59, "ci": (0.49, 0.68)},
+    "cargo-unv": {"rates": {"P1": 0.00, "P3": 0.02, "P2": 1.00, "P4": 0.20}, "di": 0.59, "ci": (0.49, 0.68)},
+    "direct/golden-ref": {"rates": {"P1": 1.00, "P3": 1.00, "P2": 1.00, "P4": 1.00}, "di": 0.00, "ci": None},
+    "direct/ctx-grounded": {"rates": {"P1": 0.03, "P3": 0.17, "P2": 0.90, "P4": 0.33}, "di": 0.49, "ci": None},
+    "cargo/golden-ref": {"rates": {"P1": 0.23, "P3": 0.40, "P2": 1.00, "P4": 0.47}, "di": 0.39, "ci": None},
+    "cargo/ctx-grounded": {"rates": {"P1": 0.00, "P3": 0.02, "P2": 1.00, "P4": 0.10}, "di": 0.54, "ci": None},
 }
 PAPER_JUDGE = "paper: gpt-oss-120b"
 TABLES: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -74,7 +75,7 @@ def table_rows(runs: Sequence[RunScores], conditions: Sequence[str]) -> list[dic
         if paper:
             ci = paper["ci"]
             rows.append({"condition": condition, "judge": PAPER_JUDGE,
-                         **{f: _fmt(r) for f, r in zip(FAMILIES, paper["rates"])}, "DI": _fmt(paper["di"]),
+                         **{f: _fmt(paper["rates"].get(f)) for f in FAMILIES}, "DI": _fmt(paper["di"]),
                          "CI95": f"[{_fmt(ci[0])}, {_fmt(ci[1])}]" if ci else "–",
                          "judged": "–", "cannot_decide": "–", "unparsed": "–"})
     return rows

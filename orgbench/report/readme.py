@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from benchmark_builders.cargo.records import FAMILIES
 from judges.backends.registry import is_builtin
 from orgbench.core.storage import read_text
 from orgbench.core.tables import Table
+from orgbench.studies.descriptor import STUDIES
 
 LLM_HOWTO = """\
 To put an LLM in place of the built-in judges and agents, run for example
@@ -22,31 +22,16 @@ runs as an agent beside the built-in ones; assurance: the model judges the contr
 def judges_present(results: Path, folders: dict[str, str] | None = None) -> dict[str, list[str]]:
     """The judges (CARGO, the assurance contrast) and agents (GroundEval) whose numbers each study folder holds.
 
-    ``folders`` maps a study to its folder under ``results`` when it is not named after the study.
+    Each study's descriptor says how its folder is read (``Study.present``); ``folders`` maps a study to its
+    folder under ``results`` when it is not the descriptor's.
     """
     found: dict[str, list[str]] = {}
-    where = {"cargo": "cargo", "groundeval": "groundeval", "assurance": "assurance", **(folders or {})}
-
-    def load(path: Path):
-        try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-
-    scores = load(results / where["cargo"] / "scores.json")
-    if isinstance(scores, dict):
-        found["cargo"] = [str(r.get("judge")) for r in scores.get("runs", []) if isinstance(r, dict)]
-    summary = load(results / where["groundeval"] / "summary.json")
-    if isinstance(summary, dict) and isinstance(summary.get("agents"), dict):
-        found["groundeval"] = list(summary["agents"])
-    contrast = load(results / where["assurance"] / "contrast.json")
-    if isinstance(contrast, dict) and contrast.get("judge"):
-        found["assurance"] = [str(contrast["judge"])]
+    for study in STUDIES.all():
+        present = study.load("present")
+        names = present(results / (folders or {}).get(study.name, study.where)) if present else None
+        if names is not None:
+            found[study.name] = names
     return found
-
-
-STUDY_ROLES = {"cargo": ("CARGO tables", "judges"), "groundeval": ("GroundEval tables", "agents"),
-               "assurance": ("later-context contrast", "judge")}
 
 
 def render_provenance(results: Path) -> str:
@@ -55,7 +40,8 @@ def render_provenance(results: Path) -> str:
     lines = ["## Where the numbers come from", ""]
     any_llm = any_builtin = False
     for study, names in present.items():
-        what, role = STUDY_ROLES[study]
+        descriptor = STUDIES.require(study, "results")
+        what, role = descriptor.rows_from or descriptor.title, descriptor.rows_are or descriptor.serves
         builtin = [n for n in names if is_builtin(n)]
         llm = [n for n in names if not is_builtin(n)]
         any_llm, any_builtin = any_llm or bool(llm), any_builtin or bool(builtin)
@@ -83,14 +69,6 @@ def render_provenance(results: Path) -> str:
         lines += ["No number here comes from an LLM. " + LLM_HOWTO]
     return "\n".join(lines) + "\n"
 
-
-STUDY_NOTES = {
-    "cargo": "CARGO-Bench (Chhabra et al.): penalty rates per family and DI per prompt condition, the rubric "
-             "swap, and retrieval gating (risk–coverage).",
-    "groundeval": "GroundEval: agents scored by the deterministic scorer, in tool and context mode, per track.",
-    "assurance": "Judge-input assurance (Xia et al.): the constructed fault cases under controls P0–P3, and the "
-                 "later-context contrast on original (calls omitted) and restored packets.",
-}
 
 DESCRIPTIONS = {
     "table1_headline": "Table 1: headline conditions, penalty rate per family and DI [95% CI], paper row beside ours",
@@ -135,7 +113,7 @@ def _demote(text: str, top: int = 3) -> str:
     return "\n".join("#" * shift + line if line.startswith("#") else line for line in lines)
 
 
-def _cargo_comparison(directory: Path) -> list[str]:
+def cargo_comparison(directory: Path) -> list[str]:
     rows = _rows(directory / "table1_headline.csv") + _rows(directory / "table2_ablations.csv")
     if not rows:
         return []
@@ -176,7 +154,7 @@ PAPER_FAULT_CLAIM = ("the paper: \"Three added controls stopped 18 of 19 constru
                      "among the 19 cases\" (by code inspection, P2 and P3 would accept it)")
 
 
-def _assurance_comparison(directory: Path) -> list[str]:
+def assurance_comparison(directory: Path) -> list[str]:
     faults = _rows(directory / "faults.csv")
     contrast = {(r["source"].split(" ")[0], r["rendering"]): r for r in _rows(directory / "contrast.csv")}
     if not faults:
@@ -204,16 +182,13 @@ def _assurance_comparison(directory: Path) -> list[str]:
     return lines + [""]
 
 
-def _groundeval_comparison(directory: Path) -> list[str]:
+def groundeval_comparison(directory: Path) -> list[str]:
     return ["### Compared with the paper", "",
             "The GroundEval summary publishes no score table to set ours beside; what it claims is",
             "behavioural, and the tables show each: an agent that reaches correct answers through forbidden",
             "or future evidence (`leaky`) keeps S_answer but loses S_adj; one that claims absence without",
             "looking (`lazy`) loses the Silence trajectory score; one that takes the closest change as the",
             "cause (`proximity`) fails the decoys that the public preprint did not generate.", ""]
-
-
-COMPARISONS = {"cargo": _cargo_comparison, "groundeval": _groundeval_comparison, "assurance": _assurance_comparison}
 
 
 def render_results_readme(results: Path) -> str:
@@ -223,15 +198,17 @@ def render_results_readme(results: Path) -> str:
              "report (`orgbench report --results results`): every table with the papers' numbers beside ours,",
              "the figures, the fault matrix and a drill-down per item, question and case.", ""]
     lines += [render_provenance(results)]
-    for study in ("cargo", "groundeval", "assurance"):
+    for descriptor in STUDIES.all():
+        study = descriptor.where
         directory = results / study
         if not directory.is_dir():
             continue
-        lines += [f"## {study}", "", STUDY_NOTES[study], ""]
+        lines += [f"## {study}", "", descriptor.note or descriptor.title, ""]
         for notes in ("NOTES.md", "README.md"):
             if (directory / notes).is_file():
                 lines += [_demote((directory / notes).read_text(encoding="utf-8")), ""]
-        lines += COMPARISONS[study](directory)
+        comparison = descriptor.load("comparison")
+        lines += comparison(directory) if comparison else []
         groups: dict[str, list[str]] = {}
         for path in sorted(p for p in directory.iterdir() if p.is_file() and not p.name.startswith(".")):
             groups.setdefault(path.stem, []).append(path.suffix)

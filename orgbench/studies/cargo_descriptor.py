@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from orgbench.studies.descriptor import Study
+from pathlib import Path
+
+from orgbench.studies.descriptor import Study, read_json_or_none
 
 STUDY = Study(
     name="cargo",
@@ -14,7 +16,24 @@ STUDY = Study(
     parts="benchmark_builders.cargo.records:FAMILIES",
     conditions="orgbench.studies.cargo:RUN_CONDITIONS",
     suites=("cargo",),
+    heading="CARGO-Bench: reference-based judges on live instances",
+    intro="Penalty rate per family (lower is better for P1/P3, higher for P2/P4) and DI = TP − FP with "
+          "item-level bootstrap 95% CIs. Rows marked 'paper' are the published numbers (gpt-oss-120b); "
+          "ours come from the judge named in each row.",
+    note="CARGO-Bench (Chhabra et al.): penalty rates per family and DI per prompt condition, the rubric "
+         "swap, and retrieval gating (risk–coverage).",
+    tables_kind="CARGO tables", rows_from="CARGO tables", rows_are="judges",
+    present="orgbench.studies.cargo_descriptor:judges_present",
+    comparison="orgbench.report.readme:cargo_comparison",
 )
+
+
+def judges_present(folder: Path) -> list[str] | None:
+    """The judges whose runs ``scores.json`` holds (None when it is absent or unreadable)."""
+    scores = read_json_or_none(folder / "scores.json")
+    if not isinstance(scores, dict):
+        return None
+    return [str(r.get("judge")) for r in scores.get("runs", []) if isinstance(r, dict)]
 
 
 def builtin_judges() -> tuple[str, ...]:

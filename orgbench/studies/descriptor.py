@@ -8,7 +8,7 @@ separate package adds a study under the entry-point group
 ``module:attr`` path read on first use, so listing the studies imports no
 builder, judge or simulator.
 
-``reproduce``, ``sweep``, ``list``, the results README and the report read
+``reproduce``, ``sweep``, ``list``, ``view``, the results README and the report read
 these records: which studies there are, what ``--judge`` becomes in each
 (a judge or an agent), which built-in judges or agents run when no
 ``--judge`` is given, and which families or tracks and conditions it has.
@@ -16,7 +16,9 @@ these records: which studies there are, what ``--judge`` becomes in each
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from orgbench.core.errors import InputError
@@ -42,6 +44,14 @@ class Study:
     suites: tuple[str, ...] = ()    # the suites it builds (``orgbench build KIND``)
     exports: tuple[str, ...] = ()   # the export formats that carry what it reads
     folder: str = ""                # its folder under results/ (default: its name)
+    heading: str = ""               # its section's heading in the HTML report (default: its title)
+    intro: str = ""                 # the report's paragraph under that heading
+    note: str = ""                  # results/README.md's line under its heading
+    tables_kind: str = ""           # what ``orgbench view`` calls a folder of its tables ("CARGO tables")
+    rows_from: str = ""             # what its judges' or agents' rows are ("CARGO tables", ...)
+    rows_are: str = ""              # who the rows are: "judges", "agents", "judge"
+    present: str = ""               # "module:attr" of f(study folder) -> the judges or agents it holds rows of
+    comparison: str = ""            # "module:attr" of f(study folder) -> README lines set beside the paper
 
     @property
     def where(self) -> str:
@@ -114,6 +124,14 @@ class Study:
     @property
     def article(self) -> str:
         return "an" if self.serves[0] in "aeiou" else "a"
+
+
+def read_json_or_none(path: Path) -> Any:
+    """The JSON value in ``path``, or None when it is absent or not JSON (a results folder may hold anything)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
 
 
 def _own() -> list[Study]:

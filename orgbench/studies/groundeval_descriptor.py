@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from orgbench.studies.descriptor import Study
+from pathlib import Path
+
+from orgbench.studies.descriptor import Study, read_json_or_none
 
 STUDY = Study(
     name="groundeval",
@@ -15,4 +17,19 @@ STUDY = Study(
     conditions="judges.groundeval.agent_registry:MODES",
     suites=("groundeval",),
     exports=("groundeval",),
+    heading="GroundEval: answers reached through permitted evidence",
+    intro="Deterministic scores per agent, mode and track: S_answer, S_traj, S_adj and the share of tool "
+          "calls that broke a gate.",
+    note="GroundEval: agents scored by the deterministic scorer, in tool and context mode, per track.",
+    tables_kind="GroundEval tables", rows_from="GroundEval tables", rows_are="agents",
+    present="orgbench.studies.groundeval_descriptor:agents_present",
+    comparison="orgbench.report.readme:groundeval_comparison",
 )
+
+
+def agents_present(folder: Path) -> list[str] | None:
+    """The agents ``summary.json`` holds scores of (None when it is absent or unreadable)."""
+    summary = read_json_or_none(folder / "summary.json")
+    if isinstance(summary, dict) and isinstance(summary.get("agents"), dict):
+        return list(summary["agents"])
+    return None
