@@ -32,7 +32,7 @@ from benchmark_builders.cargo.perturb import (
 from benchmark_builders.cargo.plan import SuiteConfig, plan_items
 from benchmark_builders.cargo.summary import gating_summary, suite_meta, variety_of
 from benchmark_builders.cargo.records import (
-    FAMILY_NAMES, SHOULD_PENALIZE, CargoItem, CargoTruth,
+    FAMILY_NAMES, FAMILY_TABLE, SHOULD_PENALIZE, CargoItem, CargoTruth,
 )
 from benchmark_builders.cargo.retrieval import GoldenIndex, best_allowed, best_of_revision, best_per_group, margin
 from benchmark_builders.cargo.wording import (
@@ -49,6 +49,7 @@ ENTITY_FACTS: frozenset[str] = frozenset({
     "warranty_end", "opened_at", "backup_id", "dispatch_id", "visit_date", "rma_number", "license_key",
     "target_account_id", "reset_token_id", "invoice_id", "credit_id", "log_bundle_id", "recovery_job_id",
 })
+_FAMILY = {f.code: f for f in FAMILY_TABLE}
 
 
 def _entities(case: SupportCase) -> frozenset[str]:
@@ -244,7 +245,8 @@ class _WorldBuilder:
             perturbation = {"kind": "benign_extra", "extras": [text for _, text in extras]}
         variant = variant or rng.choice(ANSWER_VARIANTS)
         item = {"item_id": "", "question": question, "live_context": render_context(case),
-                "reference": golden["reference"], "candidate": render_answer(answer, variant)}
+                "reference": golden["reference"],
+                "candidate": answer if isinstance(answer, str) else render_answer(answer, variant)}
         stated = correct_answer(case).values()
         truth = {"item_id": "", "family": family, "family_name": FAMILY_NAMES[family],
                  "should_penalize": SHOULD_PENALIZE[family], "style": style, "variant": variant,
@@ -258,7 +260,7 @@ class _WorldBuilder:
         return item, truth, {"item_id": item["item_id"], "set": "judged", **retrieval}
 
     def _perturb(self, family: str, variety: str | None, case: SupportCase, answer: Answer, golden: dict,
-                 in_scope: list) -> tuple[Answer, dict[str, Any] | None]:
+                 in_scope: list) -> tuple[Answer | str, dict[str, Any] | None]:
         """The candidate's answer and its perturbation record: a P2 contradiction of a value of kind ``variety``
         (a derived value: a wrong computation of it), a P4 corruption of kind ``variety``; else unchanged."""
         rng = self.rng
@@ -279,7 +281,8 @@ class _WorldBuilder:
         if family == "P4":
             return corrupt(answer, case.procedure, variety, rng, case.facts, in_scope, done=case.done,
                            revisions=self.runbooks.all)
-        return answer, None
+        perturb = _FAMILY[family].perturber()    # a plugin's family makes its own candidate
+        return perturb(answer, golden["reference"], rng) if perturb else (answer, None)
 
     def gating_item(self) -> tuple[dict, dict, dict] | None:
         """One out-of-scope question (its runbook has no golden reference), or None if the world has none."""

@@ -2,7 +2,8 @@
 
 ``items.jsonl`` holds what a judge may read (``CargoItem``); ``truth.jsonl``
 what only scoring reads (``CargoTruth``). Each family is one row of
-``FAMILY_TABLE``; every other list of families is derived from it.
+``FAMILY_TABLE`` (orgbench's own, then a plugin's: ``family.py``); every other list of families is
+derived from it.
 """
 
 from __future__ import annotations
@@ -11,24 +12,14 @@ from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 from typing import Any, Mapping
 
+from benchmark_builders.cargo.family import Family, registry
 from orgbench.core.errors import FormatError, InputError
 from orgbench.core.jsonl import iter_jsonl
 
 __all__ = [
-    "DEFAULT_SIZES", "FAMILIES", "FAMILY_NAMES", "FAMILY_TABLE", "ITEM_FIELDS", "SHOULD_PENALIZE", "CargoItem",
+    "BUILTIN_FAMILIES", "DEFAULT_SIZES", "FAMILIES", "FAMILY_NAMES", "FAMILY_TABLE", "ITEM_FIELDS", "SHOULD_PENALIZE", "CargoItem",
     "CargoTruth", "Family", "read_items",
 ]
-
-
-@dataclass(frozen=True)
-class Family:
-    """One perturbation family: code, name, whether a judge should penalise it, default size, what it is."""
-
-    code: str
-    name: str
-    should_penalize: bool
-    default_size: int
-    definition: str
 
 
 #: What each family is (the report's definitions).
@@ -42,13 +33,15 @@ _DEFINED = {
     "P4": "the live answer with its procedure corrupted (which corruptions: the suite's plan). Should be "
           "penalised.",
 }
-#: The families in table order (the order of every table and count): code, name, penalise?, default size.
-FAMILY_TABLE: tuple[Family, ...] = tuple(Family(*row, _DEFINED[row[0]]) for row in (
+#: orgbench's own families in table order: code, name, penalise?, default size.
+BUILTIN_FAMILIES: tuple[Family, ...] = tuple(Family(*row, _DEFINED[row[0]], builtin=True) for row in (
     ("P1", "entity transplant", False, 50),
     ("P3", "benign divergence", False, 96),
     ("P2", "contradiction", True, 50),
     ("P4", "procedural corruption", True, 50),
 ))
+#: Every family in table order (the order of every table and count): orgbench's own, then the plugins' by code.
+FAMILY_TABLE: tuple[Family, ...] = registry(lambda: BUILTIN_FAMILIES).all()
 FAMILIES: tuple[str, ...] = tuple(f.code for f in FAMILY_TABLE)
 SHOULD_PENALIZE: dict[str, bool] = {f.code: f.should_penalize for f in FAMILY_TABLE}
 FAMILY_NAMES: dict[str, str] = {f.code: f.name for f in FAMILY_TABLE}

@@ -72,6 +72,14 @@ def tracks() -> dict[str, tuple[str, ...]]:
     return {track: tuple(kinds) for track, kinds in _study("groundeval").part_list().items()}
 
 
+def cargo_families() -> dict[str, str]:
+    """CARGO's perturbation families (orgbench's and the plugins'), each with its name, verdict and default size."""
+    from benchmark_builders.cargo.records import FAMILY_TABLE
+
+    return {f.code: f"{f.name}; {'penalise' if f.should_penalize else 'do not penalise'}; default size {f.default_size}"
+            for f in FAMILY_TABLE}
+
+
 def import_formats() -> dict[str, str]:
     """What can be read in from other tools, by command."""
     from benchmark_builders.trajectories.importers import FORMATS
@@ -110,6 +118,7 @@ def everything() -> dict[str, Any]:
         "GroundEval agents (run-agent --agent)": agents(),
         "GroundEval task-contract agents (run-agent --agent on a task suite)": task_agents(),
         "CARGO conditions (judge --conditions)": conditions(),
+        "CARGO families (build cargo --sizes)": cargo_families(),
         "GroundEval tracks and question kinds": {t: ", ".join(k) for t, k in tracks().items()},
         "studies (reproduce STUDY)": studies(),
         "import formats": import_formats(),
