@@ -17,10 +17,12 @@ from typing import Any, Mapping
 from orgbench.core.clock import format_ts, parse_ts
 from simulator.model import Event
 from benchmark_builders.groundeval.joins import field_values, joined, placeholders, render
-from benchmark_builders.groundeval.tracks import BUILTIN_TRACKS, all_tracks, track
+from benchmark_builders.groundeval.tracks import (
+    BUILTIN_TRACKS, COUNTERFACTUAL_TRACK, PERSPECTIVE_TRACK, SILENCE_TRACK, all_tracks, track,
+)
 from orgbench.core.storage import dumps
 
-PERSPECTIVE, COUNTERFACTUAL, SILENCE = (t.name for t in BUILTIN_TRACKS)
+PERSPECTIVE, COUNTERFACTUAL, SILENCE = PERSPECTIVE_TRACK.name, COUNTERFACTUAL_TRACK.name, SILENCE_TRACK.name
 #: orgbench's own tracks (every registered one, plugins' included: ``tracks.all_tracks()``).
 TRACKS: tuple[str, ...] = tuple(t.name for t in BUILTIN_TRACKS)
 #: The kinds of question in each of orgbench's tracks (the ratios in BuildConfig are over these).
