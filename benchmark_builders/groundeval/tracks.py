@@ -4,11 +4,13 @@ A track is everything that is *about* one kind of question: its kinds and
 hard kinds, its answer schema and the typed fields a scorer needs, its
 verdict field, its scoring weights, its default build split, the builder
 functions that make its candidates, the subject fields its wording may name,
-the answer that says "no", and the judge-side behaviour (how each built-in
-agent reads it and how the scorer scores it). Nothing outside a track's record
-branches on its name. Functions a record names in another module are
-``module:attr`` paths read on first use (the behaviour lives in ``judges/``,
-which builders never import).
+the answer that says "no". Its judge-side behaviour (how each built-in agent
+reads it and how the scorer scores it) is a ``TrackBehaviour`` in ``judges/``,
+which builders never name: orgbench's own in
+``judges/groundeval/track_readings.py`` under the track's name, a plugin's at
+its record's ``behaviour``. Nothing outside these two branches on a track's
+name. Functions a record names in another module are ``module:attr`` paths
+read on first use.
 
 orgbench's own tracks are Perspective, Counterfactual and Silence; a separate
 package adds one under the entry-point group ``orgbench.groundeval_tracks``
@@ -42,7 +44,6 @@ class Track:
     count: int                                   # questions a build asks for by default
     ratios: Mapping[str, float]                  # the default split over its kinds
     candidates: str                              # "module:attr": f(view, rules, rng, config) -> [Question]
-    behaviour: str                               # "module:attr" of its judges-side ``TrackBehaviour``
     hard_kinds: tuple[str, ...] = ()             # kinds built only when their ratio is > 0
     hard_candidates: str = ""                    # "module:attr": f(view, rules, rng) -> [Question] of hard kinds
     world_count: int | None = None               # a simulated world's build (default: count, ratios)
@@ -53,6 +54,7 @@ class Track:
     templates: str = ""                          # folder of its wording template ``<name>.j2`` (default: orgbench's)
     balanced_hard: bool = True                   # hard questions are taken with verdicts in turn
     one_question_per_moment: bool = False        # at most one question per (actor, as_of)
+    behaviour: str = ""                          # a plugin's: "module:attr" of its judges-side ``TrackBehaviour``
     summary: str = ""
     builtin: bool = False                        # one of orgbench's own (set on its records only)
 
@@ -75,7 +77,6 @@ class Track:
 
 
 _BUILDERS = "benchmark_builders.groundeval"
-_BEHAVIOUR = "judges.groundeval.track_readings"
 
 PERSPECTIVE_TRACK = Track(
     name="perspective", prefix="PER", builtin=True,
@@ -84,7 +85,7 @@ PERSPECTIVE_TRACK = Track(
                    "blocked_subsystems": "[subsystem]", "reasoning": "str"},
     required=(("could_actor_have_known", bool),), verdict="could_actor_have_known", weights=(0.40, 0.60),
     count=40, ratios={"positive": 0.4, "temporal_negative": 0.3, "permission_negative": 0.3},
-    candidates=f"{_BUILDERS}.perspective:track_candidates", behaviour=f"{_BEHAVIOUR}:PERSPECTIVE",
+    candidates=f"{_BUILDERS}.perspective:track_candidates",
     may_name=dict.fromkeys(("positive", "temporal_negative", "permission_negative"), ("entity", "artifacts", "value")),
     blank={"could_actor_have_known": False, "blocked_subsystems": []},
     balanced_hard=False, one_question_per_moment=True,
@@ -103,7 +104,7 @@ COUNTERFACTUAL_TRACK = Track(
     verdict="outcome_changed", weights=(0.50, 0.50),
     count=30, ratios={"causal": 0.5, "decoy": 0.5, "indirect": 0.0, "named_decoy": 0.0},
     world_count=42, world_ratios={"causal": 0.5, "decoy": 0.5, "indirect": 0.2, "named_decoy": 0.2},
-    candidates=f"{_BUILDERS}.counterfactual:track_candidates", behaviour=f"{_BEHAVIOUR}:COUNTERFACTUAL",
+    candidates=f"{_BUILDERS}.counterfactual:track_candidates",
     hard_candidates=f"{_BUILDERS}.hard_kinds:counterfactual_track_candidates",
     may_name=dict.fromkeys(("causal", "decoy", "indirect", "named_decoy"), _CF_NAMES),
     blank={"outcome_changed": False, "causal_mechanism": "no_causal_link", "cause_event_id": "",
@@ -119,7 +120,7 @@ SILENCE_TRACK = Track(
     required=(("exists", bool),), verdict="exists", weights=(0.30, 0.70),
     count=30, ratios={"exists": 0.5, "absence": 0.5, "indirect": 0.0},
     world_count=40, world_ratios={"exists": 0.375, "absence": 0.375, "indirect": 0.25},
-    candidates=f"{_BUILDERS}.silence:track_candidates", behaviour=f"{_BEHAVIOUR}:SILENCE",
+    candidates=f"{_BUILDERS}.silence:track_candidates",
     hard_candidates=f"{_BUILDERS}.hard_kinds:silence_track_candidates",
     # exists/absence may name the trigger's own ids (its incident_id, escalation_id); indirect not the
     # incident it was about: that is the join

@@ -1,8 +1,10 @@
-"""How the judges read and score one GroundEval track: the ``TrackBehaviour`` its ``Track`` record names.
+"""How the judges read and score one GroundEval track: its ``TrackBehaviour``.
 
-A track's record (``benchmark_builders.groundeval.tracks``) names its
-behaviour by ``module:attr``; the agents and the scorer look it up here by the
-contract's or truth's track, so neither branches on a track's name.
+orgbench's own tracks' behaviours are in ``track_readings.py``, under each
+track's name; a plugin's track (``benchmark_builders.groundeval.tracks``)
+names its behaviour by ``module:attr`` in its record. The agents and the
+scorer look it up here by the contract's or truth's track, so neither branches
+on a track's name.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ class TrackBehaviour:
     """
 
     score: Callable[[Any], tuple[float, dict[str, Any], float, dict[str, Any]]]
+    track: str = ""                      # orgbench's own: the track it is the behaviour of
     readings: Mapping[str, Callable[..., dict[str, Any]]] = field(default_factory=dict)
     leaky: Callable[..., dict[str, Any]] | None = None
     oracle_looks: Callable[..., None] | None = None
@@ -41,9 +44,14 @@ def behaviour(track_name: str) -> TrackBehaviour:
     found = _LOADED.get(track_name)
     if found is None:
         record = track(track_name)
-        found = record.load("behaviour")
+        if record.behaviour:
+            found = record.load("behaviour")
+        else:
+            from judges.groundeval.track_readings import BUILTIN_BEHAVIOURS
+
+            found = next((b for b in BUILTIN_BEHAVIOURS if b.track == track_name), None)
         if not isinstance(found, TrackBehaviour):
             raise InputError(f"GroundEval track {track_name!r} behaviour: expected a TrackBehaviour, "
-                             f"got {type(found).__name__}")
+                             f"got {type(found).__name__} (a plugin's track names one in its record)")
         _LOADED[track_name] = found
     return found

@@ -1,6 +1,6 @@
 """How orgbench's agents read, and its scorer scores, its own three tracks: one ``TrackBehaviour`` each.
 
-Each is named by its track's record (``benchmark_builders.groundeval.tracks``).
+Each is found by its track's name (``track_behaviour.behaviour``).
 """
 
 from __future__ import annotations
@@ -15,18 +15,19 @@ from judges.groundeval.scoring import score_counterfactual, score_perspective, s
 from judges.groundeval.track_behaviour import TrackBehaviour
 
 PERSPECTIVE = TrackBehaviour(
-    score=score_perspective,
+    track="perspective", score=score_perspective,
     readings={"bm25": heuristic_perspective, "zero-shot": prior_perspective},
     leaky=leaky_perspective, oracle_looks=oracle_looks_at_entity,
 )
 COUNTERFACTUAL = TrackBehaviour(
-    score=score_counterfactual,
+    track="counterfactual", score=score_counterfactual,
     readings={"bm25": heuristic_counterfactual, "follow": follow_counterfactual,
               "proximity": proximity_counterfactual, "zero-shot": prior_counterfactual},
     leaky=leaky_counterfactual,
 )
 SILENCE = TrackBehaviour(
-    score=score_silence,
+    track="silence", score=score_silence,
     readings={"bm25": heuristic_silence_in_role, "follow": follow_silence, "zero-shot": prior_silence},
     leaky=leaky_silence, tallies_searches=True,
 )
+BUILTIN_BEHAVIOURS: tuple[TrackBehaviour, ...] = (PERSPECTIVE, COUNTERFACTUAL, SILENCE)
