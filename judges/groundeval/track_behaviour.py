@@ -14,6 +14,9 @@ from typing import Any, Callable, Mapping
 
 from benchmark_builders.groundeval.tracks import track
 from orgbench.core.errors import InputError
+from orgbench.core.registry import load_attr
+
+_BUILTIN = "judges.groundeval.track_readings:BUILTIN_BEHAVIOURS"
 
 
 @dataclass(frozen=True)
@@ -46,10 +49,8 @@ def behaviour(track_name: str) -> TrackBehaviour:
         record = track(track_name)
         if record.behaviour:
             found = record.load("behaviour")
-        else:
-            from judges.groundeval.track_readings import BUILTIN_BEHAVIOURS
-
-            found = next((b for b in BUILTIN_BEHAVIOURS if b.track == track_name), None)
+        else:       # orgbench's own: a lazy registry, read on first use (its readings import the agents)
+            found = next((b for b in load_attr(_BUILTIN, "GroundEval track behaviours") if b.track == track_name), None)
         if not isinstance(found, TrackBehaviour):
             raise InputError(f"GroundEval track {track_name!r} behaviour: expected a TrackBehaviour, "
                              f"got {type(found).__name__} (a plugin's track names one in its record)")
