@@ -26,6 +26,8 @@ ENTRY_POINT_GROUP = "orgbench.agents"
 
 #: How an agent meets the corpus: through the gated runtime's tools, or from a context assembled up front.
 MODES = ("tool", "context")
+#: orgbench's own contract agents, whose procedures ``judges.groundeval.agents`` holds (follow: follow_agent.py).
+BUILTIN_AGENTS = ("oracle", "leaky", "lazy", "proximity", "bm25", "follow", "zero-shot")
 #: The task-contract agents ``judges.groundeval.task_track`` runs.
 TASK_AGENTS = ("oracle", "skip-precondition", "wrong-field")
 
@@ -42,8 +44,6 @@ class Agent:
 
 
 def _own() -> list[Agent]:
-    from judges.groundeval.agents import BUILTIN_AGENTS
-
     return ([Agent(name, ("contracts", "tasks") if name in TASK_AGENTS else ("contracts",)) for name in BUILTIN_AGENTS]
             + [Agent(name, ("tasks",)) for name in TASK_AGENTS if name not in BUILTIN_AGENTS])
 
@@ -58,6 +58,4 @@ def agent_names(suites: str = "contracts") -> tuple[str, ...]:
 
 def builtin_agents() -> tuple[str, ...]:
     """orgbench's own contract agents (the ones ``reproduce groundeval`` runs)."""
-    from judges.groundeval.agents import BUILTIN_AGENTS
-
     return BUILTIN_AGENTS

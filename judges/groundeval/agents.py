@@ -18,13 +18,13 @@ from typing import Any, Callable, Mapping
 
 from benchmark_builders.groundeval.contracts import NO_LINK_MECHANISM, Contract, Truth
 from benchmark_builders.groundeval.tracks import track
+from judges.groundeval.agent_registry import BUILTIN_AGENTS as BUILTIN_AGENTS  # declared with the registry
 from judges.groundeval.context import Context, search_citation
 from judges.groundeval.runtime import GatedRuntime, tokenize
 from judges.groundeval.track_behaviour import behaviour
 from orgbench.core.clock import parse_ts
 from simulator.world import World
 
-BUILTIN_AGENTS = ("oracle", "leaky", "lazy", "proximity", "bm25", "follow", "zero-shot")   # follow: follow_agent.py
 
 
 def _answer(contract: Contract, **fields: Any) -> dict[str, Any]:
