@@ -16,9 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
-import jinja2
+if TYPE_CHECKING:
+    import jinja2
 
 from judges.backends.base import GenerationParams, JudgeRequest, Message
 from orgbench.core.errors import InputError
@@ -73,7 +74,9 @@ ALL_CONDITIONS: dict[str, Condition] = {**CONDITIONS, **VARIANTS, **RUBRIC_SWAP}
 
 
 @lru_cache(maxsize=1)
-def _env() -> jinja2.Environment:
+def _env() -> "jinja2.Environment":
+    import jinja2      # only when a prompt is first rendered: listing conditions needs no templates
+
     return jinja2.Environment(loader=jinja2.FileSystemLoader(str(PROMPTS)), autoescape=False,
                               keep_trailing_newline=True, undefined=jinja2.StrictUndefined)
 

@@ -12,13 +12,15 @@ the same world gives byte-identical exports under any PYTHONHASHSEED.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from benchmark_builders.export.formats import OWN
-from benchmark_builders.export.world_index import WorldIndex
 from orgbench.core.errors import InputError
 from orgbench.core.storage import MANIFEST, read_json, sha256_file, staged_directory, write_json, write_manifest
 from simulator.world import World
+
+if TYPE_CHECKING:
+    from benchmark_builders.export.world_index import WorldIndex
 
 __all__ = ["EXPORT_FILE", "FORMATS", "SUITE_FORMATS", "export_hf", "export_world", "world_digests"]
 
@@ -62,6 +64,8 @@ def export_world(world: World, world_dir: Path, fmt: str, out: Path) -> dict[str
     if fmt not in writers:
         raise InputError(f"--format: unknown world export format {fmt!r} (known: {', '.join(writers)})")
     with staged_directory(Path(out)) as tmp:
+        from benchmark_builders.export.world_index import WorldIndex   # numpy: only when a world is exported
+
         record["counts"] = writers[fmt](WorldIndex.of(world), tmp, digests)
         write_json(tmp / EXPORT_FILE, record)
         write_manifest(tmp, {"source_world": {"files": digests}})
