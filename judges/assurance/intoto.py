@@ -184,19 +184,35 @@ def write_layout(work: Path, key: ChainKey, required: tuple[str, ...] = ()) -> N
 
 
 def _artifacts(work: Path, names: Mapping[str, str]) -> dict[str, dict[str, str]]:
-    """In-toto artifacts for a record's paths: pack members folded into their pack file, hashed from disk."""
+    """In-toto artifacts for a record's paths: pack members folded into their pack file, hashed from disk.
+
+    Each folder is looked at once (is there a pack beside it, which files lie loose in it) and each file
+    hashed once, however many members name it.
+    """
+    work = Path(work)
     out: dict[str, dict[str, str]] = {}
+    folders: dict[str, tuple[bool, frozenset[str]]] = {}
     for name, digest in names.items():
         if name.startswith("source:"):
             out[f"source/{name[len('source:'):]}"] = {"sha256": digest}
             continue
-        folder = name.rpartition("/")[0]
-        pack = Path(work) / f"{folder}.pack"
-        rel = f"{folder}.pack" if pack.is_file() and not (Path(work) / name).is_file() else name
-        path = Path(work) / rel
-        if rel not in out and path.is_file():
-            out[rel] = {"sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+        folder, _, base = name.rpartition("/")
+        if folder not in folders:
+            folders[folder] = ((work / f"{folder}.pack").is_file(), _loose_files(work / folder))
+        packed, loose = folders[folder]
+        rel = f"{folder}.pack" if packed and base not in loose else name
+        if rel not in out and (rel != name or base in loose):
+            out[rel] = {"sha256": hashlib.sha256((work / rel).read_bytes()).hexdigest()}
     return {k: out[k] for k in sorted(out)}
+
+
+def _loose_files(folder: Path) -> frozenset[str]:
+    """The names of the regular files (symlinks followed) directly in ``folder``; none if it is not a folder."""
+    try:
+        with os.scandir(folder) as entries:
+            return frozenset(entry.name for entry in entries if entry.is_file())
+    except (FileNotFoundError, NotADirectoryError):
+        return frozenset()
 
 
 def write_link(work: Path, key: ChainKey, step: str, materials: Mapping[str, str], products: Mapping[str, str],
