@@ -146,7 +146,7 @@ async def _judge_all(backend: JudgeBackend, handed: list[tuple[dict, int, bytes]
                 response = await backend.complete(JudgeRequest((system, Message("user", data)),
                                                                 GenerationParams(seed=draw)))
             except FatalBackendError as exc:    # bad key, no endpoint: a user error, not a failed check
-                raise EndpointError("--base-url", str(exc)) from None
+                raise EndpointError(backend.endpoint_option, str(exc)) from None
             except BackendError as exc:
                 answer = Answer(None, str(exc))
             else:

@@ -105,6 +105,8 @@ class _Backend(ABC):
     name: str
     #: Whether a run keeps this backend's answers in the response cache (a procedural judge's cost nothing).
     cacheable: bool = True
+    #: What an unreachable-endpoint error names: the option that set the endpoint (a local server names its spec).
+    endpoint_option: str = "--base-url"
 
     def identity(self) -> dict[str, Any]:
         """What names this backend in the cache key (default: its name)."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from judges.backends import FatalBackendError
 from judges.backends.base import AgentTurn, GenerationParams, JudgeRequest, JudgeResponse
 from judges.backends.local_server import (
     DEFAULT_CONTEXT, LocalServer, file_digest, require_server_package, resolve_model,
@@ -60,6 +61,7 @@ class LocalBackend(OpenAICompatBackend):
         super().__init__(self.local_model.name, options=options, timeout=timeout, max_retries=max_retries,
                          backoff_base=backoff_base, structured=structured, schema=schema)
         self.name = spec
+        self.endpoint_option = spec
         self.dialect = OFF if structured == OFF else GBNF     # llama.cpp's own grammar: known, no probe
         self.server = LocalServer(self.local_model, slots=slots, n_ctx=n_ctx, tools=tools, log_dir=log_dir,
                                   program=program)
@@ -98,7 +100,10 @@ class LocalBackend(OpenAICompatBackend):
     async def complete(self, request: JudgeRequest) -> JudgeResponse:
         """Answer one request through the local server (started on first use)."""
         await self.start()
-        return await super().complete(request)
+        try:
+            return await super().complete(request)
+        except FatalBackendError as exc:
+            raise self._server_death(exc) from None
 
     async def turn(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]],
                    params: GenerationParams) -> AgentTurn:
@@ -106,7 +111,15 @@ class LocalBackend(OpenAICompatBackend):
         await self.start()
         if params.max_tokens is None:
             params = GenerationParams(params.temperature, self.agent_max_tokens, params.seed, params.extra)
-        return await super().turn(messages, tools, params)
+        try:
+            return await super().turn(messages, tools, params)
+        except FatalBackendError as exc:
+            raise self._server_death(exc) from None
+
+    def _server_death(self, exc: FatalBackendError) -> FatalBackendError:
+        """The error to raise when the endpoint is lost: the server's own death, when it died, else ``exc``."""
+        death = self.server.death()
+        return FatalBackendError(death) if death else exc
 
     async def aclose(self) -> None:
         """Close the client and stop the server."""

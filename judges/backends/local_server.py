@@ -42,6 +42,10 @@ from orgbench.core.errors import InputError
 
 DEFAULT_CONTEXT = 8192
 START_TIMEOUT = 120.0
+#: What a server killed by an illegal instruction usually means: a build for CPU features this machine does not let
+#: it run (llama.cpp built with -march=native uses AMX tiles where the CPU has them, and a VM may not enable them).
+SIGILL_HINT = ("its build uses CPU instructions this machine does not run; rebuild llama.cpp without -march=native, "
+               "e.g. CMAKE_ARGS=-DGGML_NATIVE=OFF pip install --no-cache-dir --force-reinstall llama-cpp-python")
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,6 +258,21 @@ class LocalServer:
                     pass
                 proc.wait()
         atexit.unregister(self.stop)
+
+    def death(self) -> str | None:
+        """Why a started process is gone (its exit code or signal, what that usually means, its log); None if alive."""
+        for proc, port, log in zip(self._procs, self.ports, self._logs):
+            code = proc.poll()
+            if code is None:
+                continue
+            if code < 0:
+                name = signal.Signals(-code).name if -code in signal.valid_signals() else f"signal {-code}"
+                how = f"was killed by {name}"
+            else:
+                how = f"exited with code {code}"
+            hint = f" ({SIGILL_HINT})" if code == -signal.SIGILL else ""
+            return f"the {self.program.kind} server on port {port} {how}{hint}; log: {log}"
+        return None
 
     @property
     def running(self) -> bool:

@@ -84,7 +84,7 @@ class LLMAgent:
         Every turn is appended to ``record`` (when given) as a ``turns.jsonl`` line.
 
         A request that failed for good raises ``BackendError``; an endpoint that cannot serve any request
-        (``FatalBackendError``) is an ``EndpointError`` naming --base-url.
+        (``FatalBackendError``) is an ``EndpointError`` naming the backend's endpoint option.
         """
         messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM},
                                           {"role": "user", "content": contract_prompt(contract)}]
@@ -108,7 +108,7 @@ class LLMAgent:
             try:
                 turn = await self.backend.turn(messages, tools, self.params, record)
             except FatalBackendError as exc:
-                raise EndpointError("--base-url", str(exc)) from None
+                raise EndpointError(self.backend.endpoint_option, str(exc)) from None
             self.turns += 1
             self.spent += turn.usage
             message = dict(turn.message)

@@ -226,7 +226,7 @@ def _answer_with_model(sessions: _Sessions, contracts: list[Contract], spec: str
     failed = [row["answer"]["error"] for row in done.values() if "error" in row["answer"]]
     if failed and len(failed) == len(done):
         journal.path.unlink()
-        raise EndpointError("--base-url", f"every question failed, e.g. {failed[0]}; nothing written")
+        raise EndpointError(backend.endpoint_option, f"every question failed, e.g. {failed[0]}; nothing written")
     return done, agent.usage(), endpoint.base_url if "base_url" in backend.identity() else None
 
 

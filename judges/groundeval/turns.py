@@ -59,6 +59,7 @@ class Recorder(AgentBackend):
     def __init__(self, backend: AgentBackend, cache: ResponseCache | None = None) -> None:
         self.backend = backend
         self.name = backend.name
+        self.endpoint_option = backend.endpoint_option
         self.cache = cache if backend.cacheable else None
         self.from_cache = 0
 

@@ -198,3 +198,31 @@ def test_a_local_judge_sends_the_bounded_verdict_grammar_inside_its_token_budget
     assert sent.extra["grammar"] == schema_grammar(verdict_schema()).text
     assert sent.max_tokens == DEFAULT_MAX_TOKENS == 512 and token_bound(verdict_schema()) <= sent.max_tokens
     assert "grammar" not in make_backend("local:smollm2", structured="off").prepare(request).params.extra
+
+
+@needs_local
+@pytest.mark.slow
+def test_a_server_that_dies_is_named_with_its_signal_not_as_an_unreachable_url():
+    import asyncio
+
+    from judges.backends import FatalBackendError
+    from judges.backends.local import LocalBackend
+
+    backend = LocalBackend("smollm2", max_retries=1, backoff_base=0.01)
+
+    async def ask():
+        try:
+            await backend.start()
+            for pid in backend.server.pids:         # what a build for the wrong CPU does on its first batch
+                os.kill(pid, signal.SIGILL)
+                os.waitpid(pid, 0)
+            return await backend.complete(JudgeRequest((Message("user", "judge this"),), GenerationParams(seed=0)))
+        finally:
+            await backend.aclose()
+
+    with pytest.raises(FatalBackendError) as error:
+        asyncio.run(ask())
+    message = str(error.value)
+    assert "\n" not in message and "was killed by SIGILL" in message
+    assert "CMAKE_ARGS=-DGGML_NATIVE=OFF" in message and "log: " in message
+    assert backend.endpoint_option == "local:smollm2"
