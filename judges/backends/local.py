@@ -83,10 +83,13 @@ class LocalBackend(OpenAICompatBackend):
 
         It blocks the event loop on purpose: nothing else can be sent before
         the server answers, and the children must be started from the main
-        thread to die with it.
+        thread to die with it. A server that died is reported (FatalBackendError), not restarted.
         """
         if self.client is not None and self.server.running:
             return
+        death = self.server.death()
+        if death:                  # a server that died is reported, never silently replaced
+            raise FatalBackendError(death)
         self.server.start()    # in this thread: the children die with their parent thread (PR_SET_PDEATHSIG)
         urls = self.server.base_urls
         self.client = ChatClient(urls[0], self.local_model.name, api_key_env=None,
