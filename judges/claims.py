@@ -25,7 +25,9 @@ import functools
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import AbstractSet, Any, Mapping, Sequence
+
+from judges.value_claims import status_group, value_shape, values
 
 _STOP = frozenset("""a an the and or but to of on in for with by from at as into onto is are was were be been being
 it its this that these those we i our us you your they them their he she his her then next first finally after
@@ -57,6 +59,8 @@ _SYNONYMS: tuple[tuple[str, ...], ...] = (
 )
 #: Phrasal verbs read as the one word they mean ("started up": booted).
 _PHRASAL = re.compile(r"\b(?:start|starts|started|came|comes|come|powered|powers) (?:back )?up\b")
+#: Phrasal verbs of coming back read as "returned" ("when the unit came back").
+_RETURNED = re.compile(r"\b(?:came|comes|come|got|gets|get) back\b")
 #: Compound words read as their parts ("rollback" is "roll back").
 _COMPOUNDS = {"rollback": ("roll", "back"), "rollbacks": ("roll", "back"), "fw": ("firmware",), "config": ("configuration",),
               "diag": ("diagnostic",), "diags": ("diagnostics",), "sla": ("service", "level")}
@@ -86,6 +90,8 @@ def stem(word: str) -> str:
             if suffix in ("ing", "ed") and word[-1] == word[-2] and word[-1] not in "ls":
                 word = word[:-1]  # shipped, swapping, planned
             break
+    if word.endswith("e") and len(word) > 4:
+        word = word[:-1]  # entitle(ment) / entitl(ed), configur(e) / configur(ed)
     for group in _SYNONYMS:
         if any(word == g or (len(g) > 4 and word.startswith(g)) or (len(word) > 4 and g.startswith(word))
                for g in group):
@@ -95,7 +101,8 @@ def stem(word: str) -> str:
 
 def content_stems(text: str, labels: frozenset[str] = frozenset()) -> set[str]:
     """Stems of the content words of a text, leaving out stop words, field-label words and values."""
-    found = _WORD.findall(_TIER.sub(r"level-\1", _PHRASAL.sub("boots", text.lower())))
+    text = re.sub(r"\S+@\S+", " ", text)  # an address is a value, not words
+    found = _WORD.findall(_TIER.sub(r"level-\1", _RETURNED.sub("returned", _PHRASAL.sub("boots", text.lower()))))
     words = [w for w in found if not any(ch.isdigit() for ch in w)]
     words += [m.group(1) for w in found if (m := re.fullmatch(r"([a-z]{4,})-\d+", w))]  # CASE-10042: the case
     words = [part for w in words for part in _COMPOUNDS.get(w, w.split("-"))]
@@ -112,6 +119,8 @@ class RefStep:
     uses: frozenset[str]
     produces: frozenset[str]
     team: frozenset[str]
+    anchors: frozenset[str] = frozenset()   # kinds of value the step states ("~prefix:DSP"), read from their form
+    yields: frozenset[str] = frozenset()    # kinds of value (and of status) the step produces
 
 
 _TIER = re.compile(r"\b(?:l|t|tier|level)[- ]?(\d)\b", re.IGNORECASE)
@@ -212,9 +221,23 @@ def reference_steps(reference: str, labels: Sequence[str]) -> list[RefStep]:
         action, uses_text, produces_text = _split_step(line)
         if not content_stems(action):
             continue
+        details = f"{uses_text} {produces_text}" if (uses_text or produces_text) else line
+        result = produces_text or uses_text or line   # details in brackets with nothing after them: its result
+        yields = _kinds(result) | {f"~status:{g}" for g in status_group(re.sub(r"\bopen\w*", "", result.lower()))}
         steps.append(RefStep(len(steps), action, frozenset(content_stems(action)),
-                             _fields(uses_text, labels), _fields(produces_text, labels), _team(action)))
+                             _fields(uses_text, labels), _fields(produces_text, labels), _team(action),
+                             _kinds(details), frozenset(yields)))
     return steps
+
+
+def _kinds(text: str) -> frozenset[str]:
+    """The kinds of value a text states, by their form (``value_claims.value_shape``), marked with "~"."""
+    return frozenset("~" + value_shape(token) for token in values(text))
+
+
+def stated_kinds(text: str) -> set[str]:
+    """The kinds of value and the status groups a clause of the candidate states ("~prefix:RMA", "~status:1")."""
+    return set(_kinds(text)) | {f"~status:{g}" for g in status_group(text)}
 
 
 def depends(steps: Sequence[RefStep]) -> set[tuple[int, int]]:
@@ -254,6 +277,8 @@ def _ordered(part: str) -> list[str]:
     mid = _MID.match(s)
     if mid and len(mid.group(1).split()) >= 2:
         first, second = mid.group(1), mid.group(3)
+        if re.search(r"(?:,|\band|\bthen)$", first):   # "X and after Y, Z": X came first
+            return [re.sub(r"(?:,|\s+and|\s+then)$", "", first), second]
         return [first, second] if mid.group(2).lower() in _EARLIER else [second, first]
     return [s]
 
@@ -338,7 +363,7 @@ def _share(step: RefStep, words: set[str], weights: Mapping[str, float]) -> floa
 
 
 def _clause_steps(words: set[str], anchored: set[str], steps: Sequence[RefStep], weights: Mapping[str, float],
-                  shared: set[str]) -> list[tuple[tuple[float, int], int]]:
+                  shared: set[str], own: AbstractSet[str] = frozenset()) -> list[tuple[tuple[float, int], int]]:
     """The steps one clause performs: its best match, then each further match that explains words the
     steps chosen so far leave over (NEW_SHARE of that step's weight at least)."""
     chosen: list[tuple[tuple[float, int], int]] = []
@@ -349,17 +374,17 @@ def _clause_steps(words: set[str], anchored: set[str], steps: Sequence[RefStep],
             if any(index == step.index for _, index in chosen):
                 continue
             share = _share(step, words, weights)
-            anchor = bool((step.produces | (step.uses - shared)) & anchored)
-            result = bool(step.produces & anchored - shared)
+            anchor = bool((step.produces | ((step.uses | step.anchors) - shared)) & anchored)
+            result = bool(((step.produces | step.yields) - shared) & anchored) or bool(step.anchors & anchored & own)
             fresh = not chosen or _share(step, left, weights) >= NEW_SHARE
             if fresh and (share >= ACTION_SHARE or (share >= ANCHORED_SHARE and anchor) or (share > 0 and result)):
-                scored.append(((round(share + ANCHOR_BONUS * anchor, 6), len(step.words & words)), step.index))
+                scored.append(((round(share + ANCHOR_BONUS * (anchor or result), 6), len(step.words & words)), step.index))
         if not scored:
             return chosen
         top = max(scored)
         chosen.append(top)
         left -= steps[top[1]].words
-        anchored -= steps[top[1]].produces | steps[top[1]].uses
+        anchored -= steps[top[1]].produces | steps[top[1]].uses | steps[top[1]].anchors | steps[top[1]].yields
 
 
 def read_procedure(candidate: str, reference: str, live_fields: Mapping[str, str]) -> Reading:
@@ -375,23 +400,73 @@ def read_procedure(candidate: str, reference: str, live_fields: Mapping[str, str
     parts = clauses(candidate)
     uses: dict[str, int] = {}
     for step in steps:
-        for name in step.produces | step.uses:
+        for name in step.produces | step.uses | step.anchors | step.yields:
             uses[name] = uses.get(name, 0) + 1
     shared = {name for name, n in uses.items() if n > 2}  # fields most steps state anchor none of them
+    own = {name for name, n in uses.items() if n == 1 and name.startswith("~")}  # kinds of value one step states
     performed: list[int | None] = [None] * len(steps)
     best = [(0.0, 0)] * len(steps)
+    kinds = [stated_kinds(part.text) for part in parts]
     for position, part in enumerate(parts):
-        anchored = {live_fields[v] for v in live_fields if v and v in part.text}
-        for score, index in _clause_steps(content_stems(part.text), anchored, steps, weights, shared):
+        anchored = {live_fields[v] for v in live_fields if v and v in part.text} | kinds[position]
+        for score, index in _clause_steps(content_stems(part.text), anchored, steps, weights, shared, own):
             if score > best[index]:
                 performed[index], best[index] = position, score
-    errors = [f"step not performed: {s.action}" for s in steps if performed[s.index] is None]
+    errors, replaced = _other_actions(steps, performed, parts, kinds, weights, own)
+    _by_result(steps, performed, kinds, shared, replaced)
+    letter = _letter_to(candidate, live_fields)
+    errors += [f"step not performed: {s.action}" for s in steps if performed[s.index] is None
+               and s.index not in replaced and not (letter and {"email", "customer"} <= s.words)]
     for text in declined(candidate):
         errors += [f"step declined: {steps[i].action}" for _, i in _clause_steps(content_stems(text), set(), steps,
                                                                                  weights, shared)]
-    errors += _order_errors(steps, performed, parts)
+    errors += _order_errors(steps, performed, parts, kinds, shared)
     errors += _team_errors(steps, performed, parts)
     return Reading(tuple(performed), tuple(errors))
+
+
+def _by_result(steps: Sequence[RefStep], performed: list[int | None], kinds: Sequence[set[str]],
+               shared: set[str], replaced: set[int]) -> None:
+    """A step no clause's words perform is performed by a clause that states a kind of value it yields, when no
+    step that clause performs yields that kind ("it was on 6.3.14": the running version was confirmed)."""
+    for step in steps:
+        if performed[step.index] is not None or step.index in replaced:
+            continue
+        for position, stated in enumerate(kinds):
+            taken = {k for other in steps if performed[other.index] == position for k in other.yields | other.anchors}
+            if (step.yields - shared) & stated - taken:
+                performed[step.index] = position
+                break
+
+
+def _other_actions(steps: Sequence[RefStep], performed: Sequence[int | None], parts: Sequence[Clause],
+                   kinds: Sequence[set[str]], weights: Mapping[str, float], own: set[str]) -> tuple[list[str], set[int]]:
+    """A clause that states the result only one step yields, where no clause's words perform that step and this one
+    shares none of them, got that result by another action (a technician visit where the reference ships a
+    replacement). The errors, and the steps so replaced."""
+    errors, replaced = [], set()
+    for position, part in enumerate(parts):
+        if position in performed:
+            continue
+        words = content_stems(part.text)
+        for step in steps:
+            if (performed[step.index] is None and step.yields & own & kinds[position] and len(words) >= 2
+                    and _share(step, words, weights) == 0):
+                errors.append(f"another action than the reference's: {part.text.strip()[:80]} ({step.action})")
+                replaced.add(step.index)
+    return errors, replaced
+
+
+_SALUTATION = re.compile(r"^\s*(?:dear|hi|hello)\s+([A-Z][a-z]+)", re.IGNORECASE)
+
+
+def _letter_to(candidate: str, live_fields: Mapping[str, str]) -> bool:
+    """Whether the candidate is itself a message to the case's contact ("Dear Maja," with Maja in the live record):
+    it then performs the step of writing to the customer."""
+    found = _SALUTATION.match(candidate)
+    if found is None:
+        return False
+    return any(re.search(rf"\b{found.group(1)}\b", value) for value in live_fields)
 
 
 def _before(a: Clause, b: Clause, chronological: bool) -> bool | None:
@@ -407,16 +482,35 @@ def _before(a: Clause, b: Clause, chronological: bool) -> bool | None:
     return a.sentence < b.sentence if chronological else None
 
 
-def _order_errors(steps: Sequence[RefStep], performed: Sequence[int | None], parts: Sequence[Clause]) -> list[str]:
+def _order_errors(steps: Sequence[RefStep], performed: Sequence[int | None], parts: Sequence[Clause],
+                  kinds: Sequence[set[str]], shared: set[str]) -> list[str]:
+    """Two steps told in the other order than the reference's: dependent steps (one uses what the other produced)
+    however their clauses were found, any two steps when each clause states the result its step yields."""
     errors = []
     chronological = not any(p.backward for p in parts)
-    for earlier, later in sorted(depends(steps)):
+    dependent = depends(steps)
+    for earlier, later in sorted((a.index, b.index) for a in steps for b in steps if a.index < b.index):
         a, b = performed[earlier], performed[later]
         if a is None or b is None or a == b:
+            continue
+        if (earlier, later) not in dependent and not all(
+                (steps[i].yields - shared) & _result_kinds(p, performed, parts, kinds) for i, p in ((earlier, a), (later, b))):
             continue
         if _before(parts[b], parts[a], chronological):
             errors.append(f"steps out of order: {steps[later].action} before {steps[earlier].action}")
     return errors
+
+
+def _result_kinds(position: int, performed: Sequence[int | None], parts: Sequence[Clause],
+                  kinds: Sequence[set[str]]) -> set[str]:
+    """The kinds of value a performing clause states, with those of the clauses after it in its sentence that
+    perform no step ("I backed up the configuration and got backup BKP-9012")."""
+    out = set(kinds[position])
+    for later in range(position + 1, len(parts)):
+        if parts[later].sentence != parts[position].sentence or later in performed:
+            break
+        out |= kinds[later]
+    return out
 
 
 _HANDOVER = re.compile(r"\b(?:escalat|hand|pass|approv|forward|sign)", re.IGNORECASE)

@@ -16,6 +16,8 @@ STATUS_LEXICON: tuple[tuple[str, ...], ...] = (
     ("basic", "next business day", "four hour"),
 )
 LEXICON_WORDS = {w: i for i, group in enumerate(STATUS_LEXICON) for w in group}
+#: A status word that covers others of its group: a case in progress or pending the customer is still open.
+COVERS = {"open": frozenset({"open", "in progress", "pending customer"})}
 STOP = frozenset("""a an the and or but to of on in for with by from at as into onto is are was were be been
 being it its this that these those we i our us you your they them he she his her their then next first finally
 after also so up via per""".split())
@@ -24,14 +26,15 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z']*(?:-[A-Za-z']+)*")
 #: A support tier names a team, not a value ("L2", "level-1", "tier-2").
 _TIER = re.compile(r"(?:l|t|tier|level)-?\d", re.IGNORECASE)
 #: Words that name a field a status word can belong to.
-FIELD_WORDS = {"status": "status", "entitlement": "entitlement", "contract": "contract", "level": "contract",
+FIELD_WORDS = {"status": "status", "state": "status", "entitlement": "entitlement", "contract": "contract", "level": "contract",
                "coverage": "entitlement", "warranty": "entitlement"}
 
 
 #: Words that make "case ... closed" a statement of the case's status, not of what was done ("was resolved").
-_STATE_WORDS = frozenset("is now stands remains shows showing set marked currently".split())
+_STATE_WORDS = frozenset("is now stands remains remain stays stay still shows showing set marked currently".split())
 _FOUR_HOUR = re.compile(r"\b4[- ]?(?:h|hr|hour)\b", re.IGNORECASE)
 _DURATION = re.compile(r"(?:second|minute|min|hour|hr|day|business day|week|month|year|am|pm|times?)s?")
+_SHORT_DURATION = re.compile(r"\d+(?:h|hrs?|d|mins?|wk)", re.IGNORECASE)
 _MONTHS = {m: n for n, names in enumerate(("jan january", "feb february", "mar march", "apr april", "may", "jun june",
                                             "jul july", "aug august", "sep sept september", "oct october",
                                             "nov november", "dec december"), 1) for m in names.split()}
@@ -60,11 +63,28 @@ def values(text: str) -> list[str]:
         token = raw.strip(STRIP).rstrip(".").strip(STRIP).lstrip("$€£")
         token = re.sub(r"(?<=\d),(?=\d{3}\b)", "", re.sub(r"^[vV](?=\d+\.)", "", token))
         after = raws[index + 1].lower().strip(STRIP + ".") if index + 1 < len(raws) else ""
-        if token.isdigit() and _DURATION.fullmatch(after):
-            continue  # "within 10 minutes": a duration, not a field's value
+        if (token.isdigit() and _DURATION.fullmatch(after)) or _SHORT_DURATION.fullmatch(token):
+            continue  # "within 10 minutes", "4h": a duration, not a field's value
         if token and (any(ch.isdigit() for ch in token) or "@" in token) and not _TIER.fullmatch(token):
             out.append(token)
     return out
+
+
+def value_shape(token: str) -> str:
+    """What kind of value a token is, read from its form: an email, an identifier by its prefix ("prefix:DSP"), else
+    its pattern of digits and letters ("shape:9999-99-99" for a date, "shape:9.9.99" for a version)."""
+    if "@" in token:
+        return "email"
+    prefix = re.match(r"^([A-Za-z]+)-", token)
+    if prefix:
+        return "prefix:" + prefix.group(1).upper()
+    return "shape:" + re.sub(r"[A-Za-z]", "a", re.sub(r"\d+", "9", token))
+
+
+def status_group(text: str) -> set[int]:
+    """The lexicon groups whose status words a text uses ("closed": the case-state group)."""
+    low = " " + " ".join(words(text.replace("_", " "))) + " "
+    return {group for word, group in LEXICON_WORDS.items() if f" {word} " in low}
 
 
 def words(text: str) -> list[str]:
@@ -79,6 +99,7 @@ def status_claims(text: str) -> list[tuple[str, str]]:
     closed", stands for the status), then one right after it, then the nearest word.
     """
     text = _FOUR_HOUR.sub("four hour", re.sub(r"\bNBD\b", "next business day", text.replace("_", " ")))
+    text = " ".join(t for t in text.split() if not re.search(r"\d|@", t))  # a value is no field word
     tokens = words(" ".join(re.sub(r"(?<=[A-Za-z])-(?=[A-Za-z])", " ", text).split()))
     out = []
     for index, word in enumerate(tokens):

@@ -32,14 +32,15 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Sequence
 
 from judges.backends.base import JudgeBackend, JudgeRequest, JudgeResponse, Usage
 from judges.backends.registry import Backend
 from judges.backends.token_f1 import token_f1
 from judges.claims import read_procedure, step_outputs
-from judges.value_claims import FIELD_WORDS as _FIELD_WORDS, LEXICON_WORDS as _LEXICON_WORDS, STOP as _STOP
-from judges.value_claims import STRIP as _STRIP, status_claims, values, words as _words
+from judges.derived_claims import derived_status
+from judges.value_claims import COVERS, FIELD_WORDS as _FIELD_WORDS, LEXICON_WORDS as _LEXICON_WORDS, STOP as _STOP
+from judges.value_claims import STRIP as _STRIP, status_claims, value_shape as _shape, values, words as _words
 
 #: Words that join a field to its value in running text ("using X", "result: X", "and got X").
 _CONNECTIVES = frozenset("using result results recording recorded got gave giving found showing yielding".split())
@@ -120,15 +121,6 @@ def sentences(text: str) -> list[str]:
     return out
 
 
-def _shape(token: str) -> str:
-    if "@" in token:
-        return "email"
-    prefix = re.match(r"^([A-Za-z]+)-", token)
-    if prefix:
-        return "prefix:" + prefix.group(1).upper()
-    return "shape:" + re.sub(r"[A-Za-z]", "a", re.sub(r"\d+", "9", token))
-
-
 _FIELD_SEPARATOR = re.compile(r"\s*(?:=|\.{3,}|:)\s*")
 
 
@@ -187,7 +179,7 @@ class Evidence:
         known = self.statuses.get(label)
         if not known:
             return "unverifiable"
-        return "supported" if status in known else "contradicted"
+        return "supported" if COVERS.get(status, {status}) & known else "contradicted"
 
 
 # --------------------------------------------------------------------------- procedure
@@ -240,11 +232,14 @@ def _verdict_json(verdict: str, dimensions: dict[str, float], claims: list[tuple
     return f"Reasoning: {reasoning}.\n{body}"
 
 
-def _claims(candidate: str, evidence: Evidence, actions: list[str], two_way: bool) -> list[tuple[str, str]]:
+def _claims(candidate: str, evidence: Evidence, actions: list[str], two_way: bool,
+            record: Sequence[tuple[str, str]] = ()) -> list[tuple[str, str]]:
     claims = []
     for sentence in sentences(candidate):
-        statuses = [evidence.status_of(t) for t in values(sentence)]
+        derived = derived_status(sentence, record)
+        statuses = [evidence.status_of(t) for t in values(sentence) if not (derived and _DAYS_OR_COUNT.match(t))]
         statuses += [evidence.status_of_field(label, s) for label, s in status_claims(sentence)]
+        statuses += [derived] if derived else []
         normal = _normal(sentence)
         if "contradicted" in statuses:
             status = "contradicted"
@@ -268,6 +263,19 @@ def live_fields(context: str | None) -> dict[str, str]:
     return out
 
 
+def record_fields(*texts: str | None) -> list[tuple[str, str]]:
+    """The (label, value) pairs of the records in the texts (``field_lines``)."""
+    out = []
+    for text in texts:
+        for line in field_lines(text or ""):
+            match = _CONTEXT_LINE.match(line.strip())
+            if match:
+                out.append((match.group(1), match.group(2)))
+    return out
+
+
+#: A bare number: when a sentence's counts and ages were worked out from the record, such a token is one of them.
+_DAYS_OR_COUNT = re.compile(r"^\d{1,5}$")
 _UNSEEN = "step not performed: "
 
 
@@ -286,13 +294,11 @@ def _reported(errors: list[str], shown: Shown) -> list[str]:
 
 def judge_grounded(shown: Shown) -> str:
     """Claims against the rubric's fact authority; steps read from the prose against the reference as an exemplar."""
-    if shown.fact_authority == "reference":
-        evidence = Evidence.of(shown.reference)
-    else:
-        evidence = Evidence.of(shown.question, shown.context)
+    source = [shown.reference] if shown.fact_authority == "reference" else [shown.question, shown.context]
+    evidence = Evidence.of(*source)
     actions = reference_actions(shown.reference) if shown.reference else []
     two_way = "unverifiable" not in shown.statuses
-    claims = _claims(shown.candidate, evidence, actions, two_way)
+    claims = _claims(shown.candidate, evidence, actions, two_way, record_fields(*source))
     errors: list[str] = []
     coverage = 1.0
     if shown.reference:
@@ -380,7 +386,7 @@ class BuiltinJudge(JudgeBackend):
 
     def identity(self) -> dict[str, str]:
         """Cache identity: the judge's name and the version of its rules."""
-        return {"kind": "builtin", "name": self.kind, "rules": "4" if self.kind == "grounded" else "1"}
+        return {"kind": "builtin", "name": self.kind, "rules": "5" if self.kind == "grounded" else "1"}
 
     def judge_text(self, request: JudgeRequest) -> str:
         """The verdict text for a request (synchronous)."""

@@ -143,9 +143,9 @@ def cargo_comparison(directory: Path) -> list[str]:
     if "builtin:literal" in shown:
         text += ["The literal judge shows the Direct failure on our suite."]
     if "builtin:grounded" in shown:
-        text += ["The grounded judge reads the same CARGO prompts. It compares step actions exactly, so its P4",
-                 "rate shows that every corruption is decidable from what the judge is shown — not how an LLM",
-                 "judge behaves."]
+        text += ["The grounded judge reads the same CARGO prompts as a rule-based reader: it checks the values,",
+                 "counts and ages an answer states against the context and its steps against the reference's. Its",
+                 "rates show what such a reader catches from what the judge is shown — not how an LLM judge behaves."]
     return text + [""] + out + [""]
 
 

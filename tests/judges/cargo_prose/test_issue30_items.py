@@ -11,8 +11,11 @@ import json
 from collections import Counter
 from pathlib import Path
 
+import sys
+
 import pytest
 
+sys.path.insert(0, str(Path(__file__).parents[2] / "benchmark_builders" / "cargo"))
 
 from judges.backends.builtin import make_builtin
 from judges.conditions import CONDITIONS, render
@@ -27,19 +30,36 @@ def _items() -> list[dict]:
     return [json.loads(line) for line in PATH.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def grounded_rates(rows: list[dict]) -> dict[str, float]:
-    """builtin:grounded under the cargo condition: penalty rate per family, and DI (labels never shown)."""
+def grounded_counts(rows: list[dict]) -> dict[str, tuple[int, int]]:
+    """builtin:grounded under the cargo condition: (penalised, items) per family (labels never shown)."""
     judge = make_builtin("grounded")
     penalised: dict[str, list[bool]] = {}
     for row in rows:
         shown = {k: row[k] for k in SHOWN}
         verdict = parse_verdict(judge.judge_text(render(CONDITIONS["cargo"], shown, 0)))
         penalised.setdefault(row["family"], []).append(verdict.penalized)
-    rate = {f: round(sum(v) / len(v), 4) for f, v in sorted(penalised.items())}
-    pos = penalised.get("P2", []) + penalised.get("P4", [])
-    neg = penalised.get("P1", []) + penalised.get("P3", [])
-    rate["DI"] = round(sum(pos) / len(pos) - sum(neg) / len(neg), 4)
+    return {f: (sum(v), len(v)) for f, v in sorted(penalised.items())}
+
+
+def grounded_rates(rows: list[dict]) -> dict[str, float]:
+    """builtin:grounded under the cargo condition: penalty rate per family, and DI (labels never shown)."""
+    counts = grounded_counts(rows)
+    rate = {f: round(k / n, 4) for f, (k, n) in counts.items()}
+    pos = [counts[f] for f in ("P2", "P4")]
+    neg = [counts[f] for f in ("P1", "P3")]
+    rate["DI"] = round(sum(k for k, _ in pos) / sum(n for _, n in pos) - sum(k for k, _ in neg) / sum(n for _, n in neg), 4)
     return rate
+
+
+def wilson_rates(rows: list[dict]) -> dict[str, str]:
+    """Each family's penalty rate with its 95% Wilson interval, as the docs quote it."""
+    from independent_readers import wilson
+
+    out = {}
+    for family, (k, n) in grounded_counts(rows).items():
+        low, high = wilson(k, n)
+        out[family] = f"{k}/{n} {k / n:.2f} [{low:.2f}, {high:.2f}]"
+    return out
 
 
 def test_sixteen_items_per_family_in_free_formats():
@@ -57,21 +77,32 @@ def test_grounded_on_the_hand_written_items():
     rates = grounded_rates(_items())
     print(f"\nbuiltin:grounded under cargo on the issue-30 hand-written items: {rates}")
     assert rates == EXPECTED
+    assert wilson_rates(_items()) == {"P1": "0/16 0.00 [0.00, 0.19]", "P2": "15/16 0.94 [0.72, 0.99]",
+                                      "P3": "0/16 0.00 [0.00, 0.19]", "P4": "13/16 0.81 [0.57, 0.93]"}
 
 
 #: Before the judge changes of issue 30 (commit with the items): P1 .125, P2 .875, P3 .0625, P4 .1875, DI .4375.
-EXPECTED: dict[str, float] = {"P1": 0.375, "P2": 0.9375, "P3": 0.4375, "P4": 0.5, "DI": 0.3125}
+#: After the first change (reading instructions by condition, records in any layout): P1 .375, P2 .9375, P3 .4375,
+#: P4 .5, DI .3125 -- it penalised correct answers in formats it could not read. After the second (claims read as a
+#: judge reads them: steps evidenced by their results, derived counts and ages worked out, order of any two steps
+#: whose results are stated, a result reached by another action): the figures below. The items were looked at
+#: while making the second change, so they are no longer held out (the older prose sets were scored alongside).
+EXPECTED: dict[str, float] = {"P1": 0.0, "P2": 0.9375, "P3": 0.0, "P4": 0.8125, "DI": 0.875}
 
 
 @pytest.mark.slow          # the default suite (built once per session)
 def test_grounded_di_on_hand_written_items_is_within_015_of_its_suite_di():
-    import sys
-    sys.path.insert(0, str(Path(__file__).parents[2] / "benchmark_builders" / "cargo"))
     from cargo_synthetic import default_world_suite
 
     suite = default_world_suite()
     families = {t["item_id"]: t["family"] for t in suite.truth}
     rows = [{**item, "family": families[item["item_id"]]} for item in suite.items]
     on_suite, by_hand = grounded_rates(rows), grounded_rates(_items())
-    print(f"\nbuiltin:grounded under cargo: suite {on_suite}; hand-written {by_hand}")
+    print(f"\nbuiltin:grounded under cargo: suite {on_suite} {wilson_rates(rows)}; hand-written {by_hand}")
     assert abs(on_suite["DI"] - by_hand["DI"]) <= 0.15
+    assert wilson_rates(rows) == SUITE_WILSON
+
+
+#: builtin:grounded under cargo on the default suite, per family with 95% Wilson intervals (DI .736).
+SUITE_WILSON = {"P1": "1/50 0.02 [0.00, 0.10]", "P2": "50/50 1.00 [0.93, 1.00]", "P3": "4/96 0.04 [0.02, 0.10]",
+                "P4": "27/50 0.54 [0.40, 0.67]"}
