@@ -75,7 +75,7 @@ _SPLIT = re.compile(rf";\s+|,\s+and\s+|(?:,\s+|\s+and\s+)then\s+|\s+then\s+(?=(?
 _WORD = re.compile(r"[a-z][a-z0-9'-]*")
 _PLUPERFECT = re.compile(rf"\bhad (?:already |just |first |\w+ly )?(?:been )?(?:{_PAST}|run|come|gone|gotten|been)\b"
                          r"|\bbefore (?:any of )?th(?:at|is|e)\b|\b(?:after|once) we\b", re.IGNORECASE)
-_STATE = re.compile(r"\b(?:is|are|was) (?:now )?(?:closed|resolved|back|done|complete)", re.IGNORECASE)
+_STATE = re.compile(r"\b(?:is|are|was) (?:now )?(?:closed|resolved|back|done|complete)\b", re.IGNORECASE)
 
 
 @functools.lru_cache(maxsize=None)   # pure in the word; the grounded judge stems the same words thousands of times
@@ -101,7 +101,7 @@ def stem(word: str) -> str:
 
 def content_stems(text: str, labels: frozenset[str] = frozenset()) -> set[str]:
     """Stems of the content words of a text, leaving out stop words, field-label words and values."""
-    text = re.sub(r"\S+@\S+", " ", text)  # an address is a value, not words
+    text = re.sub(r"'s\b", "", re.sub(r"\S+@\S+", " ", text))  # an address is a value, not words; "technician's"
     found = _WORD.findall(_TIER.sub(r"level-\1", _RETURNED.sub("returned", _PHRASAL.sub("boots", text.lower()))))
     words = [w for w in found if not any(ch.isdigit() for ch in w)]
     words += [m.group(1) for w in found if (m := re.fullmatch(r"([a-z]{4,})-\d+", w))]  # CASE-10042: the case
@@ -413,7 +413,7 @@ def read_procedure(candidate: str, reference: str, live_fields: Mapping[str, str
             if score > best[index]:
                 performed[index], best[index] = position, score
     errors, replaced = _other_actions(steps, performed, parts, kinds, weights, own)
-    _by_result(steps, performed, kinds, shared, replaced)
+    _by_result(steps, performed, parts, kinds, shared, replaced)
     letter = _letter_to(candidate, live_fields)
     errors += [f"step not performed: {s.action}" for s in steps if performed[s.index] is None
                and s.index not in replaced and not (letter and {"email", "customer"} <= s.words)]
@@ -425,16 +425,19 @@ def read_procedure(candidate: str, reference: str, live_fields: Mapping[str, str
     return Reading(tuple(performed), tuple(errors))
 
 
-def _by_result(steps: Sequence[RefStep], performed: list[int | None], kinds: Sequence[set[str]],
-               shared: set[str], replaced: set[int]) -> None:
+def _by_result(steps: Sequence[RefStep], performed: list[int | None], parts: Sequence[Clause],
+               kinds: Sequence[set[str]], shared: set[str], replaced: set[int]) -> None:
     """A step no clause's words perform is performed by a clause that states a kind of value it yields, when no
-    step that clause performs yields that kind ("it was on 6.3.14": the running version was confirmed)."""
+    step that clause performs states that kind and the clause performs no step or shares a word with this one ("it
+    was on 6.3.14": the running version was confirmed)."""
     for step in steps:
         if performed[step.index] is not None or step.index in replaced:
             continue
         for position, stated in enumerate(kinds):
-            taken = {k for other in steps if performed[other.index] == position for k in other.yields | other.anchors}
-            if (step.yields - shared) & stated - taken:
+            others = [other for other in steps if performed[other.index] == position]
+            taken = {k for other in others for k in other.yields | other.anchors}
+            told = not others or step.words & content_stems(parts[position].text)
+            if (step.yields - shared) & stated - taken and told:
                 performed[step.index] = position
                 break
 
@@ -442,12 +445,10 @@ def _by_result(steps: Sequence[RefStep], performed: list[int | None], kinds: Seq
 def _other_actions(steps: Sequence[RefStep], performed: Sequence[int | None], parts: Sequence[Clause],
                    kinds: Sequence[set[str]], weights: Mapping[str, float], own: set[str]) -> tuple[list[str], set[int]]:
     """A clause that states the result only one step yields, where no clause's words perform that step and this one
-    shares none of them, got that result by another action (a technician visit where the reference ships a
+    shares none of them (whatever else it performs), got that result by another action (a technician visit where the reference ships a
     replacement). The errors, and the steps so replaced."""
     errors, replaced = [], set()
     for position, part in enumerate(parts):
-        if position in performed:
-            continue
         words = content_stems(part.text)
         for step in steps:
             if (performed[step.index] is None and step.yields & own & kinds[position] and len(words) >= 2

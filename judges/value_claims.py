@@ -58,7 +58,7 @@ def values(text: str) -> list[str]:
     Written-out dates are read as ISO dates; currency signs, a version's "v" and thousands separators dropped.
     """
     out = []
-    raws = iso_dates(text).split()
+    raws = iso_dates(text).replace("=", " ").split()   # "diagnostics=BAT-0x2E": a key and its value
     for index, raw in enumerate(raws):
         token = raw.strip(STRIP).rstrip(".").strip(STRIP).lstrip("$€£")
         token = re.sub(r"(?<=\d),(?=\d{3}\b)", "", re.sub(r"^[vV](?=\d+\.)", "", token))

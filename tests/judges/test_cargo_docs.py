@@ -24,7 +24,8 @@ from cargo_synthetic import default_world_suite  # noqa: E402
 from judges.backends.builtin import make_builtin  # noqa: E402
 from judges.conditions import CONDITIONS, render  # noqa: E402
 from judges.verdict import parse_verdict  # noqa: E402
-from test_issue30_items import grounded_rates  # noqa: E402
+from test_issue30_items import grounded_counts, grounded_rates  # noqa: E402
+from independent_readers import wilson  # noqa: E402
 from test_prose_judge import _items, _score  # noqa: E402
 
 DOC = Path(__file__).parents[2] / "docs" / "cargo.md"
@@ -66,6 +67,16 @@ def _grounded(suite) -> tuple[dict[str, float], float, dict[str, tuple[int, int]
     return rates, tp - fp, counts
 
 
+def _wilson(counts: dict[str, tuple[int, int]]) -> str:
+    """Each family's penalised count with its 95% Wilson interval ("P1 1/50 [.00, .10]")."""
+    out = []
+    for family in ("P1", "P3", "P2", "P4"):
+        k, n = counts[family]
+        low, high = wilson(k, n)
+        out.append(f"{family} {k}/{n} [{_f(low)}, {_f(high)}]")
+    return "; ".join(out)
+
+
 def _shares_entity(item) -> bool:
     labels = {FACT_LABELS[f].capitalize() for f in ENTITY_FACTS} | {"Case", "Opened on"}
     for line in item["live_context"].splitlines()[1:]:
@@ -92,8 +103,9 @@ def figures() -> dict[str, str]:
     wa, we = counts["P4:wrong_action:True"], counts["P4:wrong_escalation:True"]
     own, independent = _score(_items("items_own.jsonl")), _score(_items("items_independent.jsonl"))
     held = _score(_items("items_heldout2.jsonl"))
-    hand = grounded_rates([json.loads(line) for line in (DOC.parents[1] / "tests" / "judges" / "cargo_prose" /
-                                                         "items_issue30.jsonl").read_text().splitlines()])
+    hand_rows = [json.loads(line) for line in (DOC.parents[1] / "tests" / "judges" / "cargo_prose" /
+                                               "items_issue30.jsonl").read_text().splitlines()]
+    hand = grounded_rates(hand_rows)
     surface = meta["surface_baseline"]
     kinds, states = meta["p2_kinds"], {s: sum(meta["case_states"][f][s] for f in meta["case_states"])
                                         for s in ("closed", "open_at_end", "mid_case")}
@@ -150,10 +162,15 @@ def figures() -> dict[str, str]:
         "prose set, own items (tuning): DI (TP, FP), items": _prose(own),
         "prose set, first independent items (tuning since their score was seen): DI (TP, FP), items":
             _prose(independent),
-        "prose set, second held-out items (scored once, after the extractor was final): DI (TP, FP), items":
-            _prose(held),
+        "prose set, second held-out items (held out from the second extractor; seen since issue 30's judge): "
+        "DI (TP, FP), items": _prose(held),
         "issue-30 hand-written items (64), `builtin:grounded` under `cargo`, P1 / P3 / P2 / P4, DI":
             f"{_f(hand['P1'])} / {_f(hand['P3'])} / {_f(hand['P2'])} / {_f(hand['P4'])}, DI {_f(hand['DI'])}",
+        "`builtin:grounded` under `cargo`, penalised per family [95% Wilson interval]":
+            _wilson({f: counts[f] for f in ("P1", "P3", "P2", "P4")}),
+        "issue-30 hand-written items, `builtin:grounded` under `cargo`, penalised per family [95% Wilson interval]":
+            _wilson(grounded_counts(hand_rows)),
+        "|DI on the default suite − DI on the issue-30 hand-written items| (at most .15)": _f(abs(di - hand["DI"])),
     }
 
 

@@ -58,12 +58,14 @@ def test_grounded_di_on_the_tuning_items():
     independent = _score(_items("items_independent.jsonl"))
     print(f"\nbuiltin:grounded under cargo, tuning items: own {own}; independent {independent}")
     assert own == {"TP": 1.0, "FP": 0.1, "DI": 0.9, "items": 22}
-    assert independent == {"TP": 1.0, "FP": 0.0, "DI": 1.0, "items": 32}
+    # since issue 30's second judge change: one backwards narration read with two steps out of order
+    assert independent == {"TP": 1.0, "FP": 0.0625, "DI": 0.9375, "items": 32}
 
 
 def test_grounded_di_on_the_second_held_out_set():
-    # misses: a derived visit date ("the very next day"), a dispatch raised before its diagnostics (formal);
-    # false penalties: an open case that stops before its final step, a backwards narration
+    # held out from the second extractor (TP .8889, FP .1111, DI .7778 then); issue 30's second judge change was made
+    # with its misses in view. Now: misses a derived visit date ("the very next day"), a dispatch raised before its
+    # diagnostics (formal), a collect-and-repair where a replacement ships; penalises a backwards narration
     held_out = _score(_items("items_heldout2.jsonl"))
     print(f"\nbuiltin:grounded under cargo, second held-out set: {held_out}")
-    assert held_out == {"TP": 0.8889, "FP": 0.1111, "DI": 0.7778, "items": 36}
+    assert held_out == {"TP": 0.8333, "FP": 0.0556, "DI": 0.7778, "items": 36}
