@@ -55,7 +55,7 @@ def test_tables_hold_our_rows_and_the_papers(run):
     rows = list(csv.DictReader(io.StringIO((run / "out" / "table1_headline.csv").read_text())))
     by_key = {(r["condition"], r["judge"]): r for r in rows}
     ours = by_key[("cargo", "builtin:grounded")]
-    assert (ours["P1"], ours["P3"], ours["P2"], ours["P4"], ours["DI"]) == (".17", ".00", ".75", ".62", ".62")  # P2: the 2 wrong derived computations pass
+    assert (ours["P1"], ours["P3"], ours["P2"], ours["P4"], ours["DI"]) == (".17", ".00", "1.00", ".62", ".75")  # P2: the 2 wrong derived computations are worked out and caught
     assert ours["judged"] == "32"
     assert by_key[("cargo", "paper: gpt-oss-120b")]["DI"] == ".58"
     assert by_key[("direct", "builtin:grounded")]["DI"] == ".00"
@@ -63,7 +63,7 @@ def test_tables_hold_our_rows_and_the_papers(run):
     swap = (run / "out" / "table3_rubric_swap.md").read_text()
     assert "| direct/golden-ref | builtin:grounded | 1.00 | 1.00 | 1.00 | 1.00 | .00 |" in swap
     tex = (run / "out" / "table2_ablations.tex").read_text()
-    assert "\\begin{tabular}" in tex and "cargo-unv & builtin:grounded & .50 & 1.00 & .88 & 1.00" in tex
+    assert "\\begin{tabular}" in tex and "cargo-unv & builtin:grounded & .50 & 1.00 & 1.00 & 1.00" in tex
     scores = json.loads((run / "out" / "scores.json").read_text())
     cargo = scores["runs"][0]["conditions"]["cargo"]
     assert sorted(cargo["per_seed"]) == ["0", "1"]
