@@ -37,8 +37,9 @@ def make_jobs(items=6, conditions=("cargo", "direct"), seeds=(0, 1)) -> list[Job
 
 
 def server_key(job: Job) -> str:
-    return request_key({"messages": [{"role": m.role, "content": m.text()} for m in job.request.messages],
-                        "seed": job.request.params.seed})
+    request = job.rendered()        # a CLI job carries its render (issue 36), a hand-made one its request
+    return request_key({"messages": [{"role": m.role, "content": m.text()} for m in request.messages],
+                        "seed": request.params.seed})
 
 
 def backend_for(server, **options):
