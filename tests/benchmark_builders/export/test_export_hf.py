@@ -183,7 +183,7 @@ def test_prompts_config_is_what_judge_dry_run_renders(sources, exports, tmp_path
 @pytest.mark.slow
 def test_a_suite_exports_only_as_hf(sources, tmp_path):
     fails("export", sources["cargo"], "--format", "slack", "--out", tmp_path / "x",
-          says=("holds a CARGO suite", "--format hf"))
+          says=("holds a CARGO suite", "a suite exports as --format groundeval-tasks or hf"))
     assert not (tmp_path / "x").exists()
 
 
