@@ -51,7 +51,8 @@ class OrgbenchGroup(click.Group):
             sys.exit(exc.exit_code)
         except click.Abort:
             click.echo("interrupted", err=True)
-            sys.exit(130)
+            code = 130
+        _forget_caught_interrupt()
         sys.exit(code if isinstance(code, int) else 0)
 
     def invoke(self, ctx: click.Context):
@@ -70,6 +71,18 @@ class OrgbenchGroup(click.Group):
         except KeyboardInterrupt:
             click.echo(f"interrupted: {interrupt_message(words)}", err=True)
             ctx.exit(130)
+
+
+def _forget_caught_interrupt() -> None:
+    """Keep ``python -m orgbench`` from dying of SIGINT after a Ctrl-C it handled (exit -2 instead of 130).
+
+    CPython sets a flag when a KeyboardInterrupt ends code run from a string
+    (``dataclasses`` and ``namedtuple`` build their methods that way, so a
+    Ctrl-C during an import can land there), even if a caller catches it;
+    under ``-m`` the interpreter then kills itself with SIGINT at exit. Every
+    string evaluation clears the flag first, so this one does.
+    """
+    eval("None")  # noqa: S307 - a constant; evaluated for its side effect on the flag
 
 
 def interrupt_message(words: list[str]) -> str:

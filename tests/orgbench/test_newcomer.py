@@ -119,6 +119,23 @@ def test_ctrl_c_on_simulate_does_not_promise_a_resume(tmp_path):
     assert "resume" not in stderr and not out.exists()
 
 
+def test_ctrl_c_inside_code_built_from_a_string_still_exits_130(tmp_path):
+    """A Ctrl-C that lands in string-exec'd code (dataclasses build methods so) is handled: 130, not SIGINT's -2."""
+    (tmp_path / "interrupted_cli.py").write_text(
+        "from orgbench.cli import cli\n"
+        "@cli.command('boom')\n"
+        "def boom():\n"
+        "    exec('raise KeyboardInterrupt', {})\n"
+        "cli(prog_name='orgbench')\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(REPO)]))
+    run = subprocess.run([sys.executable, "-m", "interrupted_cli", "boom"], cwd=REPO, capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert run.returncode == 130, run
+    from orgbench.cli import ATOMIC
+
+    assert run.stderr.strip() == f"interrupted: {ATOMIC}"
+
+
 def test_interrupt_lines_differ_by_command() -> None:
     from orgbench.cli import interrupt_message
 
