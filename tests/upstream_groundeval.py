@@ -5,7 +5,9 @@ that runs it needs ``GROUNDEVAL_UPSTREAM``: a git clone (bare or not) of upstrea
 ``paper/preprint-2026`` and ``main``. Each branch's tree is extracted with ``git archive`` into the test's temporary
 directory and run with its ``src`` on ``PYTHONPATH``, under ``GROUNDEVAL_PYTHON`` if set, else a pyenv Python
 3.13 (upstream declares >= 3.13) that has PyYAML, else the interpreter running the tests (its code runs on
-3.11). Without the variable the test skips, naming it; CI reaches only package registries, so there it skips.
+3.11). Without the variable the test skips, saying what to set; CI reaches only package registries, so there it
+skips unless the machine's environment names a copy (``.ci/run`` then gives it a Python 3.13 with upstream's
+dependencies from the package index).
 """
 
 from __future__ import annotations
@@ -21,13 +23,18 @@ import pytest
 VARIABLE = "GROUNDEVAL_UPSTREAM"
 PREPRINT = "paper/preprint-2026"
 MAIN = "main"
+#: What to set, as every skip says it.
+HOW = (f"set {VARIABLE}=DIR, DIR a git clone of tenurehq/GroundEval holding branches {MAIN} and {PREPRINT} "
+       "(git clone --mirror), and GROUNDEVAL_PYTHON=a Python 3.13 with upstream main's dependencies (pip install "
+       "pyyaml python-dotenv openai anthropic json-repair jsonschema reportlab); upstream is on no package index, "
+       "so CI has no copy unless the machine's environment sets these")
 
 
 def upstream_tree(branch: str, into: Path) -> Path:
     """``into`` holding upstream's ``branch`` (its ``src/groundeval`` among it); skips when no copy is named."""
     repo = os.environ.get(VARIABLE)
     if not repo:
-        pytest.skip(f"set {VARIABLE} to a git clone of upstream GroundEval (branches {MAIN} and {PREPRINT})")
+        pytest.skip(HOW)
     into.mkdir(parents=True, exist_ok=True)
     archive = subprocess.run(["git", "-C", repo, "archive", branch], capture_output=True, check=False)
     if archive.returncode != 0:
@@ -56,10 +63,20 @@ def upstream_python() -> str:
     return sys.executable
 
 
-def run_upstream(tree: Path, args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+def require_modules(*modules: str) -> None:
+    """Skip, saying what to set, when the interpreter that runs upstream lacks one of ``modules``."""
+    python = upstream_python()
+    found = subprocess.run([python, "-c", f"import {', '.join(modules)}"], capture_output=True, check=False)
+    if found.returncode != 0:
+        pytest.skip(f"{python} lacks one of {', '.join(modules)} (upstream main's CLI imports them): {HOW}")
+
+
+def run_upstream(tree: Path, args: list[str], cwd: Path,
+                 env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """Run ``python ARGS`` with upstream ``tree``'s ``src`` (and nothing of orgbench) on the path."""
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     env["PYTHONPATH"] = str(tree / "src")
+    env.update(env_extra or {})
     return subprocess.run([upstream_python(), *args], cwd=cwd, env=env, capture_output=True, text=True,
                           timeout=1800, check=False)
 

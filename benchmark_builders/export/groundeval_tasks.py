@@ -9,7 +9,10 @@ suite's decision), ``preconditions`` (``check``, ``description``,
 for a fixture tool's record, ``required_tool`` + ``expected_field``) and
 ``allowed_tools`` (each fixture tool's canned ``returns``, ``artifact_id``,
 ``subsystem``). A contract whose horizon applies keeps orgbench's ``as_of``
-(upstream ignores the key). ``data/artifacts.json`` is the corpus upstream's
+(upstream ignores the key). The model-provider keys the suite was built with
+(``provider``, ``model``, ``base_url``, …; ``suite.json``, never ``api_key``)
+are written back, so upstream main's ``task`` runs the model they name.
+``data/artifacts.json`` is the corpus upstream's
 ``FileCorpusAdapter`` reads: every record that is not a fixture tool's, as
 ``{id, subsystem, <field>: value…, timestamp?}``.
 
@@ -81,8 +84,9 @@ def write_upstream_tasks(source: Path, kind: str, out: Path) -> dict[str, Any]:
     roles: dict[str, dict[str, Any]] = {}
     for c in contracts:
         roles.setdefault(c["role"], {"subsystems": c["subsystems"]})
+    provider = read_json(Path(source) / "suite.json").get("provider") or {}
     config = {"artifacts_dir": "./data", "actors": {c["actor"]: c["role"] for c in contracts}, "roles": roles,
-              "task_contracts": written}
+              "task_contracts": written, **{k: v for k, v in provider.items() if k != "api_key"}}
     record = {"format": KIND, "source_manifest_sha256": sha256_file(Path(source) / MANIFEST),
               "counts": {"task_contracts": len(written), "artifacts": len(data)}}
     with staged_directory(Path(out)) as tmp:

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from orgbench.cli import cli
 from tests.benchmark_builders.groundeval.test_ge_domains import TASK_CONFIG, write_task_domain
-from tests.upstream_groundeval import MAIN, run_upstream, run_upstream_json, upstream_tree
+from tests.upstream_groundeval import MAIN, require_modules, run_upstream, run_upstream_json, upstream_tree
 
 #: upstream main's config_schema.KNOWN_TOP_LEVEL_KEYS
 MAIN_TOP_KEYS = {"agent", "output_dir", "artifacts_dir", "actors", "roles", "provider", "provider_path", "model",
@@ -85,6 +85,18 @@ def test_a_task_suite_exports_in_upstream_mains_schema_and_builds_back_the_same(
     assert _rows(tmp_path / "again" / "truth.jsonl") == strip       # `expected` is not upstream's; the decision is
 
 
+
+def test_the_provider_keys_a_suite_was_built_with_are_written_back_without_the_key(tmp_path):
+    """Upstream main's ``task`` runs the model its config's provider keys name; the export writes back those the
+    domain gave (suite.json records them), never ``api_key``."""
+    keys = "provider: openai\nmodel: gpt-4o-mini\nbase_url: http://127.0.0.1:9/v1\napi_key: sk-secret\ntemperature: 0.0\n"
+    _, export = _suite_and_export(tmp_path, write_task_domain(tmp_path / "tasks", TASK_CONFIG + keys))
+    text = (export / "config.yaml").read_text(encoding="utf-8")
+    config = yaml.safe_load(text)
+    assert {k: config[k] for k in set(config) - {"artifacts_dir", "actors", "roles", "task_contracts"}} == {
+        "provider": "openai", "model": "gpt-4o-mini", "base_url": "http://127.0.0.1:9/v1", "temperature": 0.0}
+    assert "sk-secret" not in text and set(config) <= MAIN_TOP_KEYS
+
 #: Upstream main's own loader and scorer on a task-contract config and one agent's answers.jsonl: the config is
 #: validated (its config_schema), each contract read by TaskContract.from_dict and scored by score_task_run over
 #: upstream's own corpus (FixtureBackend for a fixture contract, else FileCorpusAdapter) with the recorded calls.
@@ -139,13 +151,8 @@ def test_upstream_main_loads_our_task_suite_and_its_scorer_supports_our_oracle(t
 
 
 def test_upstream_mains_validate_cli_accepts_the_export(tmp_path):
-    import subprocess
-
-    from tests.upstream_groundeval import upstream_python
-
     tree = upstream_tree(MAIN, tmp_path / "upstream")
-    if subprocess.run([upstream_python(), "-c", "import dotenv"], capture_output=True).returncode != 0:
-        pytest.skip(f"upstream main's CLI imports python-dotenv, which {upstream_python()} lacks")
+    require_modules("dotenv")
     _, export = _suite_and_export(tmp_path, write_task_domain(tmp_path / "tasks"))
     checked = run_upstream(tree, ["-m", "groundeval", "validate", "--config", "config.yaml"], export)
     assert checked.returncode == 0 and "Validation complete. No errors." in checked.stderr, checked.stderr[-2000:]
@@ -234,3 +241,66 @@ def _model_on_demo(tmp_path: Path, tree: Path, demo: Path, suite: Path) -> dict[
     [theirs] = run_upstream_json(tree, SCORE_WITH_MAIN, str(demo), str(tmp_path / "model-run" / "answers.jsonl"),
                                  cwd=tmp_path)
     return {"orgbench S_adj": ours, "upstream cf_answer": theirs["cf_answer"]}
+
+
+def _upstream_prompt_model(body: dict) -> dict:
+    """A scripted model answering upstream main's own prompt (its ``task`` CLI's OpenAIProvider): searches the crm
+    subsystem for the customer id the task names, fetches the top hit, and reports each check its question lists
+    with the record's facts (upstream's answer keys), deciding to act."""
+    import re
+
+    question = body["messages"][1]["content"]
+    done = [json.loads(m["content"]) for m in body["messages"] if m["role"] == "tool"]
+
+    def call(name: str, arguments: dict) -> dict:
+        return {"role": "assistant", "content": None, "tool_calls": [{"id": f"u{len(done)}", "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)}}]}
+
+    if not done:
+        return call("search_artifacts", {"query": re.search(r"CUST-[0-9]+", question).group(0), "artifact_type": "crm"})
+    if len(done) == 1:
+        return call("fetch_artifact", {"artifact_id": done[0][0]["id"]})
+    record = done[1]
+    facts = {k: v for k, v in record.items() if k not in ("id", "subsystem")}
+    checks = [{"check": name, "passed": True, "facts_found": facts, "evidence_artifacts": [record["id"]]}
+              for name in re.findall(r"^  - ([a-z_]+): ", question, flags=re.M)]
+    return call("submit_answer", {"answer": {"preconditions_verified": checks, "should_act": True,
+                                             "reasoning": "the CRM record holds each fact"}})
+
+
+@pytest.mark.slow
+def test_upstream_mains_task_cli_runs_a_model_on_our_export_of_its_demo(tmp_path):
+    """Upstream's demo, its provider keys filled in as its README asks (provider openai, a model, base_url: the
+    in-repo OpenAI-compatible server), built into an orgbench suite and exported back; upstream main's own
+    ``groundeval task --config config.yaml`` runs its OpenAIProvider on the export — the provider keys are the ones
+    orgbench wrote back — against the server and scores with its own scorer: every precondition supported."""
+    from tests.judges.chat_server import ChatServer
+
+    tree = upstream_tree(MAIN, tmp_path / "upstream")
+    require_modules("dotenv", "openai", "json_repair", "jsonschema")
+    with ChatServer(answer=_upstream_prompt_model) as server:
+        demo = tmp_path / "demo"
+        demo.mkdir()
+        config = (tree / "config.yaml").read_text(encoding="utf-8")
+        for placeholder, value in (("PROVIDER", "openai"), ("MODEL", "scripted"), ("BASE_URL", server.base_url)):
+            config = config.replace(f": {placeholder}\n", f": {value}\n")
+        (demo / "config.yaml").write_text(config, encoding="utf-8")
+        shutil.copytree(tree / "data", demo / "data")
+        suite, export = _suite_and_export(tmp_path, demo)
+        written = yaml.safe_load((export / "config.yaml").read_text(encoding="utf-8"))
+        assert {k: written[k] for k in ("provider", "model", "base_url")} == {
+            "provider": "openai", "model": "scripted", "base_url": server.base_url}
+        ran = run_upstream(tree, ["-m", "groundeval", "task", "--config", "config.yaml", "--model", "scripted"],
+                           export, {"OPENAI_API_KEY": "not-needed"})         # --model names its output file only
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    result = json.loads((export / "eval_output" / "task_results_scripted.json").read_text(encoding="utf-8"))
+    summary = result["summary"]
+    [task] = summary["per_task"]
+    overall = next(line for line in ran.stderr.splitlines() if "Overall - " in line)
+    print(f"upstream main's task CLI on the export: {overall.split(' - ', 1)[1]}")
+    assert result["meta"] == {"model": "scripted", "n_tasks": 1, "evaluation_mode": "task_contract"}
+    assert summary["counterfactual_score"] == 1.0 and summary["total_violations"] == 0
+    assert [p["evidence_supported"] for p in task["precondition_results"]] == [True, True, True]
+    doc = " ".join((Path(__file__).resolve().parents[3] / "docs" / "groundeval.md").read_text(encoding="utf-8").split())
+    assert (f"counterfactual {summary['counterfactual_score']:.3f} (all three preconditions supported), "
+            f"{summary['total_violations']} violations") in doc
