@@ -7,8 +7,13 @@ in tool mode, the tools of the contract's ``TaskRuntime``:
 then ``submit_answer``; every call goes through the runtime's gates and is
 recorded. In context mode it reads the gate-clean context and submits; each
 id it cites is checked as a ``cite_artifact`` call. The conversation is
-``LLMAgent.converse``, the loop the other tracks' model agent runs. A plugin
-agent registered with ``suites=("tasks",)`` answers through
+``LLMAgent.converse``, the loop the other tracks' model agent runs, and the
+run is kept as theirs is (``judges.groundeval.run``): each finished contract
+is journaled beside the output (``.NAME.journal.jsonl``) so the same command
+resumes asking the model nothing twice, contracts run ``concurrency`` at a
+time, turns go through the response cache when one is given and are written
+to ``turns.jsonl``, which ``replay:RUN`` answers from. A plugin agent
+registered with ``suites=("tasks",)`` answers through
 ``procedure(contract, runtime, context)`` like the built-in ones.
 """
 
@@ -16,9 +21,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
 
+from judges.backends import EndpointConfig
 from judges.groundeval.task_context import TaskContext
+from judges.journal import Journal
+from orgbench.core.errors import FormatError
 
 SYSTEM = ("You act for the person a task contract names. Before deciding, verify every precondition: find the "
           "record it concerns (search_artifacts gives ids, subsystems and field names; fetch_artifact or the "
@@ -46,34 +55,82 @@ def task_messages(contract: Mapping[str, Any], context: TaskContext | None) -> l
     return messages
 
 
-def model_answers(spec: str, prepared: Sequence[tuple[Mapping[str, Any], Any, TaskContext | None]], *,
-                  base_url: str | None, max_turns: int) -> tuple[list[Any], list[str | None]]:
-    """Each prepared (contract, runtime, context)'s answer from the model agent ``spec``, one contract after
-    another, and its error when a request failed for good; EndpointError when every contract failed."""
+def model_lines(spec: str, prepared: Sequence[tuple[Mapping[str, Any], Any, TaskContext | None]],
+                line: Callable[[Mapping[str, Any], Any, TaskContext | None, Any, str | None], dict[str, Any]],
+                journal: Journal, *, endpoint: EndpointConfig, max_turns: int, cache_path: Path | None = None,
+                progress: Callable[[int, int], None] | None = None
+                ) -> tuple[dict[str, dict[str, Any]], dict[str, int], str | None]:
+    """Each prepared (contract, runtime, context) answered by the model agent ``spec``, resuming from and appending
+    to ``journal``: the rows by question id (``{question_id, line, context, turns}``, ``line`` the answers.jsonl
+    line ``line(contract, runtime, context, answer, error)`` makes), what the run spent, and the base URL called.
+
+    A request that failed for good is that contract's error; when every contract failed (a wrong endpoint or model,
+    not a result) the journal goes and EndpointError says so, nothing written."""
     from judges.backends import BackendError, make_backend
+    from judges.cache import ResponseCache
     from judges.groundeval.llm_agent import SUBMIT, LLMAgent
-    from judges.groundeval.run import agent_endpoint
     from orgbench.core.errors import EndpointError
 
-    backend = make_backend(spec, role="agent", endpoint=agent_endpoint(base_url, 1))
-    agent = LLMAgent(backend, max_turns=max_turns)
-    answers: list[Any] = []
-    errors: list[str | None] = []
+    backend = make_backend(spec, role="agent", endpoint=endpoint)
+    cache = ResponseCache(Path(cache_path)) if cache_path is not None and backend.cacheable else None
+    agent = LLMAgent(backend, max_turns=max_turns, cache=cache)
+    recorded = backend.recorded_agent(spec)             # replay:RUN answers as the recorded agent
+    done, appender = journal.open()
+
+    async def one(contract: Mapping[str, Any], runtime: Any, context: TaskContext | None,
+                  in_flight: asyncio.Semaphore) -> None:
+        async with in_flight:
+            turns: list[dict[str, Any]] = []
+            tools = task_tools(contract) if context is None else [SUBMIT]
+            try:
+                answer, error = await agent.converse(task_messages(contract, context), tools, runtime.call,
+                                                     turns), None
+            except BackendError as exc:
+                answer, error = None, str(exc)
+            row = {"question_id": contract["question_id"], "line": line(contract, runtime, context, answer, error)
+                   | {"agent": recorded}, "context": _context_line(context), "turns": turns}
+            appender.add(row, flush=True)           # finished work survives an interruption
+            done[contract["question_id"]] = row
+            if progress is not None:
+                progress(len(done), len(prepared))
 
     async def run_all() -> None:
+        in_flight = asyncio.Semaphore(max(1, endpoint.concurrency))
+        tasks = [asyncio.ensure_future(one(c, r, x, in_flight)) for c, r, x in prepared
+                 if c["question_id"] not in done]
         try:
-            for contract, runtime, context in prepared:
-                tools = task_tools(contract) if context is None else [SUBMIT]
-                try:
-                    answers.append(await agent.converse(task_messages(contract, context), tools, runtime.call))
-                    errors.append(None)
-                except BackendError as exc:
-                    answers.append(None)
-                    errors.append(str(exc))
-        finally:
+            await asyncio.gather(*tasks)
+        finally:                # one failure (e.g. an unreachable endpoint) stops the others first
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
             await backend.aclose()
 
-    asyncio.run(run_all())
-    if errors and all(errors):
-        raise EndpointError("--base-url", f"every contract failed, e.g. {errors[0]}; nothing written")
-    return answers, errors
+    try:
+        asyncio.run(run_all())
+    finally:
+        appender.close()
+        if cache is not None:
+            cache.close()
+    failed = [row["line"]["error"] for row in done.values() if "error" in row["line"]]
+    if failed and len(failed) == len(done):
+        journal.path.unlink()
+        raise EndpointError(backend.endpoint_option, f"every contract failed, e.g. {failed[0]}; nothing written")
+    return done, agent.usage(), endpoint.base_url if "base_url" in backend.identity() else None
+
+
+def _context_line(context: TaskContext | None) -> dict[str, Any] | None:
+    return None if context is None else {"question_id": context.question_id, "ids": list(context.ids()),
+                                         "used": context.used, "budget": context.budget}
+
+
+def task_journal(out: Path, header: Mapping[str, Any]) -> Journal:
+    """A task run's journal beside its output, ``.NAME.journal.jsonl``: keyed by question, another run's restarted."""
+    path = Path(out).parent / f".{Path(out).name}.journal.jsonl"
+
+    def key(row: Any, number: int) -> str:
+        if not isinstance(row, dict) or not {"question_id", "line", "context", "turns"} <= set(row):
+            raise FormatError(path, "not a task journal row (question_id, line, context, turns)", line=number)
+        return str(row["question_id"])
+
+    return Journal(path, key, header=dict(header), restart_on_other_header=True)

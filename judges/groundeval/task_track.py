@@ -36,11 +36,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from orgbench.core.clock import parse_ts
 from orgbench.core.errors import InputError
-from orgbench.core.storage import read_json, staged_directory, write_json, write_jsonl
+from orgbench.core.storage import read_json, sha256_file, staged_directory, write_json, write_jsonl, write_manifest
 from orgbench.core.jsonl import read_jsonl
 from judges.groundeval.agent_registry import MODES, TASK_AGENTS
 from judges.groundeval.call_args import DEFAULT_LIMIT, MAX_LIMIT
@@ -167,43 +167,70 @@ def _agent_answer(kind: str, contract: Mapping[str, Any], truth: Mapping[str, An
 
 
 def run_task_agent(suite: Path, spec: str, out: Path, mode: str = "tool", budget: int = DEFAULT_BUDGET, *,
-                   base_url: str | None = None, max_turns: int = 12) -> dict[str, Any]:
-    """Answer every task contract with agent ``spec`` in tool or context mode: a built-in task agent, a model
-    (``KIND:MODEL``, judges.groundeval.task_model) or a plugin agent registered for task suites; write
-    answers.jsonl (with calls), run.json and, in context mode, contexts.jsonl."""
+                   base_url: str | None = None, max_turns: int = 12, concurrency: int = 8, limit: int | None = None,
+                   cache_path: Path | None = None, endpoint: Any = None,
+                   progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+    """Answer every task contract (the first ``limit``) with agent ``spec`` in tool or context mode: a built-in task
+    agent, a model (``KIND:MODEL``, judges.groundeval.task_model: journaled beside ``out`` and resumed from it,
+    ``concurrency`` contracts at a time, turns through the response cache ``cache_path`` if given) or a plugin agent
+    registered for task suites; write answers.jsonl (with calls), run.json, MANIFEST.json and, in context mode,
+    contexts.jsonl, and for a model turns.jsonl. A model's run returns what it spent under ``usage``."""
     if mode not in MODES:
         raise InputError(f"--mode: expected tool or context, got {mode!r}")
     contracts = _rows(Path(suite) / "contracts.jsonl")
+    contracts = contracts[:limit] if limit else contracts
     corpus = {r["id"]: r for r in _rows(Path(suite) / "corpus.jsonl")}
     prepared = []
     for contract in contracts:
         runtime = TaskRuntime(corpus, contract)
         prepared.append((contract, runtime, build_task_context(contract, runtime, budget) if mode == "context"
                          else None))
-    errors: list[str | None] = [None] * len(prepared)
-    if ":" in spec:
-        from judges.groundeval.task_model import model_answers
 
-        answers, errors = model_answers(spec, prepared, base_url=base_url, max_turns=max_turns)
-    else:
-        procedure = _procedure(Path(suite), spec)
-        answers = [procedure(contract, runtime, context) for contract, runtime, context in prepared]
-    lines, contexts = [], []
-    for (contract, runtime, context), answer, error in zip(prepared, answers, errors):
+    def line(contract: Mapping[str, Any], runtime: TaskRuntime, context: TaskContext | None, answer: Any,
+             error: str | None) -> dict[str, Any]:
         if context is not None:
             cite(runtime, _cited(answer, contract["decision_field"]))
-            contexts.append({"question_id": context.question_id, "ids": list(context.ids()), "used": context.used,
-                             "budget": budget})
-        lines.append({"question_id": contract["question_id"], "agent": spec, "mode": mode, "answer": answer,
-                      "calls": runtime.calls, **({"budget": budget} if context is not None else {}),
-                      **({"error": error} if error else {})})
+        return {"question_id": contract["question_id"], "agent": spec, "mode": mode, "answer": answer,
+                "calls": runtime.calls, **({"budget": budget} if context is not None else {}),
+                **({"error": error} if error else {})}
+
+    digest = sha256_file(Path(suite) / "contracts.jsonl")
+    usage, called, journal = None, None, None
+    if ":" in spec:
+        from judges.groundeval.run import agent_endpoint
+        from judges.groundeval.task_model import model_lines, task_journal
+
+        journal = task_journal(Path(out), {"journal": 1, "suite_contracts_sha256": digest, "agent": spec,
+                                           "mode": mode, "budget": budget, "max_turns": max_turns})
+        done, usage, called = model_lines(spec, prepared, line, journal, max_turns=max_turns, cache_path=cache_path,
+                                          endpoint=endpoint or agent_endpoint(base_url, concurrency),
+                                          progress=progress)
+        rows = [done[c["question_id"]] for c in contracts]
+    else:
+        procedure = _procedure(Path(suite), spec)
+        rows = []
+        for contract, runtime, context in prepared:
+            rows.append({"line": line(contract, runtime, context, procedure(contract, runtime, context), None),
+                         "context": None if context is None else {
+                             "question_id": context.question_id, "ids": list(context.ids()), "used": context.used,
+                             "budget": budget}})
+            if progress is not None:
+                progress(len(rows), len(prepared))
+    info = {"agent": rows[0]["line"]["agent"] if rows else spec, "mode": mode, "suite": str(suite),
+            "suite_contracts_sha256": digest, "questions": len(rows),
+            "context_budget": budget if mode == "context" else None, "base_url": called}
     with staged_directory(Path(out)) as tmp:
-        write_jsonl(tmp / "answers.jsonl", lines)
+        write_jsonl(tmp / "answers.jsonl", [r["line"] for r in rows])
         if mode == "context":
-            write_jsonl(tmp / "contexts.jsonl", contexts)
-        write_json(tmp / "run.json", {"agent": spec, "mode": mode, "suite": str(suite), "questions": len(lines),
-                                      "context_budget": budget if mode == "context" else None})
-    return {"questions": len(lines)}
+            write_jsonl(tmp / "contexts.jsonl", [r["context"] for r in rows])
+        if journal is not None:
+            write_jsonl(tmp / "turns.jsonl", [{"question_id": r["question_id"], "turn": number, **turn}
+                                              for r in rows for number, turn in enumerate(r["turns"])])
+        write_json(tmp / "run.json", info)
+        write_manifest(tmp)
+    if journal is not None and journal.path.exists():
+        journal.path.unlink()
+    return info if usage is None else {**info, "usage": usage}
 
 
 def _procedure(suite: Path, spec: str) -> Any:

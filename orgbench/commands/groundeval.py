@@ -103,23 +103,25 @@ def run_agent_command(suite: Path, spec: str, mode: str, out: Path, base_url: st
 
     started = time.perf_counter()
     guard(out, "a GroundEval agent run", _agent_header(suite, spec, mode, budget, base_url), overwrite=overwrite)
-    if is_task_suite(suite):
-        answered = run_task_agent(suite, spec, out, mode, budget, base_url=base_url, max_turns=max_turns)["questions"]
-        click.echo(f"{out}: {answered} answers from {spec} (task contracts, {mode} mode)")
-        return
-    from judges.groundeval.run import suite_questions
-    from orgbench.core.errors import InputError
+    tasks = is_task_suite(suite)
+    if not tasks:
+        from judges.groundeval.run import suite_questions
+        from orgbench.core.errors import InputError
 
-    if not suite_questions(suite):
-        raise InputError(f"{suite / 'contracts.jsonl'}: no contracts; nothing to answer (nothing written)")
+        if not suite_questions(suite):
+            raise InputError(f"{suite / 'contracts.jsonl'}: no contracts; nothing to answer (nothing written)")
     if cache is None:
         check_endpoint(spec, base_url)
     check_cache_file(cache)
     endpoint = agent_endpoint(base_url, concurrency)
     with Bar(f"{spec} answering") as progress:
-        info = run_agent(suite, spec, mode, out, record_latency=latency, budget=budget, endpoint=endpoint,
-                         max_turns=max_turns, progress=progress, limit=limit, cache_path=cache)
-    click.echo(f"{out}: {info['questions']} answers from {spec} ({mode} mode), "
+        if tasks:
+            info = run_task_agent(suite, spec, out, mode, budget, endpoint=endpoint, max_turns=max_turns,
+                                  progress=progress, limit=limit, cache_path=cache)
+        else:
+            info = run_agent(suite, spec, mode, out, record_latency=latency, budget=budget, endpoint=endpoint,
+                             max_turns=max_turns, progress=progress, limit=limit, cache_path=cache)
+    click.echo(f"{out}: {info['questions']} answers from {spec} ({'task contracts, ' if tasks else ''}{mode} mode), "
                f"{time.perf_counter() - started:.1f} s")
     if "usage" in info:
         used = info["usage"]

@@ -224,3 +224,62 @@ def test_an_openai_agent_answers_task_contracts_from_the_context(tmp_path):
     scores = {names[r["question_id"]]: r for r in _rows(tmp_path / "scores" / "questions.jsonl")}
     paid = scores["refund_only_paid_invoices"]
     assert (paid["s_answer"], paid["s_traj"], paid["v"]) == (1.0, 1.0, round(1 / 7, 6))   # 4 reads + 3 citations
+
+
+def test_a_model_run_on_task_contracts_journals_resumes_and_replays(tmp_path):
+    """Like the other tracks' model runs: a run stopped after its first contract (the server then refuses the key)
+    leaves that contract in ``.run.journal.jsonl`` and nothing that looks finished; the same command resumes, asking
+    the model only the second contract's turns, writes ``turns.jsonl`` and answers byte-identical to an
+    uninterrupted run; ``replay:RUN`` reruns it with no server; a run through ``--cache`` reruns from the cache."""
+    suite = _suite(tmp_path)
+    runner = CliRunner()
+
+    def run(server: ChatServer, out: str, *extra: str):
+        return runner.invoke(cli, ["run-agent", "--suite", str(suite), "--agent", "openai:scripted", "--base-url",
+                                   server.base_url, "--concurrency", "1", "--no-latency", "--out",
+                                   str(tmp_path / out), *extra])
+
+    with ChatServer(answer=_model) as server:
+        whole = run(server, "whole", "--cache", str(tmp_path / "turns.sqlite"))
+        asked_whole, gone = server.total, server.base_url
+    assert whole.exit_code == 0, whole.output
+    assert not (tmp_path / ".whole.journal.jsonl").exists()
+
+    holder: dict[str, ChatServer] = {}
+
+    def first_contract_only(body: dict) -> dict:
+        reply = _model(body)
+        if reply["tool_calls"][0]["function"]["name"] == "submit_answer":
+            holder["server"].api_key = "refused"        # every later request is refused (401)
+        return reply
+
+    with ChatServer(answer=first_contract_only) as server:
+        holder["server"] = server
+        stopped = run(server, "run")
+    assert stopped.exit_code == 2 and "401" in stopped.output, stopped.output
+    journal = _rows(tmp_path / ".run.journal.jsonl")
+    first = _rows(suite / "contracts.jsonl")[0]["question_id"]
+    assert [r["question_id"] for r in journal[1:]] == [first] and not (tmp_path / "run").exists()
+    assert journal[0]["agent"] == "openai:scripted" and journal[0]["mode"] == "tool"
+
+    with ChatServer(answer=_model) as server:
+        resumed = run(server, "run")
+        asked = server.total
+    assert resumed.exit_code == 0, resumed.output
+    turns = _rows(tmp_path / "run" / "turns.jsonl")
+    per_question = {q: sum(1 for t in turns if t["question_id"] == q) for q in {t["question_id"] for t in turns}}
+    assert asked == per_question[_rows(suite / "contracts.jsonl")[1]["question_id"]] == asked_whole - per_question[first]
+    assert not (tmp_path / ".run.journal.jsonl").exists()
+    assert (tmp_path / "run" / "answers.jsonl").read_bytes() == (tmp_path / "whole" / "answers.jsonl").read_bytes()
+    assert (tmp_path / "run" / "turns.jsonl").read_bytes() == (tmp_path / "whole" / "turns.jsonl").read_bytes()
+    assert set(turns[0]) == {"question_id", "turn", "request_hash", "message", "usage", "model"}
+
+    replayed = runner.invoke(cli, ["run-agent", "--suite", str(suite), "--agent", f"replay:{tmp_path / 'run'}",
+                                   "--no-latency", "--out", str(tmp_path / "replayed")])
+    assert replayed.exit_code == 0, replayed.output
+    assert (tmp_path / "replayed" / "answers.jsonl").read_bytes() == (tmp_path / "run" / "answers.jsonl").read_bytes()
+    cached = runner.invoke(cli, ["run-agent", "--suite", str(suite), "--agent", "openai:scripted", "--base-url",
+                                 gone, "--cache", str(tmp_path / "turns.sqlite"), "--no-latency",
+                                 "--out", str(tmp_path / "cached")])
+    assert cached.exit_code == 0 and f"{asked_whole} of {asked_whole} turns from" in cached.output, cached.output
+    assert (tmp_path / "cached" / "answers.jsonl").read_bytes() == (tmp_path / "whole" / "answers.jsonl").read_bytes()
