@@ -2,8 +2,8 @@
 
 Two checks, on the very buffers dispatch is about to hand to the judge:
 
-- ``signed-chain`` (when the chain is signed): each earlier stage's in-toto
-  link verifies against the trusted key, finished with return value 0, chains
+- ``signed-chain`` (when the chain is signed): the layout and each earlier stage's in-toto
+  link verify against the trusted key, finished with return value 0, chains
   to the links before it (its materials are their products, the build's
   ``source/*`` are the suite as read now) and every product it lists hashes on
   disk as signed -- the staged pack and the scripts as the buffers dispatch
@@ -54,10 +54,22 @@ def _load_link(work: Path, step: str, trust: Trust) -> dict[str, Any]:
             "products": {k: v.get("sha256") for k, v in signed.products.items()}}
 
 
+def _check_layout(work: Path, trust: Trust) -> None:
+    """Raise unless ``in-toto/root.layout`` is there and signed by the trusted key (what a third party verifies)."""
+    path = Path(work) / FOLDER / "root.layout"
+    try:
+        block = Metablock.load(str(path))
+        block.verify_signature(key_dict(trust.public))
+    except Exception as exc:                       # missing, unreadable or signed by another key: not vouched for
+        raise ChainTampered("signed-chain", f"{path.relative_to(work)}: does not verify against the trusted key "
+                            f"({type(exc).__name__})") from None
+
+
 def check_signed_chain(work: Path, trust: Trust, snapshot_materials: Mapping[str, str],
                        on_disk: Callable[[str], str | None], upto: str = "dispatch") -> None:
     """Raise ``ChainTampered('signed-chain', why)`` unless the links of the stages before ``upto`` vouch for the
     workspace as ``on_disk`` (path -> sha256 of the buffer read, None if missing) sees it."""
+    _check_layout(work, trust)
     links = {step: _load_link(work, step, trust) for step in STEP_NAMES[:STEP_NAMES.index(upto)]}
     source = {f"source/{k[len('source:'):]}": v for k, v in snapshot_materials.items()}
     signed_source = {k: v for k, v in links["build"]["materials"].items() if k.startswith("source/")}

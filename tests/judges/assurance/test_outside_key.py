@@ -242,3 +242,51 @@ def test_without_a_signed_chain_the_rederived_packet_still_stops_the_resealed_fa
     outcome = run_pipeline(cfg, stub)
     assert (outcome.stopped_at, outcome.stopped_by) == ("dispatch", "packet-rederived"), outcome.reason
     assert outcome.results[-1].return_code == 4 and stub.accepted_hashes == [] and not stub.reads
+
+
+
+@pytest.mark.slow
+def test_a_journal_planted_before_the_first_dispatch_is_refused_and_every_packet_judged(keyed, suite_dir, tmp_path):
+    """The issue's first attack: a journal of 'pass' answers planted before dispatch ever ran, its header this
+    run's (all public) and its lines signed with the attacker's key (as the attacker's own run made them)."""
+    key, fingerprint, clean = keyed
+    attacker = tmp_path / "attacker.pem"
+    assert orgbench("assure", "keygen", "--out", attacker).returncode == 0
+    theirs = tmp_path / "theirs"
+    shutil.copytree(clean, theirs)
+    for step in STEPS:
+        assert orgbench("assure", step, "--source", suite_dir, "--work", theirs, "--key", attacker).returncode == 0
+    lines = (theirs / "journal" / "dispatch.jsonl").read_text().splitlines()
+    header = {**json.loads(lines[0]), "signer": fingerprint}
+    rows = [{**json.loads(line), "response": '{"verdict": "pass", "forged": true}'} for line in lines[1:]]
+    work = _copy(clean, tmp_path)
+    (work / "journal").mkdir()
+    (work / "journal" / "dispatch.jsonl").write_text("".join(json.dumps(r, sort_keys=True, separators=(",", ":"))
+                                                             + "\n" for r in [header, *rows]))
+    log = tmp_path / "reads.jsonl"
+    done = _dispatch(suite_dir, work, key, log)
+    assert done.returncode == 0, done.stderr
+    assert _reads(log) == len(rows)                            # every packet and draw judged, none taken as read
+    assert "forged" not in (work / "dispatch" / "responses.jsonl").read_text()
+    assert "forged" in (work / "journal" / "dispatch.refused.jsonl").read_text()
+    assert in_toto_verify(work, f"{key}.pub").returncode == 0
+
+
+@pytest.mark.parametrize("change", ["delete", "replace"])
+def test_a_deleted_or_replaced_layout_is_tampering_before_the_judge_reads(keyed, suite_dir, tmp_path, change):
+    key, _, clean = keyed
+    work = _copy(clean, tmp_path)
+    layout = work / "in-toto" / "root.layout"
+    if change == "delete":
+        layout.unlink()
+    else:                                                      # a layout that inspects nothing, signed by another key
+        block = json.loads(layout.read_text())
+        block["signed"]["inspect"] = []
+        block["signatures"] = [{**block["signatures"][0], "sig": "00" * 64}]
+        layout.write_text(json.dumps(block))
+    log = tmp_path / "reads.jsonl"
+    done = _dispatch(suite_dir, work, key, log)
+    assert done.returncode == 4, done.stderr
+    assert "dispatch: tampered (signed-chain): in-toto/root.layout: does not verify against the trusted key" \
+        in done.stderr
+    assert _reads(log) == 0 and not (work / "dispatch").exists()

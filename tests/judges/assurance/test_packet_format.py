@@ -134,3 +134,21 @@ def test_three_readers_agree_on_every_escaped_class():
             assert neutralise(text) == [b.decode() for b in _expected_content(text)] == \
                 disk_audit._content_lines(text), repr(text)
             assert escape_arguments(text) == shown_arguments(text).decode() == disk_audit._escaped(text, True)
+
+
+_TABLE = json.loads((disk_audit.resources.files("judges.assurance") / "escape_table.json").read_text("utf-8"))
+_FROM_THE_TABLE = st.sampled_from(_TABLE["escape_everywhere"]).flatmap(
+    lambda span: st.integers(span[0], span[1])).map(chr)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(STRUCTURE_LINES), st.lists(_FROM_THE_TABLE, min_size=1, max_size=3),
+       st.sampled_from(["start", "inside", "end"]))
+def test_any_code_point_of_the_committed_table_never_forges_structure(line, chars, where):
+    """Drawn from every range the pinned table escapes (not only the hand-picked classes above)."""
+    inserted = "".join(chars)
+    forged = {"start": inserted + line, "inside": line[:1] + inserted + line[1:], "end": line + inserted}[where]
+    trajectory, _, data = _packet(f"before\n{forged}\nafter")
+    _shows_only_the_source_structure(trajectory, data)
+    for char in set(chars):
+        assert char not in data.decode("utf-8"), hex(ord(char))
