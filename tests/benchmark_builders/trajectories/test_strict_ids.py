@@ -115,3 +115,41 @@ def test_call_ids_and_tool_names_cannot_hide_in_blank_or_bracket_lookalikes(toke
 
     assert "render blank or look like brackets" in token_problem(token)
     assert token_problem("caf\u00e9_1") == ""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case, line, expected", [
+    ("path characters", json.dumps(_record("../evil")), "holds a path character '/'"),
+    ("a newline", json.dumps(_record("t\n1")), "U+000A"),
+    ("mixed script", json.dumps(_record("\u0422raj-1")), "mixes scripts"),
+    ("a zero-width joiner", json.dumps(_record("traj\u200d")), "U+200D"),
+    ("NFD", json.dumps(_record("cafe\u0301")), "NFC"),
+    ("a repeated label key", json.dumps(_record("t1")).replace('"labels": {"1": 1}', '"labels": {"1": 1, "1": -1}'),
+     "appears twice in one object"),
+    ("keys 04 and 4", json.dumps(_record("t1", {"04": 1, "4": -1})), "not a canonical message index"),
+    ("a repeated id key", json.dumps(_record("t1")).replace('"trajectory_id": "t1"',
+                                                            '"trajectory_id": "t1", "trajectory_id": "t2"'),
+     "appears twice in one object")])
+def test_each_ambiguous_import_is_refused_by_the_cli_with_exit_2(tmp_path, case, line, expected):
+    path = tmp_path / "runs.jsonl"
+    path.write_text(line + "\n")
+    done = _orgbench("build", "trajectories", "--import", path, "--format", "openai", "--out", tmp_path / "s")
+    assert done.returncode == 2 and "Traceback" not in done.stderr, (case, done.stderr)
+    assert expected in done.stderr, (case, done.stderr)
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"error: {path}: ") and "problem(s) in 1 of 1 record(s)" in last
+    assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.slow
+def test_a_labels_file_naming_one_record_twice_is_refused_by_the_cli(tmp_path):
+    record = {**_record("t1"), "record_id": "src:0:0"}
+    del record["labels"]
+    runs, labels = tmp_path / "runs.jsonl", tmp_path / "labels.jsonl"
+    runs.write_text(json.dumps(record) + "\n")
+    labels.write_text("".join(json.dumps({"record_id": "src:0:0", "step_labels": {"1": v}}) + "\n" for v in (1, -1)))
+    done = _orgbench("build", "trajectories", "--import", runs, "--labels", labels, "--format", "openai",
+                     "--out", tmp_path / "s")
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.strip().splitlines() == [f"error: {labels}:2: record_id src:0:0 given twice (first at line 1)"]
+    assert not (tmp_path / "s").exists()
