@@ -5,8 +5,8 @@ stdio (the default): each client is the ``mcp`` package's ``ClientSession`` on
 its own agent name; all of them submit into one ``--out`` (so the submission
 lock is contended across processes). ``--http``: one ``serve-mcp --http``
 process on 127.0.0.1 and the ``mcp`` package's ``Client`` over streamable
-HTTP, one MCP session each (one agent, so a question another session already
-answered is refused ``already_answered`` and the client goes on). A client
+HTTP, one MCP session each, named by its URL (``/mcp?agent=client-NN``), so
+each answers every question as on stdio. A client
 works through the suite from its own starting question: ``start_contract``,
 two ``search_artifacts``, one ``fetch_artifact``, ``submit_answer`` (a
 well-formed answer), and once it has been through every contract keeps
@@ -92,10 +92,10 @@ async def _stdio_session(n: int, suite: Path, out: Path) -> AsyncIterator[Any]:
 
 
 @asynccontextmanager
-async def _http_session(url: str) -> AsyncIterator[Any]:
+async def _http_session(n: int, url: str) -> AsyncIterator[Any]:
     from mcp import Client
 
-    async with Client(url) as client:
+    async with Client(f"{url}?agent=client-{n:02d}") as client:
         yield client
 
 
@@ -135,7 +135,7 @@ async def _run(clients: int, seconds: float, suite: Path, out: Path, http: bool)
         server = subprocess.Popen([sys.executable, *_serve_mcp(suite, out, "--http", str(port))], cwd=ROOT, env=_ENV)
         await _until_listening(port, server)
         url = f"http://127.0.0.1:{port}/mcp"
-        connect: Any = lambda n: _http_session(url)       # noqa: E731
+        connect: Any = lambda n: _http_session(n, url)    # noqa: E731
     else:
         connect = lambda n: _stdio_session(n, suite, out)   # noqa: E731
     try:
@@ -189,7 +189,6 @@ async def _measure(clients: int, seconds: float, contracts: list[dict], state: d
 
     growth = {pid: second[pid]["VmRSS"] - first[pid]["VmRSS"] for pid in servers}
     rows = len((out / "answers.jsonl").read_text().splitlines()) if (out / "answers.jsonl").is_file() else 0
-    agents = clients if transport == "stdio" else 1
     return {"transport": transport, "clients": clients, "servers": len(servers), "seconds": round(elapsed, 1),
             "calls": len(latencies),
             "calls_per_s": round(len(latencies) / elapsed, 1),
@@ -200,7 +199,7 @@ async def _measure(clients: int, seconds: float, contracts: list[dict], state: d
             "anon_growth_mb": round(total(second, "RssAnon") - total(first, "RssAnon"), 2),
             "file_growth_mb": round(total(second, "RssFile") - total(first, "RssFile"), 2),
             "largest_server_growth_mb": round(max(growth.values()) / 1024, 2),
-            "answers_written": rows, "answers_expected_at_most": agents * len(contracts)}
+            "answers_written": rows, "answers_expected_at_most": clients * len(contracts)}
 
 
 def main() -> None:

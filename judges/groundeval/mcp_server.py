@@ -7,7 +7,10 @@ and ``submit_answer``; every client connection has its own ``SuiteSession``
 an in-process client) holds it in the run's lifespan state, an HTTP MCP
 session under its ``Mcp-Session-Id`` (dropped once idle for
 ``SESSION_IDLE_S``, when the SDK ends the session), so an agent works through
-the suite in one connection and sessions never see each other's state.
+the suite in one connection and sessions never see each other's state. A
+stdio connection answers as ``agent_name``; an HTTP session as the agent its
+URL names (``?agent=NAME``), else as ``agent_name`` and its session id
+(``mcp_transports.session_agent``).
 One-contract mode (``question_id`` given): ``get_contract`` and the three
 runtime tools for that contract only, as ``serve-mcp --contract`` did before.
 A task-contract suite is served the same way by a ``TaskSession``
@@ -37,7 +40,7 @@ from typing import Any, AsyncIterator
 
 from judges.groundeval.call_args import DEFAULT_LIMIT, MAX_ARG_CHARS, MAX_LIMIT
 from judges.groundeval.mcp_session import RUNTIME_TOOLS, SuiteSession, shown
-from judges.groundeval.mcp_transports import SESSION_IDLE_S
+from judges.groundeval.mcp_transports import SESSION_IDLE_S, session_agent
 from judges.groundeval.submissions import SubmissionLog
 from judges.groundeval.runtime import Corpus
 from judges.groundeval.task_session import TaskSession, TaskView
@@ -99,17 +102,24 @@ def _dispatch(session: SuiteSession, name: str, arguments: dict[str, Any]) -> di
     return session.submit_answer(arguments.get("answer"))
 
 
-def _connection_state(ctx: Any) -> dict[str, Any]:
-    """A connection's state: its run's lifespan dict (stdio, in-process), or its HTTP session's entry in it."""
+def _connection_state(ctx: Any, agent_name: str) -> dict[str, Any]:
+    """A connection's state: its run's lifespan dict (stdio, in-process), or its HTTP session's entry in it.
+
+    A new state names the agent the connection answers as (``agent``).
+    """
     headers = getattr(ctx.request, "headers", None)
     session_id = headers.get("mcp-session-id") if headers is not None else None
     if session_id is None:
+        ctx.lifespan_context.setdefault("agent", agent_name)
         return ctx.lifespan_context                       # one per Server.run
     sessions: dict[str, tuple[dict[str, Any], float]] = ctx.lifespan_context.setdefault("http_sessions", {})
     now = time.monotonic()
     for ended in [sid for sid, (_, used) in sessions.items() if now - used > SESSION_IDLE_S]:
         del sessions[ended]                               # the SDK has ended it: idle longer than it allows
-    state = sessions[session_id][0] if session_id in sessions else {}
+    if session_id in sessions:
+        state = sessions[session_id][0]
+    else:
+        state = {"agent": session_agent(ctx.request.scope.get("query_string", b""), session_id, agent_name)}
     sessions[session_id] = (state, now)
     return state
 
@@ -136,17 +146,19 @@ def make_server(suite: Path, question_id: str | None, out: Path, agent_name: str
     session_kind = TaskSession if tasks else SuiteSession
     served = by_id if question_id is None else {question_id: by_id[question_id]}
 
-    log = SubmissionLog(Path(out), agent_name)
+    logs: dict[str, SubmissionLog] = {}            # one per agent answering through this server
 
     @asynccontextmanager
     async def per_connection(_: Any) -> AsyncIterator[dict[str, Any]]:
         yield {}        # entered once per Server.run (dropped with its connection), once for an HTTP server
 
     def session_of(ctx: Any) -> SuiteSession:
-        held = _connection_state(ctx)
+        held = _connection_state(ctx, agent_name)
         state = held.get("session")
         if state is None:
-            state = held["session"] = session_kind(corpus, served, Path(out), agent_name, record_latency, log)
+            agent = held["agent"]
+            log = logs.setdefault(agent, SubmissionLog(Path(out), agent))
+            state = held["session"] = session_kind(corpus, served, Path(out), agent, record_latency, log)
             if question_id is not None:
                 state.start_contract(question_id)
         return state

@@ -164,7 +164,8 @@ class SuiteSession:
                 entry.submitted, entry.runtime = True, None
             return {"error": refused.code, "message": str(refused)}
         entry.submitted, entry.runtime = True, None         # the trace is written: the session keeps no calls
-        return {"status": "submitted", "question_id": contract.question_id, "calls_recorded": len(runtime.calls)}
+        return {"status": "submitted", "question_id": contract.question_id, "agent": self.agent,
+                "calls_recorded": len(runtime.calls)}
 
 
 def still_open(question_id: str) -> dict[str, Any]:

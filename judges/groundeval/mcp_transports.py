@@ -14,11 +14,15 @@ error (HTTP 400, or 413 when too large) before the SDK sees it. Each client
 works in an MCP session (the initialize handshake): a request of the
 stateless 2026 era, which has no session to keep an agent's contracts in, is
 refused with ``-32600`` (the official client then falls back to the
-handshake).
+handshake). A session answers as the agent its URL names (``/mcp?agent=NAME``,
+``AGENT_PARAM``) or, unnamed, as ``NAME-<its session id's first 12 hex
+digits>`` (``session_agent``); a POST naming no valid agent is refused with
+``-32600``.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any, AsyncIterator, Callable
 
@@ -28,6 +32,31 @@ _CHUNK = 1 << 16
 MCP_PATH = "/mcp"
 #: An HTTP session no request has reached for this long is ended (by the SDK) and its state dropped.
 SESSION_IDLE_S = 1800.0
+#: The URL query parameter naming the agent an HTTP session answers as.
+AGENT_PARAM = "agent"
+AGENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@+-]{0,99}")
+
+
+def named_agent(query_string: bytes) -> str | None:
+    """The agent a request's query names (None: none named); ``ValueError`` when named twice or not ``AGENT_NAME``."""
+    from urllib.parse import parse_qs
+
+    named = parse_qs(query_string.decode("latin-1"), keep_blank_values=True).get(AGENT_PARAM)
+    if named is None:
+        return None
+    if len(named) != 1 or AGENT_NAME.fullmatch(named[0]) is None:
+        raise ValueError(f"Invalid request: ?{AGENT_PARAM}= must name one agent of 1-100 letters, digits and . _ : @ + - "
+                         "(starting with a letter or digit)")
+    return named[0]
+
+
+def session_agent(query_string: bytes, session_id: str, default: str) -> str:
+    """Who an HTTP session answers as: the agent its URL names, else ``default`` and its session id's first 12 hex digits.
+
+    Each unnamed session is its own agent, so clients that do not name themselves never refuse each other's
+    answers; sessions naming one agent are that agent (a question it answered is ``already_answered``).
+    """
+    return named_agent(query_string) or f"{default}-{session_id[:12]}"
 
 
 async def _lines(read: Callable[[int], Any]) -> AsyncIterator[Screened]:
@@ -102,6 +131,11 @@ class ScreenedBodies:
         if headers.get(b"mcp-protocol-version", b"").decode("latin-1") in MODERN_PROTOCOL_VERSIONS:
             await _reply(send, 400, refusal(INVALID_REQUEST, "Invalid request: this server keeps each agent's "
                                             "contracts in an MCP session; connect with the initialize handshake"))
+            return
+        try:
+            named_agent(scope.get("query_string", b""))
+        except ValueError as bad:
+            await _reply(send, 400, refusal(INVALID_REQUEST, str(bad)))
             return
         body, size = bytearray(), 0
         while True:

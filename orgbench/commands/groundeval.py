@@ -221,7 +221,9 @@ def score_groundeval(suite: Path, answers: Path, out: Path, answered_only: bool,
               help="Serve this one question only (default: the whole suite: list_contracts, start_contract).")
 @click.option("--out", type=click.Path(path_type=Path), default=Path("mcp-run"), show_default=True,
               help="Where answers.jsonl and traces.jsonl are written on submit (any number of servers may share it).")
-@click.option("--agent-name", default="mcp-agent", show_default=True, help="Agent name recorded with the answer.")
+@click.option("--agent-name", default="mcp-agent", show_default=True,
+              help="Agent name recorded with the answer (--http: a session's URL names its own, /mcp?agent=NAME, "
+                   "else it answers as NAME-<session id>).")
 @click.option("--http", "port", type=click.IntRange(1, 65535), default=None,
               help="Serve streamable HTTP at http://127.0.0.1:PORT/mcp (one MCP session per client) instead of stdio.")
 def serve_mcp(suite: Path, question_id: str | None, out: Path, agent_name: str, port: int | None) -> None:

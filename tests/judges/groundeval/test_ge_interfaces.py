@@ -96,7 +96,8 @@ def test_mcp_server_over_stdio_with_the_official_client(rt_suite, rt_world, tmp_
     assert hits["results"] and all(rt_world.policy.can_see(contract["actor"], versions[h["id"]], parse_ts(contract["as_of"]))
                                    for h in hits["results"])
     assert withheld["message"].replace(hidden, "X") == absent["message"].replace("NOPE-404", "X")
-    assert done == {"status": "submitted", "question_id": contract["question_id"], "calls_recorded": 3}
+    assert done == {"status": "submitted", "question_id": contract["question_id"], "agent": "mcp-agent",
+                    "calls_recorded": 3}
     trace = json.loads((out / "traces.jsonl").read_text())
     assert [c["outcome"] for c in trace["calls"]][1:] == ["withheld", "not_found"]
     assert trace["calls"][1]["gates"]["subsystem"] is True

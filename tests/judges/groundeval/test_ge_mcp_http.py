@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+import re
 import socket
 import threading
 import time
@@ -53,7 +54,8 @@ def test_official_clients_over_http_have_their_own_sessions_and_one_agent_answer
     qid, track, other = contract["question_id"], contract["track"], second["question_id"]
 
     async def run(url: str) -> dict[str, Any]:
-        async with Client(url) as a, Client(url) as b:
+        named = f"{url}?agent=alice"
+        async with Client(named) as a, Client(named) as b, Client(url) as c, Client(url) as d:
             def call(client: Any, tool: str, args: dict[str, Any]) -> Any:
                 return client.call_tool(tool, args)
 
@@ -68,6 +70,9 @@ def test_official_clients_over_http_have_their_own_sessions_and_one_agent_answer
             seen["a_done"] = (await call(a, "submit_answer", {"answer": valid_answer(track)})).structured_content
             seen["b_done"] = (await call(b, "submit_answer", {"answer": valid_answer(track)})).structured_content
             seen["b_next"] = (await call(b, "start_contract", {"question_id": other})).structured_content
+            for client, key in ((c, "c_done"), (d, "d_done")):       # unnamed sessions: each its own agent
+                await call(client, "start_contract", {"question_id": qid})
+                seen[key] = (await call(client, "submit_answer", {"answer": valid_answer(track)})).structured_content
             return seen
 
     with http_server(rt_suite, tmp_path / "out") as url:
@@ -78,11 +83,15 @@ def test_official_clients_over_http_have_their_own_sessions_and_one_agent_answer
     assert seen["b_start"]["resumed"] is False and seen["b_start"]["calls_so_far"] == 0    # a's calls are not b's
     assert seen["long_id"] == {"error": "invalid_arguments", "message": "artifact_id must be a string"}
     assert seen["five"]["error"] == "invalid_answer" and seen["a_done"]["status"] == "submitted"
-    assert seen["a_done"]["calls_recorded"] == 2
-    assert seen["b_done"]["error"] == "already_answered"                               # the first answer stands
+    assert seen["a_done"]["calls_recorded"] == 2 and seen["a_done"]["agent"] == "alice"
+    assert seen["b_done"]["error"] == "already_answered"              # one agent's two sessions: the first stands
     assert seen["b_next"]["contract"]["question_id"] == other        # and b's contract is closed: b may go on
-    assert [(r["question_id"], r["agent"]) for r in _rows(tmp_path / "out" / "answers.jsonl")] == [(qid, "http-agent")]
-    (trace,) = _rows(tmp_path / "out" / "traces.jsonl")
+    unnamed = [seen["c_done"]["agent"], seen["d_done"]["agent"]]
+    assert [seen[k]["status"] for k in ("c_done", "d_done")] == ["submitted"] * 2
+    assert len(set(unnamed)) == 2 and all(re.fullmatch(r"http-agent-[0-9a-f]{12}", a) for a in unnamed)
+    rows = _rows(tmp_path / "out" / "answers.jsonl")
+    assert [(r["question_id"], r["agent"]) for r in rows] == [(qid, "alice"), (qid, unnamed[0]), (qid, unnamed[1])]
+    trace = _rows(tmp_path / "out" / "traces.jsonl")[0]
     assert trace["calls"][1]["args"] == {"artifact_id": {"too_long_chars": 100_000}}
 
 
@@ -105,6 +114,9 @@ def test_every_malformed_post_is_answered_with_its_json_rpc_error(rt_suite, tmp_
         replies = [http.post(url, headers=session, content=line.encode("utf-8")) for line, _, _ in FUZZ]
         huge = http.post(url, headers=session, content=json.dumps({"jsonrpc": "2.0", "id": 99, "method": "tools/call",
                          "params": {"name": "fetch_artifact", "arguments": {"artifact_id": "A" * 20_000_000}}}))
+        bad_agents = [http.post(f"{url}?{query}", headers=session, json={"jsonrpc": "2.0", "id": 101,
+                                "method": "tools/call", "params": {"name": "list_contracts", "arguments": {}}})
+                      for query in ("agent=", "agent=a%20b", "agent=x&agent=y", "agent=-lead", f"agent={'a' * 101}")]
         modern = http.post(url, headers={**ACCEPT, "mcp-protocol-version": "2026-07-28"},
                            json={"jsonrpc": "2.0", "id": 1, "method": "server/discover"})
         still = http.post(url, headers=session, json={"jsonrpc": "2.0", "id": 100, "method": "tools/call",
@@ -112,5 +124,7 @@ def test_every_malformed_post_is_answered_with_its_json_rpc_error(rt_suite, tmp_
     assert _reply(opened)["result"]["serverInfo"]["name"] == "orgbench-groundeval"
     assert [(_reply(r)["error"]["code"], _reply(r)["id"]) for r in replies] == [(code, rid) for _, code, rid in FUZZ]
     assert huge.status_code == 413 and _reply(huge)["error"]["code"] == -32600 and len(huge.text) < 300   # never echoed
+    assert [(r.status_code, _reply(r)["error"]["code"]) for r in bad_agents] == [(400, -32600)] * 5
+    assert "?agent= must name one agent" in _reply(bad_agents[0])["error"]["message"]
     assert modern.status_code == 400 and "initialize handshake" in _reply(modern)["error"]["message"]
     assert _reply(still)["result"]["structuredContent"]["count"] > 0          # the session survived every one
