@@ -13,15 +13,19 @@ well-formed answer), and once it has been through every contract keeps
 calling ``list_contracts`` and ``get_contract``. Printed: calls, calls per
 second, p50/p99 call latency, the servers' summed RSS at minutes 1 and 2 (its
 anonymous and file-backed parts, and the largest growth of one server), rows
-written. Expected: RSS growth between the minutes of at most 5 MB in total.
+written, and the summed RSS at every whole minute of a longer run
+(``--seconds 360``: ``rss_mb_by_minute``, ``rss_growth_mb_by_minute``).
+Expected: RSS growth between minutes 1 and 2 of at most 5 MB in total.
 
-Where stdio growth comes from (measured with ``mallinfo2`` and tracemalloc in
-one server): numpy keeps up to 7 freed buffers of each size under 1,024 bytes
-for reuse (3.7 MB when full), and a server's searches meet new small sizes as
-it answers new questions (Python objects add about 0.6 KB a question). It stops
-once the sizes were met: after a first pass over the 94-question suite a
-second pass adds 13 KB and a third nothing. Each of the 50 stdio processes
-fills its own cache; one HTTP server fills one.
+Where stdio growth comes from (measured in one server, /proc/PID/smaps,
+``mallinfo2`` and tracemalloc, on the synthetic suite): a server grows by about
+0.5 MB over its first pass through the 94 questions (about 250 kB of heap
+that tracemalloc does not see, the same 155 kB when the searches alone run
+in-process, as numpy's cache of freed buffers under 1,024 bytes fills with the
+sizes new queries meet; about 130 kB of numpy's code paged in; Python objects
+add a few kB), and under 60 kB in two more passes and 600 further calls. At
+about one question a second per client, minute 2 still falls in each of the
+50 stdio processes' first pass; one HTTP server warms up once.
 
     python benchmarks/bench_mcp_load.py [--clients 50] [--seconds 120] [--suite DIR] [--http]
 """
@@ -175,14 +179,14 @@ async def _measure(clients: int, seconds: float, contracts: list[dict], state: d
     state["measuring"] = True
     started = time.perf_counter()
     rss: list[dict[int, dict[str, int]]] = []
-    for minute in (1, 2):
-        await asyncio.sleep(max(0.0, started + seconds * minute / 2 - time.perf_counter()))
+    for minute in range(1, max(2, int(seconds // 60)) + 1):       # a run under 2 minutes reads at its half and end
+        await asyncio.sleep(max(0.0, started + min(60.0 * minute, seconds * minute / 2) - time.perf_counter()))
         rss.append({pid: _memory_kb(pid) for pid in servers})
     elapsed = time.perf_counter() - started
     state["measuring"], state["stop"] = False, True
     latencies = sorted(state["latencies"])
     await asyncio.gather(*tasks, return_exceptions=True)
-    first, second = rss
+    first, second = rss[:2]
 
     def total(at: dict[int, dict[str, int]], part: str = "VmRSS") -> float:
         return round(sum(m[part] for m in at.values()) / 1024, 1)
@@ -199,6 +203,8 @@ async def _measure(clients: int, seconds: float, contracts: list[dict], state: d
             "anon_growth_mb": round(total(second, "RssAnon") - total(first, "RssAnon"), 2),
             "file_growth_mb": round(total(second, "RssFile") - total(first, "RssFile"), 2),
             "largest_server_growth_mb": round(max(growth.values()) / 1024, 2),
+            "rss_mb_by_minute": [total(at) for at in rss],
+            "rss_growth_mb_by_minute": [round(total(b) - total(a), 1) for a, b in zip(rss, rss[1:])],
             "answers_written": rows, "answers_expected_at_most": clients * len(contracts)}
 
 
@@ -206,7 +212,7 @@ def main() -> None:
     """Print one JSON object (see the module doc)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, default=50)
-    parser.add_argument("--seconds", type=float, default=120.0, help="measured time; RSS is read at its half and end")
+    parser.add_argument("--seconds", type=float, default=120.0, help="measured time; RSS is read at every whole minute (under 120 s: at its half and end)")
     parser.add_argument("--suite", type=Path, default=None, help="a GroundEval suite (default: a synthetic one)")
     parser.add_argument("--http", action="store_true", help="one serve-mcp --http server, clients over streamable HTTP")
     args = parser.parse_args()
