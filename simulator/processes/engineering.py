@@ -43,6 +43,8 @@ MITIGATION_MEDIAN = 45.0
 MITIGATION_SIGMA = 1.1
 #: …and this share of incidents stalls for whole working days (waiting on a vendor or a fix) before it is mitigated.
 STALL_SHARE = 0.12
+#: Share of incidents whose decoy change is made to another service than the causing one (else the same service).
+DECOY_OTHER_SERVICE = 0.7
 
 
 @dataclass
@@ -169,7 +171,8 @@ def _record_incident(ctx: SimContext, incident_id: str, author: str, facts: dict
 def incident(ctx: SimContext, change: Change, rng):
     """The incident a faulty change causes, from the first alert to the postmortem (if any)."""
     gap = rng.uniform(40, 360)
-    other = rng.choice([s for s in ctx.pack.services if s != change.service]) if rng.random() < 0.7 else change.service
+    other = rng.choice([s for s in ctx.pack.services if s != change.service]) if rng.random() < DECOY_OTHER_SERVICE \
+        else change.service
     timing = ctx.rng("incidents.timing")
     night = _night_alert(ctx, timing)
     if night is not None:  # the alert fires tonight: the decoy goes out before close, the page comes after it

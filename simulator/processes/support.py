@@ -36,6 +36,8 @@ WAITING_STEPS = {"create_dispatch": (1, 3), "schedule_visit": (1, 4), "create_ex
                  "create_recovery_job": (2, 5), "issue_rma": (2, 6)}
 #: After a wait of whole business days, people pick the case up within this many business minutes.
 PICKUP_MINUTES = 180.0
+#: Share of a non-strategic case's completed steps posted as an update to the support channel (chat.message_posted).
+CHAT_UPDATE_SHARE = 0.3
 
 
 @dataclass
@@ -347,7 +349,7 @@ def support_case(ctx: SimContext, case: SupportCase, cause: ParentLink | None = 
                         **written, "contact_name": case.facts["contact_name"]},
                        case.entity, _voice(ctx, worker, action=step.action, account_name=case.account.name),
                        kind="customer_email", event_type="email.sent_external", parents=link(), external_to=contact)
-        if case.space is None and rng.random() < 0.3:
+        if case.space is None and rng.random() < CHAT_UPDATE_SHARE:
             post_chat(ctx, "CH-SUPPORT", worker, "chat_case_update",
                       {"case_id": case.case_id, "step_id": step.step_id, **written},
                       ctx.shared_context(action=step.action, procedure=case.procedure.name), link())

@@ -18,8 +18,8 @@ docs/cargo.md
   15. the issue-30 and issue-14 paragraphs' current figures for ``builtin:grounded`` under ``cargo`` (wrong
       escalations, skips and swaps caught, P4, DI, wrong derived values, P2) against breakdown.csv and
       table1_headline.csv, and their open-case and hand-written-item figures against the figures table (which test_cargo_docs
-      recomputes). Their past figures (the suite before issue 30, the judge before its issue-30 changes, a
-      first draft) describe states no longer in results/ and are not checked.
+      recomputes). The judge's and the suite's states before issue 30 are told without figures (none is in
+      results/ to check them against).
 docs/assurance.md
   12. the fault study's result (under P0 all 20 faults reach the stub, under P3 none, the controls complete under
       every control) against results/assurance/faults.csv;
@@ -28,7 +28,18 @@ docs/assurance.md
 docs/world.md
   14. the default world's figures (share of events in 09-17 UTC, busy UTC hours, incidents paged after hours,
       the after-hours, stall, decoy and off-day shares) recomputed from ``simulate(load_config())`` and the
-      simulator's constants (slow: simulates the default world).
+      simulator's constants (slow: simulates the default world);
+  16. the event table's chat share of case steps and the decoys' share on another service: the simulator's
+      constants.
+docs/assurance.md (16 continued)
+  17. the default suite's trajectories, cases, distinct tool sequences and the ``arguments-json`` flags (17
+      trajectories, 18 calls: truncated / double encoded, on -1 / correct steps), recomputed by building the
+      suite that results/assurance/NOTES.md names (slow: simulates its world).
+Checked elsewhere: docs/groundeval.md's task-fixture scores in context mode (oracle 1.0, skip-precondition 0.75,
+wrong-field 0.25) by tests/benchmark_builders/groundeval/test_ge_domains.py; docs/cargo.md's figures table by
+tests/judges/test_cargo_docs.py. Not checkable by a test (not results): measured times, rates and memory in
+docs/judges.md, docs/groundeval.md's performance paragraph and docs/assurance.md's signing costs; each names
+its benchmark command and machine load.
 results/index.html (the report, rendered here from results/)
   5. every tagged number of the first screen and the findings boxes, recomputed from its source key;
   6. the first screen names all three studies;
@@ -277,3 +288,44 @@ def test_docs_cargo_paragraphs_state_the_current_grounded_figures():
             "(DI ") in text
     gap = re.search(r"absolute difference \(issue 30 asks at most \.15\) \| (\S+) \|", text)
     assert gap is not None and f"The two DIs are {gap.group(1)} apart, more than the .15 issue 30 asks" in text
+
+
+def test_the_event_tables_shares_in_docs_world_md_are_the_simulators():
+    from simulator.processes import engineering, support
+
+    text = _flat(ROOT / "docs" / "world.md")
+    assert (f"case_id (about {round(100 * support.CHAT_UPDATE_SHARE)} % of steps, never for strategic accounts)"
+            in text)
+    assert f"at least one **decoy** change — {round(100 * engineering.DECOY_OTHER_SERVICE)} % on another service" in text
+
+
+@pytest.mark.slow          # simulates the assurance world (60 days)
+def test_the_assurance_suites_figures_in_docs_assurance_md():
+    from benchmark_builders.trajectories.simulate import cases_from_world, simulate_trajectories
+    from judges.assurance.checks import check_source
+    from simulator.config import load_config
+    from simulator.simulate import simulate
+
+    notes = (RESULTS / "assurance" / "NOTES.md").read_text(encoding="utf-8")
+    named = re.search(r"World seed (\d+), (\d+) days; (\d+) simulated support-agent trajectories", notes)
+    assert named is not None
+    seed, days, n = (int(x) for x in named.groups())
+    trajectories, labels = simulate_trajectories(cases_from_world(simulate(load_config(seed=seed, days=days))), n, seed)
+    clusters = {t.cluster for t in trajectories}
+    sequences = {tuple(c.name for m in t.messages for c in m.tool_calls) for t in trajectories}
+    flagged: list[tuple[str, str, int]] = []          # (trajectory, kind, label) per flagged call
+    for trajectory, label in zip(trajectories, labels):
+        (finding,) = [f for f in check_source(trajectory) if f.requirement == "arguments-json"]
+        for call in finding.detail.removeprefix("invalid JSON: ").split(", ") if finding.detail else ():
+            kind = call.split(" (")[1].rstrip(")") if " (" in call else "truncated"
+            flagged.append((trajectory.trajectory_id, kind, label.labels[int(call.split("@")[1].split()[0])]))
+    text = _flat(ROOT / "docs" / "assurance.md")
+    assert f"{n} trajectories work the first {len(clusters)} cases, round robin" in text
+    assert f"{n} trajectories show {len(sequences)} distinct tool sequences" in text
+    kinds = [kind for _, kind, _ in flagged]
+    on_wrong = sum(1 for _, _, label in flagged if label == -1)
+    assert set(kinds) <= {"truncated", "double encoded"}
+    assert (f"on the default suite (seed {seed}, {n} trajectories) it flags {len({t for t, _, _ in flagged})} "
+            f"trajectories, {len(flagged)} calls: {kinds.count('truncated')} truncated, {kinds.count('double encoded')} "
+            f"double encoded; {on_wrong} of the {len(flagged)} are on -1 steps and {len(flagged) - on_wrong} on correct "
+            "ones") in text
