@@ -29,8 +29,8 @@ docs/world.md
   14. the default world's figures (share of events in 09-17 UTC, busy UTC hours, incidents paged after hours,
       the after-hours, stall, decoy and off-day shares) recomputed from ``simulate(load_config())`` and the
       simulator's constants (slow: simulates the default world);
-  16. the event table's chat share of case steps and the decoys' share on another service: the simulator's
-      constants.
+  16. the event table's chat share of case steps, the decoys' share on another service and the median time to
+      mitigate: the simulator's constants.
 docs/assurance.md (16 continued)
   17. the default suite's trajectories, cases, distinct tool sequences and the ``arguments-json`` flags (17
       trajectories, 18 calls: truncated / double encoded, on -1 / correct steps), recomputed by building the
@@ -297,6 +297,7 @@ def test_the_event_tables_shares_in_docs_world_md_are_the_simulators():
     assert (f"case_id (about {round(100 * support.CHAT_UPDATE_SHARE)} % of steps, never for strategic accounts)"
             in text)
     assert f"at least one **decoy** change — {round(100 * engineering.DECOY_OTHER_SERVICE)} % on another service" in text
+    assert f"mitigation takes a log-normal time (median {engineering.MITIGATION_MEDIAN:g} min)" in text
 
 
 @pytest.mark.slow          # simulates the assurance world (60 days)
