@@ -11,6 +11,10 @@ README.md
 docs/groundeval.md
   3. oracle "scores S_adj = 1.0 on every contract of the default worlds" (groundeval/summary.json);
   4. which built-in agents read the truth or the raw world — the same in the docs and the report;
+  18. the issue-29 sentence's current S_adj per agent (after each arrow: bm25 per track and overall in both
+      modes, lazy and zero-shot in both modes with S_traj 0, proximity, leaky, follow, oracle) against
+      groundeval/table_agents.csv; the figures before the arrows and the earlier sessions' history describe
+      worlds and scorers no longer in results/;
   10. the hard-kind table (S_answer tool / context, verdicts in brackets, per agent and kind) against
       groundeval/summary.json["hard_kinds"], and the per-seed sentence under it (proximity's S_answer per seed,
       bm25 the same on every seed, follow and oracle at 1.000).
@@ -28,7 +32,8 @@ docs/assurance.md
 docs/world.md
   14. the default world's figures (share of events in 09-17 UTC, busy UTC hours, incidents paged after hours,
       the after-hours, stall, decoy and off-day shares) recomputed from ``simulate(load_config())`` and the
-      simulator's constants (slow: simulates the default world);
+      simulator's constants, and its size in events and artifact versions as docs/simulator.md and docs/exports.md
+      state it (slow: simulates the default world);
   16. the event table's chat share of case steps, the decoys' share on another service and the median time to
       mitigate: the simulator's constants.
 docs/assurance.md (16 continued)
@@ -259,6 +264,11 @@ def test_the_default_worlds_figures_in_docs_world_md():
     assert f"({round(100 * engineering.AFTER_HOURS_SHARE)}% of deploys in the last 6 working hours" in text
     assert f"and {round(100 * engineering.STALL_SHARE)}% of incidents stall" in text
     assert f"weekends and holidays at {round(100 * support.OFF_DAY_LOAD)}%" in text
+    size = f"{len(events):,} events"
+    assert f"simulates the default world ({size}, {len(world.artifacts):,} artifact versions)" in \
+        _flat(ROOT / "docs" / "simulator.md")
+    assert f"| 1× | 60 × 90 | {len(events):,} |" in _flat(ROOT / "docs" / "simulator.md")
+    assert f"(`orgbench simulate`, {size}) `generate` exits 0" in _flat(ROOT / "docs" / "exports.md")
 
 
 def test_docs_cargo_paragraphs_state_the_current_grounded_figures():
@@ -330,3 +340,24 @@ def test_the_assurance_suites_figures_in_docs_assurance_md():
             f"trajectories, {len(flagged)} calls: {kinds.count('truncated')} truncated, {kinds.count('double encoded')} "
             f"double encoded; {on_wrong} of the {len(flagged)} are on -1 steps and {len(flagged) - on_wrong} on correct "
             "ones") in text
+
+
+def test_the_issue_29_sentence_states_the_current_s_adj_of_table_agents_csv():
+    rows = {(r["agent"], r["mode"], r["track"]): r for r in _csv("groundeval/table_agents.csv")}
+
+    def adj(agent: str, mode: str = "tool", track: str = "all") -> str:
+        return rows[agent, mode, track]["S_adj"].removeprefix("0")
+
+    said = re.search(r"moved S_adj: bm25 tool \S+ → (\S+)/(\S+)/(\S+) \(Perspective/Counterfactual/Silence\), all \S+ → "
+                     r"(\S+); bm25 context \S+ → (\S+)/(\S+)/(\S+), all \S+ → (\S+); lazy \S+ → (\S+) and zero-shot \S+ → "
+                     r"(\S+) in both modes \(S_traj 0: they never look\); proximity tool \S+ → (\S+); leaky tool \S+ → (\S+); "
+                     r"follow tool \S+ → (\S+), context \S+ → (\S+); oracle (\S+)\.", _flat(ROOT / "docs" / "groundeval.md"))
+    assert said is not None
+    tracks = ("perspective", "counterfactual", "silence", "all")
+    assert list(said.groups()) == [
+        *(adj("bm25", "tool", t) for t in tracks), *(adj("bm25", "context", t) for t in tracks),
+        adj("lazy"), adj("zero-shot"), adj("proximity"), adj("leaky"), adj("follow"), adj("follow", "context"),
+        adj("oracle")]
+    for agent in ("lazy", "zero-shot"):                      # "in both modes", "S_traj 0"
+        assert adj(agent) == adj(agent, "context")
+        assert all(float(r["S_traj"]) == 0 for key, r in rows.items() if key[0] == agent)
