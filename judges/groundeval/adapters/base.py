@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from benchmark_builders.groundeval.contracts import Contract
 from judges.groundeval.llm_agent import SYSTEM, contract_prompt
@@ -87,15 +87,46 @@ def parse_arguments(text: Any) -> Any:
         return None
 
 
+class AgentTools(Protocol):
+    """What an adapter needs of a contract's tools: their names, schemas and handlers, and the prompt."""
+
+    @property
+    def names(self) -> tuple[str, ...]: ...
+
+    @property
+    def prompt(self) -> str: ...
+
+    def schema(self, tool: str) -> dict[str, Any]: ...
+
+    def description(self, tool: str) -> str: ...
+
+    def handler(self, tool: str) -> Callable[[Any], str]: ...
+
+
 @dataclass
-class ContractTools:
+class Submitted:
+    """The answer submitted through a contract's tools: the first one is read, later ones counted."""
+
+    answer: Any = field(default=None, kw_only=True)
+    submitted: bool = field(default=False, kw_only=True)
+    extra_submissions: int = field(default=0, kw_only=True)
+
+    def submit(self, raw: Any) -> dict[str, Any]:
+        """Record the first submitted answer (a later submit is counted, never read)."""
+        if self.submitted:
+            self.extra_submissions += 1
+            return {"status": "already_submitted"}
+        self.submitted = True
+        self.answer = raw.get("answer") if isinstance(raw, dict) and "answer" in raw else raw
+        return {"status": "submitted"}
+
+
+@dataclass
+class ContractTools(Submitted):
     """One contract's gated search_artifacts / fetch_artifact and its submit_answer, framework-neutral."""
 
     contract: Contract
     runtime: GatedRuntime
-    answer: Any = None
-    submitted: bool = False
-    extra_submissions: int = 0
     names: tuple[str, ...] = field(default=(SEARCH, FETCH, SUBMIT))
 
     @property
@@ -103,15 +134,22 @@ class ContractTools:
         """The user message: the contract as the agent may see it (the same as run-agent's)."""
         return contract_prompt(self.contract)
 
+    def schema(self, tool: str) -> dict[str, Any]:
+        """The JSON schema of ``tool``'s arguments, as the framework shows it."""
+        return SCHEMAS[tool]
+
+    def description(self, tool: str) -> str:
+        """``tool``'s description, as the framework shows it."""
+        return DESCRIPTIONS[tool]
+
+    def served(self) -> list[dict[str, Any]]:
+        """The calls the runtime served, with their gate claims."""
+        return self.runtime.trace()
+
     def call(self, tool: str, raw: Any) -> dict[str, Any]:
         """Run one tool call with the arguments as the model sent them (a dict, or None if unreadable)."""
         if tool == SUBMIT:
-            if self.submitted:
-                self.extra_submissions += 1
-                return {"status": "already_submitted"}
-            self.submitted = True
-            self.answer = raw.get("answer") if isinstance(raw, dict) and "answer" in raw else raw
-            return {"status": "submitted"}
+            return self.submit(raw)
         args = call_args(tool, raw)
         if tool == SEARCH:
             return self.runtime.search_artifacts(args["query"], args["subsystem"], args["limit"])
@@ -124,17 +162,19 @@ class ContractTools:
         return lambda raw: json.dumps(self.call(tool, parse_arguments(raw)), ensure_ascii=False)
 
 
-def assemble_trace(seen: list[HookCall], runtime: GatedRuntime, where: str) -> list[dict[str, Any]]:
-    """The trace in orgbench's format: every gated call the hooks saw, in their order, with the runtime's claims."""
-    served = runtime.trace()
+def assemble_trace(seen: list[HookCall], served: list[dict[str, Any]], where: str,
+                   gated: tuple[str, ...] = GATED) -> list[dict[str, Any]]:
+    """The trace in orgbench's format: every gated call the hooks saw, in their order, with the claims of the
+    calls the runtime ``served``. Search and fetch calls pair by their arguments, a task's own tool by its name
+    (the runtime records the record it returned)."""
     used = [False] * len(served)
-    calls = []
+    calls: list[dict[str, Any]] = []
     for hook in seen:
-        if hook.tool not in GATED:
+        if hook.tool not in gated:
             continue
         args = call_args(hook.tool, parse_arguments(hook.args))
-        match = next((i for i, c in enumerate(served) if not used[i] and c["tool"] == hook.tool and c["args"] == args),
-                     None)
+        match = next((i for i, c in enumerate(served) if not used[i] and c["tool"] == hook.tool
+                      and (c["args"] == args or hook.tool not in GATED)), None)
         if match is None:   # the framework refused the call before it reached the tools: traced, as invalid
             calls.append({"tool": hook.tool, "args": args, "returned_ids": [], "outcome": "invalid", "gates": None,
                           "latency_ms": None})

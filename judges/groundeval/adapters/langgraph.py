@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
-from judges.groundeval.adapters.base import DESCRIPTIONS, SCHEMAS, ContractTools, HookCall, ModelConfig
+from judges.groundeval.adapters.base import AgentTools, HookCall, ModelConfig
 from orgbench.core.errors import InputError
 
 try:
@@ -35,14 +35,15 @@ def chat_model(model: ModelConfig) -> Any:
                       temperature=model.temperature, max_retries=0)
 
 
-def native_tools(tools: ContractTools) -> list[Any]:
-    """search_artifacts / fetch_artifact / submit_answer as ``StructuredTool`` s (a JSON schema: nothing coerced)."""
+def native_tools(tools: AgentTools) -> list[Any]:
+    """The contract's tools (search_artifacts, fetch_artifact, a task's own tools, submit_answer) as
+    ``StructuredTool`` s (a JSON schema: nothing coerced)."""
 
     def function(tool: str) -> Callable[..., str]:
         handle = tools.handler(tool)
         return lambda **arguments: handle(arguments)
 
-    return [StructuredTool(name=tool, description=DESCRIPTIONS[tool], args_schema=SCHEMAS[tool], func=function(tool))
+    return [StructuredTool(name=tool, description=tools.description(tool), args_schema=tools.schema(tool), func=function(tool))
             for tool in tools.names]
 
 
@@ -69,7 +70,7 @@ class _Recorder(BaseCallbackHandler):
             row["output"] = getattr(output, "content", output)
 
 
-def answer(factory: Callable[..., Any], tools: ContractTools, model: ModelConfig) -> tuple[Any, list[HookCall]]:
+def answer(factory: Callable[..., Any], tools: AgentTools, model: ModelConfig) -> tuple[Any, list[HookCall]]:
     """Run the user's graph on the contract; its last message and the calls the callbacks saw."""
     graph = factory(native_tools(tools), model)
     if not callable(getattr(graph, "invoke", None)):

@@ -4,12 +4,16 @@ The factory is named ``package.module:function``; it is called once per
 contract with that contract's native tools and the ``ModelConfig``. The run
 directory is the same as ``run-agent``'s (``run.json``, ``answers.jsonl``,
 ``traces.jsonl``, ``MANIFEST.json``), staged: a factory that raises, a
-framework that is not installed or a broken hook leave nothing behind.
+framework that is not installed or a broken hook leave nothing behind. On a
+task suite the agent gets the task contract's tools (``task_tools.TaskTools``)
+and task instructions, and the answer lines carry their calls, as
+``run-agent``'s task runs do.
 """
 
 from __future__ import annotations
 
 import importlib
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -53,9 +57,13 @@ def run_header(suite: Path, framework: str, spec: str, model: ModelConfig) -> di
 def observe(suite: Path, framework: str, spec: str, out: Path, model: ModelConfig, *, record_latency: bool = True,
             limit: int | None = None, progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Answer every contract (the first ``limit``) with the user's agent through ``framework``; write ``out``."""
+    from judges.groundeval.task_track import is_task_suite
+
     adapter = load_adapter(framework)
     factory = load_factory(spec)
     suite = Path(suite)
+    if is_task_suite(suite):
+        return _observe_tasks(suite, adapter, factory, framework, spec, out, model, limit=limit, progress=progress)
     contracts = load_suite(suite)[1]
     contracts = contracts[:limit] if limit else contracts
     corpus = Corpus(load_corpus_world(suite))
@@ -64,14 +72,8 @@ def observe(suite: Path, framework: str, spec: str, out: Path, model: ModelConfi
     for number, contract in enumerate(contracts, start=1):
         runtime = GatedRuntime(corpus, contract.actor, contract.as_of, record_latency=record_latency)
         tools = ContractTools(contract, runtime)
-        try:
-            final, seen = adapter.answer(factory, tools, model)
-        except InputError:
-            raise
-        except Exception as exc:    # the user's factory or agent failed: one line, nothing written
-            raise InputError(f"--agent {spec!r}: failed on {contract.question_id}: {type(exc).__name__}: "
-                             f"{str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")) from None
-        calls = assemble_trace(seen, runtime, f"--framework {framework} on {contract.question_id}")
+        final, seen = _answer(adapter, factory, tools, model, spec, contract.question_id)
+        calls = assemble_trace(seen, tools.served(), f"--framework {framework} on {contract.question_id}")
         answer = tools.answer if tools.submitted else final
         answers.append({"question_id": contract.question_id, "agent": agent_name, "mode": "tool", "answer": answer})
         traces.append({"question_id": contract.question_id, "agent": agent_name, "mode": "tool",
@@ -85,5 +87,52 @@ def observe(suite: Path, framework: str, spec: str, out: Path, model: ModelConfi
         write_json(tmp / "run.json", info)
         write_jsonl(tmp / "answers.jsonl", answers)
         write_jsonl(tmp / "traces.jsonl", traces)
+        write_manifest(tmp)
+    return info
+
+
+def _answer(adapter: Any, factory: Callable[..., Any], tools: Any, model: ModelConfig, spec: str,
+            question_id: str) -> tuple[Any, list[Any]]:
+    """The adapter's run of the user's agent on one contract (a failure of theirs: one line, nothing written)."""
+    try:
+        return adapter.answer(factory, tools, model)
+    except InputError:
+        raise
+    except Exception as exc:
+        raise InputError(f"--agent {spec!r}: failed on {question_id}: {type(exc).__name__}: "
+                         f"{str(exc).splitlines()[0] if str(exc) else ''}".rstrip(": ")) from None
+
+
+def _observe_tasks(suite: Path, adapter: Any, factory: Callable[..., Any], framework: str, spec: str, out: Path,
+                   model: ModelConfig, *, limit: int | None,
+                   progress: Callable[[int, int], None] | None) -> dict[str, Any]:
+    """``observe`` on a task suite: each contract through its ``TaskTools``; answers.jsonl lines carry the calls."""
+    from judges.groundeval.adapters.task_tools import TaskTools
+    from judges.groundeval.llm_agent import SYSTEM
+    from judges.groundeval import task_model
+    from judges.groundeval.task_track import TaskRuntime
+    from orgbench.core.jsonl import read_jsonl
+
+    if model.instructions == SYSTEM:            # the default instructions are the other tracks'
+        model = replace(model, instructions=task_model.SYSTEM)
+    contracts = read_jsonl(suite / "contracts.jsonl")
+    contracts = contracts[:limit] if limit else contracts
+    corpus = {r["id"]: r for r in read_jsonl(suite / "corpus.jsonl")}
+    agent_name = f"{framework}:{spec}"
+    answers = []
+    for number, contract in enumerate(contracts, start=1):
+        tools = TaskTools(contract, TaskRuntime(corpus, contract))
+        final, seen = _answer(adapter, factory, tools, model, spec, contract["question_id"])
+        calls = assemble_trace(seen, tools.served(), f"--framework {framework} on {contract['question_id']}",
+                               tools.gated)
+        answers.append({"question_id": contract["question_id"], "agent": agent_name, "mode": "tool",
+                        "answer": tools.answer if tools.submitted else final, "calls": calls})
+        if progress is not None:
+            progress(number, len(contracts))
+    info = {**run_header(suite, framework, spec, model), "suite": str(suite), "framework": framework,
+            "model": model.model, "max_turns": model.max_turns, "questions": len(contracts)}
+    with staged_directory(Path(out)) as tmp:
+        write_json(tmp / "run.json", info)
+        write_jsonl(tmp / "answers.jsonl", answers)
         write_manifest(tmp)
     return info

@@ -14,7 +14,7 @@ import asyncio
 import functools
 from typing import Any, Callable
 
-from judges.groundeval.adapters.base import DESCRIPTIONS, SCHEMAS, ContractTools, HookCall, ModelConfig
+from judges.groundeval.adapters.base import AgentTools, HookCall, ModelConfig
 from orgbench.core.errors import InputError
 
 try:
@@ -44,8 +44,9 @@ def chat_model(model: ModelConfig) -> Any:
     return agents.OpenAIChatCompletionsModel(model=model.model, openai_client=client)
 
 
-def native_tools(tools: ContractTools) -> list[Any]:
-    """search_artifacts / fetch_artifact / submit_answer as ``FunctionTool`` s (arguments reach the runtime as sent)."""
+def native_tools(tools: AgentTools) -> list[Any]:
+    """The contract's tools (search_artifacts, fetch_artifact, a task's own tools, submit_answer) as
+    ``FunctionTool`` s (arguments reach the runtime as sent)."""
 
     def invoker(tool: str) -> Callable[..., Any]:
         handle = tools.handler(tool)
@@ -54,7 +55,7 @@ def native_tools(tools: ContractTools) -> list[Any]:
             return handle(arguments)
         return on_invoke
 
-    return [agents.FunctionTool(name=tool, description=DESCRIPTIONS[tool], params_json_schema=SCHEMAS[tool],
+    return [agents.FunctionTool(name=tool, description=tools.description(tool), params_json_schema=tools.schema(tool),
                                 on_invoke_tool=invoker(tool), strict_json_schema=False)
             for tool in tools.names]
 
@@ -77,7 +78,7 @@ class _Recorder(agents.RunHooks):
             row["output"] = result
 
 
-def answer(factory: Callable[..., Any], tools: ContractTools, model: ModelConfig) -> tuple[Any, list[HookCall]]:
+def answer(factory: Callable[..., Any], tools: AgentTools, model: ModelConfig) -> tuple[Any, list[HookCall]]:
     """Run the user's agent on the contract; its final output and the calls the hooks saw."""
     agents.set_tracing_disabled(True)
     agent = factory(native_tools(tools), model)
