@@ -31,14 +31,13 @@ A factory takes one ``BackendSpec`` (the spec, its kind and argument, the
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from judges.backends.base import AgentBackend, GenerationParams, JudgeBackend
 from orgbench.core.errors import InputError
-from orgbench.core.registry import Registry, load_attr
+from orgbench.core.registry import Registry, declared, load_attr
 
 ENTRY_POINT_GROUP = "orgbench.backends"
 
@@ -128,28 +127,11 @@ class BackendSpec:
         return self.arg
 
 
-def _declared(path: Path) -> Backend | None:
-    """The ``Backend`` a module's source registers under DECLARATION (literal arguments only), without importing it."""
-    source = path.read_text(encoding="utf-8")
-    if DECLARATION not in source:
-        return None
-    for node in ast.parse(source, filename=str(path)).body:
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None \
-                and any(isinstance(t, ast.Name) and t.id == DECLARATION for t in targets):
-            call = node.value
-            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "Backend"
-                    and not call.args):
-                raise TypeError(f"{path}: {DECLARATION} must be Backend(kind=..., ...) with keyword arguments")
-            fields = {k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg}
-            package = BACKEND_MODULES.removesuffix(".*")
-            return Backend(**{"make": f"{package}.{path.stem}:make", **fields})
-    return None
-
-
 def _own() -> list[Backend]:
     """orgbench's own backends, one per module that registers one (read once, imported never)."""
-    return [b for path in sorted(Path(__file__).parent.glob("*.py")) if (b := _declared(path)) is not None]
+    package = BACKEND_MODULES.removesuffix(".*")
+    return [backend for path in sorted(Path(__file__).parent.glob("*.py"))
+            for backend in declared(path, DECLARATION, Backend, make=f"{package}.{path.stem}:make")]
 
 
 def _accept(name: str, value: Any) -> Backend:

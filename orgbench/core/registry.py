@@ -10,8 +10,10 @@ name registered twice is an error, never a silent override.
 
 from __future__ import annotations
 
+import ast
 import importlib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable, Generic, Iterable, TypeVar
 
 from orgbench.core.errors import InputError
@@ -39,6 +41,46 @@ def load_attr(path: str, what: str) -> Any:
     return value
 
 
+def declared(path: Path, name: str, record: type[T], **defaults: Any) -> tuple[T, ...]:
+    """The records a module's source declares under ``name``, read without importing it.
+
+    ``name = Record(field=literal, ...)`` declares one, ``name = (Record(...), ...)`` several; ``defaults`` fill
+    fields the declaration leaves out. Anything else (a positional argument, a field that is not a literal, a
+    field the record does not have) is an InputError naming the file, the declaration and the field.
+    """
+    source = path.read_text(encoding="utf-8")
+    if name not in source:
+        return ()
+    where = f"{path}: {name}"
+    for node in ast.parse(source, filename=str(path)).body:
+        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+            continue
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        if not any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            continue
+        calls = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+        return tuple(_record(call, where, record, defaults) for call in calls)
+    return ()
+
+
+def _record(call: ast.expr, where: str, record: type[T], defaults: dict[str, Any]) -> T:
+    kind = record.__name__
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == kind and not call.args
+            and all(k.arg for k in call.keywords)):
+        raise InputError(f"{where}: must be {kind}(field=..., ...) with keyword arguments only")
+    fields: dict[str, Any] = {}
+    for keyword in call.keywords:
+        try:
+            fields[str(keyword.arg)] = ast.literal_eval(keyword.value)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            raise InputError(f"{where}: field {keyword.arg!r} is not a literal ({ast.unparse(keyword.value)}); "
+                             "orgbench reads it without importing the module") from None
+    try:
+        return record(**{**defaults, **fields})
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{where}: {exc}") from None
+
+
 @dataclass(frozen=True)
 class Registry(Generic[T]):
     """Registrations of one kind: ``own()`` first, then the entry-point ``group``'s, each checked by ``accept``."""
@@ -56,7 +98,7 @@ class Registry(Generic[T]):
 
             found = list(self.own())
             for point in sorted(entry_points(group=self.group), key=lambda p: p.name):
-                found.append(self.accept(point.name, load_attr(point.value, f"{self.group} entry point {point.name!r}")))
+                found.append(self.accept(point.name, _load_point(point, self.group)))
             seen: dict[str, T] = {}
             for registration in found:
                 key = self.name(registration)
@@ -80,6 +122,18 @@ class Registry(Generic[T]):
         if found is None:
             raise InputError(f"{where}: unknown {self.kind} {name!r} (known: {', '.join(self.names())})")
         return found
+
+
+def _load_point(point: Any, group: str) -> Any:
+    """The object an entry point names; a plugin that fails to load is one InputError naming it and its package."""
+    package = getattr(getattr(point, "dist", None), "name", None)
+    what = f"{group} entry point {point.name!r}" + (f" (package {package})" if package else "")
+    try:
+        return load_attr(point.value, what)
+    except InputError:
+        raise
+    except Exception as exc:        # a plugin's own import error: named, one line, not a traceback
+        raise InputError(f"{what}: loading {point.value} failed: {type(exc).__name__}: {exc}") from None
 
 
 def accept_instance(kind: type[T]) -> Callable[[str, Any], T]:

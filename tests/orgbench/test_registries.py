@@ -76,3 +76,43 @@ def test_list_is_exactly_what_is_registered():
     assert [k for k in listed["export formats"] if k.startswith("export")] == [
         f"export --format {f.name} ({scope[f.scopes]})" for f in OWN]
     assert "export --format hf (world or suite)" in listed["export formats"]
+
+
+@pytest.mark.parametrize("declaration, says", [
+    ('BACKEND = Backend(kind="x", roles=ROLES)', "field 'roles' is not a literal (ROLES)"),
+    ('BACKEND = Backend(kind="x", roles=("oracle",))', "roles must be some of judge, agent"),
+    ('BACKEND = Backend(kind="x", colour="red")', "unexpected keyword argument 'colour'"),
+    ('BACKEND = make_backend("x")', "must be Backend(field=..., ...) with keyword arguments only"),
+])
+def test_a_declaration_orgbench_cannot_read_is_one_line_naming_file_and_field(tmp_path, declaration, says):
+    from orgbench.core.registry import declared
+
+    module = tmp_path / "mine.py"
+    module.write_text(f"ROLES = ('judge',)\n{declaration}\n", encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        declared(module, "BACKEND", Backend, make="x:make")
+    assert str(caught.value).startswith(f"{module}: BACKEND: ") and says in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_a_plugin_that_fails_to_load_is_one_line_naming_it_and_list_exits_2(tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    site = tmp_path / "site"
+    info = site / "orgbench_broken-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: orgbench-broken\nVersion: 0.1\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text("[orgbench.backends]\nbroken = orgbench_broken:BACKEND\n", encoding="utf-8")
+    (site / "orgbench_broken.py").write_text(
+        "from judges.backends.registry import Backend\nBACKEND = Backend(kind='broken', roles=('oracle',))\n",
+        encoding="utf-8")
+    repo = Path(__file__).resolve().parents[2]
+    ran = subprocess.run([sys.executable, "-m", "orgbench.cli", "list"], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join([str(repo), str(site)])})
+    assert ran.returncode == 2 and ran.stdout == ""
+    assert ran.stderr.strip().splitlines() == [
+        "error: orgbench.backends entry point 'broken' (package orgbench-broken): loading orgbench_broken:BACKEND "
+        "failed: TypeError: backend 'broken': roles must be some of judge, agent, got ('oracle',)"]
