@@ -7,7 +7,11 @@ it records the world's file digests. A format that writes a suite (or writes
 the whole export itself, ``standalone=True``) has ``write(source, kind, out)
 -> record``: it verifies ``source`` (a world, or a suite of ``kind``: cargo,
 groundeval, groundeval-tasks, trajectories), stages ``out`` and returns what
-its EXPORT.json records, as ``benchmark_builders.export.export_hf`` does. A separate package adds one under the
+its EXPORT.json records, as ``benchmark_builders.export.export_hf`` does.
+
+orgbench's own formats are declared in the module that writes them
+(``EXPORT_FORMAT = ExportFormat(name=..., ...)``, literal fields; read from
+the source, nothing imported), so adding a format is adding its module. A separate package adds one under the
 entry-point group ``orgbench.export_formats`` (name = the format's name,
 value = ``module:attr`` of its ``ExportFormat``); see docs/plugins.md.
 """
@@ -15,9 +19,10 @@ value = ``module:attr`` of its ``ExportFormat``); see docs/plugins.md.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Callable
 
-from orgbench.core.registry import Registry, accept_instance, load_attr
+from orgbench.core.registry import Registry, accept_instance, declared, load_attr
 
 ENTRY_POINT_GROUP = "orgbench.export_formats"
 SCOPES = ("world", "suite")
@@ -44,22 +49,18 @@ class ExportFormat:
         return self.write if callable(self.write) else load_attr(self.write, f"export format {self.name!r}")
 
 
+#: The name a format module declares its ``ExportFormat`` (or a tuple of them) under, at its top level.
+DECLARATION = "EXPORT_FORMAT"
+
+
+def _own() -> tuple[ExportFormat, ...]:
+    """orgbench's own formats: every module of this package that declares one, in module order (none imported)."""
+    return tuple(fmt for path in sorted(Path(__file__).parent.glob("*.py"))
+                 for fmt in declared(path, DECLARATION, ExportFormat))
+
+
 #: orgbench's own formats, in the order ``orgbench list`` and ``export --help`` show them.
-OWN = (
-    ExportFormat("slack", ("world",), "benchmark_builders.export.slack:write_slack", "Slack workspace export"),
-    ExportFormat("mbox", ("world",), "benchmark_builders.export.mail:write_mbox", "RFC 5322 email, one mbox"),
-    ExportFormat("eml", ("world",), "benchmark_builders.export.mail:write_eml", "RFC 5322 email, one .eml per message"),
-    ExportFormat("jira", ("world",), "benchmark_builders.export.tickets:write_jira", "Jira-style issues.json"),
-    ExportFormat("parquet", ("world",), "benchmark_builders.export.parquet:write_parquet",
-                 "one table per record file", digests=True, extra="export"),
-    ExportFormat("groundeval", ("world",), "benchmark_builders.export.groundeval:write_groundeval",
-                 "GroundEval domain layout"),
-    ExportFormat("groundeval-tasks", ("suite",), "benchmark_builders.export.groundeval_tasks:write_upstream_tasks",
-                 "a task-contract suite in upstream GroundEval main's format (config.yaml, data/)"),
-    ExportFormat("hf", ("world", "suite"), "benchmark_builders.export:export_hf",
-                 "a Hugging Face dataset folder of a world or a CARGO, GroundEval or trajectory suite", extra="export",
-                 standalone=True),
-)
+OWN: tuple[ExportFormat, ...] = _own()
 
 EXPORT_FORMATS: Registry[ExportFormat] = Registry("export format", ENTRY_POINT_GROUP, lambda: OWN, lambda f: f.name,
                                                   accept_instance(ExportFormat))

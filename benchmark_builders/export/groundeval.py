@@ -38,6 +38,7 @@ from typing import Any
 from benchmark_builders.export.world_index import WorldIndex, put
 from orgbench.core.clock import format_ts
 from simulator.model import ArtifactVersion
+from benchmark_builders.export.formats import ExportFormat
 
 CAUSAL_LINKS = [{
     "name": "deploy_caused_incident", "cause_event_type": "deploy.completed", "effect_event_type": "incident.opened",
@@ -102,3 +103,8 @@ def write_groundeval(index: WorldIndex, out: Path) -> dict[str, int]:
     put(out / TRUTH_DIR / "claims.jsonl", "".join(json.dumps(c, ensure_ascii=False, sort_keys=True) + "\n"
                                                   for c in claims))
     return {"events": len(lines), "artifacts": len(where), "claims": len(claims)}
+
+
+#: The format this module writes (read from this source by ``benchmark_builders.export.formats``).
+EXPORT_FORMAT = ExportFormat(name="groundeval", scopes=("world",), write="benchmark_builders.export.groundeval:write_groundeval",
+                             summary="GroundEval domain layout")

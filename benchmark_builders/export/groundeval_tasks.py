@@ -32,6 +32,7 @@ from orgbench.core.jsonl import read_jsonl
 from orgbench.core.storage import (
     MANIFEST, read_json, require_sealed, sha256_file, staged_directory, write_json, write_manifest, write_text_atomic,
 )
+from benchmark_builders.export.formats import ExportFormat
 
 KIND = "groundeval-tasks"
 
@@ -97,3 +98,9 @@ def write_upstream_tasks(source: Path, kind: str, out: Path) -> dict[str, Any]:
         write_json(tmp / "EXPORT.json", record)
         write_manifest(tmp, {"source_suite": read_json(Path(source) / MANIFEST).get("files", {})})
     return record
+
+
+#: The format this module writes (read from this source by ``benchmark_builders.export.formats``).
+EXPORT_FORMAT = ExportFormat(name="groundeval-tasks", scopes=("suite",),
+                             write="benchmark_builders.export.groundeval_tasks:write_upstream_tasks",
+                             summary="a task-contract suite in upstream GroundEval main's format (config.yaml, data/)")

@@ -23,6 +23,7 @@ from benchmark_builders.export.world_index import WorldIndex
 from orgbench.core.errors import InputError
 from orgbench.core.jsonl import iter_jsonl
 from orgbench.core.storage import dumps, read_json
+from benchmark_builders.export.formats import ExportFormat
 
 PromptRows = Callable[[list[dict[str, Any]]], Iterable[tuple[str, str, str, str]]]
 
@@ -152,3 +153,9 @@ def write_hf(source: Path, kind: str, out: Path, digests: Mapping[str, str], *,
     if world_specs:
         written += _world_configs(source / "world", out, world_specs, "world_")
     return written
+
+
+#: The format this module writes (read from this source by ``benchmark_builders.export.formats``).
+EXPORT_FORMAT = ExportFormat(name="hf", scopes=("world", "suite"), write="benchmark_builders.export:export_hf",
+                             summary="a Hugging Face dataset folder of a world or a CARGO, GroundEval or trajectory suite",
+                             extra="export", standalone=True)

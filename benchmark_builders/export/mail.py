@@ -21,6 +21,7 @@ from pathlib import Path
 
 from benchmark_builders.export.world_index import WorldIndex, put
 from simulator.model import ArtifactVersion
+from benchmark_builders.export.formats import ExportFormat
 
 CRLF = compat32.clone(linesep="\r\n")
 EMAIL_KINDS = ("email", "customer_email", "customer_request", "customer_reply", "escalation_email")
@@ -127,3 +128,12 @@ def write_eml(index: WorldIndex, out: Path) -> dict[str, int]:
         put(out / "eml" / f"{history[0].artifact_id}.eml", message_of(index, history).as_bytes(policy=CRLF))
         count += 1
     return {"messages": count}
+
+
+#: The formats this module writes (read from this source by ``benchmark_builders.export.formats``).
+EXPORT_FORMAT = (
+    ExportFormat(name="mbox", scopes=("world",), write="benchmark_builders.export.mail:write_mbox",
+                  summary="RFC 5322 email, one mbox"),
+    ExportFormat(name="eml", scopes=("world",), write="benchmark_builders.export.mail:write_eml",
+                  summary="RFC 5322 email, one .eml per message"),
+)

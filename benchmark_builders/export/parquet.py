@@ -19,6 +19,7 @@ from typing import Any, Callable, Mapping, Sequence
 from benchmark_builders.export.world_index import WorldIndex
 from orgbench.core.errors import InputError
 from orgbench.core.storage import dumps
+from benchmark_builders.export.formats import ExportFormat
 
 TIME = "timestamp[us, tz=UTC]"
 
@@ -107,3 +108,8 @@ def write_parquet(index: WorldIndex, out: Path, source_digests: dict[str, str]) 
         write_table(out / f"{table}.parquet", columns, metadata)
         counts[table] = len(columns[0][2])
     return counts
+
+
+#: The format this module writes (read from this source by ``benchmark_builders.export.formats``).
+EXPORT_FORMAT = ExportFormat(name="parquet", scopes=("world",), write="benchmark_builders.export.parquet:write_parquet",
+                             summary="one table per record file", digests=True, extra="export")

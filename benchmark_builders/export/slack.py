@@ -18,6 +18,7 @@ from typing import Any
 
 from benchmark_builders.export.world_index import WorldIndex, epoch, put, unique_sorted
 from simulator.model import ArtifactVersion
+from benchmark_builders.export.formats import ExportFormat
 
 TEAM_ID = "T0000001"
 
@@ -134,3 +135,8 @@ def write_slack(index: WorldIndex, out: Path) -> dict[str, int]:
     put(out / "mpims.json", _json([]))
     return {"channels": len(channels), "private_channels": len(groups), "dms": len(dms), "messages": messages,
             "users": len(index.world.actors)}
+
+
+#: The format this module writes (read from this source by ``benchmark_builders.export.formats``).
+EXPORT_FORMAT = ExportFormat(name="slack", scopes=("world",), write="benchmark_builders.export.slack:write_slack",
+                             summary="Slack workspace export")

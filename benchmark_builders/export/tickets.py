@@ -18,6 +18,7 @@ from typing import Any
 
 from benchmark_builders.export.world_index import WorldIndex, put
 from simulator.model import ArtifactVersion
+from benchmark_builders.export.formats import ExportFormat
 
 STATUS_NAMES = {"open": "Open", "in_progress": "In Progress", "pending_customer": "Waiting for customer",
                 "resolved": "Resolved", "closed": "Closed", "investigating": "Investigating",
@@ -92,3 +93,8 @@ def write_jira(index: WorldIndex, out: Path) -> dict[str, int]:
     document = {"startAt": 0, "maxResults": len(issues), "total": len(issues), "issues": issues}
     put(out / "issues.json", json.dumps(document, ensure_ascii=False, indent=2, sort_keys=True) + "\n")
     return {"issues": len(issues), "comments": sum(i["fields"]["comment"]["total"] for i in issues)}
+
+
+#: The format this module writes (read from this source by ``benchmark_builders.export.formats``).
+EXPORT_FORMAT = ExportFormat(name="jira", scopes=("world",), write="benchmark_builders.export.tickets:write_jira",
+                             summary="Jira-style issues.json")
