@@ -186,8 +186,8 @@ def discrimination_index(values: np.ndarray, should_penalize: np.ndarray) -> flo
 
 def di_from_family_rates(rates: Mapping[str, float], sizes: Mapping[str, int] = DEFAULT_SIZES) -> float:
     """DI from published family rates and family sizes (how the paper's DI follows from its rates)."""
-    pos = [f for f in FAMILIES if SHOULD_PENALIZE[f]]
-    neg = [f for f in FAMILIES if not SHOULD_PENALIZE[f]]
+    pos = [f for f in sizes if SHOULD_PENALIZE[f]]
+    neg = [f for f in sizes if not SHOULD_PENALIZE[f]]
     tp = sum(rates[f] * sizes[f] for f in pos) / sum(sizes[f] for f in pos)
     fp = sum(rates[f] * sizes[f] for f in neg) / sum(sizes[f] for f in neg)
     return tp - fp

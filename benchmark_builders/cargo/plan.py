@@ -39,8 +39,11 @@ class SuiteConfig:
 
     def validate(self, runbooks: Runbooks = DEFAULT_RUNBOOKS) -> None:
         """Raise InputError naming the bad field."""
-        if set(self.sizes) != set(FAMILIES) or any(not isinstance(v, int) or v < 0 for v in self.sizes.values()):
-            raise InputError(f"sizes: expected non-negative counts for {', '.join(FAMILIES)}, got {self.sizes}")
+        if not set(DEFAULT_SIZES) <= set(self.sizes) <= set(FAMILIES) \
+                or any(not isinstance(v, int) or v < 0 for v in self.sizes.values()):
+            extra = [f for f in FAMILIES if f not in DEFAULT_SIZES]
+            raise InputError(f"sizes: expected non-negative counts for {', '.join(DEFAULT_SIZES)}"
+                             + (f" (and any of {', '.join(extra)})" if extra else "") + f", got {self.sizes}")
         if self.sizes["P1"] + self.sizes["P3"] == 0:
             raise InputError("sizes: P1 and P3 cannot both be 0 (the styles of P2/P4 follow them)")
         known = {p.procedure_id for p in runbooks.procedures}
@@ -75,7 +78,7 @@ def plan_items(config: SuiteConfig, n_worlds: int, rng: random.Random,
     sizes = config.sizes
     plain_share = sizes["P1"] / (sizes["P1"] + sizes["P3"])
     specs: list[tuple[str, str, str, str | None]] = []
-    for family in FAMILIES:
+    for family in (f for f in FAMILIES if f in sizes):
         plain = sizes[family] if family == "P1" else 0 if family == "P3" else round(sizes[family] * plain_share)
         n_open = round(sizes[family] * config.open_share)
         states = [("open_at_end", "mid_case")[i % 2] for i in range(n_open)] + ["closed"] * (sizes[family] - n_open)

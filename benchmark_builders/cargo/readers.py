@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any, Callable, Mapping, Sequence
 
-from benchmark_builders.cargo.records import FAMILIES
+from benchmark_builders.cargo.records import FAMILIES, families_in
 
 _STRIP = "()[]{}<>,;:\"'`.!?"
 _MARKER = re.compile(r"^\s*(?:\d+[.)]|[-*•]|step\s+\d+\s*[:.)-])\s*", re.IGNORECASE)
@@ -254,13 +254,14 @@ def cross_validate(data: Sequence[tuple[set[str], bool]], *, folds: int = 5, rep
 def reader_scores(items: Sequence[Mapping[str, str]], truth: Sequence[Mapping]) -> dict[str, dict[str, Any]]:
     """Every reader's 5x5-fold CV accuracy beside the majority baseline on the families it is scored on."""
     by_id = {t["item_id"]: t for t in truth}
+    shown = families_in(t["family"] for t in truth)
     out = {}
     for reader in READERS:
         data = [(reader.units(item), bool(by_id[item["item_id"]]["should_penalize"]))
                 for item in items if by_id[item["item_id"]]["family"] in reader.families]
         scores = cross_validate(data)
         excess = None if scores["accuracy"] is None else round(scores["accuracy"] - scores["majority"], 4)
-        out[reader.name] = {**scores, "families": "+".join(reader.families), "items": len(data), "excess": excess}
+        out[reader.name] = {**scores, "families": "+".join(f for f in reader.families if f in shown), "items": len(data), "excess": excess}
     return out
 
 

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from benchmark_builders.cargo.family import Family, registry
 from orgbench.core.errors import FormatError, InputError
 from orgbench.core.jsonl import iter_jsonl
 
 __all__ = [
-    "BUILTIN_FAMILIES", "DEFAULT_SIZES", "FAMILIES", "FAMILY_NAMES", "FAMILY_TABLE", "ITEM_FIELDS", "SHOULD_PENALIZE", "CargoItem",
+    "BUILTIN_FAMILIES", "DEFAULT_SIZES", "FAMILIES", "FAMILY_NAMES", "FAMILY_TABLE", "ITEM_FIELDS", "families_in", "SHOULD_PENALIZE", "CargoItem",
     "CargoTruth", "Family", "read_items",
 ]
 
@@ -45,7 +45,15 @@ FAMILY_TABLE: tuple[Family, ...] = registry(lambda: BUILTIN_FAMILIES).all()
 FAMILIES: tuple[str, ...] = tuple(f.code for f in FAMILY_TABLE)
 SHOULD_PENALIZE: dict[str, bool] = {f.code: f.should_penalize for f in FAMILY_TABLE}
 FAMILY_NAMES: dict[str, str] = {f.code: f.name for f in FAMILY_TABLE}
-DEFAULT_SIZES: dict[str, int] = {f.code: f.default_size for f in FAMILY_TABLE}
+#: A default suite's sizes: orgbench's own families only, so that an installed plugin never changes what a default
+#: build (or ``reproduce``) makes; a plugin's family joins a suite when its size is given (``--sizes P5=8``).
+DEFAULT_SIZES: dict[str, int] = {f.code: f.default_size for f in BUILTIN_FAMILIES}
+
+
+def families_in(present: Iterable[str]) -> tuple[str, ...]:
+    """The families a suite's lists and tables show: orgbench's own, then each plugin family ``present``."""
+    seen = set(present)
+    return tuple(f.code for f in FAMILY_TABLE if f.builtin or f.code in seen)
 
 
 class _Record:

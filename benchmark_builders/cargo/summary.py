@@ -9,7 +9,7 @@ from typing import Any, Iterable, Sequence
 
 from benchmark_builders.cargo.perturb import value_kind
 from benchmark_builders.cargo.readers import pair_scores, reader_scores, surface_baselines
-from benchmark_builders.cargo.records import FAMILIES
+from benchmark_builders.cargo.records import families_in
 
 FORMAT_VERSION = 1
 #: The states a live case can be in, in report order.
@@ -45,13 +45,14 @@ def gating_summary(gating_truth: Sequence[dict], retrieval: Sequence[dict]) -> d
 def suite_meta(config, worlds, world_meta, items, truth, gating, golden) -> dict[str, Any]:
     """The suite.json object of a built suite (without ``dropped_items`` and ``gating``, added by the builder)."""
     by_id = {i["item_id"]: i for i in items}
-    counts = {f: sum(1 for t in truth if t["family"] == f) for f in FAMILIES}
+    families = families_in(t["family"] for t in truth)
+    counts = {f: sum(1 for t in truth if t["family"] == f) for f in families}
     styles = {f: {s: sum(1 for t in truth if t["family"] == f and t["style"] == s) for s in ("plain", "extra")}
-              for f in FAMILIES}
+              for f in families}
     length = {f: round(statistics.fmean(len(by_id[t["item_id"]]["candidate"]) for t in truth if t["family"] == f), 1)
-              for f in FAMILIES if counts[f]}
+              for f in families if counts[f]}
     states = {f: {s: sum(1 for t in truth if t["family"] == f and t.get("case_state", "closed") == s)
-                  for s in CASE_STATES} for f in FAMILIES}
+                  for s in CASE_STATES} for f in families}
     derived = _tally(kind for t in truth for kind in (t.get("derived") or {}).values())
     return {"format_version": FORMAT_VERSION, "kind": "cargo-bench", "config": asdict(config),
             "surface_baseline": surface_baselines(items, truth),

@@ -297,9 +297,15 @@ def load_build_config(path: Path | None, base: BuildConfig | None = None,
     counts, ratios, hard = dict(base.counts), {t: dict(r) for t, r in base.ratios.items()}, dict(base.hard_share)
     for t in tracks:
         name = t.name
+        if name not in table and name not in counts:
+            continue            # a plugin's track the config does not name: not built
         section = table.get(name, {})
         if not isinstance(section, dict):
             raise InputError(f"{where}.{name}: expected a table")
+        if name not in counts:  # a plugin's track the config names: its own defaults (a world's, for a world)
+            own = world_config([t]) if base is WORLD_CONFIG else BuildConfig(
+                counts={name: t.count}, ratios={name: dict(t.ratios)}, hard_share={name: 0.5})
+            counts[name], ratios[name], hard[name] = own.counts[name], dict(own.ratios[name]), own.hard_share[name]
         for key in section:
             if key not in ("count", "hard", *t.kinds):
                 raise InputError(f"{where}.{name}.{key}: unknown key")
@@ -355,7 +361,7 @@ def build_suite(out: Path, *, world_dir: Path | None = None, domain_dir: Path | 
             source = {"world": str(world_dir)}
         else:
             source = {"world": name or "in-memory"}
-        rules, base = WORLD_RULES, world_config(all_tracks())
+        rules, base = WORLD_RULES, WORLD_CONFIG
         name = name or str(world.meta.get("name") or f"world-seed-{world.meta.get('seed', 0)}")
     config, config_rules = load_build_config(config_path, base, **overrides)
     if config_rules is not None:

@@ -287,10 +287,11 @@ class BuildConfig:
     """How many questions per track, the kind and difficulty ratios, and the seed."""
 
     seed: int = 0
-    counts: Mapping[str, int] = field(default_factory=lambda: {t.name: t.count for t in all_tracks()})
+    # orgbench's own tracks by default: a plugin's track is built only when a config names it (load_build_config)
+    counts: Mapping[str, int] = field(default_factory=lambda: {t.name: t.count for t in all_tracks() if t.builtin})
     ratios: Mapping[str, Mapping[str, float]] = field(default_factory=lambda: {
-        t.name: dict(t.ratios) for t in all_tracks()})
-    hard_share: Mapping[str, float] = field(default_factory=lambda: {t.name: 0.5 for t in all_tracks()})
+        t.name: dict(t.ratios) for t in all_tracks() if t.builtin})
+    hard_share: Mapping[str, float] = field(default_factory=lambda: {t.name: 0.5 for t in all_tracks() if t.builtin})
     max_per_actor: int | None = None          # questions per actor, over all tracks
     max_per_event_type: int | None = None     # questions per subject event type (Perspective subject, effect, trigger)
     max_links_per_rule: int | None = None     # causal questions per causal rule

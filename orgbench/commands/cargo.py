@@ -16,14 +16,15 @@ from orgbench.outdir import bind, bound, file_digest, guard, holds, overwrite_op
 
 
 def parse_sizes(text: str) -> dict[str, int]:
-    """Family sizes from "P1=50,P3=96,P2=50,P4=50" (the families' defaults for those not named)."""
+    """Family sizes from "P1=50,P2=20": orgbench's own families at their defaults unless named; a plugin's
+    family only when named."""
     from benchmark_builders.cargo.records import DEFAULT_SIZES, FAMILIES
     from orgbench.core.errors import InputError
 
     sizes = dict(DEFAULT_SIZES)
     for part in filter(None, (p.strip() for p in text.split(","))):
         name, _, value = part.partition("=")
-        if name not in sizes or not value.isdigit():
+        if name not in FAMILIES or not value.isdigit():
             raise InputError(f"--sizes: expected FAMILY=COUNT for {', '.join(FAMILIES)}, got {part!r}")
         sizes[name] = int(value)
     return sizes
@@ -38,7 +39,9 @@ def parse_sizes(text: str) -> dict[str, int]:
               help="Use this world directory instead of simulating (repeatable; --seeds is then ignored).")
 @click.option("--people", type=int, default=None, help="People per simulated world (default 30).")
 @click.option("--days", type=int, default=None, help="Days per simulated world (default 45).")
-@click.option("--sizes", default="", help="Family sizes, e.g. P1=50,P3=96,P2=50,P4=50 (the default).")
+@click.option("--sizes", default="", help="Family sizes FAMILY=COUNT,... (e.g. P2=20); orgbench's own families not "
+                                           "named keep their default size, a plugin's family is built only when "
+                                           "named (the families and defaults: orgbench list).")
 @click.option("--golden-per-procedure", type=int, default=2, show_default=True,
               help="Golden references per in-scope runbook and world.")
 @click.option("--suite-seed", type=int, default=0, show_default=True, help="Seed of the builder's own draws.")

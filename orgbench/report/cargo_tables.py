@@ -14,11 +14,12 @@ import math
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from benchmark_builders.cargo.records import families_in
 from judges.cargo_scores import COVERAGES, RunScores, gating_curves, run_suite, score_run, suite_of_runs
-from judges.metrics import FAMILIES
 from orgbench.core.storage import read_json, write_bytes_atomic, write_json, write_text_atomic
 from orgbench.core.tables import Table, write_table
 from orgbench.report.cargo_breakdown import write_breakdown
+from orgbench.studies.cargo_descriptor import PAPER_JUDGE
 
 __all__ = ["COLUMNS", "COVERAGES", "PAPER", "PAPER_JUDGE", "TABLES", "selective_risk_rows", "table_rows",
            "write_selective_risk", "write_tables"]
@@ -39,7 +40,6 @@ PAPER: dict[str, dict[str, Any]] = {
     "cargo/golden-ref": {"rates": {"P1": 0.23, "P3": 0.40, "P2": 1.00, "P4": 0.47}, "di": 0.39, "ci": None},
     "cargo/ctx-grounded": {"rates": {"P1": 0.00, "P3": 0.02, "P2": 1.00, "P4": 0.10}, "di": 0.54, "ci": None},
 }
-PAPER_JUDGE = "paper: gpt-oss-120b"
 TABLES: dict[str, tuple[str, tuple[str, ...]]] = {
     "table1_headline": ("Table 1: headline conditions", ("noref", "direct", "direct+ctx", "cargo", "cargo+auth")),
     "table2_ablations": ("Table 2: component ablations (cargo+kinds: not in the paper; names the corruption kinds)",
@@ -47,7 +47,15 @@ TABLES: dict[str, tuple[str, tuple[str, ...]]] = {
     "table3_rubric_swap": ("Table 3: rubric swap (prompt / rubric)", (
         "direct/golden-ref", "direct/ctx-grounded", "cargo/golden-ref", "cargo/ctx-grounded")),
 }
-COLUMNS = ("condition", "judge", *FAMILIES, "DI", "CI95", "judged", "cannot_decide", "unparsed")   # FAMILY_TABLE's order
+
+
+def columns(families: Sequence[str]) -> tuple[str, ...]:
+    """A table's columns: condition, judge, a rate per family (``families_in``'s order), DI and its counts."""
+    return ("condition", "judge", *families, "DI", "CI95", "judged", "cannot_decide", "unparsed")
+
+
+#: The columns of a suite of orgbench's own families (a plugin family present in the suite adds its column).
+COLUMNS = columns(families_in(()))
 
 def _fmt(x: float | None) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
@@ -56,7 +64,8 @@ def _fmt(x: float | None) -> str:
     return text.replace("0.", ".", 1) if text.startswith(("0.", "-0.")) else text
 
 
-def table_rows(runs: Sequence[RunScores], conditions: Sequence[str]) -> list[dict[str, str]]:
+def table_rows(runs: Sequence[RunScores], conditions: Sequence[str],
+               families: Sequence[str] = families_in(())) -> list[dict[str, str]]:
     """One row per (condition, judge) in our runs, each condition followed by the paper's row."""
     rows = []
     for condition in conditions:
@@ -67,7 +76,7 @@ def table_rows(runs: Sequence[RunScores], conditions: Sequence[str]) -> list[dic
             mean = score.mean
             judged = sum(mean.judged.values())
             rows.append({"condition": condition, "judge": run.judge,
-                         **{f: _fmt(mean.rates.get(f)) for f in FAMILIES},
+                         **{f: _fmt(mean.rates.get(f)) for f in families},
                          "DI": _fmt(mean.di), "CI95": "one verdict, no CI" if mean.one_verdict else f"[{_fmt(mean.ci_low)}, {_fmt(mean.ci_high)}]",
                          "judged": str(judged), "cannot_decide": str(score.cannot_decide),
                          "unparsed": str(score.unparsed)})
@@ -75,7 +84,7 @@ def table_rows(runs: Sequence[RunScores], conditions: Sequence[str]) -> list[dic
         if paper:
             ci = paper["ci"]
             rows.append({"condition": condition, "judge": PAPER_JUDGE,
-                         **{f: _fmt(paper["rates"].get(f)) for f in FAMILIES}, "DI": _fmt(paper["di"]),
+                         **{f: _fmt(paper["rates"].get(f)) for f in families}, "DI": _fmt(paper["di"]),
                          "CI95": f"[{_fmt(ci[0])}, {_fmt(ci[1])}]" if ci else "–",
                          "judged": "–", "cannot_decide": "–", "unparsed": "–"})
     return rows
@@ -150,8 +159,10 @@ def write_tables(run_dirs: Sequence[Path], suite_dir: Path | None, out_dir: Path
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
+    families = families_in(truth.families.values())
     for stem, (title, conditions) in TABLES.items():
-        written += write_table(out_dir, stem, Table.from_records(COLUMNS, table_rows(runs, conditions), title=title))
+        written += write_table(out_dir, stem, Table.from_records(columns(families), table_rows(runs, conditions, families),
+                                                                 title=title))
     curves = gating_curves(runs, truth)
     rows = [{"judge": c["judge"], "condition": c["condition"], **{k: round(v, 6) for k, v in point.items()}}
             for c in curves for point in c["curve"].to_rows()]

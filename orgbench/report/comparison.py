@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmark_builders.cargo.records import FAMILIES as CARGO_FAMILIES
+from benchmark_builders.cargo.records import FAMILIES as CARGO_FAMILIES, families_in
 from judges.backends.registry import is_builtin
 from orgbench.report.findings import short
+from orgbench.studies.cargo_descriptor import BESIDE_PAPER
 
-FAMILIES = (*CARGO_FAMILIES, "DI")
-SHOWN_BUILTIN = ("builtin:literal", "builtin:grounded")
+#: The columns compared with the paper in every CARGO table (a plugin family present adds its own).
+FAMILIES = (*families_in(()), "DI")
 
 
 def _number(text: str) -> float | None:
@@ -35,7 +36,8 @@ def comparison_table(name: str, title: str, header: list[str], body: list[list[s
     judges = list(dict.fromkeys(r["judge"] for r in rows))
     has_llm = any(not is_builtin(j) and not j.startswith("paper") for j in judges)
     keep = [h for h in header if h not in ("cannot_decide", "unparsed")]
-    out_header = keep + [f"Δ{f}" for f in FAMILIES]
+    compared = [f for f in CARGO_FAMILIES if f in header] + ["DI"]
+    out_header = keep + [f"Δ{f}" for f in compared]
     out_rows = []
     for condition in dict.fromkeys(r["condition"] for r in rows):
         group = [r for r in rows if r["condition"] == condition]
@@ -43,14 +45,14 @@ def comparison_table(name: str, title: str, header: list[str], body: list[list[s
         ordered = ([paper] if paper else []) + [r for r in group if r is not paper]
         for index, row in enumerate(ordered):
             cells = [{"text": row.get(h, ""), "cls": "cond" if h == "condition" and index else ""} for h in keep]
-            for family in FAMILIES:
+            for family in compared:
                 ours, theirs = _number(row.get(family, "")), _number(paper.get(family, "")) if paper else None
                 text = short(ours - theirs, signed=True) if row is not paper and ours is not None \
                     and theirs is not None else ""
                 cells.append({"text": text, "cls": "delta"})
             judge = row["judge"]
             kind = "paper" if row is paper else "llm" if not is_builtin(judge) else \
-                "builtin" if not has_llm and judge in SHOWN_BUILTIN else "builtin extra"
+                "builtin" if not has_llm and judge in BESIDE_PAPER else "builtin extra"
             out_rows.append({"paper": row is paper, "kind": kind, "first": index == 0, "cells": cells})
     return {"name": name, "title": title, "header": out_header, "rows": out_rows, "comparison": True,
             "has_llm": has_llm}

@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Iterable
 
-from benchmark_builders.cargo.records import FAMILY_TABLE
+from benchmark_builders.cargo.records import FAMILY_TABLE, families_in
 from orgbench.core.tables import Table
+
+
+
+def _families(present: Iterable[str] = ()) -> tuple[tuple[str, str], ...]:
+    """The definition of each family a CARGO table shows: orgbench's own, then each plugin family ``present``."""
+    shown = families_in(present)
+    return tuple((f"{family.code} {family.name}", family.definition) for family in FAMILY_TABLE if family.code in shown)
+
 
 DEFINITIONS: dict[str, tuple[tuple[str, str], ...]] = {
     "cargo": (
-        *((f"{family.code} {family.name}", family.definition) for family in FAMILY_TABLE),
+        *_families(),
         ("penalty rate", "penalised (verdict fail) / judged items of a family; cannot_decide, unparsed answers and "
                          "errors are counted apart, never as 'not penalised'."),
         ("DI", "discrimination index = TP − FP: TP is the penalty rate pooled over P2 ∪ P4, FP over P1 ∪ P3. "
@@ -81,6 +90,8 @@ def definitions(directory: Path, key: str) -> tuple[tuple[str, str], ...]:
     col = {name: i for i, name in enumerate(table.columns)}
     if not {"family", "by", "group"} <= set(col):
         return defined
+    present = {str(row[col["family"]]) for row in table.rows}
+    defined = (*_families(present), *defined[len(_families()):])
     kinds: dict[str, list[str]] = {}
     for row in table.rows:
         family, by, group = (str(row[col[name]]) for name in ("family", "by", "group"))

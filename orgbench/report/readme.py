@@ -8,6 +8,7 @@ from benchmark_builders.cargo.records import FAMILIES
 from judges.backends.registry import is_builtin
 from orgbench.core.storage import read_text
 from orgbench.core.tables import Table
+from orgbench.studies.cargo_descriptor import BESIDE_PAPER, PAPER_JUDGE
 from orgbench.studies.descriptor import STUDIES
 
 LLM_HOWTO = """\
@@ -117,21 +118,22 @@ def cargo_comparison(directory: Path) -> list[str]:
     rows = _rows(directory / "table1_headline.csv") + _rows(directory / "table2_ablations.csv")
     if not rows:
         return []
-    paper = "paper: gpt-oss-120b"
+    paper = PAPER_JUDGE
     by = {(r["condition"], r["judge"]): r for r in rows}
     conditions = list(dict.fromkeys(r["condition"] for r in rows))
     ours = [j for j in dict.fromkeys(r["judge"] for r in rows) if j != paper]
     llm = [j for j in ours if not is_builtin(j)]
-    shown = llm + [j for j in ("builtin:grounded", "builtin:literal") if j in ours] if llm else \
-        [j for j in ("builtin:grounded", "builtin:literal") if j in ours] or ours
+    beside = [j for j in BESIDE_PAPER if j in ours]
+    shown = llm + beside if llm else beside or ours
+    families = [f for f in FAMILIES if f in rows[0]]        # the table's family columns
     grid = []
     for condition in conditions:
         cells = [condition]
         for judge in [paper] + shown:
             r = by.get((condition, judge))
-            cells.append("–" if r is None else " / ".join(str(r[f]) for f in FAMILIES) + f", DI {r['DI']}")
+            cells.append("–" if r is None else " / ".join(str(r[f]) for f in families) + f", DI {r['DI']}")
         grid.append(cells)
-    out = Table.from_lists(("condition", f"paper {' / '.join(FAMILIES)}, DI", *shown), grid).to_markdown().splitlines()
+    out = Table.from_lists(("condition", f"paper {' / '.join(families)}, DI", *shown), grid).to_markdown().splitlines()
     text = ["### Compared with the paper", "",
             "The paper's judge penalises every correct transplant under Direct (DI .00) and recovers under",
             "CARGO (DI ≈ .57) while missing most procedural corruptions (P4 .20)."]

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from judges.backends.registry import is_builtin
-from orgbench.report.comparison import SHOWN_BUILTIN
+from orgbench.studies.cargo_descriptor import BESIDE_PAPER
 from orgbench.report.findings import Source, diff, sentence
 
 
@@ -44,7 +44,7 @@ def cargo(src: Source, folder: str) -> list:
     paper = next((r["judge"] for r in rows if r["judge"].startswith("paper")), None)
     judges = list(dict.fromkeys(r["judge"] for r in rows if r["judge"] != paper))
     llm = [j for j in judges if not is_builtin(j)]
-    shown = llm or [j for j in SHOWN_BUILTIN if j in judges] or judges[:2]
+    shown = llm or [j for j in judges if j in BESIDE_PAPER] or judges[:2]
     shows, compared = [], []
     for judge in shown:
         cell = lambda column, condition: src.cell(t1, column, condition=condition, judge=judge)  # noqa: E731

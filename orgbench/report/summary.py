@@ -13,6 +13,7 @@ from markupsafe import Markup
 
 from judges.backends.registry import is_builtin
 from orgbench.report.findings import Source, sentence
+from orgbench.studies.cargo_descriptor import BESIDE_PAPER
 
 
 def _cargo(src: Source, folder: str) -> list[Markup | None]:
@@ -21,7 +22,7 @@ def _cargo(src: Source, folder: str) -> list[Markup | None]:
     paper = next((r["judge"] for r in rows if r["judge"].startswith("paper")), None)
     judges = list(dict.fromkeys(r["judge"] for r in rows if r["judge"] != paper))
     judge = next((j for j in judges if not is_builtin(j)), None) or \
-        next((j for j in ("builtin:grounded", "builtin:literal") if j in judges), None)
+        next((j for j in BESIDE_PAPER if j in judges), None)
     if judge is None or paper is None:
         return []
 

@@ -20,7 +20,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from benchmark_builders.cargo.records import FAMILIES
 from judges.backends.registry import is_builtin
 from orgbench.stages import module_fingerprint
 from orgbench.studies import ReproduceOptions
@@ -171,7 +170,7 @@ def _write_notes(out_dir: Path, suite: Path, seeds: tuple[int, ...], runs: list[
     judges = [read_json(run / "run.json").get("judge", run.name) for run in runs]
     builtin = [j for j in judges if is_builtin(j)]
     llm = [j for j in judges if not is_builtin(j)]
-    counts = ", ".join(f"{k} {meta['counts'][k]}" for k in FAMILIES)
+    counts = ", ".join(f"{k} {n}" for k, n in meta["counts"].items())
     caveats = []
     if builtin:
         caveats.append(f"The built-in judges ({', '.join(builtin)}) are procedural baselines that read only the "

@@ -6,6 +6,11 @@ from pathlib import Path
 
 from orgbench.studies.descriptor import Study, read_json_or_none
 
+#: How the tables name the paper's published rows (its judge: gpt-oss-120b).
+PAPER_JUDGE = "paper: gpt-oss-120b"
+#: The built-in judges the results set beside the paper when no LLM judge ran, the rule-based reader first.
+BESIDE_PAPER = ("builtin:grounded", "builtin:literal")
+
 STUDY = Study(
     name="cargo",
     title="CARGO-Bench",

@@ -39,14 +39,41 @@ def toys(tmp_path_factory) -> dict[str, Path]:
     subprocess.run([sys.executable, "-m", "pip", "--disable-pip-version-check", "-q", "install", "--no-deps",
                     "--no-build-isolation", "--no-index", "--target", str(base / "site"), str(base / "src")],
                    check=True, capture_output=True)
-    paths = {"base": base, "site": base / "site", "world": base / "world", "cargo": base / "cargo", "ge": base / "ge"}
+    paths = {"base": base, "site": base / "site", "world": base / "world", "cargo": base / "cargo", "ge": base / "ge",
+             "config": base / "authorship.toml"}
+    paths["config"].write_text("[groundeval.authorship]\n", encoding="utf-8")     # the plugin's track, named
     for args in (("simulate", "--out", paths["world"], "--days", 20, "--people", 25),
                  ("build", "cargo", "--world", paths["world"], "--out", paths["cargo"],
                   "--sizes", "P1=4,P3=4,P2=4,P4=4,P5=5"),
-                 ("build", "groundeval", "--world", paths["world"], "--out", paths["ge"])):
+                 ("build", "groundeval", "--world", paths["world"], "--out", paths["ge"], "--config", paths["config"]),
+                 # the defaults, with the plugin installed and without: what a default build (and reproduce) makes
+                 ("build", "cargo", "--world", paths["world"], "--out", base / "cargo-default"),
+                 ("build", "groundeval", "--world", paths["world"], "--out", base / "ge-default")):
         ran = _orgbench(paths["site"], *args)
         assert ran.returncode == 0, ran.stderr
     return paths
+
+
+def test_an_installed_plugin_leaves_the_default_suites_as_they_are(toys, tmp_path):
+    """A plugin's family or track joins a suite only when named (--sizes P5=N, [groundeval.authorship])."""
+    env = {**os.environ, "PYTHONPATH": str(REPO)}        # the plugin not installed
+    for args in (("build", "cargo", "--world", toys["world"], "--out", tmp_path / "cargo-default"),
+                 ("build", "groundeval", "--world", toys["world"], "--out", tmp_path / "ge-default")):
+        ran = subprocess.run([sys.executable, "-m", "orgbench.cli", *map(str, args)], capture_output=True, text=True,
+                             env=env)
+        assert ran.returncode == 0, ran.stderr
+    for name in ("cargo-default", "ge-default"):
+        with_plugin, without = toys["base"] / name, tmp_path / name
+        files = sorted(p.relative_to(without) for p in without.rglob("*") if p.is_file())
+        assert files == sorted(p.relative_to(with_plugin) for p in with_plugin.rglob("*") if p.is_file())
+        for rel in files:
+            if rel.name in ("MANIFEST.json", ".orgbench-out.json"):     # they name the folder they were written to
+                continue
+            assert (with_plugin / rel).read_bytes() == (without / rel).read_bytes(), rel
+    truth = _jsonl(toys["base"] / "cargo-default" / "truth.jsonl")
+    assert {t["family"] for t in truth} == {"P1", "P2", "P3", "P4"}
+    assert "P5" not in json.loads((toys["base"] / "cargo-default" / "suite.json").read_text())["counts"]
+    assert not [c for c in _jsonl(toys["base"] / "ge-default" / "contracts.jsonl") if c["track"] == "authorship"]
 
 
 def _jsonl(path: Path) -> list[dict]:
