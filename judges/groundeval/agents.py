@@ -14,11 +14,12 @@ orgbench's tracks: ``track_readings.py``), never a branch on its name here.
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from benchmark_builders.groundeval.contracts import NO_LINK_MECHANISM, Contract, Truth
 from benchmark_builders.groundeval.tracks import track
-from judges.groundeval.agent_registry import BUILTIN_AGENTS as BUILTIN_AGENTS  # declared with the registry
+from judges.groundeval.agent_registry import BUILTIN_AGENTS as BUILTIN_AGENTS  # named once, in OWN_AGENTS
 from judges.groundeval.context import Context, search_citation
 from judges.groundeval.runtime import GatedRuntime, tokenize
 from judges.groundeval.track_behaviour import behaviour
@@ -359,6 +360,22 @@ def make_leaky(world: World) -> Callable[..., dict[str, Any]]:
     return leaky
 
 
-AGENTS: dict[str, Callable[..., dict[str, Any]]] = {
-    "lazy": lazy_agent, "proximity": proximity_agent, "bm25": bm25_agent, "zero-shot": zero_shot_agent,
-}
+def oracle_for(suite: Path, world: World) -> Callable[..., dict[str, Any]]:
+    """The oracle for ``suite``: it reads the suite's truth."""
+    from judges.groundeval.traces import load_truth
+
+    return make_oracle(load_truth(suite))
+
+
+def leaky_for(suite: Path, world: World) -> Callable[..., dict[str, Any]]:
+    """The leaky agent for the suite's corpus ``world``."""
+    return make_leaky(world)
+
+
+def _same(procedure: Callable[..., dict[str, Any]]) -> Callable[[Path, World], Callable[..., dict[str, Any]]]:
+    """The factory of an agent that reads nothing of the suite beyond its contracts."""
+    return lambda suite, world: procedure
+
+
+lazy_for, proximity_for, bm25_for, zero_shot_for = map(_same, (lazy_agent, proximity_agent, bm25_agent,
+                                                               zero_shot_agent))

@@ -92,3 +92,8 @@ def follow_silence(contract: Contract, reader: Reader) -> dict[str, Any]:
 def follow_agent(contract: Contract, runtime: GatedRuntime | None, context: Context | None) -> dict[str, Any]:
     """Follow join keys through what it reads (see the module docstring)."""
     return read_as("follow", contract, Reader(runtime, context))
+
+
+def follow_for(suite: Any, world: Any) -> Any:
+    """The follow agent (it reads nothing of the suite beyond its contracts)."""
+    return follow_agent

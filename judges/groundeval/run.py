@@ -23,8 +23,7 @@ from typing import Any, Callable
 
 from benchmark_builders.groundeval.contracts import Contract
 from benchmark_builders.groundeval.tracks import track_names
-from judges.groundeval.agent_registry import MODES
-from judges.groundeval.agents import AGENTS, BUILTIN_AGENTS, make_leaky, make_oracle
+from judges.groundeval.agent_registry import AGENTS, BUILTIN_AGENTS, MODES
 from judges.groundeval.context import DEFAULT_BUDGET, build_context, check_citations
 from judges.groundeval.corpus_store import DEFAULT_CACHE, open_corpus
 from judges.groundeval.runtime import Corpus, GatedRuntime
@@ -41,21 +40,10 @@ from orgbench.core.storage import sha256_file, staged_directory, write_json, wri
 
 
 def _builtin(spec: str, suite: Path, corpus_world) -> Callable[..., dict[str, Any]]:
-    if spec == "oracle":
-        return make_oracle(load_truth(suite))
-    if spec == "leaky":
-        return make_leaky(corpus_world)
-    if spec in AGENTS:
-        return AGENTS[spec]
-    if spec == "follow":
-        from judges.groundeval.follow_agent import follow_agent
-
-        return follow_agent
-    from judges.groundeval.agent_registry import AGENTS as REGISTERED
-
-    plugin = REGISTERED.get(spec)
-    if plugin is not None and plugin.make is not None and "contracts" in plugin.suites:
-        return plugin.make(suite, corpus_world)
+    """The procedure of the agent registered as ``spec`` (orgbench's or a plugin's)."""
+    named = AGENTS.get(spec)
+    if named is not None and named.make is not None and "contracts" in named.suites:
+        return named.procedure(suite, corpus_world)
     raise InputError(f"--agent: unknown agent {spec!r} (built-in: {', '.join(BUILTIN_AGENTS)}; or openai:MODEL, "
                      "local:MODEL or another backend's KIND:MODEL)")
 

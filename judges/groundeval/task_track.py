@@ -243,7 +243,7 @@ def _procedure(suite: Path, spec: str) -> Any:
 
     plugin = AGENTS.get(spec)
     if plugin is not None and plugin.make is not None and "tasks" in plugin.suites:
-        return plugin.make(suite, None)
+        return plugin.procedure(suite, None)
     raise InputError(f"--agent: {spec!r} does not run task contracts (task agents: "
                      f"{', '.join(agent_names('tasks'))}; or openai:MODEL, local:MODEL or another backend's "
                      "KIND:MODEL)")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Generic, Iterable, TypeVar
@@ -49,18 +50,22 @@ def declared(path: Path, name: str, record: type[T], **defaults: Any) -> tuple[T
     field the record does not have) is an InputError naming the file, the declaration and the field.
     """
     source = path.read_text(encoding="utf-8")
-    if name not in source:
+    found = re.search(rf"^{re.escape(name)}\s*(:[^=\n]*)?=", source, re.MULTILINE)
+    if found is None:
         return ()
     where = f"{path}: {name}"
-    for node in ast.parse(source, filename=str(path)).body:
-        if not isinstance(node, (ast.Assign, ast.AnnAssign)) or node.value is None:
+    lines = source[found.start():].splitlines()
+    for end in range(1, len(lines) + 1):     # the statement alone: parsing the whole module is slower
+        try:
+            body = ast.parse("\n".join(lines[:end])).body
+        except SyntaxError:
             continue
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        if not any(isinstance(t, ast.Name) and t.id == name for t in targets):
-            continue
-        calls = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
-        return tuple(_record(call, where, record, defaults) for call in calls)
-    return ()
+        node = body[0] if body else None
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            calls = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+            return tuple(_record(call, where, record, defaults) for call in calls)
+        break
+    raise InputError(f"{where}: must be {record.__name__}(field=..., ...) with keyword arguments only")
 
 
 def _record(call: ast.expr, where: str, record: type[T], defaults: dict[str, Any]) -> T:

@@ -246,9 +246,10 @@ class RuntimeTools:
 
 
 def _project_agent(name: str) -> Reader | None:
-    from judges.groundeval.agents import AGENTS
+    from judges.groundeval.agent_registry import AGENTS
 
-    return None if name not in AGENTS else AGENTS[name]   # type: ignore[return-value]
+    agent = AGENTS.get(name) if name in ("lazy", "proximity", "bm25", "zero-shot") else None
+    return None if agent is None else agent.procedure(Path(), None)   # type: ignore[return-value]
 
 
 def drive(suite: Path, name: str, mode: str, corpus: Any = None) -> list[Any]:
