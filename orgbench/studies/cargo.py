@@ -163,6 +163,7 @@ def _judges_line(runs: list[Path], options: ReproduceOptions) -> str:
 
 def _write_notes(out_dir: Path, suite: Path, seeds: tuple[int, ...], runs: list[Path],
                  options: ReproduceOptions) -> None:
+    from benchmark_builders.cargo.records import families_in
     from benchmark_builders.cargo.worlds import CARGO_WORLD
     from orgbench.core.storage import read_json, write_text_atomic
 
@@ -170,7 +171,7 @@ def _write_notes(out_dir: Path, suite: Path, seeds: tuple[int, ...], runs: list[
     judges = [read_json(run / "run.json").get("judge", run.name) for run in runs]
     builtin = [j for j in judges if is_builtin(j)]
     llm = [j for j in judges if not is_builtin(j)]
-    counts = ", ".join(f"{k} {n}" for k, n in meta["counts"].items())
+    counts = ", ".join(f"{k} {meta['counts'][k]}" for k in families_in(meta["counts"]))   # suite.json sorts keys
     caveats = []
     if builtin:
         caveats.append(f"The built-in judges ({', '.join(builtin)}) are procedural baselines that read only the "
