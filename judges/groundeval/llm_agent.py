@@ -36,20 +36,24 @@ TOOLS = [
         "name": "search_artifacts",
         "description": "Search the artifacts you may see (BM25 over title and body). Returns ids, titles and snippets.",
         "parameters": {"type": "object", "properties": {
-            "query": {"type": "string"},
+            "query": {"type": "string", "description": "search terms"},
             "subsystem": {"type": ["string", "null"], "description": "restrict to one subsystem"},
-            "limit": {"type": "integer", "minimum": 1, "maximum": 50}},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 50, "description": "how many results"}},
             "required": ["query"]}}},
     {"type": "function", "function": {
         "name": "fetch_artifact",
         "description": "Read one artifact by id (ID for its version at your moment, or ID@N).",
-        "parameters": {"type": "object", "properties": {"artifact_id": {"type": "string"}},
+        "parameters": {"type": "object", "properties": {"artifact_id": {
+            "type": "string", "description": "ID (its version at your moment) or ID@N"}},
                        "required": ["artifact_id"]}}},
 ]
+#: The answer of a conversation that used every turn without submitting.
+TURN_LIMIT_ANSWER = "no answer submitted within the turn limit"
 SUBMIT = {"type": "function", "function": {
     "name": "submit_answer",
     "description": "Submit the final answer (a JSON object following the answer schema).",
-    "parameters": {"type": "object", "properties": {"answer": {"type": "object"}}, "required": ["answer"]}}}
+    "parameters": {"type": "object", "properties": {"answer": {
+        "type": "object", "description": "the answer, following the answer schema"}}, "required": ["answer"]}}}
 
 
 def contract_prompt(contract: Contract) -> str:
@@ -129,4 +133,4 @@ class LLMAgent:
                 result = run_tool(name, args)
                 messages.append({"role": "tool", "tool_call_id": call.get("id", ""),
                                  "content": json.dumps(result, ensure_ascii=False)})
-        return "no answer submitted within the turn limit"
+        return TURN_LIMIT_ANSWER

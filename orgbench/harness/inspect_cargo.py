@@ -19,15 +19,17 @@ import math
 from pathlib import Path
 from typing import Any
 
-from inspect_ai import Task
-from inspect_ai.model import GenerateConfig
+from inspect_ai import Epochs, Task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import ChatMessageSystem, ChatMessageUser
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 #: The task metadata key that binds an eval log to its suite (read back by inspect_log).
 SUITE_KEY = "orgbench_cargo"
+#: A verdict is a word, not a number: epochs keep the most common one (inspect's default mean would warn on
+#: every sample that "pass" is no float). Judge seeds, not epochs, repeat a judgment.
+VERDICT_EPOCHS = Epochs(1, "mode")
 
 
 def cargo_task(suite_dir: Path, condition: str, seeds: tuple[int, ...], limit: int | None, temperature: float,
@@ -55,7 +57,7 @@ def cargo_task(suite_dir: Path, condition: str, seeds: tuple[int, ...], limit: i
                   "max_tokens": max_tokens, "extra": {}}
     return Task(dataset=MemoryDataset(samples, name=f"cargo-{cond.name}"), solver=judge_request(max_tokens),
                 scorer=cargo_verdict(), metrics=[cargo_metric(resamples)], name="cargo_bench",
-                config=GenerateConfig(temperature=temperature),
+                config=GenerateConfig(temperature=temperature), epochs=VERDICT_EPOCHS,
                 metadata={SUITE_KEY: {"parameters": parameters, "locations": locations}})
 
 
@@ -127,8 +129,11 @@ def _num(x: float | None) -> float:
 
 @metric(name="cargo")
 def cargo_metric(resamples: int = 10_000) -> Metric:
-    """Per-family penalty rates, TP, FP and DI with its 95% bootstrap CI (mean of judge seeds)."""
+    """Per-family penalty rates, TP, FP and DI with its 95% bootstrap CI (mean of judge seeds); nothing before
+    the first scored sample."""
     def compute(scores: list[SampleScore]) -> dict[str, float]:
+        if not scores:
+            return {}
         mean = condition_score(scores, resamples).to_json()["mean_of_seeds"]
         out = {f"penalty_rate_{family}": _num(rate) for family, rate in mean["rates"].items()}
         out.update(TP=_num(mean["tp"]), FP=_num(mean["fp"]), DI=_num(mean["di"]),

@@ -23,7 +23,7 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import TaskState
 
 from orgbench.core.errors import InputError
-from orgbench.harness.inspect_cargo import judge_request
+from orgbench.harness.inspect_cargo import VERDICT_EPOCHS, judge_request
 
 
 def contrast_task(suite_dir: Path, draws: int) -> Task:
@@ -59,7 +59,7 @@ def contrast_task(suite_dir: Path, draws: int) -> Task:
                           "extent": job["extent"], "rendering": job["rendering"], "seed": draw, "blank": _blank(data)}))
     return Task(dataset=MemoryDataset(samples, name="assurance-contrast"), solver=judge_request(),
                 scorer=packet_verdict(), metrics=[contrast_metric()], name="assurance_contrast",
-                config=GenerateConfig(temperature=0.0),
+                config=GenerateConfig(temperature=0.0), epochs=VERDICT_EPOCHS,
                 metadata={"orgbench_contrast": {"suite": str(Path(suite_dir).resolve()), "draws": draws}})
 
 
@@ -96,6 +96,8 @@ def contrast_metric() -> Metric:
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         from judges.assurance.contrast import contrast_summary
 
+        if not scores:
+            return {}
         summary = contrast_summary(judged_packets(scores))
         out: dict[str, float] = {}
         for name in ("original", "restored", "reduction"):

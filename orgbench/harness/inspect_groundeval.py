@@ -23,23 +23,26 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
-from inspect_ai.tool import Tool, ToolDef
+from inspect_ai.tool import Tool, ToolDef, ToolParams
 from inspect_ai.util import store
+
+from orgbench.core.errors import InputError
 
 AGENT_KEY = "orgbench_groundeval"
 
 
 def groundeval_task(suite_dir: Path, limit: int | None, max_turns: int) -> Task:
     """The task over ``suite_dir``'s question contracts (the first ``limit``)."""
+    from judges.groundeval.corpus_store import open_corpus
     from judges.groundeval.llm_agent import SYSTEM, contract_prompt
-    from judges.groundeval.runtime import Corpus
-    from judges.groundeval.traces import load_corpus_world, load_suite
+    from judges.groundeval.traces import load_suite
+    from orgbench.harness.suites import cache_dir
 
     meta, contracts = load_suite(suite_dir)
     if meta.get("format") == "groundeval-tasks":
-        raise ValueError(f"{suite_dir}: a task-contract suite; orgbench/groundeval runs question contracts")
+        raise InputError(f"suite: {suite_dir} is a task-contract suite; orgbench/groundeval runs question contracts")
     chosen = contracts[:limit] if limit else contracts
-    corpus = Corpus(load_corpus_world(suite_dir))
+    corpus = open_corpus(suite_dir, cache_dir() / "groundeval-index")     # the suite's index, kept once built
     by_id = {c.question_id: c for c in chosen}
     samples = [Sample(id=c.question_id, input=[ChatMessageSystem(content=SYSTEM),
                                                ChatMessageUser(content=contract_prompt(c))],
@@ -51,40 +54,44 @@ def groundeval_task(suite_dir: Path, limit: int | None, max_turns: int) -> Task:
 
 
 def _tools(runtime: Any) -> list[Tool]:
-    """The gated runtime's tools as inspect tools, and submit_answer (which records the answer in the store)."""
+    """The gated runtime's tools as inspect tools, offered with the schemas ``run-agent`` offers (``llm_agent.TOOLS``
+    and ``SUBMIT``), their arguments passed to the runtime as the model sent them and their results unshortened (so
+    the trace and what the model reads are ``run-agent``'s); submit_answer records the answer in the store."""
     from judges.groundeval.llm_agent import SUBMIT, TOOLS
 
-    async def search_artifacts(query: str, subsystem: str | None = None, limit: int = 10) -> str:
-        args: dict[str, Any] = {"query": query, "limit": limit}
-        if subsystem is not None:
-            args["subsystem"] = subsystem
-        return json.dumps(runtime.call("search_artifacts", args), ensure_ascii=False)
+    def run(tool: str, arguments: dict[str, Any]) -> str:
+        if store().get("submitted", False):     # run-agent stops at submit_answer: later calls of its turn never run
+            return json.dumps({"error": "answer_submitted", "message": "the answer was already submitted"})
+        return json.dumps(runtime.call(tool, arguments), ensure_ascii=False)
 
-    async def fetch_artifact(artifact_id: str) -> str:
-        return json.dumps(runtime.call("fetch_artifact", {"artifact_id": artifact_id}), ensure_ascii=False)
+    async def search_artifacts(**kwargs: Any) -> str:
+        return run("search_artifacts", kwargs)
 
-    async def submit_answer(answer: dict[str, Any]) -> str:
-        store().set("answer", answer)
+    async def fetch_artifact(**kwargs: Any) -> str:
+        return run("fetch_artifact", kwargs)
+
+    async def submit_answer(**kwargs: Any) -> str:
+        store().set("answer", kwargs.get("answer"))
         store().set("submitted", True)
         return "answer recorded"
 
-    specs: dict[str, dict[str, Any]] = {spec["function"]["name"]: spec["function"]  # type: ignore[index,misc]
-                                        for spec in [*TOOLS, SUBMIT]}
+    def define(function: Any, spec: dict[str, Any]) -> Tool:
+        # additionalProperties None: left out of the schema sent, as run-agent leaves it out
+        params = ToolParams.model_validate({**spec["parameters"], "additionalProperties": None})
+        return ToolDef(function, name=spec["name"], description=str(spec["description"]), parameters=params,
+                       max_output=0).as_tool()
 
-    def define(function: Any, params: dict[str, str]) -> Tool:
-        spec = specs[function.__name__]
-        return ToolDef(function, name=function.__name__, description=str(spec["description"]),
-                       parameters=params).as_tool()
-
-    return [define(search_artifacts, {"query": "search terms", "subsystem": "restrict to one subsystem",
-                                      "limit": "how many results (1-50)"}),
-            define(fetch_artifact, {"artifact_id": "ID for its version at your moment, or ID@N"}),
-            define(submit_answer, {"answer": "a JSON object following the answer schema"})]
+    functions = {"search_artifacts": search_artifacts, "fetch_artifact": fetch_artifact,
+                 "submit_answer": submit_answer}
+    return [define(functions[spec["function"]["name"]], spec["function"])  # type: ignore[index]
+            for spec in [*TOOLS, SUBMIT]]
 
 
 @solver
 def gated_agent(corpus: Any, contracts: dict[str, Any], max_turns: int = 12) -> Solver:
-    """Turns of the model until it submits (or answers without a call), every call run on the gated runtime."""
+    """Turns of the model until it submits (or answers without a call), every call run on the gated runtime; as
+    ``run-agent``'s loop (``LLMAgent.converse``), what it answers when the turns run out."""
+    from judges.groundeval.llm_agent import TURN_LIMIT_ANSWER
     from judges.groundeval.runtime import GatedRuntime
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
@@ -93,10 +100,13 @@ def gated_agent(corpus: Any, contracts: dict[str, Any], max_turns: int = 12) -> 
         state.tools = _tools(runtime)
         for _ in range(max_turns):
             state = await generate(state, tool_calls="single")
-            if store().get("submitted", False) or not state.output.message.tool_calls:
+            if store().get("submitted", False):
                 break
-        if not store().get("submitted", False):
-            store().set("answer", state.output.completion if state.output else "")
+            if not state.output.message.tool_calls:          # it answered in words: that text is the answer
+                store().set("answer", state.output.completion)
+                break
+        else:
+            store().set("answer", TURN_LIMIT_ANSWER)
         store().set("calls", runtime.trace())
         return state
 

@@ -7,9 +7,13 @@ PROVIDER/MODEL`` finds the tasks. Task parameters come with ``-T name=value``.
 
 from __future__ import annotations
 
+import contextlib
+from typing import Any, Iterator
+
 from inspect_ai import Task, task
 
 from orgbench.commands.options import parse_seeds
+from orgbench.core.errors import InputError
 from orgbench.harness.inspect_cargo import cargo_task
 from orgbench.harness.inspect_contrast import contrast_task
 from orgbench.harness.inspect_groundeval import groundeval_task
@@ -20,6 +24,37 @@ def _seeds(seeds: str | int | list[str | int]) -> tuple[int, ...]:
     """Judge seeds from ``-T seeds=0,1,2`` (inspect gives a list), ``-T seeds=0-9`` or ``-T seeds=3``."""
     text = ",".join(str(s) for s in seeds) if isinstance(seeds, (list, tuple)) else str(seeds)
     return parse_seeds(text, "seeds")
+
+
+def _count(value: Any, name: str, least: int = 1) -> int:
+    """A whole-number task parameter of at least ``least`` (InputError naming ``-T name`` otherwise)."""
+    try:
+        number = int(str(value))
+    except ValueError:
+        raise InputError(f"{name}: expected a whole number, got {value!r}") from None
+    if number < least:
+        raise InputError(f"{name}: expected at least {least}, got {number}")
+    return number
+
+
+def _condition(name: Any) -> str:
+    """A prompt condition's name (InputError naming ``condition`` and the known ones otherwise)."""
+    from judges.conditions import ALL_CONDITIONS
+
+    if str(name) not in ALL_CONDITIONS:
+        raise InputError(f"condition: unknown condition {str(name)!r}; known: {', '.join(ALL_CONDITIONS)}")
+    return str(name)
+
+
+@contextlib.contextmanager
+def _one_line() -> Iterator[None]:
+    """A bad task parameter or suite as inspect shows a prerequisite: its one line, no traceback."""
+    try:
+        yield
+    except InputError as exc:
+        from inspect_ai._util.error import PrerequisiteError    # inspect prints its message alone
+
+        raise PrerequisiteError(f"orgbench: -T {exc}") from None
 
 
 @task
@@ -39,8 +74,11 @@ def cargo_bench(suite: str | None = None, condition: str = "cargo", seeds: str |
         max_tokens: the request's max_tokens (none by default, as orgbench judge).
         resamples: bootstrap resamples for DI's CI.
     """
-    return cargo_task(cargo_suite(suite), str(condition), _seeds(seeds), None if limit is None else int(limit),
-                      float(temperature), max_tokens, int(resamples))
+    with _one_line():
+        return cargo_task(cargo_suite(suite), _condition(condition), _seeds(seeds),
+                          None if limit is None else _count(limit, "limit"), float(temperature),
+                          None if max_tokens is None else _count(max_tokens, "max_tokens"),
+                          _count(resamples, "resamples"))
 
 
 @task
@@ -54,7 +92,9 @@ def groundeval(suite: str | None = None, limit: int | None = None, max_turns: in
         limit: answer only the first N contracts.
         max_turns: model turns per contract before its last message counts as the answer.
     """
-    return groundeval_task(groundeval_suite(suite), limit, int(max_turns))
+    with _one_line():
+        return groundeval_task(groundeval_suite(suite), None if limit is None else _count(limit, "limit"),
+                               _count(max_turns, "max_turns"))
 
 
 @task
@@ -68,4 +108,5 @@ def assurance_contrast(suite: str, draws: int = 2) -> Task:
         suite: a trajectory suite folder (orgbench build trajectories).
         draws: answers per packet (a consensus flag needs every draw to say fail).
     """
-    return contrast_task(trajectory_suite(suite), int(draws))
+    with _one_line():
+        return contrast_task(trajectory_suite(suite), _count(draws, "draws"))

@@ -50,5 +50,5 @@ def trajectory_suite(suite: str) -> Path:
 def _given(suite: str, marker: str, what: str) -> Path:
     path = Path(suite).expanduser().resolve()
     if not (path / marker).is_file():
-        raise InputError(f"suite={suite}: {path / marker} not found; name {what}")
+        raise InputError(f"suite: {path / marker} not found; name {what}")
     return path

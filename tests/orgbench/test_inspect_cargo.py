@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -45,17 +48,23 @@ def suite(tmp_path_factory) -> Path:
     return base / "suite"
 
 
-def _inspect_run(suite: Path, server: ChatServer, log_dir: Path, monkeypatch, **params) -> Path:
-    from orgbench.harness.inspect_tasks import cargo_bench
+def inspect_eval(task: str, server: ChatServer, log_dir: Path, *params: str) -> tuple[Path, str]:
+    """``inspect eval TASK`` as a user types it (inspect's CLI finding the task through orgbench's entry point), in
+    a subprocess with Hugging Face and inspect offline; the log written and everything the command printed."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "test-key", "HF_HUB_OFFLINE": "1",
+           "NO_COLOR": "1", "COLUMNS": "200"}
+    done = subprocess.run([sys.executable, "-m", "inspect_ai", "eval", task, "--model", f"openai/{MODEL}",
+                           "--model-base-url", server.base_url, "--log-dir", str(log_dir), "--display", "plain",
+                           "--log-format", "eval", *params], env=env, cwd=log_dir.parent, capture_output=True,
+                          text=True, timeout=600)
+    said = done.stdout + done.stderr
+    assert done.returncode == 0, said
+    logs = sorted(log_dir.glob("*.eval"))
+    assert len(logs) == 1, said
+    return logs[0], said
 
-    monkeypatch.setenv("OPENAI_API_KEY", "test-key")        # inspect's provider wants one; the server needs none
-    logs = inspect_ai.eval(cargo_bench(suite=str(suite), **params), model=f"openai/{MODEL}",
-                           model_base_url=server.base_url, log_dir=str(log_dir), display="none", log_format="eval")
-    assert logs[0].status == "success", logs[0].error
-    return Path(logs[0].location)
 
-
-@pytest.mark.slow       # a suite, two judge runs over HTTP and three table builds (about 20 s)
+@pytest.mark.slow       # a suite, orgbench judge and `inspect eval` over HTTP, three table builds (about 40 s)
 def test_inspect_sends_what_orgbench_judge_sends_and_tables_give_the_same_numbers(suite, tmp_path, monkeypatch):
     with ChatServer(answer=verdict_by_hash) as server:
         monkeypatch.delenv("OPENAI_API_KEY", raising=False)
@@ -63,8 +72,11 @@ def test_inspect_sends_what_orgbench_judge_sends_and_tables_give_the_same_number
            "--conditions", "cargo", "--seeds", "0,1", "--out", tmp_path / "run")
         judged = {_key(b): b for b in server.bodies}
         server.reset()
-        log = _inspect_run(suite, server, tmp_path / "logs", monkeypatch, condition="cargo", seeds="0,1")
+        log, said = inspect_eval("orgbench/cargo_bench", server, tmp_path / "logs", "-T", f"suite={suite}",
+                                 "-T", "condition=cargo", "-T", "seeds=0,1")
         inspected = {_key(b): b for b in server.bodies}
+    assert "WARNING" not in said and "Traceback" not in said, said     # no warning per sample, none at the start
+    assert "DI_ci_low" in said                                         # inspect shows orgbench's metric
     assert len(judged) == 12 * 2 and len(server.bodies) == len(inspected)
     assert inspected == judged              # every request body, item by item: model, messages, temperature, seed
     for body in judged.values():
@@ -129,8 +141,6 @@ def test_a_log_of_another_task_is_refused_in_one_line(tmp_path):
 def test_the_contrast_task_sends_what_tables_assurance_sends_and_gives_the_same_g(tmp_path, monkeypatch):
     from inspect_ai.log import read_eval_log
 
-    from orgbench.harness.inspect_tasks import assurance_contrast
-
     ok("simulate", "--out", tmp_path / "world", "--days", 20, "--people", 25)
     ok("build", "trajectories", "--world", tmp_path / "world", "--out", tmp_path / "tr", "--n", 6)
     with ChatServer(answer=verdict_by_hash) as server:
@@ -139,15 +149,31 @@ def test_the_contrast_task_sends_what_tables_assurance_sends_and_gives_the_same_
            server.base_url, "--out", tmp_path / "t")
         judged = {_key(b): b for b in server.bodies}
         server.reset()
-        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
-        logs = inspect_ai.eval(assurance_contrast(suite=str(tmp_path / "tr")), model=f"openai/{MODEL}",
-                               model_base_url=server.base_url, log_dir=str(tmp_path / "logs"), display="none")
+        log, said = inspect_eval("orgbench/assurance_contrast", server, tmp_path / "logs", "-T",
+                                 f"suite={tmp_path / 'tr'}")
         inspected = {_key(b): b for b in server.bodies}
-    assert logs[0].status == "success", logs[0].error
+    assert "WARNING" not in said and "Traceback" not in said, said
     assert judged and inspected == judged                 # every packet and draw: the same request body
     summary = json.loads((tmp_path / "t" / "contrast.json").read_text())
     assert any(cell["flags"] for cell in summary["cells"].values())
-    metrics = {k: v.value for k, v in read_eval_log(logs[0].location).results.scores[0].metrics.items()}
+    metrics = {k: v.value for k, v in read_eval_log(str(log)).results.scores[0].metrics.items()}
     for name in ("original", "restored", "reduction"):
         assert metrics[f"G_{name}"] == summary["G"][name]
         assert [metrics[f"G_{name}_ci_low"], metrics[f"G_{name}_ci_high"]] == summary["G_ci95"][name]
+
+
+@pytest.mark.parametrize("params, says", [
+    ({"suite": "/nowhere"}, "-T suite: /nowhere/items.jsonl not found"),
+    ({"condition": "bogus"}, "-T condition: unknown condition 'bogus'; known: noref"),
+    ({"limit": "ten"}, "-T limit: expected a whole number, got 'ten'"),
+    ({"seeds": "x"}, "-T seeds: expected a list like 0-9 or 0,1,2, got 'x'"),
+])
+def test_a_bad_task_parameter_is_one_line_inspect_prints_without_a_traceback(params, says, tmp_path):
+    from inspect_ai._util.error import PrerequisiteError
+
+    from orgbench.harness.inspect_tasks import cargo_bench
+
+    (tmp_path / "items.jsonl").write_text("", encoding="utf-8")    # the parameters are checked before it is read
+    with pytest.raises(PrerequisiteError) as raised:
+        cargo_bench(**{"suite": str(tmp_path), **params})
+    assert raised.value.message.startswith("orgbench: " + says), raised.value.message

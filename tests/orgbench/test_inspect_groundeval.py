@@ -91,3 +91,67 @@ def test_groundeval_task_scores_what_orgbench_score_gives(tmp_path):
         if summary[track]["n"]:
             for name in ("s_answer", "s_traj", "s_adj", "violation_rate"):
                 assert metrics[f"{track}/{name}"] == pytest.approx(summary[track][name]), (track, name)
+
+
+def _scripted_server_turn(body: dict) -> dict:
+    """The scripted agent above as an OpenAI-compatible server answers: the next assistant message with its call."""
+    from inspect_ai.model import ChatMessageAssistant, ChatMessageTool, ChatMessageUser
+
+    shown = []
+    for message in body["messages"]:
+        if message["role"] == "user":
+            shown.append(ChatMessageUser(content=message["content"]))
+        elif message["role"] == "assistant":
+            shown.append(ChatMessageAssistant(content=message.get("content") or ""))
+        elif message["role"] == "tool":
+            shown.append(ChatMessageTool(content=message["content"], tool_call_id=message["tool_call_id"]))
+    call = _turn(shown).message.tool_calls[0]
+    return {"role": "assistant", "content": None, "tool_calls": [
+        {"id": call.id, "type": "function", "function": {"name": call.function,
+                                                         "arguments": json.dumps(call.arguments)}}]}
+
+
+def _conversation(body: dict) -> tuple[str, int]:
+    return body["messages"][1]["content"], sum(1 for m in body["messages"] if m["role"] == "assistant")
+
+
+@pytest.mark.slow       # a world, a suite, run-agent and inspect over HTTP on 12 contracts, scoring twice
+def test_groundeval_task_sends_what_run_agent_sends_and_records_the_same_calls(tmp_path, monkeypatch):
+    from inspect_ai.log import read_eval_log
+
+    from orgbench.harness.inspect_tasks import groundeval
+    from tests.judges.chat_server import ChatServer
+
+    ok("simulate", "--out", tmp_path / "world", "--days", 20, "--people", 25)
+    ok("build", "groundeval", "--world", tmp_path / "world", "--out", tmp_path / "suite")
+    monkeypatch.setenv("ORGBENCH_CACHE", str(tmp_path / "cache"))
+    with ChatServer(answer=_scripted_server_turn) as server:
+        ok("run-agent", "--suite", tmp_path / "suite", "--agent", "openai:gpt-4o-mini", "--base-url",
+           server.base_url, "--out", tmp_path / "run", "--no-latency", "--limit", 12)
+        by_run_agent = {_conversation(b): b for b in server.bodies}
+        server.reset()
+        monkeypatch.setenv("OPENAI_API_KEY", "test-key")
+        logs = inspect_ai.eval(groundeval(suite=str(tmp_path / "suite"), limit=12), model="openai/gpt-4o-mini",
+                               model_base_url=server.base_url, log_dir=str(tmp_path / "logs"), display="none")
+        by_inspect = {_conversation(b): b for b in server.bodies}
+    assert logs[0].status == "success", logs[0].error
+    assert len(by_inspect) == len(by_run_agent) == 12 * 3
+    for key, body in by_inspect.items():   # inspect names tool_choice "auto" (the default) and sends "" for no text
+        assert body.pop("tool_choice") == "auto"
+        for message in body["messages"]:
+            if message["role"] == "assistant" and message["content"] == "":
+                message["content"] = None
+        assert body == by_run_agent[key], key        # messages, tools and their schemas, temperature
+
+    ok("score", "groundeval", "--suite", tmp_path / "suite", "--answers", tmp_path / "run", "--out",
+       tmp_path / "scores", "--answered-only")
+    rows = {r["question_id"]: r for r in map(json.loads, (tmp_path / "scores" / "questions.jsonl").read_text()
+                                            .splitlines())}
+    traces = {t["question_id"]: t["calls"] for t in map(json.loads, (tmp_path / "run" / "traces.jsonl").read_text()
+                                                        .splitlines())}
+    samples = read_eval_log(logs[0].location).samples
+    assert sorted(s.id for s in samples) == sorted(rows)
+    for sample in samples:
+        score = sample.scores["groundeval_rules"]
+        assert score.metadata["calls"] == traces[sample.id], sample.id
+        assert score.value == {name: rows[sample.id][name] for name in ("s_answer", "s_traj", "v", "s_adj")}
