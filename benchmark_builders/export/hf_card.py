@@ -3,7 +3,8 @@
 The header declares every config (its one split's Parquet file, its features
 as ``datasets`` names arrow types, its row count), the default config (the
 inputs), licence, task categories, size category, pretty name and the papers
-as arXiv tags. The prose says how the source was built, what each column
+to cite (arXiv tags where a paper has an arXiv id, and every paper's BibTeX
+as ``citation``). The prose says how the source was built, what each column
 means, how to score, what is withheld from the model under test, and the known
 limits. Everything comes from the configs written, so the card cannot name a
 column the files lack.
@@ -164,7 +165,8 @@ def hf_feature(arrow_type: Any) -> dict[str, str]:
 
 
 def header(kind: str, configs: Sequence[Any]) -> dict[str, Any]:
-    """The YAML header: licence, tasks, size, name, configs (default: the first input) and their features."""
+    """The YAML header: licence, tasks, size, name, the papers to cite (arXiv tags, and their BibTeX as
+    ``citation``), configs (default: the first input) and their features."""
     about = _ABOUT[kind]
     default = next(c.spec.name for c in configs if c.spec.role == INPUT)
     largest = max(c.rows for c in configs if c.spec.role == INPUT)
@@ -174,6 +176,7 @@ def header(kind: str, configs: Sequence[Any]) -> dict[str, Any]:
         "task_categories": list(about["tasks"]),
         "size_categories": [_size_category(largest)],
         "tags": ["orgbench", "synthetic", "llm-as-judge", *(f"arxiv:{a}" for a in about["arxiv"])],
+        **({"citation": "\n\n".join(about["papers"])} if about["papers"] else {}),
         "configs": [{"config_name": c.spec.name, "data_files": [{"split": SPLIT, "path": c.path}],
                      **({"default": True} if c.spec.name == default else {})} for c in configs],
         "dataset_info": [{"config_name": c.spec.name,
@@ -205,8 +208,9 @@ def render_card(kind: str, configs: Sequence[Any], record: Mapping[str, Any]) ->
               "## How to score", "", about["score"], "",
               "## What is withheld from the model under test", "", about["withheld"], "",
               "## Known limits", "", about["limits"], "",
-              "The Parquet bytes are the same for the same source under one pyarrow version; another pyarrow "
-              "version may write other bytes (its version is in each file's metadata) with the same rows.", ""]
+              "The Parquet files are byte-identical for the same source under one pyarrow version, not across "
+              "versions: another pyarrow version writes other footer metadata (its own version, statistics "
+              "fields), so other bytes holding the same rows and schema. This card is the same.", ""]
     if about["papers"]:
         lines += ["## Citation", "", "```bibtex", *"\n\n".join(about["papers"]).splitlines(), "```", ""]
     return "\n".join(lines)

@@ -164,6 +164,9 @@ def test_truth_round_trips_and_no_input_config_holds_a_truth_column(sources, exp
     assert [{k: json.loads(v) if k != "trajectory_id" else v for k, v in r.items()} for r in labels] == \
         rows(sources["tr"] / "labels.jsonl")
     assert "arxiv:2606.22737" in card(exports["ge"])[0]["tags"]
+    cited = {name: card(folder)[0].get("citation", "") for name, folder in exports.items()}   # the papers to cite
+    assert "@misc{chhabra2026cargo," in cited["cargo"] and "eprint = {2606.22737}" in cited["ge"]
+    assert "eprint = {2611.02676}" in cited["tr"] and cited["world"] == ""
 
 
 @pytest.mark.slow
@@ -178,6 +181,10 @@ def test_prompts_config_is_what_judge_dry_run_renders(sources, exports, tmp_path
     exported = {(r["item_id"], r["condition"]): [r["system"], r["user"]] for r in table}
     assert len(exported) == len(table)
     assert {k: v for k, v in exported.items() if k in sent} == sent and len(sent) == 12 * 12
+    systems: dict[str, set[str]] = {}        # docs/harnesses.md: one system message per condition (lm-eval's
+    for row in table:                        # --system_instruction)
+        systems.setdefault(row["condition"], set()).add(row["system"])
+    assert len(systems) == 13 and all(len(texts) == 1 for texts in systems.values())
 
 
 @pytest.mark.slow
