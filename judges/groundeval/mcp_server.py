@@ -13,6 +13,10 @@ URL names (``?agent=NAME``), else as ``agent_name`` and its session id
 (``mcp_transports.session_agent``).
 One-contract mode (``question_id`` given): ``get_contract`` and the three
 runtime tools for that contract only, as ``serve-mcp --contract`` did before.
+Context mode (``mode="context"``, ``serve-mcp --mode context``): each
+contract is shown with its context and the agent only submits (no
+``search_artifacts`` / ``fetch_artifact``); the answers are scored as
+``run-agent --mode context``'s are.
 A task-contract suite is served the same way by a ``TaskSession``
 (``judges.groundeval.task_session``), with ``use_task_tool`` for the
 contract's own tools.
@@ -39,7 +43,8 @@ from pathlib import Path
 from typing import Any, AsyncIterator
 
 from judges.groundeval.call_args import DEFAULT_LIMIT, MAX_ARG_CHARS, MAX_LIMIT
-from judges.groundeval.mcp_session import RUNTIME_TOOLS, SuiteSession, shown
+from judges.groundeval.context import DEFAULT_BUDGET
+from judges.groundeval.mcp_session import MODES, RUNTIME_TOOLS, SuiteSession, shown
 from judges.groundeval.mcp_transports import SESSION_IDLE_S, session_agent
 from judges.groundeval.submissions import SubmissionLog
 from judges.groundeval.runtime import Corpus
@@ -74,7 +79,14 @@ SUITE_TOOLS = ("list_contracts", "start_contract", "get_contract", "search_artif
 CONTRACT_TOOLS = ("get_contract", "search_artifacts", "fetch_artifact", "submit_answer")
 
 
-def _instructions(first: dict[str, Any] | None) -> str:
+def _instructions(first: dict[str, Any] | None, mode: str = "tool") -> str:
+    if mode == "context":
+        return ("You are answering GroundEval questions, each as the actor it names at its moment as_of, from the "
+                "evidence shown with it. " + ("Call list_contracts, then for each question start_contract: its "
+                "reply holds the question and its context. " if first is None else "Call get_contract: its reply "
+                "holds the question and its context. ") + "Call submit_answer once per question with a JSON object "
+                "following its answer_schema, citing the context's artifact ids and, to show where you looked, its "
+                "searches (search:<subsystem>).")
     if first is None:
         return ("You are answering GroundEval questions, each as the actor it names at its moment as_of. Call "
                 "list_contracts, then for each question start_contract, gather evidence with search_artifacts and "
@@ -125,12 +137,18 @@ def _connection_state(ctx: Any, agent_name: str) -> dict[str, Any]:
 
 
 def make_server(suite: Path, question_id: str | None, out: Path, agent_name: str = "mcp-agent", *,
-                record_latency: bool = True):
-    """A low-level MCP ``Server``: the whole suite (``question_id`` None) or one contract, one state per session."""
+                record_latency: bool = True, mode: str = "tool", budget: int = DEFAULT_BUDGET):
+    """A low-level MCP ``Server``: the whole suite (``question_id`` None) or one contract, one state per session;
+    ``mode`` "context" shows each contract with its context instead of offering the runtime tools."""
     import mcp_types as types
     from mcp.server import Server
 
+    if mode not in MODES:
+        raise InputError(f"--mode: expected tool or context, got {mode!r}")
     tasks = is_task_suite(Path(suite))
+    if tasks and mode == "context":
+        raise InputError(f"--mode context: {Path(suite) / 'contracts.jsonl'} holds task contracts, served in "
+                         "tool mode only")
     if tasks:       # a task-contract suite: TaskSession over its records (judges.groundeval.task_session)
         by_id: dict[str, Any] = {row["question_id"]: TaskView(row["question_id"], row)
                                  for row in read_jsonl(Path(suite) / "contracts.jsonl")}
@@ -143,6 +161,8 @@ def make_server(suite: Path, question_id: str | None, out: Path, agent_name: str
     offered: tuple[str, ...] = SUITE_TOOLS if question_id is None else CONTRACT_TOOLS
     if tasks:
         offered = TASK_SUITE_TOOLS if question_id is None else (*CONTRACT_TOOLS[:-1], "use_task_tool", "submit_answer")
+    if mode == "context":
+        offered = tuple(name for name in offered if name not in RUNTIME_TOOLS)
     session_kind = TaskSession if tasks else SuiteSession
     served = by_id if question_id is None else {question_id: by_id[question_id]}
 
@@ -158,7 +178,8 @@ def make_server(suite: Path, question_id: str | None, out: Path, agent_name: str
         if state is None:
             agent = held["agent"]
             log = logs.setdefault(agent, SubmissionLog(Path(out), agent))
-            state = held["session"] = session_kind(corpus, served, Path(out), agent, record_latency, log)
+            state = held["session"] = session_kind(corpus, served, Path(out), agent, record_latency, log,
+                                                   mode=mode, budget=budget)
             if question_id is not None:
                 state.start_contract(question_id)
         return state
@@ -179,16 +200,16 @@ def make_server(suite: Path, question_id: str | None, out: Path, agent_name: str
                                     structured_content=result, is_error="error" in result)
 
     first = None if question_id is None else dict(by_id[question_id].body) if tasks else shown(by_id[question_id])
-    return Server("orgbench-groundeval", instructions=_instructions(first), lifespan=per_connection,
+    return Server("orgbench-groundeval", instructions=_instructions(first, mode), lifespan=per_connection,
                   on_list_tools=list_tools, on_call_tool=call_tool)
 
 
 def serve(suite: Path, question_id: str | None, out: Path, agent_name: str = "mcp-agent",
-          http: tuple[str, int] | None = None) -> None:
+          http: tuple[str, int] | None = None, mode: str = "tool") -> None:
     """Run the server on stdio until the client disconnects, or on HTTP at ``http`` (host, port) until interrupted."""
     from judges.groundeval.mcp_transports import serve_http, serve_stdio
 
-    server = make_server(suite, question_id, out, agent_name)
+    server = make_server(suite, question_id, out, agent_name, mode=mode)
     if http is None:
         serve_stdio(server)
     else:

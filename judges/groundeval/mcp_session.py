@@ -14,6 +14,13 @@ lock, a second answer of the same agent to one question refused, which closes
 the contract in this session too) and frees the contract's runtime. Tool arguments reach the runtime exactly as the client
 sent them (``GatedRuntime.call``), so every call is traced with the outcome it
 has in-process.
+
+In context mode (``mode="context"``) the session does what ``run-agent
+--mode context`` does: ``start_contract`` builds the contract's context
+through its runtime (``judges.groundeval.context``) and shows it with the
+contract; the agent makes no calls of its own, and at submit each cited
+artifact is checked through the same gates (``cite_artifact`` calls), so the
+trace is the builder's calls and the citations, written with mode ``context``.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from typing import Any
 
 from benchmark_builders.groundeval.contracts import Contract
 from judges.groundeval.call_args import recordable
+from judges.groundeval.context import DEFAULT_BUDGET, Context, build_context, check_citations
 from judges.groundeval.runtime import GatedRuntime
 from judges.groundeval.scoring import parse_answer
 from judges.groundeval.submissions import SubmissionLog, SubmissionRefused
@@ -32,6 +40,7 @@ from judges.groundeval.submissions import SubmissionLog, SubmissionRefused
 SHOWN = ("question_id", "track", "question", "actor", "role", "subsystems", "as_of", "answer_schema", "options")
 MAX_ANSWER_CHARS = 65536
 RUNTIME_TOOLS = ("search_artifacts", "fetch_artifact")
+MODES = ("tool", "context")
 
 
 def shown(contract: Contract) -> dict[str, Any]:
@@ -47,6 +56,7 @@ class OpenContract:
     contract: Contract
     runtime: GatedRuntime | None
     submitted: bool = False
+    context: Context | None = None      # context mode: the evidence the contract is shown with
 
 
 def closed() -> dict[str, Any]:
@@ -66,6 +76,8 @@ class SuiteSession:
     log: SubmissionLog | None = None
     opened: dict[str, OpenContract] = field(default_factory=dict)
     current: OpenContract | None = None
+    mode: str = "tool"          # or "context": each contract shown with its context, no calls of the agent's own
+    budget: int = DEFAULT_BUDGET
 
     def list_contracts(self) -> dict[str, Any]:
         """Every contract of the suite, in suite order: id, track, actor, role, as_of, submitted in this session.
@@ -97,16 +109,25 @@ class SuiteSession:
             return still_open(held.contract.question_id)
         resumed = entry is not None
         if entry is None:
-            entry = self.opened[question_id] = OpenContract(contract, self.open_runtime(contract))
+            runtime = self.open_runtime(contract)
+            context = build_context(contract, runtime, self.budget) if self.mode == "context" else None
+            entry = self.opened[question_id] = OpenContract(contract, runtime, context=context)
         self.current = entry
         assert entry.runtime is not None
-        return {"contract": self.show(contract), "resumed": resumed, "calls_so_far": len(entry.runtime.calls)}
+        return {"contract": self.show_open(entry), "resumed": resumed, "calls_so_far": len(entry.runtime.calls)}
 
     def get_contract(self) -> dict[str, Any]:
-        """The current contract as shown to the agent."""
+        """The current contract as shown to the agent (in context mode with its context)."""
         if self.current is None:
             return _none_started()
-        return self.show(self.current.contract)
+        return self.show_open(self.current)
+
+    def show_open(self, entry: OpenContract) -> dict[str, Any]:
+        """What the agent is told of an opened contract: ``show``, and in context mode its context."""
+        view = self.show(entry.contract)
+        if entry.context is not None:
+            view["context"] = context_view(entry.context)
+        return view
 
     # -- what differs between a question suite and a task suite (judges.groundeval.task_session) --
 
@@ -124,8 +145,11 @@ class SuiteSession:
         return problem if parsed is None else None
 
     def submission(self, contract: Any, runtime: Any, answer: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-        """The trace and answer rows to append for a submitted answer."""
-        base = {"question_id": contract.question_id, "agent": self.agent, "mode": "tool"}
+        """The trace and answer rows to append for a submitted answer (context mode: citations checked first)."""
+        if self.mode == "context":
+            parsed, _ = parse_answer(answer, contract.track)
+            check_citations(runtime, (parsed or {}).get("evidence_artifacts"))
+        base = {"question_id": contract.question_id, "agent": self.agent, "mode": self.mode}
         return ({**base, "actor": contract.actor, "as_of": shown(contract)["as_of"], "calls": runtime.trace()},
                 {**base, "answer": recordable(answer)})
 
@@ -135,6 +159,9 @@ class SuiteSession:
             return _none_started()
         if self.current.submitted:
             return closed()
+        if self.mode == "context":
+            return {"error": "context_mode", "message": "context mode: the contract's context is the evidence; "
+                    "cite its artifact ids and searches in submit_answer"}
         assert self.current.runtime is not None
         return self.current.runtime.call(tool, arguments)
 
@@ -154,6 +181,7 @@ class SuiteSession:
         if len(text) > MAX_ANSWER_CHARS:
             return {"error": "invalid_answer", "message": f"the answer is {len(text)} characters of JSON, over "
                     f"{MAX_ANSWER_CHARS}; nothing was written"}
+        before = len(runtime.calls)
         trace, row = self.submission(contract, runtime, answer)
         if self.log is None:
             self.log = SubmissionLog(Path(self.out), self.agent)
@@ -162,10 +190,18 @@ class SuiteSession:
         except SubmissionRefused as refused:
             if refused.code == "already_answered":       # nothing this session can add: closed, so it may go on
                 entry.submitted, entry.runtime = True, None
+            del runtime.calls[before:]                   # a context-mode answer's citations, checked again on retry
             return {"error": refused.code, "message": str(refused)}
         entry.submitted, entry.runtime = True, None         # the trace is written: the session keeps no calls
         return {"status": "submitted", "question_id": contract.question_id, "agent": self.agent,
                 "calls_recorded": len(runtime.calls)}
+
+
+def context_view(context: Context) -> dict[str, Any]:
+    """A context as an MCP reply shows it: the rendered text, the artifact versions and the searches to cite."""
+    return {"text": context.render(), "items": list(context.items),
+            "searches": [{"id": s["id"], "subsystem": s["subsystem"], "query": s["query"], "ids": list(s["ids"])}
+                         for s in context.searches], "budget": context.budget, "used": context.used}
 
 
 def still_open(question_id: str) -> dict[str, Any]:

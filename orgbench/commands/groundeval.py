@@ -174,7 +174,8 @@ def score_groundeval(suite: Path, answers: Path, out: Path, answered_only: bool,
     from orgbench.core.errors import InputError
     from orgbench.core.storage import read_json, sha256_file
 
-    from judges.groundeval.task_track import is_task_suite, score_task_run
+    from judges.groundeval.scoring_profile import profile_named
+    from judges.groundeval.task_track import TASK_SCORING, is_task_suite, score_task_run
 
     if not is_task_suite(suite):
         from judges.groundeval.run import suite_questions
@@ -194,7 +195,7 @@ def score_groundeval(suite: Path, answers: Path, out: Path, answered_only: bool,
     guard(out, "GroundEval scores", inputs, overwrite=overwrite)
     if is_task_suite(suite):
         for agent, total in score_task_run(suite, answers, out).items():
-            click.echo(f"{agent} (task contracts): S_decision {total['s_decision']:.3f}  "
+            click.echo(f"{agent} (task contracts, scoring {TASK_SCORING}): S_decision {total['s_decision']:.3f}  "
                        f"S_verify {total['s_verify']:.3f}  S_adj {total['s_adj']:.3f}  violations {total['v']:.3f}")
             if total["malformed"]:
                 click.echo(f"{agent}: {total['malformed']} answer(s) scored 0 unread, e.g. {total['first_malformed']}",
@@ -206,7 +207,8 @@ def score_groundeval(suite: Path, answers: Path, out: Path, answered_only: bool,
     for agent, modes in summary.items():
         for mode, tracks in modes.items():
             total = tracks["all"]
-            click.echo(f"{agent} ({mode}): S_answer {total['s_answer']:.3f}  S_traj {total['s_traj']:.3f}  "
+            click.echo(f"{agent} ({mode}, scoring {profile_named(profile).label}): S_answer {total['s_answer']:.3f}  "
+                       f"S_traj {total['s_traj']:.3f}  "
                        f"S_adj {total['s_adj']:.3f}  violations {total['violation_rate']:.3f}  "
                        f"correct-but-invalid {total['correct_invalid_path']}  "
                        f"tampered traces {total['tampered_traces']}")
@@ -226,13 +228,16 @@ def score_groundeval(suite: Path, answers: Path, out: Path, answered_only: bool,
                    "else it answers as NAME-<session id>).")
 @click.option("--http", "port", type=click.IntRange(1, 65535), default=None,
               help="Serve streamable HTTP at http://127.0.0.1:PORT/mcp (one MCP session per client) instead of stdio.")
-def serve_mcp(suite: Path, question_id: str | None, out: Path, agent_name: str, port: int | None) -> None:
+@click.option("--mode", type=click.Choice(("tool", "context")), default="tool", show_default=True,
+              help="tool: the agent searches and fetches; context: each contract is shown with its context "
+                   "(as run-agent --mode context builds it) and the agent cites from it.")
+def serve_mcp(suite: Path, question_id: str | None, out: Path, agent_name: str, port: int | None, mode: str) -> None:
     """Serve a suite's gated runtime over MCP (stdio, or HTTP): list_contracts, start_contract, search, fetch, submit."""
     from judges.groundeval.mcp_server import serve
     from orgbench.commands.options import check_out_dir
 
     check_out_dir(out, into=True)
-    serve(suite, question_id, out, agent_name, None if port is None else ("127.0.0.1", port))
+    serve(suite, question_id, out, agent_name, None if port is None else ("127.0.0.1", port), mode)
 
 
 def register(cli: click.Group) -> None:

@@ -27,7 +27,7 @@ def test_cli_build_run_score(rt_world, tmp_path):
     for args in steps:
         result = runner.invoke(cli, args)
         assert result.exit_code == 0, result.output
-    assert "bm25 (context): S_answer" in result.output
+    assert "bm25 (context, scoring orgbench-2): S_answer" in result.output
     summary = json.loads((tmp_path / "score" / "summary.json").read_text())
     assert set(summary["agents"]["bm25"]["context"]) == {"perspective", "counterfactual", "silence", "all", "rejected_lines"}
     contexts = (tmp_path / "run" / "contexts.jsonl").read_text().splitlines()
