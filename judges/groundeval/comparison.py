@@ -30,6 +30,7 @@ import numpy as np
 from benchmark_builders.groundeval.tracks import track_names
 from judges.groundeval.question_score import QuestionScore
 from judges.groundeval.run import score_submissions
+from judges.groundeval.scoring_profile import DEFAULT_PROFILE, profile_named
 from judges.groundeval.runtime import Corpus
 from judges.groundeval.task_track import is_task_suite
 from judges.groundeval.traces import Submission, load_corpus_world, load_submissions, load_suite
@@ -147,7 +148,8 @@ def compare_agent_runs(run_a: Path, run_b: Path, *, suite_dir: Path | None = Non
                           "s_adj_b": round(float(b.mean()), 4) if len(mine) else None,
                           "delta": round(mean, 4), "ci": [round(low, 4), round(high, 4)]}
     changed = [e for q in order if (e := _question(q, scored[0][q], scored[1][q], subs[0].get(q), subs[1].get(q)))]
-    return {"kind": "groundeval", "suite": str(suite), "resamples": resamples, "seed": seed,
+    return {"kind": "groundeval", "suite": str(suite), "scoring": profile_named(DEFAULT_PROFILE).label,
+            "resamples": resamples, "seed": seed,
             "runs": [{"run": str(run), "agent": group[0], "mode": group[1]} for run, (group, _) in zip(runs, loaded)],
             "summary": summary, "questions": changed,
             "fixed": [e["question_id"] for e in changed if e["answer"] == "fixed"],
@@ -172,7 +174,8 @@ def agent_comparison_markdown(result: Mapping[str, Any]) -> str:
     """The comparison as Markdown: the S_adj table by track, then every question that changed."""
     a, b = result["runs"]
     lines = [f"A: {a['agent']} ({a['mode']}) — {a['run']}  ", f"B: {b['agent']} ({b['mode']}) — {b['run']}", "",
-             f"## S_adj, B − A (paired bootstrap, {result['resamples']} resamples, seed {result['seed']})", "",
+             f"## S_adj, B − A (scoring {result['scoring']}; paired bootstrap, {result['resamples']} resamples, "
+             f"seed {result['seed']})", "",
              "| track | questions | S_adj A | S_adj B | ΔS_adj | 95% CI |", "|---|---|---|---|---|---|"]
     for track, row in result["summary"].items():
         if row["n"]:

@@ -311,7 +311,7 @@ class TaskScore:
         return QuestionScore(qid, "task", None, None, mode, self.s_decision, self.s_verify, self.v, self.s_adj,
                              self.s_decision == 1.0, self.n_calls, self.malformed,
                              diagnostics={"verified": dict(self.verified)} if self.malformed is None else {},
-                             agent=agent)
+                             agent=agent, scoring=TASK_SCORING)
 
 
 def _read_in_tool_mode(runtime: TaskRuntime, contract: Mapping[str, Any], calls: list[Any]) -> list[str]:
@@ -378,8 +378,12 @@ def _budget(row: Mapping[str, Any]) -> int:
     return budget
 
 
+#: The task scorer's rules as every task score output records them (S_adj = (S_decision + S_verify) / 2 * (1 - v)^2).
+TASK_SCORING = "task-1"
+
+
 def score_task_run(suite: Path, answers: Path, out: Path) -> dict[str, Any]:
-    """Score a task run directory (or answers JSONL); write questions.jsonl and summary.json."""
+    """Score a task run directory (or answers JSONL); write questions.jsonl and summary.json (with the scoring)."""
     contracts = {c["question_id"]: c for c in _rows(Path(suite) / "contracts.jsonl")}
     truth = {t["question_id"]: t for t in _rows(Path(suite) / "truth.jsonl")}
     corpus = {r["id"]: r for r in _rows(Path(suite) / "corpus.jsonl")}
@@ -402,5 +406,5 @@ def score_task_run(suite: Path, answers: Path, out: Path) -> dict[str, Any]:
         summary[agent] |= {"malformed": len(refused), **({"first_malformed": refused[0]} if refused else {})}
     with staged_directory(Path(out)) as tmp:
         write_jsonl(tmp / "questions.jsonl", (r.to_json() for r in rows))
-        write_json(tmp / "summary.json", {"track": "task", "agents": summary})
+        write_json(tmp / "summary.json", {"track": "task", "scoring": TASK_SCORING, "agents": summary})
     return summary

@@ -144,7 +144,7 @@ def record(row: QuestionScore, contract: Contract, answer: Any, seed: int | None
         "id": f"{qid}:{agent}:{mode}",
         "title": f"{qid} · {agent}",
         "fields": {"question": qid, "track": str(row.track), "kind": str(row.kind), "agent": agent, "mode": mode,
-                   "outcome": outcome, "s_adj": s_adj},
+                   "outcome": outcome, "s_adj": s_adj, "scoring": str(row.scoring)},
         "sections": [
             {"heading": "Question", "text": f"{contract.question}\n\n{where}"},
             {"heading": "Answer", "text": _cut(answer_text, MAX_TEXT)},

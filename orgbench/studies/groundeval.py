@@ -211,15 +211,17 @@ def write_study_tables(out: Path, all_rows: Sequence[SeededScore], drill: list[d
     short_where = where or f"seeds {', '.join(map(str, seeds))}"
     where = where or f"the default worlds (seeds {', '.join(map(str, seeds))})"
     llm_agents = [a for a in agents if a not in AGENTS]
+    scoring = sorted({r.score.scoring or "unrecorded" for r in all_rows})     # the scoring profiles' labels
+    scored_by = f"scoring {', '.join(scoring)}"
     who = "built-in agents" + (f" and {', '.join(llm_agents)}" if llm_agents else "")
     _write_table(out, "table_agents", ["agent", "mode", "track", "n", "S_answer", "S_traj", "S_adj", "violation rate",
                                        "correct, invalid path"], main_rows,
-                 f"GroundEval: {who} on {total} contracts from {where}, tool and context mode.")
+                 f"GroundEval: {who} on {total} contracts from {where}, tool and context mode; {scored_by}.")
     _write_table(out, "table_kinds", ["agent", "mode", "track/kind", "n", "verdict correct", "S_answer", "S_traj",
                                       "S_adj", "violation rate"], kind_rows,
                  "GroundEval by question kind: decoys (counterfactual/decoy) and absences (silence/absence) "
                  f"separate the heuristics; the hard kinds ({', '.join(HARD_KIND_NAMES)}) need a join followed "
-                 "through an intermediate record.")
+                 f"through an intermediate record; {scored_by}.")
     write_bytes_atomic(out / "agents_by_track.png", track_bars_png(
         summary_json, agents, MODES, tracks,
         f"GroundEval, {total} contracts ({short_where}): S_answer vs S_adj per agent and track"))
@@ -237,7 +239,6 @@ def write_study_tables(out: Path, all_rows: Sequence[SeededScore], drill: list[d
     present = {name for name in ("oracle", "leaky", "lazy", "proximity") if name in summary}
     checks = {k: v for k, v in checks.items() if k.split("_")[0] in present}
     hard = _hard_kinds(all_rows)
-    scoring = sorted({r.score.scoring or "unrecorded" for r in all_rows})     # the scoring profiles' labels
     write_json(out / "summary.json", {"seeds": list(seeds), "contracts": total, "scoring": scoring,
                                       "agents": summary_json,
                                       "hard_kinds": hard,

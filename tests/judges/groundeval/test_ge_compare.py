@@ -59,6 +59,7 @@ def test_one_changed_call_is_exactly_what_compare_reports(leaky_runs, rt_suite, 
     data = json.loads((tmp_path / "same" / "compare.json").read_text())
     assert data["questions"] == [] and data["summary"]["all"]["delta"] == 0.0 and data["summary"]["all"]["ci"] == [0.0, 0.0]
     assert (tmp_path / "same" / "compare.md").read_text().startswith("# Agent comparison")
+    assert data["scoring"] == "orgbench-2" and "scoring orgbench-2" in (tmp_path / "same" / "compare.md").read_text()
 
     edited = _edited_copy(b, tmp_path / "b-edited", _withheld_fetch(rt_world, rt_suite))
     result = CliRunner().invoke(cli, ["compare", str(a), str(tmp_path / "b-edited"), "--resamples", "500",

@@ -108,8 +108,11 @@ def test_an_openai_agent_runs_task_contracts_with_search_and_fixture_tools_and_s
     scored = runner.invoke(cli, ["score", "groundeval", "--suite", str(suite), "--answers", str(tmp_path / "run"),
                                  "--out", str(tmp_path / "scores")])
     assert scored.exit_code == 0, scored.output
-    summary = json.loads((tmp_path / "scores" / "summary.json").read_text())["agents"]["openai:scripted"]
+    whole = json.loads((tmp_path / "scores" / "summary.json").read_text())
+    summary = whole["agents"]["openai:scripted"]
     assert (summary["s_decision"], summary["s_verify"], summary["v"], summary["s_adj"]) == (1.0, 1.0, 0.0, 1.0)
+    assert whole["scoring"] == "task-1" and "scoring task-1" in scored.output        # every score output says which
+    assert {json.loads(line)["scoring"] for line in (tmp_path / "scores" / "questions.jsonl").open()} == {"task-1"}
 
 
 def test_a_plugin_agent_registered_for_task_suites_runs_them(tmp_path, monkeypatch):
