@@ -11,7 +11,7 @@ from orgbench.studies.groundeval import AGENTS, reproduce
 
 pytestmark = pytest.mark.slow      # runs the GroundEval study twice (218 s setup in a loaded `-m "not slow"` run)
 
-FIELDS = {"question", "track", "kind", "agent", "mode", "outcome", "s_adj"}
+FIELDS = {"question", "track", "kind", "agent", "mode", "outcome", "s_adj", "scoring"}
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +43,8 @@ def test_drilldown_has_one_record_per_question_and_agent_in_tool_mode(study):
     contracts = json.loads((directory / "summary.json").read_text())["contracts"]
     assert len(records) == contracts * len(AGENTS)
     assert [r["id"] for r in records] == sorted({r["id"] for r in records})
-    assert all(set(r["fields"]) == FIELDS and r["fields"]["mode"] == "tool" for r in records)
+    assert all(set(r["fields"]) == FIELDS and r["fields"]["mode"] == "tool" and r["fields"]["scoring"] == "orgbench-2"
+               for r in records)
     assert all(isinstance(v, str) for r in records for v in r["fields"].values())
     assert {r["fields"]["outcome"] for r in records} == {"correct", "wrong"}
     assert (directory / "drilldown.jsonl").stat().st_size < 3_800_000 / 3 * 1.1     # ~3.8 MB for three seeds
