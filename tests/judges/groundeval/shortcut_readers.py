@@ -3,9 +3,10 @@
 Each reader answers one question from what an agent is shown (``question``: the contract as ``start_contract``
 shows it) through ``Tools`` (two methods, ``search`` and ``fetch``), or from a context-mode ``Context``. None
 reads the truth except ``oracle`` and ``always_wrong`` (which gathers the oracle's evidence and flips every
-verdict). ``drive`` runs a reader over a suite in process, through the gated runtime and the context builder,
-and ``drive_mcp`` through the suite-mode MCP server with the official MCP client; both score with the project's
-scorer and return the rows.
+verdict). ``drive_mcp`` runs readers over a suite through the suite-mode MCP server with the official MCP
+client, in tool or context mode, in process or as ``serve-mcp`` processes on stdio, and scores them with the
+project's scorer; ``bounds_broken`` lists the bounds of issue 29 a reader's scores break, and ``main`` (``python -m
+tests.judges.groundeval.shortcut_readers SUITE...``) prints every reader's scores on each suite in both modes.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
@@ -232,51 +234,11 @@ RETRIEVAL = ("keyword-overlap", "latest-timestamp")
 
 # -- driving them -----------------------------------------------------------------------------------------
 
-class RuntimeTools:
-    """``Tools`` over an in-process ``GatedRuntime``."""
-
-    def __init__(self, runtime: Any) -> None:
-        self.runtime = runtime
-
-    def search(self, query, subsystem=None, limit=10):
-        return list(self.runtime.search_artifacts(query, subsystem, limit).get("results", ()))
-
-    def fetch(self, ref):
-        return self.runtime.fetch_artifact(ref).get("artifact")
-
-
 def _project_agent(name: str) -> Reader | None:
     from judges.groundeval.agent_registry import AGENTS
 
     agent = AGENTS.get(name) if name in ("lazy", "proximity", "bm25", "zero-shot") else None
     return None if agent is None else agent.procedure(Path(), None)   # type: ignore[return-value]
-
-
-def drive(suite: Path, name: str, mode: str, corpus: Any = None) -> list[Any]:
-    """Run reader ``name`` (or a project agent: lazy, zero-shot, bm25) over ``suite`` in process; scored rows."""
-    from judges.groundeval.context import build_context, check_citations
-    from judges.groundeval.mcp_session import shown
-    from judges.groundeval.run import score_submissions
-    from judges.groundeval.runtime import Corpus, GatedRuntime
-    from judges.groundeval.traces import Submission, load_corpus_world, load_suite, load_truth
-
-    corpus = corpus or Corpus(load_corpus_world(suite))
-    truths = load_truth(suite)
-    subs = []
-    for contract in load_suite(suite)[1]:
-        runtime = GatedRuntime(corpus, contract.actor, contract.as_of, record_latency=False)
-        context = build_context(contract, runtime) if mode == "context" else None
-        agent = _project_agent(name)
-        if agent is not None:
-            got = agent(contract, runtime if context is None else None, context)
-        else:
-            tools = RuntimeTools(runtime) if context is None else None
-            got = READERS[name](shown(contract), tools, context, truths[contract.question_id])
-        if context is not None:
-            check_citations(runtime, got.get("evidence_artifacts"))
-        subs.append(Submission(contract.question_id, name, mode, got, runtime.trace()))
-    rows, _ = score_submissions(suite, subs, corpus=corpus)
-    return rows
 
 
 class _McpTools:
@@ -293,12 +255,49 @@ class _McpTools:
         return self.call("fetch_artifact", {"artifact_id": ref}).get("artifact")
 
 
-def drive_mcp(suite: Path, names: tuple[str, ...], out: Path) -> dict[str, list[Any]]:
+@dataclass(frozen=True)
+class ShownContext:
+    """A context as ``start_contract`` shows it in context mode (what ``ContextTools`` and the oracle read)."""
+
+    items: tuple[dict[str, Any], ...]
+    searches: tuple[dict[str, Any], ...]
+
+    @classmethod
+    def of(cls, shown_contract: dict[str, Any]) -> "ShownContext | None":
+        view = shown_contract.get("context")
+        return None if view is None else cls(tuple(view["items"]), tuple(view["searches"]))
+
+
+def _answer_over_mcp(name: str, call: Callable[[str, dict[str, Any]], dict[str, Any]], contracts: dict[str, Any],
+                     truths: dict[str, Any]) -> None:
+    """Reader ``name`` through one MCP session: every contract started, answered (from its context) and submitted."""
+    for row in call("list_contracts", {})["contracts"]:
+        started = call("start_contract", {"question_id": row["question_id"]})["contract"]
+        context = ShownContext.of(started)
+        agent = _project_agent(name)
+        if agent is not None:        # lazy / zero-shot: they read nothing
+            got = agent(contracts[row["question_id"]], None, context)
+        else:
+            tools = _McpTools(call) if context is None else None
+            got = READERS[name](started, tools, context, truths[row["question_id"]])
+        done = call("submit_answer", {"answer": got})
+        assert done.get("status") == "submitted", done
+
+
+def drive_mcp(suite: Path, names: tuple[str, ...], out: Path, mode: str = "tool",
+              transport: str = "memory", profile: str = "orgbench") -> dict[str, list[Any]]:
     """Run each reader over the suite through the suite-mode MCP server (official client, one session each).
 
+    ``transport`` "memory" connects the ``mcp`` package's ``Client`` to the server in process; "stdio" starts
+    ``python -m orgbench serve-mcp --mode MODE`` and talks to it with ``ClientSession`` on ``stdio_client``.
     The client lives in one task on the event loop; the reader runs in a worker thread and sends each call to it.
+    The answers are scored under scoring profile ``profile``.
     """
-    from mcp import Client
+    import os
+    import sys
+
+    from mcp import Client, ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
 
     from judges.groundeval.mcp_server import make_server
     from judges.groundeval.run import score_run
@@ -312,24 +311,28 @@ def drive_mcp(suite: Path, names: tuple[str, ...], out: Path) -> dict[str, list[
         def call(tool: str, args: dict[str, Any]) -> dict[str, Any]:
             return asyncio.run_coroutine_threadsafe(client.call_tool(tool, args), loop).result().structured_content
 
-        for row in call("list_contracts", {})["contracts"]:
-            started = call("start_contract", {"question_id": row["question_id"]})["contract"]
-            agent = _project_agent(name)
-            if agent is not None:        # lazy / zero-shot: they read nothing
-                got = agent(contracts[row["question_id"]], None, None)
-            else:
-                got = READERS[name](started, _McpTools(call), None, truths[row["question_id"]])
-            call("submit_answer", {"answer": got})
+        _answer_over_mcp(name, call, contracts, truths)
 
     async def session(name: str) -> None:
-        server = make_server(suite, None, out / name, name, record_latency=False)
-        async with Client(server) as client:
-            await asyncio.get_running_loop().run_in_executor(None, work, name, client, asyncio.get_running_loop())
+        loop = asyncio.get_running_loop()
+        if transport == "memory":
+            server = make_server(suite, None, out / name, name, record_latency=False, mode=mode)
+            async with Client(server) as client:
+                await loop.run_in_executor(None, work, name, client, loop)
+            return
+        root = Path(__file__).resolve().parents[3]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))}
+        params = StdioServerParameters(command=sys.executable, cwd=str(root), env=env, args=[
+            "-m", "orgbench", "serve-mcp", "--suite", str(suite), "--out", str(out / name), "--agent-name", name,
+            "--mode", mode])
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as client:
+            await client.initialize()
+            await loop.run_in_executor(None, work, name, client, loop)
 
     result: dict[str, list[Any]] = {}
     for name in names:
         asyncio.run(session(name))
-        score_run(suite, out / name, out / f"{name}-scores")
+        score_run(suite, out / name, out / f"{name}-scores", profile=profile)
         result[name] = load_scores(out / f"{name}-scores" / "questions.jsonl")
     return result
 
@@ -346,3 +349,58 @@ def means(rows: list[Any]) -> dict[str, dict[str, float]]:
     return {key: {"n": len(rs), "verdict": round(sum(r.answer_correct for r in rs) / len(rs), 3),
                   "s_adj": round(sum(r.s_adj for r in rs) / len(rs), 3),
                   "s_traj": round(sum(r.s_traj for r in rs) / len(rs), 3)} for key, rs in sorted(groups.items())}
+
+
+def bounds_broken(name: str, scores: dict[str, dict[str, float]]) -> list[str]:
+    """Every bound of issue 29's "what must hold" that reader ``name``'s scores (``means``) break."""
+    from benchmark_builders.groundeval.contracts import HARD_KINDS, TRACKS
+
+    hard = {f"{track}/{kind}" for track, kinds in HARD_KINDS.items() for kind in kinds}
+    broken = []
+    for key, got in scores.items():
+        s_adj = got["s_adj"]
+        if name in NO_EVIDENCE and key in TRACKS and s_adj > 0.55:
+            broken.append(f"{key}: no evidence gathered, S_adj {s_adj}")
+        if name in CONSTANT and "/" in key and s_adj > 0.45:
+            broken.append(f"{key}: constant verdict, S_adj {s_adj}")
+        if name in RETRIEVAL and key in hard and s_adj > 0.55:
+            broken.append(f"{key}: retrieval on a hard kind, S_adj {s_adj}")
+        if "/" in key and got["verdict"] == 0.0 and s_adj > 0.45:
+            broken.append(f"{key}: every verdict wrong, S_adj {s_adj}")
+        if name == "oracle" and s_adj != 1.0:
+            broken.append(f"{key}: oracle S_adj {s_adj}")
+    return broken
+
+
+ALL = (*READERS, "lazy", "zero-shot")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Audit: every reader over each SUITE through ``serve-mcp`` (stdio) in both modes; one JSON line per run."""
+    import argparse
+    import json
+    import tempfile
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("suites", nargs="+", type=Path)
+    parser.add_argument("--modes", default="tool,context")
+    parser.add_argument("--readers", default=",".join(ALL))
+    parser.add_argument("--transport", default="stdio", choices=("stdio", "memory"))
+    args = parser.parse_args(argv)
+    failed = 0
+    for suite in args.suites:
+        for mode in args.modes.split(","):
+            with tempfile.TemporaryDirectory() as tmp:
+                runs = drive_mcp(suite, tuple(args.readers.split(",")), Path(tmp), mode, args.transport)
+            for name, rows in runs.items():
+                scores = means(rows)
+                broken = bounds_broken(name, scores)
+                failed += bool(broken)
+                print(json.dumps({"suite": suite.name, "mode": mode, "reader": name,
+                                  "scoring": sorted({r.scoring for r in rows}), "broken": broken,
+                                  "scores": scores}), flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
