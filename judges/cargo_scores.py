@@ -136,8 +136,13 @@ def _penalized_problem(row: Mapping[str, Any], judgment: Judgment) -> str | None
 
 
 def load_cargo_judgments(run_dir: Path) -> list[Judgment]:
-    """Every judgment of a CARGO run (``load_judgments``, each line's ``penalized`` checked against its verdict)."""
-    return load_judgments(run_dir, _penalized_problem)
+    """Every judgment of a finished CARGO run (``load_judgments``, each line's ``penalized`` checked against its
+    verdict; a run stopped before the end is refused, saying to resume it)."""
+    from judges.run_record import check_finished
+
+    rows = load_judgments(run_dir, _penalized_problem)
+    check_finished(run_dir, rows)
+    return rows
 
 
 def score_run(run_dir: Path, truth: SuiteTruth, *, resamples: int = 10_000) -> RunScores:

@@ -4,7 +4,9 @@
 or model file, response_format dialect) and the caller's ``parameters``; a
 resume with any of them different, or with a job whose request differs from
 the one its logged judgment answered, is refused before anything in the run
-is touched (see ``judges.runner``).
+is touched (see ``judges.runner``). It also records how many judgments the
+latest call asked for (``jobs``, free to change with --limit); readers refuse
+a log holding fewer (``check_finished``): the run was stopped before the end.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any, Mapping, Sequence
 
 from judges.backends.base import JudgeBackend
 from judges.cache import backend_identity
-from judges.judgments import JobKey, Judgment
+from judges.judgments import JUDGMENTS, RESUME, JobKey, Judgment
 from orgbench.core.errors import InputError
 from orgbench.core.storage import dumps, read_json, write_json
 
@@ -42,10 +44,36 @@ def _field(record: Any, dotted: str) -> Any:
 
 
 def run_record(backend: JudgeBackend, parameters: Mapping[str, Any] | None,
-                locations: Mapping[str, Any] | None) -> dict[str, Any]:
-    """What run.json says about a run: the judge, its identity, the caller's parameters and locations."""
-    return {"format_version": FORMAT_VERSION, "judge": backend.name, "backend": backend_identity(backend),
-            "parameters": json.loads(dumps(dict(parameters or {}))), "locations": dict(locations or {})}
+               locations: Mapping[str, Any] | None, jobs: int | None = None) -> dict[str, Any]:
+    """What run.json says about a run: the judge, its identity, the caller's parameters and locations, and how many
+    judgments this call of the run asks for (``jobs``: not bound, a resume with --limit may change it)."""
+    record = {"format_version": FORMAT_VERSION, "judge": backend.name, "backend": backend_identity(backend),
+              "parameters": json.loads(dumps(dict(parameters or {}))), "locations": dict(locations or {})}
+    return record if jobs is None else {**record, "jobs": jobs}
+
+
+def unfinished(run_dir: Path, judgments: Sequence[Judgment]) -> str | None:
+    """Why a run's log is not finished (it holds fewer judgments than its run.json's ``jobs``: killed before the
+    end), saying to resume it; None when it is, or when run.json records no ``jobs`` (an older run, an inspect log)."""
+    path = Path(run_dir) / RUN_JSON
+    record = read_json(path) if path.is_file() else None
+    jobs = record.get("jobs") if isinstance(record, dict) else None
+    if jobs is None:
+        return None
+    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 0:
+        raise InputError(f"{path}: field jobs: not a count of judgments")
+    done = len({judgment.key for judgment in judgments})
+    if done >= jobs:
+        return None
+    return (f"{Path(run_dir) / JUDGMENTS}: {done} of the {jobs} judgments {path} asks for (the run stopped before "
+            f"the end); {RESUME}")
+
+
+def check_finished(run_dir: Path, judgments: Sequence[Judgment]) -> None:
+    """Refuse (InputError) a run that is ``unfinished``."""
+    problem = unfinished(run_dir, judgments)
+    if problem:
+        raise InputError(problem)
 
 
 def check_run_json(path: Path, record: Mapping[str, Any]) -> bool:

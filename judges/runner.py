@@ -206,7 +206,7 @@ async def _open_run(backend: JudgeBackend, jobs: list[Job], run_dir: Path, param
     path = run_dir / JUDGMENTS
     try:
         await backend.settle()      # e.g. which response_format dialect the endpoint accepts
-        record = run_record(backend, parameters, locations)
+        record = run_record(backend, parameters, locations, len(jobs))
         write_record = check_run_json(run_dir / RUN_JSON, record)
         done, dirty = scan_log(path)
         rows = {key: Judgment.from_json(json.loads(raw), path) for key, raw in done.items()}

@@ -129,7 +129,8 @@ def run_agent_command(suite: Path, spec: str, mode: str, out: Path, base_url: st
         click.echo(totals.line() + (f"; {used['from_cache']:,} of {used['turns']:,} turns from {cache}" if cache else ""))
 
 def check_answered_suite(suite: Path, answers: Path) -> None:
-    """Refuse a run directory whose run.json records another suite than ``suite`` (its contracts' digest)."""
+    """Refuse a run directory whose run.json records another suite than ``suite`` (its contracts' digest), or more
+    questions than its answers.jsonl holds."""
     from orgbench.core.errors import InputError
     from orgbench.core.storage import read_json
 
@@ -139,6 +140,7 @@ def check_answered_suite(suite: Path, answers: Path) -> None:
     run = read_json(record)
     if not isinstance(run, dict):
         raise InputError(f"{record}: not a JSON object (the run.json `orgbench run-agent` writes)")
+    _check_answered_all(answers, run)
     recorded = run.get("suite_contracts_sha256")
     if recorded is None:
         return
@@ -149,6 +151,22 @@ def check_answered_suite(suite: Path, answers: Path) -> None:
         raise InputError(f"{record}: the run answered another suite (suite_contracts_sha256 {str(recorded)[:12]}…, "
                          f"not {suite / 'contracts.jsonl'}'s {str(actual)[:12]}…); score it against the suite it "
                          f"answered; nothing written")
+
+
+def _check_answered_all(answers: Path, run: dict) -> None:
+    """Refuse a run whose answers.jsonl holds fewer answer lines than the questions its run.json says it answered."""
+    from orgbench.core.errors import InputError
+    from orgbench.core.storage import read_bytes
+
+    questions = run.get("questions")
+    path = answers / "answers.jsonl"
+    if not isinstance(questions, int) or isinstance(questions, bool) or not path.is_file():
+        return
+    lines = sum(1 for line in read_bytes(path, "JSONL file").split(b"\n") if line.strip())
+    if lines < questions:
+        raise InputError(f"{path}: {lines} answer lines, but {answers / 'run.json'} says the run answered {questions} "
+                         f"questions (the file was cut short); run the same `orgbench run-agent` command again to "
+                         f"redo the run; nothing written")
 
 
 @click.command("groundeval")

@@ -49,13 +49,18 @@ def _names(judges: tuple[str, ...]) -> str:
 
 
 def judges_to_run(out: Path, asked: tuple[str, ...], *, add: bool, overwrite: bool) -> tuple[str, ...]:
-    """The judges to run into ``out``: refuse a folder holding other judges' results unless --add or --overwrite."""
+    """The judges to run into ``out``: refuse a folder holding other judges' results unless --add or --overwrite, and
+    the built-in judges' results (results/) to any model, whatever the flags."""
     from orgbench.core.errors import InputError
 
     if add and overwrite:
         raise InputError("--add and --overwrite: choose one (--add keeps the results --out holds, --overwrite "
                          "replaces them)")
     held = judges_held(out)
+    if held == () and asked:
+        raise InputError(f"--out {out}: holds the results of the built-in judges (results/ as committed); a model "
+                         f"run never writes there, --overwrite or not: leave --out out (the folder is then named "
+                         f"after the models, {default_out(asked)}) or choose another directory")
     if held is None or set(held) == set(asked) or overwrite:
         if add and held is None:
             raise InputError(f"--add: --out {out} holds no results to add to; leave --add out")

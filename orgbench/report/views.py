@@ -24,6 +24,7 @@ def _plain(header: list[str], rows: list[list[Any]], name: str, title: str) -> d
 def judge_run_view(directory: Path) -> tuple[str, str, dict[str, Any] | None, list[dict[str, Any]]]:
     """A CARGO judge run: verdict counts per condition, and every judgment with the judge's response."""
     from judges.judgments import load_judgments
+    from judges.run_record import unfinished
 
     meta = read_json(directory / "run.json") if (directory / "run.json").is_file() else {}
     judge = str(meta.get("judge", directory.name))
@@ -40,7 +41,12 @@ def judge_run_view(directory: Path) -> tuple[str, str, dict[str, Any] | None, li
                 "fields": {"item": r.item_id, "condition": r.condition, "seed": r.seed, "outcome": verdict(r)},
                 "sections": [{"heading": "Response", "text": _clip(r.response or r.error or "")}]}
                for r in rows]
-    return f"CARGO judge run: {judge}", f"{directory}: {len(rows)} judgments (judgments.jsonl).", table, records
+    problem = unfinished(directory, rows)
+    if problem:
+        print(f"warning: view: {problem}", file=sys.stderr)
+    flagged = f" Not finished: {problem}." if problem else ""
+    return (f"CARGO judge run: {judge}", f"{directory}: {len(rows)} judgments (judgments.jsonl).{flagged}", table,
+            records)
 
 
 def agent_run_view(directory: Path) -> tuple[str, str, dict[str, Any] | None, list[dict[str, Any]]]:
@@ -62,6 +68,11 @@ def agent_run_view(directory: Path) -> tuple[str, str, dict[str, Any] | None, li
                                      {"heading": "Tool calls", "text": _clip(calls)}]})
     title = f"GroundEval agent run: {meta.get('agent')} ({meta.get('mode')} mode)"
     flagged = f" {len(unread)} unreadable line(s) left out: " + "; ".join(unread) + "." if unread else ""
+    questions = meta.get("questions") if isinstance(meta, dict) else None
+    if isinstance(questions, int) and len(answers) + len(unread) < questions:
+        short = f"{len(answers)} of the {questions} answers run.json records (the file was cut short)"
+        print(f"warning: view: {directory / 'answers.jsonl'}: {short}", file=sys.stderr)
+        flagged += f" Incomplete: {short}."
     return (title, f"{directory}: {len(records)} answers (answers.jsonl, traces.jsonl); not scored yet.{flagged}",
             None, records)
 

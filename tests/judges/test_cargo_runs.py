@@ -50,7 +50,9 @@ def test_run_json_records_the_suite_and_every_answer_changing_setting(suites, ch
         "parameters": {"suite_digest": suite_digest(suites / "suite"), "conditions": ["cargo", "direct"],
                        "seeds": [0, 1], "temperature": 0.2, "max_tokens": 300, "extra": {"top_p": 0.5}},
         "locations": {"suite": str((suites / "suite").resolve())},
+        "jobs": 16 * 2 * 2,                      # items x conditions x seeds: what a reader checks the log against
     }
+    assert len((run / "judgments.jsonl").read_text().splitlines()) == record["jobs"]
 
 
 @pytest.mark.parametrize("args, field", [

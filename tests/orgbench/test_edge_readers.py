@@ -34,6 +34,42 @@ def test_a_truncated_run_is_refused_by_tables_and_compare_until_resumed(fx, tmp_
     ok("tables", "cargo", run_dir, "--suite", fx["cargo"], "--resamples", 10, "--out", tmp_path / "t")
 
 
+def test_a_run_killed_between_two_lines_is_refused_by_tables_compare_and_flagged_by_view(fx, tmp_path):
+    """A SIGKILL between flushes leaves whole lines: run.json's jobs tells the reader the run did not finish."""
+    run_dir = copy(fx["judged"], tmp_path)
+    log = run_dir / "judgments.jsonl"
+    whole = log.read_bytes()
+    lines = whole.splitlines(keepends=True)
+    jobs = json.loads((run_dir / "run.json").read_text())["jobs"]
+    assert jobs == len(lines)
+    log.write_bytes(b"".join(lines[: len(lines) * 2 // 5]))          # whole lines only
+    says = (f"{log}: {len(lines) * 2 // 5} of the {jobs} judgments {run_dir / 'run.json'} asks for (the run stopped "
+            "before the end); run the same `orgbench judge` command again to resume the run")
+    for command in (["tables", "cargo", run_dir, "--suite", fx["cargo"], "--resamples", 10],
+                    ["compare", run_dir, fx["judged"], "--suite", fx["cargo"]]):
+        fails(*command, "--out", tmp_path / "t", says=says)
+        assert not (tmp_path / "t").exists()
+    result = run("view", run_dir, "--out", tmp_path / "v.html")
+    assert result.exit_code == 0 and says[0] in result.stderr, result.output
+    assert "Not finished: " + says[0] in (tmp_path / "v.html").read_text()
+    ok(*_judge(fx, run_dir))                                           # resumed
+    assert log.read_bytes() == whole
+    ok("tables", "cargo", run_dir, "--suite", fx["cargo"], "--resamples", 10, "--out", tmp_path / "t")
+
+
+def test_answers_cut_short_between_lines_are_refused_by_score_and_flagged_by_view(fx, tmp_path):
+    run_dir = copy(fx["answered"], tmp_path)
+    lines = (run_dir / "answers.jsonl").read_text().splitlines(keepends=True)
+    (run_dir / "answers.jsonl").write_text("".join(lines[:5]))
+    fails("score", "groundeval", "--suite", fx["ge"], "--answers", run_dir, "--out", tmp_path / "s",
+          says=(f"{run_dir / 'answers.jsonl'}: 5 answer lines, but {run_dir / 'run.json'} says the run answered "
+                f"{len(lines)} questions (the file was cut short); run the same `orgbench run-agent` command again",))
+    assert not (tmp_path / "s").exists()
+    result = run("view", run_dir, "--out", tmp_path / "v.html")
+    assert result.exit_code == 0 and f"5 of the {len(lines)} answers run.json records" in result.stderr
+    assert f"Incomplete: 5 of the {len(lines)} answers run.json records" in (tmp_path / "v.html").read_text()
+
+
 def test_duplicated_judgments_are_refused_naming_both_lines(fx, tmp_path):
     run_dir = copy(fx["judged"], tmp_path)
     log = run_dir / "judgments.jsonl"

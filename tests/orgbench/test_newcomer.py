@@ -39,7 +39,7 @@ def test_score_over_other_scores_is_refused(fx, tmp_path):
     ok("score", "groundeval", "--suite", fx["ge"], "--answers", fx["answered"], "--out", scores)
     other = copy(fx["answered"], tmp_path / "other")
     lines = (other / "answers.jsonl").read_text().splitlines()
-    (other / "answers.jsonl").write_text("\n".join(lines[:-1]) + "\n")          # one answer fewer
+    (other / "answers.jsonl").write_text("\n".join(reversed(lines)) + "\n")     # the same answers, another file
     before = tree(scores)
     fails("score", "groundeval", "--suite", fx["ge"], "--answers", other, "--out", scores,
           says=(f"--out {scores}: holds GroundEval scores made from other inputs (answers.jsonl differs)",

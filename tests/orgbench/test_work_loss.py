@@ -108,15 +108,24 @@ def test_reproduce_with_a_model_never_writes_into_committed_results(tmp_path, mo
     url = "http://127.0.0.1:9/v1"     # nothing listens there: a run that got past the guard would stop at the endpoint
     for args, message in (
             (["cargo", "--judge", "openai:a", "--out", "results"],
-             "error: --out results: holds the results of the built-in judges, not of openai:a; choose another "
-             "directory, add --add to merge these into it (keeping its runs) or --overwrite to replace it"),
+             "error: --out results: holds the results of the built-in judges (results/ as committed); a model run "
+             "never writes there, --overwrite or not: leave --out out (the folder is then named after the models, "
+             "results-openai-a) or choose another directory"),
+            (["cargo", "--judge", "openai:a", "--out", "results", "--overwrite"],
+             "error: --out results: holds the results of the built-in judges (results/ as committed); a model run "
+             "never writes there, --overwrite or not: leave --out out (the folder is then named after the models, "
+             "results-openai-a) or choose another directory"),
             (["--quick", "--judge", "openai:a", "--judge", "openai:b", "--out", "results-local"],
              "error: --out results-local: holds the results of local:gemma3-270m, local:smollm2, not of openai:a, "
              "openai:b; choose another directory, add --add to merge these into it (keeping its runs) or "
              "--overwrite to replace it"),
             (["--judge", "openai:a", "--add", "--out", "results"],
-             "error: --add: --out results holds the results of the built-in judges; --add merges model runs only "
-             "into a folder of model runs (choose another --out)"),
+             "error: --out results: holds the results of the built-in judges (results/ as committed); a model run "
+             "never writes there, --overwrite or not: leave --out out (the folder is then named after the models, "
+             "results-openai-a) or choose another directory"),
+            (["--add", "--out", "results-local"],
+             "error: --add: --out results-local holds the results of local:gemma3-270m, local:smollm2; --add merges "
+             "model runs only into a folder of model runs (choose another --out)"),
             (["--out", "results-local"],
              "error: --out results-local: holds the results of local:gemma3-270m, local:smollm2, not of the built-in "
              "judges; choose another directory, add --add to merge these into it (keeping its runs) or --overwrite "
