@@ -98,7 +98,7 @@ def test_on_ray_a_suite_its_built_in_runs_and_scores_are_one_task_and_model_runs
 
 @pytest.mark.slow
 def test_serial_and_local_ray_give_the_same_bytes_and_a_rerun_redoes_nothing(tmp_path):
-    pytest.importorskip("ray")
+    pytest.importorskip("ray", reason="needs the ray extra (pip install 'orgbench[ray]')")
     root = tmp_path / "grid"
     path = _write(root)
     serial = run_sweep(path, root / "out", root / "work", executor="serial")
@@ -191,7 +191,7 @@ class _CountingServer:
 
 @pytest.mark.slow
 def test_model_stages_on_ray_share_one_endpoint_budget(tmp_path, monkeypatch):
-    pytest.importorskip("ray")
+    pytest.importorskip("ray", reason="needs the ray extra (pip install 'orgbench[ray]')")
     counting = _CountingServer()
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     with counting.server:
