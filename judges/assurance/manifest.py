@@ -58,6 +58,8 @@ class StepRecord:
     @staticmethod
     def from_json(obj: Any, where: str) -> "StepRecord":
         """Parse a record, naming ``where`` on a malformed one."""
+        if not isinstance(obj, dict):
+            raise InputError(f"{where}: not a JSON object (a stage record)")
         try:
             failures = tuple((str(f["requirement"]), str(f["detail"])) for f in obj.get("failures") or ())
             return StepRecord(obj["step"], obj["command"], dict(obj["materials"]), dict(obj["products"]),

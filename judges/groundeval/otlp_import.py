@@ -204,7 +204,13 @@ class Imported:
 
 def to_submissions(spans: list[Span], question_ids: set[str], suite: str, agent_name: str | None = None) -> Imported:
     """Group tool spans by agent and contract into answers and traces (SpanRefused for the first bad span)."""
-    by_id = {(s.trace_id, s.span_id): s for s in spans if s.span_id}
+    by_id: dict[tuple[str, str], Span] = {}
+    for span in spans:
+        if not span.span_id:
+            continue
+        first = by_id.setdefault((span.trace_id, span.span_id), span)
+        if first is not span:
+            raise span.refuse(f"repeats the span of {first.where} (the same trace given twice?)")
     calls: dict[tuple[str, str], list[tuple[int, int, dict[str, Any]]]] = {}
     answers: dict[tuple[str, str], Any] = {}
     other = 0

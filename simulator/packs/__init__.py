@@ -100,7 +100,10 @@ def resolve(reference: str, source: str, base: Path | None, field: str = "pack")
     path = Path(reference)
     if not path.is_absolute() and base is not None:
         path = base / path
-    path = path.resolve()
+    try:
+        path = path.resolve()
+    except (RuntimeError, OSError):          # a symbolic link loop
+        raise InputError(f"{source}: {field}: pack file {path}: a symbolic link loop") from None
     if not path.is_file():
         raise InputError(f"{source}: {field}: pack file {path} not found")
     return str(path)
@@ -149,12 +152,9 @@ def _read(reference: str) -> tuple[str, str]:
     if is_builtin(reference):
         return (resources.files("simulator.packs").joinpath(f"{reference}.toml").read_text(encoding="utf-8"),
                 f"simulator/packs/{reference}.toml")
-    try:
-        return Path(reference).read_text(encoding="utf-8"), reference
-    except FileNotFoundError:
-        raise InputError(f"{reference}: pack file not found") from None
-    except (UnicodeDecodeError, IsADirectoryError, PermissionError) as exc:
-        raise InputError(f"{reference}: cannot read pack file ({exc.__class__.__name__})") from None
+    from orgbench.core.storage import read_text
+
+    return read_text(Path(reference), "pack file"), reference
 
 
 def load_pack(reference: str = DEFAULT_PACK) -> Pack:

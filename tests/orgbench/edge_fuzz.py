@@ -299,7 +299,44 @@ COMMANDS = (
             lambda i, o, f: ["view", str(i), "--out", str(o)], out_is_file=True),
     Command("sweep", "sweep", "", "toml", lambda i, o, f: ["sweep", str(i), "--executor", "serial", "--out", str(o),
                                                            "--work-dir", str(o) + "-work"]),
+    Command("pack check", "pack", "", "toml", lambda i, o, f: ["pack", "check", str(i)]),
+    Command("import-otel", "otlp", "", "jsonl",
+            lambda i, o, f: ["import-otel", str(i), "--suite", str(f["ge"]), "--out", str(o)]),
+    Command("draft-contract", "otlp", "", "jsonl",
+            lambda i, o, f: ["draft-contract", str(i), "--action", "fetch_artifact", "--out", str(o)]),
 )
+
+#: Commands that write nothing: no --out to fill or find full.
+READ_ONLY = frozenset({"inspect", "pack check"})
+
+#: A hand-written OTLP JSON export: one execute_tool span fetching REF for question QID, one submitting an answer.
+OTLP = """{"resource_spans": [{"resource": {"attributes": [{"key": "service.name", "value": {"string_value": "hand"}}]},
+ "scope_spans": [{"scope": {"name": "manual"}, "spans": [
+  {"trace_id": "0af7651916cd43dd8448eb211c80319c", "span_id": "b7ad6b7169203331", "name": "execute_tool fetch_artifact",
+   "start_time_unix_nano": 1700000000000000100,
+   "attributes": [{"key": "gen_ai.operation.name", "value": {"string_value": "execute_tool"}},
+                  {"key": "gen_ai.tool.name", "value": {"string_value": "fetch_artifact"}},
+                  {"key": "gen_ai.conversation.id", "value": {"string_value": "QID"}},
+                  {"key": "gen_ai.tool.call.arguments", "value": {"kvlist_value": {"values": [
+                      {"key": "artifact_id", "value": {"string_value": "REF"}}]}}}]},
+  {"trace_id": "0af7651916cd43dd8448eb211c80319c", "span_id": "d9cf8d9381425553", "name": "execute_tool submit_answer",
+   "start_time_unix_nano": 1700000000000000300,
+   "attributes": [{"key": "gen_ai.operation.name", "value": {"string_value": "execute_tool"}},
+                  {"key": "gen_ai.tool.name", "value": {"string_value": "submit_answer"}},
+                  {"key": "gen_ai.conversation.id", "value": {"string_value": "QID"}},
+                  {"key": "gen_ai.tool.call.arguments", "value": {"string_value": "{\\"answer\\": {\\"exists\\": true}}"}}]}
+ ]}]}]}"""
+
+
+def _otlp(answered: Path) -> str:
+    """OTLP holding a fetch the oracle made (so the import scores it) and an answer, on one line."""
+    for line in (answered / "traces.jsonl").read_text().splitlines():
+        trace = json.loads(line)
+        fetched = [c for c in trace["calls"] if c["tool"] == "fetch_artifact" and c["outcome"] == "ok"]
+        if fetched:
+            return OTLP.replace("QID", trace["question_id"]).replace("REF", fetched[0]["args"]["artifact_id"]) \
+                .replace("\n", " ") + "\n"
+    raise AssertionError("the oracle fetched nothing")
 
 #: Variants that do not apply to a command's file (reading them is legitimate there): TOML has no records or
 #: lines of its own, an empty config is the default world, view shows a run just started as "0 judgments", and
@@ -324,6 +361,10 @@ def build_fixtures(root: Path) -> dict[str, Path]:
     ok("judge", "--suite", f["cargo"], "--judge", "builtin:literal", "--conditions", "direct", "--out", f["judged"])
     ok("run-agent", "--suite", f["ge"], "--agent", "oracle", "--out", f["answered"])
     ok("score", "groundeval", "--suite", f["ge"], "--answers", f["answered"], "--out", f["scores"])
+    f["otlp"] = root / "spans.jsonl"
+    f["otlp"].write_text(_otlp(f["answered"]))
+    f["pack"] = root / "pack.toml"
+    shutil.copy2(Path(__file__).resolve().parents[2] / "simulator" / "packs" / "fintech.toml", f["pack"])
     f["config"] = root / "world.toml"
     f["config"].write_text("seed = 3\ndays = 5\npeople = 16\n")
     f["sweep"] = root / "SWEEP.toml"
@@ -358,7 +399,7 @@ def cases(fixtures: dict[str, Path], scratch: Path, commands=COMMANDS, classes=C
                 fault = "ENOSPC"
             else:
                 make_malformed(variant, target, command.fmt)
-            if command.name == "inspect" and fault in ("EROFS", "ENOSPC"):
-                continue     # inspect writes nothing
+            if command.name in READ_ONLY and fault in ("EROFS", "ENOSPC"):
+                continue     # it writes nothing
             made.append(Case(command.name, variant, tuple(command.argv(copied, out, fixtures)), target, out, fault))
     return made

@@ -151,3 +151,12 @@ def test_view_flags_unreadable_answer_lines(fx, tmp_path):
     assert f"{len(lines)} answers" in (tmp_path / "v.html").read_text()
     assert "1 unreadable line(s) left out" in (tmp_path / "v.html").read_text()
     assert tree(run_dir)                                               # nothing in the run was changed
+
+
+def test_assure_verify_names_a_stage_record_that_is_not_an_object(fx, tmp_path):
+    ok("assure", "run", "--source", fx["tr"], "--work", tmp_path / "w", "--judge", "stub")
+    (tmp_path / "w" / "records" / "check.record.json").write_text("[1, 2, 3]\n")
+    result = run("assure", "verify", tmp_path / "w")
+    assert result.exit_code == 4 and not isinstance(result.exception, AttributeError), result.exception  # tampering
+    assert (f"FAIL records/check.record.json record-present: {tmp_path / 'w' / 'records' / 'check.record.json'}: "
+            "not a JSON object (a stage record)") in result.output
