@@ -56,8 +56,10 @@ def judges_to_run(out: Path, asked: tuple[str, ...], *, add: bool, overwrite: bo
     if add and overwrite:
         raise InputError("--add and --overwrite: choose one (--add keeps the results --out holds, --overwrite "
                          "replaces them)")
+    from judges.backends.registry import is_builtin
+
     held = judges_held(out)
-    if held == () and asked:
+    if held == () and any(not is_builtin(spec) for spec in asked):
         raise InputError(f"--out {out}: holds the results of the built-in judges (results/ as committed); a model "
                          f"run never writes there, --overwrite or not: leave --out out (the folder is then named "
                          f"after the models, {default_out(asked)}) or choose another directory")

@@ -152,5 +152,9 @@ def test_the_default_folder_is_named_after_the_models_and_add_keeps_the_held_one
     assert judges_to_run(tmp_path / "r", ("local:smollm2",), add=False, overwrite=False) == ("local:smollm2",)
     with pytest.raises(InputError, match="choose one"):
         judges_to_run(tmp_path / "r", ("openai:b",), add=True, overwrite=True)
+    _results(tmp_path / "builtin")                  # the built-in judges' results: a built-in --judge may replace them
+    assert judges_to_run(tmp_path / "builtin", ("builtin:grounded",), add=False, overwrite=True) == ("builtin:grounded",)
+    with pytest.raises(InputError, match="a model run never writes there"):
+        judges_to_run(tmp_path / "builtin", ("builtin:grounded", "openai:b"), add=False, overwrite=True)
     assert judges_held(tmp_path / "empty") is None
     shutil.rmtree(tmp_path / "r")
