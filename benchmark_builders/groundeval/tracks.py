@@ -56,6 +56,7 @@ class Track:
     one_question_per_moment: bool = False        # at most one question per (actor, as_of)
     behaviour: str = ""                          # a plugin's: "module:attr" of its judges-side ``TrackBehaviour``
     summary: str = ""
+    truth: str = ""                              # how its ground truth is decided (the report's definition)
     builtin: bool = False                        # one of orgbench's own (set on its records only)
 
     def lists(self) -> tuple[str, ...]:
@@ -90,6 +91,7 @@ PERSPECTIVE_TRACK = Track(
     blank={"could_actor_have_known": False, "blocked_subsystems": []},
     balanced_hard=False, one_question_per_moment=True,
     summary="could this actor have known this fact at this moment?",
+    truth="the access policy at that moment and when the fact was first stated.",
 )
 _CF_NAMES = ("cause_entity", "effect_entity", "cause_event_id", "effect_event_id", "cause_records", "effect_records")
 COUNTERFACTUAL_TRACK = Track(
@@ -111,6 +113,7 @@ COUNTERFACTUAL_TRACK = Track(
            "effect_event_id": "", "mechanism_direction": "no_causal_link", "actors": []},
     blank_from_subject=("cause_event_id", "effect_event_id"),
     summary="did this cause change this outcome?",
+    truth="causal links joined by key, plus decoys close in time with no join (truth: no causal link).",
 )
 _TRIGGER = ("trigger_entity", "trigger_event_id", "trigger_records")
 SILENCE_TRACK = Track(
@@ -127,6 +130,7 @@ SILENCE_TRACK = Track(
     may_name={"exists": (*_TRIGGER, "selectors"), "absence": (*_TRIGGER, "selectors"), "indirect": _TRIGGER},
     blank={"exists": False},
     summary="was the response to this trigger recorded (and could the actor have found it)?",
+    truth="triggers with and without a response, and the search space where the response would be recorded.",
 )
 BUILTIN_TRACKS: tuple[Track, ...] = (PERSPECTIVE_TRACK, COUNTERFACTUAL_TRACK, SILENCE_TRACK)
 

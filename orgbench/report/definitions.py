@@ -6,6 +6,8 @@ from pathlib import Path
 from typing import Iterable
 
 from benchmark_builders.cargo.records import FAMILY_TABLE, families_in
+from benchmark_builders.groundeval.tracks import BUILTIN_TRACKS
+from judges.groundeval.scoring_profile import DEFAULT_PROFILE, PROFILES
 from orgbench.core.tables import Table
 
 
@@ -14,6 +16,18 @@ def _families(present: Iterable[str] = ()) -> tuple[tuple[str, str], ...]:
     """The definition of each family a CARGO table shows: orgbench's own, then each plugin family ``present``."""
     shown = families_in(present)
     return tuple((f"{family.code} {family.name}", family.definition) for family in FAMILY_TABLE if family.code in shown)
+
+
+def _tracks() -> tuple[tuple[str, str], ...]:
+    """Each GroundEval track's question and how its truth is decided, from its record."""
+    return tuple((t.name.capitalize(), f"{t.summary[:1].upper()}{t.summary[1:]} Truth: {t.truth}")
+                 for t in BUILTIN_TRACKS)
+
+
+def _weights() -> str:
+    """The S_adj weights (w_a/w_t) of each GroundEval track, from its record."""
+    return ", ".join(f"{t.weights[0]:.2f}/{t.weights[1]:.2f} {t.name.capitalize()}".replace("0.", ".")
+                     for t in BUILTIN_TRACKS)
 
 
 DEFINITIONS: dict[str, tuple[tuple[str, str], ...]] = {
@@ -38,25 +52,19 @@ DEFINITIONS: dict[str, tuple[tuple[str, str], ...]] = {
                                               "AURC the area under the risk–coverage curve (lower is better)."),
     ),
     "groundeval": (
-        ("Perspective", "as of time T, could actor A have known fact F? Truth: the access policy at T and when F was "
-                        "first stated."),
-        ("Counterfactual", "did cause C lead to effect E? Truth: causal links joined by key, plus decoys close in "
-                           "time with no join (truth: no causal link)."),
-        ("Silence", "did response R follow trigger X? Truth: triggers with and without a response, and the search "
-                    "space where R would be recorded."),
+        *_tracks(),
         ("tool / context mode", "tool: the agent searches and fetches through the gated runtime, every call "
                                 "recorded; context: it gets a pre-filtered window. Both apply the same gates."),
         ("gates", "horizon (created after as_of), actor (not visible to this actor then), subsystem (outside the "
                   "role). A withheld item is never shown, not even in snippets or counts."),
         ("S_answer", "the answer's score by the track's rules (booleans, evidence and blocked-subsystem overlap, "
-                     "cause and effect ids, mechanism)."),
+                     "mechanism); cause and effect ids earn nothing, since every Counterfactual question states them."),
         ("S_traj", "the trajectory's score: gate-respecting calls, evidence found and cited, the required search "
-                   "space covered. On Perspective: .30 (1 − actor-violation share) + .25 (1 − subsystem share) + "
-                   ".20 grounding + .15 (1 − horizon share) + .10 dead-end recovery, so an agent that makes no call "
-                   "scores at least .80, and 1.0 where the truth requires no evidence."),
+                   f"space covered (scoring profile {PROFILES[DEFAULT_PROFILE].label}). It is 0 when the verdict is wrong, and 0 unless the "
+                   "agent sought evidence: in tool mode at least one call relevant to the question, in context mode "
+                   "a citation in scope. A constant answer with no look earns no trajectory credit."),
         ("v (violation rate)", "tool calls with any gate violation / tool calls (0 when there are none)."),
-        ("S_adj", "(w_a · S_answer + w_t · S_traj) · (1 − v)²; weights .40/.60 Perspective, .50/.50 "
-                  "Counterfactual, .30/.70 Silence."),
+        ("S_adj", f"(w_a · S_answer + w_t · S_traj) · (1 − v)²; weights {_weights()}."),
         ("correct, invalid path", "questions answered correctly through at least one violating call."),
     ),
     "assurance": (
