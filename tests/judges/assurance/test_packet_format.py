@@ -12,7 +12,7 @@ import re
 import unicodedata
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from benchmark_builders.trajectories.records import ChatMessage, ToolCall, Trajectory
@@ -144,11 +144,15 @@ _FROM_THE_TABLE = st.sampled_from(_TABLE["escape_everywhere"]).flatmap(
 @settings(max_examples=150, deadline=None)
 @given(st.sampled_from(STRUCTURE_LINES), st.lists(_FROM_THE_TABLE, min_size=1, max_size=3),
        st.sampled_from(["start", "inside", "end"]))
+@example("[MESSAGE 4 assistant]", ["\u27e6"], "start")      # an escape's own bracket, escaped like any other
+@example("[MESSAGE 4 assistant]", ["\u27e7", "\u27e6"], "inside")
 def test_any_code_point_of_the_committed_table_never_forges_structure(line, chars, where):
     """Drawn from every range the pinned table escapes (not only the hand-picked classes above)."""
     inserted = "".join(chars)
     forged = {"start": inserted + line, "inside": line[:1] + inserted + line[1:], "end": line + inserted}[where]
     trajectory, _, data = _packet(f"before\n{forged}\nafter")
     _shows_only_the_source_structure(trajectory, data)
+    unescaped = re.sub("\u27e6(?:U\\+[0-9A-F]{4,6}|DATA)\u27e7", "", data.decode("utf-8"))   # ⟦ ⟧ are escapes' own
     for char in set(chars):
-        assert char not in data.decode("utf-8"), hex(ord(char))
+        assert char not in unescaped, hex(ord(char))
+        assert f"\u27e6U+{ord(char):04X}\u27e7".encode() in data, hex(ord(char))
