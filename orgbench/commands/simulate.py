@@ -15,6 +15,11 @@ import click
 from orgbench.outdir import bound, digest_of, overwrite_option
 
 
+def _builtin_pack_names() -> list[str]:
+    """The built-in packs, as simulator/packs holds them (listed, not imported: --help stays fast)."""
+    return sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "simulator" / "packs").glob("*.toml"))
+
+
 def _progress_bar(days: int):
     """A rich progress bar on a terminal, or nothing when output is redirected."""
     if not sys.stderr.isatty():
@@ -43,8 +48,8 @@ def _check_out(out: Path) -> None:
 @click.option("--seed", type=int, default=None, help="Override the config's seed.")
 @click.option("--days", type=int, default=None, help="Override the number of simulated days.")
 @click.option("--people", type=int, default=None, help="Override the headcount at the start.")
-@click.option("--pack", default=None, help="Override the config's domain pack: a built-in name (hardware, fintech) "
-                                           "or a .toml pack file (docs/packs.md).")
+@click.option("--pack", default=None, help="Override the config's domain pack: a built-in name "
+                                           f"({', '.join(_builtin_pack_names())}) or a .toml pack file (docs/packs.md).")
 @click.option("--prose", default="grammar", show_default=True,
               help="grammar, or llm:SPEC (a judge spec: llm:local:smollm2, llm:openai:MODEL with --base-url) to "
                    "have a model rewrite artifact bodies, each kept only if its facts stay and no id is invented "

@@ -168,6 +168,13 @@ def test_judge_help_names_every_judge():
     assert "builtin:step" in text and "stub" in text and "orgbench list" in text
 
 
+def test_simulate_help_names_every_builtin_pack():
+    from simulator.packs import BUILTIN_PACKS
+
+    text = " ".join(ok("simulate", "--help").split())
+    assert f"a built-in name ({', '.join(sorted(BUILTIN_PACKS))})" in text
+
+
 def test_assure_run_does_the_five_stages_in_order(fx, tmp_path):
     work = tmp_path / "work"
     text = ok("assure", "run", "--source", fx["tr"], "--work", work, "--draws", 1)
