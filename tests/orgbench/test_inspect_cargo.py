@@ -51,7 +51,9 @@ def suite(tmp_path_factory) -> Path:
 def inspect_eval(task: str, server: ChatServer, log_dir: Path, *params: str) -> tuple[Path, str]:
     """``inspect eval TASK`` as a user types it (inspect's CLI finding the task through orgbench's entry point), in
     a subprocess with Hugging Face and inspect offline; the log written and everything the command printed."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "OPENAI_API_KEY": "test-key", "HF_HUB_OFFLINE": "1",
+    # PYTHONPATH as the caller has it: pointing it at a source tree holding orgbench.egg-info (pip install -e
+    # leaves one) hides the install's direct_url.json, and inspect then files the tasks without "orgbench/"
+    env = {**os.environ, "OPENAI_API_KEY": "test-key", "HF_HUB_OFFLINE": "1",
            "NO_COLOR": "1", "COLUMNS": "200"}
     done = subprocess.run([sys.executable, "-m", "inspect_ai", "eval", task, "--model", f"openai/{MODEL}",
                            "--model-base-url", server.base_url, "--log-dir", str(log_dir), "--display", "plain",
