@@ -15,7 +15,6 @@ found in the answers and writes ``questions.jsonl`` and ``summary.json``.
 
 from __future__ import annotations
 
-import asyncio
 from collections import defaultdict
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -33,9 +32,10 @@ from judges.groundeval.scoring_profile import DEFAULT_PROFILE, profile_named
 from judges.groundeval.traces import Submission, load_corpus_world, load_submissions, load_suite, load_truth
 from judges.backends import BackendError, EndpointConfig, make_backend
 from judges.cache import ResponseCache
+from judges.groundeval.model_runs import answer_all, refuse_if_all_failed
 from judges.groundeval.verify import TraceVerifier, rederive
 from judges.journal import Journal
-from orgbench.core.errors import EndpointError, FormatError, InputError
+from orgbench.core.errors import FormatError, InputError
 from orgbench.core.storage import sha256_file, staged_directory, write_json, write_jsonl, write_manifest
 
 
@@ -179,42 +179,24 @@ def _answer_with_model(sessions: _Sessions, contracts: list[Contract], spec: str
     agent = LLMAgent(backend, max_turns=max_turns, cache=cache)
     done, appender = journal.open()
 
-    async def one(contract: Contract, in_flight: asyncio.Semaphore) -> None:
-        async with in_flight:
-            runtime, context = sessions.open(contract)
-            turns: list[dict[str, Any]] = []
-            try:
-                answer = await agent.answer(contract, None if context is not None else runtime, context, turns)
-            except BackendError as exc:
-                row = sessions.row(contract, runtime, context, None, error=str(exc), turns=turns)
-            else:
-                row = sessions.row(contract, runtime, context, answer, turns=turns)
-            appender.add(row, flush=True)       # finished work survives an interruption
-            done[contract.question_id] = row
-            if progress is not None:
-                progress(len(done), len(contracts))
-
-    async def run_all() -> None:
-        in_flight = asyncio.Semaphore(max(1, endpoint.concurrency))
-        tasks = [asyncio.ensure_future(one(c, in_flight)) for c in contracts if c.question_id not in done]
+    async def one(contract: Contract) -> None:
+        runtime, context = sessions.open(contract)
+        turns: list[dict[str, Any]] = []
         try:
-            await asyncio.gather(*tasks)
-        finally:                # one failure (e.g. an unreachable endpoint) stops the others first
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            await backend.aclose()
+            answer = await agent.answer(contract, None if context is not None else runtime, context, turns)
+        except BackendError as exc:
+            row = sessions.row(contract, runtime, context, None, error=str(exc), turns=turns)
+        else:
+            row = sessions.row(contract, runtime, context, answer, turns=turns)
+        appender.add(row, flush=True)       # finished work survives an interruption
+        done[contract.question_id] = row
+        if progress is not None:
+            progress(len(done), len(contracts))
 
-    try:
-        asyncio.run(run_all())
-    finally:
-        appender.close()
-        if cache is not None:
-            cache.close()
-    failed = [row["answer"]["error"] for row in done.values() if "error" in row["answer"]]
-    if failed and len(failed) == len(done):
-        journal.path.unlink()
-        raise EndpointError(backend.endpoint_option, f"every question failed, e.g. {failed[0]}; nothing written")
+    answer_all([c for c in contracts if c.question_id not in done], one, backend=backend,
+               concurrency=endpoint.concurrency, closing=(appender, cache))
+    refuse_if_all_failed([row["answer"]["error"] for row in done.values() if "error" in row["answer"]], len(done),
+                         journal, backend, "question")
     return done, agent.usage(), endpoint.base_url if "base_url" in backend.identity() else None
 
 

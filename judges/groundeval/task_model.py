@@ -19,12 +19,12 @@ registered with ``suites=("tasks",)`` answers through
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from judges.backends import EndpointConfig
+from judges.groundeval.model_runs import answer_all, refuse_if_all_failed
 from judges.groundeval.task_context import TaskContext
 from judges.journal import Journal
 from orgbench.core.errors import FormatError
@@ -69,7 +69,6 @@ def model_lines(spec: str, prepared: Sequence[tuple[Mapping[str, Any], Any, Task
     from judges.backends import BackendError, make_backend
     from judges.cache import ResponseCache
     from judges.groundeval.llm_agent import SUBMIT, LLMAgent
-    from orgbench.core.errors import EndpointError
 
     backend = make_backend(spec, role="agent", endpoint=endpoint)
     cache = ResponseCache(Path(cache_path)) if cache_path is not None and backend.cacheable else None
@@ -77,45 +76,26 @@ def model_lines(spec: str, prepared: Sequence[tuple[Mapping[str, Any], Any, Task
     recorded = backend.recorded_agent(spec)             # replay:RUN answers as the recorded agent
     done, appender = journal.open()
 
-    async def one(contract: Mapping[str, Any], runtime: Any, context: TaskContext | None,
-                  in_flight: asyncio.Semaphore) -> None:
-        async with in_flight:
-            turns: list[dict[str, Any]] = []
-            tools = task_tools(contract) if context is None else [SUBMIT]
-            try:
-                answer, error = await agent.converse(task_messages(contract, context), tools, runtime.call,
-                                                     turns), None
-            except BackendError as exc:
-                answer, error = None, str(exc)
-            row = {"question_id": contract["question_id"], "line": line(contract, runtime, context, answer, error)
-                   | {"agent": recorded}, "context": _context_line(context), "turns": turns}
-            appender.add(row, flush=True)           # finished work survives an interruption
-            done[contract["question_id"]] = row
-            if progress is not None:
-                progress(len(done), len(prepared))
-
-    async def run_all() -> None:
-        in_flight = asyncio.Semaphore(max(1, endpoint.concurrency))
-        tasks = [asyncio.ensure_future(one(c, r, x, in_flight)) for c, r, x in prepared
-                 if c["question_id"] not in done]
+    async def one(item: tuple[Mapping[str, Any], Any, TaskContext | None]) -> None:
+        contract, runtime, context = item
+        turns: list[dict[str, Any]] = []
+        tools = task_tools(contract) if context is None else [SUBMIT]
         try:
-            await asyncio.gather(*tasks)
-        finally:                # one failure (e.g. an unreachable endpoint) stops the others first
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            await backend.aclose()
+            answer, error = await agent.converse(task_messages(contract, context), tools, runtime.call,
+                                                 turns), None
+        except BackendError as exc:
+            answer, error = None, str(exc)
+        row = {"question_id": contract["question_id"], "line": line(contract, runtime, context, answer, error)
+               | {"agent": recorded}, "context": _context_line(context), "turns": turns}
+        appender.add(row, flush=True)           # finished work survives an interruption
+        done[contract["question_id"]] = row
+        if progress is not None:
+            progress(len(done), len(prepared))
 
-    try:
-        asyncio.run(run_all())
-    finally:
-        appender.close()
-        if cache is not None:
-            cache.close()
-    failed = [row["line"]["error"] for row in done.values() if "error" in row["line"]]
-    if failed and len(failed) == len(done):
-        journal.path.unlink()
-        raise EndpointError(backend.endpoint_option, f"every contract failed, e.g. {failed[0]}; nothing written")
+    answer_all([item for item in prepared if item[0]["question_id"] not in done], one, backend=backend,
+               concurrency=endpoint.concurrency, closing=(appender, cache))
+    refuse_if_all_failed([row["line"]["error"] for row in done.values() if "error" in row["line"]], len(done),
+                         journal, backend, "contract")
     return done, agent.usage(), endpoint.base_url if "base_url" in backend.identity() else None
 
 
