@@ -1,0 +1,171 @@
+"""Format, labels and balance of the third held-out prose set (items_heldout3.jsonl); scores no judge.
+
+The checks recompute what they can from the shown texts alone (the live case id, the value tokens, the
+derived counts and ages), apart from the throwaway script that rendered the contexts.
+"""
+import datetime as dt
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+PATH = Path(__file__).with_name("items_heldout3.jsonl")
+SHOWN = ("item_id", "question", "live_context", "reference", "candidate")
+LABELS = ("family", "should_penalize", "kind", "style", "author", "why", "procedure_id", "condition",
+          "context_format", "reference_format", "reference_revision", "case_state")
+OPTIONAL = ("changes", "perturbation", "extras")
+STYLES = {"terse", "chatty", "formal", "non-native", "paragraph", "passive", "out-of-order", "email", "handover",
+          "bullets", "lettered", "arrowed", "numbered", "chat", "ticket-note", "q-and-a"}
+P2_KINDS = {"status", "id", "version", "date", "amount", "entitlement", "contract", "email", "derived"}
+P4_KINDS = {"skip": "skip_step", "order": "swap_steps", "action": "wrong_action", "escalation": "wrong_escalation"}
+RUNBOOKS = {"RB-BILLING-CREDIT", "RB-BATTERY", "RB-FW-ROLLBACK", "RB-DATA-RECOVERY", "RB-ADV-EXCHANGE", "RB-ONSITE-DISPATCH"}
+CONTEXT_FORMATS = {"gen", "table", "kv", "crm", "email"}
+REFERENCE_FORMATS = {"gen", "prose", "bullets", "lettered", "arrowed"}
+# Value-shaped tokens: ids, serials, versions, ISO dates, e-mail addresses, diagnostic codes, amounts.
+TOKEN = re.compile(r"CASE-\d+|ACC-\d+|SN-[0-9A-F]{8}|DSP-\d+|RMA-\d+|BKP-\d+|LOG-\d+|RJ-\d+|INV-\d+|CRD-\d+|P-00\d\d"
+                   r"|\b\d+\.\d+\.\d+\b|\d{4}-\d\d-\d\d|[\w.]+@[\w.]+\.example|[A-Z]+-0x[0-9A-F]+|USD \d+")
+WORDS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+
+
+@pytest.fixture(scope="module")
+def items() -> list[dict]:
+    return [json.loads(line) for line in PATH.read_text(encoding="utf-8").splitlines()]
+
+
+def live_case(it: dict) -> str:
+    return re.search(r"Case (CASE-\d+),", it["question"]).group(1)
+
+
+def context_date(ctx: str, pattern: str) -> dt.date:
+    return dt.date.fromisoformat(re.search(pattern + r"\W+(\d{4}-\d\d-\d\d)", ctx, re.I).group(1))
+
+
+def earlier_count(it: dict) -> int:
+    """Distinct case ids in the live context other than the live case: the account's earlier cases."""
+    return len(set(re.findall(r"CASE-\d+", it["live_context"])) - {live_case(it)})
+
+
+def asset_age(it: dict) -> int:
+    ctx = it["live_context"]
+    return (context_date(ctx, r"opened(?: on)?") - context_date(ctx, r"(?:purchase[ _]date|bought)")).days
+
+
+def test_ids_and_fields(items: list[dict]) -> None:
+    assert len(items) >= 64
+    assert [it["item_id"] for it in items] == [f"h3-{i:02d}" for i in range(1, len(items) + 1)]
+    for it in items:
+        assert set(SHOWN + LABELS) <= set(it) <= set(SHOWN + LABELS + OPTIONAL), it["item_id"]
+        assert it["author"] == "heldout3-writer" and it["condition"] == "cargo", it["item_id"]
+        assert it["procedure_id"] in RUNBOOKS and it["style"] in STYLES, it["item_id"]
+        assert it["context_format"] in CONTEXT_FORMATS and it["reference_format"] in REFERENCE_FORMATS
+        assert all(isinstance(it[k], str) and it[k].strip() for k in SHOWN + ("why",)), it["item_id"]
+
+
+def test_live_case_and_reference_case(items: list[dict]) -> None:
+    for it in items:
+        case = live_case(it)
+        assert case in it["candidate"] and case in it["live_context"], it["item_id"]
+        ref_case = re.search(r"CASE-\d+", it["reference"]).group(0)
+        assert ref_case != case and case not in it["reference"] and ref_case not in it["candidate"], it["item_id"]
+
+
+def test_correct_values_come_from_the_context(items: list[dict]) -> None:
+    """P1, P3 and P4 state only values the live context or question shows, and the context's status."""
+    for it in items:
+        if it["family"] == "P2":
+            continue
+        shown = it["live_context"] + it["question"]
+        for token in TOKEN.findall(it["candidate"]):
+            assert token.replace("USD ", "") in shown, (it["item_id"], token)
+        status = re.search(r"(?:status\W+|currently )(closed|resolved|in progress|pending customer)", it["live_context"], re.I).group(1)
+        assert status in it["candidate"], it["item_id"]
+
+
+def test_derived_values_match_the_context(items: list[dict]) -> None:
+    """Every stated count of earlier cases and asset age is the context's own, except a P2's changed one."""
+    for it in items:
+        changed = {c["field"] for c in it.get("changes", [])}
+        count = re.search(r"\b(no|one|two|three|four|five|six) earlier case", it["candidate"])
+        if count and "earlier_cases" not in changed:
+            assert WORDS.index(count.group(1)) == earlier_count(it), it["item_id"]
+        age = re.search(r"(\d+) days (?:old|at the opening)|age (?:at|on) opening (?:was )?(\d+) days", it["candidate"])
+        if age and "asset_age_days" not in changed:
+            assert int(age.group(1) or age.group(2)) == asset_age(it), it["item_id"]
+
+
+def test_labels_follow_family(items: list[dict]) -> None:
+    for it in items:
+        fam = it["family"]
+        assert it["should_penalize"] is (fam in ("P2", "P4")), it["item_id"]
+        if fam in ("P1", "P3"):
+            assert it["kind"] is None and "changes" not in it and "perturbation" not in it, it["item_id"]
+        if fam == "P1":
+            assert "extras" not in it
+        if fam == "P3":
+            assert it["extras"]
+        if fam == "P2":
+            assert it["kind"] in P2_KINDS and it["changes"] and "perturbation" not in it, it["item_id"]
+        if fam == "P4":
+            assert it["kind"] in P4_KINDS and "changes" not in it, it["item_id"]
+            assert it["perturbation"]["kind"] == P4_KINDS[it["kind"]], it["item_id"]
+
+
+def test_p2_contradicts_exactly_its_changes(items: list[dict]) -> None:
+    for it in (it for it in items if it["family"] == "P2"):
+        cand, ctx = it["candidate"], it["live_context"]
+        for change in it["changes"]:
+            assert change["new"] != change["original"] and change["new"] in cand, it["item_id"]
+            if "derived" in change:  # recomputed here from the context, not taken from the builder
+                assert change["computed"] != change["stated"], it["item_id"]
+                truth = {"earlier_cases": lambda: earlier_count(it), "asset_age_days": lambda: asset_age(it),
+                         "visit_delay_days": lambda: (context_date(ctx, r"visit[ _]date") - context_date(ctx, r"opened(?: on)?")).days}
+                assert change["computed"] == truth[change["field"]](), it["item_id"]
+                continue
+            assert change["original"] in ctx and change["original"] not in cand, it["item_id"]
+            assert not re.search(r"(?<![\w.])" + re.escape(change["new"]) + r"(?![\w])", ctx), it["item_id"]
+        unchanged = [t for t in TOKEN.findall(cand) if t.replace("USD ", "") not in ctx + it["question"]]
+        assert all(any(t.replace("USD ", "") == c["new"] for c in it["changes"]) for t in unchanged), it["item_id"]
+
+
+def test_family_balance(items: list[dict]) -> None:
+    families = Counter(it["family"] for it in items)
+    assert set(families) == {"P1", "P2", "P3", "P4"} and len(set(families.values())) == 1 and families["P1"] >= 16
+    for fam in families:
+        group = [it for it in items if it["family"] == fam]
+        assert Counter(it["style"] for it in group) == Counter(STYLES), fam  # one item per style
+        assert {it["procedure_id"] for it in group} == RUNBOOKS, fam
+        assert {it["context_format"] for it in group} == CONTEXT_FORMATS, fam
+        assert {it["reference_format"] for it in group} == REFERENCE_FORMATS, fam
+    p4 = Counter(it["kind"] for it in items if it["family"] == "P4")
+    assert set(p4) == set(P4_KINDS) and len(set(p4.values())) == 1
+    same_role = [it for it in items if it["kind"] == "action" and it["perturbation"]["same_role"]]
+    assert len(same_role) >= 3
+    assert {it["kind"] for it in items if it["family"] == "P2"} == P2_KINDS
+    derived = {c["derived"] for it in items for c in it.get("changes", []) if "derived" in c}
+    assert derived == {"count", "days"}
+    # extra sentences: every P3, and half of P2 and of P4, as in the spec's plain/extra split
+    for fam in ("P2", "P4"):
+        assert sum("extras" in it for it in items if it["family"] == fam) * 2 == families[fam]
+
+
+def test_no_reference_value_in_a_candidate(items: list[dict]) -> None:
+    """Values only the reference shows never reach a candidate, except a P2 value copied from it on purpose."""
+    for it in items:
+        own = it["live_context"] + it["question"]
+        copied = {c["new"] for c in it.get("changes", [])}
+        for token in set(TOKEN.findall(it["reference"])):
+            value = token.replace("USD ", "")
+            if value not in own and value not in copied:
+                assert not re.search(r"(?<![\w.])" + re.escape(value) + r"(?![\w])", it["candidate"]), (it["item_id"], value)
+
+
+def test_surface_figures_in_readme(items: list[dict]) -> None:
+    """The README's mean candidate lengths and its best one-threshold length rule (.641 in-sample)."""
+    means = {fam: round(sum(len(it["candidate"]) for it in items if it["family"] == fam) / 16) for fam in ("P1", "P3", "P2", "P4")}
+    assert means == {"P1": 516, "P3": 530, "P2": 478, "P4": 487}
+    lengths = [(len(it["candidate"]), it["should_penalize"]) for it in items]
+    best = max(sum(((n >= cut) is (sign > 0)) == label for n, label in lengths)
+               for cut, _ in lengths for sign in (1, -1))
+    assert round(best / len(items), 3) == 0.641
