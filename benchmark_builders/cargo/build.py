@@ -238,7 +238,7 @@ class _WorldBuilder:
                                      closed=case.facts.get("case_status") == "closed", done=not case.is_open)
             answer = Answer(answer.header, answer.steps, extras)
         try:
-            answer, perturbation = self._perturb(family, corruption, case, answer, golden, in_scope)
+            candidate, perturbation = self._perturb(family, corruption, case, answer, golden, in_scope)
         except (NoContradiction, ValueError):  # too few values stated (an early open case), or no such corruption
             return None
         if family == "P3":
@@ -246,7 +246,7 @@ class _WorldBuilder:
         variant = variant or rng.choice(ANSWER_VARIANTS)
         item = {"item_id": "", "question": question, "live_context": render_context(case),
                 "reference": golden["reference"],
-                "candidate": answer if isinstance(answer, str) else render_answer(answer, variant)}
+                "candidate": candidate if isinstance(candidate, str) else render_answer(candidate, variant)}
         stated = correct_answer(case).values()
         truth = {"item_id": "", "family": family, "family_name": FAMILY_NAMES[family],
                  "should_penalize": SHOULD_PENALIZE[family], "style": style, "variant": variant,
@@ -264,7 +264,10 @@ class _WorldBuilder:
         """The candidate's answer and its perturbation record: a P2 contradiction of a value of kind ``variety``
         (a derived value: a wrong computation of it), a P4 corruption of kind ``variety``; else unchanged."""
         rng = self.rng
+        if family in ("P2", "P4") and variety is None:
+            raise ValueError(f"a {family} item needs a kind")       # the plan gives each one
         if family == "P2":
+            assert variety is not None
             n_values = 2 if rng.random() < self.config.two_value_share else 1
             if variety == "derived":
                 made = contradict_derived(answer, derived_values(case), rng)
@@ -279,6 +282,7 @@ class _WorldBuilder:
                     if kind == "identifier":
                         raise
         if family == "P4":
+            assert variety is not None
             return corrupt(answer, case.procedure, variety, rng, case.facts, in_scope, done=case.done,
                            revisions=self.runbooks.all)
         perturb = _FAMILY[family].perturber()    # a plugin's family makes its own candidate

@@ -161,7 +161,7 @@ def cases_from_world(world, runbooks: Runbooks | None = None) -> list[SupportCas
     (default: the pack world.json names, ``simulator.packs.world_pack``)."""
     runbooks = runbooks or world_pack(dict(world.meta)).runbooks
     tickets = _ticket_versions(world)
-    cases = []
+    cases: list[SupportCase | None] = []
     for artifact_id in sorted(tickets):
         versions = tickets[artifact_id]
         closed = case_from_facts(world.seed, versions[-1].facts, runbooks)

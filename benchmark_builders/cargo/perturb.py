@@ -189,7 +189,8 @@ def world_values(fact: str, value: str, pool: Pool) -> list[str]:
             return text.partition("@")[2]
         if re.fullmatch(r"\d+\.\d+\.\d+", text):  # a firmware line: the same major.minor
             return text.rsplit(".", 1)[0]
-        prefix = re.match(r"^[A-Za-z]*-?(?:0x)?", text).group(0)
+        letters = re.match(r"^[A-Za-z]*-?(?:0x)?", text)
+        prefix = letters.group(0) if letters else ""
         return prefix + re.sub(r"\d+", "9", text[len(prefix):])
     return sorted(v for v in set(pool.get(fact, ())) if v != value and shape(v) == shape(value))
 

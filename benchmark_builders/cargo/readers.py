@@ -260,7 +260,8 @@ def reader_scores(items: Sequence[Mapping[str, str]], truth: Sequence[Mapping]) 
         data = [(reader.units(item), bool(by_id[item["item_id"]]["should_penalize"]))
                 for item in items if by_id[item["item_id"]]["family"] in reader.families]
         scores = cross_validate(data)
-        excess = None if scores["accuracy"] is None else round(scores["accuracy"] - scores["majority"], 4)
+        accuracy, majority = scores["accuracy"], scores["majority"]
+        excess = None if accuracy is None or majority is None else round(accuracy - majority, 4)
         out[reader.name] = {**scores, "families": "+".join(f for f in reader.families if f in shown), "items": len(data), "excess": excess}
     return out
 

@@ -19,6 +19,8 @@ CASE_STATES: tuple[str, ...] = ("closed", "open_at_end", "mid_case")
 def variety_of(family: str, perturbation: dict | None) -> str | None:
     """The P2 value kind of the first changed value (identifier, date, or the kind of a derived value: count,
     days) or the P4 kind; None for P1 and P3."""
+    if perturbation is None:
+        return None
     if family == "P2":
         change = perturbation["changes"][0]
         return change.get("derived") or value_kind(change["field"], change["original"])

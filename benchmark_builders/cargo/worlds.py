@@ -30,7 +30,8 @@ def load_worlds(directories: Sequence[Path]) -> list:
     from orgbench.core.errors import InputError
     from simulator.world import load_world
 
-    worlds, given = [], {}
+    worlds = []
+    given: dict[int, Path] = {}
     for directory in directories:
         world = load_world(Path(directory))
         if world.seed in given:     # items are keyed by world seed: one world twice would repeat them

@@ -77,7 +77,7 @@ def _replied_to(index: WorldIndex, version: ArtifactVersion) -> str | None:
 def message_of(index: WorldIndex, history: list[ArtifactVersion]) -> Message:
     """One email artifact (its latest version) as an email Message (UTF-8, quoted-printable text)."""
     version = history[-1]
-    message = Message(policy=compat32)
+    message: Message[str, str | Header] = Message(policy=compat32)
     sender = version.facts.get("from_external")
     if sender:
         message["From"] = _address(str(version.facts.get("contact_name", "")), str(sender))

@@ -152,7 +152,8 @@ def _choose(candidates: list[Question], chosen_track: Track, config: BuildConfig
 
     def take(pool: list[Question], n: int, start: int = 0) -> tuple[list[Question], int]:
         nonlocal left_out
-        picked, index = [], start
+        picked: list[Question] = []
+        index = start
         while len(picked) < n and index < len(pool):
             candidate = pool[index]
             index += 1
@@ -357,6 +358,8 @@ def build_suite(out: Path, *, world_dir: Path | None = None, domain_dir: Path | 
         if world is None:
             from simulator.world import load_world
 
+            if world_dir is None:
+                raise ValueError("build_suite needs a world_dir, a domain_dir or a world")
             world = load_world(Path(world_dir))
             source = {"world": str(world_dir)}
         else:

@@ -230,9 +230,9 @@ class SilenceRule:
             if subsystem not in covered and fallback:
                 items.append({"subsystem": subsystem, "selector": fallback[0], "mode": "query", "value": fallback[0]})
         unique: list[dict[str, str]] = []
-        for item in items:
-            if item not in unique:
-                unique.append(item)
+        for place in items:
+            if place not in unique:
+                unique.append(place)
         return unique
 
     def selectors(self, trigger: Event, subsystem_of: Mapping[str, str] | None = None) -> tuple[str, ...]:

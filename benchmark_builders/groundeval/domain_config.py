@@ -59,7 +59,8 @@ class KeyCheck:
     """Checks mappings against their known keys; reports each unknown key once (error, or a warning line)."""
 
     def __init__(self, path: Path, warn: Warn) -> None:
-        self.path, self.warn, self._told = path, warn, set()
+        self.path, self.warn = path, warn
+        self._told: set[tuple[str, str]] = set()
 
     def check(self, mapping: Mapping[str, Any], known: frozenset[str], where: str, section: str) -> None:
         """Raise (or warn once per key) for every key of ``mapping`` outside ``known``."""
@@ -311,7 +312,8 @@ def check_rules(rules: Rules, events_by_type: Mapping[str, list[Event]], subsyst
     A rule with a path that resolves for no event is an error — or, with ``drop``, left out with a warning line.
     """
     kept: list[CausalRule | SilenceRule] = []
-    for rule in (*rules.causal, *rules.silence):
+    every: list[CausalRule | SilenceRule] = [*rules.causal, *rules.silence]
+    for rule in every:
         problem = _unresolved(rule, events_by_type, subsystem_of)
         if problem is None:
             kept.append(rule)

@@ -102,7 +102,7 @@ def _counterfactual(view: WorldView, kind: str, cause: Event, effect: Event, eff
     incident = view.as_of(incident_id, at)
     groups = [view.event_artifacts(cause, at), view.event_artifacts(effect, at), [incident] if incident else []]
     found = _viewer(view, rng, set(cause.actors) | set(effect.actors), at, groups)
-    if found is None:
+    if found is None or incident is None:
         return None
     actor, (seen_cause, seen_effect, seen_incident) = found
     linked = cause.payload.get("change_id") == incidents.opened[incident_id].payload["change_id"]
@@ -160,7 +160,7 @@ def _indirect(view: WorldView, rng: random.Random, incidents: _Incidents, mechan
     """``indirect`` pairs from escalation emails: the cause (causal) and the last deploy on its service since (no link)."""
     out: list[Question] = []
     for effect in view.events_by_type.get("escalation.sent", []):
-        incident_id = effect.payload.get("incident_id")
+        incident_id = str(effect.payload.get("incident_id") or "")
         cause = incidents.deploys.get(incidents.opened[incident_id].payload["change_id"]) \
             if incident_id in incidents.opened else None
         if cause is None or not cause.ts < effect.ts:
@@ -182,7 +182,7 @@ def hard_counterfactual_candidates(view: WorldView, rng: random.Random, mechanis
     incidents = _Incidents(view)
     out = _indirect(view, rng, incidents, mechanisms)
     for effect in view.events_by_type.get("chat.message_posted", []):
-        incident_id = effect.payload.get("incident_id")
+        incident_id = str(effect.payload.get("incident_id") or "")
         post = view.as_of(_record(effect) or "", effect.ts)
         suspect = post.facts.get("suspected_change_id") if post is not None else None
         if incident_id not in incidents.opened or not suspect:
@@ -258,7 +258,7 @@ def hard_silence_candidates(view: WorldView, rng: random.Random) -> list[Questio
     first_posts.pop("", None)
     triggers = view.events_by_type.get("escalation.sent", []) + [first_posts[i] for i in sorted(first_posts)]
     for trigger in triggers:
-        incident_id = trigger.payload.get("incident_id")
+        incident_id = str(trigger.payload.get("incident_id") or "")
         if incident_id in incidents.opened:
             q = _silence(view, trigger, incident_id, rng)
             if q is not None:

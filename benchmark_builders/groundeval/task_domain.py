@@ -182,7 +182,7 @@ def _contract(raw: Mapping[str, Any], where: str, keys: KeyCheck, corpus: dict[s
             note(f"{where}: note: expected_action not given: the decision is "
                  f"{str(expected).lower()} (every precondition without `expected` counts as passing)")
     actor = raw.get("actor") or (next(iter(actors)) if len(actors) == 1 else None)
-    if actor not in actors:
+    if not isinstance(actor, str) or actor not in actors:
         raise InputError(f"{where}.actor: name one of the config's actors")
     role = str(raw.get("role") or actors[actor])
     if role not in roles:

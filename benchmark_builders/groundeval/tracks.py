@@ -157,8 +157,9 @@ def track(name: str) -> Track:
     return found
 
 
-def track_names(present: Iterable[str] = ()) -> tuple[str, ...]:
-    """Tracks a table lists: orgbench's own, then each plugin track that is ``present`` (in registry order)."""
+def track_names(present: Iterable[str | None] = ()) -> tuple[str, ...]:
+    """Tracks a table lists: orgbench's own, then each plugin track that is ``present`` (in registry order; None,
+    the track of an answer to no question of the suite, names none)."""
     seen = set(present)
     return tuple(t.name for t in all_tracks() if t.builtin or t.name in seen)
 
