@@ -40,7 +40,7 @@ class Recovered:
     """What a journal holds for resuming: the kept lines by key (text and value), and whether to rewrite it."""
 
     lines: dict[Hashable, str] = field(default_factory=dict)
-    rows: dict[Hashable, Any] = field(default_factory=dict)
+    rows: dict[Any, Any] = field(default_factory=dict)        # keyed as ``Journal.key`` keys (a caller's own type)
     dirty: bool = False
 
 
@@ -86,7 +86,7 @@ class Journal:
         head = [self._header_line()] if self.header is not None else []
         write_text_atomic(self.path, "".join(line + "\n" for line in [*head, *lines]))
 
-    def open(self) -> tuple[dict[Hashable, Any], "Appender"]:
+    def open(self) -> tuple[dict[Any, Any], "Appender"]:
         """Recover the journal (rewriting it if needed) and open it for appending: the finished rows, the appender."""
         found = self.recover()
         if found.dirty or (self.header is not None and not self.path.is_file()):

@@ -186,7 +186,9 @@ def stage(cfg: PipelineConfig) -> StageResult:
         hashes = {}
         for name in members:
             rel = f"packets/{name}"
-            hashes[rel] = products[f"staged/{rel}"] = ws.digest(f"build/{rel}")
+            digest = ws.digest(f"build/{rel}")
+            assert digest is not None, rel      # the build stage staged every member it lists
+            hashes[rel] = products[f"staged/{rel}"] = digest
         manifest_bytes = dumps_pretty({"packets": hashes}).encode("utf-8")
         products["staged/manifest.json"] = cfg.hasher(manifest_bytes)
         write_stage(cfg, "staged", {"manifest.json": manifest_bytes}, {"packets.pack": members})

@@ -101,7 +101,7 @@ class Workspace:
 
     def products(self, folder: str) -> dict[str, str]:
         """``{path: hash}`` of every file under ``folder``."""
-        return {rel: self.digest(rel) for rel in self.listing(folder)}
+        return {rel: digest for rel in self.listing(folder) if (digest := self.digest(rel)) is not None}
 
     def changed(self, expected: Mapping[str, str]) -> list[str]:
         """One line per listed file that is missing or no longer hashes as recorded."""

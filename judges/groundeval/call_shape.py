@@ -12,9 +12,9 @@ from __future__ import annotations
 from typing import Any
 
 # (field, type, required: True always, False when scored (a claim may leave it out), None never — seq)
-_CALL_FIELDS = (("tool", str, True), ("args", dict, True), ("seq", int, None), ("returned_ids", list, False),
+_CALL_FIELDS: tuple[tuple[str, type, bool | None], ...] = (("tool", str, True), ("args", dict, True), ("seq", int, None), ("returned_ids", list, False),
                 ("outcome", str, False), ("gates", dict, False))
-_KIND_NAMES = {str: "a string", dict: "an object", int: "an integer", list: "a list"}
+_KIND_NAMES: dict[type, str] = {str: "a string", dict: "an object", int: "an integer", list: "a list"}
 
 
 def call_problem(call: Any, *, claim: bool = False) -> str | None:
@@ -28,16 +28,23 @@ def call_problem(call: Any, *, claim: bool = False) -> str | None:
     if type(call) is not dict:
         return f"not an object (a {type(call).__name__})"
     for key, kind, required in _CALL_FIELDS:
-        value = call.get(key)
+        value: Any = call.get(key)
         if value is None:
             if required or (required is False and not claim):
                 return f"no {key}"
         elif type(value) is not kind:
             return f"{key} is a {type(value).__name__}, not {_KIND_NAMES[kind]}"
-        elif key == "returned_ids" and not all(type(item) is str for item in value):
-            return f"returned_ids holds a {next(type(i).__name__ for i in value if type(i) is not str)}, not only strings"
-        elif key == "gates" and not _only_booleans(value):
-            return f"a gate is a {next(type(v).__name__ for v in value.values() if type(v) is not bool)}, not a boolean"
+        elif (problem := _item_problem(key, value)) is not None:
+            return problem
+    return None
+
+
+def _item_problem(key: str, value: Any) -> str | None:
+    """Why a list or object field of the right type holds an item of the wrong one (returned_ids, gates), or None."""
+    if key == "returned_ids" and not all(type(item) is str for item in value):
+        return f"returned_ids holds a {next(type(i).__name__ for i in value if type(i) is not str)}, not only strings"
+    if key == "gates" and not _only_booleans(value):
+        return f"a gate is a {next(type(v).__name__ for v in value.values() if type(v) is not bool)}, not a boolean"
     return None
 
 

@@ -110,7 +110,7 @@ def _question(qid: str, ra: QuestionScore, rb: QuestionScore, sa: Submission | N
     if ra.s_adj == rb.s_adj and ra.answer_correct == rb.answer_correct and ga == gb and seq_a == seq_b:
         return None
     answer = ("fixed" if rb.answer_correct else "regressed") if ra.answer_correct != rb.answer_correct else "same"
-    entry = {"question_id": qid, "track": ra.track, "s_adj_a": ra.s_adj, "s_adj_b": rb.s_adj,
+    entry: dict[str, Any] = {"question_id": qid, "track": ra.track, "s_adj_a": ra.s_adj, "s_adj_b": rb.s_adj,
              "delta": round(rb.s_adj - ra.s_adj, 6), "answer": answer,
              "new_gates": sorted(gb - ga), "cleared_gates": sorted(ga - gb), "calls": None}
     if seq_a != seq_b:

@@ -18,7 +18,7 @@ checklist and set ``reviewed: true``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from judges.groundeval.otlp_import import RESULT, TOOL, Span, _json_value, is_tool_span, read_spans
 from orgbench.core.errors import InputError
@@ -32,7 +32,7 @@ def _records(result: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     if not isinstance(result, dict):
         return [], []
 
-    def is_record(obj: Any) -> bool:
+    def is_record(obj: Any) -> TypeGuard[dict[str, Any]]:
         return isinstance(obj, dict) and isinstance(obj.get("id"), str) and isinstance(obj.get("subsystem"), str)
 
     read = [r for r in (result, result.get("artifact")) if is_record(r)]
@@ -109,7 +109,7 @@ def draft(spans: list[Span], action: str, *, name: str, actor: str, role: str) -
                          f"object result): nothing to verify before {action}")
     subsystems = sorted({a["subsystem"] for a in artifacts.values()} | ({"tools"} if any("returns" in t for t in
                                                                                           tools.values()) else set()))
-    contract = {"name": name, "reviewed": False,
+    contract: dict[str, Any] = {"name": name, "reviewed": False,
                 "task_description": f"REVIEW: describe the task; the observed agent decided to "
                                     f"{'call' if acted else 'not call'} {action}",
                 "actor": actor, "preconditions": preconditions, "decision_field": "should_act",

@@ -31,7 +31,7 @@ SYSTEM = (
     "Submit your answer with submit_answer, as a JSON object following the answer schema."
 )
 
-TOOLS = [
+TOOLS: list[dict[str, Any]] = [
     {"type": "function", "function": {
         "name": "search_artifacts",
         "description": "Search the artifacts you may see (BM25 over title and body). Returns ids, titles and snippets.",
@@ -49,7 +49,7 @@ TOOLS = [
 ]
 #: The answer of a conversation that used every turn without submitting.
 TURN_LIMIT_ANSWER = "no answer submitted within the turn limit"
-SUBMIT = {"type": "function", "function": {
+SUBMIT: dict[str, Any] = {"type": "function", "function": {
     "name": "submit_answer",
     "description": "Submit the final answer (a JSON object following the answer schema).",
     "parameters": {"type": "object", "properties": {"answer": {

@@ -66,7 +66,7 @@ class QuestionScore:
             raise FormatError(path, f"field {missing!r} missing", line=line)
         if not isinstance(row["diagnostics"], dict):
             raise FormatError(path, "field 'diagnostics' not an object", line=line)
-        return QuestionScore(*(row[name] for name in FIELDS), agent=row.get("agent"), scoring=row.get("scoring"))
+        return QuestionScore(**{name: row[name] for name in FIELDS}, agent=row.get("agent"), scoring=row.get("scoring"))
 
 
 def load_scores(path: Path | str) -> list[QuestionScore]:

@@ -243,10 +243,10 @@ def score_submissions(suite: Path, submissions: list[Submission], *, answered_on
         answered = groups.get(key, {})
         mine = []
         for qid in sorted(truths, key=lambda q: (order[truths[q].track], q)):
-            sub = answered.get(qid)
-            if sub is None and answered_only:
+            submitted = answered.get(qid)
+            if submitted is None and answered_only:
                 continue
-            if sub is None:
+            if submitted is None:
                 row = unanswered(truths[qid], mode)
             else:
                 contract = contracts.get(qid)
@@ -256,8 +256,8 @@ def score_submissions(suite: Path, submissions: list[Submission], *, answered_on
                 verifier = verifiers.get(moment)
                 if verifier is None:   # one per actor and as_of, shared by every contract, agent and mode there
                     verifier = verifiers[moment] = TraceVerifier(corpus, contract.actor, contract.as_of)
-                calls, check = rederive(corpus, contract.actor, contract.as_of, sub.calls, verifier=verifier)
-                row = score_question(truths[qid], sub.answer, calls, mode, trace_problems_found=list(check.malformed),
+                calls, check = rederive(corpus, contract.actor, contract.as_of, submitted.calls, verifier=verifier)
+                row = score_question(truths[qid], submitted.answer, calls, mode, trace_problems_found=list(check.malformed),
                                      profile=scoring)
                 diagnostics = {**row.diagnostics, "trace_check": check.to_json()}
                 if check.malformed and "malformed_calls" not in diagnostics:   # the answer was malformed too
@@ -267,7 +267,7 @@ def score_submissions(suite: Path, submissions: list[Submission], *, answered_on
         scored = list(mine)
         mine.extend(replace(r, agent=agent, scoring=scoring.label) for r in sorted(extra_rows.get(key, []), key=lambda r: str(r.question_id)))
         rows.extend(mine)
-        per_track = {t: summarize([r for r in scored if r.track == t]) for t in tracks}
+        per_track: dict[str, Any] = {t: summarize([r for r in scored if r.track == t]) for t in tracks}
         per_track["all"] = summarize(scored)
         per_track["rejected_lines"] = len(extra_rows.get(key, []))
         summary.setdefault(agent, {})[mode] = per_track

@@ -148,14 +148,16 @@ class Corpus:
         space_code = {s: i for i, s in enumerate(self.spaces)}
         self.space_code = np.fromiter((-1 if v.acl.space is None else space_code[v.acl.space] for v in docs),
                                       dtype=np.int32, count=n)
-        audience_docs, by_audience, by_participant = [], {}, {}
+        audience_docs: list[int] = []
+        by_audience: dict[str, list[int]] = {}
+        by_participant: dict[str, list[int]] = {}
         for i, v in enumerate(docs):
             if v.acl.audience is not None:
                 audience_docs.append(i)
-                for a in v.acl.audience:
-                    by_audience.setdefault(a, []).append(i)
-            for a in v.acl.participants:
-                by_participant.setdefault(a, []).append(i)
+                for who in v.acl.audience:
+                    by_audience.setdefault(who, []).append(i)
+            for who in v.acl.participants:
+                by_participant.setdefault(who, []).append(i)
         self.audience_docs = np.array(audience_docs, dtype=np.int64)
         self.open_to_all = np.ones(n, dtype=bool)     # False where an audience restricts who may read
         self.open_to_all[self.audience_docs] = False
@@ -396,7 +398,7 @@ class GatedRuntime:
         tf = postings.tf[at][keep].astype(np.float64)
         df = np.bincount(term_of, minlength=len(todo)).tolist()
         idf = np.array([math.log(1.0 + (self._n - d + 0.5) / (d + 0.5)) if d else 0.0 for d in df])
-        weighed = self._weigh(idf[term_of], tf, docs)     # type: ignore[arg-type]
+        weighed = self._weigh(idf[term_of], tf, docs)
         bounds = np.cumsum([0] + df).tolist()
         for (term, _), d, a, b in zip(todo, df, bounds, bounds[1:]):
             weights[(term, None)] = (docs[a:b], weighed[a:b]) if d else None

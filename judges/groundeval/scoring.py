@@ -377,6 +377,7 @@ def _score(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str,
     track = truth.track
     answer, reason = parse_answer(raw_answer, track)
     if answer is None:
+        assert reason is not None       # parse_answer gives a reason with every None
         return _zero(truth, reason, calls, mode)
     if trace_problems_found:
         return _malformed_trace(truth, calls, mode, trace_problems_found)

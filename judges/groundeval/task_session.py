@@ -35,7 +35,7 @@ class TaskSession(SuiteSession):
         return dict(contract.body)
 
     def open_runtime(self, contract: Any) -> Any:
-        return TaskRuntime(self.corpus, contract.body)      # type: ignore[arg-type]
+        return TaskRuntime(self.corpus, contract.body)
 
     def answer_problem(self, contract: Any, answer: Any) -> str | None:
         if not isinstance(answer, dict):

@@ -185,7 +185,7 @@ class TraceVerifier:
                 mismatch.append(f"returned {ref} from a search the runtime answers with nothing")
             else:
                 if results is None:
-                    results = self._search_results(query, subsystem, limit)
+                    results = self._search_results(str(query), subsystem, limit)     # valid: a string
                 if index not in results:
                     mismatch.append(f"returned {ref}, which this search does not return")
                 else:

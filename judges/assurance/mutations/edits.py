@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Callable, ContextManager, Mapping
 from unittest import mock
 
-from benchmark_builders.trajectories.records import TRAJECTORIES_FILE
+from benchmark_builders.trajectories.records import TRAJECTORIES_FILE, StepLabels, Trajectory
 from judges.assurance import pipeline as pipeline_module
-from judges.assurance.manifest import read_record, write_record
+from judges.assurance.manifest import StepRecord, read_record, write_record
 from judges.assurance.pack import read_pack, write_pack
 from judges.assurance.pipeline import Controls, PipelineConfig, run_pipeline
 from judges.assurance.render import PacketSpec, render_packet
@@ -171,9 +171,17 @@ def rehash_manifest(cfg: PipelineConfig, folder: str, members: Mapping[str, byte
     path.write_text(json.dumps(manifest, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+def _ran(cfg: PipelineConfig, step: str) -> StepRecord:
+    """The record of a step that has run (a mutation edits only those)."""
+    record = read_record(cfg.work, step)
+    if record is None:
+        raise ValueError(f"{cfg.work}: step {step} has not run")
+    return record
+
+
 def reseal_record(cfg: PipelineConfig, step: str) -> None:
     """Rewrite a step record so its materials and products describe the workspace as it is now (records are unsigned)."""
-    record = read_record(cfg.work, step)
+    record = _ran(cfg, step)
     ws = Workspace(cfg.work, cfg.hasher)
 
     def fresh(entries: Mapping[str, str]) -> dict[str, str]:
@@ -220,8 +228,7 @@ def _shadow_staged_member(cfg: PipelineConfig, ctx: Ctx) -> None:
 
 
 def _relabel_build_controls(cfg: PipelineConfig, ctx: Ctx) -> None:
-    record = read_record(cfg.work, "build")
-    write_record(cfg.work, replace(record, controls="P3"))
+    write_record(cfg.work, replace(_ran(cfg, "build"), controls="P3"))
 
 
 def _older_run(cfg: PipelineConfig, ctx: Ctx) -> None:
@@ -313,14 +320,24 @@ def buggy_targets(change: Callable[[Targets, Ctx], Targets | None]) -> Callable[
     The patch covers both ways a builder may find its selector: the module's ``select_targets`` and a
     ``PipelineConfig.selector`` default (``run_case`` also passes the fake as ``selector`` when that field exists).
     """
-    from judges.assurance.targets import select_targets as real
+    return _TargetPatch(change)
 
-    def make(ctx: Ctx) -> ContextManager:
-        def fake(trajectory, labels):
+
+class _TargetPatch:
+    """``buggy_targets``' patch: called with a case's context, it patches ``select_targets`` with ``fake``, which
+    ``run_case`` reads afterwards to pass as ``selector``."""
+
+    def __init__(self, change: Callable[[Targets, Ctx], Targets | None]) -> None:
+        self.change = change
+        self.fake: Callable[[Trajectory, StepLabels], Targets | None] | None = None
+
+    def __call__(self, ctx: Ctx) -> ContextManager:
+        from judges.assurance.targets import select_targets as real
+
+        def fake(trajectory: Trajectory, labels: StepLabels) -> Targets | None:
             targets = real(trajectory, labels)
             if targets is not None and trajectory.trajectory_id == ctx.tid:
-                return change(targets, ctx)
+                return self.change(targets, ctx)
             return targets
-        make.fake = fake
+        self.fake = fake
         return mock.patch.object(pipeline_module, "select_targets", fake)
-    return make

@@ -170,6 +170,8 @@ def run_case(setup: Setup, case: Case, root: Path, level: str = LEVEL,
     victim = next(t for t in trajectories if t.trajectory_id == setup.tid)
     from judges.assurance.targets import select_targets
     targets = select_targets(victim, labels[setup.tid])
+    if targets is None:
+        raise InputError(f"{setup.source}: trajectory {setup.tid} has no error and comparison target to mutate")
     ctx = Ctx(source, setup.tid, targets.error, targets.comparison)
     if case.source_edit:
         case.source_edit(ctx)

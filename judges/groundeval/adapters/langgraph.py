@@ -30,8 +30,9 @@ name = "langgraph"
 def chat_model(model: ModelConfig) -> Any:
     """A ``ChatOpenAI`` on the configured OpenAI-compatible endpoint (needs langchain-openai, in the extra)."""
     from langchain_openai import ChatOpenAI
+    from pydantic import SecretStr
 
-    return ChatOpenAI(model=model.model, base_url=model.base_url, api_key=model.api_key,
+    return ChatOpenAI(model=model.model, base_url=model.base_url, api_key=SecretStr(model.api_key),
                       temperature=model.temperature, max_retries=0)
 
 
