@@ -13,6 +13,8 @@ from pathlib import Path
 
 import click
 
+from orgbench.commands.options import subgroup
+
 STAGE_NAMES = ("build", "check", "stage", "emit", "dispatch")
 
 
@@ -80,10 +82,10 @@ def _write_trajectories(world: Path | None, import_file: Path | None, fmt: str, 
                          else f"{world}: the world has no closed support case with every fact of its runbook recorded "
                               "(simulate more days or people)")
     seed = loaded.seed if seed is None else seed
-    trajectories, labels = simulate_trajectories(cases, n, seed)
-    write_suite(out, trajectories, labels, {"built_by": "orgbench build trajectories", "world_seed": loaded.seed,
-                                            "seed": seed, "cases": len(cases)})
-    errors = sum(any(v == -1 for v in l.labels.values()) for l in labels)
+    trajectories, step_labels = simulate_trajectories(cases, n, seed)
+    write_suite(out, trajectories, step_labels, {"built_by": "orgbench build trajectories",
+                                                 "world_seed": loaded.seed, "seed": seed, "cases": len(cases)})
+    errors = sum(any(v == -1 for v in l.labels.values()) for l in step_labels)
     return f"{len(trajectories)} trajectories ({errors} with a constructed error) from {len(cases)} cases -> {out}"
 
 
@@ -242,7 +244,7 @@ def contrast(ctx, source, out, judge, base_url, draws, work, limit):
 
 def register(cli: click.Group) -> None:
     """Add ``build trajectories`` and the ``assure`` group (its stages, verify, faults, contrast) to the CLI."""
-    cli.commands["build"].add_command(build_trajectories)
+    subgroup(cli, "build").add_command(build_trajectories)
     for name in STAGE_NAMES:
         _stage_command(name)
     register_verify(assure)

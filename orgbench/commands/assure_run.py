@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import click
 
+from orgbench.commands.options import subgroup
+
 
 def register(cli: click.Group) -> None:
     """Add ``assure run`` to the CLI."""
     from judges.backends import make_backend
     from orgbench.commands.assurance import STAGE_NAMES, pipeline_options, run_stage_step, stage_key
 
-    @cli.commands["assure"].command("run")
+    @subgroup(cli, "assure").command("run")
     @pipeline_options()
     @click.pass_context
     def run(ctx, source, work, controls, draws, judge, base_url, key_file, pinned):

@@ -43,6 +43,8 @@ def view_page(directory: Path, target: Path) -> str:
     elif kind in table_studies():
         key = table_studies()[kind]
         section = study_section(directory.resolve().parent, key, directory.resolve().name)
+        if section is None:
+            raise InputError(f"{directory}: not a directory")
         render_page([section], target, subtitle)
     elif kind in ("a CARGO judge run", "a GroundEval agent run", "GroundEval scores", "a comparison"):
         render_page([_run_section(directory, kind)], target, subtitle)

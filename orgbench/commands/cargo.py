@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from orgbench.commands.local_options import structured_mode, structured_options
-from orgbench.commands.options import check_cache_file, check_out_dir, parse_seeds
+from orgbench.commands.options import check_cache_file, check_out_dir, parse_seeds, subgroup
 from orgbench.outdir import bind, bound, file_digest, guard, holds, overwrite_option, removed_on_failure
 
 
@@ -61,7 +61,7 @@ def build_cargo(out: Path, seeds: str, config_path: Path | None, worlds: tuple[P
     check_out_dir(out, ("items.jsonl", "MANIFEST.json"), "a CARGO suite")
     inputs = {"sizes": config.sizes, "golden_per_procedure": golden_per_procedure, "suite_seed": suite_seed,
               "config": file_digest(config_path), "people": people, "days": days,
-              "worlds": [file_digest(Path(w) / "MANIFEST.json") for w in worlds] or list(parse_seeds(seeds)),
+              "worlds": [file_digest(Path(w) / "MANIFEST.json") for w in worlds] if worlds else list(parse_seeds(seeds)),
               **({"pack": file_digest(Path(pack)) if pack.endswith(".toml") else pack} if pack else {})}
     with bound(out, "a CARGO suite", "build cargo", inputs, overwrite=overwrite):
         if worlds:
@@ -258,6 +258,6 @@ def tables_cargo(runs: tuple[Path, ...], out: Path, suite: Path | None, resample
 
 def register(cli: click.Group) -> None:
     """Add ``build cargo``, ``judge`` and ``tables cargo`` to the CLI."""
-    cli.commands["build"].add_command(build_cargo)
-    cli.commands["tables"].add_command(tables_cargo)
+    subgroup(cli, "build").add_command(build_cargo)
+    subgroup(cli, "tables").add_command(tables_cargo)
     cli.add_command(judge_command)

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
 from judges.groundeval.agent_registry import MODES
+from orgbench.commands.options import subgroup
 from orgbench.outdir import bind, bound, guard, overwrite_option
 
 
@@ -62,7 +64,7 @@ def build_groundeval(out: Path, world_dir: Path | None, domain_dir: Path | None,
             built = build_task_suite(out, domain_dir, warn, note=lambda line: click.echo(line, err=True))
             click.echo(f"{out}: {built} task contracts")
             return
-        overrides = {} if seed is None else {"seed": seed}
+        overrides: dict[str, Any] = {} if seed is None else {"seed": seed}
         counts = build_suite(out, world_dir=world_dir, domain_dir=domain_dir, config_path=config_path,
                              allow_unknown_keys=allow_unknown_keys, drop_unresolved_rules=drop_unresolved_rules,
                              **overrides)
@@ -260,7 +262,7 @@ def serve_mcp(suite: Path, question_id: str | None, out: Path, agent_name: str, 
 
 def register(cli: click.Group) -> None:
     """Add the GroundEval commands to the CLI."""
-    cli.commands["build"].add_command(build_groundeval)
+    subgroup(cli, "build").add_command(build_groundeval)
     cli.add_command(run_agent_command)
-    cli.commands["score"].add_command(score_groundeval)
+    subgroup(cli, "score").add_command(score_groundeval)
     cli.add_command(serve_mcp)

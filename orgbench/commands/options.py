@@ -1,8 +1,18 @@
-"""Option values shared by several commands."""
+"""Option values shared by several commands, and the command groups an area adds its commands to."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import click
+
+
+def subgroup(cli: click.Group, name: str) -> click.Group:
+    """The CLI's command group ``name`` (build, score, tables, assure), for an area's ``register`` to add to."""
+    group = cli.commands[name]
+    if not isinstance(group, click.Group):
+        raise TypeError(f"orgbench {name} is a command, not a group")
+    return group
 
 
 def parse_seeds(text: str, option: str = "--seeds") -> tuple[int, ...]:

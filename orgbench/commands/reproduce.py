@@ -91,8 +91,9 @@ def chosen_studies(study: str, judge: str | None) -> list:
     from orgbench.studies.descriptor import STUDIES, study as named
 
     chosen = list(STUDIES.all()) if study == "all" else [named(study)]
-    for one in chosen if judge else ():
-        one.check(judge)
+    for one in chosen:
+        if judge:
+            one.check(judge)
     return chosen
 
 

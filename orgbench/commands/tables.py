@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from orgbench.commands.options import subgroup
 from orgbench.outdir import bind, guard, holds, overwrite_option
 
 if TYPE_CHECKING:
@@ -121,5 +122,5 @@ def tables_assurance(source: Path, out: Path, judge: str, base_url: str | None, 
 
 def register(cli: click.Group) -> None:
     """Add ``tables groundeval`` and ``tables assurance`` to the CLI."""
-    cli.commands["tables"].add_command(tables_groundeval)
-    cli.commands["tables"].add_command(tables_assurance)
+    subgroup(cli, "tables").add_command(tables_groundeval)
+    subgroup(cli, "tables").add_command(tables_assurance)

@@ -83,7 +83,7 @@ def _tools(runtime: Any) -> list[Tool]:
 
     functions = {"search_artifacts": search_artifacts, "fetch_artifact": fetch_artifact,
                  "submit_answer": submit_answer}
-    return [define(functions[spec["function"]["name"]], spec["function"])  # type: ignore[index]
+    return [define(functions[spec["function"]["name"]], spec["function"])
             for spec in [*TOOLS, SUBMIT]]
 
 

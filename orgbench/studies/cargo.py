@@ -88,19 +88,23 @@ def _llm_run(work: Path, suite: Path, options: ReproduceOptions) -> Path:
     """
     import shutil
 
+    judge = options.judge
+    if judge is None:
+        raise ValueError("an LLM run needs options.judge")
+
     from judges.backends import EndpointConfig
     from judges.cargo_run import run_cargo_jobs
     from judges.cargo_scores import suite_binding
     from orgbench.stages import fingerprint
 
-    key = {"stage": "cargo-llm-run", "rules": RULES_VERSION, "judge": options.judge, "base_url": options.base_url,
+    key = {"stage": "cargo-llm-run", "rules": RULES_VERSION, "judge": judge, "base_url": options.base_url,
            "judge_seeds": list(LLM_JUDGE_SEEDS), "conditions": list(RUN_CONDITIONS),
            "suite_digest": suite_binding(suite)[0]["suite_digest"]}
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", options.judge)
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", judge)
     run_dir = work / "runs" / f"{slug}-{fingerprint(key)[:12]}"
     if options.fresh and run_dir.exists():
         shutil.rmtree(run_dir)
-    run_cargo_jobs(_jobs(suite, LLM_JUDGE_SEEDS), options.judge, run_dir, suite=suite,
+    run_cargo_jobs(_jobs(suite, LLM_JUDGE_SEEDS), judge, run_dir, suite=suite,
                    conditions=list(RUN_CONDITIONS), seeds=LLM_JUDGE_SEEDS,
                    endpoint=EndpointConfig(base_url=options.base_url,
                                            concurrency=int(options.extra.get("concurrency", 16))), progress=True,

@@ -53,9 +53,9 @@ def verdict_rows(run_dirs: tuple[Path, ...], suite: Path) -> list[list[Any]]:
             cell[label] += 1
         for condition in sorted({c for c, _ in counts}):
             for fam in FAMILIES:
-                cell = counts.get((condition, fam))
-                if cell:
-                    rows.append([judge, condition, fam, *(cell[v] for v in VERDICTS)])
+                found = counts.get((condition, fam))
+                if found:
+                    rows.append([judge, condition, fam, *(found[v] for v in VERDICTS)])
     return rows
 
 
@@ -120,7 +120,9 @@ def write_assurance(out: Path, runs: ModelRuns) -> dict[str, Any]:
     from orgbench.core.tables import Table
 
     out.mkdir(parents=True, exist_ok=True)
-    header, rows, texts = None, [], []
+    header: tuple[str, ...] = ()
+    rows: list[tuple[str, ...]] = []
+    texts: list[str] = []
     for judge, run in zip(runs.judges, runs.contrast):
         table = Table.from_csv((run / "contrast.csv").read_text(encoding="utf-8"), run / "contrast.csv")
         header = table.columns

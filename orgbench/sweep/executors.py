@@ -160,7 +160,7 @@ def run_ray(stages: Sequence[Stage], fresh: bool, echo: Echo, *, workers: int, a
 
     _start_ray(workers, address, echo)
     try:
-        budget = ray.remote(num_cpus=0)(EndpointBudget).remote(dict(limits)) if limits else None
+        budget: Any = ray.remote(num_cpus=0)(EndpointBudget).remote(dict(limits)) if limits else None  # an actor handle
         task = ray.remote(num_cpus=1, max_retries=0)(_ray_task)
         refs: dict[str, Any] = {}   # stage name -> the task that builds it
         pending = []
