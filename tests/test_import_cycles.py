@@ -20,8 +20,6 @@ KNOWN: list[set[str]] = [
      "simulator.packs.parse", "simulator.packs.wording", "simulator.procedures", "simulator.prose",
      "simulator.prose.chatter", "simulator.prose.customer_mail", "simulator.prose.documents",
      "simulator.prose.escalations", "simulator.prose.mail", "simulator.prose.tickets", "simulator.wording"},
-    {"orgbench.studies.assurance_descriptor", "orgbench.studies.cargo_descriptor", "orgbench.studies.descriptor",
-     "orgbench.studies.groundeval_descriptor"},
 ]
 
 

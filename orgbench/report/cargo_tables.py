@@ -19,7 +19,7 @@ from judges.cargo_scores import COVERAGES, RunScores, gating_curves, run_suite, 
 from orgbench.core.storage import read_json, write_bytes_atomic, write_json, write_text_atomic
 from orgbench.core.tables import Table, write_table
 from orgbench.report.cargo_breakdown import write_breakdown
-from orgbench.studies.cargo_descriptor import PAPER_JUDGE
+from orgbench.studies.descriptor import PAPER_JUDGE
 
 __all__ = ["COLUMNS", "COVERAGES", "PAPER", "PAPER_JUDGE", "TABLES", "selective_risk_rows", "table_rows",
            "write_selective_risk", "write_tables"]

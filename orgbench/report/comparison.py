@@ -12,7 +12,7 @@ from typing import Any
 from benchmark_builders.cargo.records import FAMILIES as CARGO_FAMILIES, families_in
 from judges.backends.registry import is_builtin
 from orgbench.report.findings import short
-from orgbench.studies.cargo_descriptor import BESIDE_PAPER
+from orgbench.studies.descriptor import BESIDE_PAPER
 
 #: The columns compared with the paper in every CARGO table (a plugin family present adds its own).
 FAMILIES = (*families_in(()), "DI")

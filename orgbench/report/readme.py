@@ -8,7 +8,7 @@ from benchmark_builders.cargo.records import FAMILIES
 from judges.backends.registry import is_builtin
 from orgbench.core.storage import read_text
 from orgbench.core.tables import Table
-from orgbench.studies.cargo_descriptor import BESIDE_PAPER, PAPER_JUDGE
+from orgbench.studies.descriptor import BESIDE_PAPER, PAPER_JUDGE
 from orgbench.studies.descriptor import STUDIES
 
 LLM_HOWTO = """\

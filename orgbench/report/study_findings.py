@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from judges.backends.registry import is_builtin
-from orgbench.studies.cargo_descriptor import BESIDE_PAPER
+from orgbench.studies.descriptor import BESIDE_PAPER
 from orgbench.report.findings import Source, diff, sentence
 
 

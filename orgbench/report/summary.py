@@ -13,7 +13,7 @@ from markupsafe import Markup
 
 from judges.backends.registry import is_builtin
 from orgbench.report.findings import Source, sentence
-from orgbench.studies.cargo_descriptor import BESIDE_PAPER
+from orgbench.studies.descriptor import BESIDE_PAPER
 
 
 def _cargo(src: Source, folder: str) -> list[Markup | None]:

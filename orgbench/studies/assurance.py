@@ -76,14 +76,14 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     """
     from judges.backends.registry import is_builtin
     from orgbench.stages import published_stage, stage_digest
-    from orgbench.studies.assurance_descriptor import STUDY
+    from orgbench.studies.descriptor import ASSURANCE
 
     seed = options.seeds[0] if options.seeds else DEFAULT_SEED
     work = Path(options.work_dir) / "assurance"
     _world_stage(work / f"world-s{seed}", seed, options.fresh)
     suite = work / f"suite-s{seed}-n{TRAJECTORIES}"
     _suite_stage(suite, work / f"world-s{seed}" / "world", seed, options.fresh)
-    judge = options.judge or STUDY.builtin_names()[0]
+    judge = options.judge or ASSURANCE.builtin_names()[0]
     if not is_builtin(judge):      # a model's verdicts are asked again each time (its run keeps a journal)
         _write_results(Path(out_dir), work, suite, seed, judge, options)
         return

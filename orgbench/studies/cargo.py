@@ -23,9 +23,9 @@ from typing import Any
 from judges.backends.registry import is_builtin
 from orgbench.stages import module_fingerprint
 from orgbench.studies import ReproduceOptions
-from orgbench.studies.cargo_descriptor import builtin_judges
+from orgbench.studies.descriptor import cargo_builtin_judges
 
-BUILTIN_JUDGES = builtin_judges()
+BUILTIN_JUDGES = cargo_builtin_judges()
 LLM_JUDGE_SEEDS = (0, 1, 2)
 RUN_CONDITIONS = ("all", "rubric-swap", "cargo+kinds")
 RULES_VERSION = 1  # bump to force every CARGO stage to rebuild (code changes already do)

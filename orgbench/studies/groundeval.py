@@ -120,9 +120,9 @@ def reproduce(out_dir: Path, options: ReproduceOptions) -> None:
     seeds = tuple(options.seeds) if options.seeds else DEFAULT_SEEDS
     work = Path(options.work_dir) / "groundeval"
     if options.judge:       # an agent this study can run (reproduce refuses any other, naming it)
-        from orgbench.studies.groundeval_descriptor import STUDY
+        from orgbench.studies.descriptor import GROUNDEVAL
 
-        STUDY.check(options.judge)
+        GROUNDEVAL.check(options.judge)
     agents = list(AGENTS) + ([options.judge] if options.judge and options.judge not in AGENTS else [])
     stages: list[tuple[int, Path, list[Path]]] = []
     for seed in seeds:
