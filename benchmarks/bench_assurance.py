@@ -1,11 +1,24 @@
-"""Throughput of the checked assurance pipeline on 10,000 packets, printed as JSON.
+"""Throughput of the checked assurance pipeline on 10,000 packets, unsigned and signed, printed as JSON.
 
 Builds a simulated suite large enough for ``--packets`` restored packets
-(4 per trajectory with targets), then times build, check, stage, emit and
-dispatch (recording stub, one draw) under P3, and the share of that time
-spent hashing. Goal: the full pipeline at >= 2,000 packets/s.
+(4 per trajectory with targets), then runs build, check, stage, emit and
+dispatch (recording stub, one draw) under P3 in ``--repeats`` interleaved
+rounds (default 3); each round runs the pipeline unsigned, then signed (every
+stage's in-toto link, the layout and the journal's lines, with an ed25519 key
+kept outside the workspace, as ``assure run --key``), each in a new
+workspace. Figures are CPU seconds of this process and its children
+(``getrusage``), medians over the rounds; each round's are printed too, with
+the 1-minute load average before and after and ``python -c pass`` for scale.
 
-    python benchmarks/bench_assurance.py [--packets 10000] [--dir DIR]
+- ``packets_per_cpu_s``: per mode, per stage and for the full pipeline (goal:
+  signed >= 2,000);
+- ``signed_share_of_unsigned``: the unsigned pipeline's CPU over the signed
+  one's, per round, and its median (goal: >= 0.9 -- signing costs at most
+  about a tenth);
+- ``hashing_share``: the share of the unsigned pipeline's wall time spent in
+  SHA-256 (first round).
+
+    python benchmarks/bench_assurance.py [--packets 10000] [--repeats 3] [--dir DIR]
 """
 
 from __future__ import annotations
@@ -13,17 +26,33 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
+import resource
 import shutil
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 from benchmark_builders.trajectories.records import write_suite
 from benchmark_builders.trajectories.simulate import simulate_trajectories, synthetic_cases
+from judges.assurance.intoto import ChainKey
+from judges.assurance.manifest import exact_sha256
 from judges.assurance.pack import read_pack
 from judges.assurance.pipeline import Controls, PipelineConfig, build, check, dispatch, emit, stage
 from judges.assurance.targets import select_targets
 from judges.backends.stub import RecordingStub
+from securesystemslib.signer import CryptoSigner
+
+STAGES = ("build", "check", "stage", "emit", "dispatch")
+
+
+def cpu() -> float:
+    """CPU seconds of this process and its finished children."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 class TimedHasher:
@@ -41,6 +70,23 @@ class TimedHasher:
         return digest
 
 
+def run_stages(cfg: PipelineConfig) -> tuple[dict[str, float], float, int]:
+    """CPU seconds of each stage of one pipeline run (recording stub), the run's wall seconds and its packets."""
+    stub = RecordingStub()
+    seconds, started_wall = {}, time.perf_counter()
+    for name, run in zip(STAGES, (build, check, stage, emit, lambda c: dispatch(c, stub))):
+        started = cpu()
+        result = run(cfg)
+        seconds[name] = cpu() - started
+        if result.return_code:
+            raise SystemExit(f"{name} failed: {result.requirement}: {result.reason}")
+    wall = time.perf_counter() - started_wall
+    packets = len(read_pack(cfg.work / "staged" / "packets.pack"))
+    if len(stub.reads) != packets:
+        raise SystemExit(f"dispatch handed {len(stub.reads)} packets to the judge, not every staged one")
+    return seconds, wall, packets
+
+
 def _file_creation_rate(root: Path, n: int = 2000) -> int:
     """How fast this filesystem creates small files (context: the stages write one pack each, not a file per packet)."""
     probe = root / "probe"
@@ -56,6 +102,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--packets", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--repeats", type=int, default=3, help="interleaved rounds (unsigned, then signed)")
     parser.add_argument("--dir", default=None, help="Where to put the workspace (default: the system temp dir).")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="bench-assurance-", dir=args.dir))
@@ -73,31 +120,50 @@ def main() -> None:
                     n += 1
             batch += 1
         write_suite(root / "suite", trajectories, labels, {"bench": True})
+        key = ChainKey(CryptoSigner.generate_ed25519(), ephemeral=False, outside=True)
+        load_before = os.getloadavg()[0]
         hasher = TimedHasher()
-        stub = RecordingStub()
-        cfg = PipelineConfig(root / "suite", root / "work", Controls(3), draws=1, hasher=hasher)
-        timings = {}
-        for name, run in (("build", build), ("check", check), ("stage", stage), ("emit", emit),
-                          ("dispatch", lambda c: dispatch(c, stub))):
-            started = time.perf_counter()
-            result = run(cfg)
-            timings[name] = time.perf_counter() - started
-            if result.return_code:
-                raise SystemExit(f"{name} failed: {result.requirement}: {result.reason}")
-        packets = len(read_pack(root / "work" / "staged" / "packets.pack"))
-        total = sum(timings.values())
+        rounds: list[dict] = []
+        packets = hashing_share = 0
+        for r in range(max(1, args.repeats)):
+            row = {}
+            for mode, signing in (("unsigned", None), ("signed", key)):
+                cfg = PipelineConfig(root / "suite", root / f"{mode}{r}", Controls(3), draws=1, key=signing,
+                                     hasher=hasher if (r, mode) == (0, "unsigned") else exact_sha256,
+                                     journal=root / f"{mode}{r}.journal")
+                row[mode], wall, packets = run_stages(cfg)
+                if (r, mode) == (0, "unsigned"):
+                    hashing_share = hasher.seconds / wall
+                shutil.rmtree(cfg.work)
+            row["signed_share_of_unsigned"] = round(sum(row["unsigned"].values()) / sum(row["signed"].values()), 3)
+            rounds.append(row)
+        shares = [row["signed_share_of_unsigned"] for row in rounds]
+
+        def rates(mode: str) -> dict:
+            per_stage = {s: statistics.median(row[mode][s] for row in rounds) for s in STAGES}
+            total = statistics.median(sum(row[mode].values()) for row in rounds)
+            return {**{s: round(packets / v) for s, v in per_stage.items()}, "full_pipeline": round(packets / total)}
+
+        passed = cpu()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        passed = cpu() - passed
         print(json.dumps({
             "packets": packets,
             "trajectories": len(trajectories),
             "controls": "P3",
             "draws": 1,
-            "packets_per_second": {k: round(packets / v) for k, v in timings.items()},
-            "seconds": {k: round(v, 3) for k, v in timings.items()},
-            "full_pipeline_packets_per_second": round(packets / total),
-            "hashing_share": round(hasher.seconds / total, 4),
-            "hash_calls": hasher.calls,
-            "stub_reads": len(stub.reads),
+            "repeats": len(rounds),
+            "packets_per_cpu_s": {"unsigned": rates("unsigned"), "signed": rates("signed")},
+            "signed_share_of_unsigned": round(statistics.median(shares), 3),
+            "signed_share_of_unsigned_rounds": shares,
+            "goal_signed_share": 0.9,
             "goal_packets_per_second": 2000,
+            "cpu_s_rounds": [{m: {s: round(v, 3) for s, v in row[m].items()} for m in ("unsigned", "signed")}
+                             for row in rounds],
+            "hashing_share": round(hashing_share, 4),
+            "hash_calls": hasher.calls,
+            "python_pass_cpu_s": round(passed, 4),
+            "load_1min": [round(load_before, 2), round(os.getloadavg()[0], 2)],
             "workspace_filesystem_files_created_per_second": _file_creation_rate(root),
         }, indent=2))
     finally:
