@@ -12,7 +12,7 @@ from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from benchmark_builders.cargo.family import Family, registry
+from benchmark_builders.cargo.family import BUILTIN_FAMILIES, Family, family_table
 from orgbench.core.errors import FormatError, InputError
 from orgbench.core.jsonl import iter_jsonl
 
@@ -22,26 +22,8 @@ __all__ = [
 ]
 
 
-#: What each family is (the report's definitions).
-_DEFINED = {
-    "P1": "the correct procedure applied to the live case: every entity value differs from the reference's. "
-          "Should not be penalised (lower is better).",
-    "P3": "a correct live answer worded differently, with extra claims the context neither supports nor "
-          "contradicts. Should not be penalised. The paper does not define P3; this is orgbench's reconstruction.",
-    "P2": "the live answer with values that contradict the live context (which kinds of value: the suite's "
-          "plan). Should be penalised (higher is better).",
-    "P4": "the live answer with its procedure corrupted (which corruptions: the suite's plan). Should be "
-          "penalised.",
-}
-#: orgbench's own families in table order: code, name, penalise?, default size.
-BUILTIN_FAMILIES: tuple[Family, ...] = tuple(Family(*row, _DEFINED[row[0]], builtin=True) for row in (
-    ("P1", "entity transplant", False, 50),
-    ("P3", "benign divergence", False, 96),
-    ("P2", "contradiction", True, 50),
-    ("P4", "procedural corruption", True, 50),
-))
 #: Every family in table order (the order of every table and count): orgbench's own, then the plugins' by code.
-FAMILY_TABLE: tuple[Family, ...] = registry(lambda: BUILTIN_FAMILIES).all()
+FAMILY_TABLE: tuple[Family, ...] = family_table()
 FAMILIES: tuple[str, ...] = tuple(f.code for f in FAMILY_TABLE)
 SHOULD_PENALIZE: dict[str, bool] = {f.code: f.should_penalize for f in FAMILY_TABLE}
 FAMILY_NAMES: dict[str, str] = {f.code: f.name for f in FAMILY_TABLE}

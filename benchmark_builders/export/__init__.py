@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING, Any, Callable
 from benchmark_builders.export.formats import OWN
 from orgbench.core.errors import InputError
 from orgbench.core.storage import MANIFEST, read_json, sha256_file, staged_directory, write_json, write_manifest
-from simulator.world import World
 
 if TYPE_CHECKING:
     from benchmark_builders.export.world_index import WorldIndex
+    from simulator.world import World
 
 __all__ = ["EXPORT_FILE", "FORMATS", "SUITE_FORMATS", "export_hf", "export_world", "world_digests"]
 

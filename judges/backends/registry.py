@@ -31,13 +31,15 @@ A factory takes one ``BackendSpec`` (the spec, its kind and argument, the
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from judges.backends.base import AgentBackend, GenerationParams, JudgeBackend
 from orgbench.core.errors import InputError
-from orgbench.core.registry import Registry, declared, load_attr
+from orgbench.core.registry import Registry, declared, declared_keys, load_attr
 
 ENTRY_POINT_GROUP = "orgbench.backends"
 
@@ -76,8 +78,20 @@ class Backend:
     def specs(self) -> list[str]:
         """How its specs are written: its exact names (builtin:literal, …), else its usage, else its kind."""
         if self.names:
-            return [f"{self.kind}:{name}" for name in load_attr(self.names, f"backend {self.kind!r}")]
+            return [f"{self.kind}:{name}" for name in self._exact_names()]
         return [self.usage or self.kind]
+
+    def _exact_names(self) -> tuple[str, ...]:
+        """The names ``names`` points at: read from the module's source when they are a dict literal's keys and the
+        module is not loaded yet (``orgbench list`` imports no backend), else from the loaded object."""
+        module, _, attr = self.names.partition(":")
+        if module not in sys.modules and "." not in attr:
+            spec = importlib.util.find_spec(module)
+            if spec is not None and spec.origin and spec.origin.endswith(".py"):
+                keys = declared_keys(Path(spec.origin), attr)
+                if keys is not None and all(isinstance(key, str) for key in keys):
+                    return tuple(keys)
+        return tuple(load_attr(self.names, f"backend {self.kind!r}"))
 
     def answers(self, spec: str) -> bool:
         """Whether ``spec`` is one of its specs (any argument, unless it lists its exact names)."""

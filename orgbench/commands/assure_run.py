@@ -14,7 +14,6 @@ from orgbench.commands.options import subgroup
 
 def register(cli: click.Group) -> None:
     """Add ``assure run`` to the CLI."""
-    from judges.backends import make_backend
     from orgbench.commands.assurance import STAGE_NAMES, pipeline_options, run_stage_step, stage_key
 
     @subgroup(cli, "assure").command("run")
@@ -23,6 +22,7 @@ def register(cli: click.Group) -> None:
     def run(ctx, source, work, controls, draws, judge, base_url, key_file, pinned):
         """Run build, check, stage, emit and dispatch in order; stop at the first stage that fails or refuses."""
         from judges.assurance.pipeline import Controls, PipelineConfig
+        from judges.backends import make_backend
         from orgbench.commands.options import check_out_dir
         from orgbench.commands.preflight import check_endpoint
 

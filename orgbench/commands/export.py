@@ -8,11 +8,27 @@ from typing import Any, Iterable
 
 import click
 
-from benchmark_builders.export.formats import OWN
 from orgbench.outdir import bound, holds, overwrite_option
 
-FORMAT_HELP = "; ".join(f"{f.name}: {f.summary}" + (f" (needs orgbench[{f.extra}])" if f.extra else "")
-                        for f in OWN) + "; or a plugin's (orgbench list)."
+
+def format_help() -> str:
+    """The --format help: orgbench's own formats (read from their declarations), and where a plugin's are listed."""
+    from benchmark_builders.export.formats import OWN
+
+    return "; ".join(f"{f.name}: {f.summary}" + (f" (needs orgbench[{f.extra}])" if f.extra else "")
+                     for f in OWN) + "; or a plugin's (orgbench list)."
+
+
+class _FormatOption(click.Option):
+    """``--format``, whose help is made when shown (``orgbench --help`` reads no export format's declaration)."""
+
+    @property
+    def help(self) -> str:
+        return format_help()
+
+    @help.setter
+    def help(self, _value: str | None) -> None:
+        pass
 
 
 def cargo_prompts(items: list[dict[str, Any]]) -> Iterable[tuple[str, str, str, str]]:
@@ -27,7 +43,7 @@ def cargo_prompts(items: list[dict[str, Any]]) -> Iterable[tuple[str, str, str, 
 
 @click.command("export")
 @click.argument("world_dir", metavar="SOURCE", type=click.Path(path_type=Path))
-@click.option("--format", "fmt", required=True, help=FORMAT_HELP)
+@click.option("--format", "fmt", required=True, cls=_FormatOption)
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Directory to write (atomically); the same export may be rewritten, anything else is refused "
                    "(see --overwrite).")

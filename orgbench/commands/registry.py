@@ -8,6 +8,8 @@ own table does too.
 
 from __future__ import annotations
 
+import importlib.util
+from pathlib import Path
 from typing import Any
 
 
@@ -15,6 +17,14 @@ def _study(name: str):
     from orgbench.studies.descriptor import study
 
     return study(name)
+
+
+def _package_file(package: str, *parts: str) -> Path:
+    """A module's file inside a top-level package, found without importing the module (or its package's
+    ``__init__``): ``orgbench list`` reads a few tables from source rather than importing what defines them."""
+    spec = importlib.util.find_spec(package)
+    assert spec is not None and spec.submodule_search_locations, package
+    return Path(list(spec.submodule_search_locations)[0]).joinpath(*parts)
 
 
 def cargo_judges() -> list[str]:
@@ -74,17 +84,18 @@ def tracks() -> dict[str, tuple[str, ...]]:
 
 def cargo_families() -> dict[str, str]:
     """CARGO's perturbation families (orgbench's and the plugins'), each with its name, verdict and default size."""
-    from benchmark_builders.cargo.records import FAMILY_TABLE
+    from benchmark_builders.cargo.family import family_table
 
     return {f.code: f"{f.name}; {'penalise' if f.should_penalize else 'do not penalise'}; default size {f.default_size}"
-            for f in FAMILY_TABLE}
+            for f in family_table()}
 
 
 def import_formats() -> dict[str, str]:
     """What can be read in from other tools, by command."""
-    from benchmark_builders.trajectories.importers import FORMATS
+    from orgbench.core.registry import declared_literal
 
-    return {"build trajectories --import --format": ", ".join(FORMATS),
+    formats = declared_literal(_package_file("benchmark_builders", "trajectories", "importers.py"), "FORMATS")
+    return {"build trajectories --import --format": ", ".join(formats),
             "build groundeval --domain": "the public GroundEval format (events.jsonl, artifacts/, config.yaml)",
             "score groundeval --answers": "a run-agent folder, or JSONL answers with calls from any agent"}
 
@@ -92,12 +103,14 @@ def import_formats() -> dict[str, str]:
 def export_formats() -> dict[str, str]:
     """What ``export`` writes from a world or a suite (every registered format), and what tables and reports are."""
     from benchmark_builders.export.formats import EXPORT_FORMATS
-    from orgbench.report.readme import KIND
+    from orgbench.core.registry import declared_literal
+
+    kinds = declared_literal(_package_file("orgbench", "report", "readme.py"), "KIND")  # not imported: no jinja2
 
     formats = {f"export --format {f.name} ({' or '.join(f.scopes)})": f.summary + (f" (needs orgbench[{f.extra}])" if f.extra else "")
                for f in EXPORT_FORMATS.all()}
     return {**formats,
-            "tables, reproduce": ", ".join(f"{kind} ({suffix})" for suffix, kind in KIND.items()),
+            "tables, reproduce": ", ".join(f"{kind} ({suffix})" for suffix, kind in kinds.items()),
             "report, view": "one self-contained HTML file (no network at view time)"}
 
 

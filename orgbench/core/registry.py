@@ -22,6 +22,7 @@ from orgbench.core.errors import InputError
 T = TypeVar("T")
 
 _CACHE: dict[str, tuple[Any, ...]] = {}
+_POINTS: list["EntryPoint"] = []   # every installed entry point, read once per process (one pass over the packages)
 
 
 def load_attr(path: str, what: str) -> Any:
@@ -42,6 +43,21 @@ def load_attr(path: str, what: str) -> Any:
     return value
 
 
+def _statement(source: str, name: str) -> ast.stmt | None:
+    """The module-level statement assigning ``name`` in ``source``, parsed alone (None when there is none)."""
+    found = re.search(rf"^{re.escape(name)}\s*(:[^=\n]*)?=", source, re.MULTILINE)
+    if found is None:
+        return None
+    lines = source[found.start():].splitlines()
+    for end in range(1, len(lines) + 1):     # the statement alone: parsing the whole module is slower
+        try:
+            body = ast.parse("\n".join(lines[:end])).body
+        except SyntaxError:
+            continue
+        return body[0] if body else None
+    return None
+
+
 def declared(path: Path, name: str, record: type[T], **defaults: Any) -> tuple[T, ...]:
     """The records a module's source declares under ``name``, read without importing it.
 
@@ -50,22 +66,40 @@ def declared(path: Path, name: str, record: type[T], **defaults: Any) -> tuple[T
     field the record does not have) is an InputError naming the file, the declaration and the field.
     """
     source = path.read_text(encoding="utf-8")
-    found = re.search(rf"^{re.escape(name)}\s*(:[^=\n]*)?=", source, re.MULTILINE)
-    if found is None:
+    if re.search(rf"^{re.escape(name)}\s*(:[^=\n]*)?=", source, re.MULTILINE) is None:
         return ()
     where = f"{path}: {name}"
-    lines = source[found.start():].splitlines()
-    for end in range(1, len(lines) + 1):     # the statement alone: parsing the whole module is slower
-        try:
-            body = ast.parse("\n".join(lines[:end])).body
-        except SyntaxError:
-            continue
-        node = body[0] if body else None
-        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
-            calls = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
-            return tuple(_record(call, where, record, defaults) for call in calls)
-        break
+    node = _statement(source, name)
+    if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+        calls = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+        return tuple(_record(call, where, record, defaults) for call in calls)
     raise InputError(f"{where}: must be {record.__name__}(field=..., ...) with keyword arguments only")
+
+
+def declared_literal(path: Path, name: str) -> Any:
+    """The literal a module's source assigns to ``name``, read without importing it; InputError when it is not one."""
+    node = _statement(path.read_text(encoding="utf-8"), name)
+    try:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            return ast.literal_eval(node.value)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        pass
+    raise InputError(f"{path}: {name} must be assigned a literal")
+
+
+def declared_keys(path: Path, name: str) -> tuple[Any, ...] | None:
+    """The keys of the dict literal a module's source assigns to ``name`` (each key a literal), read without
+    importing it; None when ``name`` is not assigned such a dict there."""
+    try:
+        node = _statement(path.read_text(encoding="utf-8"), name)
+    except OSError:
+        return None
+    if not (isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Dict)):
+        return None
+    try:
+        return tuple(ast.literal_eval(key) for key in node.value.keys if key is not None)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
 
 
 def _record(call: ast.expr, where: str, record: type[T], defaults: dict[str, Any]) -> T:
@@ -99,10 +133,8 @@ class Registry(Generic[T]):
     def all(self) -> tuple[T, ...]:
         """Every registration, orgbench's first (in their tables' order), then the plugins' (by name)."""
         if self.group not in _CACHE:
-            from importlib.metadata import entry_points
-
             found = list(self.own())
-            for point in sorted(entry_points(group=self.group), key=lambda p: p.name):
+            for point in sorted(_entry_points(self.group), key=lambda p: p.name):
                 found.append(self.accept(point.name, _load_point(point, self.group)))
             seen: dict[str, T] = {}
             for registration in found:
@@ -129,9 +161,82 @@ class Registry(Generic[T]):
         return found
 
 
-def _load_point(point: Any, group: str) -> Any:
+@dataclass(frozen=True)
+class EntryPoint:
+    """One installed entry point: its group, name, ``module:attr`` value and the metadata folder declaring it."""
+
+    group: str
+    name: str
+    value: str
+    info: Path                  # the distribution's .dist-info (or .egg-info) folder
+
+    @property
+    def package(self) -> str:
+        """The declaring distribution's name, as its metadata spells it (else as its folder does)."""
+        for file in ("METADATA", "PKG-INFO"):
+            try:
+                with open(self.info / file, encoding="utf-8") as metadata:
+                    for line in metadata:
+                        if line.startswith("Name:"):
+                            return line[len("Name:"):].strip()
+                        if not line.strip():
+                            break
+            except OSError:
+                continue
+        return self.info.name.split("-", 1)[0]
+
+
+def _entry_points(group: str) -> list[EntryPoint]:
+    """The installed entry points of ``group``; every group's are read once per process (``installed_entry_points``)."""
+    if not _POINTS:
+        _POINTS.extend(installed_entry_points())
+    return [point for point in _POINTS if point.group == group]
+
+
+def installed_entry_points(path: Iterable[str] | None = None) -> list[EntryPoint]:
+    """Every entry point the distributions on ``path`` (default ``sys.path``) declare, as ``importlib.metadata``
+    finds them (the first distribution of a name wins), read straight from each ``entry_points.txt``.
+
+    ``importlib.metadata`` costs ``orgbench list`` more than all the tables it prints (it imports the email
+    parser); the format read here is the packaging spec's: ``[group]`` sections of ``name = value`` lines.
+    """
+    import os
+    import sys
+
+    seen: set[str] = set()
+    found: list[EntryPoint] = []
+    for entry in (sys.path if path is None else path):
+        try:
+            with os.scandir(entry or ".") as listing:
+                folders = sorted(e.name for e in listing if e.name.endswith((".dist-info", ".egg-info")))
+        except OSError:         # not a folder (a zip, a path hook's name): nothing installed there is read here
+            continue
+        for folder in folders:
+            distribution = re.sub(r"[-_.]+", "_", folder.rsplit(".", 1)[0].split("-", 1)[0]).lower()
+            if distribution in seen:
+                continue
+            seen.add(distribution)
+            info = Path(entry or ".", folder)
+            try:
+                text = (info / "entry_points.txt").read_text(encoding="utf-8")
+            except OSError:
+                continue
+            group = ""
+            for line in text.splitlines():
+                line = line.strip()
+                if not line or line.startswith(("#", ";")):
+                    continue
+                if line.startswith("[") and line.endswith("]"):
+                    group = line[1:-1].strip()
+                elif "=" in line and group:
+                    name, _, value = line.partition("=")
+                    found.append(EntryPoint(group, name.strip(), value.strip(), info))
+    return found
+
+
+def _load_point(point: EntryPoint, group: str) -> Any:
     """The object an entry point names; a plugin that fails to load is one InputError naming it and its package."""
-    package = getattr(getattr(point, "dist", None), "name", None)
+    package = point.package
     what = f"{group} entry point {point.name!r}" + (f" (package {package})" if package else "")
     try:
         return load_attr(point.value, what)
@@ -156,3 +261,4 @@ def accept_instance(kind: type[T]) -> Callable[[str, Any], T]:
 def clear() -> None:
     """Forget every registry's cached registrations (after installing a plugin in this process)."""
     _CACHE.clear()
+    _POINTS.clear()

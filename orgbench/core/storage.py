@@ -8,7 +8,6 @@ or absent, JSON is byte-identical for identical data, and a directory's
 from __future__ import annotations
 
 import errno
-import hashlib
 import json
 import math
 import os
@@ -47,11 +46,15 @@ def dumps_pretty(obj: Any) -> str:
 
 def sha256_bytes(data: bytes) -> str:
     """Hex SHA-256 of exact bytes."""
+    import hashlib      # here, not at the top: OpenSSL's load is a twentieth of `orgbench list`, which hashes nothing
+
     return hashlib.sha256(data).hexdigest()
 
 
 def sha256_file(path: Path) -> str:
     """Hex SHA-256 of a file's exact bytes."""
+    import hashlib
+
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
