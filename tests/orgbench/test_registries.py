@@ -116,3 +116,60 @@ def test_a_plugin_that_fails_to_load_is_one_line_naming_it_and_list_exits_2(tmp_
     assert ran.stderr.strip().splitlines() == [
         "error: orgbench.backends entry point 'broken' (package orgbench-broken): loading orgbench_broken:BACKEND "
         "failed: TypeError: backend 'broken': roles must be some of judge, agent, got ('oracle',)"]
+
+
+def test_installed_entry_points_are_importlib_metadata_s(tmp_path):
+    """orgbench's one-pass reader finds exactly the entry points importlib.metadata finds, a first distribution of a
+    name hiding a later one, and names a plugin's package as its metadata spells it."""
+    import sys
+    from importlib.metadata import distributions
+
+    from orgbench.core.registry import installed_entry_points
+
+    for where, version in (("a", "0.2"), ("b", "0.1")):
+        info = tmp_path / where / f"orgbench_twice-{version}.dist-info"
+        info.mkdir(parents=True)
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: orgbench-twice\nVersion: {version}\n",
+                                       encoding="utf-8")
+        (info / "entry_points.txt").write_text(f"# comment\n[orgbench.backends]\ntwice{where} = m{where}:B\n\n"
+                                               "[console_scripts]\nx = y:z\n", encoding="utf-8")
+    path = [str(tmp_path / "a"), str(tmp_path / "b"), *sys.path]
+    mine = sorted((p.group, p.name, p.value) for p in installed_entry_points(path))
+    expected = sorted({(e.group, e.name, e.value) for d in _unique(distributions(path=path)) for e in d.entry_points})
+    assert mine == expected
+    ours = [p for p in installed_entry_points(path) if p.group == "orgbench.backends" and p.name.startswith("twice")]
+    assert [(p.name, p.value, p.package) for p in ours] == [("twicea", "ma:B", "orgbench-twice")]
+
+
+def _unique(distributions):
+    """Distributions by normalized name, the first of each (as importlib.metadata's entry_points keeps them)."""
+    import re
+
+    seen, kept = set(), []
+    for d in distributions:
+        name = re.sub(r"[-_.]+", "_", d.metadata["Name"] or "").lower()
+        if name not in seen:
+            seen.add(name)
+            kept.append(d)
+    return kept
+
+
+def test_declared_literal_and_keys_read_the_source_alone(tmp_path):
+    from orgbench.core.registry import declared_keys, declared_literal
+
+    module = tmp_path / "m.py"
+    module.write_text("import nothing_installed\nKIND = {'.md': 'Markdown',\n        '.csv': 'CSV'}\n"
+                      "JUDGES: dict = {\n    'a': f, 'b': g,\n}\nOTHER = make()\n", encoding="utf-8")
+    assert declared_literal(module, "KIND") == {".md": "Markdown", ".csv": "CSV"}
+    assert declared_keys(module, "JUDGES") == ("a", "b")
+    assert declared_keys(module, "OTHER") is None and declared_keys(module, "MISSING") is None
+    with pytest.raises(InputError, match="OTHER must be assigned a literal"):
+        declared_literal(module, "OTHER")
+
+
+def test_builtin_judge_names_read_from_source_are_the_modules():
+    from judges.backends.builtin import JUDGES
+    from judges.backends.registry import BACKENDS
+
+    builtin = next(b for b in BACKENDS.all() if b.kind == "builtin")
+    assert builtin.specs() == [f"builtin:{name}" for name in JUDGES]
