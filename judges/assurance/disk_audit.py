@@ -87,8 +87,12 @@ def _escaped(text: str, arguments: bool) -> str:
     """Format 2's escapes of one content line (``arguments``: of a call's arguments, between its parentheses)."""
     padded = ("(" if arguments else "") + text + (")" if arguments else "")
     shift = 1 if arguments else 0
-    pieces = []
+    pieces: list[str] = []
     leading = not arguments
+    if text.isascii() and text.isprintable():         # no character but ( and ) (in arguments) is escaped
+        pieces.append(text.replace("(", "\u27e6U+0028\u27e7").replace(")", "\u27e6U+0029\u27e7")
+                      if arguments else text)
+        text = ""
     for k, ch in enumerate(text):
         o = ord(ch)
         near = {padded[k + shift - 1] if k + shift else "", padded[k + shift + 1] if k + shift + 1 < len(padded) else ""}

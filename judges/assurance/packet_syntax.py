@@ -96,8 +96,12 @@ def _always(char: str) -> bool:
 
 def _shown(text: str, before: str, after: str, escape_lf_and_parens: bool) -> str:
     """One line (or arguments) as format 2 shows it: every character checked against its neighbours."""
-    out = []
+    out: list[str] = []
     started = escape_lf_and_parens                     # arguments have no line start
+    if text.isascii() and text.isprintable():          # printable ASCII only: each shown as itself but ( and )
+        out.append(text.replace("(", "\u27e6U+0028\u27e7").replace(")", "\u27e6U+0029\u27e7")
+                   if escape_lf_and_parens else text)
+        text = ""
     for i, char in enumerate(text):
         prev = text[i - 1] if i else before
         nxt = text[i + 1] if i + 1 < len(text) else after

@@ -91,6 +91,10 @@ _TABLE = _table()
 PACKET_FORMAT = f"{_TABLE['packet_format']} (Unicode {_TABLE['unicode']})"
 #: Characters escaped wherever they appear (controls but LF, format, default-ignorable, bidi, lookalike brackets...).
 _EVERYWHERE = re.compile("[" + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in _TABLE["escape_everywhere"]) + "]")
+#: The same table's ASCII part: what ``_EVERYWHERE`` finds in ASCII text, at a small class's speed (the whole
+#: table's 742 ranges cost ~0.3 ms per searched line).
+_EVERYWHERE_ASCII = re.compile("[" + "".join(f"\\x{lo:02x}-\\x{min(hi, 127):02x}"
+                                              for lo, hi in _TABLE["escape_everywhere"] if lo < 128) + "]")
 _STRUCTURE = frozenset("[]()\\")
 #: Structure a line could forge: each occurrence's ``[`` is escaped in content and arguments.
 KEYWORDS = ("[BEGIN TARGET STEP]", "[END TARGET STEP]", "[MESSAGE ", "[TOOL CALL ", "[TOOL RESULT ")
@@ -110,7 +114,7 @@ def _code(char: str) -> str:
 
 def _escape(text: str, arguments: bool) -> str:
     """Escape ``text`` as packet format 2 shows it (see the module docstring); ``arguments``: one call line."""
-    if text.isascii() and not _EVERYWHERE.search(text) and not (arguments and ("\n" in text or "(" in text
+    if text.isascii() and not _EVERYWHERE_ASCII.search(text) and not (arguments and ("\n" in text or "(" in text
                                                                                 or ")" in text)):
         out = text                                     # the common case: printable ASCII and LF only
     else:

@@ -226,12 +226,15 @@ def _finite(text: str) -> float:
 
 def depth(value: Any) -> int:
     """How deeply lists and dicts nest in ``value`` (0 for a scalar), without recursion."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
+    if not isinstance(value, (list, dict)):
+        return 0
+    deepest, stack = 1, [(value, 1)]
+    while stack:                                       # only containers are pushed: scalars add no depth
         item, level = stack.pop()
-        if isinstance(item, (list, dict)):
-            deepest = max(deepest, level)
-            stack.extend((child, level + 1) for child in (item.values() if isinstance(item, dict) else item))
+        deepest = max(deepest, level)
+        for child in item.values() if isinstance(item, dict) else item:
+            if isinstance(child, (list, dict)):
+                stack.append((child, level + 1))
     return deepest
 
 
