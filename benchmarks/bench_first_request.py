@@ -14,6 +14,10 @@ figure excludes nothing the client did before asking). Interleaved, for
   chat request to the same server — the least any client must do;
 - ``python_pass``: ``python -c pass``, for scale.
 
+Every child compiles its modules once, in an untimed warm-up round, into a
+fresh bytecode cache (``PYTHONPYCACHEPREFIX``, ``PYTHONDONTWRITEBYTECODE``
+unset), as an installed package has its bytecode.
+
 ``cpu_ratio`` and ``wall_ratio`` are the judge's median over the minimal
 client's (the issue's goal: at most 4). The suite is ``--suite`` or, by
 default, a CARGO suite built into a temporary directory from world seed 0.
@@ -100,10 +104,10 @@ class FirstRequest:
         ready.wait()
 
 
-def first_request(server: FirstRequest, args: list[str]) -> tuple[float, float]:
+def first_request(server: FirstRequest, args: list[str], env: dict[str, str]) -> tuple[float, float]:
     """(wall s, CPU s) of the child ``args`` until its first chat request; the child is stopped then."""
     started = time.monotonic()
-    child = subprocess.Popen(args, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    child = subprocess.Popen(args, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
     server.watch(child.pid, started)
     while not server.arrived.wait(0.05):
         if child.poll() is not None:
@@ -113,12 +117,12 @@ def first_request(server: FirstRequest, args: list[str]) -> tuple[float, float]:
     return server.seen[child.pid]
 
 
-def cpu_of(args: list[str]) -> float:
+def cpu_of(args: list[str], env: dict[str, str]) -> float:
     """CPU seconds of a child that runs to the end."""
     import resource
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(args, check=True)
+    subprocess.run(args, check=True, env=env)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
@@ -139,14 +143,19 @@ def main() -> None:
             subprocess.run([sys.executable, "-m", "orgbench", "build", "cargo", "--seeds", "0", "--out", str(suite)],
                            cwd=REPO, check=True, capture_output=True)
         items = sum(1 for _ in open(Path(suite) / "items.jsonl", encoding="utf-8"))
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["PYTHONPYCACHEPREFIX"] = str(Path(scratch) / "pycache")
         rounds: dict[str, list[tuple[float, float]]] = {"judge": [], "minimal": []}
-        for n in range(args.repeats):
+        for n in range(-1, args.repeats):       # round -1 compiles the bytecode: not counted
             out = Path(scratch) / f"run-{n}"
-            rounds["judge"].append(first_request(server, [
+            judge = first_request(server, [
                 sys.executable, "-m", "orgbench", "judge", "--suite", str(suite), "--judge", "openai:bench",
-                "--base-url", url, "--rubric-swap", "--seeds", "0,1,2", "--out", str(out)]))
-            rounds["minimal"].append(first_request(server, [sys.executable, "-c", MINIMAL, url]))
-    python_pass = statistics.median(cpu_of([sys.executable, "-c", "pass"]) for _ in range(args.repeats))
+                "--base-url", url, "--rubric-swap", "--seeds", "0,1,2", "--out", str(out)], env)
+            minimal = first_request(server, [sys.executable, "-c", MINIMAL, url], env)
+            if n >= 0:
+                rounds["judge"].append(judge)
+                rounds["minimal"].append(minimal)
+        python_pass = statistics.median(cpu_of([sys.executable, "-c", "pass"], env) for _ in range(args.repeats))
 
     def median(who: str, k: int) -> float:
         return statistics.median(r[k] for r in rounds[who])
