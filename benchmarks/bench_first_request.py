@@ -1,7 +1,8 @@
 """``orgbench judge``'s time to its first request against a minimal aiohttp client's, in one run.
 
 Prints one JSON object. A small OpenAI-compatible server runs in this
-process (aiohttp, in a thread); on the first ``POST .../chat/completions``
+process (aiohttp, in a thread; a new one for each client, so that requests a
+stopped client still had in flight never count as the next one's); on the first ``POST .../chat/completions``
 of each client it notes the wall time since the client was started and the
 client's CPU seconds so far (user + system, from ``/proc/PID/stat``, so the
 figure excludes nothing the client did before asking). Interleaved, for
@@ -11,7 +12,7 @@ figure excludes nothing the client did before asking). Interleaved, for
   --rubric-swap --seeds 0,1,2`` against the server (every item is read and
   checked before the first request; the run is stopped once it has asked);
 - ``minimal``: ``python -c`` of a client that imports aiohttp and posts one
-  chat request to the same server — the least any client must do;
+  chat request to such a server — the least any client must do;
 - ``python_pass``: ``python -c pass``, for scale.
 
 Every child compiles its modules once, in an untimed warm-up round, into a
@@ -37,6 +38,7 @@ import sys
 import tempfile
 import threading
 import time
+from typing import Callable
 from pathlib import Path
 
 from aiohttp import web
@@ -73,6 +75,8 @@ class FirstRequest:
 
     async def chat(self, request: web.Request) -> web.Response:
         await request.read()
+        while self.pid is None:             # the child asked before Popen returned its pid to watch()
+            await asyncio.sleep(0.001)
         pid = self.pid
         if pid is not None and pid not in self.seen:
             wall = time.monotonic() - self.started
@@ -104,14 +108,21 @@ class FirstRequest:
         ready.wait()
 
 
-def first_request(server: FirstRequest, args: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(wall s, CPU s) of the child ``args`` until its first chat request; the child is stopped then."""
+def first_request(args: Callable[[str], list[str]], env: dict[str, str]) -> tuple[float, float]:
+    """(wall s, CPU s) of the child ``args(url)`` until its first chat request; the child is stopped then.
+
+    Each child gets a server of its own: requests an earlier, stopped child still had in flight cannot be
+    counted as a later child's first.
+    """
+    server = FirstRequest()
+    server.serve()
     started = time.monotonic()
-    child = subprocess.Popen(args, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    child = subprocess.Popen(args(f"http://127.0.0.1:{server.port}/v1"), cwd=REPO, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True, env=env)
     server.watch(child.pid, started)
     while not server.arrived.wait(0.05):
         if child.poll() is not None:
-            sys.exit(f"{' '.join(args)}: exit {child.returncode} before any request\n{child.stderr.read()}")
+            sys.exit(f"{' '.join(child.args)}: exit {child.returncode} before any request\n{child.stderr.read()}")
     child.kill()
     child.wait()
     return server.seen[child.pid]
@@ -133,9 +144,6 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
     load_before = os.getloadavg()[0]
-    server = FirstRequest()
-    server.serve()
-    url = f"http://127.0.0.1:{server.port}/v1"
     with tempfile.TemporaryDirectory(prefix="bench-first-request-") as scratch:
         suite = args.suite
         if suite is None:
@@ -148,10 +156,10 @@ def main() -> None:
         rounds: dict[str, list[tuple[float, float]]] = {"judge": [], "minimal": []}
         for n in range(-1, args.repeats):       # round -1 compiles the bytecode: not counted
             out = Path(scratch) / f"run-{n}"
-            judge = first_request(server, [
+            judge = first_request(lambda url: [
                 sys.executable, "-m", "orgbench", "judge", "--suite", str(suite), "--judge", "openai:bench",
                 "--base-url", url, "--rubric-swap", "--seeds", "0,1,2", "--out", str(out)], env)
-            minimal = first_request(server, [sys.executable, "-c", MINIMAL, url], env)
+            minimal = first_request(lambda url: [sys.executable, "-c", MINIMAL, url], env)
             if n >= 0:
                 rounds["judge"].append(judge)
                 rounds["minimal"].append(minimal)
