@@ -89,7 +89,26 @@ def _mentions(artifact: Mapping[str, Any], needle: str) -> bool:
     return needle.lower() in set(tokenize(_text(artifact)))
 
 
+def _states(artifact: Mapping[str, Any], fact: str, value: str) -> bool:
+    """Whether the record says ``fact`` is ``value``: its fact of that name, else its text."""
+    facts = artifact.get("facts", {})
+    return str(facts[fact]) == value if fact in facts else value.lower() in _text(artifact)
+
+
+def _event_perspective(contract: Contract, reader: Reader) -> dict[str, Any]:
+    """Perspective on a domain's event: read the records the question names; known if one it can read states it."""
+    subject = contract.subject
+    fact, value = str(subject["fact"]), str(subject["value"])
+    read = [a for a in (reader.fetch(ref) for ref in subject["artifacts"]) if a is not None]
+    evidence = [a["id"] for a in read if _states(a, fact, value)]
+    return _answer(contract, could_actor_have_known=bool(evidence), evidence_artifacts=evidence,
+                   reasoning="a record it could read states it" if evidence
+                   else "no record it could read states it" if read else "it could read none of the records")
+
+
 def heuristic_perspective(contract: Contract, reader: Reader) -> dict[str, Any]:
+    if contract.subject.get("artifacts"):      # a domain's event: named by the records it touched
+        return _event_perspective(contract, reader)
     entity = contract.subject["entity"]["id"]
     value = str(contract.subject["value"])
     hits = reader.search(f"{entity} {value} {contract.subject['fact'].replace('_', ' ')}", None, 10)
@@ -118,7 +137,46 @@ def _entity_artifact(reader: Reader, entity_id: str) -> dict[str, Any] | None:
     return None
 
 
+def event_records(reader: Reader, refs: list[str]) -> list[dict[str, Any]]:
+    """The records of a domain's event that ``reader`` can read, in the question's order."""
+    return [a for a in (reader.fetch(ref) for ref in refs) if a is not None]
+
+
+def _event_counterfactual(contract: Contract, reader: Reader) -> dict[str, Any]:
+    """bm25 on a domain's events: search both events' records; linked when a record it reads names one of each."""
+    subject = contract.subject
+    cause_refs, effect_refs = list(subject["cause_records"]), list(subject.get("effect_records") or [])
+    read = [a for a in (reader.fetch(hit["id"]) for hit in reader.search(" ".join(effect_refs + cause_refs), None, 10))
+            if a is not None]
+
+    def names(artifact: Mapping[str, Any], refs: list[str]) -> bool:
+        return any(artifact["artifact_id"] == ref or _mentions(artifact, ref) for ref in refs)
+
+    joining = [a for a in read if names(a, cause_refs) and names(a, effect_refs)]
+    linked = bool(joining)
+    people = sorted({a.get("author", "") for a in joining} - {""})
+    return _answer(contract, outcome_changed=linked,
+                   causal_mechanism=_mechanism(contract, " ".join(map(_text, joining))) if linked else NO_LINK_MECHANISM,
+                   mechanism_direction="cause_to_effect" if linked else "no_causal_link",
+                   evidence_artifacts=[a["id"] for a in (joining or read[:2])], actors=people,
+                   reasoning=f"{', '.join(a['artifact_id'] for a in joining)} names both" if linked
+                   else "no record it found names both")
+
+
+def cause_and_effect(contract: Contract, reader: Reader) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """The cause's and the effect's record: the entity's own, or (a domain's events) the first it can read."""
+    subject = contract.subject
+    if subject.get("cause_records"):
+        causes = event_records(reader, subject["cause_records"])
+        effects = event_records(reader, subject.get("effect_records") or [])
+        return (causes[0] if causes else None), (effects[0] if effects else None)
+    return (_entity_artifact(reader, subject["cause_entity"]["id"]),
+            _entity_artifact(reader, subject["effect_entity"]["id"]))
+
+
 def heuristic_counterfactual(contract: Contract, reader: Reader) -> dict[str, Any]:
+    if contract.subject.get("cause_records"):      # a domain's events: named by the records they touched
+        return _event_counterfactual(contract, reader)
     cause_id = contract.subject["cause_entity"]["id"]
     effect_id = contract.subject["effect_entity"]["id"]
     cause = _entity_artifact(reader, cause_id)
@@ -196,8 +254,7 @@ def proximity_agent(contract: Contract, runtime: GatedRuntime | None, context: C
 def proximity_counterfactual(contract: Contract, reader: Reader) -> dict[str, Any]:
     """proximity's Counterfactual reading: causal only if no record of the cause's kind came closer."""
     subject = contract.subject
-    cause = _entity_artifact(reader, subject["cause_entity"]["id"])
-    effect = _entity_artifact(reader, subject["effect_entity"]["id"])
+    cause, effect = cause_and_effect(contract, reader)
     if cause is None or effect is None:
         return _answer(contract, reasoning="could not read both events")
     effect_at = parse_ts(subject["effect_ts"])

@@ -9,7 +9,8 @@ record that merely mentions the cause (a suspect named in chat) does not
 count. When no record states the key it falls back to bm25's reading (the
 effect names the cause). Silence: it searches for the response by the
 trigger's own selectors, then by the ids the trigger's record names.
-Perspective: as bm25 (a track with no ``follow`` reading is read as bm25 reads it).
+Perspective: as bm25 (a track with no ``follow`` reading is read as bm25 reads it). On a domain's events (the
+question names each event's records) the join key is the one by which the cause's record names itself.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import Any, Mapping
 
 from benchmark_builders.groundeval.contracts import NO_LINK_MECHANISM, Contract
 from judges.groundeval.agents import (
-    Reader, _answer, _entity_artifact, heuristic_counterfactual, _mechanism, _mentions, _text, read_as,
+    Reader, _answer, _entity_artifact, cause_and_effect, heuristic_counterfactual, _mechanism, _mentions, _text, read_as,
 )
 from judges.groundeval.context import Context, search_citation
 from judges.groundeval.runtime import GatedRuntime, tokenize
@@ -35,12 +36,25 @@ def _named_ids(artifact: Mapping[str, Any], skip: set[str]) -> list[str]:
     return out
 
 
+def _own_key(artifact: Mapping[str, Any]) -> str | None:
+    """The ``*_id`` fact by which a record names itself (``change_id`` on ``CHG-7``), if it has one."""
+    return next((k for k, v in sorted(artifact.get("facts", {}).items())
+                 if k.endswith("_id") and v == artifact.get("artifact_id")), None)
+
+
 def follow_counterfactual(contract: Contract, reader: Reader) -> dict[str, Any]:
     subject = contract.subject
     cause_id, cause_kind = subject["cause_entity"]["id"], subject["cause_entity"]["kind"]
-    effect = _entity_artifact(reader, subject["effect_entity"]["id"])
-    cause = _entity_artifact(reader, cause_id)
     key = f"{cause_kind}_id"
+    if subject.get("cause_records"):   # a domain's events: the cause's record is named by its own key
+        cause, effect = cause_and_effect(contract, reader)
+        own = None if cause is None else _own_key(cause)
+        if cause is None or own is None or set(subject["cause_records"]) & set(subject.get("effect_records") or []):
+            return heuristic_counterfactual(contract, reader)
+        cause_id, key = cause["artifact_id"], own
+    else:
+        effect = _entity_artifact(reader, subject["effect_entity"]["id"])
+        cause = _entity_artifact(reader, cause_id)
     if effect is None or cause is None:
         return heuristic_counterfactual(contract, reader)
     stating = effect if effect.get("facts", {}).get(key) else None
