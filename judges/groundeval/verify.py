@@ -35,11 +35,15 @@ Re-derivation is the cost of scoring an external trace: gate decisions and
 what a claimed id is at ``as_of`` are cached per version, and search re-runs
 per distinct (query, subsystem, limit), on the verifier for the contract's
 actor and ``as_of``, which ``score_submissions`` shares across every contract
-with that actor and moment, and every agent and mode.
+with that actor and moment, and every agent and mode. The verifier also keeps
+what each distinct claim re-derived to (tool, arguments, returned ids, outcome
+and gates, as JSON text: ``1``, ``1.0`` and ``true`` stay apart), so a call
+that several agents, modes or traces make alike is worked out once.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -91,6 +95,19 @@ def _gates_json(broken: tuple[str, ...]) -> dict[str, bool]:
     return dict(template)
 
 
+@dataclass(frozen=True, slots=True)
+class _Derived:
+    """What one claimed call re-derives to, apart from its ``seq`` and latency (shared by every call claiming alike)."""
+
+    outcome: str
+    gates: tuple[str, ...]
+    returned: tuple[str, ...]
+    mismatch: tuple[str, ...]
+    unknown: tuple[str, ...]
+    withheld: tuple[str, ...]
+    same_ids: bool
+
+
 class TraceVerifier:
     """Re-derives calls for one contract's actor at one moment against a suite's corpus."""
 
@@ -104,6 +121,7 @@ class TraceVerifier:
         self._runtime: GatedRuntime | None = None
         self._searches: dict[tuple[str, str | None, int], frozenset[int]] = {}
         self._claims: dict[str, tuple[int, str, tuple[str, ...], bool, str] | None] = {}
+        self._derived: dict[str, _Derived] = {}
 
     def _search_results(self, query: str, subsystem: str | None, limit: int) -> frozenset[int]:
         """The versions the gated runtime returns for this search (run once per distinct query, subsystem and limit)."""
@@ -197,11 +215,24 @@ class TraceVerifier:
             return "invalid", order, ()
         return ("ok" if kept else "empty"), order, tuple(kept)
 
-    def call(self, position: int, raw: dict[str, Any]) -> tuple[dict[str, Any], list[str], list[str], list[str]]:
-        """One well-formed call re-derived (``call_shape.call_problem(raw, claim=True)`` is None), with its claim.
+    def _derived_once(self, raw: dict[str, Any]) -> _Derived:
+        """What a well-formed claimed call re-derives to, worked out once per distinct claim.
 
-        Returns the call and what differed: its mismatches, unknown ids and withheld ids claimed as returned.
+        The claim's ``seq`` and ``latency_ms`` take no part (``call`` copies them from each call as it comes). The
+        key is the rest as JSON text; the shape check before (exact types) keeps apart what the text would not.
         """
+        get = raw.get
+        try:
+            key = json.dumps((get("tool"), get("args"), get("returned_ids"), get("outcome"), get("gates")))
+        except (TypeError, ValueError):       # arguments that are not JSON (a caller's own objects): uncached
+            return self._derive(raw)
+        found = self._derived.get(key)
+        if found is None:
+            found = self._derived[key] = self._derive(raw)
+        return found
+
+    def _derive(self, raw: dict[str, Any]) -> _Derived:
+        """One well-formed claimed call re-derived (``call`` adds what is particular to each call)."""
         unknown: list[str] = []
         withheld: list[str] = []
         mismatch: list[str] = []
@@ -235,18 +266,30 @@ class TraceVerifier:
         same_ids = claimed_raw is None or tuple(claimed_ids) == returned
         if tool in FETCHES and not same_ids:
             mismatch.append("returned ids differ")
-        claim: dict[str, Any] = {"outcome": claimed_outcome, "gates": claimed_gates_raw}
-        if not same_ids:
+        return _Derived(outcome, gates, returned, tuple(mismatch), tuple(dict.fromkeys(unknown)),
+                        tuple(dict.fromkeys(withheld)), same_ids)
+
+    def call(self, position: int, raw: dict[str, Any]) -> tuple[dict[str, Any], list[str], list[str], list[str]]:
+        """One well-formed call re-derived (``call_shape.call_problem(raw, claim=True)`` is None), with its claim.
+
+        Returns the call and what differed: its mismatches, unknown ids and withheld ids claimed as returned
+        (fresh objects every time: rows are written, and may be edited, one by one).
+        """
+        derived = self._derived_once(raw)
+        claimed_raw = raw.get("returned_ids")
+        claim: dict[str, Any] = {"outcome": raw.get("outcome"), "gates": raw.get("gates")}
+        if not derived.same_ids:
             claim["returned_ids"] = claimed_raw
         seq = raw.get("seq")
-        out = {"seq": seq if seq is not None else position, "tool": tool, "args": args, "returned_ids": list(returned),
-               "outcome": outcome, "gates": _gates_json(gates), "latency_ms": raw.get("latency_ms"), "claimed": claim,
-               "mismatch": mismatch}
+        mismatch = list(derived.mismatch)
+        out = {"seq": seq if seq is not None else position, "tool": raw["tool"], "args": raw["args"],
+               "returned_ids": list(derived.returned), "outcome": derived.outcome, "gates": _gates_json(derived.gates),
+               "latency_ms": raw.get("latency_ms"), "claimed": claim, "mismatch": mismatch}
+        unknown = list(derived.unknown)
+        withheld = list(derived.withheld)
         if unknown:
-            unknown = list(dict.fromkeys(unknown))
             out["unknown_ids"] = unknown
         if withheld:
-            withheld = list(dict.fromkeys(withheld))
             out["withheld_returned_ids"] = withheld
         return out, mismatch, unknown, withheld
 

@@ -136,3 +136,24 @@ def test_a_shared_verifier_re_derives_exactly_what_a_fresh_one_does(rt_world, rt
     shared = TraceVerifier(rt_corpus, actor, as_of)
     for calls in traces + traces[::-1]:
         assert rederive(rt_corpus, actor, as_of, calls, verifier=shared) == rederive(rt_corpus, actor, as_of, calls)
+
+
+def test_a_claim_made_again_is_re_derived_alike_into_fresh_objects(rt_corpus, perspective):
+    """The verifier works out each distinct claim once: a repeat takes its own seq and latency, shares no object,
+    and claims JSON tells apart (limit ``1``, ``1.0``, ``true``) stay apart."""
+    as_of = parse_ts(perspective["as_of"])
+    actor = perspective["actor"]
+    honest = GatedRuntime(rt_corpus, actor, as_of, record_latency=False)
+    honest.search_artifacts(perspective["subject"]["entity"]["id"], None, 1)
+    clean = honest.trace()[0]
+    limits = [dict(clean, seq=n, args=dict(clean["args"], limit=limit)) for n, limit in enumerate((1, 1.0, True, 1), 1)]
+    shared = TraceVerifier(rt_corpus, actor, as_of)
+    calls, check = rederive(rt_corpus, actor, as_of, limits, verifier=shared)
+    fresh = [rederive(rt_corpus, actor, as_of, [call])[0][0] for call in limits]
+    assert [c["seq"] for c in calls] == [1, 2, 3, 4]
+    assert [c["outcome"] for c in calls] == [c["outcome"] for c in fresh] and calls[0]["outcome"] == "ok"
+    assert [c["mismatch"] for c in calls] == [c["mismatch"] for c in fresh]
+    assert calls[2]["outcome"] == "invalid" and calls[3] == dict(calls[0], seq=4)
+    assert calls[3]["mismatch"] is not calls[0]["mismatch"] and calls[3]["gates"] is not calls[0]["gates"]
+    calls[0]["mismatch"].append("edited")
+    assert rederive(rt_corpus, actor, as_of, limits[:1], verifier=shared)[0][0]["mismatch"] == []
