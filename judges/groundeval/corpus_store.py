@@ -4,10 +4,11 @@
 ``world/artifacts.jsonl`` and ``world/policy.json`` alone (never the event log
 or the graph) and saved under ``cache/<key>/``, where the key is the SHA-256
 of ``FORMAT_VERSION`` and those two files' bytes; the next call with the same
-suite content (any path) loads it instead: the numeric columns and the
-postings as ``.npy`` files, memory-mapped, and the versions (as rows of plain
-values, made into records when first read), the access policy and the small
-tables in one pickle. A change to either file, or
+suite content (any path) loads it instead: the numeric columns, the
+postings and the versions (each one's JSON text, end to end in one byte
+column with its offsets) as ``.npy`` files, memory-mapped, so a version is
+read and made into a record only when first asked for; the access policy
+and the small tables in one pickle. A change to either file, or
 to the index layout (bump ``FORMAT_VERSION``), gives a new key. The cache is
 written into a staged directory and renamed into place, so a half-written
 one is never read; one that cannot be read is rebuilt.
@@ -16,6 +17,7 @@ one is never read; one that cannot be read is rebuilt.
 from __future__ import annotations
 
 import hashlib
+import json
 import pickle
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,11 +29,11 @@ from judges.groundeval.runtime import Corpus, Postings
 from orgbench.core.errors import InputError
 from orgbench.core.jsonl import iter_jsonl
 from orgbench.core.storage import read_json, staged_directory
-from simulator.model import Acl, ArtifactVersion, EntityRef
+from simulator.model import ArtifactVersion
 from simulator.policy import AccessPolicy
 
 #: Bump when the saved layout or anything the index is built from (tokenizer, columns) changes.
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 #: Where ``open_corpus`` keeps indexes unless told otherwise (relative to the working directory).
 DEFAULT_CACHE = Path("build") / "groundeval-index"
 _RECORDS = "records.pickle"
@@ -116,25 +118,27 @@ def load_corpus(where: Path) -> Corpus:
 
 
 class VersionTable(Sequence[ArtifactVersion]):
-    """The corpus's versions, kept as rows of plain values and made into records when first read.
+    """The corpus's versions, kept as their JSON text (one mapped byte column) and made into records when first read.
 
     Scoring reads a few thousand of tens of thousands of versions (the ids calls name), so building every
-    record on load would cost more than the scoring itself.
+    record on load would cost more than the scoring itself; at a million versions it would not fit the memory.
     """
 
-    def __init__(self, rows: list[tuple]) -> None:
-        self._rows = rows
+    def __init__(self, text: np.ndarray, offsets: np.ndarray) -> None:
+        self._text = text
+        self._offsets = offsets.tolist()
         self._made: dict[int, ArtifactVersion] = {}
 
     @staticmethod
-    def row(v: ArtifactVersion) -> tuple:
-        """One version as plain values (what is pickled)."""
-        acl = v.acl
-        return (v.artifact_id, v.version, v.subsystem, v.kind, v.created_at, v.author, v.entity.kind, v.entity.id,
-                v.title, v.body, dict(v.facts), acl.space, acl.audience, acl.participants)
+    def columns(versions: Sequence[ArtifactVersion]) -> tuple[np.ndarray, np.ndarray]:
+        """The versions' JSON texts end to end (bytes) and where each starts (one more offset: the end)."""
+        texts = [json.dumps(v.to_json(), ensure_ascii=False, separators=(",", ":")).encode() for v in versions]
+        offsets = np.zeros(len(texts) + 1, dtype=np.int64)
+        np.cumsum([len(t) for t in texts], out=offsets[1:])
+        return np.frombuffer(b"".join(texts), dtype=np.uint8), offsets
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return len(self._offsets) - 1
 
     @overload
     def __getitem__(self, index: int) -> ArtifactVersion: ...
@@ -145,19 +149,19 @@ class VersionTable(Sequence[ArtifactVersion]):
     def __getitem__(self, index: int | slice) -> ArtifactVersion | list[ArtifactVersion]:
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self._rows)))]
+        if index < 0:
+            index += len(self)
         made = self._made.get(index)
         if made is None:
-            (artifact_id, version, subsystem, kind, created_at, author, entity_kind, entity_id, title, body, facts,
-             space, audience, participants) = self._rows[index]
-            made = ArtifactVersion(artifact_id, version, subsystem, kind, created_at, author,
-                                   EntityRef(entity_kind, entity_id), title, body, facts,
-                                   Acl(space, audience, participants))
-            self._made[index if index >= 0 else index + len(self._rows)] = made
+            if not 0 <= index < len(self):
+                raise IndexError(f"version {index} of {len(self)}")
+            text = self._text[self._offsets[index]:self._offsets[index + 1]].tobytes()
+            made = self._made[index] = ArtifactVersion.from_json(json.loads(text))
         return made
 
 
 _COLUMNS = ("created", "next_created", "subsystem_code", "space_code", "audience_docs", "open_to_all", "lengths")
-_TABLES = ("policy", "docs", "refs", "by_id", "subsystems", "spaces", "by_audience", "by_participant")
+_TABLES = ("policy", "refs", "by_id", "subsystems", "spaces", "by_audience", "by_participant")
 
 
 def corpus_state(corpus: Corpus) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
@@ -166,7 +170,7 @@ def corpus_state(corpus: Corpus) -> tuple[dict[str, np.ndarray], dict[str, Any]]
     postings = corpus.postings
     arrays.update(postings_offsets=postings.offsets, postings_docs=postings.docs, postings_tf=postings.tf)
     objects = {name: getattr(corpus, name) for name in _TABLES}
-    objects["docs"] = [VersionTable.row(v) for v in corpus.docs]
+    arrays["versions_text"], arrays["versions_offsets"] = VersionTable.columns(corpus.docs)
     objects.update(format=FORMAT_VERSION, arrays=sorted(arrays), terms=list(postings.terms))
     return arrays, objects
 
@@ -176,7 +180,7 @@ def corpus_from_state(arrays: dict[str, np.ndarray], objects: dict[str, Any]) ->
     corpus = Corpus.__new__(Corpus)
     for name in _TABLES:
         setattr(corpus, name, objects[name])
-    corpus.docs = VersionTable(objects["docs"])
+    corpus.docs = VersionTable(arrays["versions_text"], arrays["versions_offsets"])
     for name in _COLUMNS:
         setattr(corpus, name, arrays[name])
     corpus.postings = Postings({term: k for k, term in enumerate(objects["terms"])}, arrays["postings_offsets"],
