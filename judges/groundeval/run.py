@@ -15,10 +15,12 @@ found in the answers and writes ``questions.jsonl`` and ``summary.json``.
 
 from __future__ import annotations
 
+import gc
 from collections import defaultdict
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from benchmark_builders.groundeval.contracts import Contract
 from benchmark_builders.groundeval.tracks import track_names
@@ -200,6 +202,19 @@ def _answer_with_model(sessions: _Sessions, contracts: list[Contract], spec: str
     return done, agent.usage(), endpoint.base_url if "base_url" in backend.identity() else None
 
 
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off for a while (as it was after): scoring makes many small objects, none in
+    cycles, and each full collection walks every answer and call already read again (a third of scoring's CPU)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def score_submissions(suite: Path, submissions: list[Submission], *, answered_only: bool = False,
                       corpus: Corpus | None = None, index_cache: Path | None = DEFAULT_CACHE,
                       profile: str = DEFAULT_PROFILE) -> tuple[list[QuestionScore], dict[str, Any]]:
@@ -213,7 +228,12 @@ def score_submissions(suite: Path, submissions: list[Submission], *, answered_on
     ``judges.groundeval.corpus_store``). ``profile`` names the scoring profile (``scoring_profile.py``);
     every row records its label.
     """
-    suite = Path(suite)
+    with _collector_paused():
+        return _score_submissions(Path(suite), submissions, answered_only, corpus, index_cache, profile)
+
+
+def _score_submissions(suite: Path, submissions: list[Submission], answered_only: bool, corpus: Corpus | None,
+                       index_cache: Path | None, profile: str) -> tuple[list[QuestionScore], dict[str, Any]]:
     scoring = profile_named(profile)
     contracts = {c.question_id: c for c in load_suite(suite)[1]}
     truths = {qid: CompiledTruth.of(t, contracts[qid].subject if qid in contracts else None)
