@@ -148,7 +148,7 @@ class VersionTable(Sequence[ArtifactVersion]):
 
     def __getitem__(self, index: int | slice) -> ArtifactVersion | list[ArtifactVersion]:
         if isinstance(index, slice):
-            return [self[i] for i in range(*index.indices(len(self._rows)))]
+            return [self[i] for i in range(*index.indices(len(self)))]
         if index < 0:
             index += len(self)
         made = self._made.get(index)

@@ -20,6 +20,7 @@ def test_a_loaded_index_searches_and_fetches_as_the_built_one(rt_world, rt_corpu
     assert len(loaded.docs) == len(rt_corpus.docs) and len(loaded.postings) == len(rt_corpus.postings)
     assert [v.ref for v in loaded.docs] == [v.ref for v in rt_corpus.docs]
     assert loaded.docs[5] == rt_corpus.docs[5] and loaded.docs[-1] == rt_corpus.docs[-1]
+    assert loaded.docs[-3:] == list(rt_corpus.docs[-3:]) and loaded.docs[::9000] == list(rt_corpus.docs[::9000])
     rng = random.Random(7)
     words = sorted({t for v in rt_world.artifacts[:300] for t in tokenize(v.title + " " + v.body)})
     actors = [a.actor_id for a in rt_world.actors]
