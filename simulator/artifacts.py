@@ -10,11 +10,10 @@ that template, which costs a fraction of a template render per artifact.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections import ChainMap, defaultdict
 from datetime import datetime
-from importlib import resources
-from typing import Any, Callable, Iterable, Mapping
+from contextlib import contextmanager
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 import jinja2
 
@@ -22,73 +21,10 @@ from simulator.ledger import Draft
 from simulator.model import ArtifactVersion
 from simulator.prose import CITED, COMPOSERS, Speaker
 from simulator.prose.domain import DEFAULT_WORDS
-
-
-def _read_phrase_tables() -> tuple[dict[str, tuple[str, str, str]], dict[str, tuple[str, str, str]]]:
-    """The default phrase tables, read once from ``templates/phrases.toml`` and checked as a pack's wording is."""
-    from simulator.packs.checks import Fields
-    from simulator.packs.wording import phrase_table
-
-    text = resources.files("simulator").joinpath("templates", "phrases.toml").read_text(encoding="utf-8")
-    f = Fields("simulator/templates/phrases.toml")
-    table = f.check_table(tomllib.loads(text), "phrases", ("facts", "reports"))
-    return phrase_table(f, table.get("facts"), "facts"), phrase_table(f, table.get("reports"), "reports")
-
-
-#: How people state each fact, in three wordings (``{v}`` is the value), and how someone who did not do the work
-#: reports a fact they heard (facts not named there are reported in their ``FACT_PHRASES`` wording).
-FACT_PHRASES, REPORT_PHRASES = _read_phrase_tables()
-FACT_ORDER = tuple(FACT_PHRASES)
-_RANK = {key: rank for rank, key in enumerate(FACT_ORDER)}
-#: Facts whose values are actor ids; bodies show the person's name.
-ACTOR_FACTS = frozenset({"approver", "escalated_to", "actor_id", "on_call", "author", "sales_owner", "deployed_by",
-                         "reviewer", "manager"})
-
-
-#: The phrase tables in force: the default ones, or a pack's wording over them (``simulator.wording.speaking``).
-_SAYING: Mapping[str, tuple[str, str, str]] = FACT_PHRASES
-_REPORTING: Mapping[str, tuple[str, str, str]] = REPORT_PHRASES
-
-
-def phrase_tables(facts: Mapping[str, tuple[str, str, str]], reports: Mapping[str, tuple[str, str, str]],
-                  words: Mapping[str, str]) -> tuple:
-    """Put a pack's fact wordings (over the defaults) and template words in force; returns what was."""
-    global _SAYING, _REPORTING, _LABEL_WORDS
-    env = environment()
-    before = (_SAYING, _REPORTING, _LABEL_WORDS, env.globals["words"])
-    _SAYING, _REPORTING = {**FACT_PHRASES, **facts}, {**REPORT_PHRASES, **reports}
-    _LABEL_WORDS = {part: words[name].replace(" ", "_") for part, name in _NAME_WORDS.items() if words[name] != part}
-    env.globals["words"] = dict(words)
-    return before
-
-
-def restore_phrase_tables(before: tuple) -> None:
-    """Undo ``phrase_tables``."""
-    global _SAYING, _REPORTING, _LABEL_WORDS
-    _SAYING, _REPORTING, _LABEL_WORDS, environment().globals["words"] = before
-
-
-def _say(key: str, value: Any, variant: int = 0) -> str:
-    phrases = _SAYING.get(key)
-    if phrases is None:
-        return f"{key.replace('_', ' ')}: {value}"
-    return phrases[variant % 3].format(v=value)
-
-
-def _report(key: str, value: Any, variant: int = 0) -> str:
-    phrases = _REPORTING.get(key)
-    return _say(key, value, variant) if phrases is None else phrases[variant % 3].format(v=value)
-
-
-#: Words of fact names that a pack's wording renames in labels (``firmware_version`` → "Software version").
-_LABEL_WORDS: Mapping[str, str] = {}
-_NAME_WORDS = {"firmware": "software", "warranty": "coverage", "serial": "serial"}
-
-
-def _label(key: str) -> str:
-    if _LABEL_WORDS:
-        key = "_".join(_LABEL_WORDS.get(part, part) for part in key.split("_"))
-    return key.replace("_", " ").capitalize()
+from simulator.prose.phrases import (
+    ACTOR_FACTS, FACT_ORDER, _label, _report, _say, _worded, fact_keys, put_in_force, restore,
+)
+from simulator.wording import DEFAULT_WORDING, Wording, grammars
 
 
 @jinja2.pass_context
@@ -97,37 +33,6 @@ def _person(context: Any, actor_id: Any) -> str:
     if not actor_id:
         return ""
     return context.get("names", {}).get(actor_id, actor_id)
-
-
-def fact_keys(facts: Mapping[str, Any], skip: Iterable[str] = ()) -> list[str]:
-    """The keys of ``facts`` in speaking order (known facts first, then the rest sorted), minus ``skip``."""
-    skipped = set(skip)
-    known = sorted((k for k in facts if k in _RANK and k not in skipped), key=_RANK.__getitem__)
-    rest = sorted(k for k in facts if k not in _RANK and k not in skipped)
-    return known + rest
-
-
-def _worded(names: Mapping[str, str], facts: Mapping[str, Any], variant: int, skip: Iterable[str],
-            say: Callable[[str, Any, int], str]) -> list[str]:
-    out = []
-    for key in fact_keys(facts, skip):
-        value = facts[key]
-        if isinstance(value, (list, tuple)):
-            value = ", ".join(str(names.get(v, v)) if key in ACTOR_FACTS else str(v) for v in value)
-        elif key in ACTOR_FACTS:
-            value = names.get(value, value)
-        out.append(say(key, value, variant))
-    return out
-
-
-def report_phrases(facts: Mapping[str, Any], variant: int, skip: Iterable[str], names: Mapping[str, str]) -> list[str]:
-    """Every fact of ``facts`` (minus ``skip``) worded as a report, for the prose composers."""
-    return _worded(names, facts, variant, skip, _report)
-
-
-def fact_phrases(facts: Mapping[str, Any], variant: int, skip: Iterable[str], names: Mapping[str, str]) -> list[str]:
-    """Every fact of ``facts`` (minus ``skip``) worded by the person who did the work, for the composers."""
-    return _worded(names, facts, variant, skip, _say)
 
 
 @jinja2.pass_context
@@ -140,6 +45,38 @@ def _phrases(context: Any, facts: Mapping[str, Any], variant: int, skip: Iterabl
 def _reports(context: Any, facts: Mapping[str, Any], variant: int, skip: Iterable[str] = ()) -> list[str]:
     """Like ``phrases``, worded as someone repeating what they heard (``REPORT_PHRASES``), not doing it."""
     return _worded(context.get("names", {}), facts, variant, skip, _report)
+
+
+def phrase_tables(facts: Mapping[str, tuple[str, str, str]], reports: Mapping[str, tuple[str, str, str]],
+                  words: Mapping[str, str]) -> tuple:
+    """Put a pack's fact wordings (over the defaults) and template words in force; returns what was."""
+    env = environment()
+    before = (put_in_force(facts, reports, words), env.globals["words"])
+    env.globals["words"] = dict(words)
+    return before
+
+
+def restore_phrase_tables(before: tuple) -> None:
+    """Undo ``phrase_tables``."""
+    phrases_before, environment().globals["words"] = before
+    restore(phrases_before)
+
+
+@contextmanager
+def speaking(wording: Wording | None) -> Iterator[None]:
+    """Render with ``wording`` in force (phrase tables, grammar pools and words, template words), then restore."""
+    if wording is None or wording == DEFAULT_WORDING:
+        yield
+        return
+    words = {**DEFAULT_WORDS, **wording.words}
+    befores = [(g, g.overlay(wording.pools, words)) for g in grammars()]
+    tables = phrase_tables(wording.facts, wording.reports, words)
+    try:
+        yield
+    finally:
+        restore_phrase_tables(tables)
+        for grammar, before in befores:
+            grammar.restore(before)
 
 
 _ENVIRONMENT: jinja2.Environment | None = None

@@ -22,17 +22,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from orgbench.core.errors import ConfigError
-from simulator.model import SUBSYSTEMS
+from simulator.model import ROLES, SUBSYSTEMS, TEAMS
 
-#: Every team the organisation has; each must be present with a positive share.
-TEAMS: tuple[str, ...] = (
-    "support_l1", "support_l2", "engineering", "sre", "sales", "legal", "hr", "leadership",
-)
-#: Every role a person can hold (team members and managers).
-ROLES: tuple[str, ...] = (
-    "support_l1", "support_l2", "support_manager", "engineer", "engineering_manager", "sre",
-    "sales", "sales_manager", "legal", "hr", "executive",
-)
 WEEKDAYS: tuple[str, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 MIN_PEOPLE_PER_TEAM = 2
 #: The largest relative headcount share a team may be given.

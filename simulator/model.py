@@ -26,6 +26,15 @@ SUBSYSTEMS: tuple[str, ...] = (
     "postmortems", # postmortem documents
     "hr",          # staffing records
 )
+#: Every team the organisation has; each must be present with a positive share.
+TEAMS: tuple[str, ...] = (
+    "support_l1", "support_l2", "engineering", "sre", "sales", "legal", "hr", "leadership",
+)
+#: Every role a person can hold (team members and managers).
+ROLES: tuple[str, ...] = (
+    "support_l1", "support_l2", "support_manager", "engineer", "engineering_manager", "sre",
+    "sales", "sales_manager", "legal", "hr", "executive",
+)
 
 
 @dataclass(frozen=True, slots=True)

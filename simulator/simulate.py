@@ -18,8 +18,7 @@ from typing import Any, Callable, Iterator, Mapping
 import simpy
 from faker import Faker
 
-from simulator.artifacts import render_all
-from simulator.wording import speaking
+from simulator.artifacts import render_all, speaking
 from simulator.prose import Speaker
 from simulator.calendar import DAY, BusinessCalendar
 from orgbench.core.clock import format_ts

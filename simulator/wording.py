@@ -6,22 +6,21 @@ pack's ``[wording]`` table (``simulator.packs``) may give, each optional:
 - ``words``: the domain words rules and templates use (``simulator.prose.domain``:
   ``unit``, ``serial``, ``coverage``, ``software``);
 - ``facts`` / ``reports``: three wordings of a fact, as the person who did the
-  work states it and as someone repeating it (``simulator.artifacts``);
+  work states it and as someone repeating it (``simulator.prose.phrases``);
 - ``pools``: grammar pools written in the pack's domain instead of the
   default ones of that name (e.g. ``support_thing``, ``component``, ``tip``);
 - ``domain_words``: words only this pack's domain uses (a world of another
   pack should never say them; tests check that).
 
-``speaking(wording)`` puts a wording in force while a world's text is
+``simulator.artifacts.speaking(wording)`` puts a wording in force while a world's text is
 rendered and restores the default afterwards; the default pack's wording is
 empty, so its worlds are written exactly as without one.
 """
 
 from __future__ import annotations
 
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterator, Mapping
+from typing import Mapping
 
 from simulator.prose.domain import DEFAULT_WORDS
 
@@ -58,22 +57,3 @@ def grammars() -> tuple:
 def pool_names() -> frozenset[str]:
     """The names of the pools a pack's ``[wording.pools]`` may replace."""
     return frozenset(name for grammar in grammars() for name in grammar.pools)
-
-
-@contextmanager
-def speaking(wording: Wording | None) -> Iterator[None]:
-    """Render with ``wording`` in force (phrase tables, grammar pools and words, template words), then restore."""
-    from simulator import artifacts
-
-    if wording is None or wording == DEFAULT_WORDING:
-        yield
-        return
-    words = {**DEFAULT_WORDS, **wording.words}
-    befores = [(g, g.overlay(wording.pools, words)) for g in grammars()]
-    tables = artifacts.phrase_tables(wording.facts, wording.reports, words)
-    try:
-        yield
-    finally:
-        artifacts.restore_phrase_tables(tables)
-        for grammar, before in befores:
-            grammar.restore(before)

@@ -14,15 +14,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("orgbench", "simulator", "benchmark_builders", "judges")
 
-#: Cycles not yet broken (each is a set of modules); the list only shrinks.
-KNOWN: list[set[str]] = [
-    {"simulator.artifacts", "simulator.calendar", "simulator.config", "simulator.ledger", "simulator.packs",
-     "simulator.packs.parse", "simulator.packs.wording", "simulator.procedures", "simulator.prose",
-     "simulator.prose.chatter", "simulator.prose.customer_mail", "simulator.prose.documents",
-     "simulator.prose.escalations", "simulator.prose.mail", "simulator.prose.tickets", "simulator.wording"},
-]
-
-
 def _modules() -> dict[str, Path]:
     found = {}
     for package in PACKAGES:
@@ -102,6 +93,5 @@ def test_the_cycle_finder_finds_a_loop_inside_functions_too():
     assert "orgbench.report.study_findings" in import_graph()["orgbench.report"]     # imported inside a function
 
 
-def test_no_import_cycles_but_the_known_ones():
-    found = sorted(cycles(import_graph()), key=sorted)
-    assert found == sorted(KNOWN, key=sorted)
+def test_no_import_cycles():
+    assert cycles(import_graph()) == []

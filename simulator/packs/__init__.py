@@ -11,78 +11,16 @@ anything wrong ends in one InputError line naming the file and field.
 from __future__ import annotations
 
 import hashlib
-from simulator.wording import DEFAULT_WORDING, Wording
-from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from orgbench.core.errors import InputError
-
-if TYPE_CHECKING:
-    from simulator.procedures import Procedure, Runbooks
+from simulator.packs.pack import DEFAULT_PACK, Pack, builtin_text
 
 __all__ = ["BUILTIN_PACKS", "DEFAULT_PACK", "Pack", "default_pack", "is_builtin", "load_pack", "pack_reference",
            "resolve", "world_pack"]
 
-DEFAULT_PACK = "hardware"
 BUILTIN_PACKS: tuple[str, ...] = ("clinical", "fintech", "hardware", "utility")
-
-
-@dataclass(frozen=True)
-class Pack:
-    """One validated domain pack."""
-
-    name: str
-    company: str
-    industry: str
-    domain: str
-    services: tuple[str, ...]
-    change_kinds: tuple[tuple[str, str, str], ...]  # (change type, summary with {svc}, mechanism)
-    service_categories: tuple[tuple[str, str], ...]  # (service, category of the case its customers open)
-    chatter_topics: tuple[str, ...]
-    executive_titles: tuple[str, ...]
-    reports_to: tuple[tuple[str, str], ...]
-    titles: tuple[tuple[str, tuple[str, ...]], ...]
-    products: tuple[tuple[str, str], ...]          # (model, firmware line)
-    wiki_pages: tuple[tuple[str, str, bool], ...]  # (title, topic, restricted)
-    procedures: tuple["Procedure", ...]
-    revisions: tuple["Procedure", ...]              # revision 2 of some runbooks, published mid-run
-    sha256: str
-    wording: Wording = DEFAULT_WORDING              # how its people word the product and its facts
-    out_of_scope: tuple[str, ...] = ()              # runbooks CARGO keeps out of its golden set (gating questions)
-
-    @property
-    def runbooks(self) -> "Runbooks":
-        """The runbooks as the CARGO and trajectory builders read them."""
-        from simulator.procedures import Runbooks
-
-        return Runbooks(self.procedures, self.revisions, self.name, self.out_of_scope)
-
-    @property
-    def procedures_by_id(self) -> dict[str, "Procedure"]:
-        """Runbook id → runbook."""
-        return {p.procedure_id: p for p in self.procedures}
-
-    @property
-    def procedures_by_category(self) -> dict[str, "Procedure"]:
-        """Case category → runbook."""
-        return {p.category: p for p in self.procedures}
-
-    @property
-    def titles_map(self) -> dict[str, tuple[str, ...]]:
-        """Role → job titles."""
-        return dict(self.titles)
-
-    @property
-    def is_default(self) -> bool:
-        """True for the built-in default pack, unchanged."""
-        return self.sha256 == default_pack().sha256
-
-    def to_json(self) -> dict[str, str]:
-        """What world.json records of a non-default pack: its name, company, industry and digest."""
-        return {"name": self.name, "company": self.company, "industry": self.industry, "sha256": self.sha256}
 
 
 def is_builtin(reference: str) -> bool:
@@ -150,8 +88,7 @@ def pack_reference(source: str, field: str, value: object) -> str:
 def _read(reference: str) -> tuple[str, str]:
     """(text, name to cite in errors) of a built-in pack or a pack file."""
     if is_builtin(reference):
-        return (resources.files("simulator.packs").joinpath(f"{reference}.toml").read_text(encoding="utf-8"),
-                f"simulator/packs/{reference}.toml")
+        return builtin_text(reference), f"simulator/packs/{reference}.toml"
     from orgbench.core.storage import read_text
 
     return read_text(Path(reference), "pack file"), reference
@@ -176,6 +113,3 @@ def _parsed(text: str, source: str) -> Pack:
 def default_pack() -> Pack:
     """The default pack (``hardware``)."""
     return load_pack(DEFAULT_PACK)
-
-
-import simulator.procedures  # noqa: E402,F401  (its PROCEDURES are the default pack's: loaded with the packs)

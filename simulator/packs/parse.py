@@ -6,10 +6,11 @@ from simulator.packs.wording import parse_wording
 from dataclasses import replace
 from typing import Any, Mapping
 
-from simulator.config import ROLES, TEAMS
+from simulator.model import ROLES, TEAMS
 from simulator.mechanisms import MECHANISMS
+from simulator.packs.pack import Pack
 from simulator.packs.checks import DOMAIN, FIRMWARE_LINE, ID_FACT, Fields
-from simulator.procedures import CASE_FACTS, OPENING_FACTS, WRITABLE_FACTS, Procedure, Step
+from simulator.runbook import CASE_FACTS, OPENING_FACTS, WRITABLE_FACTS, Procedure, Step
 
 #: Chatter topics the prose has wordings for (a pack picks from these and weights them by repetition).
 CHATTER_TOPICS: tuple[str, ...] = ("standup", "question", "fyi", "thanks", "lunch", "reminder", "status")
@@ -18,10 +19,8 @@ TOP_TABLES = ("pack", "engineering", "chatter", "teams", "products", "wiki_pages
 TITLED_ROLES = tuple(r for r in ROLES if r != "executive")
 
 
-def parse_pack(raw: Mapping[str, Any], source: str, digest: str):
+def parse_pack(raw: Mapping[str, Any], source: str, digest: str) -> Pack:
     """A Pack from parsed TOML ``raw`` read from ``source``."""
-    from simulator.packs import Pack
-
     f = Fields(source)
     for key in raw:
         if key not in TOP_TABLES:

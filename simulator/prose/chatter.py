@@ -102,7 +102,7 @@ def _reply_text(context: Mapping[str, Any], who: Speaker, cast: Mapping[str, Spe
 
 def _news(facts: Mapping[str, Any], context: Mapping[str, Any], rng: Rng, skip: tuple[str, ...],
           names: Mapping[str, str]) -> str:
-    from simulator.artifacts import report_phrases
+    from simulator.prose.phrases import report_phrases
 
     variant = int(rng.random() * 3)
     kind = context["news_kind"]

@@ -40,7 +40,7 @@ def loose(text: str, rng: Rng, rate: float) -> str:
 
 def stated(facts: Mapping[str, Any], rng: Rng, skip: tuple[str, ...], names: Mapping[str, str]) -> list[str]:
     """The facts not in ``skip``, each in one of the pack's wordings."""
-    from simulator.artifacts import fact_phrases
+    from simulator.prose.phrases import fact_phrases
 
     return fact_phrases(facts, int(rng.random() * 3), skip, names)
 

@@ -134,7 +134,7 @@ def wiki_page(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str, str
 
 def meeting_notes(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str, str], records: Records) -> str:
     """Meeting notes: attendees, each item with who spoke to it and where it was raised, decisions, actions."""
-    from simulator.artifacts import report_phrases
+    from simulator.prose.phrases import report_phrases
 
     f, rng = draft.facts, Dice(draft.variant)
     attendees = [names.get(a, a) for a in f["attendees"]]

@@ -22,7 +22,7 @@ def _sign(rng: Rng, name: str) -> str:
 
 def internal_email(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str, str], records: Records) -> str:
     """An internal email: a team update, a question to a manager, a reply, or news repeated as a report."""
-    from simulator.artifacts import report_phrases
+    from simulator.prose.phrases import report_phrases
 
     f, c, rng = draft.facts, draft.context, Dice(draft.variant)
     who = speaker(cast, draft.author, draft.context.get("team"))
@@ -59,7 +59,7 @@ def internal_email(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str
 
 def ticket_comment(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str, str], records: Records) -> str:
     """A support worker's comment on a case: what they did, what it showed, what happens next."""
-    from simulator.artifacts import fact_phrases
+    from simulator.prose.phrases import fact_phrases
 
     f, c, rng = draft.facts, draft.context, Dice(draft.variant)
     who = names.get(draft.author, draft.author)

@@ -41,13 +41,13 @@ TICKET = Grammar({
 
 
 def _label(key: str, rng: Rng) -> str:
-    from simulator.artifacts import _label as plain
+    from simulator.prose.phrases import _label as plain
 
     return pick(rng, LABELS[key]) if key in LABELS else plain(key)
 
 
 def _extras(f: Mapping[str, Any], names: Mapping[str, str], rng: Rng) -> list[str]:
-    from simulator.artifacts import ACTOR_FACTS, fact_keys
+    from simulator.prose.phrases import ACTOR_FACTS, fact_keys
 
     return [f"{_label(key, rng)}: {names.get(f[key], f[key]) if key in ACTOR_FACTS else f[key]}"
             for key in fact_keys(f, _HEADER)]

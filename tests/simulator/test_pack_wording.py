@@ -10,7 +10,8 @@ import pytest
 from simulator.config import load_config
 from simulator.packs import default_pack, load_pack
 from simulator.simulate import simulate
-from simulator.wording import DEFAULT_WORDING, speaking
+from simulator.artifacts import speaking
+from simulator.wording import DEFAULT_WORDING
 
 
 def _said(world, word: str) -> list[str]:
@@ -57,7 +58,7 @@ def test_the_fintech_wording_states_the_same_facts_in_its_own_words(fintech_worl
 
 
 def test_speaking_restores_the_default_wording_afterwards():
-    from simulator.artifacts import _say
+    from simulator.prose.phrases import _say
     from simulator.prose.voice import GRAMMAR
 
     before = (_say("asset_serial", "SN-1"), GRAMMAR.pools["support_thing"], dict(GRAMMAR.words))
