@@ -1,7 +1,7 @@
 """Judge backends, prompt conditions, the runner, metrics, the GroundEval scorer and input assurance.
 
-The subpackages (``backends``, ``groundeval``, ``assurance``) have their own ``__all__``;
-the names here are imported from their modules on first use.
+The subpackages (``judges.backends``, ``judges.groundeval``, ``judges.assurance``) have their own ``__all__``
+and are imported as such; the names here are imported from their modules on first use.
 """
 
 from typing import TYPE_CHECKING
@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from orgbench.core.exports import lazy_exports
 
 if TYPE_CHECKING:
-    from judges import assurance as assurance, backends as backends, groundeval as groundeval
     from judges.conditions import Condition as Condition, condition as condition, parse_conditions as parse_conditions
     from judges.verdict import Verdict as Verdict, parse_verdict as parse_verdict
     from judges.metrics import (

@@ -5,8 +5,8 @@ its API once, as imports under ``if TYPE_CHECKING:`` in its ``__init__.py``:
 type checkers read them and see each name's real type, and ``lazy_exports``
 reads the same lines to build ``__all__`` and a module ``__getattr__`` that
 imports a name's module on first use, so ``import simulator.model`` does not
-pull in the whole simulator. ``from judges import assurance`` there names a
-subpackage.
+pull in the whole simulator. Every name is a function, class or constant of a
+module, never a module: a subpackage is imported as one.
 
 A public function may share its name with the module defining it
 (``simulator.simulate``): the import system binds a submodule on its package
@@ -61,10 +61,7 @@ def lazy_exports(package: str) -> tuple[list[str], Callable[[str], Any]]:
         if name not in table:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
         source, attribute = table[name].split(":")
-        if source == package:                       # ``from judges import assurance``: a subpackage
-            value: Any = importlib.import_module(f"{package}.{attribute}")
-        else:
-            value = getattr(importlib.import_module(source), attribute)
+        value = getattr(importlib.import_module(source), attribute)
         ModuleType.__setattr__(module, name, value)
         return value
 
