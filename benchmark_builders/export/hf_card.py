@@ -17,6 +17,7 @@ from typing import Any, Mapping, Sequence
 import yaml
 
 from benchmark_builders.export.hf_configs import CORPUS, INPUT, SPLIT, WITHHELD, Column
+from orgbench.core.tables import Table
 
 #: World table columns (benchmark_builders.export.parquet) and what they mean.
 _WORLD_COLUMNS: dict[str, dict[str, str]] = {
@@ -193,11 +194,11 @@ def render_card(kind: str, configs: Sequence[Any], record: Mapping[str, Any]) ->
              f"Exported by `orgbench export --format hf` from {kind_phrase(kind)} (source manifest SHA-256 "
              f"`{record['source_manifest_sha256']}`). Every config has one split, `{SPLIT}`:", "",
              "```python", "from datasets import load_dataset",
-             f"rows = load_dataset(\"DIR\", \"{configs[0].spec.name}\", split=\"{SPLIT}\")", "```", "",
-             "| config | rows | role | what it holds |", "|---|---|---|---|"]
+             f"rows = load_dataset(\"DIR\", \"{configs[0].spec.name}\", split=\"{SPLIT}\")", "```", ""]
     roles = {INPUT: "input (shown to the model under test)", CORPUS: "corpus (reached only through tools)",
              WITHHELD: "withheld (truth; never shown)"}
-    lines += [f"| `{c.spec.name}` | {c.rows:,} | {roles[c.spec.role]} | {c.spec.about} |" for c in configs]
+    rows = [(f"`{c.spec.name}`", f"{c.rows:,}", roles[c.spec.role], c.spec.about) for c in configs]
+    lines += Table.from_lists(("config", "rows", "role", "what it holds"), rows).to_markdown().splitlines()
     lines += ["", "## How it was built", "", about["built"], "", "## Columns", ""]
     for c in configs:
         lines.append(f"`{c.spec.name}`:")

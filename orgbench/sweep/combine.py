@@ -18,6 +18,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Iterable
 
+from orgbench.core.tables import Table
+
 COLUMNS = ("study", "world", "seeds", "agent", "condition", "slice", "metric", "value")
 GROUNDEVAL_METRICS = ("n", "s_answer", "s_traj", "s_adj", "violation_rate")
 
@@ -102,12 +104,10 @@ def _summary(rows: list[tuple]) -> list[str]:
             means[(study, agent, condition, metric)].append(value)
         elif study == "cargo" and metric == "di":
             means[(study, agent, condition, metric)].append(value)
-    lines = ["| study | agent / judge | mode / condition | metric | mean over suites | suites |",
-             "|---|---|---|---|---|---|"]
-    for (study, agent, condition, metric), values in sorted(means.items()):
-        mean = sum(values) / len(values)
-        lines.append(f"| {study} | {agent} | {condition} | {metric} | {mean:.3f} | {len(values)} |")
-    return lines
+    rows = [(study, agent, condition, metric, f"{sum(values) / len(values):.3f}", str(len(values)))
+            for (study, agent, condition, metric), values in sorted(means.items())]
+    columns = ("study", "agent / judge", "mode / condition", "metric", "mean over suites", "suites")
+    return Table.from_lists(columns, rows).to_markdown().splitlines()
 
 
 def write_combined(out: Path, sweep_name: str, finals: list[Path], names: list[str]) -> None:
