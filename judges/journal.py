@@ -39,7 +39,7 @@ __all__ = ["Appender", "Journal", "Recovered"]
 class Recovered:
     """What a journal holds for resuming: the kept lines by key (text and value), and whether to rewrite it."""
 
-    lines: dict[Hashable, str] = field(default_factory=dict)
+    lines: dict[Any, str] = field(default_factory=dict)
     rows: dict[Any, Any] = field(default_factory=dict)        # keyed as ``Journal.key`` keys (a caller's own type)
     dirty: bool = False
 

@@ -111,7 +111,7 @@ def scan_log(path: Path) -> tuple[dict[JobKey, str], bool]:
     lines and repeated keys are left out (and make ``recover_log`` rewrite).
     """
     found = journal(path).recover()
-    return found.lines, found.dirty  # type: ignore[return-value]
+    return found.lines, found.dirty
 
 
 def write_log(path: Path, kept: dict[JobKey, str]) -> None:

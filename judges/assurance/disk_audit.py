@@ -129,7 +129,8 @@ _LABEL_TEXT = re.compile(r'(?i)(?<![a-z0-9_])(?:labels?|step_labels?|notes?|erro
 
 def _reads_as_structure(line: str) -> bool:
     """Past what a reader skips (spaces, escapes), does the line open with '[' or a backslash?"""
-    return line[_OPENING.match(line).end():][:1] in ("[", "\\")   # type: ignore[union-attr]
+    opening = _OPENING.match(line)                      # the pattern matches every line (maybe empty)
+    return line[opening.end() if opening else 0:][:1] in ("[", "\\")
 
 
 def _message_template(index: int, message: Mapping[str, Any], calls: bool = True) -> list[str]:

@@ -153,7 +153,8 @@ def escape_arguments(arguments: str) -> str:
 def looks_like_structure(line: str) -> bool:
     """Whether an escaped content line could be read as structure: past leading blanks and escapes, it opens with
     ``[`` or ``\\``."""
-    rest = line[_LEADING_ESCAPES.match(line).end():]      # type: ignore[union-attr]
+    leading = _LEADING_ESCAPES.match(line)              # the pattern matches every line (maybe empty)
+    rest = line[leading.end():] if leading else line
     return rest[:1] in ("[", "\\")
 
 

@@ -58,8 +58,8 @@ def key_of(row: Any) -> Key | None:
     """``(question_id, agent, mode)`` of a row, or None when it is not an object naming all three as strings."""
     if not isinstance(row, dict):
         return None
-    key = (row.get("question_id"), row.get("agent"), row.get("mode"))
-    return key if all(isinstance(part, str) for part in key) else None      # type: ignore[return-value]
+    qid, agent, mode = row.get("question_id"), row.get("agent"), row.get("mode")
+    return (qid, agent, mode) if isinstance(qid, str) and isinstance(agent, str) and isinstance(mode, str) else None
 
 
 @dataclass
