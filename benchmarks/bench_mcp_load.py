@@ -116,6 +116,8 @@ async def _client(n: int, connect: Any, contracts: list[dict], state: dict[str, 
             result = await session.call_tool(tool, args)
             if state["measuring"]:
                 state["latencies"].append(time.perf_counter() - started)
+            if state["think_s"]:
+                await asyncio.sleep(state["think_s"])          # an agent reading the reply before its next call
             return result.structured_content
 
         index = n                                    # clients start at different questions
@@ -134,9 +136,10 @@ async def _client(n: int, connect: Any, contracts: list[dict], state: dict[str, 
                 await call("get_contract", {})
 
 
-async def _run(clients: int, seconds: float, suite: Path, out: Path, http: bool) -> dict[str, Any]:
+async def _run(clients: int, seconds: float, suite: Path, out: Path, http: bool, think_s: float = 0.0) -> dict[str, Any]:
     contracts = [json.loads(line) for line in (suite / "contracts.jsonl").read_text().splitlines()]
-    state: dict[str, Any] = {"ready": 0, "go": asyncio.Event(), "stop": False, "measuring": False, "latencies": []}
+    state: dict[str, Any] = {"ready": 0, "go": asyncio.Event(), "stop": False, "measuring": False, "latencies": [],
+                             "think_s": think_s}
     if http:
         port = _free_port()
         server = subprocess.Popen([sys.executable, *_serve_mcp(suite, out, "--http", str(port))], cwd=ROOT, env=_ENV)
@@ -182,9 +185,11 @@ async def _measure(clients: int, seconds: float, contracts: list[dict], state: d
     state["measuring"] = True
     started = time.perf_counter()
     rss: list[dict[int, dict[str, int]]] = []
+    answered: list[int] = []
     for minute in range(1, max(2, int(seconds // 60)) + 1):       # a run under 2 minutes reads at its half and end
         await asyncio.sleep(max(0.0, started + min(60.0 * minute, seconds * minute / 2) - time.perf_counter()))
         rss.append({pid: _memory_kb(pid) for pid in servers})
+        answered.append(_rows(out))
     elapsed = time.perf_counter() - started
     state["measuring"], state["stop"] = False, True
     latencies = sorted(state["latencies"])
@@ -195,8 +200,8 @@ async def _measure(clients: int, seconds: float, contracts: list[dict], state: d
         return round(sum(m[part] for m in at.values()) / 1024, 1)
 
     growth = {pid: second[pid]["VmRSS"] - first[pid]["VmRSS"] for pid in servers}
-    rows = len((out / "answers.jsonl").read_text().splitlines()) if (out / "answers.jsonl").is_file() else 0
     return {"transport": transport, "clients": clients, "servers": len(servers), "seconds": round(elapsed, 1),
+            "think_ms": round(1000 * state["think_s"]),
             "calls": len(latencies),
             "calls_per_s": round(len(latencies) / elapsed, 1),
             "p50_ms": round(1000 * statistics.median(latencies), 1),
@@ -206,9 +211,15 @@ async def _measure(clients: int, seconds: float, contracts: list[dict], state: d
             "anon_growth_mb": round(total(second, "RssAnon") - total(first, "RssAnon"), 2),
             "file_growth_mb": round(total(second, "RssFile") - total(first, "RssFile"), 2),
             "largest_server_growth_mb": round(max(growth.values()) / 1024, 2),
+            "median_server_growth_kb": statistics.median(growth.values()),
             "rss_mb_by_minute": [total(at) for at in rss],
             "rss_growth_mb_by_minute": [round(total(b) - total(a), 1) for a, b in zip(rss, rss[1:])],
-            "answers_written": rows, "answers_expected_at_most": clients * len(contracts)}
+            "answers_by_minute": answered,
+            "answers_written": _rows(out), "answers_expected_at_most": clients * len(contracts)}
+
+
+def _rows(out: Path) -> int:
+    return len((out / "answers.jsonl").read_bytes().splitlines()) if (out / "answers.jsonl").is_file() else 0
 
 
 def main() -> None:
@@ -218,6 +229,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=120.0, help="measured time; RSS is read at every whole minute (under 120 s: at its half and end)")
     parser.add_argument("--suite", type=Path, default=None, help="a GroundEval suite (default: a synthetic one)")
     parser.add_argument("--http", action="store_true", help="one serve-mcp --http server, clients over streamable HTTP")
+    parser.add_argument("--think-ms", type=float, default=0.0,
+                        help="each client's pause after every reply (an agent reading it; default none)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         suite = args.suite
@@ -227,7 +240,8 @@ def main() -> None:
 
             suite = Path(tmp) / "suite"
             build_suite(suite, world=synthetic_world(seed=11, days=16, people=16), name="syn-11")
-        print(json.dumps(asyncio.run(_run(args.clients, args.seconds, suite, Path(tmp) / "out", args.http))))
+        print(json.dumps(asyncio.run(_run(args.clients, args.seconds, suite, Path(tmp) / "out", args.http,
+                                          args.think_ms / 1000))))
 
 
 if __name__ == "__main__":

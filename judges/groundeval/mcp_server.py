@@ -31,7 +31,8 @@ malformed one is answered with its JSON-RPC error. On ``submit_answer`` the
 answer and the trace are appended to ``OUT/answers.jsonl`` /
 ``OUT/traces.jsonl`` under a file lock (``judges.groundeval.submissions``),
 so ``orgbench score groundeval --answers OUT`` scores them. The truth file is
-never opened.
+never opened. ``serve`` warms a server up before its first message
+(``judges.groundeval.mcp_warmup``), so its memory stays flat while it serves.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from judges.groundeval.call_args import DEFAULT_LIMIT, MAX_ARG_CHARS, MAX_LIMIT
 from judges.groundeval.context import DEFAULT_BUDGET
 from judges.groundeval.mcp_session import MODES, RUNTIME_TOOLS, SuiteSession, shown
 from judges.groundeval.mcp_transports import SESSION_IDLE_S, session_agent
+from judges.groundeval.mcp_warmup import NoWrites, warm_up
 from judges.groundeval.submissions import SubmissionLog
 from judges.groundeval.runtime import Corpus
 from judges.groundeval.task_session import TaskSession, TaskView
@@ -137,9 +139,10 @@ def _connection_state(ctx: Any, agent_name: str) -> dict[str, Any]:
 
 
 def make_server(suite: Path, question_id: str | None, out: Path, agent_name: str = "mcp-agent", *,
-                record_latency: bool = True, mode: str = "tool", budget: int = DEFAULT_BUDGET):
+                record_latency: bool = True, mode: str = "tool", budget: int = DEFAULT_BUDGET, warm: bool = False):
     """A low-level MCP ``Server``: the whole suite (``question_id`` None) or one contract, one state per session;
-    ``mode`` "context" shows each contract with its context instead of offering the runtime tools."""
+    ``mode`` "context" shows each contract with its context instead of offering the runtime tools; ``warm``:
+    agents' calls run first on a throwaway session until memory is steady (``mcp_warmup``)."""
     import mcp_types as types
     from mcp.server import Server
 
@@ -167,17 +170,19 @@ def make_server(suite: Path, question_id: str | None, out: Path, agent_name: str
     served = by_id if question_id is None else {question_id: by_id[question_id]}
 
     logs: dict[str, SubmissionLog] = {}            # one per agent answering through this server
+    warming = [False]                              # while True, each new connection is the warm-up's
 
     @asynccontextmanager
     async def per_connection(_: Any) -> AsyncIterator[dict[str, Any]]:
-        yield {}        # entered once per Server.run (dropped with its connection), once for an HTTP server
+        # entered once per Server.run (dropped with its connection), once for an HTTP server
+        yield {"log": NoWrites()} if warming[0] else {}
 
     def session_of(ctx: Any) -> SuiteSession:
         held = _connection_state(ctx, agent_name)
         state = held.get("session")
         if state is None:
             agent = held["agent"]
-            log = logs.setdefault(agent, SubmissionLog(Path(out), agent))
+            log = held.get("log") or logs.setdefault(agent, SubmissionLog(Path(out), agent))
             state = held["session"] = session_kind(corpus, served, Path(out), agent, record_latency, log,
                                                    mode=mode, budget=budget)
             if question_id is not None:
@@ -200,8 +205,15 @@ def make_server(suite: Path, question_id: str | None, out: Path, agent_name: str
                                     structured_content=result, is_error="error" in result)
 
     first = None if question_id is None else dict(by_id[question_id].body) if tasks else shown(by_id[question_id])
-    return Server("orgbench-groundeval", instructions=_instructions(first, mode), lifespan=per_connection,
-                  on_list_tools=list_tools, on_call_tool=call_tool)
+    server = Server("orgbench-groundeval", instructions=_instructions(first, mode), lifespan=per_connection,
+                    on_list_tools=list_tools, on_call_tool=call_tool)
+    if warm:
+        warming[0] = True
+        try:
+            warm_up(server, served, offered)
+        finally:
+            warming[0] = False
+    return server
 
 
 def serve(suite: Path, question_id: str | None, out: Path, agent_name: str = "mcp-agent",
@@ -209,7 +221,7 @@ def serve(suite: Path, question_id: str | None, out: Path, agent_name: str = "mc
     """Run the server on stdio until the client disconnects, or on HTTP at ``http`` (host, port) until interrupted."""
     from judges.groundeval.mcp_transports import serve_http, serve_stdio
 
-    server = make_server(suite, question_id, out, agent_name, mode=mode)
+    server = make_server(suite, question_id, out, agent_name, mode=mode, warm=True)
     if http is None:
         serve_stdio(server)
     else:

@@ -11,10 +11,10 @@ README.md
 docs/groundeval.md
   3. oracle "scores S_adj = 1.0 on every contract of the default worlds" (groundeval/summary.json);
   4. which built-in agents read the truth or the raw world — the same in the docs and the report;
-  18. the issue-29 sentence's current S_adj per agent (after each arrow: bm25 per track and overall in both
-      modes, lazy and zero-shot in both modes with S_traj 0, proximity, leaky, follow, oracle) against
-      groundeval/table_agents.csv; the figures before the arrows and the earlier sessions' history describe
-      worlds and scorers no longer in results/;
+  18. the history paragraph ("What changed with issue 13's worlds") states no figure of an earlier state (those
+      worlds and scorers are no longer in results/), and its "Now" sentence (the contracts, oracle's S_adj on every
+      one, the hard-kind bounds, bm25's verdicts per track in both modes, S_adj per agent, lazy and zero-shot with
+      S_traj 0) against groundeval/summary.json and table_agents.csv;
   10. the hard-kind table (S_answer tool / context, verdicts in brackets, per agent and kind) against
       groundeval/summary.json["hard_kinds"], and the per-seed sentence under it (proximity's S_answer per seed,
       bm25 the same on every seed, follow and oracle at 1.000).
@@ -342,19 +342,39 @@ def test_the_assurance_suites_figures_in_docs_assurance_md():
             "ones") in text
 
 
-def test_the_issue_29_sentence_states_the_current_s_adj_of_table_agents_csv():
+def test_the_history_paragraphs_current_figures_are_summary_json_and_table_agents_csv():
     rows = {(r["agent"], r["mode"], r["track"]): r for r in _csv("groundeval/table_agents.csv")}
+    summary = _summary()
 
     def adj(agent: str, mode: str = "tool", track: str = "all") -> str:
         return rows[agent, mode, track]["S_adj"].removeprefix("0")
 
-    said = re.search(r"moved S_adj: bm25 tool \S+ → (\S+)/(\S+)/(\S+) \(Perspective/Counterfactual/Silence\), all \S+ → "
-                     r"(\S+); bm25 context \S+ → (\S+)/(\S+)/(\S+), all \S+ → (\S+); lazy \S+ → (\S+) and zero-shot \S+ → "
-                     r"(\S+) in both modes \(S_traj 0: they never look\); proximity tool \S+ → (\S+); leaky tool \S+ → (\S+); "
-                     r"follow tool \S+ → (\S+), context \S+ → (\S+); oracle (\S+)\.", _flat(ROOT / "docs" / "groundeval.md"))
+    doc = _flat(ROOT / "docs" / "groundeval.md")
+    history = doc[doc.index("**What changed with issue 13's worlds.**"):doc.index("**Now**")]
+    assert re.search(r"[.0-9]\d*\s*(→|->)", history) is None            # no figure of an earlier state
+    said = re.search(r"\*\*Now\*\* \(the (\d+) contracts of the default worlds; [^)]*\): oracle S_adj (\S+) on every "
+                     r"contract; on the hard kinds bm25 and proximity S_answer at most (\S+) on every kind in both modes, "
+                     r"follow and oracle (\S+); bm25 verdict correct (\S+) Perspective, (\S+) Counterfactual, (\S+) "
+                     r"Silence in both modes; S_adj: bm25 tool (\S+)/(\S+)/(\S+) \(Perspective/Counterfactual/Silence\), "
+                     r"all (\S+); bm25 context (\S+)/(\S+)/(\S+), all (\S+); lazy (\S+) and zero-shot (\S+) in both "
+                     r"modes \(S_traj 0: they never look\); proximity tool (\S+); leaky tool (\S+); follow tool (\S+), "
+                     r"context (\S+); oracle (\S+)\.", doc)
     assert said is not None
+    contracts, oracle_min, bound, follow, *verdicts = said.groups()[:7]
+    assert int(contracts) == summary["contracts"]
+    oracle = summary["agents"]["oracle"]
+    assert all(float(oracle_min) == oracle[m]["all"]["min_s_adj"] for m in ("tool", "context"))
+    kinds = {k: v for k, v in summary["hard_kinds"].items() if "/" in k}
+    assert kinds and all(v[a][m]["s_answer"] <= float(bound) for v in kinds.values() for a in ("bm25", "proximity")
+                         for m in ("tool", "context"))
+    assert all(v[a][m]["s_answer"] == float(follow) for v in kinds.values() for a in ("follow", "oracle")
+                         for m in ("tool", "context"))
+    bm25 = summary["agents"]["bm25"]
+    assert verdicts == [f"{bm25['tool'][t]['verdict_correct']:.3f}".removeprefix("0")
+                        for t in ("perspective", "counterfactual", "silence")]
+    assert all(bm25["tool"][t]["verdict_correct"] == bm25["context"][t]["verdict_correct"] for t in bm25["tool"])
     tracks = ("perspective", "counterfactual", "silence", "all")
-    assert list(said.groups()) == [
+    assert list(said.groups()[7:]) == [
         *(adj("bm25", "tool", t) for t in tracks), *(adj("bm25", "context", t) for t in tracks),
         adj("lazy"), adj("zero-shot"), adj("proximity"), adj("leaky"), adj("follow"), adj("follow", "context"),
         adj("oracle")]
