@@ -30,7 +30,8 @@ about one question a second per client, minute 2 still falls in each of the
 0.0 MB from each minute to the next (every client had answered all 94
 questions during minute 3: 4,700 rows), HTTP 0.1, 0.5, 0.1, 0.2 and 0.1 MB.
 
-    python benchmarks/bench_mcp_load.py [--clients 50] [--seconds 120] [--suite DIR] [--http]
+    python benchmarks/bench_mcp_load.py [--clients 50] [--seconds 120] [--suite DIR] [--http] [--think-ms MS]
+                                        [--record FILE]
 """
 
 from __future__ import annotations
@@ -231,7 +232,11 @@ def main() -> None:
     parser.add_argument("--http", action="store_true", help="one serve-mcp --http server, clients over streamable HTTP")
     parser.add_argument("--think-ms", type=float, default=0.0,
                         help="each client's pause after every reply (an agent reading it; default none)")
+    parser.add_argument("--record", type=Path, default=None,
+                        help="also write the printed object to this file with the command, the commit measured and "
+                             "the machine's load (a figure docs quote: benchmarks/measured/)")
     args = parser.parse_args()
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         suite = args.suite
         if suite is None:
@@ -240,8 +245,22 @@ def main() -> None:
 
             suite = Path(tmp) / "suite"
             build_suite(suite, world=synthetic_world(seed=11, days=16, people=16), name="syn-11")
-        print(json.dumps(asyncio.run(_run(args.clients, args.seconds, suite, Path(tmp) / "out", args.http,
-                                          args.think_ms / 1000))))
+        printed = asyncio.run(_run(args.clients, args.seconds, suite, Path(tmp) / "out", args.http, args.think_ms / 1000))
+    print(json.dumps(printed))
+    if args.record is not None:
+        args.record.write_text(json.dumps({
+            "command": " ".join(["python", "benchmarks/bench_mcp_load.py", *sys.argv[1:]]),
+            "commit": _commit(), "load_average": [round(load_before, 1), round(os.getloadavg()[0], 1)],
+            "printed": printed}, indent=1) + "\n", encoding="utf-8")
+
+
+def _commit() -> str:
+    """The commit of the code measured (its servers' tree), marked ``+changes`` when that tree differs from it."""
+    where = str(ROOT / "judges")
+    head = subprocess.run(["git", "-C", where, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", where, "status", "--porcelain", "--untracked-files=no", "--", ":/judges",
+                            ":/orgbench", ":/benchmark_builders", ":/simulator"], capture_output=True, text=True).stdout.strip()
+    return head + ("+changes" if dirty else "")
 
 
 if __name__ == "__main__":
