@@ -13,22 +13,22 @@ well-formed answer), and once it has been through every contract keeps
 calling ``list_contracts`` and ``get_contract``. Printed: calls, calls per
 second, p50/p99 call latency, the servers' summed RSS at minutes 1 and 2 (its
 anonymous and file-backed parts, and the largest growth of one server), rows
-written, and the summed RSS at every whole minute of a longer run
+written at each minute (``answers_by_minute``: whether the clients were still in their first pass), the
+median server's growth, and the summed RSS at every whole minute of a longer run
 (``--seconds 360``: ``rss_mb_by_minute``, ``rss_growth_mb_by_minute``).
 Expected: RSS growth between minutes 1 and 2 of at most 5 MB in total.
 
-Where stdio growth comes from (measured in one server, /proc/PID/smaps,
-``mallinfo2`` and tracemalloc, on the synthetic suite): a server grows by about
-0.5 MB over its first pass through the 94 questions (about 250 kB of heap
-that tracemalloc does not see, the same 155 kB when the searches alone run
-in-process, as numpy's cache of freed buffers under 1,024 bytes fills with the
-sizes new queries meet; about 130 kB of numpy's code paged in; Python objects
-add a few kB), and under 60 kB in two more passes and 600 further calls. At
-about one question a second per client, minute 2 still falls in each of the
-50 stdio processes' first pass; one HTTP server warms up once. Measured with
-``--seconds 360`` at load 13-36 (session 11): stdio grew 6.4, 7.4, 0.0, 0.0 and
-0.0 MB from each minute to the next (every client had answered all 94
-questions during minute 3: 4,700 rows), HTTP 0.1, 0.5, 0.1, 0.2 and 0.1 MB.
+Where stdio growth came from (measured in one server, /proc/PID/smaps,
+``mallinfo2`` and tracemalloc, on the synthetic suite): a server grew by about
+1.4 MB over its first two passes through the 94 questions, most of it in the
+first few: numpy's code paged in (about 830 kB), numpy's cache of freed buffers
+under 1,024 bytes filling with the sizes new queries meet, and the heap settling
+around the SDK's reply sizes. With 50 stdio processes each still in its first
+pass at minute 2 (``--think-ms 300``: each client pauses after every reply, as an
+agent reads it), the sum grew by about 5 MB a minute. ``serve-mcp`` now does
+that growth before its first message (``judges/groundeval/mcp_warmup.py``); the
+same server grows by 8 kB over the same two passes. Recorded runs (``--record``)
+are in ``benchmarks/measured/`` and quoted in docs/groundeval.md.
 
     python benchmarks/bench_mcp_load.py [--clients 50] [--seconds 120] [--suite DIR] [--http] [--think-ms MS]
                                         [--record FILE]

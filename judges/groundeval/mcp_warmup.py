@@ -3,9 +3,9 @@
 A server's resident memory grows over its first calls: numpy's code is paged
 in as new kinds of query reach it, numpy's cache of freed small buffers fills
 with the sizes new queries meet, and the heap settles around the SDK's reply
-sizes (one stdio server on a 94-question suite: about 1 MB over its first
-pass through it). Fifty stdio servers, each still in its first pass, grew by
-more than 5 MB a minute together while serving. ``warm_up`` does that growth
+sizes (one stdio server on a 94-question suite: about 1.4 MB over its first
+two passes through it). Fifty stdio servers, each still in its first pass,
+grew by about 5 MB a minute together while serving. ``warm_up`` does that growth
 before the first request is read.
 
 It connects the MCP SDK's ``ClientSession`` to the server over an in-memory

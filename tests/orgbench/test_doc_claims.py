@@ -40,11 +40,21 @@ docs/assurance.md (16 continued)
   17. the default suite's trajectories, cases, distinct tool sequences and the ``arguments-json`` flags (17
       trajectories, 18 calls: truncated / double encoded, on -1 / correct steps), recomputed by building the
       suite that results/assurance/NOTES.md names (slow: simulates its world).
+docs/groundeval.md (results files)
+  20. the drill-down file "near 3.7 MB" (MiB, within 0.1) "for the three default worlds (seven agents)" against
+      results/groundeval/drilldown.jsonl and summary.json's seeds.
+docs/groundeval.md (measured)
+  19. the MCP load figures (calls/s, p50, p99, RSS growth from minute 1 to 2 with and without a pause after each
+      reply, and before the warm-up) against the benchmark outputs recorded under benchmarks/measured/
+      (``bench_mcp_load.py --record``: command, commit, load average and what it printed).
 Checked elsewhere: docs/groundeval.md's task-fixture scores in context mode (oracle 1.0, skip-precondition 0.75,
-wrong-field 0.25) by tests/benchmark_builders/groundeval/test_ge_domains.py; docs/cargo.md's figures table by
-tests/judges/test_cargo_docs.py. Not checkable by a test (not results): measured times, rates and memory in
-docs/judges.md, docs/groundeval.md's performance paragraph and docs/assurance.md's signing costs; each names
-its benchmark command and machine load.
+wrong-field 0.25) by tests/benchmark_builders/groundeval/test_ge_domains.py; its upstream comparison (orgbench
+S_adj and upstream's overall on the task fixture and on upstream's demo) by
+tests/judges/groundeval/test_ge_upstream_tasks.py, which runs upstream's scorer (it skips without a copy of
+upstream, GROUNDEVAL_UPSTREAM); docs/cargo.md's figures table by tests/judges/test_cargo_docs.py. Not yet tied to
+a recorded output (no benchmark output of theirs is committed): the measured times, rates and memory in
+docs/judges.md, docs/simulator.md, docs/sweeps.md, docs/groundeval.md's performance paragraph and
+docs/assurance.md's signing costs; each names its benchmark command and machine load.
 results/index.html (the report, rendered here from results/)
   5. every tagged number of the first screen and the findings boxes, recomputed from its source key;
   6. the first screen names all three studies;
@@ -381,3 +391,42 @@ def test_the_history_paragraphs_current_figures_are_summary_json_and_table_agent
     for agent in ("lazy", "zero-shot"):                      # "in both modes", "S_traj 0"
         assert adj(agent) == adj(agent, "context")
         assert all(float(r["S_traj"]) == 0 for key, r in rows.items() if key[0] == agent)
+
+
+def _measured(name: str) -> dict:
+    """A benchmark's recorded output (``--record``): its command, commit, load and what it printed."""
+    return json.loads((ROOT / "benchmarks" / "measured" / name).read_text(encoding="utf-8"))
+
+
+def test_the_mcp_load_figures_in_docs_groundeval_md_are_the_recorded_benchmark_outputs():
+    said = re.search(r"50 stdio clients for two minutes \(`benchmarks/measured/(\S+)`\) made (\S+) calls/s at p50 (\S+) ms "
+                     r"and p99 (\S+) ms, and the 50 servers' summed RSS grew (\S+) MB from minute 1 to minute 2; with each "
+                     r"client pausing (\d+) ms after every reply \(`(\S+)`: the servers still in their first pass through "
+                     r"the suite at minute 2, (\S+) of (\S+) answers written by then\) it grew (\S+) MB, where the servers "
+                     r"before the warm-up \(`(\S+)`\) grew (\S+) MB\.", _flat(ROOT / "docs" / "groundeval.md"))
+    assert said is not None
+    plain, rate, p50, p99, growth, think, paced, at_2, expected, paced_growth, before, before_growth = said.groups()
+    run, slow, old = _measured(plain)["printed"], _measured(paced)["printed"], _measured(before)["printed"]
+    assert (run["clients"], run["servers"], run["think_ms"], run["seconds"] >= 120) == (50, 50, 0, True)
+    assert [rate, p50, p99, growth] == [str(run["calls_per_s"]), str(run["p50_ms"]), str(run["p99_ms"]),
+                                        str(run["rss_growth_mb"])]
+    for printed in (slow, old):
+        assert (printed["clients"], printed["think_ms"], printed["seconds"] >= 120) == (50, int(think), True)
+        assert printed["answers_by_minute"][1] < printed["answers_expected_at_most"]     # still in the first pass
+    assert [int(at_2.replace(",", "")), int(expected.replace(",", ""))] == [slow["answers_by_minute"][1],
+                                                                           slow["answers_expected_at_most"]]
+    assert [paced_growth, before_growth] == [str(slow["rss_growth_mb"]), str(old["rss_growth_mb"])]
+    assert run["rss_growth_mb"] <= 5 and slow["rss_growth_mb"] <= 5             # the issue's bound
+    assert _measured(before)["commit"] != _measured(paced)["commit"]
+
+
+def test_the_drilldown_size_in_docs_groundeval_md_is_the_committed_files():
+    said = re.search(r"keeps the file near (\S+) MB for the (\w+) default worlds \((\w+) agents\)",
+                     _flat(ROOT / "docs" / "groundeval.md"))
+    assert said is not None
+    path = RESULTS / "groundeval" / "drilldown.jsonl"
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    assert abs(path.stat().st_size / 2**20 - float(said[1])) <= 0.1          # "near": within 0.1 MiB
+    words = {"three": 3, "seven": 7}
+    assert words[said[2]] == len(_summary()["seeds"])
+    assert words[said[3]] == len({r["fields"]["agent"] for r in records})
