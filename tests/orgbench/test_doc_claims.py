@@ -43,6 +43,7 @@ docs/assurance.md (16 continued)
 docs/groundeval.md (results files)
   20. the drill-down file "near 3.7 MB" (MiB, within 0.1) "for the three default worlds (seven agents)" against
       results/groundeval/drilldown.jsonl and summary.json's seeds.
+  21. the warm-up's bounds ("until eight contracts in a row ... or 64 contracts") against mcp_warmup's constants.
 docs/groundeval.md (measured)
   19. the MCP load figures (calls/s, p50, p99, RSS growth from minute 1 to 2 with and without a pause after each
       reply, and before the warm-up) against the benchmark outputs recorded under benchmarks/measured/
@@ -430,3 +431,12 @@ def test_the_drilldown_size_in_docs_groundeval_md_is_the_committed_files():
     words = {"three": 3, "seven": 7}
     assert words[said[2]] == len(_summary()["seeds"])
     assert words[said[3]] == len({r["fields"]["agent"] for r in records})
+
+
+def test_the_warm_up_sentence_names_its_bounds():
+    from judges.groundeval.mcp_warmup import MAX_CONTRACTS, STEADY
+
+    said = re.search(r"until (\w+) contracts in a row leave the process's resident size no larger, or (\d+) contracts",
+                     _flat(ROOT / "docs" / "groundeval.md"))
+    assert said is not None
+    assert ({"eight": 8}.get(said[1]), int(said[2])) == (STEADY, MAX_CONTRACTS)
