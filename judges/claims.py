@@ -16,7 +16,8 @@ last), ``Y after X``, ``once X, Y``, "at the start" and pluperfect
 sentences. "Rather than X" / "instead of X" declines the step X performs.
 Errors: a step no clause performs, a declined step, two dependent steps in
 the wrong order, a step handed to a team whose qualifying words ("sales"
-manager, "level-1" desk) share none with the reference's.
+manager, "level-1" desk) share none with the reference's, a check of what an
+entitlement covers done on something else (``_object_errors``).
 """
 
 from __future__ import annotations
@@ -422,6 +423,7 @@ def read_procedure(candidate: str, reference: str, live_fields: Mapping[str, str
                                                                                  weights, shared)]
     errors += _order_errors(steps, performed, parts, kinds, shared)
     errors += _team_errors(steps, performed, parts)
+    errors += _object_errors(steps, performed, parts, weights)
     return Reading(tuple(performed), tuple(errors))
 
 
@@ -512,6 +514,39 @@ def _result_kinds(position: int, performed: Sequence[int | None], parts: Sequenc
             break
         out |= kinds[later]
     return out
+
+
+#: Words that say what an entitlement or contract extends to ("covers on-site service", "recovery is included").
+_COVERS = re.compile(r"\b(?:cover|covers|covered|covering|include|includes|included|including|entitles?)\b", re.IGNORECASE)
+_PASSIVE = re.compile(r"\b(?:is|are|was|were|been|be|being)\s+(?:\w+ly\s+)?$", re.IGNORECASE)
+
+
+def _object_errors(steps: Sequence[RefStep], performed: Sequence[int | None], parts: Sequence[Clause],
+                   weights: Mapping[str, float]) -> list[str]:
+    """A step whose action says what something covers ("verified the contract covers on-site service"), done on
+    something else: the sentence performing it names none of what the step covers, and either states a coverage of
+    its own ("the entitlement includes data recovery") or does the step's action, in the active voice, to another
+    object ("verified the warranty entitlement of the asset"). The second is read only when the reference shows the
+    candidate's procedure (its every other step performed by its action words): an exemplar of another procedure
+    does not say what this case's check covers."""
+    errors = []
+    told = {s.index for s in steps if (p := performed[s.index]) is not None
+            and _share(s, content_stems(parts[p].text), weights) >= ACTION_SHARE}
+    for step in steps:
+        position = performed[step.index]
+        found = _COVERS.search(step.action)
+        if position is None or not found or not (covered := content_stems(step.action[found.end():])):
+            continue
+        sentence = " ".join(p.text for p in parts if p.sentence == parts[position].sentence)
+        if covered & content_stems(sentence):
+            continue
+        text, verb = parts[position].text, stem(step.action.split()[0])
+        active = any(stem(m.group(0)) == verb and not _PASSIVE.search(text[:m.start()])
+                     for m in re.finditer(r"[A-Za-z]+", text))
+        fits = all(s.index in told for s in steps if s.index != step.index)
+        if _COVERS.search(sentence) or (active and fits):
+            errors.append(f"another action at a step: {text.strip()[:80]} ({step.action})")
+    return errors
 
 
 _HANDOVER = re.compile(r"\b(?:escalat|hand|pass|approv|forward|sign)", re.IGNORECASE)
