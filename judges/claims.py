@@ -519,14 +519,17 @@ def _result_kinds(position: int, performed: Sequence[int | None], parts: Sequenc
 #: Words that say what an entitlement or contract extends to ("covers on-site service", "recovery is included").
 _COVERS = re.compile(r"\b(?:cover|covers|covered|covering|include|includes|included|including|entitles?)\b", re.IGNORECASE)
 _PASSIVE = re.compile(r"\b(?:is|are|was|were|been|be|being)\s+(?:\w+ly\s+)?$", re.IGNORECASE)
+#: Where the object of a verb ends: its details, a comma, a relative or a result.
+_OBJECT_END = re.compile(r"[(\[:;,]|->|=>|\s[-\u2013\u2014]\s|\b(?:which|that|using|and|then|with|so)\b", re.IGNORECASE)
 
 
 def _object_errors(steps: Sequence[RefStep], performed: Sequence[int | None], parts: Sequence[Clause],
                    weights: Mapping[str, float]) -> list[str]:
     """A step whose action says what something covers ("verified the contract covers on-site service"), done on
     something else: the sentence performing it names none of what the step covers, and either states a coverage of
-    its own ("the entitlement includes data recovery") or does the step's action, in the active voice, to another
-    object ("verified the warranty entitlement of the asset"). The second is read only when the reference shows the
+    its own ("the entitlement includes data recovery") or does the step's action, in the active voice, to an object
+    with words neither the step's action nor the fields it yields have ("verified the warranty entitlement of the
+    asset"; "checked the entitlement" checks what the step yields). The second is read only when the reference shows the
     candidate's procedure (its every other step performed by its action words): an exemplar of another procedure
     does not say what this case's check covers."""
     errors = []
@@ -541,7 +544,9 @@ def _object_errors(steps: Sequence[RefStep], performed: Sequence[int | None], pa
         if covered & content_stems(sentence):
             continue
         text, verb = parts[position].text, stem(step.action.split()[0])
+        own = step.words | {stem(w) for label in step.produces for w in label.split()}   # "checked the entitlement"
         active = any(stem(m.group(0)) == verb and not _PASSIVE.search(text[:m.start()])
+                     and content_stems(_OBJECT_END.split(text[m.end():], maxsplit=1)[0]) - own
                      for m in re.finditer(r"[A-Za-z]+", text))
         fits = all(s.index in told for s in steps if s.index != step.index)
         if _COVERS.search(sentence) or (active and fits):
