@@ -104,16 +104,17 @@ def test_cargo_grounded_separates_the_families_on_the_default_suite():
     # every penalised P1/P3 was judged against a reference of another runbook (top-1 retrieval wrong)
     # (world-dependent: the worlds have runbook revisions, incident-driven cases, comms on office hours and
     # night pages). A third of the P2s state a wrong derived value (a count or an asset age one off); the judge works
-    # counts and ages out from the record (judges.derived_claims), so P2 is 1.00. P4 .54: skips and swaps are caught
-    # where the candidate states the results of the steps it tells in another order; same-role wrong actions are not
-    assert {f: round(r, 3) for f, r in rates.items()} == {"P1": 0.02, "P3": 0.042, "P2": 1.0, "P4": 0.54}
-    assert round(di, 3) == 0.736
+    # counts and ages out from the record (judges.derived_claims), so P2 is 1.00. P4 .90: skips and swaps are caught
+    # where the candidate states the results of the steps it tells in another order, 18 of 19 same-role wrong actions
+    # by what the step's check covers (claims._object_errors)
+    assert {f: round(r, 3) for f, r in rates.items()} == {"P1": 0.02, "P3": 0.042, "P2": 1.0, "P4": 0.9}
+    assert round(di, 3) == 0.916
 
 
 @pytest.mark.slow          # the default suite (built once per process, 15+ s)
-def test_grounded_misses_near_miss_actions_but_not_wrong_teams_when_the_reference_is_right():
-    """Every wrong team is caught (a sales for a support manager too), most skips and swaps, and no same-role
-    near-miss action (against the right runbook's reference)."""
+def test_grounded_catches_wrong_teams_and_near_miss_actions_when_the_reference_is_right():
+    """Every wrong team is caught (a sales for a support manager too), most skips and swaps, and 18 of 19 same-role
+    near-miss actions (against the right runbook's reference)."""
     suite = default_world_suite()
     backend = make_builtin("grounded")
     by_kind: dict[tuple[str, bool], list[bool]] = {}
@@ -136,7 +137,9 @@ def test_grounded_misses_near_miss_actions_but_not_wrong_teams_when_the_referenc
     # against the advance-exchange reference reads as that procedure (a check, diagnostics, a replacement, an email)
     assert sorted(other_runbook) == [False] * 4 + [True] * 5
     assert sorted(by_kind[("P1", False)] + by_kind[("P3", False)]) == [False] * 4 + [True] * 5
-    assert sum(by_kind[("wrong_action", True)]) == 0 and len(by_kind[("wrong_action", True)]) == 19
+    # a check of what the entitlement covers done on something else is caught; an email of "the dispatch details"
+    # for "the visit date" is not (its details name the visit date)
+    assert sum(by_kind[("wrong_action", True)]) == 18 and len(by_kind[("wrong_action", True)]) == 19
     # issue 30: skips and swaps take another revision's step list; against the right reference the judge catches
     # 6 of 7 skips and 9 of 12 swaps (a swap is seen when both steps' results are stated where they are told)
     assert sum(by_kind[("skip_step", True)]) == 6 and len(by_kind[("skip_step", True)]) == 7

@@ -86,18 +86,35 @@ def test_grounded_on_the_hand_written_items():
 #: P4 .5, DI .3125 -- it penalised correct answers in formats it could not read. After the second (claims read as a
 #: judge reads them: steps evidenced by their results, derived counts and ages worked out, order of any two steps
 #: whose results are stated, a result reached by another action): the figures below. The items were looked at
-#: while making the second change, so they are no longer held out (the older prose sets were scored alongside).
+#: while making the second change, so they are no longer held out (the older prose sets were scored alongside). The
+#: third change (a check of what an entitlement covers, done on something else: claims._object_errors) left them as they were.
 EXPECTED: dict[str, float] = {"P1": 0.0, "P2": 1.0, "P3": 0.0, "P4": 0.9375, "DI": 0.9688}
+
+
+def _heldout3() -> list[dict]:
+    path = PATH.with_name("items_heldout3.jsonl")
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def test_grounded_on_the_third_held_out_set():
+    """items_heldout3.jsonl was written by another helper who read no judge code, and scored only once the judge's
+    third change for issue 30 was final; nothing was changed after. The same counts before that change (commit
+    0bc9ba2's judge) and after it: the third change penalises no further item of it and catches no further one."""
+    counts = grounded_counts(_heldout3())
+    print(f"\nbuiltin:grounded under cargo on the third held-out set: {grounded_rates(_heldout3())}")
+    assert counts == {"P1": (5, 16), "P2": (15, 16), "P3": (6, 16), "P4": (11, 16)}
+    assert grounded_rates(_heldout3())["DI"] == 0.4688
 
 
 @pytest.mark.slow          # the default suite (built once per session)
 def test_grounded_di_on_hand_written_items_against_its_suite_di():
-    """Issue 30 asks for the hand-written DI within .15 of the suite's. The judge does better on the hand-written
-    items (.97) than on the suite (.74): not fitted to the generator's wording, but more than .15 apart, for two
-    reasons the test shows. The suite's 19 same-role wrong actions (a step's verb and field words with another
-    runbook's object), which the judge misses, have no counterpart among the hand-written P4s; without them the
-    suite's DI is within .06 of the hand-written one. And the hand-written items were looked at while the judge's
-    second change was made, so they are tuning items now, not held out."""
+    """Issue 30 asks for the hand-written DI within .15 of the suite's. Before the third judge change the gap was
+    .233 (suite .736): the judge missed all 19 of the suite's same-role wrong actions (a check of what an entitlement
+    covers, done on another service or on the warranty alone; an email of the dispatch details for the visit date).
+    It now reads what a step's check covers against what the candidate's sentence checks (claims._object_errors)
+    and catches 18 of them; the hand-written items' figures did not move. They were looked at while the judge's
+    second change was made, so they are tuning items, not held out. On the held-out third set the judge is far from
+    its suite DI (.469 against .916): the bound issue 30 asks does not hold there, and the test records so."""
     from cargo_synthetic import default_world_suite
 
     suite = default_world_suite()
@@ -105,16 +122,18 @@ def test_grounded_di_on_hand_written_items_against_its_suite_di():
     rows = [{**item, "family": families[item["item_id"]]} for item in suite.items]
     on_suite, by_hand = grounded_rates(rows), grounded_rates(_items())
     print(f"\nbuiltin:grounded under cargo: suite {on_suite} {wilson_rates(rows)}; hand-written {by_hand}")
-    assert by_hand["DI"] >= on_suite["DI"] - 0.15          # no worse on free text than on the generator's wording
-    assert round(by_hand["DI"] - on_suite["DI"], 3) == 0.233
+    assert round(abs(by_hand["DI"] - on_suite["DI"]), 3) == 0.053 <= 0.15
+    held_out = grounded_rates(_heldout3())
+    print(f"builtin:grounded under cargo on the third held-out set: {held_out}")
+    # Issue 30's bound does NOT hold on the held-out set: .447 apart (.267 before the third change, the suite then .736)
+    assert round(abs(held_out["DI"] - on_suite["DI"]), 3) == 0.447 > 0.15
     assert wilson_rates(rows) == SUITE_WILSON
     truth = {t["item_id"]: t for t in suite.truth}
-    same_role = {i for i, t in truth.items() if t["family"] == "P4" and t["perturbation"].get("same_role")}
-    assert len(same_role) == 19
-    matched = grounded_rates([r for r in rows if r["item_id"] not in same_role])
-    assert round(abs(by_hand["DI"] - matched["DI"]), 3) == 0.052
+    same_role = [r for r in rows if r["family"] == "P4" and truth[r["item_id"]]["perturbation"].get("same_role")]
+    assert grounded_counts(same_role) == {"P4": (18, 19)}
 
 
-#: builtin:grounded under cargo on the default suite, per family with 95% Wilson intervals (DI .736).
+#: builtin:grounded under cargo on the default suite, per family with 95% Wilson intervals (DI .916; .736 before
+#: the third change, P4 27/50).
 SUITE_WILSON = {"P1": "1/50 0.02 [0.00, 0.10]", "P2": "50/50 1.00 [0.93, 1.00]", "P3": "4/96 0.04 [0.02, 0.10]",
-                "P4": "27/50 0.54 [0.40, 0.67]"}
+                "P4": "45/50 0.90 [0.79, 0.96]"}
