@@ -55,7 +55,7 @@ def test_tables_hold_our_rows_and_the_papers(run):
     rows = list(csv.DictReader(io.StringIO((run / "out" / "table1_headline.csv").read_text())))
     by_key = {(r["condition"], r["judge"]): r for r in rows}
     ours = by_key[("cargo", "builtin:grounded")]
-    assert (ours["P1"], ours["P3"], ours["P2"], ours["P4"], ours["DI"]) == (".17", ".00", "1.00", ".62", ".75")  # P2: the 2 wrong derived computations are worked out and caught
+    assert (ours["P1"], ours["P3"], ours["P2"], ours["P4"], ours["DI"]) == (".17", ".00", "1.00", ".88", ".88")  # P2: the 2 wrong derived computations are worked out and caught; P4: issue 30 reads what a check covers
     assert ours["judged"] == "32"
     assert by_key[("cargo", "paper: gpt-oss-120b")]["DI"] == ".58"
     assert by_key[("direct", "builtin:grounded")]["DI"] == ".00"
