@@ -54,14 +54,14 @@ def test_judge_and_tables(suite, tmp_path):
     penalized = {(r["condition"]): 0 for r in rows}
     for r in rows:
         penalized[r["condition"]] += bool(r["penalized"])
-    assert penalized["direct"] == 20 and penalized["cargo"] == 7  # world-dependent: every P2 (a derived count too), 3 P4
+    assert penalized["direct"] == 20 and penalized["cargo"] == 8  # world-dependent: every P2 (a derived count too), every P4
     again = CliRunner().invoke(cli, ["judge", "--suite", str(suite), "--judge", "builtin:grounded",
                                      "--conditions", "cargo,direct", "--rubric-swap", "--out", str(run)])
     assert "0 requested, 120 already done" in again.output
     tables = tmp_path / "tables"
     result = CliRunner().invoke(cli, ["tables", "cargo", str(run), "--out", str(tables), "--resamples", "200"])
     assert result.exit_code == 0, result.output
-    assert "| cargo | builtin:grounded | .00 | .00 | 1.00 | .75 | .88 |" in (tables / "table1_headline.md").read_text()
+    assert "| cargo | builtin:grounded | .00 | .00 | 1.00 | 1.00 | 1.00 |" in (tables / "table1_headline.md").read_text()
 
 
 @pytest.mark.parametrize("args, message", [
