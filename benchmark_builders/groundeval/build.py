@@ -176,7 +176,7 @@ def _choose(candidates: list[Question], chosen_track: Track, config: BuildConfig
         easy = [q for q in pool if q.truth.difficulty != "hard"]
         rng.shuffle(hard)
         rng.shuffle(easy)
-        hard = sorted(hard, key=lambda q: q.rank)
+        hard = sorted(hard, key=lambda q: (q.rank, q.pair))
         if chosen_track.balanced_hard:
             hard = _alternating_answers(hard, chosen_track.verdict)
         picked_hard, next_hard = take(hard, round(want * hard_share))
@@ -215,7 +215,7 @@ def assemble_questions(world: World, rules: Rules, config: BuildConfig,
 
     def finish(q: Question) -> Question | None:
         subjects = tuple(str(v) for v in _subject_ids(q.contract.subject))
-        text = word_question(q.contract.track, q.contract.question_id, q.wording, q.truth, subjects)
+        text = word_question(q.contract.track, q.pair or q.contract.question_id, q.wording, q.truth, subjects)
         if text is None or question_problems(text, q.contract.subject, q.truth):    # names a join: left out
             return None
         return replace(q, contract=replace(q.contract, question=text), wording={})

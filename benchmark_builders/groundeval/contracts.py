@@ -132,6 +132,7 @@ class Question:
     event_type: str = ""      # the type of the event the question is about (for per-type caps)
     rule: str = ""            # the rule that made it (Counterfactual / Silence)
     rank: int = 0             # within a kind's hard pool, lower ranks are taken first
+    pair: str = ""            # a pair (opposite verdicts, one effect): taken one after the other, worded alike
 
 
 # -- rules -----------------------------------------------------------------------------------------

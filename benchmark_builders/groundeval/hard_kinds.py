@@ -18,13 +18,15 @@ and postmortems carry.
 - Counterfactual ``named_decoy``: an #sre-oncall post about incident I names
   change D as the suspect: D was the last deploy on I's service before I
   opened, but I's ``change_id`` is another change C, deployed on the same
-  service before D. Each such post gives two questions: did D's deploy lead to
-  the post (no link, though the post names D and, in a quiet window, nothing
-  else was touched between), and did C's deploy lead to it (causal, though the
-  post never names C and D landed between)? Neither naming nor nearness
-  decides them; decoys in the quietest windows (fewest other changes touched
-  between D's deploy and the post) and causes in the busiest are taken first
-  (``Question.rank``).
+  service before D. Each such post gives a pair of questions with opposite
+  truth, taken together and worded alike (``Question.pair``): did D's deploy
+  lead to the post (no link, though the post names D and, in a quiet window,
+  nothing else was touched between), and did C's deploy lead to it (causal,
+  though the post never names C and D landed between)? Neither naming nor
+  nearness decides them, and a reader that answers from the post or the
+  wording alone is right on one of each pair; pairs whose decoy window is
+  quietest (fewest other changes touched between D's deploy and the post)
+  are taken first (``Question.rank``).
 - Silence ``indirect``: after an escalation (or the first #sre-oncall post
   about an incident), was a postmortem published for the incident it was
   about? The postmortem is recorded under the incident's id, which must be
@@ -37,6 +39,7 @@ every answer is decidable from evidence the actor may read.
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -190,13 +193,12 @@ def hard_counterfactual_candidates(view: WorldView, rng: random.Random, mechanis
         decoy, cause = incidents.deploys.get(suspect), incidents.deploys.get(incidents.opened[incident_id].payload["change_id"])
         if decoy is None or cause is None or not cause.ts < decoy.ts < effect.ts:
             continue                   # the suspect is the cause, or not deployed after it: no decoy here
-        # nearness misleads most on decoys in the quietest windows and on causes in the busiest: those first
-        ranks = (_touched_between(view, suspect, decoy.ts, effect.ts),
-                 -_touched_between(view, cause.payload["change_id"], cause.ts, effect.ts))
-        for asked, rank in zip((decoy, cause), ranks):
-            q = _counterfactual(view, "named_decoy", asked, effect, "#sre-oncall message", incident_id, rng,
-                                incidents, mechanisms, rank)
-            out += [q] if q is not None else []
+        # nearness misleads most where nothing else was touched between the decoy's deploy and the post: first
+        rank = _touched_between(view, suspect, decoy.ts, effect.ts)
+        pair = [_counterfactual(view, "named_decoy", asked, effect, "#sre-oncall message", incident_id, rng,
+                                incidents, mechanisms, rank) for asked in (decoy, cause)]
+        if pair[0] is not None and pair[1] is not None:     # both verdicts about one post, or neither
+            out += [replace(q, pair=pair[0].contract.question_id) for q in pair]
     return out
 
 

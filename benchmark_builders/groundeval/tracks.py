@@ -105,7 +105,7 @@ COUNTERFACTUAL_TRACK = Track(
               ("effect_event_id", _NULLABLE_STR), ("mechanism_direction", str)),
     verdict="outcome_changed", weights=(0.50, 0.50),
     count=30, ratios={"causal": 0.5, "decoy": 0.5, "indirect": 0.0, "named_decoy": 0.0},
-    world_count=42, world_ratios={"causal": 0.5, "decoy": 0.5, "indirect": 0.2, "named_decoy": 0.2},
+    world_count=48, world_ratios={"causal": 0.5, "decoy": 0.5, "indirect": 0.2, "named_decoy": 0.4},
     candidates=f"{_BUILDERS}.counterfactual:track_candidates",
     hard_candidates=f"{_BUILDERS}.hard_kinds:counterfactual_track_candidates",
     may_name=dict.fromkeys(("causal", "decoy", "indirect", "named_decoy"), _CF_NAMES),

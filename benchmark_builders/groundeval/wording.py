@@ -33,7 +33,8 @@ def render_question(track_name: str, question_id: str, values: Mapping[str, Any]
 
 def word_question(track: str, question_id: str, values: Mapping[str, Any], truth: Truth,
                   subject_ids: tuple[str, ...]) -> str | None:
-    """The first wording (the id's own variant, then the others in turn) that reveals nothing; None if all do."""
+    """The first wording (the id's own variant, then the others in turn) that reveals nothing; None if all do.
+    Questions of a pair pass the same id (their pair's), so they are worded alike."""
     for shift in range(VARIANTS):
         text = render_question(track, question_id, values, shift)
         if not answer_leaks(text, truth, subject_ids):

@@ -9,6 +9,7 @@ per-seed table.
 
 import json
 import random
+import re
 from collections import defaultdict
 
 import pytest
@@ -61,6 +62,27 @@ def worlds(tmp_path_factory):
 def test_hard_gold_agrees_with_the_world_events(worlds):
     for world, suite, _ in worlds.values():
         _recheck(world, suite)
+
+
+
+def _template(question):
+    """A question's wording with its ids and moments blanked: what its template variant says."""
+    return re.sub(r"\b[A-Z][A-Z0-9]*-[0-9]+\b|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", "_", question)
+
+
+def test_named_decoy_questions_come_in_whole_pairs_worded_alike(worlds):
+    """Each post asked about gives one causal and one no-link question (its suspect and the real cause), worded by
+    the same template, so neither the post nor the wording tells them apart."""
+    for seed, (_, suite, _) in worlds.items():
+        contracts = {c["question_id"]: c for c in rows(suite / "contracts.jsonl")}
+        posts = defaultdict(list)
+        for t in rows(suite / "truth.jsonl"):
+            if (t["track"], t["kind"]) == ("counterfactual", "named_decoy"):
+                posts[t["gold"]["effect_event_id"]].append((t["gold"]["outcome_changed"], contracts[t["question_id"]]))
+        assert len(posts) >= 4, seed
+        for effect, pair in posts.items():
+            assert sorted(verdict for verdict, _ in pair) == [False, True], (seed, effect)
+            assert len({_template(c["question"]) for _, c in pair}) == 1, (seed, effect)
 
 
 def _deployed(world):

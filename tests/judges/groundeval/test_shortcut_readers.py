@@ -25,10 +25,10 @@ pytestmark = pytest.mark.slow
 WORLDS = {"default": {}, **{pack: {"days": 60, "people": 40, "pack": pack} for pack in BUILTIN_PACKS}}
 
 
-#: Bounds still broken (issue 29 stays open for them), kept exact so a change either way shows: on the utility
-#: pack's small world, latest-timestamp gets 4 of 6 named_decoy verdicts right in tool mode.
-KNOWN_BREACHES = {("utility", "tool"): {"latest-timestamp": ["counterfactual/named_decoy: retrieval on a hard kind, "
-                                                             "S_adj 0.556"]}}
+#: Bounds still broken (kept exact so a change either way shows): none. Before named_decoy questions came in pairs
+#: (both verdicts about one post, worded alike) and 12 were asked for, latest-timestamp got 4 of 6 right on the
+#: utility pack's small world in tool mode (S_adj .556).
+KNOWN_BREACHES: dict[tuple[str, str], dict[str, list[str]]] = {}
 
 
 @pytest.fixture(scope="module", params=sorted(WORLDS))
