@@ -203,11 +203,10 @@ def test_the_per_seed_hard_kind_sentence_is_summary_json():
         scores = seeds[seed][kind]["proximity"]
         return f"{_three(scores['tool']['s_answer'])} / {_three(scores['context']['s_answer'])}"
 
-    sizes = {seeds[s][k]["bm25"]["tool"]["n"] for s in seeds for k in kinds[:2]}, \
-        {seeds[s][kinds[2]]["bm25"]["tool"]["n"] for s in seeds}
-    assert all(len(n) == 1 for n in sizes)
-    n_cf, n_si = (next(iter(n)) for n in sizes)
-    said = (f"Per seed (n = {n_cf}, {n_cf}, {n_si} per seed), S_answer of proximity on counterfactual/indirect is "
+    sizes = [{seeds[s][k]["bm25"]["tool"]["n"] for s in seeds} for k in kinds]
+    assert all(len(n) == 1 for n in sizes)          # the same on every seed
+    n_indirect, n_named, n_si = (next(iter(n)) for n in sizes)
+    said = (f"Per seed (n = {n_indirect}, {n_named}, {n_si} per seed), S_answer of proximity on counterfactual/indirect is "
             f"{pair('0', kinds[0])}, {pair('1', kinds[0])} and {pair('2', kinds[0])} on seeds 0, 1, 2, and on "
             f"named_decoy {pair('0', kinds[1])}, {pair('1', kinds[1])} and {pair('2', kinds[1])}")
     assert said in docs, said
