@@ -195,10 +195,10 @@ def hard_counterfactual_candidates(view: WorldView, rng: random.Random, mechanis
             continue                   # the suspect is the cause, or not deployed after it: no decoy here
         # nearness misleads most where nothing else was touched between the decoy's deploy and the post: first
         rank = _touched_between(view, suspect, decoy.ts, effect.ts)
-        pair = [_counterfactual(view, "named_decoy", asked, effect, "#sre-oncall message", incident_id, rng,
-                                incidents, mechanisms, rank) for asked in (decoy, cause)]
-        if pair[0] is not None and pair[1] is not None:     # both verdicts about one post, or neither
-            out += [replace(q, pair=pair[0].contract.question_id) for q in pair]
+        no_link, link = (_counterfactual(view, "named_decoy", asked, effect, "#sre-oncall message", incident_id, rng,
+                                         incidents, mechanisms, rank) for asked in (decoy, cause))
+        if no_link is not None and link is not None:     # both verdicts about one post, or neither
+            out += [replace(q, pair=no_link.contract.question_id) for q in (no_link, link)]
     return out
 
 
