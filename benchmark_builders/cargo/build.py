@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from benchmark_builders.cargo.answers import Answer, correct_answer
-from benchmark_builders.cargo.cases import SupportCase, cases_by_procedure, cases_from_world
+from benchmark_builders.cargo.cases import SupportCase, cases_by_procedure, cases_from_world, shown_history
 from benchmark_builders.cargo.derived import contradict_derived, derived_values
 from benchmark_builders.cargo.identity import gating_id, golden_id, item_id, refuse_repeats
 from benchmark_builders.cargo.perturb import (
@@ -277,7 +277,8 @@ class _WorldBuilder:
             for kind in dict.fromkeys((variety, "identifier")):  # a date no other seen offset fits: an identifier
                 try:
                     return contradict(answer, case.facts, rng, n_values, kind=kind, pool=self.pool,
-                                      avoid=self.golden_values[golden["golden_id"]], relations=self.relations)
+                                      avoid=self.golden_values[golden["golden_id"]] | shown_history(case),
+                                      relations=self.relations)
                 except NoContradiction:
                     if kind == "identifier":
                         raise

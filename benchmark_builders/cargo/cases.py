@@ -184,6 +184,11 @@ def with_history(case: SupportCase, opened: Iterable[tuple[str, str, str]]) -> S
     return replace(case, history=tuple((cid, day) for _, cid, day in earlier))
 
 
+def shown_history(case: SupportCase) -> frozenset[str]:
+    """The values the live context shows of the account's earlier cases (their ids and opening days)."""
+    return frozenset(value for pair in case.history or () for value in pair)
+
+
 def cases_by_procedure(cases: Iterable[SupportCase]) -> dict[str, list[SupportCase]]:
     """Cases grouped by runbook and revision (``SupportCase.runbook``; each list in case-id order)."""
     groups: dict[str, list[SupportCase]] = {}

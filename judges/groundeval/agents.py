@@ -96,10 +96,13 @@ def _states(artifact: Mapping[str, Any], fact: str, value: str) -> bool:
 
 
 def _event_perspective(contract: Contract, reader: Reader) -> dict[str, Any]:
-    """Perspective on a domain's event: read the records the question names; known if one it can read states it."""
+    """Perspective on a domain's event: search for the records the question names and read those it finds; known if
+    one states the fact."""
     subject = contract.subject
     fact, value = str(subject["fact"]), str(subject["value"])
-    read = [a for a in (reader.fetch(ref) for ref in subject["artifacts"]) if a is not None]
+    records = list(subject["artifacts"])
+    hits = reader.search(f"{' '.join(records)} {value} {fact.replace('_', ' ')}", None, 10)
+    read = [a for a in (reader.fetch(hit["id"]) for hit in hits if hit["artifact_id"] in records) if a is not None]
     evidence = [a["id"] for a in read if _states(a, fact, value)]
     return _answer(contract, could_actor_have_known=bool(evidence), evidence_artifacts=evidence,
                    reasoning="a record it could read states it" if evidence

@@ -42,19 +42,29 @@ def test_the_new_packs_step_structures_and_fact_kinds_appear_in_no_other_pack():
         assert not {"RB-BATTERY", "RB-CHARGEBACK"} & {r["id"] for r in _raw(pack)["runbooks"]}
 
 
-def test_pack_check_lists_every_gap_of_a_built_in_pack():
-    result = CliRunner().invoke(cli, ["pack", "check", "fintech"])
+def test_pack_check_lists_every_gap_of_a_built_in_pack(tmp_path):
+    result = CliRunner().invoke(cli, ["pack", "check", "clinical"])
     assert result.exit_code == 0
     assert result.output.splitlines() == [
-        "fintech: pack 'fintech' (Ledgerline): 7 runbooks, 1 revised, 2 out of scope",
+        "clinical: pack 'clinical' (Halden Clinical Engineering): 6 runbooks, 2 revised, 2 out of scope",
         "lacks cargo: runbooks[].revisions: no swap steps (add a revision with two steps in another order)",
-        "lacks cargo: runbooks[].revisions: no wrong escalation (add a revision escalating a step to another team)",
         "trajectories: has every field it needs",
         "groundeval: has every field it needs",
     ]
-    assert CliRunner().invoke(cli, ["pack", "check", "hardware"]).output.splitlines()[1:] == [
-        "cargo: has every field it needs", "trajectories: has every field it needs",
-        "groundeval: has every field it needs"]
+    for pack in ("hardware", "fintech"):
+        assert CliRunner().invoke(cli, ["pack", "check", pack]).output.splitlines()[1:] == [
+            "cargo: has every field it needs", "trajectories: has every field it needs",
+            "groundeval: has every field it needs"]
+    # fintech with its payout revision escalating to the same team as before: no wrong escalation left
+    escalation = 'action = "escalate to the support manager to correct the bank details"\n' \
+                 'reads = ["log_bundle_id", "diagnostic_code"]\nrequires = ["check_payout", "collect_logs"]\n' \
+                 'escalates_to = "support_manager"'
+    text = (PACKS / "fintech.toml").read_text(encoding="utf-8")
+    assert text.count(escalation) == 1
+    same_team = tmp_path / "same-team.toml"
+    same_team.write_text(text.replace(escalation, escalation.replace("support_manager", "support_l2")), encoding="utf-8")
+    assert CliRunner().invoke(cli, ["pack", "check", str(same_team)]).output.splitlines()[1] == \
+        "lacks cargo: runbooks[].revisions: no wrong escalation (add a revision escalating a step to another team)"
 
 
 def test_pack_check_exits_2_naming_the_fields_a_study_requires(tmp_path):

@@ -71,8 +71,9 @@ def check_against_world(pack: str, worlds, suite) -> None:
         for change in changes:
             if "derived" not in change:
                 assert change["original"] == _text(ticket[change["field"]])    # the world's value was replaced
-                # no value the case's own record holds (an earlier case's opening day may coincide with a new date)
+                # no value the case's own record holds, nor one its context shows (an earlier case's opening day)
                 assert change["new"] not in {_text(v) for v in ticket.values()}
+                assert change["new"] not in item["live_context"], (truth["item_id"], change)
             assert change["new"] in item["candidate"].replace("_", " ") or change["new"] in item["candidate"]
         if truth["family"] in ("P1", "P3", "P2") and truth["case_state"] == "closed":
             # every id fact the runbook's steps write (the pack's own ids included) is stated with the world's value
@@ -160,11 +161,10 @@ def test_every_new_pack_builds_a_suite_whose_truth_holds_in_the_raw_world(pack):
     check_against_world(pack, worlds, suite)
 
 
-#: Reader leaks found on a pack's suite and left open (see the report): (family pair, reader).
-#: fintech revises one runbook (RB-CHARGEBACK), so skips come from its cases only and P4 leans on the runbooks its
-#: corruptions apply to; a bag of words tells P4 from P1+P3 there (0.806, interval [0.745, 0.855] against a
-#: majority of 0.745).
-KNOWN_LEAKS = {"fintech": [("P1+P3 vs P4", "bag_of_words")], "clinical": [], "utility": []}
+#: Reader leaks found on a pack's suite and left open: (family pair, reader). None is left: fintech once revised
+#: one runbook only, so P4 leaned on the runbooks its corruptions apply to and a bag of words told P4 from P1+P3
+#: (0.806 against a majority of 0.745); its payout and terminal runbooks now have revisions too.
+KNOWN_LEAKS: dict[str, list[tuple[str, str]]] = {"fintech": [], "clinical": [], "utility": []}
 
 
 @pytest.mark.slow          # three worlds at CARGO's size and 31 cross-validations, per pack (about a minute each)
@@ -174,6 +174,10 @@ def test_no_independent_reader_beats_the_majority_on_a_pack_suite(pack):
 
     worlds, suite = pack_suite(pack, (0, 1, 2), (("P1", 50), ("P3", 96), ("P2", 50), ("P4", 50)), 30, 45)
     check_against_world(pack, worlds, suite)
+    # retrieval hands most items their own runbook's reference (clinical's first symptoms shared no word within a
+    # runbook: about one in six got another runbook's, and a grounded judge penalised correct answers against it)
+    top1 = [t["retrieval_top1_correct"] for t in suite.truth]
+    assert sum(top1) >= 0.88 * len(top1), (sum(top1), len(top1))
     scores = score_suite(suite.items, suite.truth)
     leaks = [(pair, name) for pair, by_reader in scores.items() for name, s in by_reader.items() if s.leaks]
     assert leaks == KNOWN_LEAKS[pack], [(p, n, str(scores[p][n])) for p, n in leaks]
