@@ -56,6 +56,10 @@ upstream, GROUNDEVAL_UPSTREAM); docs/cargo.md's figures table by tests/judges/te
 a recorded output (no benchmark output of theirs is committed): the measured times, rates and memory in
 docs/judges.md, docs/simulator.md, docs/sweeps.md, docs/groundeval.md's performance paragraph and
 docs/assurance.md's signing costs; each names its benchmark command and machine load.
+Every sentence, list item and table row of README.md, docs/*.md and docs/spec/*.md that states a figure is keyed in
+tests/orgbench/doc_registry.py with its class (result, measured, design, paper, example, unchecked) and the test that
+checks it; ``test_every_sentence_stating_a_figure_is_registered`` fails on one that is not (list them:
+``python -m tests.orgbench.doc_figures --counts``).
 results/index.html (the report, rendered here from results/)
   5. every tagged number of the first screen and the findings boxes, recomputed from its source key;
   6. the first screen names all three studies;
@@ -450,3 +454,22 @@ def test_the_warm_up_sentence_names_its_bounds():
                      _flat(ROOT / "docs" / "groundeval.md"))
     assert said is not None
     assert ({"eight": 8}.get(said[1]), int(said[2])) == (STEADY, MAX_CONTRACTS)
+
+
+CLASSES = ("result", "measured", "design", "paper", "example", "unchecked")
+
+
+def test_every_sentence_stating_a_figure_is_registered():
+    from tests.orgbench.doc_figures import classify, stating, units
+    from tests.orgbench.doc_registry import REGISTRY
+
+    unregistered = [f"{u.path}:{u.line}: {u.text[:120]}" for u in stating() if not classify(u, REGISTRY)]
+    assert not unregistered, "figures no test or reason covers (add them to doc_registry.py):\n" + "\n".join(unregistered)
+    for path, quotes in REGISTRY.items():
+        texts = [" ".join(u.text.split()) for u in units(ROOT / path)]
+        for quote, (kind, check) in quotes.items():
+            assert kind in CLASSES and check, (path, quote)
+            assert sum(quote in t for t in texts) == 1, f"{path}: {quote!r} quotes {sum(quote in t for t in texts)} units"
+            if kind in ("result", "measured") or "::" in check:
+                test_file, name = check.split("::")
+                assert f"def {name}(" in (ROOT / test_file).read_text(encoding="utf-8"), check
