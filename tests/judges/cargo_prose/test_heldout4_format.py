@@ -231,3 +231,12 @@ def test_surface_figures_in_readme(items: list[dict]) -> None:
     best = max(sum(((n >= cut) is (sign > 0)) == label for n, label in lengths)
                for cut, _ in lengths for sign in (1, -1))
     assert round(best / len(items), 3) == 0.641
+
+
+def test_count_figures_in_readme(items: list[dict]) -> None:
+    """The README's runbook, revised-reference and open-case counts."""
+    assert Counter(it["procedure_id"] for it in items) == {"RB-ONSITE-DISPATCH": 12, "RB-BILLING-CREDIT": 12, "RB-FW-ROLLBACK": 11,
+                                                          "RB-BATTERY": 10, "RB-DATA-RECOVERY": 10, "RB-ADV-EXCHANGE": 9}
+    assert Counter(it["family"] for it in items if it["reference_revision"] == "revised") == {"P1": 2, "P3": 2, "P2": 1, "P4": 1}
+    assert Counter(it["family"] for it in items if it["case_state"] == "open") == {"P1": 2, "P3": 2, "P2": 1, "P4": 2}
+    assert sum(it["should_penalize"] for it in items) == 32
