@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import resource
 import shutil
@@ -45,6 +44,7 @@ from judges.assurance.pipeline import Controls, PipelineConfig, build, check, di
 from judges.assurance.targets import select_targets
 from judges.backends.stub import RecordingStub
 from securesystemslib.signer import CryptoSigner
+from bench_record import add_record_option, print_result
 
 STAGES = ("build", "check", "stage", "emit", "dispatch")
 
@@ -104,6 +104,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=3, help="interleaved rounds (unsigned, then signed)")
     parser.add_argument("--dir", default=None, help="Where to put the workspace (default: the system temp dir).")
+    add_record_option(parser)
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="bench-assurance-", dir=args.dir))
     try:
@@ -147,7 +148,7 @@ def main() -> None:
         passed = cpu()
         subprocess.run([sys.executable, "-c", "pass"], check=True)
         passed = cpu() - passed
-        print(json.dumps({
+        print_result({
             "packets": packets,
             "trajectories": len(trajectories),
             "controls": "P3",
@@ -165,7 +166,7 @@ def main() -> None:
             "python_pass_cpu_s": round(passed, 4),
             "load_1min": [round(load_before, 2), round(os.getloadavg()[0], 2)],
             "workspace_filesystem_files_created_per_second": _file_creation_rate(root),
-        }, indent=2))
+        }, args.record, indent=2)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -33,6 +33,7 @@ from judges.assurance.workspace import Workspace
 from judges.assurance.manifest import exact_sha256
 from judges.backends.stub import RecordingStub
 from securesystemslib.signer import CryptoSigner
+from bench_record import add_record_option, print_result
 
 
 def _timed(run) -> float:
@@ -45,6 +46,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trajectories", type=int, default=250)
     parser.add_argument("--dir", type=Path, default=None)
+    add_record_option(parser)
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(dir=args.dir))
     try:
@@ -81,14 +83,14 @@ def main() -> None:
         def per_packet(seconds: float) -> float:
             return round(1e6 * seconds / packets, 1)
 
-        print(json.dumps({
+        print_result({
             "packets": packets,
             "us_per_packet": {"sign_five_links": per_packet(links), "signed_chain_at_dispatch": per_packet(chain),
                               "packet_rederived_at_dispatch": per_packet(rederive),
                               "journal_sign_line": per_packet(signing), "journal_verify_line": per_packet(verifying),
                               "in_toto_verify_with_inspection": per_packet(intoto),
                               "pipeline_unsigned": per_packet(unsigned), "pipeline_signed": per_packet(signed)},
-            "signed_over_unsigned": round(signed / unsigned, 3)}, indent=1))
+            "signed_over_unsigned": round(signed / unsigned, 3)}, args.record, indent=1)
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -17,12 +17,12 @@ and CPU milliseconds per token, with the load average beside them.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 from pathlib import Path
 
 import numpy as np
+from bench_record import add_record_option, print_result
 
 
 def loadavg() -> str:
@@ -82,6 +82,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--tokens", type=int, default=32, help="tokens decoded per sequence")
     parser.add_argument("--seqs", default="1,2,4,8", help="sequence counts to try")
+    add_record_option(parser)
     args = parser.parse_args()
     import llama_cpp as llama
     from judges.backends.local_server import resolve_model
@@ -102,10 +103,10 @@ def main() -> None:
                       "loadavg_before": load, "loadavg_after": loadavg()})
     llama.llama_model_free(model)
     one = cases[0]["tokens_per_s"]
-    print(json.dumps({"model": Path(path).name, "threads": args.threads, "cpus": os.cpu_count(),
+    print_result({"model": Path(path).name, "threads": args.threads, "cpus": os.cpu_count(),
                       "prompt_tokens": len(prompt), "cases": cases,
                       "tokens_per_s_over_one_sequence": {c["sequences"]: round(c["tokens_per_s"] / one, 2)
-                                                         for c in cases}}, indent=2))
+                                                         for c in cases}}, args.record, indent=2)
 
 
 if __name__ == "__main__":

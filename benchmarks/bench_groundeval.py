@@ -34,6 +34,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from bench_record import add_record_option, print_result
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -291,6 +292,7 @@ def main() -> None:
                         help="Run only this measurement (repeatable); all of them by default.")
     parser.add_argument("--repeats", type=int, default=3, help="rounds of cold-scoring")
     parser.add_argument("--score-child", nargs=3, type=Path, help=argparse.SUPPRESS)
+    add_record_option(parser)
     args = parser.parse_args()
     if args.score_child:
         print(json.dumps(score_child(*args.score_child)))
@@ -313,7 +315,7 @@ def main() -> None:
                        "note": "the 85,000/s anchor is the preprint's arithmetic-only scoring: compare "
                                "score_question_only; the full path also re-derives every call (and re-runs each "
                                "claimed search) from the corpus"}
-    print(json.dumps(result, indent=2))
+    print_result(result, args.record, indent=2)
 
 
 if __name__ == "__main__":

@@ -49,6 +49,7 @@ import time
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, AsyncIterator
+from bench_record import add_record_option, print_result
 
 ROOT = Path(__file__).parents[1]
 sys.path.insert(0, str(ROOT))
@@ -232,11 +233,8 @@ def main() -> None:
     parser.add_argument("--http", action="store_true", help="one serve-mcp --http server, clients over streamable HTTP")
     parser.add_argument("--think-ms", type=float, default=0.0,
                         help="each client's pause after every reply (an agent reading it; default none)")
-    parser.add_argument("--record", type=Path, default=None,
-                        help="also write the printed object to this file with the command, the commit measured and "
-                             "the machine's load (a figure docs quote: benchmarks/measured/)")
+    add_record_option(parser)
     args = parser.parse_args()
-    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         suite = args.suite
         if suite is None:
@@ -246,21 +244,7 @@ def main() -> None:
             suite = Path(tmp) / "suite"
             build_suite(suite, world=synthetic_world(seed=11, days=16, people=16), name="syn-11")
         printed = asyncio.run(_run(args.clients, args.seconds, suite, Path(tmp) / "out", args.http, args.think_ms / 1000))
-    print(json.dumps(printed))
-    if args.record is not None:
-        args.record.write_text(json.dumps({
-            "command": " ".join(["python", "benchmarks/bench_mcp_load.py", *sys.argv[1:]]),
-            "commit": _commit(), "load_average": [round(load_before, 1), round(os.getloadavg()[0], 1)],
-            "printed": printed}, indent=1) + "\n", encoding="utf-8")
-
-
-def _commit() -> str:
-    """The commit of the code measured (its servers' tree), marked ``+changes`` when that tree differs from it."""
-    where = str(ROOT / "judges")
-    head = subprocess.run(["git", "-C", where, "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-    dirty = subprocess.run(["git", "-C", where, "status", "--porcelain", "--untracked-files=no", "--", ":/judges",
-                            ":/orgbench", ":/benchmark_builders", ":/simulator"], capture_output=True, text=True).stdout.strip()
-    return head + ("+changes" if dirty else "")
+    print_result(printed, args.record)
 
 
 if __name__ == "__main__":

@@ -24,12 +24,12 @@ about the versions of a default world).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
 import time
 from pathlib import Path
+from bench_record import add_record_option, print_result
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
@@ -91,6 +91,7 @@ def main() -> None:
     parser.add_argument("--kinds", default=None, help="--prose-kinds (default: the command's default)")
     parser.add_argument("--versions", type=int, default=24_000, help="rewrites to estimate the hours of")
     parser.add_argument("--threads", type=int, default=None, help="llama: threads per slot (default cpus // slots)")
+    add_record_option(parser)
     args = parser.parse_args()
     if args.server == "llama":
         figures = measure("local:smollm2", None, args.limit or 4, args.concurrency or 1, args.kinds, args.versions,
@@ -106,7 +107,7 @@ def main() -> None:
         with ChatServer(answer=faithful, record=False) as server:
             figures = measure("openai:rewriter", server.base_url, args.limit or 200, args.concurrency or 8,
                               args.kinds, args.versions)
-    print(json.dumps({"server": args.server, **figures}, indent=2))
+    print_result({"server": args.server, **figures}, args.record, indent=2)
 
 
 if __name__ == "__main__":

@@ -25,6 +25,7 @@ sys.path.insert(0, str(REPO))
 
 from judges.backends import GenerationParams, JudgeRequest, Message, make_backend  # noqa: E402
 from judges.runner import Job, run_jobs_sync  # noqa: E402
+from bench_record import add_record_option, print_result  # noqa: E402
 
 PROMPT = ("You are a judge. The reference shows the procedure for a different case; check the candidate's facts "
           "against the live context and return JSON with dimensions, claims and a verdict.\n") * 8
@@ -57,6 +58,7 @@ def main() -> None:
     parser.add_argument("--judgments", type=int, default=5000)
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--delay", type=float, default=0.05)
+    add_record_option(parser)
     args = parser.parse_args()
     jobs = make_jobs(args.judgments)
     proc, port = start_server(args.delay)
@@ -73,12 +75,12 @@ def main() -> None:
     assert summary.judgments == args.judgments and summary.errors == 0, summary
     rate = args.judgments / wall
     bound = args.concurrency / args.delay
-    print(json.dumps({
+    print_result({
         "judgments": args.judgments, "concurrency": args.concurrency, "server_delay_s": args.delay,
         "wall_s": round(wall, 3), "judgments_per_s": round(rate, 1), "bound": round(bound, 1),
         "ratio": round(rate / bound, 3), "client_cpu_s_per_judgment": round(cpu / args.judgments, 6),
         "cpus": os.cpu_count(), "unparsed": summary.unparsed, "penalized": summary.penalized,
-    }, indent=2))
+    }, args.record, indent=2)
 
 
 if __name__ == "__main__":

@@ -56,6 +56,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from bench_record import add_record_option, print_result
 
 SCALES = {"1x": (1, 1), "4x": (2, 2), "16x": (4, 4), "64x": (8, 8)}
 BARE_PROCESSES = 2000
@@ -254,19 +255,20 @@ def main() -> None:
     parser.add_argument("--scales", action="store_true", help="only the 1x-64x rows (streamed worlds)")
     parser.add_argument("--repeats", type=int, default=5, help="interleaved rounds on the default world")
     parser.add_argument("--child", nargs=2, type=int, metavar=("PEOPLE_X", "DAYS_X"), help=argparse.SUPPRESS)
+    add_record_option(parser)
     args = parser.parse_args()
     if args.child:
         print(json.dumps(measure_streamed(args.child[0], args.child[1])))
         return
 
     if args.scales:
-        print(json.dumps(scale_rows(), indent=2))
+        print_result(scale_rows(), args.record, indent=2)
         return
     result = default_world(max(1, args.repeats))
     if not args.quick:
         result.update(scale_rows())
     result["realism"] = realism()
-    print(json.dumps(result, indent=2))
+    print_result(result, args.record, indent=2)
 
 
 class ChildFailed(RuntimeError):

@@ -52,6 +52,7 @@ sys.path.insert(0, str(REPO))
 from judges.backends import GenerationParams, JudgeRequest, Message, make_backend  # noqa: E402
 from judges.backends.server_programs import ENV, LLAMA_CPP_PYTHON  # noqa: E402
 from judges.runner import Job, run_jobs_sync  # noqa: E402
+from bench_record import add_record_option, print_result  # noqa: E402
 
 
 def make_jobs(count: int, max_tokens: int | None) -> list[Job]:
@@ -186,6 +187,7 @@ def main() -> None:
     parser.add_argument("--slots-many", type=int, default=4, help="llama: slots of the last case (default 4)")
     parser.add_argument("--max-tokens", type=int, default=24, help="llama, llama-server: completion cap")
     parser.add_argument("--poll", type=int, default=None, help="llama-server: its --poll (0: idle threads sleep)")
+    add_record_option(parser)
     args = parser.parse_args()
     if args.batch is not None and args.server != "llama":
         parser.error("--batch is for --server llama only")
@@ -196,13 +198,13 @@ def main() -> None:
         cases = emulated_cases(args.jobs or 40, args.delay)
     program = cases.pop("program", None)
     serial = cases["one_slot_serial"]["judgments_per_s"]
-    print(json.dumps({
+    print_result({
         "server": args.server, "program": program, "default_timeout_s": 60.0, "max_tokens": args.max_tokens,
         "cpus": os.cpu_count(), "cases": cases,
         "c8_over_serial_one_slot": round(cases["one_slot_c8"]["judgments_per_s"] / serial, 3),
         "four_over_one_slot": round(cases["four_slots_c8"]["judgments_per_s"] /
                                     cases["one_slot_c8"]["judgments_per_s"], 3),
-    }, indent=2))
+    }, args.record, indent=2)
 
 
 if __name__ == "__main__":

@@ -45,6 +45,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from bench_record import add_record_option, print_result
 
 SWEEP = """[sweep]
 name = "bench-{seeds}"
@@ -221,6 +222,7 @@ def main() -> None:
     parser.add_argument("--skip-resume", action="store_true", help="only serial against Ray")
     parser.add_argument("--resume-seeds", type=int, default=None, help="worlds of the killed sweep (default: --seeds)")
     parser.add_argument("--dir", type=Path, default=None, help="scratch directory, kept (default: a temp dir, removed)")
+    add_record_option(parser)
     args = parser.parse_args()
     if min(args.seeds, args.repeats, args.per_suite, args.resume_seeds or 1) < 1:
         parser.error("--seeds, --repeats, --per-suite and --resume-seeds must be at least 1")
@@ -241,7 +243,7 @@ def main() -> None:
             shutil.rmtree(base, ignore_errors=True)
     result["loadavg_end"] = Path("/proc/loadavg").read_text().strip()
     result["bench_seconds"] = round(time.perf_counter() - started, 1)
-    print(json.dumps(result, indent=2))
+    print_result(result, args.record, indent=2)
 
 
 if __name__ == "__main__":

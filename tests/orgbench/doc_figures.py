@@ -12,6 +12,7 @@ be keyed in ``REGISTRY`` by a short quote of it, as one of:
   code constant it names;
 - ``paper``: a figure quoted from one of the three papers (docs/spec/ and the report print them beside ours; the
   papers are in /work/shared/papers, outside the repository, so no test reads them);
+- ``history``: a figure of an earlier state, told as history (not in results/, so nothing can recompute it);
 - ``example``: not a claim (an example value, a format, a unit), with its reason;
 - ``unchecked``: a stated figure no test ties to a source yet, listed so that it is counted and cannot grow
   unseen.
@@ -45,11 +46,11 @@ NAMING: tuple[tuple[str, str], ...] = (
     (r"P[0-4]\s*(?:\.\.|[-–])\s*P?[0-4]", "a range of families or controls by name"),
     (r"\b(?:[Ii]ssues?|[Ss]ession|[Oo]bligations?|[Rr]evision|[Tt]ables?|[Ff]igure|[Ss]tep|§)[- ]?\d+(?:\s*(?:[-–,]|and)\s*\d+)*",
      "an issue, session, obligation, revision, table, figure, step or section by its number"),
+    (r"\b(?:Python|CPython|LangGraph|datasets|Unicode)\s?[\d.]+x?\b|\bv\d+(?:\.\d+)*\b", "a software version pinned"),
     (r"\b[A-Za-z][A-Za-z_]*\d\w*(?:-[\w.]+)*", "a name with a digit in it (jinja2, tau2, gemma3-270m, P5, x86_64)"),
     (r"\bU\+[0-9A-F]{4,5}\b", "a Unicode code point by name"),
     (r"\b(?:SHA-256|ed25519|PKCS#8|UTF-(?:8|16)|RFC \d+|ext4|SEV[1-3]|top-[12]|L[12]|F1|F_[EC]|J0|G\d?|ISO 8601)\b",
      "a standard, algorithm, severity or measure by name"),
-    (r"\b(?:Python|CPython|LangGraph|datasets|Unicode)\s?[\d.]+x?\b|\bv\d+(?:\.\d+)*\b", "a software version pinned"),
     (r"\b(?:gpt-oss-120b|SmolLM2-135M|smollm2|Qwen[\w.-]*|Llama[\w.-]*)\b", "a model's name"),
     (r"\b(?:CASE|ACC|AST|CON|HR|P|ESC|INC|CHG|CH|ACT|T)-\d+\b", "an example record id"),
     (r"\bS_(?:adj|answer|traj|decision|verify)\b|\bw_[at]\b", "a score's name"),

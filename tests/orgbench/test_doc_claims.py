@@ -289,6 +289,36 @@ def test_the_default_worlds_figures_in_docs_world_md():
     assert f"(`orgbench simulate`, {size}) `generate` exits 0" in _flat(ROOT / "docs" / "exports.md")
 
 
+@pytest.mark.slow          # simulates the default 60-person, 90-day world
+def test_the_default_worlds_cases_ids_and_prose_size_in_docs_world_md():
+    from orgbench.prose.rewrite import DEFAULT_KINDS
+    from simulator.config import load_config
+    from simulator.simulate import simulate
+
+    world = simulate(load_config())
+    events, versions = list(world.events), list(world.artifacts)
+    text = _flat(ROOT / "docs" / "world.md")
+    opened = [e.payload["procedure_id"] for e in events if e.type == "case.opened"]
+    runbooks = len(set(opened))
+    assert f"each of the {runbooks} runbooks gets about an eighth of the cases (≈ {round(len(opened) / runbooks)} each" in text
+    prose = [v for v in versions if v.kind in DEFAULT_KINDS]
+    assert (f"a default world has {len(versions):,} versions, {len(prose):,} of them of the default kinds "
+            f"({round(sum(len(v.body) for v in prose) / len(prose))} characters on average)") in text
+    every = json.dumps([[e.event_id, e.actors, e.payload] for e in events] + [[v.artifact_id, v.facts] for v in versions],
+                       default=str)
+    rows = re.findall(r"^\| [^|]+ \| (`[A-Z]+-` (?:from \d+|\+ \d+ digits)[^|]*)\|", (ROOT / "docs" / "world.md").read_text(
+        encoding="utf-8"), re.M)
+    assert len(rows) >= 7
+    for row in rows:
+        for prefix, rule, value in re.findall(r"`([A-Z]+)-` (from|\+) (\d+)", row):
+            ids = re.findall(rf"\b{prefix}-(\d+)\b", every)
+            assert ids, prefix
+            if rule == "from":
+                assert min(int(i) for i in ids) == int(value), (prefix, min(ids))
+            else:
+                assert {len(i) for i in ids} == {int(value)}, prefix
+
+
 def test_docs_cargo_paragraphs_state_the_current_grounded_figures():
     p4 = _kinds("builtin:grounded", "cargo", "P4 kind")
     p2 = _kinds("builtin:grounded", "cargo", "P2 value kind")
@@ -456,7 +486,7 @@ def test_the_warm_up_sentence_names_its_bounds():
     assert ({"eight": 8}.get(said[1]), int(said[2])) == (STEADY, MAX_CONTRACTS)
 
 
-CLASSES = ("result", "measured", "design", "paper", "example", "unchecked")
+CLASSES = ("result", "measured", "design", "paper", "history", "example", "unchecked")
 
 
 def test_every_sentence_stating_a_figure_is_registered():
@@ -473,3 +503,112 @@ def test_every_sentence_stating_a_figure_is_registered():
             if kind in ("result", "measured") or "::" in check:
                 test_file, name = check.split("::")
                 assert f"def {name}(" in (ROOT / test_file).read_text(encoding="utf-8"), check
+            if check.endswith("::test_figure_checks"):      # one of FIGURE_CHECKS reads this very unit
+                unit = next(t for t in texts if quote in t)
+                flat = _flat(ROOT / path)
+                assert any((m := re.search(pattern, flat)) and kind == k and (
+                    m.group(0) in unit or unit in m.group(0) or m.group(0)[:30] in unit or m.group(0)[-30:] in unit)
+                    for doc, pattern, k, _ in FIGURE_CHECKS if doc == path), (path, quote)
+            for named in re.findall(r"tests/[\w/]+\.py", check):         # a reason's test files exist
+                assert (ROOT / named).is_file(), (path, quote, named)
+
+
+def _cli_default(command: str, option: str):
+    """The default of ``option`` of ``orgbench COMMAND`` (words separated by spaces), as click holds it."""
+    import click
+
+    from orgbench.cli import cli
+
+    group: click.Command = cli
+    for word in command.split():
+        assert isinstance(group, click.Group)
+        group = group.commands[word]
+    return next(p.default for p in group.params if option in p.opts)
+
+
+def _weights() -> tuple[str, ...]:
+    from judges.groundeval.scoring_profile import WEIGHTS
+
+    return tuple(f"{_three(a)[:3]}/{_three(t)[:3]}" for a, t in (WEIGHTS[k] for k in ("perspective", "counterfactual", "silence")))
+
+
+def _design(name: str):
+    """A constant of the code, by dotted name."""
+    import importlib
+
+    module, _, attribute = name.rpartition(".")
+    value = importlib.import_module(module)
+    for part in attribute.split(":"):
+        value = getattr(value, part)
+    return value
+
+
+def _runner_record() -> tuple[str, ...]:
+    record = _measured("runner.json")
+    run = record["printed"]
+    return (str(record["load_average"][0]), f"{run['ratio']:.2f}", f"{1000 * run['server_delay_s']:g}",
+            str(run["concurrency"]))
+
+
+#: Figures checked here: (doc, a pattern of its flattened text whose groups are the figures, class, what they must be).
+#: ``doc_registry.py`` points each unit one of these patterns matches at ``test_figure_checks``.
+FIGURE_CHECKS: tuple[tuple[str, str, str, object], ...] = (
+    ("docs/adapter-openai-agents.md", r"`--max-turns` \(default (\d+)\) caps model turns", "design",
+     lambda: (str(_cli_default("observe", "--max-turns")),)),
+    ("docs/groundeval.md", r"packs them into `--budget` characters \(default ([\d,]+)\)", "design",
+     lambda: (f"{_cli_default('run-agent', '--budget'):,}",) if _cli_default("run-agent", "--budget") ==
+     _design("judges.groundeval.context.DEFAULT_BUDGET") else ("differs",)),
+    ("docs/groundeval.md", r"paired bootstrap 95% CI \(`--resamples`, default ([\d,]+);", "design",
+     lambda: (f"{_cli_default('compare', '--resamples'):,}",)),
+    ("docs/spec/cargo.md", r"95% CI by item-level bootstrap, ([\d,]+) resamples, seeded", "design",
+     lambda: (f"{_design('judges.bootstrap.RESAMPLES'):,}",)),
+    ("docs/judges.md", r"`--timeout` \(default (\d+) s\)", "design", lambda: (f"{_cli_default('judge', '--timeout'):g}",)),
+    ("docs/judges.md", r"\(`--max-retries`, default (\d+)\)", "design", lambda: (str(_cli_default("judge", "--max-retries")),)),
+    ("docs/judges.md", r"Temperature \(default (\d+)\), max tokens", "design",
+     lambda: (f"{_cli_default('judge', '--temperature'):g}",)),
+    ("docs/harnesses.md", r"`orgbench judge` uses are temperature (\d+) and the judge seed \((\d+) by default\)", "design",
+     lambda: (f"{_cli_default('judge', '--temperature'):g}", str(_cli_default("judge", "--seeds")))),
+    ("docs/assurance.md", r"The id charset: non-empty, at most (\d+) characters", "design",
+     lambda: (str(_design("benchmark_builders.trajectories.identifiers.MAX_ID")),)),
+    ("docs/cargo.md", r"`cb-` \+ the first (\d+) hex digits", "design",
+     lambda: (str(_design("benchmark_builders.cargo.identity.ID_HEX_DIGITS")),)),
+    ("docs/cargo.md", r"simulates its worlds at (\d+) people over (\d+) days each", "design",
+     lambda: tuple(str(_design("benchmark_builders.cargo.worlds.CARGO_WORLD")[k]) for k in ("people", "days"))),
+    ("docs/cargo.md", r"licence transfer, password reset\), (\d+) per world", "design",
+     lambda: (str(_design("benchmark_builders.cargo.plan.SuiteConfig:gating_per_world")),)),
+    ("docs/cargo.md", r"\*\*Case states\*\* \(`benchmark_builders/cargo/cases.py`\)\. (\d+)% of every family's items", "design",
+     lambda: (str(round(100 * _design("benchmark_builders.cargo.plan.SuiteConfig:open_share"))),)),
+    ("docs/cargo.md", r"the correct live answer with 1–(\d) extra sentences", "design",
+     lambda: (str(_design("benchmark_builders.cargo.plan.SuiteConfig:max_extras")),)),
+    ("docs/cargo.md", r"the correct answer with one value \((\d+)%: two\)", "design",
+     lambda: (str(round(100 * _design("benchmark_builders.cargo.plan.SuiteConfig:two_value_share"))),)),
+    ("docs/cargo.md", r"hashed \(([\d,]+) buckets\) TF-IDF", "design",
+     lambda: (f"{_design('benchmark_builders.cargo.retrieval.DIMENSIONS'):,}",)),
+    ("docs/groundeval.md", r"Question ids are `PER-`/`CF-`/`SIL-` \+ (\d+) hex digits", "design",
+     lambda: (str(len(_design("benchmark_builders.groundeval.contracts.question_id")("silence", {}).split("-")[1])),)),
+    ("docs/groundeval.md", r"no request reached it for (\d+) minutes", "design",
+     lambda: (f"{_design('judges.groundeval.mcp_transports.SESSION_IDLE_S') / 60:g}",)),
+    ("docs/groundeval.md", r"answered with HTTP 400 and its JSON-RPC error, or 413 over (\d) MiB", "design",
+     lambda: (f"{_design('judges.groundeval.jsonrpc_screen.MAX_MESSAGE_BYTES') / 2**20:g}",)),
+    ("docs/groundeval.md", r"or error, or a line over (\d) MiB", "design",
+     lambda: (f"{_design('judges.groundeval.jsonrpc_screen.MAX_MESSAGE_BYTES') / 2**20:g}",)),
+    ("docs/groundeval.md", r"or is over ([\d,]+) characters", "design",
+     lambda: (f"{_design('judges.groundeval.mcp_session.MAX_ANSWER_CHARS'):,}",)),
+    ("docs/groundeval.md", r"\?agent=NAME`: 1-(\d+) letters, digits", "design",
+     lambda: (str(1 + int(re.search(r"\{0,(\d+)\}", _design("judges.groundeval.mcp_transports.AGENT_NAME").pattern)[1])),)),
+    ("docs/groundeval.md", r"v = 0 when n = 0\); weights (\.\d\d/\.\d\d), (\.\d\d/\.\d\d), (\.\d\d/\.\d\d)\.", "design", _weights),
+    ("docs/spec/groundeval.md", r"Default weights \(w_a, w_t\): Perspective (\.\d\d/\.\d\d), Counterfactual (\.\d\d/\.\d\d), "
+     r"Silence (\.\d\d/\.\d\d)\.", "design", _weights),
+    ("docs/judges.md", r"\(load average ([\d.]+)\) the client sustained ([\d.]+) of the bound a (\d+) ms server allows at "
+     r"(\d+) in flight \(`python benchmarks/bench_runner.py`, recorded in `benchmarks/measured/runner.json`\)", "measured",
+     lambda: _runner_record()),
+    ("docs/world.md", r"against `SLA_HOURS` \(SEV1 (\d+) h, SEV2 (\d+) h, SEV3 (\d+) h\)", "design",
+     lambda: tuple(f"{_design('simulator.processes.cascades.SLA_HOURS')[s]:g}" for s in ("SEV1", "SEV2", "SEV3"))),
+)
+
+
+@pytest.mark.parametrize("doc, pattern, kind, expected", FIGURE_CHECKS, ids=[c[1][:40] for c in FIGURE_CHECKS])
+def test_figure_checks(doc, pattern, kind, expected):
+    said = re.search(pattern, _flat(ROOT / doc))
+    assert said is not None, (doc, pattern)
+    assert said.groups() == expected(), (doc, said.group(0))
