@@ -5,10 +5,11 @@
 or the graph) and saved under ``cache/<key>/``, where the key is the SHA-256
 of ``FORMAT_VERSION`` and those two files' bytes; the next call with the same
 suite content (any path) loads it instead: the numeric columns, the
-postings and the versions (each one's JSON text, end to end in one byte
-column with its offsets) as ``.npy`` files, memory-mapped, so a version is
-read and made into a record only when first asked for; the access policy
-and the small tables in one pickle. A change to either file, or
+postings and the versions (the artifacts file's bytes, with where each
+version's line starts and ends) as ``.npy`` files, memory-mapped, so a
+version is read and made into a record only when first asked for; the
+access policy and the small tables in one pickle. Building reads each line's
+JSON for the fields the index needs (``index_world``), never making records. A change to either file, or
 to the index layout (bump ``FORMAT_VERSION``), gives a new key. The cache is
 written into a staged directory and renamed into place, so a half-written
 one is never read; one that cannot be read is rebuilt.
@@ -25,18 +26,20 @@ from typing import Any, Sequence, overload
 
 import numpy as np
 
-from judges.groundeval.runtime import Corpus, Postings
+from judges.groundeval.runtime import Corpus, IndexedVersion, Postings
 from orgbench.core.errors import InputError
 from orgbench.core.jsonl import iter_jsonl
-from orgbench.core.storage import read_json, staged_directory
+from orgbench.core.storage import MAX_DEPTH, _finite, _no_constant, depth, open_binary, read_json, staged_directory
 from simulator.model import ArtifactVersion
 from simulator.policy import AccessPolicy
 
 #: Bump when the saved layout or anything the index is built from (tokenizer, columns) changes.
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 #: Where ``open_corpus`` keeps indexes unless told otherwise (relative to the working directory).
 DEFAULT_CACHE = Path("build") / "groundeval-index"
 _RECORDS = "records.pickle"
+#: Strict JSON (``loads_json``'s: no NaN or Infinity, finite numbers), one decoder for every line.
+_DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite)
 
 
 @dataclass(frozen=True)
@@ -71,29 +74,74 @@ def load_served_world(suite: Path) -> ServedWorld:
             versions.append(ArtifactVersion.from_json(obj))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise InputError(f"{path}:{number}: bad or missing field {exc}") from None
-    try:
-        policy = AccessPolicy.from_json(read_json(world / "policy.json"))
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise InputError(f"{world / 'policy.json'}: bad or missing field {exc}") from None
-    return ServedWorld(tuple(versions), policy)
+    return ServedWorld(tuple(versions), _policy(world / "policy.json"))
 
 
 def open_corpus(suite: Path, cache: Path | None = DEFAULT_CACHE) -> Corpus:
     """The suite's index: loaded from ``cache`` when built before, else built and saved there (``None``: not kept)."""
     if cache is None:
-        return Corpus(load_served_world(suite))
+        return index_world(suite)
     where = Path(cache) / corpus_key(suite)
     if (where / _RECORDS).is_file():
         try:
             return load_corpus(where)
         except (OSError, ValueError, EOFError, KeyError, pickle.UnpicklingError):
             pass   # unreadable (e.g. written by another numpy): rebuilt below
-    corpus = Corpus(load_served_world(suite))
+    corpus = index_world(suite)
     try:
         save_corpus(corpus, where)
     except OSError:
         pass       # a read-only or full disk: scoring goes on without keeping the index
     return corpus
+
+
+def index_world(suite: Path) -> Corpus:
+    """The index of the suite's ``world/artifacts.jsonl`` and ``policy.json``, read straight from their JSON.
+
+    The same corpus as ``Corpus(load_served_world(suite))``, without making a record of each version: each
+    line's JSON gives the index its fields, and the line's own bytes are what ``docs`` reads a version from.
+    """
+    world = Path(suite) / "world"
+    path = world / "artifacts.jsonl"
+    policy = _policy(world / "policy.json")
+    with open_binary(path, "is a directory, expected a JSONL file") as handle:
+        data = handle.read()
+    rows: list[IndexedVersion] = []
+    spans: list[tuple[int, int]] = []
+    start, number = 0, 0
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        number += 1
+        line = data[start:end]
+        if line.strip():
+            try:
+                obj = _DECODER.decode(line.decode())
+                if obj.__class__ is not dict:
+                    raise TypeError(f"a {type(obj).__name__}, not an object")
+                if line.count(b"[") + line.count(b"{") > MAX_DEPTH and depth(obj) > MAX_DEPTH:
+                    raise ValueError("nested too deeply")
+                rows.append(IndexedVersion.of_json(obj))
+            except RecursionError:
+                raise InputError(f"{path}:{number}: invalid JSON (nested too deeply)") from None
+            except (KeyError, TypeError, ValueError, AttributeError, UnicodeDecodeError) as exc:
+                raise InputError(f"{path}:{number}: bad or missing field {exc}") from None
+            spans.append((start, end))
+        start = end + 1
+    order = sorted(range(len(rows)), key=lambda i: (rows[i].artifact_id, rows[i].version))
+    text = np.frombuffer(data, dtype=np.uint8)
+    starts = np.array([spans[i][0] for i in order], dtype=np.int64)
+    ends = np.array([spans[i][1] for i in order], dtype=np.int64)
+    corpus = Corpus.__new__(Corpus)
+    corpus.index(policy, VersionTable(text, starts, ends), [rows[i] for i in order])
+    return corpus
+
+
+def _policy(path: Path) -> AccessPolicy:
+    try:
+        return AccessPolicy.from_json(read_json(path))
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise InputError(f"{path}: bad or missing field {exc}") from None
 
 
 def save_corpus(corpus: Corpus, where: Path) -> None:
@@ -124,21 +172,21 @@ class VersionTable(Sequence[ArtifactVersion]):
     record on load would cost more than the scoring itself; at a million versions it would not fit the memory.
     """
 
-    def __init__(self, text: np.ndarray, offsets: np.ndarray) -> None:
-        self._text = text
-        self._offsets = offsets.tolist()
+    def __init__(self, text: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> None:
+        self._text, self._starts, self._ends = text, starts, ends
         self._made: dict[int, ArtifactVersion] = {}
 
     @staticmethod
-    def columns(versions: Sequence[ArtifactVersion]) -> tuple[np.ndarray, np.ndarray]:
-        """The versions' JSON texts end to end (bytes) and where each starts (one more offset: the end)."""
+    def columns(versions: Sequence[ArtifactVersion]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The versions' JSON texts (bytes, end to end) and where each starts and ends."""
+        if isinstance(versions, VersionTable):
+            return versions._text, versions._starts, versions._ends
         texts = [json.dumps(v.to_json(), ensure_ascii=False, separators=(",", ":")).encode() for v in versions]
-        offsets = np.zeros(len(texts) + 1, dtype=np.int64)
-        np.cumsum([len(t) for t in texts], out=offsets[1:])
-        return np.frombuffer(b"".join(texts), dtype=np.uint8), offsets
+        ends = np.cumsum([len(t) for t in texts], dtype=np.int64)
+        return np.frombuffer(b"".join(texts), dtype=np.uint8), ends - [len(t) for t in texts], ends
 
     def __len__(self) -> int:
-        return len(self._offsets) - 1
+        return len(self._starts)
 
     @overload
     def __getitem__(self, index: int) -> ArtifactVersion: ...
@@ -155,7 +203,7 @@ class VersionTable(Sequence[ArtifactVersion]):
         if made is None:
             if not 0 <= index < len(self):
                 raise IndexError(f"version {index} of {len(self)}")
-            text = self._text[self._offsets[index]:self._offsets[index + 1]].tobytes()
+            text = self._text[int(self._starts[index]):int(self._ends[index])].tobytes()
             made = self._made[index] = ArtifactVersion.from_json(json.loads(text))
         return made
 
@@ -170,7 +218,7 @@ def corpus_state(corpus: Corpus) -> tuple[dict[str, np.ndarray], dict[str, Any]]
     postings = corpus.postings
     arrays.update(postings_offsets=postings.offsets, postings_docs=postings.docs, postings_tf=postings.tf)
     objects = {name: getattr(corpus, name) for name in _TABLES}
-    arrays["versions_text"], arrays["versions_offsets"] = VersionTable.columns(corpus.docs)
+    arrays["versions_text"], arrays["versions_starts"], arrays["versions_ends"] = VersionTable.columns(corpus.docs)
     objects.update(format=FORMAT_VERSION, arrays=sorted(arrays), terms=list(postings.terms))
     return arrays, objects
 
@@ -180,7 +228,7 @@ def corpus_from_state(arrays: dict[str, np.ndarray], objects: dict[str, Any]) ->
     corpus = Corpus.__new__(Corpus)
     for name in _TABLES:
         setattr(corpus, name, objects[name])
-    corpus.docs = VersionTable(arrays["versions_text"], arrays["versions_offsets"])
+    corpus.docs = VersionTable(arrays["versions_text"], arrays["versions_starts"], arrays["versions_ends"])
     for name in _COLUMNS:
         setattr(corpus, name, arrays[name])
     corpus.postings = Postings({term: k for k, term in enumerate(objects["terms"])}, arrays["postings_offsets"],
@@ -189,5 +237,5 @@ def corpus_from_state(arrays: dict[str, np.ndarray], objects: dict[str, Any]) ->
     return corpus
 
 
-__all__ = ["DEFAULT_CACHE", "FORMAT_VERSION", "ServedWorld", "VersionTable", "corpus_key", "load_corpus", "load_served_world",
-           "open_corpus", "save_corpus"]
+__all__ = ["DEFAULT_CACHE", "FORMAT_VERSION", "ServedWorld", "VersionTable", "corpus_key", "index_world", "load_corpus",
+           "load_served_world", "open_corpus", "save_corpus"]

@@ -24,14 +24,15 @@ import time
 from bisect import bisect_right
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol, Sequence
+from itertools import islice
+from typing import Any, Iterable, NamedTuple, Protocol, Sequence
 
 import numpy as np
 
 from judges.groundeval.call_args import (
     DEFAULT_LIMIT, MAX_LIMIT, bounded, capped, fetch_problem, search_problem,
 )
-from orgbench.core.clock import UTC, format_ts
+from orgbench.core.clock import UTC, format_ts, parse_ts
 from simulator.model import ArtifactVersion, EntityRef
 from simulator.policy import ACTOR, GATES, HORIZON, SUBSYSTEM, AccessPolicy
 
@@ -88,28 +89,48 @@ class Postings:
         self.terms, self.offsets, self.docs, self.tf = terms, offsets, docs, tf
 
     @classmethod
-    def build(cls, token_lists: list[list[str]]) -> Postings:
-        """The postings of documents 0, 1, … given as their token lists."""
+    def of_texts(cls, texts: Iterable[str], block: int = 1 << 15) -> tuple[Postings, np.ndarray]:
+        """The postings of documents 0, 1, … given as their texts, and each one's token count.
+
+        A text's tokens are ``tokenize``'s, in another order: every token, then the parts of its compound ones
+        (the counts are all the index keeps). Documents are read ``block`` at a
+        time; each block's (term, document) pairs are counted in numpy, and the blocks, each sorted by term,
+        merged by one stable sort (a term's documents stay ascending).
+        """
         terms: dict[str, int] = {}
-        term_of, doc_of, count_of = [], [], []
-        for doc, tokens in enumerate(token_lists):
-            counts: dict[str, int] = {}
-            for token in tokens:
-                counts[token] = counts.get(token, 0) + 1
-            for token, count in counts.items():
-                k = terms.get(token)
-                if k is None:
-                    k = terms[token] = len(terms)
-                term_of.append(k)
-                doc_of.append(doc)
-                count_of.append(count)
-        term_ids = np.array(term_of, dtype=np.int64)
-        order = np.argsort(term_ids, kind="stable")        # by term, each term's versions still ascending
+        term_blocks, doc_blocks, tf_blocks, length_blocks = [], [], [], []
+        first, source = 0, iter(texts)
+        while chunk := list(islice(source, block)):
+            tokens: list[str] = []
+            sizes = []
+            for text in chunk:
+                found = _TOKEN.findall(text.lower())
+                compound = [token for token in found if not token.isalnum()]
+                if compound:
+                    found += _PART.findall(" ".join(compound))
+                tokens += found
+                sizes.append(len(found))
+            for token in dict.fromkeys(tokens):      # new terms numbered in order of first occurrence
+                if token not in terms:
+                    terms[token] = len(terms)
+            ids = np.fromiter(map(terms.__getitem__, tokens), dtype=np.int64, count=len(tokens))
+            docs = np.repeat(np.arange(first, first + len(chunk), dtype=np.int64), sizes)
+            pairs, counts = np.unique((ids << 32) | docs, return_counts=True)   # by term, then document
+            term_blocks.append((pairs >> 32).astype(np.int32))
+            doc_blocks.append((pairs & 0xFFFFFFFF).astype(np.int32))
+            tf_blocks.append(counts)
+            length_blocks.append(np.array(sizes, dtype=np.float64))
+            first += len(chunk)
+        term_of = np.concatenate(term_blocks) if term_blocks else np.zeros(0, dtype=np.int32)
+        order = np.argsort(term_of, kind="stable")   # runs sorted by term, in document order: merged
         offsets = np.zeros(len(terms) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(term_ids, minlength=len(terms)), out=offsets[1:])
-        tf = np.array(count_of, dtype=np.int64)[order]
+        np.cumsum(np.bincount(term_of, minlength=len(terms)), out=offsets[1:])
+        del term_of
+        tf = np.concatenate(tf_blocks)[order] if tf_blocks else np.zeros(0, dtype=np.int64)
         tf_type = np.uint16 if not len(tf) or tf.max() <= np.iinfo(np.uint16).max else np.uint32
-        return cls(terms, offsets, np.array(doc_of, dtype=np.int32)[order], tf.astype(tf_type))
+        docs_all = np.concatenate(doc_blocks)[order] if doc_blocks else np.zeros(0, dtype=np.int32)
+        lengths = np.concatenate(length_blocks) if length_blocks else np.zeros(0, dtype=np.float64)
+        return cls(terms, offsets, docs_all, tf.astype(tf_type)), lengths
 
     def get(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
         """The versions holding ``term`` and its count in each (a view), or None."""
@@ -123,54 +144,86 @@ class Postings:
         return len(self.terms)
 
 
+class IndexedVersion(NamedTuple):
+    """What the index keeps of one version: its id and number, creation (µs), gate inputs and searchable text."""
+
+    artifact_id: str
+    version: int
+    created: int
+    subsystem: str
+    space: str | None
+    audience: Sequence[str] | None
+    participants: Sequence[str]
+    text: str
+
+    @staticmethod
+    def of(v: ArtifactVersion) -> IndexedVersion:
+        return IndexedVersion(v.artifact_id, v.version, _micros(v.created_at), v.subsystem, v.acl.space, v.acl.audience,
+                              v.acl.participants, searchable_text(v.artifact_id, v.title, v.body, v.created_at))
+
+    @staticmethod
+    def of_json(obj: dict[str, Any]) -> IndexedVersion:
+        """What ``of(ArtifactVersion.from_json(obj))`` gives, read straight from the JSON object (the same errors)."""
+        created_at = parse_ts(obj["created_at"])
+        _ = (obj["kind"], obj["author"], obj["entity"]["id"], obj["entity"]["kind"])   # what from_json requires too
+        acl = obj.get("acl") or {}
+        audience = acl.get("audience")
+        return IndexedVersion(obj["artifact_id"], int(obj["version"]), _micros(created_at), obj["subsystem"],
+                              acl.get("space"), None if audience is None else tuple(audience),
+                              tuple(acl.get("participants", ())),
+                              searchable_text(obj["artifact_id"], obj["title"], obj["body"], created_at))
+
+
+def searchable_text(artifact_id: str, title: str, body: str, created_at: datetime) -> str:
+    """The text search matches a version by: its id, title, body and creation date."""
+    return f"{artifact_id} {title} {body} {created_at.date().isoformat()}"
+
+
 class Corpus:
     """Every artifact version of a world, indexed once for gated search and fetch."""
 
     def __init__(self, world: Served) -> None:
-        self.policy = world.policy
         docs = sorted(world.artifacts, key=lambda v: (v.artifact_id, v.version))
-        self.docs: Sequence[ArtifactVersion] = docs
-        n = len(docs)
-        self.refs = {v.ref: i for i, v in enumerate(docs)}
+        self.index(world.policy, docs, [IndexedVersion.of(v) for v in docs])
+
+    def index(self, policy: AccessPolicy, docs: Sequence[ArtifactVersion], rows: Sequence[IndexedVersion]) -> None:
+        """Index ``rows``, one per version of ``docs`` (sorted by artifact id, then version)."""
+        self.policy = policy
+        self.docs = docs
+        n = len(rows)
+        self.refs = {f"{r.artifact_id}@{r.version}": i for i, r in enumerate(rows)}
         self.by_id: dict[str, list[int]] = {}
-        for i, v in enumerate(docs):
-            self.by_id.setdefault(v.artifact_id, []).append(i)
-        self.created = np.fromiter((_micros(v.created_at) for v in docs), dtype=np.int64, count=n)
+        for i, r in enumerate(rows):
+            self.by_id.setdefault(r.artifact_id, []).append(i)
+        self.created = np.fromiter((r.created for r in rows), dtype=np.int64, count=n)
         nxt = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
         for indices in self.by_id.values():
-            for a, b in zip(indices, indices[1:]):
-                nxt[a] = self.created[b]
+            if len(indices) > 1:
+                nxt[indices[:-1]] = self.created[indices[1:]]
         self.next_created = nxt
-        self.subsystems = sorted({v.subsystem for v in docs})
+        self.subsystems = sorted({r.subsystem for r in rows})
         code = {s: i for i, s in enumerate(self.subsystems)}
-        self.subsystem_code = np.fromiter((code[v.subsystem] for v in docs), dtype=np.int16, count=n)
-        self.spaces = sorted({v.acl.space for v in docs if v.acl.space is not None})
+        self.subsystem_code = np.fromiter((code[r.subsystem] for r in rows), dtype=np.int16, count=n)
+        self.spaces = sorted({r.space for r in rows if r.space is not None})
         space_code = {s: i for i, s in enumerate(self.spaces)}
-        self.space_code = np.fromiter((-1 if v.acl.space is None else space_code[v.acl.space] for v in docs),
+        self.space_code = np.fromiter((-1 if r.space is None else space_code[r.space] for r in rows),
                                       dtype=np.int32, count=n)
         audience_docs: list[int] = []
         by_audience: dict[str, list[int]] = {}
         by_participant: dict[str, list[int]] = {}
-        for i, v in enumerate(docs):
-            if v.acl.audience is not None:
+        for i, r in enumerate(rows):
+            if r.audience is not None:
                 audience_docs.append(i)
-                for who in v.acl.audience:
+                for who in r.audience:
                     by_audience.setdefault(who, []).append(i)
-            for who in v.acl.participants:
+            for who in r.participants:
                 by_participant.setdefault(who, []).append(i)
         self.audience_docs = np.array(audience_docs, dtype=np.int64)
         self.open_to_all = np.ones(n, dtype=bool)     # False where an audience restricts who may read
         self.open_to_all[self.audience_docs] = False
         self.by_audience = {a: np.array(x, dtype=np.int64) for a, x in by_audience.items()}
         self.by_participant = {a: np.array(x, dtype=np.int64) for a, x in by_participant.items()}
-        lengths = np.zeros(n, dtype=np.float64)
-        token_lists = []
-        for i, v in enumerate(docs):
-            tokens = tokenize(f"{v.artifact_id} {v.title} {v.body} {v.created_at.date().isoformat()}")
-            lengths[i] = len(tokens)
-            token_lists.append(tokens)
-        self.lengths = lengths
-        self.postings = Postings.build(token_lists)
+        self.postings, self.lengths = Postings.of_texts(r.text for r in rows)
         self.derive_lookups()
 
     def derive_lookups(self) -> None:
@@ -407,7 +460,9 @@ class GatedRuntime:
         """BM25 over the visible versions (of one subsystem if given): the best ``limit`` (index, score), best first."""
         terms = list(dict.fromkeys(tokenize(query)))
         self._weigh_all(terms)
-        parts = [w for w in (self._term_weights(t, subsystem) for t in terms) if w is not None]
+        weighed = self._weights
+        parts = [w for w in (weighed[(t, subsystem)] if (t, subsystem) in weighed else self._term_weights(t, subsystem)
+                             for t in terms) if w is not None]
         if not parts:
             return []
         if len(parts) == 1:      # one posting: its versions are already distinct and in order
@@ -466,5 +521,5 @@ class GatedRuntime:
         return [c.to_json() for c in self.calls]
 
 
-__all__ = ["ACTOR", "HORIZON", "MAX_LIMIT", "SUBSYSTEM", "CallRecord", "Corpus", "GatedRuntime", "Postings", "not_found",
-           "tokenize"]
+__all__ = ["ACTOR", "HORIZON", "MAX_LIMIT", "SUBSYSTEM", "CallRecord", "Corpus", "GatedRuntime", "IndexedVersion", "Postings",
+           "not_found", "searchable_text", "tokenize"]

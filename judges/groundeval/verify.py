@@ -37,7 +37,7 @@ per distinct (query, subsystem, limit), on the verifier for the contract's
 actor and ``as_of``, which ``score_submissions`` shares across every contract
 with that actor and moment, and every agent and mode. The verifier also keeps
 what each distinct claim re-derived to (tool, arguments, returned ids, outcome
-and gates, as JSON text: ``1``, ``1.0`` and ``true`` stay apart), so a call
+and gates, as text: ``1``, ``1.0`` and ``true`` stay apart), so a call
 that several agents, modes or traces make alike is worked out once.
 """
 
@@ -56,6 +56,8 @@ from simulator.policy import GATES, SUBSYSTEM
 FETCHES = ("fetch_artifact", "cite_artifact")
 SEARCH = "search_artifacts"
 _CLEAN: tuple[str, ...] = ()
+#: Argument values whose ``repr`` tells every distinct value apart (the shape check fixed the other fields' types).
+_PLAIN = frozenset((str, int, float, bool, type(None)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,13 +221,20 @@ class TraceVerifier:
         """What a well-formed claimed call re-derives to, worked out once per distinct claim.
 
         The claim's ``seq`` and ``latency_ms`` take no part (``call`` copies them from each call as it comes). The
-        key is the rest as JSON text; the shape check before (exact types) keeps apart what the text would not.
+        key is the rest as text: its ``repr`` when every argument is a string, number, boolean or null, else JSON
+        (a tuple's JSON starts ``[``, its repr ``(``: the two never meet); the shape check before (exact types) keeps
+        apart what the text would not.
         """
         get = raw.get
-        try:
-            key = json.dumps((get("tool"), get("args"), get("returned_ids"), get("outcome"), get("gates")))
-        except (TypeError, ValueError):       # arguments that are not JSON (a caller's own objects): uncached
-            return self._derive(raw)
+        args: dict[str, Any] = raw["args"]
+        claim = (get("tool"), args, get("returned_ids"), get("outcome"), get("gates"))
+        if all(value.__class__ in _PLAIN for value in args.values()):
+            key = repr(claim)          # exact for these types (``1``, ``1.0``, ``True`` apart); cheaper than JSON
+        else:
+            try:
+                key = json.dumps(claim)
+            except (TypeError, ValueError):       # arguments that are not JSON (a caller's own objects): uncached
+                return self._derive(raw)
         found = self._derived.get(key)
         if found is None:
             found = self._derived[key] = self._derive(raw)

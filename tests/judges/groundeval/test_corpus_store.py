@@ -110,3 +110,47 @@ def test_search_ranks_as_bm25_over_every_visible_version(rt_world, rt_corpus, da
         ranked = runtime._rank(query, subsystem, limit)
         assert [i for i, _ in ranked] == expected
         assert all(math.isclose(score, scores[i], rel_tol=1e-12) for i, score in ranked)
+
+
+def test_the_index_read_from_the_suite_files_is_the_index_of_the_world(rt_suite):
+    import numpy as np
+
+    from judges.groundeval.corpus_store import index_world, load_served_world
+    from judges.groundeval.runtime import Corpus
+
+    read, made = index_world(rt_suite), Corpus(load_served_world(rt_suite))
+    for name in ("created", "next_created", "subsystem_code", "space_code", "audience_docs", "open_to_all", "lengths"):
+        assert np.array_equal(getattr(read, name), getattr(made, name)), name
+    assert (read.refs, read.by_id, read.subsystems, read.spaces) == (made.refs, made.by_id, made.subsystems, made.spaces)
+    for table in ("by_audience", "by_participant"):
+        mine, theirs = getattr(read, table), getattr(made, table)
+        assert mine.keys() == theirs.keys() and all(np.array_equal(mine[k], theirs[k]) for k in mine)
+    assert list(read.docs[::50]) == list(made.docs[::50])
+    # the postings against a plain count of ``tokenize``'s tokens, version by version
+    counts: dict[str, dict[int, int]] = {}
+    for i, v in enumerate(made.docs):
+        tokens = tokenize(f"{v.artifact_id} {v.title} {v.body} {v.created_at.date().isoformat()}")
+        assert read.lengths[i] == len(tokens)
+        for token in tokens:
+            counts.setdefault(token, {})
+            counts[token][i] = counts[token].get(i, 0) + 1
+    assert set(read.postings.terms) == set(counts)
+    for term, found in counts.items():
+        docs, tf = read.postings.get(term)
+        assert docs.tolist() == sorted(found) and tf.tolist() == [found[i] for i in sorted(found)], term
+
+
+def test_a_bad_line_of_the_suite_artifacts_names_the_file_and_line(rt_suite, tmp_path):
+    import pytest
+
+    from judges.groundeval.corpus_store import index_world
+    from orgbench.core.errors import InputError
+
+    suite = tmp_path / "suite"
+    shutil.copytree(rt_suite, suite)
+    path = suite / "world" / "artifacts.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    for bad in (b'{"artifact_id": "X-1"}\n', b"[1, 2]\n", b'{"a": NaN}\n', b"{\"facts\": " + b"[" * 150 + b"]" * 150 + b"}\n"):
+        path.write_bytes(b"".join(lines[:3]) + bad + b"".join(lines[3:]))
+        with pytest.raises(InputError, match=r"artifacts\.jsonl:4: "):
+            index_world(suite)
