@@ -550,6 +550,52 @@ def _runner_record() -> tuple[str, ...]:
             str(run["concurrency"]))
 
 
+def _gating_from_the_figures_table() -> tuple[str, ...]:
+    """Plain and near-vocabulary out-of-scope questions at margin 0 and near the in-scope margins, from docs/cargo.md's
+    figures table (which tests/judges/test_cargo_docs.py recomputes from the suite)."""
+    text = _flat(ROOT / "docs" / "cargo.md")
+    zero, total = re.search(r"\| out-of-scope questions with retrieval margin 0 \| (\d+) of (\d+) \|", text).groups()
+    near_zero, near_kept, near = re.search(r"\| near-vocabulary out-of-scope questions: at margin 0 / at or above the "
+                                           r"in-scope items' 10th-percentile margin \| (\d+) / (\d+) of (\d+) \|", text).groups()
+    assert near_zero == "0"                                  # "none of the near-vocabulary ones does"
+    return str(int(zero) - int(near_zero)), str(int(total) - int(near)), near_kept, near
+
+
+def _mutation_study() -> tuple[str, ...]:
+    rows = _csv("assurance/mutations.csv")
+    completed = [r for r in rows if r["first_stop"] == "completed"]
+    assert all(r["defended_both"] == "true" for r in rows)                      # "none through"
+    assert not any(r["defended_audit_only"] == "false" for r in rows)          # "with the inline checker off, none"
+    return (str(len(rows)), str(sum(r["stopped_before_read"] == "true" for r in rows)), str(len(completed)),
+            {1: "one"}.get(sum(r["defended_inline_only"] == "false" for r in rows), "?"))
+
+
+def _mutation_origins() -> tuple[str, ...]:
+    origins = [r["origin"] for r in _csv("assurance/mutations.csv")]
+    return str(origins.count("paper")), str(origins.count("independent")), str(origins.count("issue"))
+
+
+def _hard_kind_bound() -> tuple[str, ...]:
+    hard = _summary()["hard_kinds"]
+    figures = [hard[k][a][m][f] for k in hard if "/" in k for a in ("bm25", "proximity") for m in ("tool", "context")
+               for f in ("s_answer", "verdict_correct")]
+    return (_three(max(figures)),)
+
+
+def _world_split(track: str) -> tuple[str, ...]:
+    from benchmark_builders.groundeval.build import WORLD_CONFIG, _split
+    from benchmark_builders.groundeval.tracks import track as named
+
+    split = _split(WORLD_CONFIG.counts[track], WORLD_CONFIG.ratios[track], named(track).kinds)
+    return (str(WORLD_CONFIG.counts[track]), *(str(n) for n in split.values()))
+
+
+def _family_size(family: str) -> tuple[str, ...]:
+    from benchmark_builders.cargo.records import DEFAULT_SIZES
+
+    return (str(DEFAULT_SIZES[family]),)
+
+
 #: Figures checked here: (doc, a pattern of its flattened text whose groups are the figures, class, what they must be).
 #: ``doc_registry.py`` points each unit one of these patterns matches at ``test_figure_checks``.
 FIGURE_CHECKS: tuple[tuple[str, str, str, object], ...] = (
@@ -602,6 +648,20 @@ FIGURE_CHECKS: tuple[tuple[str, str, str, object], ...] = (
     ("docs/judges.md", r"\(load average ([\d.]+)\) the client sustained ([\d.]+) of the bound a (\d+) ms server allows at "
      r"(\d+) in flight \(`python benchmarks/bench_runner.py`, recorded in `benchmarks/measured/runner.json`\)", "measured",
      lambda: _runner_record()),
+    ("docs/cargo.md", r"now (\d+) of the (\d+) plain ones do, none of the near-vocabulary ones does, and (\d+) of the (\d+) have",
+     "result", _gating_from_the_figures_table),
+    ("docs/assurance.md", r"Result \(`results/assurance/NOTES.md`\): (\d+) cases, (\d+) stopped before the stub read a byte, "
+     r"(\d+) neutralised, none through; with the disk audit off (\w+) gets through", "result", _mutation_study),
+    ("docs/assurance.md", r"Its cases: the paper's (\d+) and CRLF; (\d+) written by a helper", "result",
+     lambda: _mutation_origins()[:2]),
+    ("docs/assurance.md", r"and (\d+) more that issue 15 names", "result", lambda: _mutation_origins()[2:]),
+    ("docs/assurance.md", r"is one test per case \((\d+)\)", "result", lambda: (str(len({r["case"] for r in _csv("assurance/faults.csv")})),)),
+    ("docs/groundeval.md", r"every hard-kind figure of bm25 and proximity is at or below (\.\d+)\.", "result", _hard_kind_bound),
+    ("docs/groundeval.md", r"Counterfactual count (\d+) = (\d+) causal \+ (\d+) decoy \+ (\d+) indirect \+ (\d+) named_decoy", "design",
+     lambda: _world_split("counterfactual")),
+    ("docs/groundeval.md", r"Silence (\d+) = (\d+) \+ (\d+) \+ (\d+) indirect", "design", lambda: _world_split("silence")),
+    *((doc, rf"\| {family} [a-z ]+ \|[^|]+\| (?:pass|fail|no|yes) \| (\d+) \|", "design", lambda f=family: _family_size(f))
+      for doc in ("docs/cargo.md", "docs/spec/cargo.md") for family in ("P1", "P3", "P2", "P4")),
     ("docs/world.md", r"against `SLA_HOURS` \(SEV1 (\d+) h, SEV2 (\d+) h, SEV3 (\d+) h\)", "design",
      lambda: tuple(f"{_design('simulator.processes.cascades.SLA_HOURS')[s]:g}" for s in ("SEV1", "SEV2", "SEV3"))),
 )
