@@ -596,6 +596,29 @@ def _family_size(family: str) -> tuple[str, ...]:
     return (str(DEFAULT_SIZES[family]),)
 
 
+def _quick_cargo() -> tuple[str, ...]:
+    from judges.conditions import VARIANTS, parse_conditions
+    from orgbench.studies.models import CARGO_JUDGE_SEEDS, QUICK
+
+    per_family, cells = QUICK.cargo_per_family, len(parse_conditions("all", rubric_swap=True) + list(VARIANTS.values()))
+    assert per_family is not None and len(CARGO_JUDGE_SEEDS) == 1
+    return (str(per_family), str(4 * per_family), str(cells), str(4 * per_family * cells), str(CARGO_JUDGE_SEEDS[0]))
+
+
+def _verdict_bounds() -> tuple[str, ...]:
+    from judges.backends.local import DEFAULT_MAX_TOKENS
+    from judges.verdict_schema import longest_answer, token_bound, verdict_schema
+
+    schema = verdict_schema()
+    return str(len(longest_answer(schema).encode())), str(token_bound(schema)), str(DEFAULT_MAX_TOKENS)
+
+
+def _question_id_digits() -> tuple[str, ...]:
+    from benchmark_builders.groundeval.contracts import question_id
+
+    return (str(len(question_id("silence", {}).split("-")[1])),)
+
+
 #: Figures checked here: (doc, a pattern of its flattened text whose groups are the figures, class, what they must be).
 #: ``doc_registry.py`` points each unit one of these patterns matches at ``test_figure_checks``.
 FIGURE_CHECKS: tuple[tuple[str, str, str, object], ...] = (
@@ -630,8 +653,6 @@ FIGURE_CHECKS: tuple[tuple[str, str, str, object], ...] = (
      lambda: (str(round(100 * _design("benchmark_builders.cargo.plan.SuiteConfig:two_value_share"))),)),
     ("docs/cargo.md", r"hashed \(([\d,]+) buckets\) TF-IDF", "design",
      lambda: (f"{_design('benchmark_builders.cargo.retrieval.DIMENSIONS'):,}",)),
-    ("docs/groundeval.md", r"Question ids are `PER-`/`CF-`/`SIL-` \+ (\d+) hex digits", "design",
-     lambda: (str(len(_design("benchmark_builders.groundeval.contracts.question_id")("silence", {}).split("-")[1])),)),
     ("docs/groundeval.md", r"no request reached it for (\d+) minutes", "design",
      lambda: (f"{_design('judges.groundeval.mcp_transports.SESSION_IDLE_S') / 60:g}",)),
     ("docs/groundeval.md", r"answered with HTTP 400 and its JSON-RPC error, or 413 over (\d) MiB", "design",
@@ -662,6 +683,25 @@ FIGURE_CHECKS: tuple[tuple[str, str, str, object], ...] = (
     ("docs/groundeval.md", r"Silence (\d+) = (\d+) \+ (\d+) \+ (\d+) indirect", "design", lambda: _world_split("silence")),
     *((doc, rf"\| {family} [a-z ]+ \|[^|]+\| (?:pass|fail|no|yes) \| (\d+) \|", "design", lambda f=family: _family_size(f))
       for doc in ("docs/cargo.md", "docs/spec/cargo.md") for family in ("P1", "P3", "P2", "P4")),
+    ("docs/judges.md", r"the first (\d+) items of each family P1–P4 in id order \((\d+) items\) × all (\d+) condition cells "
+     r"\((\d+) judgments\), judge seed (\d+)", "design", _quick_cargo),
+    ("docs/judges.md", r"\| GroundEval \| (\d+) contracts of world seed (\d+) taking turns", "design",
+     lambda: (str(_design("orgbench.studies.models.QUICK").groundeval_contracts),
+              str(_design("orgbench.studies.models.GROUNDEVAL_SEED")))),
+    ("docs/judges.md", r"Its longest answer is (\d+) bytes .* a verdict needs at most (\d+) tokens, below the local default "
+     r"of (\d+)\.", "design", _verdict_bounds),
+    ("docs/judges.md", r"A `--max-tokens` below (\d+) can cut verdicts off", "design", lambda: _verdict_bounds()[1:2]),
+    ("docs/judges.md", r"verdict, at most (\d) claims of 1-(\d+) printable ASCII characters", "design",
+     lambda: (str(_design("judges.verdict_schema.MAX_CLAIMS")), str(_design("judges.verdict_schema.CLAIM_CHARS")))),
+    ("docs/sweeps.md", r"\(`\[endpoints.\"URL\"\] concurrency`, default (\d+)\)", "design",
+     lambda: (str(_design("orgbench.sweep.spec.DEFAULT_CONCURRENCY")),)),
+    ("docs/sweeps.md", r"in chunks of about ([\d,]+) records", "design", lambda: (f"{_design('simulator.stream.CHUNK'):,}",)),
+    ("docs/plugins.md", r"question ids are `PREFIX-` \+ (\d+) hex digits", "design", _question_id_digits),
+    ("docs/groundeval.md", r"Question ids are `PER-`/`CF-`/`SIL-` \+ (\d+) hex digits", "design", _question_id_digits),
+    ("docs/groundeval.md", r"builds contracts from the default worlds \(seeds (\d+), (\d+), (\d+)\)", "result",
+     lambda: tuple(str(s) for s in _summary()["seeds"])),
+    ("docs/groundeval.md", r"\[\"hard_kinds\"\]`, seeds (\d+), (\d+), (\d+) pooled", "result",
+     lambda: tuple(str(s) for s in _summary()["seeds"])),
     ("docs/world.md", r"against `SLA_HOURS` \(SEV1 (\d+) h, SEV2 (\d+) h, SEV3 (\d+) h\)", "design",
      lambda: tuple(f"{_design('simulator.processes.cascades.SLA_HOURS')[s]:g}" for s in ("SEV1", "SEV2", "SEV3"))),
 )
