@@ -352,7 +352,7 @@ REGISTRY: dict[str, dict[str, tuple[str, str]]] = {
         'one thread) made 4 rewrites': ('unchecked', 'a measured time, rate or size named with its command and load, measured before benchmarks took --record: no record is committed, so no test ties it (re-run the benchmark with --record to tie it)'),
         'instead of the ~0.12 it': ('unchecked', 'a measured time, rate or size named with its command and load, measured before benchmarks took --record: no record is committed, so no test ties it (re-run the benchmark with --record to tie it)'),
         'is resolved", "dispatch DSP-55012 was': ('unchecked', 'stated; no test ties it to a source yet'),
-        'its first hours 1–3 (SEV1),': ('unchecked', 'stated; no test ties it to a source yet'),
+        'its first hours 1–3 (SEV1),': ('design', 'tests/orgbench/test_doc_claims.py::test_figure_checks'),
         'against `SLA_HOURS` (SEV1 4 h,': ('design', 'tests/orgbench/test_doc_claims.py::test_figure_checks'),
         'config `[staffing]` per 60 people,': ('unchecked', 'stated; no test ties it to a source yet'),
         'at the start (00:00 of': ('unchecked', 'stated; no test ties it to a source yet'),
@@ -361,7 +361,7 @@ REGISTRY: dict[str, dict[str, tuple[str, str]]] = {
         'a tie of 1 to': ('unchecked', 'a measured time, rate or size named with its command and load, measured before benchmarks took --record: no record is committed, so no test ties it (re-run the benchmark with --record to tie it)'),
         'over cost = 1/weight through': ('unchecked', 'stated; no test ties it to a source yet'),
         'Betweenness uses `distance` (1/weight) as': ('unchecked', 'stated; no test ties it to a source yet'),
-        'and wiki edits 10; chat': ('unchecked', 'stated; no test ties it to a source yet'),
+        'and wiki edits 10; chat': ('design', 'tests/orgbench/test_doc_claims.py::test_figure_checks'),
     },
     'docs/spec/architecture.md': {
         '- Python ≥ 3.11, type': ('unchecked', 'stated; no test ties it to a source yet'),

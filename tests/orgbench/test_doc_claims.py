@@ -635,6 +635,19 @@ def _default_world() -> tuple[str, ...]:
     return str(config.people), str(config.days), str(config.seed)
 
 
+def _same_bound() -> str:
+    accounts, weight = _design("simulator.config.MAX_ACCOUNTS_PER_PERSON"), _design("simulator.config.MAX_INTERACTION_WEIGHT")
+    assert accounts == weight
+    return f"{accounts:g}"
+
+
+def _same_rate(*kinds: str) -> str:
+    """The one rate key of ``kinds`` (the docs give them one bound), after checking they share it."""
+    maxima = _design("simulator.config.RATE_MAXIMA")
+    assert len({maxima[f"{k}_per_person"] for k in kinds}) == 1, kinds
+    return f"{kinds[0]}_per_person"
+
+
 #: Figures checked here: (doc, a pattern of its flattened text whose groups are the figures, class, what they must be).
 #: ``doc_registry.py`` points each unit one of these patterns matches at ``test_figure_checks``.
 FIGURE_CHECKS: tuple[tuple[str, str, str, object], ...] = (
@@ -720,6 +733,19 @@ FIGURE_CHECKS: tuple[tuple[str, str, str, object], ...] = (
      lambda: tuple(str(s) for s in _summary()["seeds"])),
     ("docs/cargo.md", r"# (\d+) worlds \(seeds (\d+)-(\d+)\), (\d+) items", "result", _cargo_suite),
     ("docs/simulator.md", r"# the default: ~(\d+) people, (\d+) days, seed (\d+)", "design", _default_world),
+    ("docs/world.md", r"during its first hours (\d)–(\d) \(SEV1\), (\d)–(\d) \(SEV2\) or (\d)–(\d) \(SEV3\) customers", "design",
+     lambda: tuple(str(n) for s in ("SEV1", "SEV2", "SEV3") for n in _design("simulator.processes.cascades.REPORTS")[s])),
+    ("docs/world.md", r"and the credit \(USD (\d+) or (\d+) per started hour over, at most ([\d,]+)\)",
+     "design", lambda: (*(str(_design("simulator.processes.cascades.CREDIT_PER_HOUR")[k]) for k in ("four_hour", "next_business_day")),
+                        f"{_design('simulator.processes.cascades.MAX_CREDIT'):,}")),
+    ("docs/world.md", r"Rates per person per business day are at most: cases, changes and wiki edits (\d+); chat (\d+); direct "
+     r"messages (\d+); email (\d+)\. `accounts_per_person` and `interaction_weight` are at most (\d+), staffing counts (\d+) and "
+     r"team shares (\d+)\.", "design",
+     lambda: (*(f"{_design('simulator.config.RATE_MAXIMA')[k]:g}" for k in (_same_rate("cases", "changes", "wiki_edits"),
+                                                                           "chat_messages_per_person",
+                                                                           "direct_messages_per_person", "emails_per_person")),
+              _same_bound(), str(_design("simulator.config.MAX_STAFFING_COUNT")),
+              str(_design("simulator.config.MAX_TEAM_SHARE")))),
     ("docs/world.md", r"against `SLA_HOURS` \(SEV1 (\d+) h, SEV2 (\d+) h, SEV3 (\d+) h\)", "design",
      lambda: tuple(f"{_design('simulator.processes.cascades.SLA_HOURS')[s]:g}" for s in ("SEV1", "SEV2", "SEV3"))),
 )
