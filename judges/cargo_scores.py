@@ -24,7 +24,7 @@ from judges.metrics import (
 )
 from judges.run_record import RUN_JSON
 from orgbench.core.errors import InputError
-from orgbench.core.jsonl import iter_jsonl
+from orgbench.core.jsonl import read_jsonl
 from orgbench.core.storage import read_json
 
 __all__ = ["COVERAGES", "RunScores", "SuiteTruth", "cargo_line", "gating_curves", "load_cargo_judgments", "run_suite",
@@ -63,7 +63,7 @@ class SuiteTruth:
 
 def _rows(path: Path, *fields: str):
     """(``path:line``, row) for each line of a suite truth file; InputError naming the line and the field."""
-    for number, row in iter_jsonl(path):
+    for number, row in read_jsonl(path).numbered():
         where = f"{path}:{number}"
         if not isinstance(row, dict):
             raise InputError(f"{where}: not a JSON object")

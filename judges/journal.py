@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Callable, Hashable, Iterable, Mapping
 
 from orgbench.core.errors import InputError
-from orgbench.core.jsonl import read_jsonl_file
+from orgbench.core.jsonl import read_jsonl
 from orgbench.core.storage import dumps, write_text_atomic
 
 __all__ = ["Appender", "Journal", "Recovered"]
@@ -62,9 +62,9 @@ class Journal:
         found = Recovered()
         if not self.path.is_file():
             return found
-        read = read_jsonl_file(self.path, journal=True)
+        read = read_jsonl(self.path, journal=True)
+        lines = list(read)
         found.dirty = read.torn or bool(read.blank)
-        lines = list(read.lines)
         if self.header is not None:
             if not lines or lines[0].value != json.loads(self._header_line()):
                 if self.restart_on_other_header or not lines:
@@ -95,8 +95,8 @@ class Journal:
 
     def finish(self, order: Callable[[Hashable], Any] = lambda key: key) -> None:
         """Rewrite the journal sorted by key (atomically), unless it already is; every line is kept."""
-        read = read_jsonl_file(self.path)
-        body = list(read.lines)[1:] if self.header is not None else list(read.lines)
+        read = read_jsonl(self.path)
+        body = list(read)[1:] if self.header is not None else list(read)
         keyed = [(self.key(line.value, line.number), line.text) for line in body]
         ordered = sorted(keyed, key=lambda pair: order(pair[0]))
         if ordered != keyed or read.blank:

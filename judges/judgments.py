@@ -19,7 +19,7 @@ from judges.backends.base import JudgeResponse, Usage
 from judges.journal import Journal
 from judges.verdict import Verdict, parse_verdict
 from orgbench.core.errors import FormatError, InputError
-from orgbench.core.jsonl import read_jsonl_file
+from orgbench.core.jsonl import read_jsonl
 
 JUDGMENTS = "judgments.jsonl"
 
@@ -145,8 +145,9 @@ def load_judgments(run_dir: Path, check: LineCheck | None = None) -> list[Judgme
         raise InputError(f"{path}: file not found")
     judgments: list[Judgment] = []
     seen: dict[JobKey, int] = {}
-    read = read_jsonl_file(path, journal=True)
-    for number, _, row in read.lines:
+    read = read_jsonl(path, journal=True)
+    lines = list(read)
+    for number, row, *_ in lines:
         judgment = Judgment.from_json(row, path, number)
         problem = check(row, judgment) if check is not None else None
         if problem:
@@ -158,7 +159,7 @@ def load_judgments(run_dir: Path, check: LineCheck | None = None) -> list[Judgme
         judgments.append(judgment)
     if read.torn:
         raise FormatError(path, f"its last line is cut short (the run was killed while writing); {RESUME}",
-                          line=(read.lines[-1].number + 1) if read.lines else 1)
+                          line=(lines[-1].number + 1) if lines else 1)
     return judgments
 
 

@@ -18,7 +18,7 @@ from orgbench.core.canonical_lines import Stamps, artifact_lines, event_lines
 from simulator.claims import Claim
 from simulator.model import Actor, ArtifactVersion, Event
 from simulator.policy import AccessPolicy
-from orgbench.core.jsonl import iter_jsonl
+from orgbench.core.jsonl import read_jsonl
 from orgbench.core.storage import (
     read_json, require_sealed, staged_directory, write_json, write_jsonl,
     write_manifest, write_text_atomic,
@@ -121,7 +121,7 @@ def _records(path: Path, build, *, key: tuple[str, ...] = (), required: bool = F
     """The records of one world file; one repeating the ``key`` fields of another, or (``required``) none, refused."""
     rows = []
     seen: dict[tuple, int] = {}
-    for number, obj in iter_jsonl(path):
+    for number, obj in read_jsonl(path).numbered():
         if not isinstance(obj, dict):
             raise InputError(f"{path}:{number}: expected a JSON object, got {type(obj).__name__}")
         if key:

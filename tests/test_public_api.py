@@ -22,9 +22,9 @@ API = {
     "orgbench.harness": [],
     "orgbench.core": [
         "ConfigError", "EndpointError", "FormatError", "InputError", "JsonLine", "JsonlFile", "LATEX_ESCAPES",
-        "MANIFEST", "OrgbenchError", "Table", "UTC", "dumps", "dumps_pretty", "format_cell", "format_ts", "iter_jsonl", "latex_escape",
-        "lazy_exports", "loads_jsonl", "minutes", "open_binary", "parse_jsonl", "parse_ts", "read_bytes", "read_json",
-        "read_jsonl", "read_jsonl_file", "read_text", "scan_jsonl", "sha256_bytes", "sha256_file", "staged_directory",
+        "MANIFEST", "OrgbenchError", "Table", "UTC", "dumps", "dumps_pretty", "format_cell", "format_ts", "latex_escape",
+        "lazy_exports", "minutes", "open_binary", "parse_ts", "read_bytes", "read_json",
+        "read_jsonl", "read_text", "repeated_key", "sha256_bytes", "sha256_file", "staged_directory",
         "verify_manifest", "write_bytes_atomic", "write_json", "write_jsonl", "write_manifest", "write_table",
         "write_text_atomic",
     ],

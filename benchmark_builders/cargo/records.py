@@ -14,7 +14,7 @@ from typing import Any, Iterable, Mapping
 
 from benchmark_builders.cargo.family import BUILTIN_FAMILIES, Family, family_table
 from orgbench.core.errors import FormatError, InputError
-from orgbench.core.jsonl import iter_jsonl
+from orgbench.core.jsonl import read_jsonl
 
 __all__ = [
     "BUILTIN_FAMILIES", "DEFAULT_SIZES", "FAMILIES", "FAMILY_NAMES", "FAMILY_TABLE", "ITEM_FIELDS", "families_in", "SHOULD_PENALIZE", "CargoItem",
@@ -115,7 +115,7 @@ def read_items(suite: Path, limit: int | None = None) -> list[CargoItem]:
     path = Path(suite) / "items.jsonl"
     items: list[CargoItem] = []
     lines: dict[str, int] = {}
-    for number, row in iter_jsonl(path):
+    for number, row in read_jsonl(path).numbered():
         item = CargoItem.from_json(row, path, number)
         if item.item_id in lines:
             raise FormatError(path, f"item_id {item.item_id!r} repeats line {lines[item.item_id]}", line=number)

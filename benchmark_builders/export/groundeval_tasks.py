@@ -74,9 +74,9 @@ def write_upstream_tasks(source: Path, kind: str, out: Path) -> dict[str, Any]:
         raise InputError(f"{source}: --format groundeval-tasks exports a task-contract suite (this is {kind}; a "
                          "world exports as --format groundeval)")
     require_sealed(Path(source), "a sealed GroundEval suite")
-    contracts = read_jsonl(Path(source) / "contracts.jsonl")
-    truth = {t["question_id"]: t for t in read_jsonl(Path(source) / "truth.jsonl")}
-    corpus = {r["id"]: r for r in read_jsonl(Path(source) / "corpus.jsonl")}
+    contracts = read_jsonl(Path(source) / "contracts.jsonl").values
+    truth = {t["question_id"]: t for t in read_jsonl(Path(source) / "truth.jsonl").values}
+    corpus = {r["id"]: r for r in read_jsonl(Path(source) / "corpus.jsonl").values}
     written = [_contract(c, truth[c["question_id"]], corpus) for c in contracts]
     from_tools = {a for c in contracts for a in c["tools"].values()}
     data = [{"id": r["id"], "subsystem": r["subsystem"], **r["fields"],

@@ -21,7 +21,7 @@ from benchmark_builders.export.hf_configs import SPLIT, Column, ConfigSpec, spec
 from benchmark_builders.export.parquet import _pyarrow, world_tables, write_table
 from benchmark_builders.export.world_index import WorldIndex
 from orgbench.core.errors import InputError
-from orgbench.core.jsonl import iter_jsonl
+from orgbench.core.jsonl import read_jsonl
 from orgbench.core.storage import dumps, read_json
 from benchmark_builders.export.formats import ExportFormat
 
@@ -83,7 +83,7 @@ def _value(kind: str, value: Any, where: str, name: str) -> Any:
 
 def _suite_rows(path: Path) -> list[tuple[str, dict[str, Any]]]:
     rows = []
-    for number, row in iter_jsonl(path):
+    for number, row in read_jsonl(path).numbered():
         if not isinstance(row, dict):
             raise InputError(f"{path}:{number}: not a JSON object")
         rows.append((f"{path}:{number}", row))

@@ -36,7 +36,7 @@ from orgbench.core.clock import UTC, format_ts, parse_ts
 from orgbench.core.errors import InputError
 from simulator.model import Acl, Actor, ArtifactVersion, EntityRef, Event
 from simulator.policy import AccessPolicy, RoleAssignment
-from orgbench.core.jsonl import iter_jsonl
+from orgbench.core.jsonl import read_jsonl
 from orgbench.core.storage import read_text
 from simulator.world import World, build_world
 
@@ -109,7 +109,7 @@ def _read_events(path: Path, artifacts: dict[str, dict[str, Any]], keys: KeyChec
         raise InputError(f"{path}: file not found")
     events = []
     seen: set[str] = set()
-    for number, obj in iter_jsonl(path):
+    for number, obj in read_jsonl(path).numbered():
         where = f"{path}:{number}"
         if not isinstance(obj, dict):
             raise InputError(f"{where}: expected a JSON object")

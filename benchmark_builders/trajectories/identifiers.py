@@ -19,11 +19,9 @@ object that repeats a key is refused rather than read as "the last one wins".
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from typing import Any
-from orgbench.core.errors import OrgbenchError
 
 MAX_ID = 200
 _CANONICAL_INDEX = re.compile(r"0|[1-9][0-9]*")
@@ -84,28 +82,4 @@ def index_key(key: Any) -> int | None:
         return key if key >= 0 else None
     if isinstance(key, str) and _CANONICAL_INDEX.fullmatch(key):
         return int(key)
-    return None
-
-
-class _Repeated(OrgbenchError):
-    """A key repeated inside one JSON object (the message is the key)."""
-
-
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    seen: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in seen:
-            raise _Repeated(key)
-        seen[key] = value
-    return seen
-
-
-def repeated_key(line: bytes | str) -> str | None:
-    """The first key a JSON line repeats inside one object, or None (also None when the line is not JSON)."""
-    try:
-        json.loads(line, object_pairs_hook=_pairs)
-    except _Repeated as repeated:
-        return str(repeated)
-    except (ValueError, RecursionError):
-        return None
     return None

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmark_builders.trajectories.identifiers import id_problem, index_key, repeated_key
+from benchmark_builders.trajectories.identifiers import id_problem, index_key
 from benchmark_builders.trajectories.label_files import LabelFile, tau2_results_records
 from benchmark_builders.trajectories.records import (LABEL_VALUES, ChatMessage, StepLabels, ToolCall, Trajectory,
                                                      canonical_tools, check_token, message_from_json)
 from orgbench.core.errors import InputError
-from orgbench.core.jsonl import scan_jsonl
+from orgbench.core.jsonl import read_jsonl
 from orgbench.core.storage import read_bytes
 
 FORMATS = ("apb", "openai", "tau2")   # apb and openai: OpenAI-chat messages; tau2: results linked by id
@@ -259,14 +259,11 @@ def import_file(path: Path, fmt: str, labels_file: Path | None = None) -> Import
     trajectories, labels, rejected = [], [], []
     seen: set[str] = set()
     lines = _record_lines(path)
-    for number, obj, unreadable in scan_jsonl(lines):
+    for number, obj, _, unreadable in read_jsonl(path, lines, lenient=True, unique_keys=True):
         where = f"{path}:{number}"
         own_id, problems, record = None, [], None
-        repeated = repeated_key(lines[number - 1]) if unreadable is None else None
         if unreadable is not None:
             problems.append(f"{where}: {unreadable}")
-        elif repeated is not None:
-            problems.append(f"{where}: key {repeated!r} appears twice in one object (never 'the last one wins')")
         elif isinstance(obj, dict):
             own_id = record_id(obj)
             trajectory_id = own_id or f"{path.stem}-{number}"

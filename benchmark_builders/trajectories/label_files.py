@@ -18,9 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmark_builders.trajectories.identifiers import repeated_key
 from orgbench.core.errors import InputError
-from orgbench.core.jsonl import parse_jsonl
+from orgbench.core.jsonl import read_jsonl, repeated_key
 from orgbench.core.storage import read_bytes
 
 
@@ -37,11 +36,7 @@ class LabelFile:
         """Read ``path``; a line without a key or labels, or a key given twice, is bad input (file and line)."""
         out: dict[str, tuple[int, Any]] = {}
         data = read_bytes(path, "label file (--labels)")
-        lines = data.split(b"\n")
-        for number, obj in parse_jsonl(data, path):
-            repeated = repeated_key(lines[number - 1])
-            if repeated is not None:
-                raise InputError(f"{path}:{number}: key {repeated!r} appears twice in one object")
+        for number, obj in read_jsonl(path, data, unique_keys=True).numbered():
             key = obj.get("record_id") if isinstance(obj, dict) else None
             if key is None and isinstance(obj, dict) and all(
                     obj.get(k) is not None for k in ("data_source", "query_index", "sample_index")):

@@ -16,7 +16,7 @@ from typing import Any, Iterable, Mapping
 
 from benchmark_builders.trajectories.identifiers import disguising_character, id_problem, index_key
 from orgbench.core.errors import InputError
-from orgbench.core.jsonl import iter_jsonl
+from orgbench.core.jsonl import read_jsonl
 from orgbench.core.storage import (read_json, require_sealed, staged_directory, write_json, write_jsonl,
                                    write_manifest)
 
@@ -225,7 +225,7 @@ def read_trajectories(path: Path) -> list[Trajectory]:
     """Read trajectories.jsonl, naming file and line on any malformed record."""
     out = []
     seen: set[str] = set()
-    for number, obj in iter_jsonl(Path(path)):
+    for number, obj in read_jsonl(Path(path)).numbered():
         trajectory = trajectory_from_json(obj, f"{path}:{number}")
         if trajectory.trajectory_id in seen:
             raise InputError(f"{path}:{number}: duplicate trajectory_id {trajectory.trajectory_id}")
@@ -239,7 +239,7 @@ def read_trajectories(path: Path) -> list[Trajectory]:
 def read_labels(path: Path) -> dict[str, StepLabels]:
     """Read labels.jsonl into a map by trajectory id; a second line for one trajectory is bad input."""
     out: dict[str, StepLabels] = {}
-    for number, obj in iter_jsonl(Path(path)):
+    for number, obj in read_jsonl(Path(path)).numbered():
         labels = labels_from_json(obj, f"{path}:{number}")
         if labels.trajectory_id in out:
             raise InputError(f"{path}:{number}: a second labels line for trajectory {labels.trajectory_id}")

@@ -108,10 +108,10 @@ def judge_cohort(source: Path, work: Path, backend: JudgeBackend, *, draws: int 
         raise ContrastStopped(outcome.stopped_at, outcome.stopped_by, outcome.reason)
     trajectories, _ = read_suite(source)
     clusters = {t.trajectory_id: t.cluster for t in trajectories}
-    jobs = read_jsonl(Path(work) / "build" / "jobs.jsonl")
+    jobs = read_jsonl(Path(work) / "build" / "jobs.jsonl").values
     staged = read_pack(Path(work) / "staged" / "packets.pack")
     verdicts: dict[str, list[str]] = {}
-    for row in read_jsonl(Path(work) / "dispatch" / "responses.jsonl"):
+    for row in read_jsonl(Path(work) / "dispatch" / "responses.jsonl").values:
         verdicts.setdefault(row["job_id"], []).append(parse_verdict(row["response"]).verdict)
     out = []
     for job in jobs:

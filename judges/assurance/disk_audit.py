@@ -22,7 +22,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import fastjsonschema
 
-from orgbench.core.jsonl import loads_jsonl
+from orgbench.core.jsonl import read_jsonl
 
 #: The audit's rules (name: what must hold), each run on every record or packet it applies to.
 AUDIT_RULES: dict[str, str] = {
@@ -238,7 +238,7 @@ class AuditResult:
 
 
 def _jsonl(data: bytes | None, name: str) -> list[Any]:
-    return loads_jsonl(data or b"", name)
+    return read_jsonl(name, data or b"").values
 
 
 def audit(trajectories_jsonl: bytes, labels_jsonl: bytes | None, jobs: Sequence[Mapping[str, Any]],

@@ -17,14 +17,14 @@ from judges.assurance.render import PacketSpec
 from judges.assurance.source import SourceSnapshot
 from judges.assurance.targets import select_targets
 from judges.assurance.workspace import Workspace
-from orgbench.core.jsonl import loads_jsonl
+from orgbench.core.jsonl import read_jsonl
 
 CHECKERS = ("inline", "audit")
 
 
 def job_specs(jobs: bytes) -> tuple[list[dict], list[PacketSpec]]:
     """The build's job lines and their packet specs."""
-    rows = loads_jsonl(jobs, "build/jobs.jsonl")
+    rows = read_jsonl("build/jobs.jsonl", jobs).values
     return rows, job_specs_from_rows(rows)
 
 

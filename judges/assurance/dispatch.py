@@ -32,7 +32,7 @@ from judges.backends.base import BackendError, GenerationParams, JudgeBackend, J
 from judges.journal import Journal
 from orgbench.core.errors import EndpointError
 from orgbench.core.storage import dumps
-from orgbench.core.jsonl import loads_jsonl
+from orgbench.core.jsonl import read_jsonl
 
 JUDGE_INSTRUCTIONS = (
     "You judge one step of a recorded support-agent trajectory. The packet below marks it with "
@@ -44,7 +44,7 @@ JUDGE_INSTRUCTIONS = (
 
 
 def _jobs(data: bytes | None) -> list[dict[str, Any]]:
-    return loads_jsonl(data or b"", "emit/scripts")      # None: a script listed and hashed above, so never
+    return read_jsonl("emit/scripts", data or b"").values      # None: a script listed and hashed above, so never
 
 
 def _predispatch(cfg: PipelineConfig, emitted: StepRecord, ws: Workspace) -> list[dict[str, Any]]:

@@ -125,7 +125,7 @@ def _drop_entry(packets: dict, rel: str) -> None:
 
 def _edit_trajectory(source: Path, victim: Victim, change: Callable[[dict], None], *, reseal: bool) -> None:
     path = source / TRAJECTORIES_FILE
-    rows = read_jsonl(path)
+    rows = read_jsonl(path).values
     for row in rows:
         if row["trajectory_id"] == victim.trajectory_id:
             change(row)
@@ -166,7 +166,7 @@ def _result_before_user_call(source: Path, victim: Victim) -> None:
 def _older_source(source: Path, older: Path) -> None:
     shutil.copytree(source, older)
     path = older / TRAJECTORIES_FILE
-    rows = read_jsonl(path)
+    rows = read_jsonl(path).values
     for row in rows:
         row["messages"][1]["content"] += " (sent again from an older export)"
     path.write_text("".join(dumps(row) + "\n" for row in rows), encoding="utf-8")

@@ -17,10 +17,9 @@ from typing import Any, Iterator, Mapping
 
 from benchmark_builders.trajectories.records import (LABELS_FILE, TRAJECTORIES_FILE, StepLabels, Trajectory,
                                                      labels_from_json, trajectory_from_json)
-from benchmark_builders.trajectories.identifiers import repeated_key
 from judges.assurance.manifest import Hasher
 from orgbench.core.errors import InputError
-from orgbench.core.jsonl import parse_jsonl
+from orgbench.core.jsonl import read_jsonl
 from orgbench.core.storage import MANIFEST
 
 #: The suite files whose hashes every stage records as ``source:NAME`` materials.
@@ -78,12 +77,7 @@ class SourceSnapshot:
         path = self.root / name
         if name not in self.files:
             raise InputError(f"{path}: file not found")
-        lines = self.files[name].split(b"\n")
-        for number, obj in parse_jsonl(self.files[name], path):
-            repeated = repeated_key(lines[number - 1])
-            if repeated is not None:
-                raise InputError(f"{path}:{number}: key {repeated!r} appears twice in one object")
-            yield number, obj
+        yield from read_jsonl(path, self.files[name], unique_keys=True).numbered()
 
     def trajectories(self) -> list[Trajectory]:
         """The trajectories parsed from the snapshot's bytes (a duplicate id is bad input)."""

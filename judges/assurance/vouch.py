@@ -31,6 +31,8 @@ from judges.assurance.render import PacketSpec, render_packets
 from judges.assurance.source import SourceSnapshot
 from judges.assurance.targets import select_targets
 from judges.assurance.trust import ChainTampered, Trust, key_dict
+from orgbench.core.errors import InputError
+from orgbench.core.jsonl import read_jsonl
 from orgbench.core.storage import dumps
 
 
@@ -127,14 +129,13 @@ def sign_row(key: ChainKey, header: Mapping[str, Any], row: Mapping[str, Any]) -
 
 def journal_problem(path: Path, trust: Trust, header: Mapping[str, Any]) -> str:
     """Why the journal at ``path`` is not this run's, signed line by line with the trusted key -- or ''."""
-    try:
-        lines = [line for line in Path(path).read_text("utf-8").splitlines() if line.strip()]
-        rows = [json.loads(line) for line in lines]
-    except (OSError, ValueError) as exc:
-        return f"{path}: unreadable ({exc})"
-    if not rows or rows[0] != json.loads(dumps(dict(header))):
+    try:             # a torn last line (a killed run) is left out, as the journal's own reader does
+        rows = list(read_jsonl(path, journal=True).numbered())
+    except InputError as exc:
+        return str(exc)
+    if not rows or rows[0][1] != json.loads(dumps(dict(header))):
         return f"{path}: its header is not this run's"
-    for number, row in enumerate(rows[1:], 2):
+    for number, row in rows[1:]:
         if not isinstance(row, dict) or not isinstance(row.get("signature"), str):
             return f"{path}:{number}: unsigned"
         body = {k: v for k, v in row.items() if k != "signature"}

@@ -20,7 +20,7 @@ from judges.backends.registry import Backend
 from judges.cache import request_hash
 from judges.judgments import JUDGMENTS, Judgment
 from orgbench.core.errors import FormatError, InputError
-from orgbench.core.jsonl import iter_jsonl
+from orgbench.core.jsonl import read_jsonl
 
 
 def load_recorded(path: Path) -> dict[str, JudgeResponse]:
@@ -29,7 +29,7 @@ def load_recorded(path: Path) -> dict[str, JudgeResponse]:
     if path.is_dir():
         path = path / JUDGMENTS
     recorded: dict[str, JudgeResponse] = {}
-    for number, row in iter_jsonl(path):
+    for number, row in read_jsonl(path).numbered():
         if not isinstance(row, dict) or not isinstance(row.get("request_hash"), str):
             raise InputError(f"{path}:{number}: field 'request_hash' missing")
         response = _recorded(row, path, number)

@@ -21,7 +21,7 @@ from judges.backends.registry import Backend
 from judges.cache import ResponseCache
 from judges.groundeval.turns import turn_from_record, turn_from_response, turn_hash
 from orgbench.core.errors import FormatError, InputError
-from orgbench.core.jsonl import iter_jsonl
+from orgbench.core.jsonl import read_jsonl
 from orgbench.core.storage import read_json
 
 TURNS = "turns.jsonl"
@@ -29,7 +29,7 @@ TURNS = "turns.jsonl"
 
 def _from_turns(path: Path) -> dict[str, list[AgentTurn]]:
     recorded: dict[str, list[AgentTurn]] = {}
-    for number, row in iter_jsonl(path):
+    for number, row in read_jsonl(path).numbered():
         if not isinstance(row, dict) or not isinstance(row.get("request_hash"), str) \
                 or not isinstance(row.get("message"), dict):
             raise FormatError(path, "not a recorded turn (request_hash, message)", line=number)

@@ -28,7 +28,7 @@ import numpy as np
 
 from judges.groundeval.runtime import Corpus, IndexedVersion, Postings
 from orgbench.core.errors import InputError
-from orgbench.core.jsonl import iter_jsonl
+from orgbench.core.jsonl import read_jsonl
 from orgbench.core.storage import MAX_DEPTH, _finite, _no_constant, depth, open_binary, read_json, staged_directory
 from simulator.model import ArtifactVersion
 from simulator.policy import AccessPolicy
@@ -69,7 +69,7 @@ def load_served_world(suite: Path) -> ServedWorld:
     world = Path(suite) / "world"
     path = world / "artifacts.jsonl"
     versions = []
-    for number, obj in iter_jsonl(path):
+    for number, obj in read_jsonl(path).numbered():
         try:
             versions.append(ArtifactVersion.from_json(obj))
         except (KeyError, TypeError, ValueError, AttributeError) as exc:

@@ -154,8 +154,8 @@ def make_server(suite: Path, question_id: str | None, out: Path, agent_name: str
                          "tool mode only")
     if tasks:       # a task-contract suite: TaskSession over its records (judges.groundeval.task_session)
         by_id: dict[str, Any] = {row["question_id"]: TaskView(row["question_id"], row)
-                                 for row in read_jsonl(Path(suite) / "contracts.jsonl")}
-        corpus: Any = {r["id"]: r for r in read_jsonl(Path(suite) / "corpus.jsonl")}
+                                 for row in read_jsonl(Path(suite) / "contracts.jsonl").values}
+        corpus: Any = {r["id"]: r for r in read_jsonl(Path(suite) / "corpus.jsonl").values}
     else:
         by_id = {c.question_id: c for c in load_suite(Path(suite))[1]}
         corpus = Corpus(load_corpus_world(Path(suite)))

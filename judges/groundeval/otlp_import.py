@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from orgbench.core.errors import InputError
-from orgbench.core.jsonl import iter_jsonl
+from orgbench.core.jsonl import read_jsonl
 
 SEMCONV_VERSION = "1.41.0"
 OPERATION, TOOL, ARGUMENTS, RESULT = ("gen_ai.operation.name", "gen_ai.tool.name", "gen_ai.tool.call.arguments",
@@ -117,7 +117,7 @@ def span_id_hex(raw: Any) -> str:
 def read_spans(path: Path) -> list[Span]:
     """Every span of an OTLP JSON file (one ExportTraceServiceRequest per line); SpanRefused for an unreadable line."""
     spans: list[Span] = []
-    for number, request in iter_jsonl(path):     # InputError naming file and line for a line that is not JSON
+    for number, request in read_jsonl(path).numbered():     # InputError naming file and line for a line that is not JSON
         where = f"{path}:{number}"
         resource_spans = _field(request, "resourceSpans") if isinstance(request, dict) else None
         if not isinstance(resource_spans, list):

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from orgbench.core.errors import FormatError
-from orgbench.core.jsonl import iter_jsonl
+from orgbench.core.jsonl import read_jsonl
 
 #: Every field of a questions.jsonl line but ``agent`` (which only a run sets), in the order they are read.
 FIELDS = ("question_id", "track", "kind", "difficulty", "mode", "s_answer", "s_traj", "v", "s_adj", "answer_correct",
@@ -71,7 +71,7 @@ class QuestionScore:
 
 def load_scores(path: Path | str) -> list[QuestionScore]:
     """Every line of a questions.jsonl as a QuestionScore, in file order; FormatError naming the first bad line."""
-    return [QuestionScore.from_json(row, str(path), number) for number, row in iter_jsonl(Path(path))]
+    return [QuestionScore.from_json(row, str(path), number) for number, row in read_jsonl(Path(path)).numbered()]
 
 
 def summarize(rows: Iterable[QuestionScore]) -> dict[str, Any]:

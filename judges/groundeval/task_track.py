@@ -58,7 +58,7 @@ def is_task_suite(suite: Path) -> bool:
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:
-    return read_jsonl(path)
+    return read_jsonl(path).values
 
 
 class TaskRuntime:

@@ -19,7 +19,7 @@ from typing import Any
 from benchmark_builders.groundeval.contracts import Contract, Truth
 from judges.groundeval.call_args import well_formed_text
 from orgbench.core.errors import InputError
-from orgbench.core.jsonl import iter_jsonl, scan_jsonl
+from orgbench.core.jsonl import read_jsonl
 from orgbench.core.storage import read_bytes, read_json, verify_manifest
 from simulator.world import World, load_world
 
@@ -46,7 +46,7 @@ def load_suite(directory: Path) -> tuple[dict[str, Any], list[Contract]]:
     meta = read_json(directory / "suite.json")
     contracts = []
     first: dict[str, int] = {}
-    for number, obj in iter_jsonl(directory / "contracts.jsonl"):
+    for number, obj in read_jsonl(directory / "contracts.jsonl").numbered():
         try:
             contracts.append(Contract.from_json(obj))
         except (KeyError, TypeError, ValueError) as exc:
@@ -62,7 +62,7 @@ def load_truth(directory: Path) -> dict[str, Truth]:
     """The truth records of a suite, by question id (for the scorer and the oracle only)."""
     path = Path(directory) / "truth.jsonl"
     out = {}
-    for number, obj in iter_jsonl(path):
+    for number, obj in read_jsonl(path).numbered():
         try:
             truth = Truth.from_json(obj)
         except (KeyError, TypeError, ValueError) as exc:
@@ -78,7 +78,7 @@ def load_corpus_world(directory: Path) -> World:
 
 def _lines(path: Path) -> list[tuple[int, Any]]:
     """(line number, value) of each non-blank line; an unreadable line's value is None (noted by the caller)."""
-    return [(number, value) for number, value, _ in scan_jsonl(read_bytes(path, "JSONL file").split(b"\n"))]
+    return [(number, value) for number, value, *_ in read_jsonl(path, read_bytes(path, "JSONL file"), lenient=True)]
 
 
 def _answer_problem(obj: Any, known: Any) -> str | None:

@@ -14,9 +14,8 @@ if TYPE_CHECKING:
     from orgbench.core.errors import (ConfigError as ConfigError, EndpointError as EndpointError,
                                       FormatError as FormatError, InputError as InputError,
                                       OrgbenchError as OrgbenchError)
-    from orgbench.core.jsonl import (JsonLine as JsonLine, JsonlFile as JsonlFile, iter_jsonl as iter_jsonl,
-                                     loads_jsonl as loads_jsonl, parse_jsonl as parse_jsonl, read_jsonl as read_jsonl,
-                                     read_jsonl_file as read_jsonl_file, scan_jsonl as scan_jsonl)
+    from orgbench.core.jsonl import (JsonLine as JsonLine, JsonlFile as JsonlFile, read_jsonl as read_jsonl,
+                                     repeated_key as repeated_key)
     from orgbench.core.exports import lazy_exports as lazy_exports
     from orgbench.core.storage import (
         MANIFEST as MANIFEST, dumps as dumps, dumps_pretty as dumps_pretty, open_binary as open_binary,

@@ -45,7 +45,7 @@ def contrast_task(suite_dir: Path, draws: int) -> Task:
             result = run_step(cfg, step)
             if result.return_code != 0:
                 raise InputError(f"{suite_dir}: the contrast stopped at {step} ({result.requirement}): {result.reason}")
-        jobs = read_jsonl(cfg.work / "build" / "jobs.jsonl")
+        jobs = read_jsonl(cfg.work / "build" / "jobs.jsonl").values
         staged = read_pack(cfg.work / "staged" / "packets.pack")
     samples = []
     for job in jobs:

@@ -119,7 +119,7 @@ def _drilldown(directory: Path) -> dict[str, Any] | None:
     path = directory / "drilldown.jsonl"
     if not path.is_file():
         return None
-    records = read_jsonl(path)
+    records = read_jsonl(path).values
     if not records:
         return None
     for number, record in enumerate(records, start=1):

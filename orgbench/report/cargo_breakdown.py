@@ -12,7 +12,7 @@ from typing import Sequence
 
 from judges.cargo_scores import load_cargo_judgments
 from orgbench.core.storage import read_json, write_text_atomic
-from orgbench.core.jsonl import iter_jsonl
+from orgbench.core.jsonl import read_jsonl
 from orgbench.core.tables import Table
 
 COLUMNS = ("judge", "condition", "family", "by", "group", "penalised", "judged", "rate")
@@ -27,7 +27,7 @@ def _groups(truth_row: dict) -> list[tuple[str, str]]:
 
 def breakdown_rows(run_dirs: Sequence[Path], suite_dir: Path) -> list[dict[str, str]]:
     """One row per (judge, condition, family, grouping, group), sorted."""
-    truth = {row["item_id"]: row for _, row in iter_jsonl(Path(suite_dir) / "truth.jsonl")}
+    truth = {row["item_id"]: row for _, row in read_jsonl(Path(suite_dir) / "truth.jsonl").numbered()}
     counts: dict[tuple[str, ...], list[int]] = {}
     for run_dir in run_dirs:
         meta = read_json(Path(run_dir) / "run.json")

@@ -224,8 +224,8 @@ def _write_drilldown(out_dir: Path, suite: Path, runs: list[Path]) -> None:
     from orgbench.core.storage import read_json, write_json, write_jsonl
     from orgbench.core.jsonl import read_jsonl
 
-    items = {row["item_id"]: row for row in read_jsonl(suite / "items.jsonl")}
-    truth = {row["item_id"]: row for row in read_jsonl(suite / "truth.jsonl")}
+    items = {row["item_id"]: row for row in read_jsonl(suite / "items.jsonl").values}
+    truth = {row["item_id"]: row for row in read_jsonl(suite / "truth.jsonl").values}
     shared = {}
     for item_id, item in items.items():
         fact = truth[item_id]

@@ -74,7 +74,7 @@ def cargo_items(suite: Path, per_family: int | None) -> list:
     items = sorted(read_items(suite), key=lambda item: item.item_id)
     if per_family is None:
         return items
-    family = {row["item_id"]: row["family"] for row in read_jsonl(suite / "truth.jsonl")}
+    family = {row["item_id"]: row["family"] for row in read_jsonl(suite / "truth.jsonl").values}
     chosen = {f: [i.item_id for i in items if family[i.item_id] == f][:per_family] for f in FAMILIES}
     keep = {item_id for ids in chosen.values() for item_id in ids}
     return [item for item in items if item.item_id in keep]
@@ -132,7 +132,7 @@ def groundeval_suite(work: Path, suite: Path, questions: list[str], fresh: bool)
     def build(tmp: Path) -> None:
         shutil.copytree(suite, tmp / "suite")
         for name in ("contracts.jsonl", "truth.jsonl"):     # the scorer scores every question the truth holds
-            rows = [r for r in read_jsonl(suite / name) if r["question_id"] in keep]
+            rows = [r for r in read_jsonl(suite / name).values if r["question_id"] in keep]
             write_jsonl(tmp / "suite" / name, rows)
         if (suite / MANIFEST).is_file():     # the copy's own manifest: it holds fewer contracts
             extra = {k: v for k, v in read_json(suite / MANIFEST).items() if k != "files"}

@@ -41,7 +41,7 @@ def verdict_rows(run_dirs: tuple[Path, ...], suite: Path) -> list[list[Any]]:
     from judges.judgments import load_judgments
     from orgbench.core.jsonl import read_jsonl
 
-    family = {row["item_id"]: row["family"] for row in read_jsonl(suite / "truth.jsonl")}
+    family = {row["item_id"]: row["family"] for row in read_jsonl(suite / "truth.jsonl").values}
     rows = []
     for run in run_dirs:
         judge = read_json(run / "run.json").get("judge", run.name)
@@ -77,7 +77,7 @@ def _turn_counts(run: Path) -> dict[str, int]:
     """The agent's turns in ``run/turns.jsonl`` and how many of them called a tool (submit_answer included)."""
     from orgbench.core.jsonl import read_jsonl
 
-    turns = read_jsonl(run / "turns.jsonl") if (run / "turns.jsonl").is_file() else []
+    turns = read_jsonl(run / "turns.jsonl").values if (run / "turns.jsonl").is_file() else []
     return {"turns": len(turns), "tool_call_turns": sum(1 for t in turns if t["message"].get("tool_calls"))}
 
 

@@ -27,13 +27,13 @@ GROUNDEVAL_METRICS = ("n", "s_answer", "s_traj", "s_adj", "violation_rate")
 def _groundeval_rows(scores: Path) -> Iterable[tuple]:
     from benchmark_builders.groundeval.tracks import track_names
     from judges.groundeval.question_score import QuestionScore
-    from orgbench.core.jsonl import iter_jsonl
+    from orgbench.core.jsonl import read_jsonl
     from orgbench.studies.groundeval_scores import GroupScore
 
     path = scores / "scores.jsonl"
     groups: dict[tuple[str, str], list[QuestionScore]] = defaultdict(list)
     origin: dict[tuple[str, str], tuple[str, str]] = {}     # (agent, mode) -> (world, seed) of its first line
-    for number, row in iter_jsonl(path):
+    for number, row in read_jsonl(path).numbered():
         key = (row["agent"], row["mode"])
         groups[key].append(QuestionScore.from_json(row, str(path), number))
         origin.setdefault(key, (row["world"], str(row["seed"])))

@@ -99,8 +99,8 @@ def test_tables_find_the_suite_in_run_json_and_refuse_another(suites, chat, tmp_
     monkeypatch.chdir(suites)  # ./suite and ./other are both here; run.json's absolute path decides
     result = CliRunner().invoke(cli, ["tables", "cargo", str(run), "--out", str(tmp_path / "t"), "--resamples", "100"])
     assert result.exit_code == 0, result.output
-    judged = {r["item_id"] for r in read_jsonl(run / "judgments.jsonl")}
-    assert judged == {r["item_id"] for r in read_jsonl(suites / "suite" / "truth.jsonl")}
+    judged = {r["item_id"] for r in read_jsonl(run / "judgments.jsonl").values}
+    assert judged == {r["item_id"] for r in read_jsonl(suites / "suite" / "truth.jsonl").values}
     assert "| cargo | openai:judge-model |" in (tmp_path / "t" / "table1_headline.md").read_text()
     result = CliRunner().invoke(cli, ["tables", "cargo", str(run), "--suite", "other", "--out", str(tmp_path / "u")])
     assert result.exit_code == 2 and result.output.count("\n") == 1

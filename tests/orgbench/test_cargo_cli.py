@@ -38,7 +38,7 @@ def test_dry_run_writes_rendered_requests_only(suite, tmp_path):
     result = CliRunner().invoke(cli, ["judge", "--suite", str(suite), "--judge", "openai:none", "--conditions",
                                       "cargo,direct", "--seeds", "0,1", "--limit", "5", "--out", str(out), "--dry-run"])
     assert result.exit_code == 0, result.output
-    rows = read_jsonl(out / "requests.jsonl")
+    rows = read_jsonl(out / "requests.jsonl").values
     assert len(rows) == 2 * 5 * 2
     assert {r["condition"] for r in rows} == {"cargo", "direct"}
     assert not (out / "judgments.jsonl").exists()
@@ -49,7 +49,7 @@ def test_judge_and_tables(suite, tmp_path):
     result = CliRunner().invoke(cli, ["judge", "--suite", str(suite), "--judge", "builtin:grounded",
                                       "--conditions", "cargo,direct", "--rubric-swap", "--out", str(run)])
     assert result.exit_code == 0, result.output
-    rows = read_jsonl(run / "judgments.jsonl")
+    rows = read_jsonl(run / "judgments.jsonl").values
     assert len(rows) == 20 * 6
     penalized = {(r["condition"]): 0 for r in rows}
     for r in rows:
@@ -136,10 +136,10 @@ def test_judge_through_an_openai_compatible_server(suite, tmp_path, monkeypatch)
         assert server.total == 20 * 2 * 2
         again = CliRunner().invoke(cli, args)
         assert again.exit_code == 0 and server.total == 80
-    rows = read_jsonl(tmp_path / "llm" / "judgments.jsonl")
-    truth = {r["item_id"]: r["should_penalize"] for r in read_jsonl(suite / "truth.jsonl")}
+    rows = read_jsonl(tmp_path / "llm" / "judgments.jsonl").values
+    truth = {r["item_id"]: r["should_penalize"] for r in read_jsonl(suite / "truth.jsonl").values}
     assert len(rows) == 80 and all(r["error"] is None for r in rows)
-    items = {r["item_id"]: r for r in read_jsonl(suite / "items.jsonl")}
+    items = {r["item_id"]: r for r in read_jsonl(suite / "items.jsonl").values}
     from judges.conditions import CONDITIONS, render
     from judges.verdict import parse_verdict
     # over HTTP the verdicts are exactly the reader's, and the reader separates the families on this suite
@@ -181,6 +181,6 @@ def test_extra_parameters_reach_the_endpoint_and_a_shared_cache_answers_a_second
         second = CliRunner().invoke(cli, base + ["--out", str(tmp_path / "b")])
         assert second.exit_code == 0, second.output
         assert server.total == 3  # answered from the shared cache
-    assert read_jsonl(tmp_path / "a" / "judgments.jsonl") == read_jsonl(tmp_path / "b" / "judgments.jsonl")
+    assert read_jsonl(tmp_path / "a" / "judgments.jsonl").values == read_jsonl(tmp_path / "b" / "judgments.jsonl").values
     bad = CliRunner().invoke(cli, base[:-2] + ["--extra", "novalue", "--out", str(tmp_path / "c")])
     assert bad.exit_code == 2 and "--extra 'novalue'" in bad.output

@@ -16,14 +16,14 @@ def test_jsonl_errors_name_the_file_and_line(tmp_path: Path) -> None:
     path = tmp_path / "rows.jsonl"
     path.write_bytes(b'{"a": 1}\n\n{"a": \xff}\n')
     with pytest.raises(InputError, match=r"rows\.jsonl:3: not UTF-8"):
-        read_jsonl(path)
+        read_jsonl(path).values
     path.write_bytes(b'{"a": 1}\n{"a": \n')
     with pytest.raises(InputError, match=r"rows\.jsonl:2: invalid JSON"):
-        read_jsonl(path)
+        read_jsonl(path).values
     with pytest.raises(InputError, match="is a directory"):
-        read_jsonl(tmp_path)
+        read_jsonl(tmp_path).values
     path.write_text('{"a": 1}\n\n{"b": 2}\n')
-    assert read_jsonl(path) == [{"a": 1}, {"b": 2}]
+    assert read_jsonl(path).values == [{"a": 1}, {"b": 2}]
 
 
 def test_a_manifest_of_the_wrong_shape_is_named(tmp_path: Path) -> None:

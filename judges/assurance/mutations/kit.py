@@ -71,7 +71,7 @@ class Case:
 # -- source edits (the run's own copy of the cohort) ---------------------------------------------------------------
 
 def _rows(path: Path) -> list[dict]:
-    return read_jsonl(path)
+    return read_jsonl(path).values
 
 
 def _write_rows(path: Path, rows: list[dict]) -> None:

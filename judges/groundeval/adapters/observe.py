@@ -115,9 +115,9 @@ def _observe_tasks(suite: Path, adapter: Any, factory: Callable[..., Any], frame
 
     if model.instructions == SYSTEM:            # the default instructions are the other tracks'
         model = replace(model, instructions=task_model.SYSTEM)
-    contracts = read_jsonl(suite / "contracts.jsonl")
+    contracts = read_jsonl(suite / "contracts.jsonl").values
     contracts = contracts[:limit] if limit else contracts
-    corpus = {r["id"]: r for r in read_jsonl(suite / "corpus.jsonl")}
+    corpus = {r["id"]: r for r in read_jsonl(suite / "corpus.jsonl").values}
     agent_name = f"{framework}:{spec}"
     answers = []
     for number, contract in enumerate(contracts, start=1):

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmark_builders.trajectories.identifiers import id_problem, index_key, repeated_key
+from benchmark_builders.trajectories.identifiers import id_problem, index_key
+from orgbench.core.jsonl import repeated_key
 from benchmark_builders.trajectories.importers import import_file
 from benchmark_builders.trajectories.records import write_suite
 
