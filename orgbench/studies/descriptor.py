@@ -1,7 +1,7 @@
 """What a study is, declared once: the ``Study`` record and the registry of every study ``reproduce`` runs.
 
 orgbench's own studies (``CARGO``, ``GROUNDEVAL``, ``ASSURANCE``) are declared
-here; a separate package adds a study under the entry-point group
+in ``studies.toml`` beside this module; a separate package adds a study under the entry-point group
 ``orgbench.studies`` (name = the study's name, value = ``module:attr`` of its
 ``Study``). Everything a descriptor names in another module is a
 ``module:attr`` path read on first use, so listing the studies imports no
@@ -140,27 +140,6 @@ PAPER_JUDGE = "paper: gpt-oss-120b"
 #: The built-in judges the results set beside the paper when no LLM judge ran, the rule-based reader first.
 BESIDE_PAPER = ("builtin:grounded", "builtin:literal")
 
-CARGO = Study(
-    name="cargo",
-    title="CARGO-Bench",
-    reproduce="orgbench.studies.cargo:reproduce",
-    serves="judge",
-    builtin="orgbench.studies.descriptor:cargo_builtin_judges",
-    parts_name="families",
-    parts="benchmark_builders.cargo.records:FAMILIES",
-    conditions="orgbench.studies.cargo:RUN_CONDITIONS",
-    suites=("cargo",),
-    heading="CARGO-Bench: reference-based judges on live instances",
-    intro="Penalty rate per family (lower is better for P1/P3, higher for P2/P4) and DI = TP − FP with "
-          "item-level bootstrap 95% CIs. Rows marked 'paper' are the published numbers (gpt-oss-120b); "
-          "ours come from the judge named in each row.",
-    note="CARGO-Bench (Chhabra et al.): penalty rates per family and DI per prompt condition, the rubric "
-         "swap, and retrieval gating (risk–coverage).",
-    tables_kind="CARGO tables", rows_from="CARGO tables", rows_are="judges",
-    present="orgbench.studies.descriptor:cargo_judges_present",
-    comparison="orgbench.report.readme:cargo_comparison",
-)
-
 
 def cargo_judges_present(folder: Path) -> list[str] | None:
     """The judges whose runs ``scores.json`` holds (None when it is absent or unreadable)."""
@@ -178,53 +157,12 @@ def cargo_builtin_judges() -> tuple[str, ...]:
                  for spec in backend.specs())
 
 
-GROUNDEVAL = Study(
-    name="groundeval",
-    title="GroundEval",
-    reproduce="orgbench.studies.groundeval:reproduce",
-    serves="agent",
-    builtin="judges.groundeval.agent_registry:BUILTIN_AGENTS",
-    parts_name="tracks",
-    parts="benchmark_builders.groundeval.tracks:track_kinds",
-    conditions="judges.groundeval.agent_registry:MODES",
-    suites=("groundeval",),
-    exports=("groundeval",),
-    heading="GroundEval: answers reached through permitted evidence",
-    intro="Deterministic scores per agent, mode and track: S_answer, S_traj, S_adj and the share of tool "
-          "calls that broke a gate.",
-    note="GroundEval: agents scored by the deterministic scorer, in tool and context mode, per track.",
-    tables_kind="GroundEval tables", rows_from="GroundEval tables", rows_are="agents",
-    present="orgbench.studies.descriptor:groundeval_agents_present",
-    comparison="orgbench.report.readme:groundeval_comparison",
-)
-
-
 def groundeval_agents_present(folder: Path) -> list[str] | None:
     """The agents ``summary.json`` holds scores of (None when it is absent or unreadable)."""
     summary = read_json_or_none(folder / "summary.json")
     if isinstance(summary, dict) and isinstance(summary.get("agents"), dict):
         return list(summary["agents"])
     return None
-
-
-ASSURANCE = Study(
-    name="assurance",
-    title="judge-input assurance",
-    reproduce="orgbench.studies.assurance:reproduce",
-    serves="judge",
-    builtin="orgbench.studies.descriptor:ASSURANCE_JUDGES",
-    parts_name="controls",
-    parts="judges.assurance.pipeline:CONTROLS",
-    suites=("trajectories",),
-    heading="Judge-input assurance: what reached the judge",
-    intro="Each constructed fault under controls P0–P3: did an altered or stale byte reach the judge, "
-          "and which stage and check stopped it; then the later-context contrast G.",
-    note="Judge-input assurance (Xia et al.): the constructed fault cases under controls P0–P3, and the "
-         "later-context contrast on original (calls omitted) and restored packets.",
-    tables_kind="assurance tables", rows_from="later-context contrast", rows_are="judge",
-    present="orgbench.studies.descriptor:assurance_judge_present",
-    comparison="orgbench.report.readme:assurance_comparison",
-)
 
 
 def assurance_judge_present(folder: Path) -> list[str] | None:
@@ -236,6 +174,20 @@ def assurance_judge_present(folder: Path) -> list[str] | None:
 
 #: The contrast's built-in judge (the fault study always uses the recording stub).
 ASSURANCE_JUDGES = ("builtin:step",)
+
+
+def _declared() -> tuple[Study, ...]:
+    """orgbench's own studies, as ``studies.toml`` declares them."""
+    from importlib import resources
+
+    from orgbench.core.storage import loads_toml
+
+    text = resources.files(__package__).joinpath("studies.toml").read_text("utf-8")
+    return tuple(Study(**{k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()})
+                 for fields in loads_toml(text, "orgbench/studies/studies.toml")["study"])
+
+
+CARGO, GROUNDEVAL, ASSURANCE = _declared()
 
 
 def _own() -> list[Study]:
