@@ -8,24 +8,32 @@ The default run interleaves ``--repeats`` rounds (default 5) after one cold
 warm-up round reported apart (``cold``). Each round times, one after the
 other:
 
-- ``simulator``: ``simulate()`` of the default world and ``save_world`` to a
-  temporary directory (the JSONL files and MANIFEST.json with their hashes);
 - ``floor``: the recording floor — a bare simpy loop of as many timeouts as
   the world has events, where each timeout builds that event's record and
   the artifact versions due with it as plain dicts, then every record is
   written as canonical JSON lines (sorted keys, compact) and each file's
   bytes hashed with SHA-256 into a manifest. It writes the same records as the
-  simulator (read beforehand from the world the cold round wrote), so it is
+  simulator (read, untimed, from the world the cold round wrote), so it is
   the least any simulator writing this world must do: schedule, build and
   serialise the records, hash the files. It is written here from the world
   format alone and imports nothing from ``simulator`` or ``orgbench``;
+- ``simulator``: ``simulate()`` of the default world and ``save_world`` to a
+  temporary directory (the JSONL files and MANIFEST.json with their hashes);
 - ``bare_simpy``: the same loop with no records (2,000 processes; ten times the timeouts, per world's worth);
 - ``python_pass``: ``python -c pass`` in a child process.
 
-``share_of_floor`` is the simulator's events per CPU-second over the floor's,
-per round; the JSON gives each round's value, their median and range. Each
-absolute rate is printed beside the bare loop and ``python -c pass`` of the
-same round.
+The floor and the simulator each run in a fresh process (``--round``), so
+neither pays for what another round left in memory; the timed part starts
+after the imports, and the whole process's CPU (start-up and imports
+included) is printed beside it (``*_process_cpu_s``). The cyclic collector
+pauses while either runs (``simulate`` pauses it for its run; the floor gets
+the same). ``share_of_floor`` is the simulator's events per CPU-second over
+the floor's, per round; the JSON gives each round's value (with the load
+average after it), their median and range. Each absolute rate is printed
+beside the bare loop and ``python -c pass`` of the same round. ``--record
+FILE`` also writes what was printed, with the command, the commit measured
+and the load average, to FILE (``benchmarks/measured/``: what the docs
+quote).
 
 Then, each in a fresh subprocess for a clean peak RSS: 1×, 4×, 16× and 64×
 the default size (people × days: 1×1, 2×2, 4×4, 8×8), each simulated and
@@ -43,6 +51,7 @@ inspect --realism WORLD --against WORLD2`` prints.
     python benchmarks/bench_simulate.py            # all of it
     python benchmarks/bench_simulate.py --quick    # default world only
     python benchmarks/bench_simulate.py --scales   # only the 1x-64x rows (about 10 min on 2 shared cores)
+    python benchmarks/bench_simulate.py --quick --record benchmarks/measured/simulate_quick.json
 """
 
 from __future__ import annotations
@@ -174,35 +183,85 @@ def simulator_round(out: Path) -> tuple[float, int]:
     return cpu() - started, len(world.events)
 
 
+def floor_round(world: Path, out: Path) -> float:
+    """CPU seconds of the floor writing the records of ``world`` to ``out`` (reading them is not timed).
+
+    The collector pauses while the floor runs, as it does while the simulator runs (``simulate``): neither
+    pays for rescanning the records it holds.
+    """
+    import gc
+
+    records = read_records(world)
+    gc.disable()
+    try:
+        return floor(*records, out)
+    finally:
+        gc.enable()
+
+
+def child_round(kind: str, *paths: str) -> dict:
+    """One timed round in a fresh process (``kind``: ``simulator`` or ``floor``): its CPU seconds.
+
+    Each round runs in its own process, so neither pays for what another round left in memory (the floor's
+    input records, a previous world); imports and interpreter start-up are outside the timed part and are
+    reported apart by the parent (``process_cpu_s``).
+    """
+    if kind == "simulator":
+        seconds, events = simulator_round(Path(paths[0]))
+        return {"cpu_s": seconds, "events": events}
+    return {"cpu_s": floor_round(Path(paths[0]), Path(paths[1]))}
+
+
+def in_child(kind: str, *paths: Path) -> dict:
+    """``child_round`` in a subprocess, with the whole process's CPU (start-up and imports included)."""
+    started = cpu()
+    proc = subprocess.run([sys.executable, __file__, "--round", kind, *map(str, paths)],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise ChildFailed(f"bench_simulate --round {kind} exited {proc.returncode}:\n"
+                          f"{proc.stderr.strip() or '(no stderr)'}")
+    return {**json.loads(proc.stdout), "process_cpu_s": cpu() - started}
+
+
 def default_world(repeats: int) -> dict:
-    """The interleaved rounds on the default world: simulator, floor, bare loop, ``python -c pass``."""
+    """The interleaved rounds on the default world: floor, simulator (each in a fresh process), bare loop,
+    ``python -c pass``."""
     import statistics
 
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        cold_seconds, events = simulator_round(root / "cold")
-        records = read_records(root / "cold")
-        cold = {"simulator_cpu_s": round(cold_seconds, 3), "python_pass_cpu_s": round(python_pass(), 4)}
+        cold_run = in_child("simulator", root / "cold")
+        events = cold_run["events"]
+        versions = sum(1 for _ in (root / "cold" / "artifacts.jsonl").open(encoding="utf-8"))
+        cold = {"simulator_cpu_s": round(cold_run["cpu_s"], 3),
+                "simulator_process_cpu_s": round(cold_run["process_cpu_s"], 3),
+                "python_pass_cpu_s": round(python_pass(), 4)}
         rounds = []
         for r in range(repeats):
-            sim, _ = simulator_round(root / f"sim{r}")
-            flo = floor(*records, root / f"floor{r}")
+            flo_run = in_child("floor", root / "cold", root / f"floor{r}")
+            sim_run = in_child("simulator", root / f"sim{r}")
+            if sim_run["events"] != events:
+                raise ChildFailed(f"round {r}: the simulator wrote {sim_run['events']} events, not {events}")
+            sim, flo = sim_run["cpu_s"], flo_run["cpu_s"]
             bare = bare_simpy(BARE_REPEATS * events) / BARE_REPEATS
             passed = python_pass()
             rounds.append({"simulator_cpu_s": round(sim, 3), "floor_cpu_s": round(flo, 3),
+                           "simulator_process_cpu_s": round(sim_run["process_cpu_s"], 3),
+                           "floor_process_cpu_s": round(flo_run["process_cpu_s"], 3),
                            "bare_simpy_cpu_s": round(bare, 3), "python_pass_cpu_s": round(passed, 4),
                            "simulator_events_per_cpu_s": round(events / sim),
                            "floor_events_per_cpu_s": round(events / flo),
                            "bare_simpy_timeouts_per_cpu_s": round(events / bare),
-                           "share_of_floor": round(flo / sim, 3)})
+                           "share_of_floor": round(flo / sim, 3),
+                           "load": round(os.getloadavg()[0], 2)})
     shares = [row["share_of_floor"] for row in rounds]
 
     def median(key: str) -> float:
         return statistics.median(row[key] for row in rounds)
 
     return {
-        "events": events, "artifact_versions": len(records[1]), "repeats": repeats,
+        "events": events, "artifact_versions": versions, "repeats": repeats,
         "share_of_floor": round(statistics.median(shares), 3),
         "share_of_floor_range": [min(shares), max(shares)],
         "simulator_events_per_cpu_s": round(median("simulator_events_per_cpu_s")),
@@ -256,7 +315,11 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5, help="interleaved rounds on the default world")
     parser.add_argument("--child", nargs=2, type=int, metavar=("PEOPLE_X", "DAYS_X"), help=argparse.SUPPRESS)
     add_record_option(parser)
+    parser.add_argument("--round", nargs="+", metavar="KIND", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.round:
+        print(json.dumps(child_round(*args.round)))
+        return
     if args.child:
         print(json.dumps(measure_streamed(args.child[0], args.child[1])))
         return

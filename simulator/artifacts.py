@@ -22,7 +22,7 @@ from simulator.model import ArtifactVersion
 from simulator.prose import CITED, COMPOSERS, Speaker
 from simulator.prose.domain import DEFAULT_WORDS
 from simulator.prose.phrases import (
-    ACTOR_FACTS, FACT_ORDER, _label, _report, _say, _worded, fact_keys, put_in_force, restore,
+    ACTOR_FACTS, FACT_ORDER, _report, label, _say, _worded, fact_keys, put_in_force, restore,
 )
 from simulator.wording import DEFAULT_WORDING, Wording, grammars
 
@@ -139,10 +139,10 @@ def environment() -> jinja2.Environment:
             autoescape=False, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False,
             undefined=jinja2.ChainableUndefined, extensions=["jinja2.ext.do"],
         )
-        env.globals.update(say=_say, label=_label, name=_person, order=FACT_ORDER, phrases=_phrases, reports=_reports,
+        env.globals.update(say=_say, label=label, name=_person, order=FACT_ORDER, phrases=_phrases, reports=_reports,
                            keys_of=fact_keys, actor_facts=ACTOR_FACTS, words=dict(DEFAULT_WORDS))
         # templates use these as filters: jinja2 calls filters directly, without Context.call's checks
-        env.filters.update(person=_person, phrases=_phrases, reports=_reports, label=_label, keys_of=fact_keys)
+        env.filters.update(person=_person, phrases=_phrases, reports=_reports, label=label, keys_of=fact_keys)
         env.filters["sentence"] = lambda text: str(text)[:1].upper() + str(text)[1:]
         _ENVIRONMENT = env
     return _ENVIRONMENT

@@ -17,13 +17,22 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from json.encoder import encode_basestring
+from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
 from typing import Any, Iterable, Iterator
 
 from orgbench.core.clock import format_ts
 
 #: Canonical JSON of one value: the same bytes as ``storage.dumps`` (records hold no cycles, so none is looked for)
 _dumps = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
+
+
+def _refuse(value: Any) -> Any:
+    raise TypeError(f"Object of type {value.__class__.__name__} is not JSON serializable")
+
+
+#: The C encoder behind ``_dumps``, built once (``JSONEncoder.encode`` builds one per call): a dict's chunks
+_dict_chunks = c_make_encoder(None, _refuse, encode_basestring, None, ":", ",", True, False, True) \
+    if c_make_encoder is not None else None
 #: JSON text of a str (quoted, escaped); raises TypeError for anything else
 _esc = encode_basestring
 
@@ -33,7 +42,9 @@ def _texts(values: Iterable[Any]) -> str:
 
 
 def _mapping(value: Any) -> str:
-    return _dumps(value if value.__class__ is dict else dict(value))
+    if _dict_chunks is None:
+        return _dumps(value if value.__class__ is dict else dict(value))
+    return "".join(_dict_chunks(value if value.__class__ is dict else dict(value), 0))
 
 
 def _acl(acl: Any, seen: dict[int, tuple[Any, str]]) -> str:

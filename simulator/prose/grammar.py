@@ -165,8 +165,9 @@ def tidy(text: str) -> str:
     """Collapse doubled spaces and spaces before punctuation left by empty choices; capitalise the start."""
     while "  " in text:
         text = text.replace("  ", " ")
-    for mark in (" ,", " .", " ?", " !", " ;", " :\n", "?,"):
-        text = text.replace(mark, mark[1:] if mark[0] == " " else mark[0])
+    # in this order: each replacement sees the text the one before left
+    text = (text.replace(" ,", ",").replace(" .", ".").replace(" ?", "?").replace(" !", "!").replace(" ;", ";")
+            .replace(" :\n", ":\n").replace("?,", "?"))
     text = text.strip()
     return text[:1].upper() + text[1:]
 

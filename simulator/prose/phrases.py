@@ -54,10 +54,17 @@ _LABEL_WORDS: Mapping[str, str] = {}
 _NAME_WORDS = {"firmware": "software", "warranty": "coverage", "serial": "serial"}
 
 
-def _label(key: str) -> str:
-    if _LABEL_WORDS:
-        key = "_".join(_LABEL_WORDS.get(part, part) for part in key.split("_"))
-    return key.replace("_", " ").capitalize()
+#: Labels worded under the ``_LABEL_WORDS`` in force (emptied whenever they change)
+_LABELS: dict[str, str] = {}
+
+
+def label(key: str) -> str:
+    """A fact name as a field label (``case_status`` → "Case status"), in the pack's words."""
+    found = _LABELS.get(key)
+    if found is None:
+        worded = "_".join(_LABEL_WORDS.get(part, part) for part in key.split("_")) if _LABEL_WORDS else key
+        found = _LABELS[key] = worded.replace("_", " ").capitalize()
+    return found
 
 
 def fact_keys(facts: Mapping[str, Any], skip: Iterable[str] = ()) -> list[str]:
@@ -98,6 +105,7 @@ def put_in_force(facts: Mapping[str, tuple[str, str, str]], reports: Mapping[str
     before = (_SAYING, _REPORTING, _LABEL_WORDS)
     _SAYING, _REPORTING = {**FACT_PHRASES, **facts}, {**REPORT_PHRASES, **reports}
     _LABEL_WORDS = {part: words[name].replace(" ", "_") for part, name in _NAME_WORDS.items() if words[name] != part}
+    _LABELS.clear()
     return before
 
 
@@ -105,3 +113,4 @@ def restore(before: tuple) -> None:
     """Undo ``put_in_force``."""
     global _SAYING, _REPORTING, _LABEL_WORDS
     _SAYING, _REPORTING, _LABEL_WORDS = before
+    _LABELS.clear()

@@ -13,6 +13,7 @@ from typing import Any, Mapping
 
 from simulator.ledger import Draft
 from simulator.prose.grammar import Dice, Grammar, Records, Rng, tidy
+from simulator.prose.phrases import ACTOR_FACTS, fact_keys, label as plain_label
 from simulator.prose.voice import GRAMMAR, Speaker, pick, speaker
 
 #: Facts the header states; any other fact is listed under its label.
@@ -41,14 +42,10 @@ TICKET = Grammar({
 
 
 def _label(key: str, rng: Rng) -> str:
-    from simulator.prose.phrases import _label as plain
-
-    return pick(rng, LABELS[key]) if key in LABELS else plain(key)
+    return pick(rng, LABELS[key]) if key in LABELS else plain_label(key)
 
 
 def _extras(f: Mapping[str, Any], names: Mapping[str, str], rng: Rng) -> list[str]:
-    from simulator.prose.phrases import ACTOR_FACTS, fact_keys
-
     return [f"{_label(key, rng)}: {names.get(f[key], f[key]) if key in ACTOR_FACTS else f[key]}"
             for key in fact_keys(f, _HEADER)]
 
