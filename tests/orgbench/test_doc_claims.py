@@ -465,6 +465,32 @@ def test_the_mcp_load_figures_in_docs_groundeval_md_are_the_recorded_benchmark_o
     assert _measured(before)["commit"] != _measured(paced)["commit"]
 
 
+def test_the_simulator_figures_in_docs_simulator_md_are_the_recorded_benchmark_output():
+    said = re.search(r"The recorded run \(`benchmarks/measured/(\S+)`, 1-minute load average (\S+) before and (\S+) after, "
+                     r"on 2 shared cores\) wrote (\S+) events and (\S+) artifact versions per world; over (\d+) rounds "
+                     r"the simulator ran at a median (\S+) events per CPU-second, the floor at (\S+) and the bare loop "
+                     r"at (\S+) timeouts per CPU-second \(`python -c pass`: (\S+) CPU-s\)\. The simulator's share of "
+                     r"the floor \(`share_of_floor`, the median of the rounds' ratios\) is (\S+) \(rounds (\S+)–(\S+)\)",
+                     _flat(ROOT / "docs" / "simulator.md"))
+    assert said is not None
+    name, before, after, events, versions, rounds, sim, flo, bare, passed, share, low, high = said.groups()
+    record = _measured(name)
+    printed = record["printed"]
+    assert record["command"].startswith("python benchmarks/bench_simulate.py --quick")
+    assert [float(before), float(after)] == record["load_average"]
+    number = lambda text: int(text.replace(",", ""))  # noqa: E731
+    assert [number(events), number(versions), int(rounds)] == [printed["events"], printed["artifact_versions"],
+                                                                printed["repeats"]]
+    assert len(printed["rounds"]) == printed["repeats"]
+    assert [number(sim), number(flo), number(bare)] == [printed["simulator_events_per_cpu_s"],
+                                                        printed["floor_events_per_cpu_s"],
+                                                        printed["bare_simpy_timeouts_per_cpu_s"]]
+    assert float(passed) == printed["python_pass_cpu_s"]
+    assert [float(share), float(low), float(high)] == [printed["share_of_floor"], *printed["share_of_floor_range"]]
+    shares = sorted(r["share_of_floor"] for r in printed["rounds"])
+    assert shares[len(shares) // 2] == printed["share_of_floor"]            # the median of the rounds
+
+
 def test_the_drilldown_size_in_docs_groundeval_md_is_the_committed_files():
     said = re.search(r"keeps the file near (\S+) MB for the (\w+) default worlds \((\w+) agents\)",
                      _flat(ROOT / "docs" / "groundeval.md"))
