@@ -13,7 +13,6 @@ from typing import Any, Mapping
 
 from simulator.ledger import Draft
 from simulator.prose.grammar import Dice, Grammar, Records, Rng, tidy
-from simulator.prose.phrases import ACTOR_FACTS, fact_keys, label as plain_label
 from simulator.prose.voice import GRAMMAR, Speaker, pick, speaker
 
 #: Facts the header states; any other fact is listed under its label.
@@ -42,10 +41,14 @@ TICKET = Grammar({
 
 
 def _label(key: str, rng: Rng) -> str:
-    return pick(rng, LABELS[key]) if key in LABELS else plain_label(key)
+    from simulator.prose.phrases import label  # here: phrases reads the packs, which import this package
+
+    return pick(rng, LABELS[key]) if key in LABELS else label(key)
 
 
 def _extras(f: Mapping[str, Any], names: Mapping[str, str], rng: Rng) -> list[str]:
+    from simulator.prose.phrases import ACTOR_FACTS, fact_keys
+
     return [f"{_label(key, rng)}: {names.get(f[key], f[key]) if key in ACTOR_FACTS else f[key]}"
             for key in fact_keys(f, _HEADER)]
 
