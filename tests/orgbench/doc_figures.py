@@ -15,13 +15,14 @@ be keyed in ``REGISTRY`` by a short quote of it, as one of:
   papers are in /work/shared/papers, outside the repository, so no test reads them);
 - ``history``: a figure of an earlier state, told as history (not in results/, so nothing can recompute it);
 - ``example``: not a claim (an example value, a format, a unit), with its reason;
-- ``unchecked``: a stated figure no test ties to a source yet, listed so that it is counted and cannot grow
-  unseen.
+- ``unchecked``: a stated figure no test ties to a source yet, listed so that it is counted; their number may only
+  fall (``UNCHECKED_AT_MOST`` in test_doc_claims.py).
 
 ``test_doc_claims.py::test_every_sentence_stating_a_figure_is_registered`` fails on a unit with a figure that no
 key matches, on a key that matches no unit, and on a check that names no test.
 
-List them: ``python -m tests.orgbench.doc_figures [--class CLASS] [--counts]``.
+List them: ``python -m tests.orgbench.doc_figures [--class CLASS] [--counts]``; ``--suggest`` prints a registry line for each
+unit no key quotes yet (a quote that is unique in its file), to paste and then classify.
 """
 
 from __future__ import annotations
@@ -144,6 +145,17 @@ def classify(unit: Unit, registry: dict[str, dict[str, tuple[str, str]]]) -> lis
     return [quote for quote in registry.get(unit.path, {}) if quote in flat]
 
 
+def quote(unit: Unit) -> str:
+    """A short quote of ``unit`` that no other unit of its file contains: words around its first figure."""
+    texts = [" ".join(u.text.split()) for u in units(ROOT / unit.path)]
+    words = " ".join(unit.text.split()).split(" ")
+    first = next((k for k, word in enumerate(words) if re.search(r"\d", stated(word))), 0)
+    start, end = max(0, first - 3), min(len(words), first + 2)
+    while sum(" ".join(words[start:end]) in text for text in texts) > 1 and (start, end) != (0, len(words)):
+        start, end = (start, end + 1) if end < len(words) else (start - 1, end)
+    return " ".join(words[start:end])
+
+
 def main() -> None:
     """List the units that state a figure, with their class, or count them per file and class."""
     from tests.orgbench.doc_registry import REGISTRY
@@ -151,7 +163,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--class", dest="kind", default=None, help="only units of this class (or 'none')")
     parser.add_argument("--counts", action="store_true", help="counts per file and class only")
+    parser.add_argument("--suggest", action="store_true",
+                        help="registry lines for the units no key quotes, to paste into doc_registry.py and classify")
     args = parser.parse_args()
+    if args.suggest:
+        for unit in stating():
+            if not classify(unit, REGISTRY):
+                print(f"{unit.path}:{unit.line}: {quote(unit)!r}: (\"CLASS\", \"TEST OR REASON\"),")
+        return
     counts: Counter[tuple[str, str]] = Counter()
     for unit in stating():
         keys = classify(unit, REGISTRY)

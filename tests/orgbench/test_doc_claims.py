@@ -513,6 +513,9 @@ def test_the_warm_up_sentence_names_its_bounds():
 
 
 CLASSES = ("result", "measured", "design", "paper", "history", "example", "unchecked")
+#: Units whose figure no test ties to a source yet (doc_registry.py's ``unchecked``): lower it when you tie one; a new
+#: figure gets a check, not a place here.
+UNCHECKED_AT_MOST = 178
 
 
 def test_every_sentence_stating_a_figure_is_registered():
@@ -521,6 +524,8 @@ def test_every_sentence_stating_a_figure_is_registered():
 
     unregistered = [f"{u.path}:{u.line}: {u.text[:120]}" for u in stating() if not classify(u, REGISTRY)]
     assert not unregistered, "figures no test or reason covers (add them to doc_registry.py):\n" + "\n".join(unregistered)
+    unchecked = sum(kind == "unchecked" for quotes in REGISTRY.values() for kind, _ in quotes.values())
+    assert unchecked <= UNCHECKED_AT_MOST, f"{unchecked} unchecked figures, {UNCHECKED_AT_MOST} allowed: give the new ones a check"
     for path, quotes in REGISTRY.items():
         texts = [" ".join(u.text.split()) for u in units(ROOT / path)]
         for quote, (kind, check) in quotes.items():
