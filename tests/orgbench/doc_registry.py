@@ -347,7 +347,7 @@ REGISTRY: dict[str, dict[str, tuple[str, str]]] = {
         'alphabetic tokens of 3+ letters,': ('unchecked', 'stated; no test ties it to a source yet'),
         'grammar text; temperature 0, seed': ('unchecked', 'stated; no test ties it to a source yet'),
         'the endpoint answered 4xx).': ('unchecked', 'stated; no test ties it to a source yet'),
-        'default world has 24,427 versions,': ('result', 'tests/orgbench/test_doc_claims.py::test_the_default_worlds_cases_ids_and_prose_size_in_docs_world_md'),
+        'default world has 24,427 versions,': ('measured', 'tests/orgbench/test_doc_claims.py::test_figure_checks'),
         'one thread) made 4 rewrites': ('unchecked', 'a measured time, rate or size named with its command and load, measured before benchmarks took --record: no record is committed, so no test ties it (re-run the benchmark with --record to tie it)'),
         'instead of the ~0.12 it': ('unchecked', 'a measured time, rate or size named with its command and load, measured before benchmarks took --record: no record is committed, so no test ties it (re-run the benchmark with --record to tie it)'),
         'is resolved", "dispatch DSP-55012 was': ('unchecked', 'stated; no test ties it to a source yet'),

@@ -679,6 +679,14 @@ def _same_rate(*kinds: str) -> str:
     return f"{kinds[0]}_per_person"
 
 
+def _prose_record() -> tuple[str, ...]:
+    record = _measured("prose_emulated.json")
+    run = record["printed"]
+    return (f"{run['rewrites_per_s']:.0f}", str(run["concurrency"]), str(record["load_average"][0]),
+            f"{60 * run['hours_for_versions']:.1f}", f"{run['versions']:,}", str(run["cached"]["from_cache"]),
+            f"{run['cached']['wall_s']:g}")
+
+
 #: Figures checked here: (doc, a pattern of its flattened text whose groups are the figures, class, what they must be).
 #: ``doc_registry.py`` points each unit one of these patterns matches at ``test_figure_checks``.
 FIGURE_CHECKS: tuple[tuple[str, str, str, object], ...] = (
@@ -777,6 +785,10 @@ FIGURE_CHECKS: tuple[tuple[str, str, str, object], ...] = (
                                                                            "direct_messages_per_person", "emails_per_person")),
               _same_bound(), str(_design("simulator.config.MAX_STAFFING_COUNT")),
               str(_design("simulator.config.MAX_TEAM_SHARE")))),
+    ("docs/world.md", r"which answers at once, (\d+) rewrites/s with (\d+) in flight \(`python benchmarks/bench_prose.py --server "
+     r"emulated`, recorded in `benchmarks/measured/prose_emulated.json`, load average ([\d.]+) on 2 cores; runs minutes apart "
+     r"differ by half\), i.e. about ([\d.]+) minutes for ([\d,]+) rewrites, and a rerun from the cache reads (\d+) answers in "
+     r"([\d.]+) s\.", "measured", _prose_record),
     ("docs/world.md", r"against `SLA_HOURS` \(SEV1 (\d+) h, SEV2 (\d+) h, SEV3 (\d+) h\)", "design",
      lambda: tuple(f"{_design('simulator.processes.cascades.SLA_HOURS')[s]:g}" for s in ("SEV1", "SEV2", "SEV3"))),
 )
