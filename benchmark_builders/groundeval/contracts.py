@@ -137,12 +137,6 @@ class Question:
 
 # -- rules -----------------------------------------------------------------------------------------
 
-def event_field(event: Event, path: str) -> Any:
-    """The first value of ``path`` on an event (see ``joins.field_values``), or None."""
-    values = field_values(event, path, {})
-    return values[0] if values else None
-
-
 @dataclass(frozen=True, slots=True)
 class SearchItem:
     """One place a silence rule's response would be recorded: a subsystem and an id or query template."""

@@ -21,6 +21,7 @@ docs/plugins.md).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Iterable, Mapping
 
 from orgbench.core.errors import InputError
@@ -28,6 +29,9 @@ from orgbench.core.registry import Registry, accept_instance, load_attr
 
 ENTRY_POINT_GROUP = "orgbench.groundeval_tracks"
 _NULLABLE_STR = (str, type(None))   # "no such event / no mechanism"
+#: A ``required`` field's Python type -> its JSON Schema type.
+_JSON_TYPES: dict[Any, str] = {bool: "boolean", str: "string", int: "integer", float: "number", type(None): "null",
+                               dict: "object", list: "array"}
 
 
 @dataclass(frozen=True)
@@ -62,6 +66,23 @@ class Track:
     def lists(self) -> tuple[str, ...]:
         """The answer fields that are lists of strings, in schema order."""
         return tuple(k for k, v in self.answer_schema.items() if v.startswith("["))
+
+    @cached_property
+    def answer_json_schema(self) -> dict[str, Any]:
+        """The answer as a JSON Schema document (draft 7): what the scorer validates and a model is asked to follow.
+
+        An object; each ``required`` field present with its type; each list field (``[...]``), when given, an
+        array of strings; every field of ``answer_schema`` described by its entry there.
+        """
+        properties: dict[str, dict[str, Any]] = {key: {"description": text} for key, text in self.answer_schema.items()}
+        for key, kind in self.required:
+            kinds = kind if isinstance(kind, tuple) else (kind,)
+            names = [_JSON_TYPES[k] for k in kinds]
+            properties.setdefault(key, {})["type"] = names[0] if len(names) == 1 else names
+        for key in self.lists():
+            properties[key] = {**properties[key], "type": "array", "items": {"type": "string"}}
+        return {"title": f"{self.name} answer", "type": "object", "properties": properties,
+                "required": [key for key, _ in self.required]}
 
     def load(self, attr: str) -> Any:
         """The object one of its ``module:attr`` fields names (None when the field is empty)."""

@@ -21,7 +21,6 @@ interpreter exit, on Ctrl-C and on errors.
 from __future__ import annotations
 
 import atexit
-import contextlib
 import hashlib
 import importlib.util
 import json
@@ -35,7 +34,6 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
 
 from judges.backends.server_programs import INSTALL_HINT, ServerProgram, find_program, server_command
 from orgbench.core.errors import InputError
@@ -284,12 +282,3 @@ class LocalServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-
-@contextlib.contextmanager
-def local_endpoint(spec: str, *, tools: bool = False) -> Iterator[tuple[str, str, int]]:
-    """A one-slot server for ``local:MODEL`` while the block runs: (model name, base URL, slots)."""
-    program = require_server_package(spec, tools=tools)
-    model = resolve_model(spec.partition(":")[2], spec)
-    with LocalServer(model, slots=1, tools=tools, program=program) as server:
-        yield model.name, server.base_urls[0], server.slots

@@ -79,8 +79,3 @@ AGENTS: Registry[Agent] = Registry("agent", ENTRY_POINT_GROUP, _own, lambda a: a
 def agent_names(suites: str = "contracts") -> tuple[str, ...]:
     """The named agents that answer ``suites`` ("contracts" or "tasks"), built-in first."""
     return tuple(a.name for a in AGENTS.all() if suites in a.suites)
-
-
-def builtin_agents() -> tuple[str, ...]:
-    """orgbench's own contract agents (the ones ``reproduce groundeval`` runs)."""
-    return BUILTIN_AGENTS

@@ -30,6 +30,8 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
+import fastjsonschema
+
 from benchmark_builders.groundeval.contracts import NO_LINK_MECHANISM, Truth
 from benchmark_builders.groundeval.tracks import track as track_named
 from judges.groundeval.call_shape import ShapedCalls, trace_problems, well_shaped
@@ -45,12 +47,6 @@ _DEAD = frozenset({"empty", "not_found", "withheld", "invalid"})
 _DEAD_NOT_EMPTY = _DEAD - {"empty"}
 _NOTHING: frozenset[str] = frozenset()
 _NO_GATES = {"horizon": False, "actor": False, "subsystem": False}   # a call that broke no gate
-
-
-def _type_name(kind: Any) -> str:
-    if isinstance(kind, tuple):
-        return " or ".join("null" if k is type(None) else k.__name__ for k in kind)
-    return kind.__name__
 
 
 _MEMO_SIZE = 1 << 16      # bound on each memo below (cleared when full)
@@ -142,8 +138,61 @@ def evidence_overlap(required: frozenset[str], permitted: frozenset[str], cited:
     return 1.0 if denominator == 0 else len(required & cited) / denominator
 
 
+class _AnswerValidator:
+    """A track's ``answer_json_schema`` compiled by fastjsonschema, and each property's, to name the first problem."""
+
+    def __init__(self, schema: Mapping[str, Any]) -> None:
+        self.whole = fastjsonschema.compile(schema)
+        self.required = tuple(schema["required"])
+        self.fields = {key: (fastjsonschema.compile(sub), sub) for key, sub in schema["properties"].items()
+                       if "type" in sub}
+
+    def problem(self, raw: dict[str, Any]) -> str | None:
+        """None when ``raw`` follows the schema, else the first problem in schema order (required fields first)."""
+        try:
+            self.whole(raw)
+            return None
+        except fastjsonschema.JsonSchemaValueException:
+            pass
+        for key in self.required:
+            if key not in raw:
+                return f"missing field {key}"
+            if self._fails(key, raw[key]):
+                return f"field {key} is a {type(raw[key]).__name__}, not {_type_names(self.fields[key][1])}"
+        for key, (_, sub) in self.fields.items():
+            if key not in self.required and key in raw and self._fails(key, raw[key]):
+                return f"field {key} is not a list of strings" if sub["type"] == "array" else \
+                    f"field {key} is a {type(raw[key]).__name__}, not {_type_names(sub)}"
+        return "answer does not follow its schema"       # not reached: every rule of the schema is one checked above
+
+    def _fails(self, key: str, value: Any) -> bool:
+        try:
+            self.fields[key][0](value)
+            return False
+        except fastjsonschema.JsonSchemaValueException:
+            return True
+
+
+_PY_NAMES = {"boolean": "bool", "string": "str", "integer": "int", "number": "float", "null": "null",
+             "object": "dict", "array": "list"}
+_VALIDATORS: dict[str, _AnswerValidator] = {}
+
+
+def _type_names(sub: Mapping[str, Any]) -> str:
+    kinds = sub["type"] if isinstance(sub["type"], list) else [sub["type"]]
+    return " or ".join(_PY_NAMES[k] for k in kinds)
+
+
+def answer_validator(track: str) -> _AnswerValidator:
+    """The compiled validator of ``track``'s answer schema (compiled once per track)."""
+    validator = _VALIDATORS.get(track)
+    if validator is None:
+        validator = _VALIDATORS[track] = _AnswerValidator(track_named(track).answer_json_schema)
+    return validator
+
+
 def parse_answer(raw: Any, track: str) -> tuple[dict[str, Any] | None, str | None]:
-    """The answer as a dict, or None and the reason it is malformed."""
+    """The answer as a dict, or None and the reason it is malformed (its track's JSON Schema, validated)."""
     if raw.__class__ is not dict:
         if isinstance(raw, (str, bytes)):
             try:
@@ -152,20 +201,8 @@ def parse_answer(raw: Any, track: str) -> tuple[dict[str, Any] | None, str | Non
                 return None, "answer is not JSON"
         if not isinstance(raw, dict):
             return None, f"answer is a {type(raw).__name__}, not an object"
-    record = track_named(track)
-    for key, kind in record.required:
-        if key not in raw:
-            return None, f"missing field {key}"
-        if not isinstance(raw[key], kind):
-            return None, f"field {key} is a {type(raw[key]).__name__}, not {_type_name(kind)}"
-    for key in record.lists():
-        value = raw.get(key, ())
-        if value.__class__ is not list and value != ():
-            return None, f"field {key} is not a list of strings"
-        for item in value:
-            if not isinstance(item, str):
-                return None, f"field {key} is not a list of strings"
-    return raw, None
+    problem = answer_validator(track).problem(raw)
+    return (None, problem) if problem else (raw, None)
 
 
 def _zero(truth: CompiledTruth, reason: str, calls: list[dict[str, Any]] | Any, mode: str,

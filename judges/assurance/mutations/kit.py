@@ -204,10 +204,3 @@ def _source_edit_hook(edit: Callable[[Ctx], None]) -> Callable[[PipelineConfig, 
     def hook(cfg: PipelineConfig, ctx: Ctx) -> None:
         edit(ctx)
     return hook
-
-
-def _combine(*edits: Callable[[Ctx], None]) -> Callable[[Ctx], None]:
-    def edit(ctx: Ctx) -> None:
-        for e in edits:
-            e(ctx)
-    return edit
