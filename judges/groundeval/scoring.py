@@ -142,9 +142,9 @@ class _AnswerValidator:
     """A track's ``answer_json_schema`` compiled by fastjsonschema, and each property's, to name the first problem."""
 
     def __init__(self, schema: Mapping[str, Any]) -> None:
-        self.whole = fastjsonschema.compile(schema)
+        self.whole = fastjsonschema.compile(dict(schema))
         self.required = tuple(schema["required"])
-        self.fields = {key: (fastjsonschema.compile(sub), sub) for key, sub in schema["properties"].items()
+        self.fields = {key: (fastjsonschema.compile(dict(sub)), sub) for key, sub in schema["properties"].items()
                        if "type" in sub}
 
     def problem(self, raw: dict[str, Any]) -> str | None:

@@ -183,8 +183,11 @@ def _declared() -> tuple[Study, ...]:
     from orgbench.core.storage import loads_toml
 
     text = resources.files(__package__).joinpath("studies.toml").read_text("utf-8")
-    return tuple(Study(**{k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()})
-                 for fields in loads_toml(text, "orgbench/studies/studies.toml")["study"])
+    studies = []
+    for declared in loads_toml(text, "orgbench/studies/studies.toml")["study"]:
+        fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in declared.items()}
+        studies.append(Study(**fields))
+    return tuple(studies)
 
 
 CARGO, GROUNDEVAL, ASSURANCE = _declared()
