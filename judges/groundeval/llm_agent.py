@@ -7,10 +7,8 @@ a ``Recorder`` that answers from the response cache when given one and
 records every turn (``judges.groundeval.turns``). In tool mode it is offered
 ``search_artifacts``, ``fetch_artifact`` and ``submit_answer``; every tool
 call is executed on the contract's ``GatedRuntime`` (and so recorded). In
-context mode it reads the pre-filtered context and submits its answer.
-``submit_answer``'s ``answer`` is the track's answer JSON Schema, so a server
-that constrains tool arguments holds the model to it. The model sees the
-contract only — never the truth.
+context mode it reads the pre-filtered context and submits its answer. The
+model sees the contract only — never the truth.
 """
 
 from __future__ import annotations
@@ -19,7 +17,6 @@ import json
 from typing import Any, Callable
 
 from benchmark_builders.groundeval.contracts import Contract
-from benchmark_builders.groundeval.tracks import track
 from judges.backends import FatalBackendError
 from judges.backends.base import AgentBackend, GenerationParams, Usage
 from judges.cache import ResponseCache
@@ -57,15 +54,6 @@ SUBMIT: dict[str, Any] = {"type": "function", "function": {
     "description": "Submit the final answer (a JSON object following the answer schema).",
     "parameters": {"type": "object", "properties": {"answer": {
         "type": "object", "description": "the answer, following the answer schema"}}, "required": ["answer"]}}}
-
-
-def submit_tool(track_name: str) -> dict[str, Any]:
-    """``submit_answer`` with its ``answer`` constrained to the track's answer JSON Schema (the model's structured
-    output: function-calling servers that constrain arguments, llama.cpp's among them, hold the answer to it)."""
-    schema = track(track_name).answer_json_schema
-    answer = {**schema, "description": "the answer, following the answer schema"}
-    return {"type": "function", "function": {**SUBMIT["function"], "parameters": {
-        "type": "object", "properties": {"answer": answer}, "required": ["answer"]}}}
 
 
 def contract_prompt(contract: Contract) -> str:
@@ -113,8 +101,7 @@ class LLMAgent:
                 return runtime.call(name, args)       # traced whatever the arguments: invalid ones as invalid
             return {"error": "invalid_call", "message": f"unknown tool or bad arguments for {name!r}"}
 
-        submit = submit_tool(contract.track)
-        return await self.converse(messages, [*TOOLS, submit] if runtime is not None else [submit], call, record)
+        return await self.converse(messages, [*TOOLS, SUBMIT] if runtime is not None else [SUBMIT], call, record)
 
     async def converse(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
                        run_tool: Callable[[Any, Any], dict[str, Any]],
