@@ -799,3 +799,36 @@ def test_figure_checks(doc, pattern, kind, expected):
     said = re.search(pattern, _flat(ROOT / doc))
     assert said is not None, (doc, pattern)
     assert said.groups() == expected(), (doc, said.group(0))
+
+
+def test_the_scoring_and_search_figures_in_docs_groundeval_md_are_the_recorded_benchmark_outputs():
+    text = _flat(ROOT / "docs" / "groundeval.md")
+    said = re.search(r"\(`python benchmarks/bench_groundeval.py --only cold-scoring --repeats (\d+)`, recorded in "
+                     r"`benchmarks/measured/(\S+)`; load average ([\d.]+)\): on the ([\d,]+) questions of every built-in "
+                     r"agent in both modes, `score_submissions` scores (\d+) questions per CPU-second with the suite's "
+                     r"index built in the run \(an empty cache\) and (\d+) with it kept \(the median of the rounds\); "
+                     r"`python -c pass` costs ([\d.]+) CPU-seconds and `orgbench score groundeval --help` ([\d.]+)\.", text)
+    assert said is not None
+    repeats, name, load, questions, built, kept, bare, cli = said.groups()
+    record = _measured(name)
+    run = record["printed"]["cold_scoring"]
+    assert record["command"].endswith(f"--only cold-scoring --repeats {repeats} --record benchmarks/measured/{name}")
+    assert [load, int(questions.replace(",", "")), int(built), int(kept), bare, cli] == [
+        str(record["load_average"][0]), run["questions"], run["index_built_questions_per_cpu_s"],
+        run["index_kept_questions_per_cpu_s"], f"{run['python_pass_cpu_s']:.2f}", f"{run['cli_help_cpu_s']:.2f}"]
+    said = re.search(r"At ([\d,]+) versions \(`python benchmarks/bench_search_1m.py`, recorded in "
+                     r"`benchmarks/measured/(\S+)`; load average ([\d.]+)\), loading the kept index takes ([\d.]+) "
+                     r"CPU-seconds \(([\d.]+) s of wall time\), the process's peak RSS is ([\d,]+) MB, and a search costs "
+                     r"([\d.]+) ms of CPU at p50 and ([\d.]+) ms at p99 over the fixed query set \(([\d,]+) queries, each in "
+                     r"(\d+) sessions\); the exhaustive numpy floor ([\d.]+) and ([\d.]+) ms\.", text)
+    assert said is not None
+    versions, name, load, load_cpu, load_wall, rss, p50, p99, queries, sessions, f50, f99 = said.groups()
+    record = _measured(name)
+    printed = record["printed"]
+    search, floor = printed["rounds"][0]["search"], printed["rounds"][0]["exhaustive_floor"]
+    assert [int(versions.replace(",", "")), load, load_cpu, load_wall, rss, p50, p99, int(queries.replace(",", "")),
+            int(sessions), f50, f99] == [
+        printed["versions"], str(record["load_average"][0]), f"{search['load_cpu_s']:.2f}", f"{search['load_wall_s']:.2f}",
+        f"{search['peak_rss_mb']:,.0f}", f"{search['query_cpu_ms_p50']:.2f}", f"{search['query_cpu_ms_p99']:.1f}",
+        search["queries"], search["searches"] // search["queries"], f"{floor['query_cpu_ms_p50']:.2f}",
+        f"{floor['query_cpu_ms_p99']:.1f}"]
