@@ -283,7 +283,7 @@ def test_the_default_worlds_figures_in_docs_world_md():
     assert f"and {round(100 * engineering.STALL_SHARE)}% of incidents stall" in text
     assert f"weekends and holidays at {round(100 * support.OFF_DAY_LOAD)}%" in text
     size = f"{len(events):,} events"
-    assert f"simulates the default world ({size}, {len(world.artifacts):,} artifact versions)" in \
+    assert f"wrote {len(events):,} events and {len(world.artifacts):,} artifact versions per world" in \
         _flat(ROOT / "docs" / "simulator.md")
     assert f"| 1× | 60 × 90 | {len(events):,} |" in _flat(ROOT / "docs" / "simulator.md")
     assert f"(`orgbench simulate`, {size}) `generate` exits 0" in _flat(ROOT / "docs" / "exports.md")
