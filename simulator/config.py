@@ -28,6 +28,8 @@ WEEKDAYS: tuple[str, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 MIN_PEOPLE_PER_TEAM = 2
 #: The largest relative headcount share a team may be given.
 MAX_TEAM_SHARE = 10_000
+#: Staffing counts are given per this many people and scaled with headcount.
+STAFFING_PER_PEOPLE = 60.0
 #: The largest staffing count (per 60 people) of each kind.
 MAX_STAFFING_COUNT = 1_000
 #: Ceilings of the workload rates, per person per business day: about a hundred

@@ -24,6 +24,23 @@ from simulator.calendar import DAY
 MIN_WEIGHT = 1e-9
 #: Ties at least this strong (one direct interaction, not yet decayed) are "working ties", searched first.
 ROUTE_TIE = 1.0
+#: What one interaction adds, times ``graph.interaction_weight``: a direct exchange (a direct message, review, deploy,
+#: escalation hop or incident response), case triage or a proposed change with one's manager, consecutive posts in a
+#: channel or a reply in its thread.
+DIRECT = 1.0
+WITH_MANAGER = 0.2
+CHANNEL_NEIGHBOUR = 0.3
+#: A broadcast is one interaction shared among its audience, at most this much per member (email, meeting, a hire's
+#: introductions to the team).
+EMAIL_SHARE = 0.5
+MEETING_SHARE = 0.3
+INTRODUCTION_SHARE = 0.3
+#: Ties everyone starts with: to their manager, and min(COLLEAGUE_TIE, COLLEAGUE_SPREAD / team size) to each colleague.
+MANAGER_TIE = 1.0
+COLLEAGUE_TIE = 0.25
+COLLEAGUE_SPREAD = 2.0
+#: Betweenness is sampled over this many sources when there are more people than that (exact otherwise).
+BETWEENNESS_SOURCES = 80
 
 
 class CollaborationGraph:
@@ -185,7 +202,7 @@ class CollaborationGraph:
         """node-link data with strength and betweenness (distance = 1/weight) on every node."""
         graph = self.to_networkx(minute)
         n = graph.number_of_nodes()
-        sample = None if n <= 80 else 80
+        sample = None if n <= BETWEENNESS_SOURCES else BETWEENNESS_SOURCES
         betweenness = betweenness_centrality(graph, sample, seed)
         for node in graph.nodes:
             graph.nodes[node]["strength"] = round(sum(d["weight"] for _, _, d in graph.edges(node, data=True)), 6)

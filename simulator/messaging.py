@@ -12,6 +12,7 @@ from typing import Any, Iterable
 
 from simulator.context import SimContext
 from simulator.model import Acl, EntityRef, ParentLink
+from simulator.graph import EMAIL_SHARE
 
 #: Chat channels: id → (name, private space or None, teams whose members post there).
 CHANNELS: dict[str, tuple[str, str | None, tuple[str, ...]]] = {
@@ -110,7 +111,7 @@ def send_email(ctx: SimContext, sender: str, recipients: Iterable[str], subject:
     ref = ctx.ledger.draft(email_id, "email", kind, sender, entity, subject, template, body_facts,
                            audience_acl(ctx, audience), context)
     if to:  # one email is one interaction, shared among its recipients
-        ctx.graph.interact_all(sender, to, ctx.now, min(0.5, 1.0 / len(to)))
+        ctx.graph.interact_all(sender, to, ctx.now, min(EMAIL_SHARE, 1.0 / len(to)))
     payload = {"email_id": email_id, "to": list(to)}
     if external_to:
         payload["to_external"] = external_to

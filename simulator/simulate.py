@@ -25,6 +25,7 @@ from orgbench.core.clock import format_ts
 from simulator.config import SimConfig
 from simulator.context import SimContext, stream
 from simulator.customers import generate_accounts
+from simulator import graph as graph_weights
 from simulator.graph import CollaborationGraph
 from simulator.ledger import Draft, Ledger
 from simulator.messaging import CHANNELS
@@ -61,10 +62,10 @@ def _context(config: SimConfig) -> SimContext:
         graph.add_person(actor_id, name=person.name, team=person.team)
     for actor_id, person in org.people.items():  # everyone starts with ties to their manager and team
         if person.manager:
-            graph.interact(actor_id, person.manager, 0.0, 1.0)
+            graph.interact(actor_id, person.manager, 0.0, graph_weights.MANAGER_TIE)
         team = org.members(person.team)
         for colleague in team:
-            graph.interact(actor_id, colleague, 0.0, min(0.25, 2.0 / len(team)))
+            graph.interact(actor_id, colleague, 0.0, min(graph_weights.COLLEAGUE_TIE, graph_weights.COLLEAGUE_SPREAD / len(team)))
     accounts = generate_accounts(
         max(1, round(config.customers.accounts_per_person * config.people)), config.customers.contacts_per_account,
         config.customers.assets_per_account, config.customers.strategic_share, config.start,

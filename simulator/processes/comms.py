@@ -22,6 +22,7 @@ from simulator.model import EntityRef, ParentLink
 from simulator.org import TEAM_ROLES
 from simulator.processes.shifts import next_at_work
 from simulator.prose.voice import Thread
+from simulator.graph import CHANNEL_NEIGHBOUR, MEETING_SHARE
 
 #: Share of all chat posts that go to each channel.
 CHANNEL_SHARE = {
@@ -96,7 +97,7 @@ def channel_chatter(ctx: SimContext, channel: str):
             pending.append((ctx.env.now + threads.uniform(5, 120), _asked(ctx, event_id, author, "question",
                                                                            CHANNELS[channel][0]), 1, True))
         if previous is not None and previous != author:
-            graph.interact(author, previous, ctx.env.now, 0.3)
+            graph.interact(author, previous, ctx.env.now, CHANNEL_NEIGHBOUR)
         previous = author
 
 
@@ -152,7 +153,7 @@ def _channel_replies(ctx: SimContext, channel: str, posters: list[str], pending:
             author = _pick_other(rng.random, posters, asked["author"])
     facts, context, parents = _thread_turn(asked, turn, team=ctx.org.people[author].team)
     event_id = post_chat(ctx, channel, author, "chat_message", facts, context, parents)
-    ctx.graph.interact(author, asked["author"], ctx.env.now, 0.3)
+    ctx.graph.interact(author, asked["author"], ctx.env.now, CHANNEL_NEIGHBOUR)
     if turn == 1 and rng.random() < FOLLOW_UP_RATE:
         later.append((ctx.env.now + rng.uniform(2, 60), {**asked, "event_id": event_id}, 2, True))
     return later, True
@@ -332,7 +333,7 @@ def hold_meeting(ctx: SimContext, team: str, attendees: list[str], rng) -> str:
     ref = ctx.ledger.draft(meeting_id, "meetings", "meeting_notes", chair, entity, title, "meeting_notes", facts,
                            audience_acl(ctx, audience), {"team": team, "refs": refs})
     for other in audience:  # one meeting is one interaction, shared among its attendees
-        ctx.graph.interact(chair, other, ctx.now, min(0.3, 1.0 / len(audience)))
+        ctx.graph.interact(chair, other, ctx.now, min(MEETING_SHARE, 1.0 / len(audience)))
     return ctx.ledger.emit("meeting.held", audience, "meetings", entity,
                            {"meeting_id": meeting_id, "team": team, "chair": chair}, (), (ref,))
 

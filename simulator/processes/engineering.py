@@ -31,6 +31,7 @@ from simulator.mechanisms import MECHANISM_PHRASES, MECHANISMS
 from simulator.processes.cascades import IncidentImpact, after_resolution, customer_reports
 from simulator.processes.hearsay import guess_cause
 from simulator.processes.oncall import on_call
+from simulator.graph import WITH_MANAGER
 
 #: Risk by change type: standard changes are pre-approved because they are low risk; the rest vary.
 RISKS: dict[str, tuple[str, ...]] = {"standard": ("low",)}
@@ -107,7 +108,7 @@ def _ship(ctx: SimContext, rng, change: Change, review_wait: float, deploy_wait:
     author = change.author
     wait = ctx.work
     proposed = _record_change(ctx, change, author, "proposed", "change.proposed", {})
-    ctx.graph.interact(author, ctx.org.people[author].manager or author, ctx.now, 0.2)
+    ctx.graph.interact(author, ctx.org.people[author].manager or author, ctx.now, WITH_MANAGER)
     previous = ParentLink(proposed, {"change_id": change.change_id})
     review = {"reviewer": "pre-approved"}
     if change.change_type != "standard":

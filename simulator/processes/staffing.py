@@ -16,6 +16,8 @@ from simulator.messaging import post_chat
 from simulator.model import Acl, EntityRef
 from simulator.offices import OFFICES, pick_office
 from simulator.org import Person
+from simulator.config import STAFFING_PER_PEOPLE
+from simulator.graph import INTRODUCTION_SHARE
 
 #: Role moves people make: (from team, to team).
 MOVES = (("support_l1", "support_l2"), ("engineering", "sre"), ("sre", "engineering"), ("support_l2", "engineering"))
@@ -27,7 +29,7 @@ def staffing(ctx: SimContext):
     """Plan the run's staffing changes at seeded business times, then carry them out in order."""
     rng = ctx.rng("staffing")
     cfg = ctx.config.staffing
-    scale = ctx.config.people / 60.0
+    scale = ctx.config.people / STAFFING_PER_PEOPLE
 
     def count(n: int) -> int:
         return 0 if n == 0 else max(1, round(n * scale))
@@ -93,7 +95,7 @@ def hire(ctx: SimContext, rng) -> None:
     ctx.graph.add_person(person.actor_id, name=person.name, team=team)
     colleagues = ctx.org.members(team)
     for colleague in colleagues:  # introductions, shared among the team
-        ctx.graph.interact(person.actor_id, colleague, ctx.now, min(0.3, 1.0 / len(colleagues)))
+        ctx.graph.interact(person.actor_id, colleague, ctx.now, min(INTRODUCTION_SHARE, 1.0 / len(colleagues)))
     _hr_record(ctx, person, _hr_author(ctx, rng), "hr.hired",
                {"team": team, "role": person.role, "title": person.title, "manager": person.manager,
                 "effective": ctx.ledger.stamp()})

@@ -23,6 +23,7 @@ from simulator.org import TEAM_ROLES
 from simulator.procedures import Procedure, Step
 from simulator.processes.customer_messages import customer_request
 from simulator.processes.oncall import on_call
+from simulator.graph import WITH_MANAGER
 
 PRIORITIES = ("P1", "P2", "P3", "P4")
 PRIORITY_WEIGHTS = (1, 3, 5, 3)
@@ -38,6 +39,8 @@ WAITING_STEPS = {"create_dispatch": (1, 3), "schedule_visit": (1, 4), "create_ex
 PICKUP_MINUTES = 180.0
 #: Share of a non-strategic case's completed steps posted as an update to the support channel (chat.message_posted).
 CHAT_UPDATE_SHARE = 0.3
+#: A resolved case is closed this many business days later (inclusive range, seeded).
+CLOSE_AFTER_DAYS = (2, 5)
 
 
 @dataclass
@@ -311,7 +314,7 @@ def support_case(ctx: SimContext, case: SupportCase, cause: ParentLink | None = 
     refs = (_ticket_version(ctx, case, case.owner, "triaged"), _comment(ctx, case, case.owner, None, {}))
     case.last_event = ledger.emit("case.triaged", (case.owner,), "ticketing", case.entity,
                                   {"case_id": case.case_id, "case_status": "in_progress"}, link(), refs)
-    ctx.graph.interact(case.owner, ctx.org.people[case.owner].manager or case.owner, ctx.now, 0.2)
+    ctx.graph.interact(case.owner, ctx.org.people[case.owner].manager or case.owner, ctx.now, WITH_MANAGER)
     if case.reports_incident:
         yield from escalate_to_sre(ctx, case, on_call(ctx), rng)
 
@@ -360,7 +363,7 @@ def support_case(ctx: SimContext, case: SupportCase, cause: ParentLink | None = 
             yield from business_days_later(ctx, rng, rng.randint(low, high), case.owner)
 
     # Closed: a few days after resolution, unless the customer reopens it (not modelled).
-    yield from business_days_later(ctx, rng, rng.randint(2, 5), case.owner)
+    yield from business_days_later(ctx, rng, rng.randint(*CLOSE_AFTER_DAYS), case.owner)
     yield from _ensure_owner(ctx, case, rng)
     case.facts["case_status"] = "closed"
     ref = _ticket_version(ctx, case, case.owner, "closed after resolution")

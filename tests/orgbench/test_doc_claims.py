@@ -515,7 +515,7 @@ def test_the_warm_up_sentence_names_its_bounds():
 CLASSES = ("result", "measured", "design", "paper", "history", "example", "unchecked")
 #: Units whose figure no test ties to a source yet (doc_registry.py's ``unchecked``): lower it when you tie one; a new
 #: figure gets a check, not a place here.
-UNCHECKED_AT_MOST = 178
+UNCHECKED_AT_MOST = 164
 
 
 def test_every_sentence_stating_a_figure_is_registered():
@@ -687,6 +687,31 @@ def _prose_record() -> tuple[str, ...]:
             f"{run['cached']['wall_s']:g}")
 
 
+def _graph(*names: str) -> tuple[str, ...]:
+    """Constants of the collaboration graph (``simulator/graph.py``), as the docs print them."""
+    return tuple(f"{_design('simulator.graph.' + n):g}" for n in names)
+
+
+def _offices() -> tuple[str, ...]:
+    """London's, New York's and Singapore's UTC offsets and the UTC hours of the company's working day there."""
+    from simulator.config import load_config
+
+    calendar, offices = load_config().calendar, _design("simulator.offices.OFFICES")
+    start, end = calendar.workday_start, calendar.workday_end
+    hours = {o: tuple(f"{(h - offices[o][0]) % 24:02d}" for h in (start, end)) for o in ("New York", "Singapore")}
+    return (str(offices["London"][0]), str(-offices["New York"][0]), *hours["New York"], str(offices["Singapore"][0]),
+            *hours["Singapore"])
+
+
+def _counterfactual_parts() -> tuple[str, ...]:
+    parts = _design("judges.groundeval.scoring_profile._PREPRINT_CF")
+    kept = _design("judges.groundeval.scoring_profile._KEPT")
+    stated = {parts[k] for k in _design("judges.groundeval.scoring_profile._STATED")}
+    assert len(stated) == 1                                     # ".20 each"
+    return (_three(parts["outcome"])[:3], _three(kept)[:3], *(_three(parts[k])[:3] for k in ("mechanism", "direction",
+            "evidence", "actor")), _three(stated.pop())[:3])
+
+
 #: Figures checked here: (doc, a pattern of its flattened text whose groups are the figures, class, what they must be).
 #: ``doc_registry.py`` points each unit one of these patterns matches at ``test_figure_checks``.
 FIGURE_CHECKS: tuple[tuple[str, str, str, object], ...] = (
@@ -791,6 +816,32 @@ FIGURE_CHECKS: tuple[tuple[str, str, str, object], ...] = (
      r"([\d.]+) s\.", "measured", _prose_record),
     ("docs/world.md", r"against `SLA_HOURS` \(SEV1 (\d+) h, SEV2 (\d+) h, SEV3 (\d+) h\)", "design",
      lambda: tuple(f"{_design('simulator.processes.cascades.SLA_HOURS')[s]:g}" for s in ("SEV1", "SEV2", "SEV3"))),
+    ("docs/world.md", r"a direct message (\d), a review, deploy, escalation hop or incident response (\d), case triage or a "
+     r"proposed change with one's manager ([\d.]+), consecutive posts in a channel or a reply in its thread ([\d.]+); a broadcast "
+     r"is one interaction shared among its audience \(an email adds min\(([\d.]+), 1/recipients\) per recipient, a meeting "
+     r"min\(([\d.]+), 1/attendees\) per attendee\)", "design",
+     lambda: _graph("DIRECT", "DIRECT", "WITH_MANAGER", "CHANNEL_NEIGHBOUR", "EMAIL_SHARE", "MEETING_SHARE")),
+    ("docs/world.md", r"Everyone starts with a tie of (\d) to their manager and min\(([\d.]+), (\d)/team size\) to each colleague; "
+     r"hires get introductions to their team, min\(([\d.]+), 1/team size\) each", "design",
+     lambda: _graph("MANAGER_TIE", "COLLEAGUE_TIE", "COLLEAGUE_SPREAD", "INTRODUCTION_SHARE")),
+    ("docs/world.md", r"searched first over working ties \(weight ≥ (\d), `ROUTE_TIE`", "design", lambda: _graph("ROUTE_TIE")),
+    ("docs/world.md", r"\(sampled over (\d+) sources above (\d+) people, seeded\)", "design",
+     lambda: _graph("BETWEENNESS_SOURCES", "BETWEENNESS_SOURCES")),
+    ("docs/world.md", r"(About half) the staff book one block of leave \((\d)–(\d) working days", "design",
+     lambda: ({0.5: "About half"}.get(_design("simulator.offices.LEAVE_SHARE"), "?"),
+              *(str(n) for n in _design("simulator.offices.LEAVE_DAYS")))),
+    ("docs/world.md", r"London \(UTC\+(\d), the company calendar itself\), New York \(UTC−(\d): (\d\d):00–(\d\d):00 UTC\), "
+     r"Singapore \(UTC\+(\d): (\d\d):00–(\d\d):00 UTC", "design", _offices),
+    ("docs/world.md", r"`closed` \((\d)–(\d) business days later\)", "design",
+     lambda: tuple(str(n) for n in _design("simulator.processes.support.CLOSE_AFTER_DAYS"))),
+    ("docs/world.md", r"Counts are config `\[staffing\]` per (\d+) people", "design",
+     lambda: (f"{_design('simulator.config.STAFFING_PER_PEOPLE'):g}",)),
+    ("docs/spec/groundeval.md", r"keep the trajectory worth more than the answer \((\.\d\d) here\)", "design",
+     lambda: (_three(_design("judges.groundeval.scoring_profile.WEIGHTS")["silence"][1])[:3],)),
+    ("docs/spec/groundeval.md", r"a coin flip without searching expects (\.\d\d)\)", "design",
+     lambda: (_three(0.5 * _design("judges.groundeval.scoring_profile.WEIGHTS")["silence"][0])[:3],)),
+    ("docs/spec/groundeval.md", r"keep their proportions: (\.\d\d)/(\.\d\d) outcome, (\.\d\d)/\.\d\d mechanism, (\.\d\d)/\.\d\d "
+     r"direction, (\.\d\d)/\.\d\d evidence, (\.\d\d)/\.\d\d actor \| (\.\d\d) each", "design", _counterfactual_parts),
 )
 
 
