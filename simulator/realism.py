@@ -29,6 +29,8 @@ PROSE_KINDS: dict[str, tuple[str, tuple[str, ...] | None]] = {
     "wiki": ("wiki", None),
 }
 TOP_CHAT = 25
+#: A word counts as English vocabulary from this many letters on.
+MIN_WORD_LETTERS = 3
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:Z|[+-]\d{2}:?\d{2})?)?")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
@@ -60,7 +62,7 @@ def english_words(bodies: Iterable[str], names: frozenset[str]) -> set[str]:
     tokens: set[str] = set()
     for body in bodies:
         tokens.update(_LETTERS.findall(body.lower()))
-    return {t for t in tokens if len(t) >= 3 and t not in names and zipf_frequency(t, "en") > 0}
+    return {t for t in tokens if len(t) >= MIN_WORD_LETTERS and t not in names and zipf_frequency(t, "en") > 0}
 
 
 def repeat_share(items: Iterable[str]) -> tuple[float, int]:

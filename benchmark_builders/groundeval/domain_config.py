@@ -231,12 +231,16 @@ def _cap(table: Mapping[str, Any], key: str, where: str) -> int:
     return value
 
 
+#: Upstream's difficulty ratios when a config names some but not all of them (medium's share goes to both grades).
+DEFAULT_RATIOS = {"easy_ratio": 0.34, "medium_ratio": 0.33, "hard_ratio": 0.33}
+
+
 def _hard_share(table: Mapping[str, Any], where: str) -> float | None:
     """hard / (easy + hard): orgbench grades questions easy or hard, so medium's share goes to both in proportion."""
     if not any(k in table for k in ("easy_ratio", "medium_ratio", "hard_ratio")):
         return None
-    easy = _ratio(table, "easy_ratio", where) if "easy_ratio" in table else 0.34
-    hard = _ratio(table, "hard_ratio", where) if "hard_ratio" in table else 0.33
+    easy = _ratio(table, "easy_ratio", where) if "easy_ratio" in table else DEFAULT_RATIOS["easy_ratio"]
+    hard = _ratio(table, "hard_ratio", where) if "hard_ratio" in table else DEFAULT_RATIOS["hard_ratio"]
     if "medium_ratio" in table:
         _ratio(table, "medium_ratio", where)
     return hard / (easy + hard) if easy + hard > 0 else 0.0

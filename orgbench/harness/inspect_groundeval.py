@@ -29,6 +29,8 @@ from inspect_ai.util import store
 from orgbench.core.errors import InputError
 
 AGENT_KEY = "orgbench_groundeval"
+#: Model turns per contract before its last message counts as the answer (``-T max_turns``).
+MAX_TURNS = 12
 
 
 def groundeval_task(suite_dir: Path, limit: int | None, max_turns: int) -> Task:
@@ -88,7 +90,7 @@ def _tools(runtime: Any) -> list[Tool]:
 
 
 @solver
-def gated_agent(corpus: Any, contracts: dict[str, Any], max_turns: int = 12) -> Solver:
+def gated_agent(corpus: Any, contracts: dict[str, Any], max_turns: int = MAX_TURNS) -> Solver:
     """Turns of the model until it submits (or answers without a call), every call run on the gated runtime; as
     ``run-agent``'s loop (``LLMAgent.converse``), what it answers when the turns run out."""
     from judges.groundeval.llm_agent import TURN_LIMIT_ANSWER

@@ -16,7 +16,7 @@ from orgbench.commands.options import parse_seeds
 from orgbench.core.errors import InputError
 from orgbench.harness.inspect_cargo import cargo_task
 from orgbench.harness.inspect_contrast import contrast_task
-from orgbench.harness.inspect_groundeval import groundeval_task
+from orgbench.harness.inspect_groundeval import MAX_TURNS, groundeval_task
 from orgbench.harness.suites import cargo_suite, groundeval_suite, trajectory_suite
 
 
@@ -82,7 +82,7 @@ def cargo_bench(suite: str | None = None, condition: str = "cargo", seeds: str |
 
 
 @task
-def groundeval(suite: str | None = None, limit: int | None = None, max_turns: int = 12) -> Task:
+def groundeval(suite: str | None = None, limit: int | None = None, max_turns: int = MAX_TURNS) -> Task:
     """GroundEval: the model answers each question contract through the gated runtime's tools (search_artifacts,
     fetch_artifact, submit_answer) as the contract's actor at its moment; scored by orgbench's rules, no judge
     model (S_answer, S_traj, the violation rate, S_adj; means per track).

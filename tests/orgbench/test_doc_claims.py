@@ -515,7 +515,7 @@ def test_the_warm_up_sentence_names_its_bounds():
 CLASSES = ("result", "measured", "design", "paper", "history", "example", "unchecked")
 #: Units whose figure no test ties to a source yet (doc_registry.py's ``unchecked``): lower it when you tie one; a new
 #: figure gets a check, not a place here.
-UNCHECKED_AT_MOST = 164
+UNCHECKED_AT_MOST = 154
 
 
 def test_every_sentence_stating_a_figure_is_registered():
@@ -712,6 +712,28 @@ def _counterfactual_parts() -> tuple[str, ...]:
             "evidence", "actor")), _three(stated.pop())[:3])
 
 
+def _held_out_items(name: str, shape: bool = False) -> tuple[str, ...]:
+    """How many items a hand-written CARGO item file holds (and, with ``shape``, how many per family and per P4 kind)."""
+    from collections import Counter
+
+    path = ROOT / "tests" / "judges" / "cargo_prose" / name
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    if not shape:
+        return (str(len(rows)),)
+    families, kinds = Counter(r["family"] for r in rows), Counter(r["kind"] for r in rows if r["family"] == "P4")
+    assert set(families) == {"P1", "P2", "P3", "P4"} and len(set(families.values())) == 1 and len(set(kinds.values())) == 1
+    return str(len(rows)), str(families["P1"]), {4: "four"}.get(next(iter(kinds.values())), "?")
+
+
+def _max_turns() -> tuple[str, ...]:
+    pytest.importorskip("inspect_ai", reason="the inspect extra")
+    import inspect
+
+    from orgbench.harness.inspect_tasks import groundeval
+
+    return (str(inspect.signature(groundeval).parameters["max_turns"].default),)
+
+
 #: Figures checked here: (doc, a pattern of its flattened text whose groups are the figures, class, what they must be).
 #: ``doc_registry.py`` points each unit one of these patterns matches at ``test_figure_checks``.
 FIGURE_CHECKS: tuple[tuple[str, str, str, object], ...] = (
@@ -842,6 +864,33 @@ FIGURE_CHECKS: tuple[tuple[str, str, str, object], ...] = (
      lambda: (_three(0.5 * _design("judges.groundeval.scoring_profile.WEIGHTS")["silence"][0])[:3],)),
     ("docs/spec/groundeval.md", r"keep their proportions: (\.\d\d)/(\.\d\d) outcome, (\.\d\d)/\.\d\d mechanism, (\.\d\d)/\.\d\d "
      r"direction, (\.\d\d)/\.\d\d evidence, (\.\d\d)/\.\d\d actor \| (\.\d\d) each", "design", _counterfactual_parts),
+    *(("docs/cargo.md", rf"`{name}` \((\d+)\)", "design", lambda n=name: _held_out_items(n))
+      for name in ("items_own.jsonl", "items_independent.jsonl", "items_heldout2.jsonl")),
+    *(("docs/cargo.md", rf"`{name}` \((\d+): (\d+) per family, P4 (\w+) of each kind\)", "design",
+       lambda n=name: _held_out_items(n, shape=True)) for name in ("items_issue30.jsonl", "items_heldout3.jsonl")),
+    ("docs/cargo.md", r"before the judge was changed, over (\w+) live cases whose contexts", "design",
+     lambda: ({8: "eight"}.get(len({json.loads(line)["live_context"] for line in (
+         ROOT / "tests/judges/cargo_prose/items_issue30.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()}), "?"),)),
+    ("docs/world.md", r"\| `world.json` \| `format_version` \((\d+)\), `generator`", "design",
+     lambda: (str(_design("simulator.world.FORMAT_VERSION")),)),
+    ("docs/world.md", r"\| `incident_id`, `service`, `severity` \(SEV(\d)–(\d)\), `status`", "design",
+     lambda: tuple(s[-1] for s in (min(_design("simulator.processes.cascades.SLA_HOURS")),
+                                   max(_design("simulator.processes.cascades.SLA_HOURS"))))
+     if len(_design("simulator.processes.cascades.SLA_HOURS")) == 3 else ("?",)),
+    ("docs/judges.md", r"A local judge writes at most (\d+) tokens unless `--max-tokens` says otherwise \(a constrained verdict "
+     r"needs at most (\d+): see Structured outputs\); a local agent's turn at most ([\d,]+):", "design",
+     lambda: (str(_design("judges.backends.local.DEFAULT_MAX_TOKENS")), _verdict_bounds()[1],
+              f"{_design('judges.backends.local.AGENT_MAX_TOKENS'):,}")),
+    ("docs/judges.md", r"A local answer may take up to (\d+) × `--timeout`", "design",
+     lambda: (str(_design("judges.backends.local.LOCAL_TIMEOUT_FACTOR")),)),
+    ("docs/harnesses.md", r"`-T max_turns=(\d+)`", "design", _max_turns),
+    ("docs/world.md", r"alphabetic tokens of (\d)\+ letters", "design", lambda: (str(_design("simulator.realism.MIN_WORD_LETTERS")),)),
+    ("docs/world.md", r"covered by its (\d+) most common messages", "design", lambda: (str(_design("simulator.realism.TOP_CHAT")),)),
+    ("docs/world.md", r"\| `WIKI-7` \| WIKI-1\.\.(\d+) are the runbooks, in `PROCEDURES` order", "design",
+     lambda: (str(len(_design("simulator.procedures.PROCEDURES"))),)),
+    ("docs/groundeval.md", r"\(medium's share goes to both in proportion\); defaults (\.\d\d) / (\.\d\d) / (\.\d\d) \|", "design",
+     lambda: tuple(_three(_design("benchmark_builders.groundeval.domain_config.DEFAULT_RATIOS")[k])[:3]
+                   for k in ("easy_ratio", "medium_ratio", "hard_ratio"))),
 )
 
 
