@@ -3,12 +3,15 @@
 Builds a simulated suite large enough for ``--packets`` restored packets
 (4 per trajectory with targets), then runs build, check, stage, emit and
 dispatch (recording stub, one draw) under P3 in ``--repeats`` interleaved
-rounds (default 3); each round runs the pipeline unsigned, then signed (every
-stage's in-toto link, the layout and the journal's lines, with an ed25519 key
-kept outside the workspace, as ``assure run --key``), each in a new
-workspace. Figures are CPU seconds of this process and its children
-(``getrusage``), medians over the rounds; each round's are printed too, with
-the 1-minute load average before and after and ``python -c pass`` for scale.
+rounds (default 3), after one warm-up round on a small suite (imports, compiled
+patterns); each round runs the pipeline unsigned and signed (every stage's
+in-toto link, the layout and the journal's seals, with an ed25519 key kept
+outside the workspace, as ``assure run --key``), each in a new workspace, the
+order alternating from round to round so drift in the machine's load falls
+on both modes alike. Figures are CPU seconds of this process and its
+children (``getrusage``), medians over the rounds; each round's are printed
+too, with the 1-minute load average beside each round and ``python -c pass``
+for scale.
 
 - ``packets_per_cpu_s``: per mode, per stage and for the full pipeline (goal:
   signed >= 2,000);
@@ -98,6 +101,21 @@ def _file_creation_rate(root: Path, n: int = 2000) -> int:
     return round(n / (time.perf_counter() - started))
 
 
+def _cohort(packets: int, seed: int) -> tuple[list, list]:
+    """Trajectories with targets (and their labels), enough for ``packets`` packets (4 each)."""
+    trajectories, labels, batch = [], [], 0
+    while len(trajectories) * 4 < packets:
+        more_t, more_l = simulate_trajectories(synthetic_cases(50, seed + batch), 500, seed + batch)
+        for t, l in zip(more_t, more_l):
+            if len(trajectories) * 4 >= packets:
+                break
+            if select_targets(t, l) is not None:
+                trajectories.append(t)
+                labels.append(l)
+        batch += 1
+    return trajectories, labels
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--packets", type=int, default=10_000)
@@ -108,27 +126,22 @@ def main() -> None:
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="bench-assurance-", dir=args.dir))
     try:
-        trajectories, labels, n = [], [], 0
-        batch = 0
-        while n * 4 < args.packets:
-            more_t, more_l = simulate_trajectories(synthetic_cases(50, args.seed + batch), 500, args.seed + batch)
-            for t, l in zip(more_t, more_l):
-                if n * 4 >= args.packets:
-                    break
-                if select_targets(t, l) is not None:
-                    trajectories.append(t)
-                    labels.append(l)
-                    n += 1
-            batch += 1
+        trajectories, labels = _cohort(args.packets, args.seed)
         write_suite(root / "suite", trajectories, labels, {"bench": True})
+        warm_t, warm_l = _cohort(200, args.seed)
+        write_suite(root / "warm", warm_t, warm_l, {"bench": True})
         key = ChainKey(CryptoSigner.generate_ed25519(), ephemeral=False, outside=True)
+        for mode, signing in (("unsigned", None), ("signed", key)):          # warm-up: not counted
+            run_stages(PipelineConfig(root / "warm", root / f"warm-{mode}", Controls(3), draws=1, key=signing,
+                                      journal=root / f"warm-{mode}.journal"))
         load_before = os.getloadavg()[0]
         hasher = TimedHasher()
         rounds: list[dict] = []
         packets = hashing_share = 0
         for r in range(max(1, args.repeats)):
-            row = {}
-            for mode, signing in (("unsigned", None), ("signed", key)):
+            row: dict = {"load_1min": round(os.getloadavg()[0], 2)}
+            modes = (("unsigned", None), ("signed", key))
+            for mode, signing in modes if r % 2 == 0 else modes[::-1]:
                 cfg = PipelineConfig(root / "suite", root / f"{mode}{r}", Controls(3), draws=1, key=signing,
                                      hasher=hasher if (r, mode) == (0, "unsigned") else exact_sha256,
                                      journal=root / f"{mode}{r}.journal")
@@ -151,6 +164,7 @@ def main() -> None:
         print_result({
             "packets": packets,
             "trajectories": len(trajectories),
+            "order": "unsigned first in even rounds, signed first in odd ones",
             "controls": "P3",
             "draws": 1,
             "repeats": len(rounds),
@@ -159,8 +173,8 @@ def main() -> None:
             "signed_share_of_unsigned_rounds": shares,
             "goal_signed_share": 0.9,
             "goal_packets_per_second": 2000,
-            "cpu_s_rounds": [{m: {s: round(v, 3) for s, v in row[m].items()} for m in ("unsigned", "signed")}
-                             for row in rounds],
+            "cpu_s_rounds": [{**{m: {s: round(v, 3) for s, v in row[m].items()} for m in ("unsigned", "signed")},
+                              "load_1min": row["load_1min"]} for row in rounds],
             "hashing_share": round(hashing_share, 4),
             "hash_calls": hasher.calls,
             "python_pass_cpu_s": round(passed, 4),

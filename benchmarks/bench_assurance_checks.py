@@ -4,7 +4,7 @@ Runs the P3 pipeline (recording stub, one draw) over a simulated suite, once
 unsigned and once signed with a key from outside the workspace, then times
 each check on its own over the finished workspace: signing the five links,
 ``signed-chain`` and ``packet-rederived`` at dispatch, signing and verifying
-the journal's lines, and in-toto's verification with its inspection
+the journal's lines (sealed in batches), and in-toto's verification with its inspection
 (``assure verify``). Each cost is microseconds per packet; ``signed_over_unsigned``
 is the whole pipeline's time signed over unsigned.
 
@@ -28,7 +28,9 @@ from judges.assurance.manifest import read_record
 from judges.assurance.pack import read_pack
 from judges.assurance.pipeline import STEPS, Controls, PipelineConfig, run_pipeline
 from judges.assurance.source import SourceSnapshot
-from judges.assurance.vouch import check_rederived, check_signed_chain, journal_problem, sign_row
+from judges.assurance.seals import SealingAppender, check_journal
+from judges.assurance.vouch import check_rederived, check_signed_chain
+from judges.journal import Appender
 from judges.assurance.workspace import Workspace
 from judges.assurance.manifest import exact_sha256
 from judges.backends.stub import RecordingStub
@@ -75,9 +77,16 @@ def main() -> None:
         header = {"journal": 1, "signer": key.keyid}
         rows = [{"job_id": n, "draw": 0, "response": "{}", "error": None} for n, _ in handed]
         journal = root / "journal.jsonl"
-        signing = _timed(lambda: journal.write_text("".join(json.dumps(r) + "\n" for r in
-                                                             [header, *[sign_row(key, header, row) for row in rows]])))
-        verifying = _timed(lambda: journal_problem(journal, key.trust, header))
+        journal.write_text(json.dumps(header, sort_keys=True, separators=(",", ":")) + "\n")
+
+        def seal_all() -> None:
+            appender = SealingAppender(Appender(journal), key, header, root / "journal.seals.jsonl")
+            for row in rows:
+                appender.add(row, flush=True)
+            appender.close()
+
+        signing = _timed(seal_all)
+        verifying = _timed(lambda: check_journal(journal, key.trust, header))
         intoto = _timed(lambda: verify_chain(work, key.trust))
 
         def per_packet(seconds: float) -> float:

@@ -7,7 +7,12 @@ average is printed before and after. In a new temporary ``--work-dir`` and
 ``--out``:
 
 - ``fresh``: the first run, which builds every stage (worlds, suites, runs,
-  and each study's published tables);
+  and each study's published tables), with the studies in parallel
+  processes (the default ``--jobs``: the cores this process may use);
+- ``fresh_serial``: the same fresh run with ``--jobs 1`` (one study after
+  another), in a work dir of its own; both with wall seconds beside CPU
+  seconds (children counted), ``parallel_wall_share_of_serial`` their wall
+  ratio, and ``identical_serial`` whether both wrote the same bytes;
 - ``cached``: ``--repeats`` runs more (default 2) with nothing changed, which
   reuse every stage and copy the studies' files from their stages; each
   round's figure is given, and their median;
@@ -33,19 +38,26 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 
 
 def child_cpu(args: list[str]) -> float:
-    """CPU seconds (user + system) of one child process running ``args``; stops the benchmark if it fails."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    """CPU seconds (user + system) of one child process running ``args`` and of the processes it waited for;
+    stops the benchmark if it fails."""
+    return child_run(args)[0]
+
+
+def child_run(args: list[str]) -> tuple[float, float]:
+    """CPU seconds (as ``child_cpu``) and wall seconds of one child process running ``args``."""
+    before, started = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
     done = subprocess.run(args, cwd=REPO, env=dict(os.environ, PYTHONHASHSEED="0"), capture_output=True, text=True)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall, after = time.perf_counter() - started, resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         sys.exit(f"{' '.join(args)}: exit {done.returncode}\n{done.stderr}")
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), wall
 
 
 def tree_digest(root: Path) -> str:
@@ -65,8 +77,14 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-reproduce-") as scratch:
         out, work = Path(scratch) / "results", Path(scratch) / "build"
         command = [sys.executable, "-m", "orgbench", "reproduce", args.study, "--out", str(out), "--work-dir", str(work)]
-        fresh = child_cpu(command)
+        serial = [sys.executable, "-m", "orgbench", "reproduce", args.study, "--jobs", "1",
+                  "--out", str(Path(scratch) / "results-serial"), "--work-dir", str(Path(scratch) / "build-serial")]
+        load_serial = os.getloadavg()[0]
+        fresh_serial, wall_serial = child_run(serial)
+        load_fresh = os.getloadavg()[0]
+        fresh, wall_fresh = child_run(command)
         fresh_digest = tree_digest(out)
+        identical_serial = tree_digest(Path(scratch) / "results-serial") == fresh_digest
         cached, identical = [], True
         for _ in range(args.repeats):
             cached.append(child_cpu(command))
@@ -76,7 +94,14 @@ def main() -> None:
     median = statistics.median(cached)
     print(json.dumps({
         "study": args.study,
+        "jobs": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
         "fresh_cpu_s": round(fresh, 2),
+        "fresh_wall_s": round(wall_fresh, 2),
+        "fresh_serial_cpu_s": round(fresh_serial, 2),
+        "fresh_serial_wall_s": round(wall_serial, 2),
+        "parallel_wall_share_of_serial": round(wall_fresh / wall_serial, 3),
+        "identical_serial": identical_serial,
+        "load_1min_before_serial_and_parallel": [round(load_serial, 2), round(load_fresh, 2)],
         "cached_cpu_s": [round(c, 2) for c in cached],
         "cached_median_cpu_s": round(median, 2),
         "cached_share_of_fresh": round(median / fresh, 4),

@@ -194,14 +194,33 @@ def run_stage(directory: Path, inputs: Mapping[str, Any], build: Callable[[Path]
 
     directory = Path(directory)
     started = time.perf_counter()
-    if not fresh and is_current(directory, inputs):
-        stage_done(str(directory), time.perf_counter() - started, True)
-        return True
-    with staged_directory(directory) as tmp:
-        build(tmp)
-        write_manifest(tmp, extra={"stage_inputs": fingerprint(inputs)})
+    with stage_lock(directory):
+        if not fresh and is_current(directory, inputs):
+            stage_done(str(directory), time.perf_counter() - started, True)
+            return True
+        with staged_directory(directory) as tmp:
+            build(tmp)
+            write_manifest(tmp, extra={"stage_inputs": fingerprint(inputs)})
     stage_done(str(directory), time.perf_counter() - started, False)
     return False
+
+
+@contextmanager
+def stage_lock(directory: Path) -> Iterator[None]:
+    """Hold the stage's lock (``.NAME.lock`` beside it, an exclusive ``flock``): of two processes that would build
+    the same stage, the second waits and then finds it current. Nothing where ``fcntl`` is missing."""
+    try:
+        import fcntl
+    except ImportError:                                  # not POSIX: one process at a time is the user's to keep
+        yield
+        return
+    directory.parent.mkdir(parents=True, exist_ok=True)
+    with open(directory.parent / f".{directory.name}.lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def published_stage(directory: Path, inputs: Mapping[str, Any], build: Callable[[Path], None], out: Path, *,

@@ -7,10 +7,10 @@ object to the backend. Split from ``pipeline`` (which re-exports ``dispatch``) t
 Immediately before handing, the buffers are held to what the signed chain and the source vouch for
 (``vouch``: ``signed-chain`` when the chain is signed, ``packet-rederived`` under P2+).
 Dispatch resumes: each answer is journaled in the workspace (``journal/dispatch.jsonl``, ``judges.journal``,
-bound to the judge and every buffer handed, each line signed with the chain's key), so a rerun of the stage
-over the same buffers asks the judge only what it has not answered; a journal that does not verify is set
-aside (``journal/dispatch.refused.jsonl``) and the work redone. The journal is kept as a signed material of
-the dispatch step.
+bound to the judge and every buffer handed, its lines sealed in batches with the chain's key, ``seals``), so a
+rerun of the stage over the same buffers asks the judge only what it has not answered; a journal whose seals
+do not verify is set aside whole (``journal/dispatch.refused.jsonl``), lines no seal covers are set aside there
+too, and that work is redone. The journal and its seals are kept as signed materials of the dispatch step.
 """
 
 from __future__ import annotations
@@ -24,12 +24,13 @@ from judges.assurance.disk_check import job_specs
 from judges.assurance.manifest import StepRecord, exact_sha256
 from judges.assurance.pipeline_config import PipelineConfig, StageRefused, StageResult
 from judges.assurance.stage_protocol import finish_stage, open_stage, read_manifest, write_stage
-from judges.assurance.trust import ChainTampered
-from judges.assurance.vouch import check_rederived, check_signed_chain, default_journal, journal_problem, sign_row
+from judges.assurance.trust import ChainTampered, Trust
+from judges.assurance.seals import SealingAppender, check_journal, journal_lines, seals_path
+from judges.assurance.vouch import check_rederived, check_signed_chain, default_journal
 from judges.assurance.workspace import Workspace
 from judges.backends import FatalBackendError
 from judges.backends.base import BackendError, GenerationParams, JudgeBackend, JudgeRequest, Message
-from judges.journal import Journal
+from judges.journal import Appender, Journal
 from orgbench.core.errors import EndpointError
 from orgbench.core.storage import dumps
 from orgbench.core.jsonl import read_jsonl
@@ -115,8 +116,9 @@ class Answer:
 
 def dispatch_journal(cfg: PipelineConfig, backend: JudgeBackend, handed: list[tuple[dict, int, bytes]]) -> Journal:
     """The dispatch journal (``cfg.journal``, else ``journal/dispatch.jsonl`` in the workspace), bound to the judge,
-    controls, draws, every handed buffer and (when the chain is signed) the signer; a signed chain's journal that
-    does not verify against its key is set aside, so the work is redone."""
+    controls, draws, every handed buffer and (when the chain is signed) the signer. A signed chain's journal whose
+    seals do not verify against its key is set aside whole, and its lines no seal covers one by one (appended to
+    ``NAME.refused.jsonl``), so that work is redone."""
     path = cfg.journal or default_journal(cfg.work)
     buffers = [[job["job_id"], draw, exact_sha256(data)] for job, draw, data in handed]
     header = {"journal": 1, "stage": "dispatch", "judge": backend.name, "backend": backend.identity(),
@@ -124,17 +126,37 @@ def dispatch_journal(cfg: PipelineConfig, backend: JudgeBackend, handed: list[tu
     if cfg.key is not None:
         header["signer"] = cfg.key.keyid
     path.parent.mkdir(parents=True, exist_ok=True)
-    if cfg.key is not None and path.is_file() and journal_problem(path, cfg.key.trust, header):
-        path.replace(path.with_name(path.stem + ".refused.jsonl"))     # kept as evidence, never resumed from
-    return Journal(path, key=lambda row, number: (row["job_id"], row["draw"]), header=header,
-                   resumable=lambda row: row.get("error") is None, restart_on_other_header=True)
+    journal = Journal(path, key=lambda row, number: (row["job_id"], row["draw"]), header=header,
+                      resumable=lambda row: row.get("error") is None, restart_on_other_header=True)
+    if cfg.key is not None and path.is_file():
+        _set_aside_unvouched(journal, cfg.key.trust)
+    return journal
+
+
+def _set_aside_unvouched(journal: Journal, trust: Trust) -> None:
+    """Move what the seals do not vouch for to ``NAME.refused.jsonl`` (kept as evidence, never resumed from):
+    the whole journal and its seals when one does not verify, else each line no seal covers."""
+    path, seals = journal.path, seals_path(journal.path)
+    refused = path.with_name(path.stem + ".refused.jsonl")
+    found = check_journal(path, trust, journal.header or {})
+    if found.problem:
+        path.replace(refused)
+        if seals.is_file():
+            seals.replace(seals_path(refused))
+    elif found.unsealed:
+        with open(refused, "a", encoding="utf-8") as handle:
+            handle.write("".join(line + "\n" for line in found.unsealed))
+        unsealed = set(found.unsealed)
+        lines = journal_lines(path.read_text("utf-8"))[1:]
+        journal.rewrite(line for line in lines if line.strip() and line not in unsealed)
 
 
 async def _judge_all(backend: JudgeBackend, handed: list[tuple[dict, int, bytes]], concurrency: int,
-                     journal: Journal, sign: Callable[[dict], dict] = lambda row: row) -> list[Answer]:
+                     journal: Journal, sealed: Callable[[Appender], Any] = lambda appender: appender) -> list[Answer]:
     """Hand every buffer not answered in ``journal`` to the backend (at most ``concurrency`` at once, in order)."""
     system = Message("system", JUDGE_INSTRUCTIONS)
-    done, appender = journal.open()
+    done, opened = journal.open()
+    appender = sealed(opened)
     answers = [Answer(done[(job["job_id"], draw)]["response"]) if (job["job_id"], draw) in done else None
                for job, draw, _ in handed]
     queue = iter([i for i, answer in enumerate(answers) if answer is None])   # each worker takes the next job
@@ -152,8 +174,8 @@ async def _judge_all(backend: JudgeBackend, handed: list[tuple[dict, int, bytes]
             else:
                 answer = Answer(response.text)
             answers[i] = answer
-            appender.add(sign({"job_id": job["job_id"], "draw": draw, "response": answer.text,
-                               "error": answer.error}), flush=True)   # finished work survives an interruption
+            appender.add({"job_id": job["job_id"], "draw": draw, "response": answer.text,
+                          "error": answer.error}, flush=True)   # finished work survives an interruption
 
     try:
         await gather_then_close([worker() for _ in range(max(1, min(concurrency, len(handed))))], backend)
@@ -196,8 +218,10 @@ def dispatch(cfg: PipelineConfig, backend: JudgeBackend, *, concurrency: int = 6
             handed.append((job, draw, data))
     _vouch(cfg, opened, reader, read_jobs)               # immediately before the judge reads these very buffers
     journal = dispatch_journal(cfg, backend, handed)
-    sign = (lambda row: sign_row(cfg.key, journal.header or {}, row)) if cfg.key is not None else (lambda row: row)
-    answers = asyncio.run(_judge_all(backend, handed, concurrency, journal, sign)) if handed else []
+    key = cfg.key
+    sealed = (lambda opened: SealingAppender(opened, key, journal.header or {}, seals_path(journal.path))) \
+        if key is not None else (lambda opened: opened)
+    answers = asyncio.run(_judge_all(backend, handed, concurrency, journal, sealed)) if handed else []
     failed.extend(Finding.failed("read-time-bytes", f"{j['job_id']}: error: {a.error}")
                   for (j, _, _), a in zip(handed, answers) if a.error is not None)
     lines = "".join(dumps(_response_row(j["job_id"], d, data, a)) + "\n"
@@ -205,6 +229,7 @@ def dispatch(cfg: PipelineConfig, backend: JudgeBackend, *, concurrency: int = 6
     write_stage(cfg, "dispatch", {"responses.jsonl": lines})
     if cfg.journal is not None:
         journal.path.unlink(missing_ok=True)    # an outside journal (the contrast's): responses.jsonl is the final write
+        seals_path(journal.path).unlink(missing_ok=True)
     elif journal.path.is_file():
         journal.finish()                        # kept as evidence, in key order: a signed material of dispatch
     return finish_stage(cfg, "dispatch", materials, {"dispatch/responses.jsonl": cfg.hasher(lines)}, failed)

@@ -49,7 +49,8 @@ def _required_files(build_products: Mapping[str, str]) -> tuple[str, ...]:
     shards = tuple(f"emit/scripts/shard-{i:04d}.jsonl" for i in range(-(-packets // SCRIPT_SHARD)))
     return ("build/packets.pack", "build/manifest.json", "build/jobs.jsonl", "build/report.json", "check/report.json",
             "staged/packets.pack", "staged/manifest.json", *shards, "dispatch/responses.jsonl",
-            *(f"records/{s}.record.json" for s in STEPS), "journal/dispatch.jsonl")
+            *(f"records/{s}.record.json" for s in STEPS), "journal/dispatch.jsonl",
+            "journal/dispatch.seals.jsonl")
 
 
 @dataclass(frozen=True)

@@ -12,28 +12,23 @@ Two checks, on the very buffers dispatch is about to hand to the judge:
   snapshot -- its target re-selected from the labels -- and must equal the
   buffer byte for byte.
 
-The dispatch journal is signed too: each answer line carries a signature by
-the chain's key over the run's header and the line, so a planted journal
-that does not verify is refused whole and the work is redone.
+The dispatch journal is signed too (``seals``): batches of its lines are
+sealed by the chain's key over the run's header and the lines' digests, so a
+planted or edited line is never resumed from and its work is redone.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from in_toto.models.metadata import Metablock
-from securesystemslib.signer import Signature
 
-from judges.assurance.intoto import FOLDER, JOURNAL, STEP_NAMES, ChainKey
+from judges.assurance.intoto import FOLDER, JOURNAL, STEP_NAMES
 from judges.assurance.render import PacketSpec, render_packets
 from judges.assurance.source import SourceSnapshot
 from judges.assurance.targets import select_targets
 from judges.assurance.trust import ChainTampered, Trust, key_dict
-from orgbench.core.errors import InputError
-from orgbench.core.jsonl import read_jsonl
-from orgbench.core.storage import dumps
 
 
 
@@ -118,32 +113,6 @@ def check_rederived(snapshot: SourceSnapshot, specs: Mapping[str, PacketSpec],
         for (job_id, data), expected in zip(jobs, render_packets(trajectory, wanted)):
             if data != expected:
                 return f"job {job_id}: the packet differs from the one the source renders"
-    return ""
-
-
-def sign_row(key: ChainKey, header: Mapping[str, Any], row: Mapping[str, Any]) -> dict[str, Any]:
-    """A journal row with its signature by the chain's key over the journal's header and the row."""
-    payload = dumps({"header": dict(header), "row": dict(row)}).encode("utf-8")
-    return {**row, "signature": key.signer.sign(payload).signature}
-
-
-def journal_problem(path: Path, trust: Trust, header: Mapping[str, Any]) -> str:
-    """Why the journal at ``path`` is not this run's, signed line by line with the trusted key -- or ''."""
-    try:             # a torn last line (a killed run) is left out, as the journal's own reader does
-        rows = list(read_jsonl(path, journal=True).numbered())
-    except InputError as exc:
-        return str(exc)
-    if not rows or rows[0][1] != json.loads(dumps(dict(header))):
-        return f"{path}: its header is not this run's"
-    for number, row in rows[1:]:
-        if not isinstance(row, dict) or not isinstance(row.get("signature"), str):
-            return f"{path}:{number}: unsigned"
-        body = {k: v for k, v in row.items() if k != "signature"}
-        payload = dumps({"header": dict(header), "row": body}).encode("utf-8")
-        try:
-            trust.public.verify_signature(Signature(trust.public.keyid, row["signature"]), payload)
-        except Exception:                             # securesystemslib: UnverifiedSignatureError and kin
-            return f"{path}:{number}: its signature does not verify against the trusted key"
     return ""
 
 

@@ -97,24 +97,35 @@ def chosen_studies(study: str, judge: str | None) -> list:
     return chosen
 
 
-def run_reproduce(study: str, out: Path, options, echo=lambda line: None) -> list[str]:
-    """Run one study or all of them; ``echo`` each stage and study line as it finishes; return the study lines."""
-    from orgbench.outdir import removed_on_failure
-    from orgbench.commands.progress import Stages
+def run_study(descriptor, out: Path, options, echo) -> str:
+    """Run one study into ``out`` (its folder renamed into place when finished); echo and return its line."""
     from orgbench.core.registry import load_attr
     from orgbench.core.storage import staged_directory
 
+    name = descriptor.name
+    echo(f"{name}: running")
+    started = time.perf_counter()
+    with staged_directory(out / descriptor.where) as tmp:
+        load_attr(descriptor.reproduce, f"study {name}")(tmp, options)
+    line = f"{name}: {out / descriptor.where} ({time.perf_counter() - started:.1f} s)"
+    echo(line)
+    return line
+
+
+def run_reproduce(study: str, out: Path, options, echo=lambda line: None, jobs: int = 1) -> list[str]:
+    """Run one study or all of them (in ``jobs`` processes at once, ``parallel_studies``); ``echo`` each stage and
+    study line as it finishes; return the study lines in the studies' order."""
+    from orgbench.outdir import removed_on_failure
+    from orgbench.commands.progress import Stages
+
     chosen = chosen_studies(study, options.judge)
-    lines = []
     with removed_on_failure(out), Stages(lambda line: echo(line)):
-        for descriptor in chosen:
-            name = descriptor.name
-            echo(f"{name}: running")
-            started = time.perf_counter()
-            with staged_directory(out / descriptor.where) as tmp:
-                load_attr(descriptor.reproduce, f"study {name}")(tmp, options)
-            lines.append(f"{name}: {out / descriptor.where} ({time.perf_counter() - started:.1f} s)")
-            echo(lines[-1])
+        if jobs > 1 and len(chosen) > 1:
+            from orgbench.commands.parallel_studies import run_in_parallel
+
+            lines = run_in_parallel(chosen, out, options, jobs, echo)
+        else:
+            lines = [run_study(descriptor, out, options, echo) for descriptor in chosen]
         from orgbench.report import write_report, write_results_readme
 
         # every study folder present is complete (each is renamed into place when finished), so the README
@@ -127,7 +138,7 @@ def run_reproduce(study: str, out: Path, options, echo=lambda line: None) -> lis
 
 
 def _reproduce(study: str, out: Path, work_dir: Path, judges: tuple[str, ...], quick: bool, base_url: str | None,
-               seeds: str | None, fresh: bool, overwrite: bool, totals) -> None:
+               seeds: str | None, fresh: bool, overwrite: bool, totals, jobs: int | None = None) -> None:
     """Reproduce ``study`` into ``out`` with ``judges`` (none: the built-in ones); see ``reproduce``."""
     from orgbench.commands.options import check_out_dir, parse_seeds
     from orgbench.outdir import guard
@@ -156,7 +167,9 @@ def _reproduce(study: str, out: Path, work_dir: Path, judges: tuple[str, ...], q
         reproduce_models(study, judges, out, options, quick=quick, echo=click.echo)
         click.echo(totals.wall())
         return
-    run_reproduce(study, out, options, echo=click.echo)
+    from orgbench.commands.parallel_studies import usable_cores
+
+    run_reproduce(study, out, options, echo=click.echo, jobs=usable_cores() if jobs is None else jobs)
     from judges.backends.registry import is_builtin
 
     llm = bool(judge and not is_builtin(judge) and study in ("all", "cargo"))
@@ -184,8 +197,12 @@ def register(cli: click.Group) -> None:
     @click.option("--add", is_flag=True, help="--out holds other models' results: add these judges to them (their "
                                               "runs are kept, read again from --work-dir).")
     @click.option("--overwrite", is_flag=True, help="Replace what --out holds even if other judges made it.")
+    @click.option("--jobs", type=click.IntRange(min=1), default=None,
+                  help="Studies run at once, each in its own process (1: one after another; the output is the "
+                       "same bytes either way)  [default: the cores this process may use]")
     def reproduce(study: str, out: Path | None, work_dir: Path, judges: tuple[str, ...], quick: bool,
-                  base_url: str | None, seeds: str | None, fresh: bool, add: bool, overwrite: bool) -> None:
+                  base_url: str | None, seeds: str | None, fresh: bool, add: bool, overwrite: bool,
+                  jobs: int | None) -> None:
         """Build the default worlds and suites, run every study, write every table and figure.
 
         STUDY is all (default) or one study: cargo, groundeval, assurance (or a
@@ -200,7 +217,7 @@ def register(cli: click.Group) -> None:
         out = out or default_out(judges)
         with one_writer([("--out", out)], "orgbench reproduce"):
             judges = judges_to_run(out, judges, add=add, overwrite=overwrite)
-            _reproduce(study, out, work_dir, judges, quick, base_url, seeds, fresh, overwrite, totals)
+            _reproduce(study, out, work_dir, judges, quick, base_url, seeds, fresh, overwrite, totals, jobs)
             record_judges(out, judges, quick)
 
     @cli.command()

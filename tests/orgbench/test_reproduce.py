@@ -89,3 +89,24 @@ def test_interrupted_reproduce_says_so_and_leaves_no_finished_looking_study(tmp_
     assert f"{work / 'cargo' / 'suite'}: built (" in stdout     # the finished stage's line was shown, not lost
     assert not (out / "cargo").exists()
     assert (work / "cargo" / "suite" / "MANIFEST.json").is_file()  # finished stages are kept
+
+
+@pytest.mark.slow              # two fresh runs of ``orgbench reproduce`` (minutes)
+def test_studies_in_parallel_write_the_bytes_they_write_one_after_another(tmp_path: Path) -> None:
+    trees, outputs = {}, {}
+    for jobs in ("1", "3"):
+        out, work = tmp_path / f"results-{jobs}", tmp_path / f"build-{jobs}"
+        proc = _orgbench("reproduce", "--jobs", jobs, "--out", str(out), "--work-dir", str(work))
+        stdout, stderr = proc.communicate(timeout=1800)
+        assert proc.returncode == 0, stderr
+        trees[jobs], outputs[jobs] = _tree(out), stdout.splitlines()
+    assert sorted(trees["1"]) == sorted(trees["3"])
+    assert [name for name in trees["1"] if trees["1"][name] != trees["3"][name]] == []
+    for jobs, lines in outputs.items():   # every line whole: a study's, a stage's (naming its folder), the last two
+        studies = [line for line in lines if not line.startswith("  ")]
+        assert sorted(line.split(":")[0] for line in studies if line.endswith(": running")) == \
+            ["assurance", "cargo", "groundeval"], lines
+        assert all(f"build-{jobs}/" in line and line.rstrip().endswith(" s)") for line in lines if line.startswith("  "))
+        assert lines[-2].startswith("report: ") and lines[-1].startswith("total: ")
+    if COMMITTED.is_dir():
+        assert trees["1"] == _tree(COMMITTED)

@@ -1,13 +1,13 @@
-"""A signed dispatch journal is read by the one JSONL reader: real line numbers, strict JSON, a torn tail left out."""
+"""A sealed dispatch journal is read line by line at "\n" only: an answer holding U+2028 stays one sealed line, a
+torn last line is no answer, and a header that is not strict JSON is not this run's."""
 
 from __future__ import annotations
-
-import json
 
 from securesystemslib.signer import CryptoSigner
 
 from judges.assurance.intoto import ChainKey
-from judges.assurance.vouch import journal_problem, sign_row
+from judges.assurance.seals import SealingAppender, check_journal, seals_path
+from judges.journal import Appender
 from orgbench.core.storage import dumps
 
 HEADER = {"journal": 1, "stage": "dispatch"}
@@ -15,23 +15,26 @@ HEADER = {"journal": 1, "stage": "dispatch"}
 
 def _journal(tmp_path, key, rows, tail=b""):
     path = tmp_path / "dispatch.jsonl"
-    lines = [dumps(HEADER), *(dumps(sign_row(key, HEADER, row)) for row in rows)]
-    path.write_bytes("\n".join(lines).encode() + b"\n" + tail)
+    path.write_text(dumps(HEADER) + "\n")
+    appender = SealingAppender(Appender(path), key, HEADER, seals_path(path))
+    for row in rows:
+        appender.add(row, flush=True)
+    appender.close()
+    path.write_bytes(path.read_bytes() + tail)
     return path
 
 
-def test_a_signed_journal_verifies_and_a_torn_last_line_is_left_out(tmp_path):
+def test_a_sealed_line_with_u2028_stays_one_line_and_a_torn_tail_is_no_answer(tmp_path):
     key = ChainKey(CryptoSigner.generate_ed25519(), True)
-    path = _journal(tmp_path, key, [{"job_id": "a", "draw": 0}], tail=b'{"job_id": "b", "dr')
-    assert journal_problem(path, key.trust, HEADER) == ""
+    path = _journal(tmp_path, key, [{"job_id": "a", "draw": 0, "response": "one\u2028two"}],
+                    tail=b'{"job_id": "b", "dr')
+    assert check_journal(path, key.trust, HEADER).problem == ""
+    assert check_journal(path, key.trust, HEADER).unsealed == ()
 
 
-def test_problems_name_the_real_line_and_strict_json(tmp_path):
+def test_a_header_that_is_not_strict_json_is_not_this_runs(tmp_path):
     key = ChainKey(CryptoSigner.generate_ed25519(), True)
     path = _journal(tmp_path, key, [{"job_id": "a", "draw": 0}])
-    # a blank line before an unsigned row: the row's own line number (was its count among non-blank lines)
-    path.write_bytes(path.read_bytes() + b"\n" + json.dumps({"job_id": "b", "draw": 0}).encode() + b"\n")
-    assert journal_problem(path, key.trust, HEADER) == f"{path}:4: unsigned"
-    # NaN is not JSON (json.loads took it)
-    path.write_bytes(path.read_bytes() + b'{"job_id": NaN}\n')
-    assert journal_problem(path, key.trust, HEADER) == f"{path}:5: invalid JSON (NaN is not a number JSON allows)"
+    lines = path.read_text().split("\n")
+    path.write_text("\n".join(['{"journal": NaN, "stage": "dispatch"}', *lines[1:]]))
+    assert "unreadable" in check_journal(path, key.trust, HEADER).problem

@@ -1,0 +1,133 @@
+"""``orgbench reproduce`` with its studies in parallel: one child process per study, at most ``--jobs`` at once.
+
+The studies are independent (each writes its own folder under ``--out`` and
+its own stages under ``--work-dir``; a stage shared by two processes is
+built once, under the stage's lock, ``orgbench.stages``). Each child sends
+its progress lines as they come (each names its study or its stage's
+folder), which the parent echoes whole, then its study's line and the model
+requests it counted, which are added to the command's totals. A child's bad input ends the command with
+that one line (exit 2); the other children are stopped. A child dies with
+the parent (Linux), so a killed command leaves no study running.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import multiprocessing
+import os
+import traceback
+from multiprocessing.connection import Connection, wait
+from pathlib import Path
+from typing import Any, Callable
+
+from orgbench.core.errors import InputError
+
+__all__ = ["run_in_parallel", "usable_cores"]
+
+
+def usable_cores() -> int:
+    """The CPUs this process may run on (its affinity where the system says, else the machine's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:                       # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _die_with_parent(parent: int) -> None:
+    """Ask the kernel to kill this process when its parent dies (Linux; elsewhere nothing)."""
+    try:
+        import ctypes
+        import signal
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)      # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:                   # the parent died before the request took effect
+        os._exit(1)
+
+
+def _child(descriptor: Any, out: Path, options: Any, parent: int, conn: Connection) -> None:
+    """Run one study, sending ``("line", text)`` for each progress line, then ``("done", (line, totals, error))``:
+    error is None, ("input", message), ("interrupted", "") or ("crash", traceback)."""
+    from orgbench.commands.progress import Stages, Totals
+    from orgbench.commands.reproduce import run_study
+    from orgbench.core.storage import os_problem
+
+    _die_with_parent(parent)
+    totals = Totals()
+    options = dataclasses.replace(options, extra={**options.extra, "totals": totals})
+    result: tuple[str, tuple[int, int, int, int], tuple[str, str] | None]
+    def echo(text: str) -> None:
+        conn.send(("line", text))
+
+    try:
+        with Stages(echo):
+            line = run_study(descriptor, out, options, echo)
+        result = (line, (totals.requests, totals.retries, totals.usage.prompt_tokens,
+                         totals.usage.completion_tokens), None)
+    except InputError as exc:
+        result = ("", (0, 0, 0, 0), ("input", exc.message))
+    except OSError as exc:
+        where, doing = (exc.filename, "cannot be used") if exc.filename else ("output", "cannot be written")
+        result = ("", (0, 0, 0, 0), ("input", os_problem(where, exc, doing).message))
+    except KeyboardInterrupt:
+        result = ("", (0, 0, 0, 0), ("interrupted", ""))
+    except BaseException:                        # a bug: its traceback, shown by the parent
+        result = ("", (0, 0, 0, 0), ("crash", traceback.format_exc()))
+    conn.send(("done", result))
+    conn.close()
+
+
+def run_in_parallel(chosen: list, out: Path, options: Any, jobs: int, echo: Callable[[str], None]) -> list[str]:
+    """Run the ``chosen`` studies, at most ``jobs`` at once; their lines in the studies' order."""
+    from judges.backends.base import Usage
+
+    context = multiprocessing.get_context("fork")        # the parent's imports and settings, no re-import
+    todo = list(enumerate(chosen))
+    running: dict[int, tuple[Any, Connection]] = {}
+    lines: dict[int, str] = {}
+    totals = options.extra.get("totals")
+    try:
+        while todo or running:
+            while todo and len(running) < jobs:
+                index, descriptor = todo.pop(0)
+                reader, writer = context.Pipe(duplex=False)
+                process = context.Process(target=_child, args=(descriptor, out, options, os.getpid(), writer),
+                                          name=f"orgbench-{descriptor.name}")
+                process.start()
+                writer.close()
+                running[index] = (process, reader)
+            ready = wait([reader for _, reader in running.values()])
+            for index in [i for i, (_, reader) in running.items() if reader in ready]:
+                process, reader = running[index]
+                try:
+                    kind, message = reader.recv()
+                except EOFError:                 # the child died without a word (killed, out of memory)
+                    process.join()
+                    del running[index]
+                    raise RuntimeError(f"study {chosen[index].name}: its process ended with exit code "
+                                       f"{process.exitcode} before finishing") from None
+                if kind == "line":
+                    echo(message)
+                    continue
+                del running[index]
+                process.join()
+                line, spent, error = message
+                if error is not None:
+                    kind, message = error
+                    if kind == "input":
+                        raise InputError(message)
+                    if kind == "interrupted":
+                        raise KeyboardInterrupt
+                    raise RuntimeError(f"study {chosen[index].name} failed in its process:\n{message}")
+                lines[index] = line
+                if totals is not None:
+                    totals.requests += spent[0]
+                    totals.retries += spent[1]
+                    totals.usage += Usage(spent[2], spent[3])
+    finally:
+        for process, _ in running.values():      # a failure or an interrupt: stop the studies still running
+            process.terminate()
+        for process, _ in running.values():
+            process.join()
+    return [lines[index] for index in sorted(lines)]

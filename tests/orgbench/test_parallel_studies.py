@@ -1,0 +1,68 @@
+"""`orgbench reproduce --jobs N`: studies in child processes, their lines and totals handed back, errors one line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from orgbench.commands.parallel_studies import run_in_parallel, usable_cores
+from orgbench.commands.progress import Stages, Totals
+from orgbench.commands.reproduce import run_study
+from orgbench.core.errors import InputError
+from orgbench.stages import run_stage
+from orgbench.studies import ReproduceOptions
+from orgbench.studies.descriptor import Study
+
+
+def toy_study(out: Path, options: ReproduceOptions) -> None:
+    """A study of one stage shared by every toy study (built once, under its lock) and one file of its own."""
+    shared = options.work_dir / "shared"
+    run_stage(shared, {"v": 1}, lambda tmp: (tmp / "data.txt").write_text("shared\n"))
+    (out / "table.csv").write_text(f"table,{(shared / 'data.txt').read_text().strip()}\n")
+    options.extra["totals"].requests += 3
+
+
+def bad_study(out: Path, options: ReproduceOptions) -> None:
+    raise InputError(f"{options.work_dir / 'x.toml'}: field 'seed': not a number")
+
+
+def _study(name: str, function: str = "toy_study") -> Study:
+    return Study(name=name, title=name, reproduce=f"tests.orgbench.test_parallel_studies:{function}", serves="judge",
+                 builtin="")
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_usable_cores_is_at_least_one():
+    assert usable_cores() >= 1
+
+
+def test_parallel_studies_write_what_serial_ones_do_and_their_totals_are_added(tmp_path):
+    studies = [_study(n) for n in ("one", "two", "three")]
+    trees, echoed = {}, {}
+    for jobs in (1, 3):
+        out, totals, lines = tmp_path / f"out{jobs}", Totals(), []
+        options = ReproduceOptions(work_dir=tmp_path / f"work{jobs}", extra={"totals": totals})
+        with Stages(lines.append):
+            got = (run_in_parallel(studies, out, options, jobs, lines.append) if jobs > 1
+                   else [run_study(s, out, options, lines.append) for s in studies])
+        assert [line.split(":")[0] for line in got] == ["one", "two", "three"]
+        assert totals.requests == 9
+        trees[jobs], echoed[jobs] = _tree(out), lines
+    assert trees[1] == trees[3] and trees[1]["two/table.csv"] == b"table,shared\n"
+    for jobs in (1, 3):                    # every study's lines, each whole; the shared stage built once
+        assert sorted(line for line in echoed[jobs] if line.endswith("running")) == \
+            ["one: running", "three: running", "two: running"]
+        built = [line for line in echoed[jobs] if "shared" in line]
+        assert len(built) == 3 and sum(": built (" in line for line in built) == 1, built
+
+
+def test_a_study_s_bad_input_in_its_process_is_one_input_error(tmp_path):
+    studies = [_study("good"), _study("bad", "bad_study")]
+    options = ReproduceOptions(work_dir=tmp_path / "work", extra={"totals": Totals()})
+    with pytest.raises(InputError, match=r"x\.toml: field 'seed': not a number"):
+        run_in_parallel(studies, tmp_path / "out", options, 2, lambda line: None)
+    assert not (tmp_path / "out" / "bad").exists()
