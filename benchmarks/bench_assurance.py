@@ -6,9 +6,10 @@ dispatch (recording stub, one draw) under P3 in ``--repeats`` interleaved
 rounds (default 3), after one warm-up round on a small suite (imports, compiled
 patterns); each round runs the pipeline unsigned and signed (every stage's
 in-toto link, the layout and the journal's seals, with an ed25519 key kept
-outside the workspace, as ``assure run --key``), each in a new workspace, the
-order alternating from round to round so drift in the machine's load falls
-on both modes alike. Figures are CPU seconds of this process and its
+outside the workspace, as ``assure run --key``), each in a new workspace and
+one run each (its stages share its parses, as ``assure run``'s do), stage by
+stage: each stage in both modes before the next, the order alternating from
+round to round, so drift in the machine's load falls on both modes alike. Figures are CPU seconds of this process and its
 children (``getrusage``), medians over the rounds; each round's are printed
 too, with the 1-minute load average beside each round and ``python -c pass``
 for scale.
@@ -73,20 +74,27 @@ class TimedHasher:
         return digest
 
 
-def run_stages(cfg: PipelineConfig) -> tuple[dict[str, float], float, int]:
-    """CPU seconds of each stage of one pipeline run (recording stub), the run's wall seconds and its packets."""
-    stub = RecordingStub()
-    seconds, started_wall = {}, time.perf_counter()
-    for name, run in zip(STAGES, (build, check, stage, emit, lambda c: dispatch(c, stub))):
-        started = cpu()
-        result = run(cfg)
-        seconds[name] = cpu() - started
-        if result.return_code:
-            raise SystemExit(f"{name} failed: {result.requirement}: {result.reason}")
-    wall = time.perf_counter() - started_wall
-    packets = len(read_pack(cfg.work / "staged" / "packets.pack"))
-    if len(stub.reads) != packets:
-        raise SystemExit(f"dispatch handed {len(stub.reads)} packets to the judge, not every staged one")
+def run_stages(cfgs: dict[str, PipelineConfig]) -> tuple[dict[str, dict[str, float]], dict[str, float], int]:
+    """Run the pipelines of ``cfgs`` (mode -> config, recording stub each) stage by stage, each stage in every
+    mode in the order given before the next stage: CPU seconds per mode and stage, wall seconds per mode, and
+    the packets each handed to its judge."""
+    stubs = {mode: RecordingStub() for mode in cfgs}
+    seconds: dict[str, dict[str, float]] = {mode: {} for mode in cfgs}
+    wall = dict.fromkeys(cfgs, 0.0)
+    for name, run in zip(STAGES, (build, check, stage, emit, dispatch)):
+        for mode, cfg in cfgs.items():
+            started, started_wall = cpu(), time.perf_counter()
+            result = run(cfg, stubs[mode]) if name == "dispatch" else run(cfg)
+            seconds[mode][name] = cpu() - started
+            wall[mode] += time.perf_counter() - started_wall
+            if result.return_code:
+                raise SystemExit(f"{mode} {name} failed: {result.requirement}: {result.reason}")
+    packets = 0
+    for mode, cfg in cfgs.items():
+        packets = len(read_pack(cfg.work / "staged" / "packets.pack"))
+        if len(stubs[mode].reads) != packets:
+            raise SystemExit(f"{mode} dispatch handed {len(stubs[mode].reads)} packets to the judge, not every "
+                             f"staged one")
     return seconds, wall, packets
 
 
@@ -120,7 +128,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--packets", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--repeats", type=int, default=3, help="interleaved rounds (unsigned, then signed)")
+    parser.add_argument("--repeats", type=int, default=3, help="interleaved rounds (unsigned and signed, stage by stage)")
     parser.add_argument("--dir", default=None, help="Where to put the workspace (default: the system temp dir).")
     add_record_option(parser)
     args = parser.parse_args()
@@ -131,9 +139,9 @@ def main() -> None:
         warm_t, warm_l = _cohort(200, args.seed)
         write_suite(root / "warm", warm_t, warm_l, {"bench": True})
         key = ChainKey(CryptoSigner.generate_ed25519(), ephemeral=False, outside=True)
-        for mode, signing in (("unsigned", None), ("signed", key)):          # warm-up: not counted
-            run_stages(PipelineConfig(root / "warm", root / f"warm-{mode}", Controls(3), draws=1, key=signing,
-                                      journal=root / f"warm-{mode}.journal"))
+        run_stages({mode: PipelineConfig(root / "warm", root / f"warm-{mode}", Controls(3), draws=1, key=signing,
+                                         journal=root / f"warm-{mode}.journal")      # warm-up: not counted
+                    for mode, signing in (("unsigned", None), ("signed", key))})
         load_before = os.getloadavg()[0]
         hasher = TimedHasher()
         rounds: list[dict] = []
@@ -141,13 +149,15 @@ def main() -> None:
         for r in range(max(1, args.repeats)):
             row: dict = {"load_1min": round(os.getloadavg()[0], 2)}
             modes = (("unsigned", None), ("signed", key))
-            for mode, signing in modes if r % 2 == 0 else modes[::-1]:
-                cfg = PipelineConfig(root / "suite", root / f"{mode}{r}", Controls(3), draws=1, key=signing,
-                                     hasher=hasher if (r, mode) == (0, "unsigned") else exact_sha256,
-                                     journal=root / f"{mode}{r}.journal")
-                row[mode], wall, packets = run_stages(cfg)
-                if (r, mode) == (0, "unsigned"):
-                    hashing_share = hasher.seconds / wall
+            cfgs = {mode: PipelineConfig(root / "suite", root / f"{mode}{r}", Controls(3), draws=1, key=signing,
+                                         hasher=hasher if (r, mode) == (0, "unsigned") else exact_sha256,
+                                         journal=root / f"{mode}{r}.journal")
+                    for mode, signing in (modes if r % 2 == 0 else modes[::-1])}
+            seconds, wall, packets = run_stages(cfgs)
+            row.update(seconds)
+            if r == 0:
+                hashing_share = hasher.seconds / wall["unsigned"]
+            for cfg in cfgs.values():
                 shutil.rmtree(cfg.work)
             row["signed_share_of_unsigned"] = round(sum(row["unsigned"].values()) / sum(row["signed"].values()), 3)
             rounds.append(row)
@@ -164,7 +174,7 @@ def main() -> None:
         print_result({
             "packets": packets,
             "trajectories": len(trajectories),
-            "order": "unsigned first in even rounds, signed first in odd ones",
+            "order": "stage by stage, each stage unsigned then signed in even rounds, signed then unsigned in odd ones",
             "controls": "P3",
             "draws": 1,
             "repeats": len(rounds),

@@ -12,6 +12,7 @@ from judges.assurance.checks import Finding
 from judges.assurance.intoto import ChainKey
 from judges.assurance.manifest import Hasher, exact_sha256
 from judges.assurance.render import EXTENTS, PacketSpec
+from judges.assurance.source import ParsedSources
 from judges.assurance.targets import Targets, select_targets
 from orgbench.core.errors import InputError, OrgbenchError
 
@@ -112,6 +113,7 @@ class PipelineConfig:
     checkers: tuple[str, ...] = ("inline", "audit")  # inline: at build (again on disk without the audit); audit: on disk
     key: ChainKey | None = None                      # sign in-toto links (and, at build, the layout) with it
     journal: Path | None = None                      # dispatch's journal (default: beside the workspace)
+    parsed: ParsedSources = field(default_factory=ParsedSources, compare=False)   # the run's parses, by exact bytes
 
     @property
     def disk_checkers(self) -> tuple[str, ...]:

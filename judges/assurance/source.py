@@ -11,9 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 from benchmark_builders.trajectories.records import (LABELS_FILE, TRAJECTORIES_FILE, StepLabels, Trajectory,
                                                      labels_from_json, trajectory_from_json)
@@ -26,16 +26,35 @@ from orgbench.core.storage import MANIFEST
 SOURCE_MATERIALS = (TRAJECTORIES_FILE, LABELS_FILE, MANIFEST)
 
 
+class ParsedSources:
+    """What one pipeline run parsed, by file and the SHA-256 of the exact bytes parsed: a later stage of the run
+    that reads the very same bytes again takes the same (immutable) records instead of parsing them again;
+    other bytes are parsed anew. Holds the latest parse of each file only."""
+
+    def __init__(self) -> None:
+        self.latest: dict[str, tuple[str, tuple]] = {}
+
+    def get(self, name: str, data: bytes, parse: Callable[[], tuple]) -> tuple:
+        """``parse()``'s result for ``data``, parsed once per distinct bytes (a failed parse is not kept)."""
+        digest = hashlib.sha256(data).hexdigest()
+        held = self.latest.get(name)
+        if held is None or held[0] != digest:
+            held = self.latest[name] = (digest, parse())
+        return held[1]
+
+
 @dataclass(frozen=True)
 class SourceSnapshot:
-    """Every file of a suite folder as read once: ``{relative path: bytes}``."""
+    """Every file of a suite folder as read once: ``{relative path: bytes}`` (and the run's parses, if shared)."""
 
     root: Path
     files: Mapping[str, bytes]
+    parsed: ParsedSources | None = field(default=None, compare=False)
 
     @staticmethod
-    def read(root: Path) -> "SourceSnapshot":
-        """Read every regular file under ``root`` once (hidden files skipped, as the manifest does)."""
+    def read(root: Path, parsed: ParsedSources | None = None) -> "SourceSnapshot":
+        """Read every regular file under ``root`` once (hidden files skipped, as the manifest does); ``parsed``:
+        the run's earlier parses, taken where the bytes are the same."""
         root = Path(root)
         files: dict[str, bytes] = {}
         for current, dirs, names in os.walk(root):
@@ -46,7 +65,7 @@ class SourceSnapshot:
                 path = Path(current) / name
                 if path.is_file():
                     files[path.relative_to(root).as_posix()] = path.read_bytes()
-        return SourceSnapshot(root, files)
+        return SourceSnapshot(root, files, parsed)
 
     def materials(self, hasher: Hasher) -> dict[str, str]:
         """``{source:NAME: hash}`` of the suite files a stage records."""
@@ -81,6 +100,12 @@ class SourceSnapshot:
 
     def trajectories(self) -> list[Trajectory]:
         """The trajectories parsed from the snapshot's bytes (a duplicate id is bad input)."""
+        if self.parsed is not None and TRAJECTORIES_FILE in self.files:
+            return list(self.parsed.get(TRAJECTORIES_FILE, self.files[TRAJECTORIES_FILE],
+                                        lambda: tuple(self._trajectories())))
+        return self._trajectories()
+
+    def _trajectories(self) -> list[Trajectory]:
         out, seen = [], set()
         for number, obj in self._objects(TRAJECTORIES_FILE):
             trajectory = trajectory_from_json(obj, f"{self.root / TRAJECTORIES_FILE}:{number}")
@@ -97,6 +122,11 @@ class SourceSnapshot:
         """The labels parsed from the snapshot's bytes, by trajectory id (none if the file is absent)."""
         if LABELS_FILE not in self.files:
             return {}
+        if self.parsed is not None:
+            return dict(self.parsed.get(LABELS_FILE, self.files[LABELS_FILE], lambda: tuple(self._labels().items())))
+        return self._labels()
+
+    def _labels(self) -> dict[str, StepLabels]:
         out: dict[str, StepLabels] = {}
         for number, obj in self._objects(LABELS_FILE):
             labels = labels_from_json(obj, f"{self.root / LABELS_FILE}:{number}")

@@ -28,8 +28,11 @@ def register(cli: click.Group) -> None:
 
         check_out_dir(work, option="--work", into=True)
         check_endpoint(judge, base_url)
+        from judges.assurance.source import ParsedSources
+
         backend = make_backend(judge, base_url=base_url)
+        parsed = ParsedSources()                 # a stage reading the very bytes an earlier one parsed takes its records
         for step in STAGE_NAMES:
             cfg = PipelineConfig(source, work, Controls.parse(controls), draws=draws,
-                                 key=stage_key(ctx, work, step, key_file, pinned))
+                                 key=stage_key(ctx, work, step, key_file, pinned), parsed=parsed)
             run_stage_step(ctx, cfg, step, backend if step == "dispatch" else None)
