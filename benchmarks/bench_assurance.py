@@ -22,7 +22,7 @@ for scale.
 - ``hashing_share``: the share of the unsigned pipeline's wall time spent in
   SHA-256 (first round).
 
-    python benchmarks/bench_assurance.py [--packets 10000] [--repeats 3] [--dir DIR]
+    python benchmarks/bench_assurance.py [--packets 10000] [--repeats 3] [--dir DIR] [--record FILE]
 """
 
 from __future__ import annotations

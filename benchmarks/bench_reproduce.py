@@ -25,13 +25,13 @@ wrote the same bytes as the fresh one (every file under ``--out``).
 
     python benchmarks/bench_reproduce.py                      # all three studies (a few CPU-minutes)
     python benchmarks/bench_reproduce.py --study assurance     # one study
+    python benchmarks/bench_reproduce.py --record benchmarks/measured/reproduce.json
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import resource
 import statistics
@@ -42,6 +42,9 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_record import add_record_option, print_result  # noqa: E402
 
 
 def child_cpu(args: list[str]) -> float:
@@ -72,6 +75,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--study", default="all", help="all (default), cargo, groundeval or assurance")
     parser.add_argument("--repeats", type=int, default=2, help="cached runs after the fresh one (default 2)")
+    add_record_option(parser)
     args = parser.parse_args()
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="bench-reproduce-") as scratch:
@@ -92,7 +96,7 @@ def main() -> None:
     python_pass = child_cpu([sys.executable, "-c", "pass"])
     import_click = child_cpu([sys.executable, "-c", "import click"])
     median = statistics.median(cached)
-    print(json.dumps({
+    print_result({
         "study": args.study,
         "jobs": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
         "fresh_cpu_s": round(fresh, 2),
@@ -110,7 +114,7 @@ def main() -> None:
         "python_pass_cpu_s": round(python_pass, 3),
         "import_click_cpu_s": round(import_click, 3),
         "load_1min": [round(load_before, 2), round(os.getloadavg()[0], 2)],
-    }, indent=2))
+    }, args.record, indent=2)
 
 
 if __name__ == "__main__":
