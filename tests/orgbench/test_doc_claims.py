@@ -732,6 +732,13 @@ def _max_turns() -> tuple[str, ...]:
     from orgbench.harness.inspect_tasks import groundeval
 
     return (str(inspect.signature(groundeval).parameters["max_turns"].default),)
+def _assurance_record() -> tuple[str, ...]:
+    record = _measured("assurance.json")
+    run = record["printed"]
+    rates = run["packets_per_cpu_s"]
+    return (str(record["load_average"][0]), f"{rates['signed']['full_pipeline']:,}",
+            f"{rates['unsigned']['full_pipeline']:,}", f"{run['signed_share_of_unsigned']:.2f}",
+            ", ".join(f"{r:.2f}" for r in run["signed_share_of_unsigned_rounds"]))
 
 
 #: Figures checked here: (doc, a pattern of its flattened text whose groups are the figures, class, what they must be).
@@ -836,6 +843,11 @@ FIGURE_CHECKS: tuple[tuple[str, str, str, object], ...] = (
      r"emulated`, recorded in `benchmarks/measured/prose_emulated.json`, load average ([\d.]+) on 2 cores; runs minutes apart "
      r"differ by half\), i.e. about ([\d.]+) minutes for ([\d,]+) rewrites, and a rerun from the cache reads (\d+) answers in "
      r"([\d.]+) s\.", "measured", _prose_record),
+    ("docs/assurance.md", r"one seal per batch of at most (\d+) lines", "design",
+     lambda: (str(_design("judges.assurance.seals.SEAL_ROWS")),)),
+    ("docs/assurance.md", r"Recorded in `benchmarks/measured/assurance.json` \(load ([\d.]+) when it started\): signed "
+     r"([\d,]+) and unsigned ([\d,]+) packets per CPU-second, `signed_share_of_unsigned` ([\d.]+) \(rounds ([\d., ]+)\)",
+     "measured", _assurance_record),
     ("docs/world.md", r"against `SLA_HOURS` \(SEV1 (\d+) h, SEV2 (\d+) h, SEV3 (\d+) h\)", "design",
      lambda: tuple(f"{_design('simulator.processes.cascades.SLA_HOURS')[s]:g}" for s in ("SEV1", "SEV2", "SEV3"))),
     ("docs/world.md", r"a direct message (\d), a review, deploy, escalation hop or incident response (\d), case triage or a "
