@@ -46,11 +46,10 @@ def _die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def _child(descriptor: Any, out: Path, options: Any, parent: int, conn: Connection) -> None:
+def _child(run: Callable, descriptor: Any, out: Path, options: Any, parent: int, conn: Connection) -> None:
     """Run one study, sending ``("line", text)`` for each progress line, then ``("done", (line, totals, error))``:
     error is None, ("input", message), ("interrupted", "") or ("crash", traceback)."""
     from orgbench.commands.progress import Stages, Totals
-    from orgbench.commands.reproduce import run_study
     from orgbench.core.storage import os_problem
 
     _die_with_parent(parent)
@@ -62,7 +61,7 @@ def _child(descriptor: Any, out: Path, options: Any, parent: int, conn: Connecti
 
     try:
         with Stages(echo):
-            line = run_study(descriptor, out, options, echo)
+            line = run(descriptor, out, options, echo)
         result = (line, (totals.requests, totals.retries, totals.usage.prompt_tokens,
                          totals.usage.completion_tokens), None)
     except InputError as exc:
@@ -78,8 +77,10 @@ def _child(descriptor: Any, out: Path, options: Any, parent: int, conn: Connecti
     conn.close()
 
 
-def run_in_parallel(chosen: list, out: Path, options: Any, jobs: int, echo: Callable[[str], None]) -> list[str]:
-    """Run the ``chosen`` studies, at most ``jobs`` at once; their lines in the studies' order."""
+def run_in_parallel(run: Callable, chosen: list, out: Path, options: Any, jobs: int,
+                    echo: Callable[[str], None]) -> list[str]:
+    """Run the ``chosen`` studies with ``run(descriptor, out, options, echo) -> line`` (``reproduce.run_study``), at
+    most ``jobs`` at once; their lines in the studies' order."""
     from judges.backends.base import Usage
 
     context = multiprocessing.get_context("fork")        # the parent's imports and settings, no re-import
@@ -92,7 +93,7 @@ def run_in_parallel(chosen: list, out: Path, options: Any, jobs: int, echo: Call
             while todo and len(running) < jobs:
                 index, descriptor = todo.pop(0)
                 reader, writer = context.Pipe(duplex=False)
-                process = context.Process(target=_child, args=(descriptor, out, options, os.getpid(), writer),
+                process = context.Process(target=_child, args=(run, descriptor, out, options, os.getpid(), writer),
                                           name=f"orgbench-{descriptor.name}")
                 process.start()
                 writer.close()

@@ -123,7 +123,7 @@ def run_reproduce(study: str, out: Path, options, echo=lambda line: None, jobs: 
         if jobs > 1 and len(chosen) > 1:
             from orgbench.commands.parallel_studies import run_in_parallel
 
-            lines = run_in_parallel(chosen, out, options, jobs, echo)
+            lines = run_in_parallel(run_study, chosen, out, options, jobs, echo)
         else:
             lines = [run_study(descriptor, out, options, echo) for descriptor in chosen]
         from orgbench.report import write_report, write_results_readme

@@ -47,7 +47,7 @@ def test_parallel_studies_write_what_serial_ones_do_and_their_totals_are_added(t
         out, totals, lines = tmp_path / f"out{jobs}", Totals(), []
         options = ReproduceOptions(work_dir=tmp_path / f"work{jobs}", extra={"totals": totals})
         with Stages(lines.append):
-            got = (run_in_parallel(studies, out, options, jobs, lines.append) if jobs > 1
+            got = (run_in_parallel(run_study, studies, out, options, jobs, lines.append) if jobs > 1
                    else [run_study(s, out, options, lines.append) for s in studies])
         assert [line.split(":")[0] for line in got] == ["one", "two", "three"]
         assert totals.requests == 9
@@ -64,5 +64,5 @@ def test_a_study_s_bad_input_in_its_process_is_one_input_error(tmp_path):
     studies = [_study("good"), _study("bad", "bad_study")]
     options = ReproduceOptions(work_dir=tmp_path / "work", extra={"totals": Totals()})
     with pytest.raises(InputError, match=r"x\.toml: field 'seed': not a number"):
-        run_in_parallel(studies, tmp_path / "out", options, 2, lambda line: None)
+        run_in_parallel(run_study, studies, tmp_path / "out", options, 2, lambda line: None)
     assert not (tmp_path / "out" / "bad").exists()
