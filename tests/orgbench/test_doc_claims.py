@@ -732,6 +732,8 @@ def _max_turns() -> tuple[str, ...]:
     from orgbench.harness.inspect_tasks import groundeval
 
     return (str(inspect.signature(groundeval).parameters["max_turns"].default),)
+
+
 def _assurance_record() -> tuple[str, ...]:
     record = _measured("assurance.json")
     run = record["printed"]
