@@ -67,7 +67,7 @@ _COMPOUNDS = {"rollback": ("roll", "back"), "rollbacks": ("roll", "back"), "fw":
               "diag": ("diagnostic",), "diags": ("diagnostics",), "sla": ("service", "level")}
 _TEAM = re.compile(r"\b((?:[\w-]+ ){0,3}?)(team|(?:help ?)?desk|manager|representative|rep|specialist|engineer|supervisor|lead|department|group)s?\b",
                    re.IGNORECASE)
-_MARKER = re.compile(r"^\s*(?:\d+[.)]|[-*•]|step\s+\d+\s*[:.)-])\s*", re.IGNORECASE)
+_MARKER = re.compile(r"^\s*(?:\(?(?:\d+|[a-h])\)|\d+\.|[-*•]|step\s+\d+\s*[:.)-])\s*", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Za-z0-9])|\n+")
 _PAST = r"(?:\w+ed|sent|ran|got|took|taken|gave|given|made|shipped|put|set|did|done|told|wrote|went|came|began|brought)"
 _SPLIT = re.compile(rf";\s+|,\s+and\s+|(?:,\s+|\s+and\s+)then\s+|\s+then\s+(?=(?:we|i|they|he|she)\b)|,\s+after which\s+"
@@ -149,7 +149,7 @@ def _fields(text: str, labels: Sequence[str]) -> frozenset[str]:
 
 
 #: How a step line of a reference may open: "1.", "1)", "a.", "b)", "-", "*", "•", "Step 2 -", "=>".
-_STEP_LINE = re.compile(r"^\s*(?:\d+[.)]|[a-h][.)]|[-*\u2022]|step\s+\d+\s*[:.)-]?|=>|->)\s+", re.IGNORECASE)
+_STEP_LINE = re.compile(r"^\s*(?:\(?(?:\d+|[a-h])\)|\d+\.|[a-h]\.|[-*\u2022]|step\s+\d+\s*[:.)-]?|=>|->)\s+", re.IGNORECASE)
 #: Where a step's action ends and its details start: a parenthesis, a colon, an arrow, a spaced dash.
 _DETAILS = re.compile(r"\s*(?:[(\[:]|=>|->|\s[-\u2013\u2014]\s)")
 #: Clause breaks inside a prose reference: "then", "after which", semicolons, ", and" before a past-tense verb.
@@ -162,7 +162,8 @@ _PROSE_STEP = re.compile(rf";\s+|,?(?<!\bwas)(?<!\bwere)\s+(?:and\s+)?then\s+|,\
 def step_lines(reference: str) -> list[str]:
     """The reference's steps as text, however it lists them: marked lines ("1.", "a)", "-", "Step 2 -"), else the
     lines after a heading that each state an action with details (an arrow or a colon), else the clauses of its
-    prose after the first sentence (which names the case), broken at "then", "after which", ";" and the like."""
+    prose after the first sentence (which names the case), cut at its arrows when it joins three or more steps so,
+    else at "then", "after which", ";" and the like (never inside a step's brackets)."""
     lines = [line.strip() for line in reference.splitlines() if line.strip()]
     marked = [_STEP_LINE.sub("", line) for line in lines if _STEP_LINE.match(line)]
     if len(marked) >= 2:
@@ -175,8 +176,26 @@ def step_lines(reference: str) -> list[str]:
     else:   # one paragraph: what follows the heading's colon, else the sentences after the first
         head, colon, rest = reference.partition(": ")
         body = rest if colon and len(head) < 120 else " ".join(_SENTENCE.split(reference)[1:])
-    parts = [p.strip(" .") for p in _PROSE_STEP.split(body) if p and p.strip(" .")]
+    arrows = _outside_brackets(_ARROW, body)
+    parts = [p.strip(" .") for p in (arrows if len(arrows) >= 3 else _outside_brackets(_PROSE_STEP, body))
+             if p and p.strip(" .")]
     return [p for p in parts if re.search(rf"\b{_PAST}\b|\b(?:check|verif|confirm|run|open|ship|send|email)", p, re.IGNORECASE)]
+
+
+_ARROW = re.compile(r"\s*(?:->|=>|\u2192)\s*")
+
+
+def _outside_brackets(pattern: re.Pattern[str], text: str) -> list[str]:
+    """The text cut where the pattern matches outside parentheses and brackets (a step's details stay whole)."""
+    parts, start, depth, cuts = [], 0, [0] * (len(text) + 1), 0
+    for index, ch in enumerate(text):
+        cuts += {"(": 1, "[": 1, ")": -1, "]": -1}.get(ch, 0)
+        depth[index + 1] = cuts
+    for found in pattern.finditer(text):
+        if depth[found.start()] <= 0 and found.start() >= start:
+            parts.append(text[start:found.start()])
+            start = found.end()
+    return parts + [text[start:]]
 
 
 def _split_step(line: str) -> tuple[str, str, str]:

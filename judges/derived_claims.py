@@ -6,7 +6,7 @@ noun in the number's grammatical number ("three earlier cases", "one earlier cas
 qualifying word, by counting the items its value lists ("none" lists none). An age claim is a number of days in a
 sentence that speaks of an age ("age", "old"); it is checked against the days from the record's purchase date (a
 label with "purchase" or "bought") to the record date whose label shares a word stem with the words around the
-number ("at opening": "Opened on"). A claim the record has no field for is not checked; a count is checked only
+number, those after it first ("at opening": "Opened on"). A claim the record has no field for is not checked; a count is checked only
 against a field that lists identifiers or says "none".
 """
 
@@ -26,6 +26,7 @@ _AGE = re.compile(r"\b(?:age|aged|old)\b", re.IGNORECASE)
 _ISO = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _ITEM = re.compile(r"\b[A-Za-z]+-?\d[\w-]*")   # a listed item is named by an identifier ("CASE-10022")
 _NONE = frozenset({"none", "no", "-", "n/a", "0", "nil"})
+_AGE_WORDS = frozenset({"age", "ag", "asset", "day", "purchas", "bought", "old"})
 _FILLER = frozenset("the a an of on for this that its their our".split())
 
 
@@ -86,11 +87,12 @@ def derived_status(sentence: str, fields: Sequence[tuple[str, str]]) -> str | No
             outcomes.append(outcome)
     if _AGE.search(sentence):
         start = next((_iso(v) for label, v in fields if re.search(r"purchas|bought", label, re.IGNORECASE)), None)
-        for days in _DAYS.finditer(sentence):
-            near = sentence[max(0, days.start() - 30):days.end() + 20]
-            words = _stems(_DAYS.sub("", near)) - {"age", "ag", "asset", "day", "purchas", "bought", "old"}
-            end = next((_iso(v) for label, v in fields if not re.search(r"purchas|bought", label, re.IGNORECASE)
-                        and _iso(v) and words & _stems(label)), None)
+        dated = [(label, day) for label, v in fields
+                 if not re.search(r"purchas|bought", label, re.IGNORECASE) and _ISO.fullmatch(v.strip()) and (day := _iso(v))]
+        for days in _DAYS.finditer(sentence):   # the moment is named after the number ("at opening"), else before
+            after, before = sentence[days.end():days.end() + 20], sentence[max(0, days.start() - 30):days.start()]
+            end = next((day for near in (after, before) for label, day in dated
+                        if (_stems(_DAYS.sub("", near)) - _AGE_WORDS) & _stems(label)), None)
             if start and end:
                 outcomes.append(int(days.group(1)) == (end - start).days)
     if not outcomes:

@@ -21,7 +21,7 @@ COVERS = {"open": frozenset({"open", "in progress", "pending customer"})}
 STOP = frozenset("""a an the and or but to of on in for with by from at as into onto is are was were be been
 being it its this that these those we i our us you your they them he she his her their then next first finally
 after also so up via per""".split())
-STRIP = "()[]{}<>,;:\"'“”`"
+STRIP = "()[]{}<>,;:!?\"'“”`"
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*(?:-[A-Za-z']+)*")
 #: A support tier names a team, not a value ("L2", "level-1", "tier-2").
 _TIER = re.compile(r"(?:l|t|tier|level)-?\d", re.IGNORECASE)
@@ -29,6 +29,9 @@ _TIER = re.compile(r"(?:l|t|tier|level)-?\d", re.IGNORECASE)
 FIELD_WORDS = {"status": "status", "state": "status", "entitlement": "entitlement", "contract": "contract", "level": "contract",
                "coverage": "entitlement", "warranty": "entitlement"}
 
+#: The field whose values each lexicon group holds: "four hour" is a contract level whatever word stands near it.
+GROUP_FIELD = {0: "entitlement", 1: "status", 2: "contract"}
+FIELD_GROUP = {name: group for group, name in GROUP_FIELD.items()}
 
 #: Words that make "case ... closed" a statement of the case's status, not of what was done ("was resolved").
 _STATE_WORDS = frozenset("is now stands remains remain stays stay still shows showing set marked currently".split())
@@ -71,13 +74,13 @@ def values(text: str) -> list[str]:
 
 
 def value_shape(token: str) -> str:
-    """What kind of value a token is, read from its form: an email, an identifier by its prefix ("prefix:DSP"), else
+    """What kind of value a token is, read from its form: an email, an identifier by its letters ("prefix:DSP"), else
     its pattern of digits and letters ("shape:9999-99-99" for a date, "shape:9.9.99" for a version)."""
     if "@" in token:
         return "email"
-    prefix = re.match(r"^([A-Za-z]+)-", token)
+    prefix = re.match(r"^([A-Za-z]+)-|^([A-Za-z]+)(?=\d+$)", token)   # "DSP-55012"; "Q4" is no "P1"
     if prefix:
-        return "prefix:" + prefix.group(1).upper()
+        return "prefix:" + (prefix.group(1) or prefix.group(2)).upper()
     return "shape:" + re.sub(r"[A-Za-z]", "a", re.sub(r"\d+", "9", token))
 
 
@@ -95,8 +98,9 @@ def words(text: str) -> list[str]:
 def status_claims(text: str) -> list[tuple[str, str]]:
     """(field word, status) pairs: a lexicon status after a field word (within four words) or right before one.
 
-    A known field word ("status", "contract") before it wins ("case" with a word of state, as in "the case is
-    closed", stands for the status), then one right after it, then the nearest word.
+    A known field word ("status", "contract") before it whose values are of the status's group wins ("case" with a
+    word of state, as in "the case is closed", stands for the status), then one right after it, then the field of
+    the status's group when another field's word stands before it, then the nearest word.
     """
     text = _FOUR_HOUR.sub("four hour", re.sub(r"\bNBD\b", "next business day", text.replace("_", " ")))
     text = " ".join(t for t in text.split() if not re.search(r"\d|@", t))  # a value is no field word
@@ -109,13 +113,16 @@ def status_claims(text: str) -> list[tuple[str, str]]:
                 continue
             back = [w for w in tokens[max(0, index - 4):index] if w not in STOP]
             after = tokens[index + width:index + width + 1]
-            known = [FIELD_WORDS[w] for w in back if w in FIELD_WORDS]
+            known = [FIELD_WORDS[w] for w in back if w in FIELD_WORDS
+                     and FIELD_GROUP.get(FIELD_WORDS[w], LEXICON_WORDS[phrase]) == LEXICON_WORDS[phrase]]
             if not known and "case" in back and _STATE_WORDS & set(back):
                 known = ["status"]  # "the case is now closed", "case set to resolved": its status
             if known:
                 out.append((known[-1], phrase))
             elif after and after[0] in ("contract", "entitlement", "coverage"):
                 out.append((FIELD_WORDS[after[0]], phrase))
+            elif any(w in FIELD_WORDS for w in back):   # "entitlement check (four hour": the field its group names
+                out.append((GROUP_FIELD[LEXICON_WORDS[phrase]], phrase))
             elif back and index > 0:
                 out.append((back[-1], phrase))
             break

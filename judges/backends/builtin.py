@@ -44,7 +44,7 @@ from judges.value_claims import STRIP as _STRIP, status_claims, value_shape as _
 
 #: Words that join a field to its value in running text ("using X", "result: X", "and got X").
 _CONNECTIVES = frozenset("using result results recording recorded got gave giving found showing yielding".split())
-_LIST_MARKER = re.compile(r"^\s*(?:\d+[.)]|[-*•]|step\s+\d+\s*[:.)-])\s*", re.IGNORECASE)
+_LIST_MARKER = re.compile(r"^\s*(?:\(?(?:\d+|[a-h])\)|\d+\.|[-*•]|step\s+\d+\s*[:.)-])\s*", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 _SECTION = re.compile(r"^## +(.+?)\s*$", re.MULTILINE)
 _CONTEXT_LINE = re.compile(r"^([A-Za-z][A-Za-z ]*?):\s+(.+?)\s*$")
@@ -126,17 +126,22 @@ _FIELD_SEPARATOR = re.compile(r"\s*(?:=|\.{3,}|:)\s*")
 
 def field_lines(text: str) -> list[str]:
     """A record's ``Field: value`` pairs however it writes them: one per line, ``key=value; key=value``, table rows
-    (``| field | value |``), dotted leaders (``Customer ..... X``); a key's underscores read as spaces."""
+    (``| field | value |``), dotted leaders (``Customer ..... X``); a key's underscores read as spaces, and a
+    segment with no key of its own continues the value before it (a list)."""
     out = []
     for line in text.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 2 and all(cells) and not set(cells[0]) <= set("-: "):
             out.append(f"{cells[0].replace('_', ' ')}: {cells[1]}")
             continue
+        pairs: list[list[str]] = []
         for segment in re.split(r";\s*", line):
             found = _FIELD_SEPARATOR.search(segment)
             if found and 0 < found.start() <= 40:
-                out.append(f"{segment[:found.start()].strip().replace('_', ' ')}: {segment[found.end():].strip()}")
+                pairs.append([segment[:found.start()].strip().replace('_', ' '), segment[found.end():].strip()])
+            elif pairs:   # "cases=CASE-1@2026-01-02;CASE-2@2026-01-05": a list goes on
+                pairs[-1][1] += f"; {segment}"
+        out += [f"{key}: {value}" for key, value in pairs]
     return out
 
 
