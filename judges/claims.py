@@ -198,8 +198,14 @@ def _outside_brackets(pattern: re.Pattern[str], text: str) -> list[str]:
     return parts + [text[start:]]
 
 
+#: Where a step's details turn from what it used to what it produced ("...; result: X", "..., giving X").
+_RESULT = re.compile(r"[;,]?\s*\b(?:results?|giving|gave|yield(?:s|ing|ed)?|output)\b\s*:?\s*|\s*(?:->|=>|\u2192)\s*",
+                     re.IGNORECASE)
+
+
 def _split_step(line: str) -> tuple[str, str, str]:
-    """A step line as (action, what it uses, what it produces)."""
+    """A step line as (action, what it uses, what it produces): "action (uses): produces", "action [uses] ->
+    produces", "action — uses; result: produces", "action (uses; produces)"."""
     body = line.strip().rstrip(".")
     found = _DETAILS.search(body)
     if not found or found.start() == 0:
@@ -208,8 +214,15 @@ def _split_step(line: str) -> tuple[str, str, str]:
     if details.startswith(("(", "[")):
         close = details.find(")") if details.startswith("(") else details.find("]")
         uses, rest = (details[1:close], details[close + 1:]) if close > 0 else (details, "")
-        return action, uses, re.sub(r"^\s*(?::|=>|->|[-\u2013\u2014])\s*", "", rest)
-    return action, "", re.sub(r"^\s*(?::|=>|->|[-\u2013\u2014])\s*", "", details)
+        rest = re.sub(r"^\s*(?::|=>|->|[-\u2013\u2014])\s*", "", rest)
+        if not rest.strip(" .,") and ";" in uses:   # "(asset serial X; diagnostic code Y)": used; produced
+            uses, _, rest = uses.partition(";")
+        return action, uses, rest
+    details = re.sub(r"^\s*(?::|=>|->|[-\u2013\u2014])\s*", "", details)
+    result = _RESULT.search(details)
+    if result:   # "— asset serial X; result: diagnostic code Y"
+        return action, details[:result.start()], details[result.end():]
+    return action, "", details
 
 
 def step_outputs(reference: str) -> dict[str, tuple[str, str]]:

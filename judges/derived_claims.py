@@ -76,6 +76,33 @@ def _count_claim(stated: int, after: list[str], fields: Sequence[tuple[str, str]
     return None
 
 
+_DELAY = re.compile(rf"\b(?:(\d{{1,3}}|{'|'.join(w for w in _NUMBERS if w not in ('no', 'none', 'zero'))})\s+(?:calendar\s+)?days?"
+                    r"|(?:the\s+)?(?:very\s+)?(?:next|following)\s+day)\s+(after|later than|from|following|since|before)"
+                    r"\s+([^,.;()]+)", re.IGNORECASE)
+
+
+def _delays(sentence: str, fields: Sequence[tuple[str, str]]) -> list[bool]:
+    """Whether each "N days after X" ("the next day after X") agrees with the record: X is the record date whose
+    label shares a word with it ("the case was opened": "Opened on"), the later moment a date the sentence states,
+    else the record date whose label shares a word with the words before the number ("the visit was ...")."""
+    from judges.value_claims import iso_dates
+
+    text = iso_dates(sentence)
+    dated = [(label, day) for label, v in fields if _ISO.fullmatch(v.strip()) and (day := _iso(v))]
+    out = []
+    for found in _DELAY.finditer(text):
+        number = found.group(1)
+        days = 1 if number is None else int(number) if number.isdigit() else _NUMBERS[number.lower()]
+        start = next((day for label, day in dated if _stems(found.group(3)) & _stems(label)), None)
+        stated = [_iso(m.group(0)) for m in _ISO.finditer(text[:found.start()])]
+        words = _stems(text[max(0, found.start() - 40):found.start()]) - _stems(found.group(3))
+        end = stated[-1] if stated else next((day for label, day in dated if words & _stems(label)), None)
+        if start and end and end != start:
+            gap = (start - end).days if found.group(2).lower() == "before" else (end - start).days
+            out.append(gap == days)
+    return out
+
+
 def derived_status(sentence: str, fields: Sequence[tuple[str, str]]) -> str | None:
     """contradicted when a count or an age the sentence states differs from what the record's fields give,
     supported when every such claim the record can decide agrees, None when it states none the record decides."""
@@ -95,6 +122,7 @@ def derived_status(sentence: str, fields: Sequence[tuple[str, str]]) -> str | No
                         if (_stems(_DAYS.sub("", near)) - _AGE_WORDS) & _stems(label)), None)
             if start and end:
                 outcomes.append(int(days.group(1)) == (end - start).days)
+    outcomes += _delays(sentence, fields)
     if not outcomes:
         return None
     return "supported" if all(outcomes) else "contradicted"

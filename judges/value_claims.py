@@ -46,31 +46,59 @@ _DAY_MONTH = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\
 _MONTH_DAY = re.compile(rf"\b({_MONTH})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.IGNORECASE)
 
 
+_NUMERIC_DMY = re.compile(r"\b(\d{1,2})([./])(\d{1,2})\2(\d{4})\b")
+_NUMERIC_YMD = re.compile(r"\b(\d{4})[./](\d{1,2})[./](\d{1,2})\b")
+_DAY_MONTH_ONLY = re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?({_MONTH})\b\.?", re.IGNORECASE)
+_MONTH_DAY_ONLY = re.compile(rf"\b({_MONTH.replace('may|', '')})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?\b(?![.:/]\d)",
+                             re.IGNORECASE)
+_MONTH_YEAR = re.compile(rf"\b({_MONTH})\.?,?\s+(\d{{4}})\b", re.IGNORECASE)
+
+
 def iso_dates(text: str) -> str:
-    """The text with dates written out ("3 March 2026", "March 3rd, 2026") as ISO dates (2026-03-03)."""
-    def iso(year: str, month: str, day: str) -> str:
-        return f"{year}-{_MONTHS[month.lower()]:02d}-{int(day):02d}"
+    """The text with dates in other forms as ISO dates: written out ("3 March 2026", "March 3rd, 2026") or numeric
+    ("03.03.2026", "3/3/2026" day first unless the day cannot be a month, "2026/03/03") as 2026-03-03; a date with
+    no year ("3 March") as --03-03 and a month with no day ("March 2026") as 2026-03, which say less."""
+    def iso(year: str, month: str | int, day: str) -> str:
+        number = month if isinstance(month, int) else _MONTHS[month.lower()]
+        return f"{year}-{number:02d}-{int(day):02d}"
+
+    def numeric(m: re.Match[str]) -> str:
+        first, second = int(m.group(1)), int(m.group(3))
+        day, month = (second, first) if second > 12 >= first else (first, second)
+        return iso(m.group(4), month, str(day)) if 1 <= month <= 12 and 1 <= day <= 31 else m.group(0)
 
     text = _DAY_MONTH.sub(lambda m: iso(m.group(3), m.group(2), m.group(1)), text)
-    return _MONTH_DAY.sub(lambda m: iso(m.group(3), m.group(1), m.group(2)), text)
+    text = _MONTH_DAY.sub(lambda m: iso(m.group(3), m.group(1), m.group(2)), text)
+    text = _NUMERIC_DMY.sub(numeric, text)
+    text = _NUMERIC_YMD.sub(lambda m: iso(m.group(1), int(m.group(2)), m.group(3)), text)
+    text = _MONTH_YEAR.sub(lambda m: f"{m.group(2)}-{_MONTHS[m.group(1).lower()]:02d}", text)
+    text = _DAY_MONTH_ONLY.sub(lambda m: f"--{_MONTHS[m.group(2).lower()]:02d}-{int(m.group(1)):02d}", text)
+    return _MONTH_DAY_ONLY.sub(lambda m: f"--{_MONTHS[m.group(1).lower()]:02d}-{int(m.group(2)):02d}", text)
 
 
 def values(text: str) -> list[str]:
     """Tokens that state a specific value: anything with a digit or an @, but a tier or a duration.
 
-    Written-out dates are read as ISO dates; currency signs, a version's "v" and thousands separators dropped.
+    Dates in other forms are read as ISO dates (``iso_dates``); currency signs and codes, a version's "v", thousands
+    separators, zero cents and a possessive "'s" dropped.
     """
     out = []
     raws = iso_dates(text).replace("=", " ").split()   # "diagnostics=BAT-0x2E": a key and its value
     for index, raw in enumerate(raws):
-        token = raw.strip(STRIP).rstrip(".").strip(STRIP).lstrip("$€£")
-        token = re.sub(r"(?<=\d),(?=\d{3}\b)", "", re.sub(r"^[vV](?=\d+\.)", "", token))
+        token = re.sub(r"['\u2019]s$", "", raw.strip(STRIP).rstrip(".").strip(STRIP)).strip(STRIP).lstrip("$€£")
+        token = re.sub(r"(?<=\d),(?=\d{3}\b)", "", re.sub(r"^(?:[vV]|USD|EUR|GBP)(?=\d)", "", token))
+        token = re.sub(r"^(\d+)\.0{1,2}$", r"\1", token)   # "1250.00": an amount in whole units
         after = raws[index + 1].lower().strip(STRIP + ".") if index + 1 < len(raws) else ""
         if (token.isdigit() and _DURATION.fullmatch(after)) or _SHORT_DURATION.fullmatch(token):
             continue  # "within 10 minutes", "4h": a duration, not a field's value
         if token and (any(ch.isdigit() for ch in token) or "@" in token) and not _TIER.fullmatch(token):
             out.append(token)
     return out
+
+
+def same_value(token: str) -> str:
+    """The form two statements of one value share: case, hyphens and underscores aside ("dsp55012" is DSP-55012)."""
+    return re.sub(r"[-_]", "", token.lower())
 
 
 def value_shape(token: str) -> str:

@@ -40,7 +40,7 @@ from judges.backends.token_f1 import token_f1
 from judges.claims import read_procedure, step_outputs
 from judges.derived_claims import derived_status
 from judges.value_claims import COVERS, FIELD_WORDS as _FIELD_WORDS, LEXICON_WORDS as _LEXICON_WORDS, STOP as _STOP
-from judges.value_claims import STRIP as _STRIP, status_claims, value_shape as _shape, values, words as _words
+from judges.value_claims import STRIP as _STRIP, same_value, status_claims, value_shape as _shape, values, words as _words
 
 #: Words that join a field to its value in running text ("using X", "result: X", "and got X").
 _CONNECTIVES = frozenset("using result results recording recorded got gave giving found showing yielding".split())
@@ -145,6 +145,20 @@ def field_lines(text: str) -> list[str]:
     return out
 
 
+def _swapped(token: str) -> str:
+    """An ISO date with its month and day exchanged (a date written month first), else the token."""
+    found = re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})", token)
+    return f"{found.group(1)}-{found.group(3)}-{found.group(2)}" if found else token
+
+
+def _holds(value: str, part: str) -> bool:
+    """Whether a stated value holds a part of a value: a date its month or day ("2026-03" of 2026-03-03), an
+    identifier its number ("10042" of CASE-10042)."""
+    if re.fullmatch(r"\d+", part):
+        return bool(re.fullmatch(rf"[A-Za-z]+-?{part}", value))
+    return value.startswith(part) or (value[4:].startswith(f"-{part}") and len(value) == 10)
+
+
 @dataclass
 class Evidence:
     """Facts a judge checks claims against: value tokens by kind, and field statuses."""
@@ -174,9 +188,17 @@ class Evidence:
         return evidence
 
     def status_of(self, token: str) -> str:
-        """supported if stated, contradicted if a different value of the same kind is stated, else unverifiable."""
-        if token in self.values:
+        """supported if stated (in any case, with or without hyphens, a date's day and month either way round; a
+        date with no year or no day, or a number alone, as part of a stated one), contradicted if a different value
+        of the same kind is stated, else unverifiable."""
+        known = {same_value(v) for v in self.values}
+        if same_value(token) in known or same_value(_swapped(token)) in known:
             return "supported"
+        partial = token.startswith("--") or re.fullmatch(r"\d{4}-\d{2}", token) or token.isdigit()
+        if partial and any(_holds(v, token.lstrip("-")) for v in self.values):
+            return "supported"
+        if token.startswith("--") or re.fullmatch(r"\d{4}-\d{2}", token):
+            return "unverifiable"
         return "contradicted" if _shape(token) in self.kinds else "unverifiable"
 
     def status_of_field(self, label: str, status: str) -> str:
