@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import AbstractSet, Any, Mapping, Sequence
 
-from judges.value_claims import status_group, value_shape, values
+from judges.value_claims import same_value, status_group, value_shape, values
 
 _STOP = frozenset("""a an the and or but to of on in for with by from at as into onto is are was were be been being
 it its this that these those we i our us you your they them their he she his her then next first finally after
@@ -37,11 +37,11 @@ has have had do did done not no yes very quick straight away behind""".split())
 _SYNONYMS: tuple[tuple[str, ...], ...] = (
     ("resolv", "close", "clos", "finish", "wrap"),
     ("email", "mail", "sent", "send", "notif", "inform", "told", "tell", "wrote", "write", "messag", "receiv"),
-    ("verif", "check", "confirm", "valid", "ensur", "made sure"),
+    ("verif", "check", "confirm", "valid", "ensur", "made sure", "establish"),
     ("schedul", "book", "arrang", "plan"),
     ("ship", "dispatch", "sent"),
     ("instal", "fit", "fitt", "replac", "swap"),
-    ("pull", "retriev", "fetch", "took", "tak", "look", "collect", "gather", "grab", "download", "obtain"),
+    ("pull", "retriev", "fetch", "took", "tak", "look", "collect", "gather", "grab", "download", "obtain", "captur"),
     ("escal", "hand", "pass", "forward", "gave", "giv", "rout", "referr"),
     ("open", "creat", "rais", "start", "log"),
     ("run", "ran", "perform", "execut", "did"),
@@ -441,7 +441,8 @@ def read_procedure(candidate: str, reference: str, live_fields: Mapping[str, str
     best = [(0.0, 0)] * len(steps)
     kinds = [stated_kinds(part.text) for part in parts]
     for position, part in enumerate(parts):
-        anchored = {live_fields[v] for v in live_fields if v and v in part.text} | kinds[position]
+        text = same_value(part.text)   # a live value in any case, with or without its hyphens
+        anchored = {live_fields[v] for v in live_fields if v and same_value(v) in text} | kinds[position]
         for score, index in _clause_steps(content_stems(part.text), anchored, steps, weights, shared, own):
             if score > best[index]:
                 performed[index], best[index] = position, score
@@ -492,13 +493,14 @@ def _other_actions(steps: Sequence[RefStep], performed: Sequence[int | None], pa
     return errors, replaced
 
 
-_SALUTATION = re.compile(r"^\s*(?:dear|hi|hello)\s+([A-Z][a-z]+)", re.IGNORECASE)
+_SALUTATION = re.compile(r"^\s*(?:[-*\u2022]\s*)?(?:dear|hi|hello)\s+([A-Z][a-z]+)", re.IGNORECASE)
 
 
 def _letter_to(candidate: str, live_fields: Mapping[str, str]) -> bool:
-    """Whether the candidate is itself a message to the case's contact ("Dear Maja," with Maja in the live record):
+    """Whether the candidate is itself a message to the case's contact ("Dear Maja," with Maja in the live record, on
+    one of its first three lines):
     it then performs the step of writing to the customer."""
-    found = _SALUTATION.match(candidate)
+    found = next((m for line in candidate.splitlines()[:3] if (m := _SALUTATION.match(line))), None)
     if found is None:
         return False
     return any(re.search(rf"\b{found.group(1)}\b", value) for value in live_fields)

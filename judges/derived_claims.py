@@ -19,7 +19,7 @@ from typing import Sequence
 _NUMBERS = {w: n for n, w in enumerate("no one two three four five six seven eight nine ten eleven twelve thirteen "
                                          "fourteen fifteen sixteen seventeen eighteen nineteen twenty".split())}
 _NUMBERS.update({"none": 0, "zero": 0, "a single": 1, "single": 1})
-_COUNT = re.compile(rf"\b(\d{{1,3}}|{'|'.join(sorted(_NUMBERS, key=len, reverse=True))})((?:\s+[a-z][a-z-]*){{1,3}})",
+_COUNT = re.compile(rf"(?<![\d.,$\u20ac\u00a3-])\b(\d{{1,3}}(?![.,]\d)|{'|'.join(sorted(_NUMBERS, key=len, reverse=True))})((?:\s+[a-z][a-z-]*){{1,3}})",
                     re.IGNORECASE)
 _DAYS = re.compile(r"\b(\d{1,5})\s+days?\b", re.IGNORECASE)
 _AGE = re.compile(r"\b(?:age|aged|old)\b", re.IGNORECASE)
