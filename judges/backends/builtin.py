@@ -47,6 +47,8 @@ _CONNECTIVES = frozenset("using result results recording recorded got gave givin
 _LIST_MARKER = re.compile(r"^\s*(?:\(?(?:\d+|[a-h])\)|\d+\.|[-*•]|step\s+\d+\s*[:.)-])\s*", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 _SECTION = re.compile(r"^## +(.+?)\s*$", re.MULTILINE)
+_HTML_CELL = re.compile(r"</t[dh]>\s*<t[dh][^>]*>", re.IGNORECASE)
+_HTML_TAG = re.compile(r"</?(?:table|thead|tbody|tr|td|th|p|br|div|span|b|i|strong|em|ul|ol|li|h\d)\b[^>]*>", re.IGNORECASE)
 _CONTEXT_LINE = re.compile(r"^([A-Za-z][A-Za-z ]*?):\s+(.+?)\s*$")
 
 
@@ -73,7 +75,7 @@ def read_request(request: JudgeRequest) -> Shown:
     for index, match in enumerate(matches):
         end = matches[index + 1].start() if index + 1 < len(matches) else len(user)
         heading = match.group(1).lower()
-        body = user[match.end():end].strip()
+        body = _HTML_TAG.sub(" ", _HTML_CELL.sub(" | ", user[match.end():end])).strip()   # a table's cells as text
         for key in ("question", "context", "reference", "candidate"):
             if key in heading:
                 sections[key] = body
@@ -121,12 +123,13 @@ def sentences(text: str) -> list[str]:
     return out
 
 
-_FIELD_SEPARATOR = re.compile(r"\s*(?:=|\.{3,}|:)\s*")
+_FIELD_SEPARATOR = re.compile(r"\s*(?:=|\.{3,}|:|\t|\s[-\u2013\u2014]\s)\s*")
 
 
 def field_lines(text: str) -> list[str]:
     """A record's ``Field: value`` pairs however it writes them: one per line, ``key=value; key=value``, table rows
-    (``| field | value |``), dotted leaders (``Customer ..... X``); a key's underscores read as spaces, and a
+    (``| field | value |``), dotted leaders (``Customer ..... X``), a tab or a spaced dash, JSON members
+    (quotes and a trailing comma off); a key's underscores read as spaces, and a
     segment with no key of its own continues the value before it (a list)."""
     out = []
     for line in text.splitlines():
@@ -138,7 +141,8 @@ def field_lines(text: str) -> list[str]:
         for segment in re.split(r";\s*", line):
             found = _FIELD_SEPARATOR.search(segment)
             if found and 0 < found.start() <= 40:
-                pairs.append([segment[:found.start()].strip().replace('_', ' '), segment[found.end():].strip()])
+                key, value = segment[:found.start()].strip(' "\''), segment[found.end():].strip().rstrip(",")
+                pairs.append([key.replace('_', ' '), value.strip(' "\'')])
             elif pairs:   # "cases=CASE-1@2026-01-02;CASE-2@2026-01-05": a list goes on
                 pairs[-1][1] += f"; {segment}"
         out += [f"{key}: {value}" for key, value in pairs]
