@@ -150,8 +150,8 @@ def _fields(text: str, labels: Sequence[str]) -> frozenset[str]:
 
 #: How a step line of a reference may open: "1.", "1)", "a.", "b)", "-", "*", "•", "Step 2 -", "=>".
 _STEP_LINE = re.compile(r"^\s*(?:\(?(?:\d+|[a-h])\)|\d+\.|[a-h]\.|[-*\u2022]|step\s+\d+\s*[:.)-]?|=>|->)\s+", re.IGNORECASE)
-#: Where a step's action ends and its details start: a parenthesis, a colon, an arrow, a spaced dash.
-_DETAILS = re.compile(r"\s*(?:[(\[:]|=>|->|\s[-\u2013\u2014]\s)")
+#: Where a step's action ends and its details start: a parenthesis, a colon, an arrow, a spaced dash, a full stop.
+_DETAILS = re.compile(r"\s*(?:[(\[:]|=>|->|\u2192|\s[-\u2013\u2014]\s|\.\s+(?=[A-Z]))")
 #: Clause breaks inside a prose reference: "then", "after which", semicolons, ", and" before a past-tense verb.
 _PROSE_STEP = re.compile(rf";\s+|,?(?<!\bwas)(?<!\bwere)\s+(?:and\s+)?then\s+|,\s+after which\s+|\.\s+(?=[A-Z])"
                          rf"|,?\s+and\s+(?=(?:the|a|an)\s+(?:[\w-]+\s+){{0,3}}(?:was|were)?\s*{_PAST}\b)"
@@ -159,12 +159,29 @@ _PROSE_STEP = re.compile(rf";\s+|,?(?<!\bwas)(?<!\bwere)\s+(?:and\s+)?then\s+|,\
                          re.IGNORECASE)
 
 
+def _table_steps(lines: Sequence[str]) -> list[str]:
+    """The steps of a Markdown table, one a row below its header, as "action (used): produced" (a row's first
+    cell that is not a number is its action, the next its inputs, the one after its result)."""
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in lines if line.startswith("|")]
+    body = [r for r in rows[1:] if not all(set(c) <= set("-: ") for c in r)] if len(rows) > 2 else []
+    out = []
+    for cells in body:
+        cells = [c for c in cells if c and not re.fullmatch(r"\d+[.)]?", c)]
+        if cells:
+            uses, produces = (cells[1:2] or [""])[0], (cells[2:3] or [""])[0].strip("- ")
+            out.append(f"{cells[0]} ({uses})" + (f": {produces}" if produces else ""))
+    return out
+
+
 def step_lines(reference: str) -> list[str]:
-    """The reference's steps as text, however it lists them: marked lines ("1.", "a)", "-", "Step 2 -"), else the
+    """The reference's steps as text, however it lists them: the rows of a table, marked lines ("1.", "a)", "-", "Step 2 -"), else the
     lines after a heading that each state an action with details (an arrow or a colon), else the clauses of its
     prose after the first sentence (which names the case), cut at its arrows when it joins three or more steps so,
     else at "then", "after which", ";" and the like (never inside a step's brackets)."""
     lines = [line.strip() for line in reference.splitlines() if line.strip()]
+    rows = _table_steps(lines)
+    if len(rows) >= 2:
+        return rows
     marked = [_STEP_LINE.sub("", line) for line in lines if _STEP_LINE.match(line)]
     if len(marked) >= 2:
         return marked
@@ -203,9 +220,13 @@ _RESULT = re.compile(r"[;,]?\s*\b(?:results?|giving|gave|yield(?:s|ing|ed)?|outp
                      re.IGNORECASE)
 
 
+_USED = re.compile(r"(?:used|uses|using|inputs?|with)\b\s*:?\s*", re.IGNORECASE)
+
+
 def _split_step(line: str) -> tuple[str, str, str]:
     """A step line as (action, what it uses, what it produces): "action (uses): produces", "action [uses] ->
-    produces", "action — uses; result: produces", "action (uses; produces)"."""
+    produces", "action — uses; result: produces", "action (uses; produces)"; details after a dash or a full stop
+    with no result named are what the step used, after a colon or an arrow what it produced."""
     body = line.strip().rstrip(".")
     found = _DETAILS.search(body)
     if not found or found.start() == 0:
@@ -218,10 +239,13 @@ def _split_step(line: str) -> tuple[str, str, str]:
         if not rest.strip(" .,") and ";" in uses:   # "(asset serial X; diagnostic code Y)": used; produced
             uses, _, rest = uses.partition(";")
         return action, uses, rest
-    details = re.sub(r"^\s*(?::|=>|->|[-\u2013\u2014])\s*", "", details)
+    details = re.sub(r"^\s*(?:[.:]|=>|->|[-\u2013\u2014])\s*", "", details)
     result = _RESULT.search(details)
     if result:   # "— asset serial X; result: diagnostic code Y"
         return action, details[:result.start()], details[result.end():]
+    used = _USED.match(details)
+    if used or re.match(r"\s*(?:[-\u2013\u2014]|\.)", body[found.start():]):   # "— X", ". Used: X": details only
+        return action, details[used.end() if used else 0:], ""
     return action, "", details
 
 
