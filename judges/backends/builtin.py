@@ -156,10 +156,10 @@ def _swapped(token: str) -> str:
 
 
 def _holds(value: str, part: str) -> bool:
-    """Whether a stated value holds a part of a value: a date its month or day ("2026-03" of 2026-03-03), an
-    identifier its number ("10042" of CASE-10042)."""
-    if re.fullmatch(r"\d+", part):
-        return bool(re.fullmatch(rf"[A-Za-z]+-?{part}", value))
+    """Whether a stated value holds a part of a value: a date its month or day ("2026-03" of 2026-03-03) or its
+    year, an identifier its number ("10042" of CASE-10042)."""
+    if re.fullmatch(r"\d+", part):   # an identifier's number, or a year of a stated date ("Q4 2026")
+        return bool(re.fullmatch(rf"[A-Za-z]+-?{part}", value)) or (len(part) == 4 and value.startswith(f"{part}-"))
     return value.startswith(part) or (value[4:].startswith(f"-{part}") and len(value) == 10)
 
 
@@ -194,15 +194,15 @@ class Evidence:
     def status_of(self, token: str) -> str:
         """supported if stated (in any case, with or without hyphens, a date's day and month either way round; a
         date with no year or no day, or a number alone, as part of a stated one), contradicted if a different value
-        of the same kind is stated, else unverifiable."""
+        of the same kind is stated, else unverifiable (so is a time of day, or a date with no year or no day)."""
         known = {same_value(v) for v in self.values}
         if same_value(token) in known or same_value(_swapped(token)) in known:
             return "supported"
         partial = token.startswith("--") or re.fullmatch(r"\d{4}-\d{2}", token) or token.isdigit()
         if partial and any(_holds(v, token.lstrip("-")) for v in self.values):
             return "supported"
-        if token.startswith("--") or re.fullmatch(r"\d{4}-\d{2}", token):
-            return "unverifiable"
+        if token.startswith("--") or re.fullmatch(r"\d{4}-\d{2}|\d{1,2}:\d{2}(?::\d{2})?", token):
+            return "unverifiable"   # a time of day is when a note was written, not a field of the record
         return "contradicted" if _shape(token) in self.kinds else "unverifiable"
 
     def status_of_field(self, label: str, status: str) -> str:
@@ -417,7 +417,7 @@ class BuiltinJudge(JudgeBackend):
 
     def identity(self) -> dict[str, str]:
         """Cache identity: the judge's name and the version of its rules."""
-        return {"kind": "builtin", "name": self.kind, "rules": "6" if self.kind == "grounded" else "1"}
+        return {"kind": "builtin", "name": self.kind, "rules": "7" if self.kind == "grounded" else "1"}
 
     def judge_text(self, request: JudgeRequest) -> str:
         """The verdict text for a request (synchronous)."""
