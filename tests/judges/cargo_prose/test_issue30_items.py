@@ -97,13 +97,14 @@ def _heldout3() -> list[dict]:
 
 
 def test_grounded_on_the_third_held_out_set():
-    """items_heldout3.jsonl was written by another helper who read no judge code, and scored only once the judge's
-    third change for issue 30 was final; nothing was changed after. The same counts before that change (commit
-    0bc9ba2's judge) and after it: the third change penalises no further item of it and catches no further one."""
+    """items_heldout3.jsonl was written by another helper who read no judge code, and scored once the judge's third
+    change for issue 30 was final: P1 5/16, P3 6/16, P2 15/16, P4 11/16, DI .469 (the same before that change). It
+    was then the development set of the fourth change (records, references and values in more layouts and forms,
+    delays worked out), with the other prose sets and the suite, so these figures are no longer held out."""
     counts = grounded_counts(_heldout3())
     print(f"\nbuiltin:grounded under cargo on the third held-out set: {grounded_rates(_heldout3())}")
-    assert counts == {"P1": (5, 16), "P2": (15, 16), "P3": (6, 16), "P4": (11, 16)}
-    assert grounded_rates(_heldout3())["DI"] == 0.4688
+    assert counts == {"P1": (0, 16), "P2": (15, 16), "P3": (0, 16), "P4": (12, 16)}
+    assert grounded_rates(_heldout3())["DI"] == 0.8438
 
 
 @pytest.mark.slow          # the default suite (built once per session)
@@ -113,8 +114,9 @@ def test_grounded_di_on_hand_written_items_against_its_suite_di():
     covers, done on another service or on the warranty alone; an email of the dispatch details for the visit date).
     It now reads what a step's check covers against what the candidate's sentence checks (claims._object_errors)
     and catches 18 of them; the hand-written items' figures did not move. They were looked at while the judge's
-    second change was made, so they are tuning items, not held out. On the held-out third set the judge is far from
-    its suite DI (.469 against .916): the bound issue 30 asks does not hold there, and the test records so."""
+    second change was made, so they are tuning items, not held out. On the held-out third set the judge was far from
+    its suite DI (.469 against .916, .447 apart); after the fourth change, made with that set in view, it is .072
+    apart there (a development figure). The held-out figure is the fourth set's (test_grounded_on_the_fourth_held_out_set)."""
     from cargo_synthetic import default_world_suite
 
     suite = default_world_suite()
@@ -125,8 +127,8 @@ def test_grounded_di_on_hand_written_items_against_its_suite_di():
     assert round(abs(by_hand["DI"] - on_suite["DI"]), 3) == 0.053 <= 0.15
     held_out = grounded_rates(_heldout3())
     print(f"builtin:grounded under cargo on the third held-out set: {held_out}")
-    # Issue 30's bound does NOT hold on the held-out set: .447 apart (.267 before the third change, the suite then .736)
-    assert round(abs(held_out["DI"] - on_suite["DI"]), 3) == 0.447 > 0.15
+    # .447 apart when scored held out (.267 before the third change, the suite then .736); a development set since
+    assert round(abs(held_out["DI"] - on_suite["DI"]), 3) == 0.072
     assert wilson_rates(rows) == SUITE_WILSON
     truth = {t["item_id"]: t for t in suite.truth}
     same_role = [r for r in rows if r["family"] == "P4" and truth[r["item_id"]]["perturbation"].get("same_role")]
