@@ -107,6 +107,25 @@ def test_grounded_on_the_third_held_out_set():
     assert grounded_rates(_heldout3())["DI"] == 0.8438
 
 
+def _heldout4() -> list[dict]:
+    path = PATH.with_name("items_heldout4.jsonl")
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def test_grounded_on_the_fourth_held_out_set():
+    """items_heldout4.jsonl was written by another helper who read no judge code, in parallel with the judge's fourth
+    change for issue 30, and scored ONCE, after that change was final and committed (rules 7); nothing was changed
+    after. Issue 30's bound does not hold on it: DI .469 against the suite's .916, .447 apart. The misses are
+    procedural: 10 of 16 P4 pass (wrong actions, orders, skips and escalations it does not read from the wording),
+    and 3 P1 are penalised for steps it did not find or ordered wrongly in a prose reference."""
+    counts = grounded_counts(_heldout4())
+    print(f"\nbuiltin:grounded under cargo on the fourth held-out set: {grounded_rates(_heldout4())}")
+    assert counts == {"P1": (3, 16), "P2": (13, 16), "P3": (1, 16), "P4": (6, 16)}
+    assert grounded_rates(_heldout4())["DI"] == 0.4688
+    assert wilson_rates(_heldout4()) == {"P1": "3/16 0.19 [0.07, 0.43]", "P2": "13/16 0.81 [0.57, 0.93]",
+                                         "P3": "1/16 0.06 [0.01, 0.28]", "P4": "6/16 0.38 [0.18, 0.61]"}
+
+
 @pytest.mark.slow          # the default suite (built once per session)
 def test_grounded_di_on_hand_written_items_against_its_suite_di():
     """Issue 30 asks for the hand-written DI within .15 of the suite's. Before the third judge change the gap was
@@ -116,7 +135,8 @@ def test_grounded_di_on_hand_written_items_against_its_suite_di():
     and catches 18 of them; the hand-written items' figures did not move. They were looked at while the judge's
     second change was made, so they are tuning items, not held out. On the held-out third set the judge was far from
     its suite DI (.469 against .916, .447 apart); after the fourth change, made with that set in view, it is .072
-    apart there (a development figure). The held-out figure is the fourth set's (test_grounded_on_the_fourth_held_out_set)."""
+    apart there (a development figure). On the fourth set, held out from that change, it is .447 apart (.469 against
+    .916): the bound issue 30 asks does not hold there, and the test records so."""
     from cargo_synthetic import default_world_suite
 
     suite = default_world_suite()
@@ -129,6 +149,10 @@ def test_grounded_di_on_hand_written_items_against_its_suite_di():
     print(f"builtin:grounded under cargo on the third held-out set: {held_out}")
     # .447 apart when scored held out (.267 before the third change, the suite then .736); a development set since
     assert round(abs(held_out["DI"] - on_suite["DI"]), 3) == 0.072
+    fourth = grounded_rates(_heldout4())
+    print(f"builtin:grounded under cargo on the fourth held-out set: {fourth}")
+    # Issue 30's bound does NOT hold on the fourth held-out set, scored once after the fourth change: .447 apart
+    assert round(abs(fourth["DI"] - on_suite["DI"]), 3) == 0.447 > 0.15
     assert wilson_rates(rows) == SUITE_WILSON
     truth = {t["item_id"]: t for t in suite.truth}
     same_role = [r for r in rows if r["family"] == "P4" and truth[r["item_id"]]["perturbation"].get("same_role")]
