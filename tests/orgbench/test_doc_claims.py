@@ -111,7 +111,7 @@ def test_readme_says_what_builtin_grounded_penalises():
     headline = {r["judge"]: r for r in _csv("cargo/table1_headline.csv") if r["condition"] == "cargo+auth"}
     paper = next(j for j in headline if j.startswith("paper"))
     suite = next(r["DI"] for r in _csv("cargo/table1_headline.csv") if r["condition"] == "cargo" and r["judge"] == "builtin:grounded")
-    held = re.search(r"third held-out items \(64\), `builtin:grounded` under `cargo`, P1 / P3 / P2 / P4, DI \| [^|]*, DI (\S+) \|",
+    held = re.search(r"fourth held-out items \(64\), `builtin:grounded` under `cargo`, P1 / P3 / P2 / P4, DI \| [^|]*, DI (\S+) \|",
                      _flat(ROOT / "docs" / "cargo.md")).group(1)   # recomputed by tests/judges/test_cargo_docs.py
     said = (f"penalises {p4['wrong_escalation'][0]} of {p4['wrong_escalation'][1]} wrong escalation targets, "
             f"{p4['wrong_action'][0]} of {p4['wrong_action'][1]} wrong actions and {sum(p for p, _ in derived)} of "
@@ -346,13 +346,16 @@ def test_docs_cargo_paragraphs_state_the_current_grounded_figures():
             "(DI ") in text
     gap = re.search(r"issue-30 hand-written items, absolute difference \(issue 30 asks at most \.15\) \| (\S+) \|", text)
     assert gap is not None and f"two DIs are {gap.group(1)} apart." in text
-    held = re.search(r"third held-out items \(64\), `builtin:grounded` under `cargo`, P1 / P3 / P2 / P4, DI \| "
+    third = re.search(r"third held-out items \(64; the fourth change's development set since they were scored\), "
+                      r"`builtin:grounded` under `cargo`, P1 / P3 / P2 / P4, DI \| (\S+) / (\S+) / (\S+) / (\S+), DI (\S+) \|", text)
+    assert third is not None
+    assert f"The third set then reads P1 {third.group(1)}, P3 {third.group(2)}, P2 {third.group(3)}, P4 {third.group(4)}, DI {third.group(5)}" in text
+    held = re.search(r"fourth held-out items \(64\), `builtin:grounded` under `cargo`, P1 / P3 / P2 / P4, DI \| "
                      r"(\S+) / (\S+) / (\S+) / (\S+), DI (\S+) \|", text)
     assert held is not None
-    assert f"DI {held.group(5)} before the third change and {held.group(5)} after it" in text
-    assert f"(P1 {held.group(1)}, P3 {held.group(2)}, P2 {held.group(3)}, P4 {held.group(4)}, the same before and after)" in text
-    apart = re.search(r"third held-out items, absolute difference \(issue 30 asks at most \.15\) \| (\S+) \|", text)
-    assert apart is not None and f"{apart.group(1)} below the suite's,\nmore than the .15".replace("\n", " ") in text
+    assert f"P1 {held.group(1)}, P3 {held.group(2)}, P2 {held.group(3)}, P4 {held.group(4)}, DI {held.group(5)}" in text
+    apart = re.search(r"fourth held-out items, absolute difference \(issue 30 asks at most \.15\) \| (\S+) \|", text)
+    assert apart is not None and f"{apart.group(1)} below the suite's, more than the .15" in text
 
 
 def test_the_event_tables_shares_in_docs_world_md_are_the_simulators():
