@@ -25,7 +25,7 @@ from judges.assurance.manifest import StepRecord, exact_sha256
 from judges.assurance.pipeline_config import PipelineConfig, StageRefused, StageResult
 from judges.assurance.stage_protocol import finish_stage, open_stage, read_manifest, write_stage
 from judges.assurance.trust import ChainTampered, Trust
-from judges.assurance.seals import SealingAppender, check_journal, journal_lines, seals_path
+from judges.assurance.seals import SealingAppender, check_journal, journal_lines, reseal, seals_path
 from judges.assurance.vouch import check_rederived, check_signed_chain, default_journal
 from judges.assurance.workspace import Workspace
 from judges.backends import FatalBackendError
@@ -232,6 +232,8 @@ def dispatch(cfg: PipelineConfig, backend: JudgeBackend, *, concurrency: int = 6
         seals_path(journal.path).unlink(missing_ok=True)
     elif journal.path.is_file():
         journal.finish()                        # kept as evidence, in key order: a signed material of dispatch
+        if key is not None:
+            reseal(journal.path, key, journal.header or {})     # its seals too, whatever the answers' timing
     return finish_stage(cfg, "dispatch", materials, {"dispatch/responses.jsonl": cfg.hasher(lines)}, failed)
 
 

@@ -28,7 +28,7 @@ from securesystemslib.signer import Signature
 from judges.assurance.intoto import ChainKey
 from judges.assurance.trust import Trust
 from judges.journal import Appender
-from orgbench.core.storage import dumps, loads_json
+from orgbench.core.storage import dumps, loads_json, write_text_atomic
 
 SEAL_ROWS = 256
 SEAL_SECONDS = 1.0
@@ -51,6 +51,12 @@ def journal_lines(text: str) -> list[str]:
 
 def _payload(header: Mapping[str, Any], digests: list[str]) -> bytes:
     return dumps({"header": dict(header), "rows": digests}).encode("utf-8")
+
+
+def _seal_line(key: ChainKey, header: Mapping[str, Any], digests: list[str]) -> str:
+    """One seal: the batch's digests, sorted, and the key's signature over the header and them."""
+    rows = sorted(digests)
+    return dumps({"rows": rows, "signature": key.signer.sign(_payload(header, rows)).signature}) + "\n"
 
 
 class SealingAppender:
@@ -76,9 +82,8 @@ class SealingAppender:
         self.inner.flush()
         if not self.pending:
             return
-        digests, self.pending = sorted(self.pending), []
-        signature = self.key.signer.sign(_payload(self.header, digests)).signature
-        self.handle.write(dumps({"rows": digests, "signature": signature}) + "\n")
+        digests, self.pending = self.pending, []
+        self.handle.write(_seal_line(self.key, self.header, digests))
         self.handle.flush()
 
     def close(self) -> None:
@@ -103,8 +108,15 @@ def check_journal(path: Path, trust: Trust, header: Mapping[str, Any]) -> Journa
     does not verify against the trusted key; otherwise the lines that no seal covers (never to be resumed from)."""
     try:                   # lines end at "\n" only (an answer may hold U+2028); a torn last line is no answer
         lines = [line for line in journal_lines(Path(path).read_text("utf-8")) if line.strip()]
-        head = loads_json(lines[0]) if lines else None
     except (OSError, ValueError) as exc:
+        return JournalCheck(f"{path}: unreadable ({exc})")
+    return _check_lines(path, lines, trust, header)
+
+
+def _check_lines(path: Path, lines: list[str], trust: Trust, header: Mapping[str, Any]) -> JournalCheck:
+    try:
+        head = loads_json(lines[0]) if lines else None
+    except ValueError as exc:
         return JournalCheck(f"{path}: unreadable ({exc})")
     if head != loads_json(dumps(dict(header))):
         return JournalCheck(f"{path}: its header is not this run's")
@@ -123,3 +135,18 @@ def check_journal(path: Path, trust: Trust, header: Mapping[str, Any]) -> Journa
             return JournalCheck(f"{where}:{number}: does not verify against the trusted key")
         sealed.update(digests)
     return JournalCheck(unsealed=tuple(line for line in lines[1:] if line_digest(line) not in sealed))
+
+
+def reseal(path: Path, key: ChainKey, header: Mapping[str, Any]) -> None:
+    """Seal the finished journal at ``path`` again in its final order, ``SEAL_ROWS`` lines a seal (atomically), but
+    only when its present seals vouch for every line of the very text read: a line edited since it was sealed is
+    never vouched for anew, and is left for the next check to set aside."""
+    try:
+        lines = [line for line in journal_lines(Path(path).read_text("utf-8")) if line.strip()]
+    except (OSError, ValueError):
+        return
+    if _check_lines(path, lines, key.trust, header) != JournalCheck():
+        return
+    digests = [line_digest(line) for line in lines[1:]]
+    write_text_atomic(seals_path(Path(path)), "".join(
+        _seal_line(key, header, digests[i:i + SEAL_ROWS]) for i in range(0, len(digests), SEAL_ROWS)))

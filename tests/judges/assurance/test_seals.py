@@ -74,3 +74,38 @@ def test_dispatch_resumes_every_sealed_line_and_redoes_an_edited_one(suite_dir, 
     assert len(again.reads) == 1 and len(first.reads) == len(lines) - 1       # only the edited line asked again
     assert "forged" in (tmp_path / "w" / "journal" / "dispatch.refused.jsonl").read_text()
     assert "forged" not in (tmp_path / "w" / "dispatch" / "responses.jsonl").read_text()
+
+
+def test_a_finished_journals_seals_do_not_depend_on_when_the_judge_answered(suite_dir, tmp_path, monkeypatch):
+    """A slow judge seals each answer alone (its batch is a second old), a fast one in batches: once dispatch ends,
+    both workspaces hold the same seals, one per SEAL_ROWS lines of the sorted journal, and verify."""
+    from judges.assurance import seals as seals_module
+
+    key = _key()
+    made = {}
+    for name, seconds in (("fast", 3600.0), ("slow", 0.0)):
+        monkeypatch.setattr(seals_module, "SEAL_SECONDS", seconds)
+        cfg = PipelineConfig(suite_dir, tmp_path / name, Controls(3), draws=2, key=key)
+        assert run_pipeline(cfg, RecordingStub()).stopped_at == ""
+        journal = tmp_path / name / "journal" / "dispatch.jsonl"
+        made[name] = (journal.read_bytes(), seals_path(journal).read_bytes())
+        assert check_journal(journal, key.trust, json.loads(journal.read_text().splitlines()[0])) == JournalCheck()
+    assert made["fast"] == made["slow"]
+    lines = made["fast"][0].decode().splitlines()[1:]
+    seals = [json.loads(line) for line in made["fast"][1].decode().splitlines()]
+    assert len(seals) == -(-len(lines) // SEAL_ROWS) and [d for s in seals for d in s["rows"]] == \
+        [d for i in range(0, len(lines), SEAL_ROWS) for d in sorted(line_digest(x) for x in lines[i:i + SEAL_ROWS])]
+
+
+def test_a_line_edited_before_the_reseal_is_not_vouched_for_anew(tmp_path):
+    from judges.assurance.seals import reseal
+
+    key = _key()
+    path = _journal(tmp_path, key, 10)
+    lines = path.read_text().splitlines()
+    edited = lines[2].replace('"{}"', '"{\\"verdict\\": \\"pass\\"}"')
+    path.write_text("\n".join([*lines[:2], edited, *lines[3:]]) + "\n")
+    before = seals_path(path).read_bytes()
+    reseal(path, key, HEADER)
+    assert seals_path(path).read_bytes() == before
+    assert check_journal(path, key.trust, HEADER).unsealed == (edited,)
