@@ -207,15 +207,17 @@ def run_stage(directory: Path, inputs: Mapping[str, Any], build: Callable[[Path]
 
 @contextmanager
 def stage_lock(directory: Path) -> Iterator[None]:
-    """Hold the stage's lock (``.NAME.lock`` beside it, an exclusive ``flock``): of two processes that would build
-    the same stage, the second waits and then finds it current. Nothing where ``fcntl`` is missing."""
+    """Hold the stage's lock (``.NAME.stage.lock`` beside it, an exclusive ``flock``): of two processes that would
+    build the same stage, the second waits and then finds it current. Nothing where ``fcntl`` is missing. Not
+    ``outdir``'s ``.NAME.lock``: a command holding its --out folder may build a stage there, and a second ``flock``
+    by the same process on another descriptor of that file would wait for itself."""
     try:
         import fcntl
     except ImportError:                                  # not POSIX: one process at a time is the user's to keep
         yield
         return
     directory.parent.mkdir(parents=True, exist_ok=True)
-    with open(directory.parent / f".{directory.name}.lock", "a") as handle:
+    with open(directory.parent / f".{directory.name}.stage.lock", "a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield

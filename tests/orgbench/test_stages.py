@@ -178,3 +178,22 @@ def test_a_published_stage_copies_the_bytes_it_built_and_rebuilds_on_a_changed_o
     assert publish(tmp_path / "new-run", rules=2) is False and runs == ["run", "run"]
     assert _tree(tmp_path / "new-run")["table.md"] == b"table of answer 2\n"
     assert built == ["tables"] * 4
+
+
+def test_a_stage_built_in_a_folder_its_command_holds_does_not_wait_for_itself(tmp_path):
+    """A command holds its --out folder (outdir's ``.NAME.lock``) and may build a stage there: the stage's own lock
+    is another file, so the process does not block on its own flock (a sweep hung so in CI)."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "out"
+    program = (
+        "import sys; from pathlib import Path\n"
+        "from orgbench.outdir import one_writer\n"
+        "from orgbench.stages import run_stage\n"
+        "out = Path(sys.argv[1])\n"
+        "with one_writer([('--out', out)], 'test'):\n"
+        "    run_stage(out, {'x': 1}, lambda tmp: (tmp / 'f.txt').write_text('built'))\n"
+        "print((out / 'f.txt').read_text())\n")
+    done = subprocess.run([sys.executable, "-c", program, str(out)], capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout.strip()) == (0, "built"), done.stderr
