@@ -197,9 +197,9 @@ def register(cli: click.Group) -> None:
     @click.option("--add", is_flag=True, help="--out holds other models' results: add these judges to them (their "
                                               "runs are kept, read again from --work-dir).")
     @click.option("--overwrite", is_flag=True, help="Replace what --out holds even if other judges made it.")
-    @click.option("--jobs", type=click.IntRange(min=1), default=None,
+    @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
                   help="Studies run at once, each in its own process (1: one after another; the output is the "
-                       "same bytes either way)  [default: the cores this process may use]")
+                       "same bytes either way; a killed parallel run can leave its children's partial folders).")
     def reproduce(study: str, out: Path | None, work_dir: Path, judges: tuple[str, ...], quick: bool,
                   base_url: str | None, seeds: str | None, fresh: bool, add: bool, overwrite: bool,
                   jobs: int | None) -> None:
