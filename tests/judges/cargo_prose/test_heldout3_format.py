@@ -11,25 +11,20 @@ from pathlib import Path
 
 import pytest
 
+from tests.judges.cargo_prose.item_labels import (CONTEXT_FORMATS, LABELS, OPTIONAL, P2_KINDS, P4_KINDS,
+                                                  REFERENCE_FORMATS, RUNBOOKS, SHOWN, WORDS)
+
 PATH = Path(__file__).with_name("items_heldout3.jsonl")
-SHOWN = ("item_id", "question", "live_context", "reference", "candidate")
-LABELS = ("family", "should_penalize", "kind", "style", "author", "why", "procedure_id", "condition",
-          "context_format", "reference_format", "reference_revision", "case_state")
-OPTIONAL = ("changes", "perturbation", "extras")
 STYLES = {"terse", "chatty", "formal", "non-native", "paragraph", "passive", "out-of-order", "email", "handover",
           "bullets", "lettered", "arrowed", "numbered", "chat", "ticket-note", "q-and-a"}
-P2_KINDS = {"status", "id", "version", "date", "amount", "entitlement", "contract", "email", "derived"}
-P4_KINDS = {"skip": "skip_step", "order": "swap_steps", "action": "wrong_action", "escalation": "wrong_escalation"}
-RUNBOOKS = {"RB-BILLING-CREDIT", "RB-BATTERY", "RB-FW-ROLLBACK", "RB-DATA-RECOVERY", "RB-ADV-EXCHANGE", "RB-ONSITE-DISPATCH"}
-CONTEXT_FORMATS = {"gen", "table", "kv", "crm", "email"}
-REFERENCE_FORMATS = {"gen", "prose", "bullets", "lettered", "arrowed"}
 # Value-shaped tokens: ids, serials, versions, ISO dates, e-mail addresses, diagnostic codes, amounts.
 TOKEN = re.compile(r"CASE-\d+|ACC-\d+|SN-[0-9A-F]{8}|DSP-\d+|RMA-\d+|BKP-\d+|LOG-\d+|RJ-\d+|INV-\d+|CRD-\d+|P-00\d\d"
                    r"|\b\d+\.\d+\.\d+\b|\d{4}-\d\d-\d\d|[\w.]+@[\w.]+\.example|[A-Z]+-0x[0-9A-F]+|USD \d+")
-WORDS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
 
 
 @pytest.fixture(scope="module")
+
+
 def items() -> list[dict]:
     return [json.loads(line) for line in PATH.read_text(encoding="utf-8").splitlines()]
 

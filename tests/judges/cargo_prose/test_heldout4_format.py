@@ -12,20 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.judges.cargo_prose.item_labels import (CONTEXT_FORMATS, LABELS, OPTIONAL, P2_KINDS, P4_KINDS,
+                                                  REFERENCE_FORMATS, RUNBOOKS, SHOWN, WORDS)
+
 PATH = Path(__file__).with_name("items_heldout4.jsonl")
-SHOWN = ("item_id", "question", "live_context", "reference", "candidate")
-LABELS = ("family", "should_penalize", "kind", "style", "author", "why", "procedure_id", "condition",
-          "context_format", "reference_format", "reference_revision", "case_state")
-OPTIONAL = ("changes", "perturbation", "extras")
 STYLES = {"handover", "slack", "timeline", "customer-reply", "closure", "non-native", "run-on", "md-table", "restated",
           "checklist", "mixed-register", "dictated", "audit", "status-update", "worklog", "postmortem"}
-P2_KINDS = {"status", "id", "version", "date", "amount", "entitlement", "contract", "email", "derived"}
-P4_KINDS = {"skip": "skip_step", "order": "swap_steps", "action": "wrong_action", "escalation": "wrong_escalation"}
-RUNBOOKS = {"RB-BILLING-CREDIT", "RB-BATTERY", "RB-FW-ROLLBACK", "RB-DATA-RECOVERY", "RB-ADV-EXCHANGE", "RB-ONSITE-DISPATCH"}
-CONTEXT_FORMATS = {"gen", "table", "kv", "crm", "email"}
-REFERENCE_FORMATS = {"gen", "prose", "bullets", "lettered", "arrowed"}
 MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-WORDS = ["no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
 # Value-shaped tokens in any of the formats the candidates use; normal() reads each back to the context's form.
 TOKEN = re.compile(r"CASE-\d+|ACC-\d+|SN-[0-9A-F]{8}|DSP-\d+|RMA-\d+|BKP-\d+|LOG-\d+|RJ-\d+|INV-\d+|CRD-\d+"
                    r"|[A-Z]+-0x[0-9A-F]+|[\w.]+@[\w.]+\.example|\d{4}-\d\d-\d\d|\b\d{1,2} (?:" + "|".join(MONTHS) + r") \d{4}"
@@ -48,6 +41,8 @@ def values(text: str) -> set[str]:
 
 
 @pytest.fixture(scope="module")
+
+
 def items() -> list[dict]:
     return [json.loads(line) for line in PATH.read_text(encoding="utf-8").splitlines()]
 
