@@ -259,7 +259,8 @@ def import_file(path: Path, fmt: str, labels_file: Path | None = None) -> Import
     trajectories, labels, rejected = [], [], []
     seen: set[str] = set()
     lines = _record_lines(path)
-    for number, obj, _, unreadable in read_jsonl(path, lines, lenient=True, unique_keys=True):
+    for line in read_jsonl(path, lines, lenient=True, unique_keys=True):
+        number, obj, unreadable = line.number, line.value, line.problem
         where = f"{path}:{number}"
         own_id, problems, record = None, [], None
         if unreadable is not None:

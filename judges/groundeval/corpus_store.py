@@ -9,7 +9,8 @@ postings and the versions (the artifacts file's bytes, with where each
 version's line starts and ends) as ``.npy`` files, memory-mapped, so a
 version is read and made into a record only when first asked for; the
 access policy and the small tables in one pickle. Building reads each line's
-JSON for the fields the index needs (``index_world``), never making records. A change to either file, or
+JSON (the one JSONL reader's, with each line's byte span) for the fields the
+index needs (``index_world``), never making records. A change to either file, or
 to the index layout (bump ``FORMAT_VERSION``), gives a new key. The cache is
 written into a staged directory and renamed into place, so a half-written
 one is never read; one that cannot be read is rebuilt.
@@ -29,7 +30,7 @@ import numpy as np
 from judges.groundeval.runtime import Corpus, IndexedVersion, Postings
 from orgbench.core.errors import InputError
 from orgbench.core.jsonl import read_jsonl
-from orgbench.core.storage import MAX_DEPTH, _finite, _no_constant, depth, open_binary, read_json, staged_directory
+from orgbench.core.storage import open_binary, read_json, staged_directory
 from simulator.model import ArtifactVersion
 from simulator.policy import AccessPolicy
 
@@ -38,8 +39,6 @@ FORMAT_VERSION = 3
 #: Where ``open_corpus`` keeps indexes unless told otherwise (relative to the working directory).
 DEFAULT_CACHE = Path("build") / "groundeval-index"
 _RECORDS = "records.pickle"
-#: Strict JSON (``loads_json``'s: no NaN or Infinity, finite numbers), one decoder for every line.
-_DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite)
 
 
 @dataclass(frozen=True)
@@ -108,26 +107,12 @@ def index_world(suite: Path) -> Corpus:
         data = handle.read()
     rows: list[IndexedVersion] = []
     spans: list[tuple[int, int]] = []
-    start, number = 0, 0
-    while start < len(data):
-        end = data.find(b"\n", start)
-        end = len(data) if end < 0 else end
-        number += 1
-        line = data[start:end]
-        if line.strip():
-            try:
-                obj = _DECODER.decode(line.decode())
-                if obj.__class__ is not dict:
-                    raise TypeError(f"a {type(obj).__name__}, not an object")
-                if line.count(b"[") + line.count(b"{") > MAX_DEPTH and depth(obj) > MAX_DEPTH:
-                    raise ValueError("nested too deeply")
-                rows.append(IndexedVersion.of_json(obj))
-            except RecursionError:
-                raise InputError(f"{path}:{number}: invalid JSON (nested too deeply)") from None
-            except (KeyError, TypeError, ValueError, AttributeError, UnicodeDecodeError) as exc:
-                raise InputError(f"{path}:{number}: bad or missing field {exc}") from None
-            spans.append((start, end))
-        start = end + 1
+    for line in read_jsonl(path, data):
+        try:
+            rows.append(IndexedVersion.of_json(line.value))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise InputError(f"{path}:{line.number}: bad or missing field {exc}") from None
+        spans.append(line.span)
     order = sorted(range(len(rows)), key=lambda i: (rows[i].artifact_id, rows[i].version))
     text = np.frombuffer(data, dtype=np.uint8)
     starts = np.array([spans[i][0] for i in order], dtype=np.int64)

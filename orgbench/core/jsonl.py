@@ -27,12 +27,14 @@ __all__ = ["JsonLine", "JsonlFile", "read_jsonl", "repeated_key"]
 
 
 class JsonLine(NamedTuple):
-    """One non-blank line: its 1-based number, its value, its text (no newline) and, read leniently, its problem."""
+    """One non-blank line: its 1-based number, its value, its text (no newline), read leniently its problem, and
+    where its bytes start and end in the source (the end before its newline)."""
 
     number: int
     value: Any
     text: str = ""
     problem: str | None = None
+    span: tuple[int, int] = (0, 0)
 
 
 class _Repeated(OrgbenchError):
@@ -68,7 +70,7 @@ def _parse(raw: bytes, unique_keys: bool) -> tuple[str, Any]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ValueError(f"not UTF-8 ({exc.reason})") from None
-    if not text.strip():
+    if not text or text.isspace():
         return text, _BLANK
     try:
         value = loads_json(text)
@@ -106,7 +108,9 @@ class JsonlFile:
 
     def __iter__(self) -> Iterator[JsonLine]:
         self.torn, self.blank = False, 0
+        offset = 0
         for number, raw in enumerate(self._raw(), start=1):
+            start, offset = offset, offset + len(raw)
             if self.journal and not raw.endswith(b"\n"):
                 self.torn = True        # only the last line can lack its newline
                 return
@@ -120,7 +124,8 @@ class JsonlFile:
             if value is _BLANK:
                 self.blank += 1
                 continue
-            yield JsonLine(number, value, text.removesuffix("\n").removesuffix("\r"))
+            yield JsonLine(number, value, text.removesuffix("\n").removesuffix("\r"),
+                           span=(start, offset - raw.endswith(b"\n")))
 
     def numbered(self) -> Iterator[tuple[int, Any]]:
         """(line number, value) of each line, in file order."""

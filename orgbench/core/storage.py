@@ -246,7 +246,7 @@ def loads_json(text: str) -> Any:
         raise
     except RecursionError:
         raise ValueError("nested too deeply") from None
-    if depth(value) > MAX_DEPTH:
+    if text.count("[") + text.count("{") > MAX_DEPTH and depth(value) > MAX_DEPTH:   # depth <= brackets opened
         raise ValueError("nested too deeply")
     return value
 

@@ -63,14 +63,14 @@ def test_missing_file_and_directory_are_input_errors(tmp_path):
 
 def test_lenient_reading_hands_on_each_bad_line_and_goes_on():
     lines = [b'{"a": 1}', b"", b"{oops", b"\xff", b"[1]", b'{"k": 1, "k": 2}']
-    assert [(n, v, p) for n, v, _, p in read_jsonl("x.jsonl", lines, lenient=True)] == [
+    assert [(line.number, line.value, line.problem) for line in read_jsonl("x.jsonl", lines, lenient=True)] == [
         (1, {"a": 1}, None),
         (3, None, "invalid JSON (Expecting property name enclosed in double quotes)"),
         (4, None, "not UTF-8 (invalid start byte)"),
         (5, [1], None),
         (6, {"k": 2}, None),
     ]
-    assert [p for *_, p in read_jsonl("x.jsonl", lines, lenient=True, unique_keys=True)][-1] == \
+    assert [line.problem for line in read_jsonl("x.jsonl", lines, lenient=True, unique_keys=True)][-1] == \
         "key 'k' appears twice in one object"
 
 
@@ -90,3 +90,9 @@ def test_bytes_in_memory_are_read_with_the_same_rules():
     assert read_jsonl("pack:jobs.jsonl", b'{"a": 1}\n\n[2]').values == [{"a": 1}, [2]]
     with pytest.raises(FormatError, match=r"^pack:jobs\.jsonl:2: invalid JSON \(Expecting value\)$"):
         read_jsonl("pack:jobs.jsonl", b'{"a": 1}\n{"a":\n').values
+
+
+def test_each_line_knows_where_its_bytes_stand_in_the_source():
+    data = b'{"a": 1}\n\n  \n{"b": "\xc3\xa9"}\r\n[2]'
+    spans = [line.span for line in read_jsonl("x.jsonl", data)]
+    assert [data[start:end] for start, end in spans] == [b'{"a": 1}', b'{"b": "\xc3\xa9"}\r', b"[2]"]
