@@ -138,7 +138,7 @@ def run_reproduce(study: str, out: Path, options, echo=lambda line: None, jobs: 
 
 
 def _reproduce(study: str, out: Path, work_dir: Path, judges: tuple[str, ...], quick: bool, base_url: str | None,
-               seeds: str | None, fresh: bool, overwrite: bool, totals, jobs: int | None = None) -> None:
+               seeds: str | None, fresh: bool, overwrite: bool, totals, jobs: int = 1) -> None:
     """Reproduce ``study`` into ``out`` with ``judges`` (none: the built-in ones); see ``reproduce``."""
     from orgbench.commands.options import check_out_dir, parse_seeds
     from orgbench.outdir import guard
@@ -169,7 +169,7 @@ def _reproduce(study: str, out: Path, work_dir: Path, judges: tuple[str, ...], q
         return
     from orgbench.commands.parallel_studies import usable_cores
 
-    run_reproduce(study, out, options, echo=click.echo, jobs=usable_cores() if jobs is None else jobs)
+    run_reproduce(study, out, options, echo=click.echo, jobs=min(jobs, usable_cores()))   # never more than the cores
     from judges.backends.registry import is_builtin
 
     llm = bool(judge and not is_builtin(judge) and study in ("all", "cargo"))
@@ -198,11 +198,12 @@ def register(cli: click.Group) -> None:
                                               "runs are kept, read again from --work-dir).")
     @click.option("--overwrite", is_flag=True, help="Replace what --out holds even if other judges made it.")
     @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-                  help="Studies run at once, each in its own process (1: one after another; the output is the "
+                  help="Studies run at once, each in its own process, never more than the cores this process may use "
+                       "(1: one after another; the output is the "
                        "same bytes either way; a killed parallel run can leave its children's partial folders).")
     def reproduce(study: str, out: Path | None, work_dir: Path, judges: tuple[str, ...], quick: bool,
                   base_url: str | None, seeds: str | None, fresh: bool, add: bool, overwrite: bool,
-                  jobs: int | None) -> None:
+                  jobs: int) -> None:
         """Build the default worlds and suites, run every study, write every table and figure.
 
         STUDY is all (default) or one study: cargo, groundeval, assurance (or a
