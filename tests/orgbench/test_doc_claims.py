@@ -564,7 +564,7 @@ def test_the_local_model_figures_in_docs_judges_md_are_results_local():
 CLASSES = ("result", "measured", "design", "paper", "history", "example", "unchecked")
 #: Units whose figure no test ties to a source yet (doc_registry.py's ``unchecked``): lower it when you tie one; a new
 #: figure gets a check, not a place here.
-UNCHECKED_AT_MOST = 119
+UNCHECKED_AT_MOST = 107
 
 
 def test_every_sentence_stating_a_figure_is_registered():
@@ -683,6 +683,29 @@ def _quick_cargo() -> tuple[str, ...]:
     per_family, cells = QUICK.cargo_per_family, len(parse_conditions("all", rubric_swap=True) + list(VARIANTS.values()))
     assert per_family is not None and len(CARGO_JUDGE_SEEDS) == 1
     return (str(per_family), str(4 * per_family), str(cells), str(4 * per_family * cells), str(CARGO_JUDGE_SEEDS[0]))
+
+
+def _bench_default(script: str, option: str) -> str:
+    """The default of a benchmark script's integer ``option``, as its argparse line gives it."""
+    source = (ROOT / "benchmarks" / script).read_text(encoding="utf-8")
+    found = re.search(rf'add_argument\("{option}", type=int, default=(\d+)', source)
+    assert found is not None, (script, option)
+    return found[1]
+
+
+def _bench_sweep_workers() -> str:
+    """The Ray workers ``bench_sweep.py`` gives each Ray sweep (``--workers N`` on the command it runs)."""
+    found = re.findall(r'"--workers", "(\d+)"', (ROOT / "benchmarks" / "bench_sweep.py").read_text(encoding="utf-8"))
+    assert len(set(found)) == 1, found
+    return found[0]
+
+
+def _bootstrap_level() -> str:
+    import inspect
+
+    from judges.metrics import bootstrap_di
+
+    return f"{100 * inspect.signature(bootstrap_di).parameters['level'].default:g}"
 
 
 def _verdict_bounds() -> tuple[str, ...]:
@@ -959,6 +982,14 @@ FIGURE_CHECKS: tuple[tuple[str, str, str, object], ...] = (
     ("docs/groundeval.md", r"\(medium's share goes to both in proportion\); defaults (\.\d\d) / (\.\d\d) / (\.\d\d) \|", "design",
      lambda: tuple(_three(_design("benchmark_builders.groundeval.domain_config.DEFAULT_RATIOS")[k])[:3]
                    for k in ("easy_ratio", "medium_ratio", "hard_ratio"))),
+    ("docs/sweeps.md", r"# a local Ray with (\d) CPUs, started and stopped by orgbench", "design",
+     lambda: (str(_cli_default("sweep", "--workers")),)),
+    ("docs/sweeps.md", r"penalty rate per family, DI and its (\d+)% bootstrap CI", "design", lambda: (_bootstrap_level(),)),
+    ("docs/sweeps.md", r"# the issue's measurement: (\d+) worlds, best of (\d+)", "design",
+     lambda: (_bench_default("bench_sweep.py", "--seeds"), _bench_default("bench_sweep.py", "--repeats"))),
+    ("docs/sweeps.md", r"One invocation runs `--repeats` rounds \(default (\d+)\) of the whole sweep from nothing, serially "
+     r"and on a local Ray with (\d+) workers", "design",
+     lambda: (_bench_default("bench_sweep.py", "--repeats"), _bench_sweep_workers())),
 )
 
 
