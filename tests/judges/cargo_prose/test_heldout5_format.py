@@ -105,15 +105,16 @@ def test_styles_are_new(items: list[dict]) -> None:
 
 def test_layouts_are_this_sets_own(items: list[dict]) -> None:
     """Each context and reference is in its labelled layout; apart from the generator's own (gen), each is rendered
-    differently from the fourth set's."""
-    fourth = [json.loads(line) for line in (HERE / "items_heldout4.jsonl").read_text(encoding="utf-8").splitlines()]
+    differently from the second, third and fourth sets'."""
+    earlier = [json.loads(line) for n in (2, 3, 4)
+               for line in (HERE / f"items_heldout{n}.jsonl").read_text(encoding="utf-8").splitlines()]
     for it in items:
         assert it["live_context"].startswith(CONTEXT_MARK[it["context_format"]]), it["item_id"]
         assert REFERENCE_MARK[it["reference_format"]] in it["reference"], it["item_id"]
     def first_line(it: dict) -> str:
         return it["live_context"].split("\n")[0].split("CASE-")[0]
-    assert not {first_line(it) for it in items if it["context_format"] != "gen"} & {first_line(it) for it in fourth}
-    assert not any(REFERENCE_MARK[fmt] in it["reference"] for it in fourth for fmt in REFERENCE_FORMATS - {"gen"})
+    assert not {first_line(it) for it in items if it["context_format"] != "gen"} & {first_line(it) for it in earlier}
+    assert not any(REFERENCE_MARK[fmt] in it["reference"] for it in earlier for fmt in REFERENCE_FORMATS - {"gen"})
 
 
 def test_ids_do_not_follow_the_families(items: list[dict]) -> None:
