@@ -456,10 +456,39 @@ class GatedRuntime:
         for (term, _), d, a, b in zip(todo, df, bounds, bounds[1:]):
             weights[(term, None)] = (docs[a:b], weighed[a:b]) if d else None
 
+    def _narrow_all(self, terms: list[str], subsystem: str) -> None:
+        """For each of ``terms`` weighed over every visible version, its versions in ``subsystem``, in one pass.
+
+        What ``_term_weights(term, subsystem)`` narrows term by term (the versions of the subsystem, in order, with
+        the weights weighed), for the filtered searches where a call per term would cost more than the work.
+        """
+        weights = self._weights
+        todo = []
+        for term in terms:
+            key = (term, subsystem)
+            if key not in weights and (term, None) in weights:
+                unfiltered = weights[(term, None)]
+                if unfiltered is None:      # no visible version holds the term
+                    weights[key] = None
+                else:
+                    todo.append((key, unfiltered))
+        if len(todo) < 2:
+            return
+        docs = np.concatenate([d for _, (d, _w) in todo])
+        keep = self.corpus.subsystem_code[docs] == self._codes.get(subsystem, -1)
+        kept_docs = docs[keep]
+        kept_weights = np.concatenate([w for _, (_d, w) in todo])[keep]
+        starts = np.cumsum([0] + [len(d) for _, (d, _w) in todo[:-1]])   # each term's run (never empty)
+        bounds = [0, *np.add.reduceat(keep, starts, dtype=np.intp).cumsum().tolist()]
+        for (key, _), a, b in zip(todo, bounds, bounds[1:]):
+            weights[key] = (kept_docs[a:b], kept_weights[a:b]) if b > a else None
+
     def _rank(self, query: str, subsystem: str | None, limit: int) -> list[tuple[int, float]]:
         """BM25 over the visible versions (of one subsystem if given): the best ``limit`` (index, score), best first."""
         terms = list(dict.fromkeys(tokenize(query)))
         self._weigh_all(terms)
+        if subsystem is not None:
+            self._narrow_all(terms, subsystem)
         weighed = self._weights
         parts = [w for w in (weighed[(t, subsystem)] if (t, subsystem) in weighed else self._term_weights(t, subsystem)
                              for t in terms) if w is not None]

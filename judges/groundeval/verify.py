@@ -38,7 +38,8 @@ actor and ``as_of``, which ``score_submissions`` shares across every contract
 with that actor and moment, and every agent and mode. The verifier also keeps
 what each distinct claim re-derived to (tool, arguments, returned ids, outcome
 and gates, as text: ``1``, ``1.0`` and ``true`` stay apart), so a call
-that several agents, modes or traces make alike is worked out once.
+that several agents, modes or traces make alike is worked out once; a whole
+trace sent again (the same context built for every agent) is looked up whole.
 """
 
 from __future__ import annotations
@@ -124,6 +125,7 @@ class TraceVerifier:
         self._searches: dict[tuple[str, str | None, int], frozenset[int]] = {}
         self._claims: dict[str, tuple[int, str, tuple[str, ...], bool, str] | None] = {}
         self._derived: dict[str, _Derived] = {}
+        self._traces: dict[str, tuple[tuple[_Derived, ...], TraceCheck]] = {}
 
     def _search_results(self, query: str, subsystem: str | None, limit: int) -> frozenset[int]:
         """The versions the gated runtime returns for this search (run once per distinct query, subsystem and limit)."""
@@ -278,13 +280,52 @@ class TraceVerifier:
         return _Derived(outcome, gates, returned, tuple(mismatch), tuple(dict.fromkeys(unknown)),
                         tuple(dict.fromkeys(withheld)), same_ids)
 
+    def trace(self, calls: list[dict[str, Any]]) -> tuple[ShapedCalls, TraceCheck]:
+        """A well-formed trace (``trace_problems`` finds nothing) re-derived: ``rederive``'s answer.
+
+        A trace sent again (another agent or mode built the same context, say) is looked up whole, keyed like a
+        claim (its ``repr`` when every argument is a string, number, boolean or null), and comes back as fresh
+        objects from the calls as re-derived the first time.
+        """
+        plain = all(value.__class__ in _PLAIN for raw in calls for value in raw["args"].values())
+        key = repr(calls) if plain else None
+        seen = self._traces.get(key) if key is not None else None
+        if seen is not None:
+            emit = self._emit
+            return ShapedCalls(emit(position, raw, derived)[0]
+                               for position, (raw, derived) in enumerate(zip(calls, seen[0]), start=1)), seen[1]
+        out = ShapedCalls()
+        derived_calls = []
+        mismatched = 0
+        unknown: list[str] = []
+        withheld: list[str] = []
+        for position, raw in enumerate(calls, start=1):
+            derived = self._derived_once(raw)
+            derived_calls.append(derived)
+            call, mismatch, call_unknown, call_withheld = self._emit(position, raw, derived)
+            out.append(call)
+            if mismatch:
+                mismatched += 1
+            if call_unknown:
+                unknown.extend(call_unknown)
+            if call_withheld:
+                withheld.extend(call_withheld)
+        check = TraceCheck(len(calls), mismatched, tuple(dict.fromkeys(unknown)), tuple(dict.fromkeys(withheld)))
+        if key is not None:
+            self._traces[key] = (tuple(derived_calls), check)
+        return out, check
+
     def call(self, position: int, raw: dict[str, Any]) -> tuple[dict[str, Any], list[str], list[str], list[str]]:
         """One well-formed call re-derived (``call_shape.call_problem(raw, claim=True)`` is None), with its claim.
 
         Returns the call and what differed: its mismatches, unknown ids and withheld ids claimed as returned
         (fresh objects every time: rows are written, and may be edited, one by one).
         """
-        derived = self._derived_once(raw)
+        return self._emit(position, raw, self._derived_once(raw))
+
+    @staticmethod
+    def _emit(position: int, raw: dict[str, Any], derived: _Derived) -> tuple[dict[str, Any], list[str], list[str], list[str]]:
+        """``call``'s answer for a claimed call that re-derives to ``derived``."""
         claimed_raw = raw.get("returned_ids")
         claim: dict[str, Any] = {"outcome": raw.get("outcome"), "gates": raw.get("gates")}
         if not derived.same_ids:
@@ -309,24 +350,11 @@ def rederive(corpus: Corpus, actor_id: str, as_of: datetime, calls: Any, *,
 
     A malformed trace (not a list, or any call of the wrong shape) comes back unchanged, its problems listed in
     ``TraceCheck.malformed`` (the scorer scores it 0). ``verifier`` (for this corpus, actor and as_of) may be passed
-    in to reuse its gate decisions and search re-runs across traces.
+    in to reuse its gate decisions, search re-runs and whole traces across traces.
     """
     problems = trace_problems(calls, claim=True)
     if problems:
         return calls, TraceCheck(len(calls) if isinstance(calls, list) else 0, 0, (), (), tuple(problems))
     if verifier is None:
         verifier = TraceVerifier(corpus, actor_id, as_of)
-    out = ShapedCalls()
-    mismatched = 0
-    unknown: list[str] = []
-    withheld: list[str] = []
-    for position, raw in enumerate(calls, start=1):
-        call, mismatch, call_unknown, call_withheld = verifier.call(position, raw)
-        out.append(call)
-        if mismatch:
-            mismatched += 1
-        if call_unknown:
-            unknown.extend(call_unknown)
-        if call_withheld:
-            withheld.extend(call_withheld)
-    return out, TraceCheck(len(calls), mismatched, tuple(dict.fromkeys(unknown)), tuple(dict.fromkeys(withheld)))
+    return verifier.trace(calls)

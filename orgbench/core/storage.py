@@ -238,10 +238,17 @@ def depth(value: Any) -> int:
     return deepest
 
 
+#: ``json.loads(text, parse_constant=_no_constant, parse_float=_finite)`` made once (``loads`` makes one per call).
+_STRICT = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite)
+
+
 def loads_json(text: str) -> Any:
     """Strict JSON: NaN, Infinity and numbers out of float range refused, nesting bounded; ValueError says why."""
     try:
-        value = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+        if text.__class__ is str and not text.startswith("\ufeff"):   # what json.loads hands its decoder
+            value = _STRICT.decode(text)
+        else:
+            value = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
     except json.JSONDecodeError:
         raise
     except RecursionError:

@@ -157,3 +157,26 @@ def test_a_claim_made_again_is_re_derived_alike_into_fresh_objects(rt_corpus, pe
     assert calls[3]["mismatch"] is not calls[0]["mismatch"] and calls[3]["gates"] is not calls[0]["gates"]
     calls[0]["mismatch"].append("edited")
     assert rederive(rt_corpus, actor, as_of, limits[:1], verifier=shared)[0][0]["mismatch"] == []
+
+
+def test_a_trace_seen_again_is_re_derived_alike_into_fresh_objects(rt_world, rt_corpus, perspective):
+    """A trace another agent or mode already sent (the shared verifier keeps what it re-derived to) comes back equal
+    to a fresh re-derivation, sharing no object; one differing only in a type (a tuple of ids) is still malformed."""
+    as_of = parse_ts(perspective["as_of"])
+    actor = perspective["actor"]
+    honest = GatedRuntime(rt_corpus, actor, as_of, record_latency=False)
+    honest.search_artifacts(perspective["subject"]["entity"]["id"], None, 3)
+    clean = honest.trace()[0]
+    forged = [clean, dict(clean, seq=2, returned_ids=[_forbidden(rt_world, perspective).ref]),
+              {"tool": "fetch_artifact", "args": {"artifact_id": "NOPE-1"}, "seq": 3}]
+    shared = TraceVerifier(rt_corpus, actor, as_of)
+    first = rederive(rt_corpus, actor, as_of, forged, verifier=shared)
+    again = rederive(rt_corpus, actor, as_of, json.loads(json.dumps(forged)), verifier=shared)
+    assert again == first == rederive(rt_corpus, actor, as_of, forged)
+    assert first[1].mismatched == 1 and first[1].unknown_ids == ("NOPE-1",) and first[1].withheld_returned
+    assert all(a is not b and a["gates"] is not b["gates"] and a["mismatch"] is not b["mismatch"]
+               for a, b in zip(first[0], again[0]))
+    first[0][1]["mismatch"].append("edited")
+    assert rederive(rt_corpus, actor, as_of, forged, verifier=shared)[0][1]["mismatch"] == again[0][1]["mismatch"]
+    as_tuple = [forged[0], dict(forged[1], returned_ids=tuple(forged[1]["returned_ids"])), forged[2]]
+    assert rederive(rt_corpus, actor, as_of, as_tuple, verifier=shared)[1].malformed

@@ -96,3 +96,25 @@ def test_each_line_knows_where_its_bytes_stand_in_the_source():
     data = b'{"a": 1}\n\n  \n{"b": "\xc3\xa9"}\r\n[2]'
     spans = [line.span for line in read_jsonl("x.jsonl", data)]
     assert [data[start:end] for start, end in spans] == [b'{"a": 1}', b'{"b": "\xc3\xa9"}\r', b"[2]"]
+
+
+@pytest.mark.parametrize("text", ['{"a": [1, 2.5, "x", null, true]}', "\ufeff{}", " [1] ", "[1] x", "NaN", "[1e999]",
+                                  '{"a": -Infinity}', "", "{'a': 1}", '"\\ud800"'])
+def test_strict_json_reads_as_json_loads_does_then_refuses_what_json_does_not_allow(text):
+    """``loads_json`` keeps one decoder: the same values as ``json.loads``, the same messages (a BOM's too)."""
+    import json
+
+    from orgbench.core.storage import loads_json
+
+    def outcome(read):
+        try:
+            return "value", read(text)
+        except ValueError as exc:
+            return type(exc).__name__, str(exc)
+
+    expected = outcome(json.loads)
+    got = outcome(loads_json)
+    if expected[0] == "value" and text.strip() in ("NaN", "[1e999]", '{"a": -Infinity}'):
+        assert got[0] == "ValueError"          # what JSON does not allow, json.loads reads
+    else:
+        assert got == expected
