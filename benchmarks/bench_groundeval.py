@@ -179,12 +179,25 @@ def _child(args: list[str]) -> tuple[float, str]:
     return _cpu(resource.RUSAGE_CHILDREN) - started, proc.stdout
 
 
+#: The machine's pace in the same run: a bare simpy loop (100 processes sharing 100,000 timeouts), nothing of orgbench.
+BARE_SIMPY = """
+import simpy
+env = simpy.Environment()
+def tick(n):
+    for _ in range(n):
+        yield env.timeout(1)
+for _ in range(100):
+    env.process(tick(1000))
+env.run()
+"""
+
+
 def bench_cold_scoring(world, repeats: int) -> dict:
     """``score_submissions`` in fresh processes on every built-in agent's runs in both modes (one default world).
 
     Each round, interleaved: a process whose index cache is empty (it builds the index from the suite's
     artifacts and keeps it), a process that finds it kept (a fresh process: nothing in memory), ``python -c
-    pass`` and ``python -m orgbench score groundeval --help`` (the CLI's fixed start-up). Questions per CPU-second
+    pass``, ``python -m orgbench score groundeval --help`` (the CLI's fixed start-up) and ``BARE_SIMPY``. Questions per CPU-second
     count ``score_submissions`` only (load and index included; interpreter start, imports and reading the
     answers are printed apart). The median of the rounds, and each round.
     """
@@ -210,12 +223,15 @@ def bench_cold_scoring(world, repeats: int) -> dict:
             warm_cpu, warm = _child(me + [str(root / f"cache-{r}")])
             pass_cpu, _ = _child(["-c", "pass"])
             help_cpu, _ = _child(["-m", "orgbench", "score", "groundeval", "--help"])
+            simpy_cpu, _ = _child(["-c", BARE_SIMPY])
             built, kept = json.loads(cold), json.loads(warm)
             rounds.append({"index_built": built, "index_kept": kept,
                            "index_built_questions_per_cpu_s": round(built["questions"] / built["score_cpu_s"]),
                            "index_kept_questions_per_cpu_s": round(kept["questions"] / kept["score_cpu_s"]),
                            "index_built_process_cpu_s": round(cold_cpu, 3), "index_kept_process_cpu_s": round(warm_cpu, 3),
-                           "python_pass_cpu_s": round(pass_cpu, 4), "cli_help_cpu_s": round(help_cpu, 4)})
+                           "python_pass_cpu_s": round(pass_cpu, 4), "cli_help_cpu_s": round(help_cpu, 4),
+                           "bare_simpy_cpu_s": round(simpy_cpu, 4),
+                           "index_built_score_per_bare_simpy": round(built["score_cpu_s"] / simpy_cpu, 2)})
 
     def median(key: str) -> float:
         return statistics.median(row[key] for row in rounds)
@@ -225,7 +241,8 @@ def bench_cold_scoring(world, repeats: int) -> dict:
             "index_built_questions_per_cpu_s": round(median("index_built_questions_per_cpu_s")),
             "index_kept_questions_per_cpu_s": round(median("index_kept_questions_per_cpu_s")),
             "python_pass_cpu_s": round(median("python_pass_cpu_s"), 4),
-            "cli_help_cpu_s": round(median("cli_help_cpu_s"), 4), "rounds": rounds,
+            "cli_help_cpu_s": round(median("cli_help_cpu_s"), 4), "bare_simpy_cpu_s": round(median("bare_simpy_cpu_s"), 4),
+            "index_built_score_per_bare_simpy": round(median("index_built_score_per_bare_simpy"), 2), "rounds": rounds,
             "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2)}
 
 
