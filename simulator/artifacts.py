@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 import jinja2
 
 from simulator.ledger import Draft
-from simulator.model import ArtifactVersion
+from simulator.model import ArtifactVersion, new_artifact_version
 from simulator.prose import CITED, COMPOSERS, Speaker
 from simulator.prose.domain import DEFAULT_WORDS
 from simulator.prose.phrases import (
@@ -207,7 +207,7 @@ def render_all(drafts: Iterable[Draft], names: Mapping[str, str],
     versions = []
     for position, body in enumerate(bodies):
         d = drafts[position]
-        versions.append(ArtifactVersion(d.artifact_id, d.version, d.subsystem, d.kind, moment(d.minute), d.author,
+        versions.append(new_artifact_version(d.artifact_id, d.version, d.subsystem, d.kind, moment(d.minute), d.author,
                                         d.entity, d.title, body, d.facts, d.acl))
         if consume:
             drafts[position] = None  # type: ignore[call-overload]  # its context is not needed any more

@@ -17,7 +17,7 @@ import simpy
 
 from simulator.calendar import BusinessCalendar
 from orgbench.core.clock import format_ts
-from simulator.model import Acl, EntityRef, Event, ParentLink
+from simulator.model import Acl, EntityRef, Event, ParentLink, new_event
 
 PUBLIC = Acl()
 
@@ -117,7 +117,7 @@ class Ledger:
         rows = self._rows
         if len(built) < len(rows):
             moment = self.moment
-            built.extend([Event(event_id, moment(minute), event_type, actors, subsystem, entity, payload, parents,
+            built.extend([new_event(event_id, moment(minute), event_type, actors, subsystem, entity, payload, parents,
                                 artifacts)
                           for event_id, minute, event_type, actors, subsystem, entity, payload, parents, artifacts
                           in rows[len(built):]])

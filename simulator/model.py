@@ -7,9 +7,9 @@ objects of the world files described in ARCHITECTURE.md.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping, TypeVar
 
 from orgbench.core.clock import format_optional_ts as _ts, format_ts, parse_optional_ts as _dt, parse_ts
 
@@ -209,3 +209,30 @@ class ArtifactVersion:
             entity=EntityRef.from_json(obj["entity"]), title=obj["title"], body=obj["body"],
             facts=dict(obj.get("facts", {})), acl=Acl.from_json(obj.get("acl")),
         )
+
+
+_Record = TypeVar("_Record")
+
+
+def bulk_constructor(cls: type[_Record]) -> Callable[..., _Record]:
+    """A constructor for a frozen slotted dataclass with no ``__post_init__``, taking every field positionally.
+
+    It gives the same instance as ``cls(*values)`` at about half the cost: each field is stored through its
+    slot directly, not through the frozen class's guarded ``__setattr__``. For records built by the
+    ten thousand (the simulator's events and artifact versions); anything else calls the class.
+    """
+    names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
+    if "__slots__" not in vars(cls) or hasattr(cls, "__post_init__"):
+        raise TypeError(f"{cls.__name__}: not a slotted dataclass without __post_init__")
+    scope: dict[str, Any] = {"new": object.__new__, "cls": cls,
+                             **{f"set_{n}": vars(cls)[n].__set__ for n in names}}
+    body = "".join(f"    set_{n}(record, {n})\n" for n in names)
+    exec(f"def build({', '.join(names)}):\n    record = new(cls)\n{body}    return record\n", scope)
+    build: Callable[..., _Record] = scope["build"]
+    build.__doc__ = f"A {cls.__name__} from every field in order (``bulk_constructor``)."
+    return build
+
+
+#: ``Event(...)`` and ``ArtifactVersion(...)`` of every field in order, built the fast way (``bulk_constructor``)
+new_event = bulk_constructor(Event)
+new_artifact_version = bulk_constructor(ArtifactVersion)

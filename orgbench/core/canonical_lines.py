@@ -41,6 +41,11 @@ def _texts(values: Iterable[Any]) -> str:
     return "[" + ",".join([_esc(v) if v.__class__ is str else _dumps(v) for v in values]) + "]"
 
 
+def _number(value: Any) -> str:
+    """JSON of a version number: an int's digits as ``repr`` gives them (what the encoder writes), else the encoder."""
+    return int.__repr__(value) if value.__class__ is int else _dumps(value)
+
+
 def _mapping(value: Any) -> str:
     if _dict_chunks is None:
         return _dumps(value if value.__class__ is dict else dict(value))
@@ -101,6 +106,6 @@ def artifact_lines(versions: Iterable[Any], stamps: dict[datetime, str] | None =
                    f'"body":{_esc(v.body)},"created_at":{stamps[v.created_at]},'
                    f'"entity":{{"id":{_esc(entity.id)},"kind":{_esc(entity.kind)}}},'
                    f'"facts":{_mapping(v.facts)},"kind":{_esc(v.kind)},"subsystem":{_esc(v.subsystem)},'
-                   f'"title":{_esc(v.title)},"version":{_dumps(v.version)}}}\n')
+                   f'"title":{_esc(v.title)},"version":{_number(v.version)}}}\n')
         except TypeError:  # a field of an unexpected type (e.g. None for a text): the general encoder
             yield _dumps(v.to_json()) + "\n"

@@ -49,19 +49,36 @@ def at_work_now(ctx: SimContext, key: str, people: list[str], end: float | None 
     cached = ctx.shared.get(("at-work", key))
     if cached is not None and cached[0] == end and cached[1] is people:
         return cached[2]
+    at_work = _everyone_at_work(ctx, end)
+    working = [p for p in people if p in at_work]
+    ctx.shared[("at-work", key)] = (end, people, working)
+    return working
+
+
+def _everyone_at_work(ctx: SimContext, end: float) -> frozenset[str]:
+    """Every employed person at work in the segment ending at ``end`` (office open, not on leave).
+
+    One pass over the staff serves every group until the segment ends or the staff changes (a hire, a
+    departure or a move rebuilds ``org.active()``; offices and leave change only with those).
+    """
+    active = ctx.org.active()
+    cached = ctx.shared.get(("at-work-all",))
+    if cached is not None and cached[0] == end and cached[1] is active:
+        return cached[2]
     probe = ctx.now + EPSILON  # the segment's state, also when now lies a float's width short of its start
     day = int(probe // DAY)
     people_of, leave = ctx.org.people, ctx.leave
     open_offices = _open_offices(ctx, end, probe)
-    working = []
-    for p in people:
-        person = people_of[p]
-        if person.left_at is None and open_offices.get(person.office, open_offices[None]):
+    company = open_offices[None]
+    found = set()
+    for p in active:
+        if open_offices.get(people_of[p].office, company):
             away = leave.get(p)
             if away is None or not away[0] <= day <= away[1]:
-                working.append(p)
-    ctx.shared[("at-work", key)] = (end, people, working)
-    return working
+                found.add(p)
+    at_work = frozenset(found)
+    ctx.shared[("at-work-all",)] = (end, active, at_work)
+    return at_work
 
 
 def _open_offices(ctx: SimContext, end: float, probe: float) -> dict[str | None, bool]:

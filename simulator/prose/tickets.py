@@ -9,6 +9,7 @@ seeds the grammar.
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any, Mapping
 
 from simulator.ledger import Draft
@@ -19,6 +20,7 @@ from simulator.prose.voice import GRAMMAR, Speaker, pick, speaker
 _HEADER = ("case_id", "account_name", "contact_name", "contact_email", "case_status", "priority", "opened_at",
            "contract_level", "asset_serial", "asset_model", "purchase_date", "warranty_end", "account_id",
            "procedure_id", "category", "steps_completed")
+_HEADER_SET = frozenset(_HEADER)
 #: Field names by fact, several per fact (people name ticket fields differently).
 LABELS: dict[str, tuple[str, ...]] = {
     "case_status": ("Status", "State", "Status"),
@@ -41,16 +43,29 @@ TICKET = Grammar({
 
 
 def _label(key: str, rng: Rng) -> str:
-    from simulator.prose.phrases import label  # here: phrases reads the packs, which import this package
+    """The field name of ``key``: one of its ``LABELS`` (a draw), else the fact's label (no draw)."""
+    labels = LABELS.get(key)
+    return labels[int(rng.random() * len(labels))] if labels is not None else _phrases().label(key)
 
-    return pick(rng, LABELS[key]) if key in LABELS else label(key)
+
+def _phrases() -> ModuleType:
+    """``simulator.prose.phrases``, imported on first use, not at the top: it reads the packs, which import
+    this package."""
+    found = _LOADED.get("phrases")
+    if found is None:
+        from simulator.prose import phrases
+
+        found = _LOADED["phrases"] = phrases
+    return found
 
 
-def _extras(f: Mapping[str, Any], names: Mapping[str, str], rng: Rng) -> list[str]:
-    from simulator.prose.phrases import ACTOR_FACTS, fact_keys
+_LOADED: dict[str, ModuleType] = {}
 
-    return [f"{_label(key, rng)}: {names.get(f[key], f[key]) if key in ACTOR_FACTS else f[key]}"
-            for key in fact_keys(f, _HEADER)]
+
+def _extras(f: Mapping[str, Any], names: Mapping[str, str], rng: Rng, phrases: ModuleType) -> list[str]:
+    actor_facts, get = phrases.ACTOR_FACTS, names.get
+    return [f"{_label(key, rng)}: {get(f[key], f[key]) if key in actor_facts else f[key]}"
+            for key in phrases.fact_keys(f, _HEADER_SET)]
 
 
 def _header(f: Mapping[str, Any], rng: Rng) -> str:
@@ -108,7 +123,7 @@ def ticket(draft: Draft, cast: Mapping[str, Speaker], names: Mapping[str, str], 
     who = speaker(cast, draft.author)
     name = who.name or names.get(draft.author, str(draft.author))
     seniority = level(c)
-    lines = [_header(f, rng), _asset(f, rng), *_extras(f, names, rng), _steps(f, rng)]
+    lines = [_header(f, rng), _asset(f, rng), *_extras(f, names, rng, _phrases()), _steps(f, rng)]
     note = str(c.get("note", "updated"))
     lead = TICKET.pool(f"note_{seniority}", rng)
     aside = TICKET.pool("aside_l2" if seniority != "l1" else "aside_l1", rng)
