@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 from datetime import datetime
-from typing import Any, Callable, Mapping, TypeVar
+from typing import Any, Callable, Mapping, TypeVar, cast
 
 from orgbench.core.clock import format_optional_ts as _ts, format_ts, parse_optional_ts as _dt, parse_ts
 
@@ -221,7 +221,7 @@ def bulk_constructor(cls: type[_Record]) -> Callable[..., _Record]:
     slot directly, not through the frozen class's guarded ``__setattr__``. For records built by the
     ten thousand (the simulator's events and artifact versions); anything else calls the class.
     """
-    names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
+    names = [f.name for f in fields(cast(Any, cls))]
     if "__slots__" not in vars(cls) or hasattr(cls, "__post_init__"):
         raise TypeError(f"{cls.__name__}: not a slotted dataclass without __post_init__")
     scope: dict[str, Any] = {"new": object.__new__, "cls": cls,
