@@ -91,6 +91,20 @@ def test_llama_server_on_path_comes_before_the_wheels(tmp_path, monkeypatch):
     assert find_program("local:smollm2").argv == (str(tmp_path / "llama-server"),)
 
 
+def test_without_a_binary_the_wheels_server_comes_before_llama_cpp_python(monkeypatch):
+    """docs/judges.md's order: a llama-server binary (1), xllamacpp's (2), llama-cpp-python's (3)."""
+    pytest.importorskip("xllamacpp", reason="the local extra's xllamacpp wheel")
+    from judges.backends import server_programs
+
+    monkeypatch.delenv(ENV, raising=False)
+    monkeypatch.setenv("PATH", "")
+    monkeypatch.setattr(server_programs, "_packaged_binary", lambda: None)
+    assert find_program("local:smollm2").kind == "xllamacpp"
+    monkeypatch.setattr(server_programs, "_xllamacpp", lambda: None)
+    if server_programs._llama_cpp_python() is not None:
+        assert find_program("local:smollm2").kind == "llama-cpp-python"
+
+
 def test_an_agent_without_llama_cpp_python_says_once_which_server_it_runs_on(tmp_path, monkeypatch, capsys):
     from judges.backends import server_programs
 

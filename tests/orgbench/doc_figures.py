@@ -11,6 +11,8 @@ be keyed in ``REGISTRY`` by a short quote of it, as one of:
   benchmarks/measured/ (written by its ``--record``);
 - ``design``: a constant of the design (a default, a seed, a schema version), compared by the named test with the
   code constant it names;
+- ``tested``: a property of the code's behaviour (a score it gives, a bound it enforces, a code it answers with),
+  asserted by the named test (``path::name``);
 - ``paper``: a figure quoted from one of the three papers (docs/spec/ and the report print them beside ours; the
   papers are in /work/shared/papers, outside the repository, so no test reads them);
 - ``history``: a figure of an earlier state, told as history (not in results/, so nothing can recompute it);
@@ -53,7 +55,10 @@ NAMING: tuple[tuple[str, str], ...] = (
     (r"\bU\+[0-9A-F]{4,5}\b", "a Unicode code point by name"),
     (r"\b(?:SHA-256|ed25519|PKCS#8|UTF-(?:8|16)|RFC \d+|ext4|SEV[1-3]|top-[12]|L[12]|F1|F_[EC]|J0|G\d?|ISO 8601)\b",
      "a standard, algorithm, severity or measure by name"),
-    (r"\b(?:gpt-oss-120b|SmolLM2-135M|smollm2|Qwen[\w.-]*|Llama[\w.-]*)\b", "a model's name"),
+    (r"\b(?:gpt-oss-120b|SmolLM2-135M|smollm2|Gemma 3 270M|Qwen[\w.-]*|Llama[\w.-]*)\b", "a model's name"),
+    (r"\bApache-2\.0\b", "a licence by its SPDX name"),
+    (r"\b[Ll]evel[- ][12]\b", "a support tier by name (level 1, level 2: the L1 and L2 teams)"),
+    (r"\b[1-5]xx\b", "an HTTP status class by name"),
     (r"\b(?:CASE|ACC|AST|CON|HR|P|ESC|INC|CHG|CH|ACT|T)-\d+\b", "an example record id"),
     (r"\bS_(?:adj|answer|traj|decision|verify)\b|\bw_[at]\b", "a score's name"),
     (r"(?i)\bexit(?:s| code(?: is)?)? (?:0|1|2|3|4|130)\b(?:[ ,;]+(?:0|1|2|3|4|130)\b)*",

@@ -52,13 +52,18 @@ Checked elsewhere: docs/groundeval.md's task-fixture scores in context mode (ora
 wrong-field 0.25) by tests/benchmark_builders/groundeval/test_ge_domains.py; its upstream comparison (orgbench
 S_adj and upstream's overall on the task fixture and on upstream's demo) by
 tests/judges/groundeval/test_ge_upstream_tasks.py, which runs upstream's scorer (it skips without a copy of
-upstream, GROUNDEVAL_UPSTREAM); docs/cargo.md's figures table by tests/judges/test_cargo_docs.py. Not yet tied to
-a recorded output (no benchmark output of theirs is committed): the measured times, rates and memory in
-docs/judges.md, docs/simulator.md, docs/sweeps.md, docs/groundeval.md's performance paragraph and
-docs/assurance.md's signing costs; each names its benchmark command and machine load.
+upstream, GROUNDEVAL_UPSTREAM); docs/cargo.md's figures table by tests/judges/test_cargo_docs.py.
+docs/judges.md (local models)
+  22. the quick run's judge calls, agent turns, model time per study and seconds per judgment against results-local/
+      (the committed run of the two local models); the slot, thread and decode measurements of 2026-12-01/02 are told
+      as history with their date and commit (no record of them is committed; re-measuring needs slow model runs).
+docs/simulator.md and docs/sweeps.md (measured)
+  23. the 1x-64x rows, their load and wall/CPU span, the cost ratios and the 64x world's peak against
+      benchmarks/measured/simulate_scales.json (``bench_simulate.py --scales --record``); the 32-world sweep of
+      2026-12-01 is told as history with its commit (two hours of both cores to measure again).
 Every sentence, list item and table row of README.md, docs/*.md and docs/spec/*.md that states a figure is keyed in
-tests/orgbench/doc_registry.py with its class (result, measured, design, paper, example, unchecked) and the test that
-checks it; ``test_every_sentence_stating_a_figure_is_registered`` fails on one that is not (list them:
+tests/orgbench/doc_registry.py with its class (result, measured, design, tested, paper, history, example,
+unchecked) and the test that checks it; ``test_every_sentence_stating_a_figure_is_registered`` fails on one that is not (list them:
 ``python -m tests.orgbench.doc_figures --counts``).
 results/index.html (the report, rendered here from results/)
   5. every tagged number of the first screen and the findings boxes, recomputed from its source key;
@@ -295,6 +300,14 @@ def test_the_default_worlds_figures_in_docs_world_md():
         kind[artifact.artifact_id] = max(kind.get(artifact.artifact_id, 0), artifact.version)
     assert len(single) == 11 and all(versions.get(kind) for kind in single), single
     assert {kind: max(versions[kind].values()) for kind in single} == dict.fromkeys(single, 1)
+    # docs/groundeval.md: an artifact's versions count from 1, at the artifact's own timestamp
+    first: dict[str, tuple[int, object]] = {}
+    for artifact in world.artifacts:
+        if artifact.artifact_id not in first or artifact.version < first[artifact.artifact_id][0]:
+            first[artifact.artifact_id] = (artifact.version, artifact.created_at)
+    assert {version for version, _ in first.values()} == {1}
+    assert "Artifacts are versioned so that no future state leaks into the past: version 1, at the artifact's own " \
+           "timestamp" in _flat(ROOT / "docs" / "groundeval.md")
 
 
 @pytest.mark.slow          # simulates the default 60-person, 90-day world
@@ -502,6 +515,41 @@ def test_the_simulator_figures_in_docs_simulator_md_are_the_recorded_benchmark_o
     assert shares[len(shares) // 2] == printed["share_of_floor"]            # the median of the rounds
 
 
+def test_the_scale_rows_in_docs_simulator_md_and_sweeps_md_are_the_recorded_benchmark_output():
+    text = _flat(ROOT / "docs" / "simulator.md")
+    said = re.search(r"The rows below were recorded by `python benchmarks/bench_simulate.py --scales --record "
+                     r"benchmarks/measured/(\S+)` on 2 shared cores \(1-minute load average ([\d.]+)–([\d.]+) around "
+                     r"its four children, so the wall times are ([\d.]+)–([\d.]+) times the CPU times; the CPU figures "
+                     r"are the comparable ones\)", text)
+    assert said is not None
+    name, low, high, slow, fast = said.groups()
+    record = _measured(name)
+    scales = record["printed"]["scales"]
+    assert record["command"] == f"python benchmarks/bench_simulate.py --scales --record benchmarks/measured/{name}"
+    loads = [row[k] for row in scales.values() for k in ("load_before", "load_after")]
+    ratios = [row["seconds"] / row["cpu_seconds"] for row in scales.values()]
+    assert [low, high, slow, fast] == [f"{min(loads):.1f}", f"{max(loads):.1f}", f"{min(ratios):.1f}", f"{max(ratios):.1f}"]
+    sizes = re.search(r"simulates worlds of (\d+)×, (\d+)×, (\d+)× and (\d+)× the default size", text)
+    assert sizes is not None and [f"{s}x" for s in sizes.groups()] == list(scales)
+    for size, row in scales.items():
+        assert (f"| {size[:-1]}× | {row['people']} × {row['days']} | {row['events']:,} | {row['seconds']:.1f} | "
+                f"{row['cpu_seconds']:.1f} | {row['us_per_event']:.1f} | {row['cpu_us_per_event']:.1f} | "
+                f"{row['peak_rss_mb']:.0f} MB |") in text, size
+    printed = record["printed"]
+    cost = {k: f"{printed[k]:.2f}" for k in ("cpu_cost_ratio_64x_vs_1x", "cost_ratio_64x_vs_1x", "cpu_cost_ratio_16x_vs_1x",
+                                             "cost_ratio_16x_vs_1x")}
+    assert (f"64×/1× cost per event: {cost['cpu_cost_ratio_64x_vs_1x']} in CPU time, {cost['cost_ratio_64x_vs_1x']} in "
+            f"wall time (16×/1×: {cost['cpu_cost_ratio_16x_vs_1x']} and {cost['cost_ratio_16x_vs_1x']})") in text
+    largest = scales["64x"]
+    assert "The 64× world stays under 1 GB" in text and largest["peak_rss_mb"] < 1024
+    assert (f"the 64× world ({largest['people']} people × {largest['days']} days, {largest['events']:,} events) peaks at "
+            f"{largest['peak_rss_mb']:.0f} MB RSS, at {cost['cpu_cost_ratio_64x_vs_1x']}× the 1× world's CPU cost per event "
+            f"({cost['cost_ratio_64x_vs_1x']}× in wall time, on a shared machine at load {min(loads):.1f}–{max(loads):.1f}; "
+            f"`benchmarks/measured/{name}`;") in _flat(ROOT / "docs" / "sweeps.md")
+    seeds = _bench_default("bench_sweep.py", "--seeds")
+    assert f"`python benchmarks/bench_sweep.py` measures the {seeds}-world sweep" in _flat(ROOT / "docs" / "sweeps.md")
+
+
 def test_the_drilldown_size_in_docs_groundeval_md_is_the_committed_files():
     said = re.search(r"keeps the file near (\S+) MB for the (\w+) default worlds \((\w+) agents\)",
                      _flat(ROOT / "docs" / "groundeval.md"))
@@ -569,10 +617,10 @@ def test_the_local_model_figures_in_docs_judges_md_are_results_local():
     assert [said[3], said[4]] == [f"{cargo[m]['wall_s'] / judgments[m]:.1f}" for m in models.values()]
 
 
-CLASSES = ("result", "measured", "design", "paper", "history", "example", "unchecked")
+CLASSES = ("result", "measured", "design", "tested", "paper", "history", "example", "unchecked")
 #: Units whose figure no test ties to a source yet (doc_registry.py's ``unchecked``): lower it when you tie one; a new
 #: figure gets a check, not a place here.
-UNCHECKED_AT_MOST = 93
+UNCHECKED_AT_MOST = 15
 
 
 def test_every_sentence_stating_a_figure_is_registered():
@@ -588,7 +636,7 @@ def test_every_sentence_stating_a_figure_is_registered():
         for quote, (kind, check) in quotes.items():
             assert kind in CLASSES and check, (path, quote)
             assert sum(quote in t for t in texts) == 1, f"{path}: {quote!r} quotes {sum(quote in t for t in texts)} units"
-            if kind in ("result", "measured") or "::" in check:
+            if kind in ("result", "measured", "tested") or "::" in check:
                 test_file, name = check.split("::")
                 assert f"def {name}(" in (ROOT / test_file).read_text(encoding="utf-8"), check
             if check.endswith("::test_figure_checks"):      # one of FIGURE_CHECKS reads this very unit
@@ -714,6 +762,68 @@ def _bootstrap_level() -> str:
     from judges.metrics import bootstrap_di
 
     return f"{100 * inspect.signature(bootstrap_di).parameters['level'].default:g}"
+
+
+def _minute_zero() -> tuple[str, str]:
+    """The UTC time of day of simulation minute 0 (``BusinessCalendar.moment(0)``), as HH, MM."""
+    from simulator.calendar import BusinessCalendar
+    from simulator.config import load_config
+
+    config = load_config()
+    zero = BusinessCalendar(config.start, config.days, config.calendar).moment(0)
+    assert zero.utcoffset() is not None and zero.utcoffset().total_seconds() == 0 and zero.date() == config.start
+    return f"{zero.hour:02d}", f"{zero.minute:02d}"
+
+
+def _cluster_level() -> str:
+    """The cluster bootstrap's interval (``judges.bootstrap.cluster_interval``: its percentiles' span), in %."""
+    import inspect
+
+    from judges.bootstrap import percentile_interval
+
+    bounds = inspect.signature(percentile_interval).parameters
+    return f"{bounds['high'].default - bounds['low'].default:g}"
+
+
+def _source(path: str) -> str:
+    """A file of the repository, as text (for a literal the code holds inline)."""
+    return (ROOT / path).read_text(encoding="utf-8")
+
+
+def _inspect_temperature() -> str:
+    """``orgbench/cargo_bench``'s default temperature, as its signature in orgbench/harness/inspect_tasks.py gives it."""
+    found = re.search(r"temperature: float = ([\d.]+)", _source("orgbench/harness/inspect_tasks.py"))
+    assert found is not None
+    return f"{float(found[1]):g}"
+
+
+def _goal_not_reached(goal: int) -> tuple[str]:
+    """The cold-scoring goal, after checking the recorded rate with the index built is below it."""
+    assert _measured("groundeval_cold_scoring.json")["printed"]["cold_scoring"]["index_built_questions_per_cpu_s"] < goal
+    return (f"{goal:,}",)
+
+
+def _drilldown_decimals() -> tuple[str]:
+    """The decimals of every ``s_adj`` filter field in results/groundeval/drilldown.jsonl (one count for all)."""
+    lines = (RESULTS / "groundeval" / "drilldown.jsonl").read_text(encoding="utf-8").splitlines()
+    places = {len(json.loads(line)["fields"]["s_adj"].split(".")[1]) for line in lines}
+    assert len(places) == 1, places
+    return (str(places.pop()),)
+
+
+def _no_link_floor() -> tuple[str, ...]:
+    """What a constant "no link" earns on a Counterfactual question (the parts it gets right over the parts that count,
+    times its verdict accuracy, at chance), and bm25's S_answer and verdict on the indirect kind, the same on every seed
+    (results/groundeval/summary.json)."""
+    parts = _design("judges.groundeval.scoring_profile._PREPRINT_CF")
+    right = sum(parts[k] for k in ("outcome", "mechanism", "direction"))
+    kept = _design("judges.groundeval.scoring_profile._KEPT")
+    per_seed = _summary()["hard_kinds"]["per_seed"]
+    bm25 = {(r["s_answer"], r["verdict_correct"]) for seed in per_seed.values()
+            for r in seed["counterfactual/indirect"]["bm25"].values()}
+    assert len(bm25) == 1, bm25
+    answer, verdict = bm25.pop()
+    return (_three(right)[:3], _three(kept)[:3], _three(right / kept * 0.5), _three(0.5), _three(answer), _three(verdict))
 
 
 def _verdict_bounds() -> tuple[str, ...]:
@@ -998,6 +1108,55 @@ FIGURE_CHECKS: tuple[tuple[str, str, str, object], ...] = (
     ("docs/sweeps.md", r"One invocation runs `--repeats` rounds \(default (\d+)\) of the whole sweep from nothing, serially "
      r"and on a local Ray with (\d+) workers", "design",
      lambda: (_bench_default("bench_sweep.py", "--repeats"), _bench_sweep_workers())),
+    ("docs/groundeval.md", r"the verdict earns (\.\d\d)/(\.\d\d), the mechanism (\.\d\d)/\.\d\d, the direction (\.\d\d)/\.\d\d "
+     r"and evidence and people (\.\d\d)/\.\d\d", "design",
+     lambda: (*_counterfactual_parts()[:4], _three(sum(_design("judges.groundeval.scoring_profile._PREPRINT_CF")[k]
+                                                       for k in ("evidence", "actor")))[:3])),
+    ("docs/spec/architecture.md", r"- Python ≥ (\d+\.\d+), type hints everywhere", "design",
+     lambda: (re.search(r'requires-python = ">=([\d.]+)"', (ROOT / "pyproject.toml").read_text(encoding="utf-8"))[1],)),
+    ("docs/spec/assurance.md", r"for a reader as well as a parser \(packet format (\d), issue 34\)", "design",
+     lambda: (str(_design("judges.assurance.make_escape_table.PACKET_FORMAT")),)),
+    ("docs/assurance.md", r"Packet format (\d) \(issue 34; `render.PACKET_FORMAT`", "design",
+     lambda: (str(_design("judges.assurance.make_escape_table.PACKET_FORMAT")),)),
+    ("docs/assurance.md", r"from a pinned Unicode version \(([\d.]+), CPython 3.11's", "design",
+     lambda: (_design("judges.assurance.make_escape_table.UNICODE_VERSION"),)),
+    ("docs/cargo.md", r"shortcut readers \((\d)×(\d)-fold CV accuracy beside the majority label", "design",
+     lambda: tuple(str(__import__("inspect").signature(_design("benchmark_builders.cargo.readers.cross_validate"))
+                       .parameters[k].default) for k in ("repeats", "folds"))),
+    ("docs/world.md", r"the grammar text; temperature (\d), seed (\d), at most about twice", "design",
+     lambda: (re.search(r"temperature=([\d.]+)", (ROOT / "orgbench" / "prose" / "rewrite.py").read_text(encoding="utf-8"))[1]
+              .rstrip("0").rstrip("."), str(_design("orgbench.prose.rewrite.SEED")))),
+    ("docs/plugins.md", r"rendered with the question's wording values and `variant` (\d)–(\d);", "design",
+     lambda: ("0", str(_design("benchmark_builders.groundeval.wording.VARIANTS") - 1))),
+    ("docs/groundeval.md", r"`benchmarks/bench_mcp_load.py` runs (\d+) official clients against (\d+) `serve-mcp` processes",
+     "design", lambda: (_bench_default("bench_mcp_load.py", "--clients"),) * 2),
+    ("docs/groundeval.md", r"`limit` must be an integer ≥ (\d) \(.*?; above (\d+) it is capped at (\d+)\), `subsystem` a string or "
+     r"null, `query` and `artifact_id` strings of at most ([\d,]+) characters", "design",
+     lambda: (re.search(r"limit an integer of at least (\d+)", _design("judges.groundeval.call_args.SEARCH_RULE"))[1],
+              str(_design("judges.groundeval.call_args.MAX_LIMIT")), str(_design("judges.groundeval.call_args.MAX_LIMIT")),
+              f"{_design('judges.groundeval.call_args.MAX_ARG_CHARS'):,}")),
+    ("docs/world.md", r"Simulation time is minutes since `start` (\d\d):(\d\d) UTC", "design", _minute_zero),
+    ("docs/world.md", r"`crm.asset_registered` at the start \((\d\d):(\d\d) of day one\)", "design", _minute_zero),
+    ("docs/world.md", r"`weight` = tie strength at the end of the run, `distance` = (\d)/weight", "design",
+     lambda: (re.search(r"distance=round\((\d)\.0 / weight", (ROOT / "simulator" / "graph.py").read_text(encoding="utf-8"))[1],)),
+    ("docs/assurance.md", r"all of a cluster's trajectories together; (\d+)% intervals for G per trajectory", "design",
+     lambda: (_cluster_level(),)),
+    ("docs/harnesses.md", r"their difference, each with its cluster-bootstrap (\d+)% interval\.", "design", lambda: (_cluster_level(),)),
+    ("docs/judges.md", r"reduction per trajectory\) with (\d+)% cluster-bootstrap CIs", "design", lambda: (_cluster_level(),)),
+    ("docs/harnesses.md", r"TP, FP and DI with its item-level bootstrap (\d+)% CI", "design", lambda: (_bootstrap_level(),)),
+    ("docs/harnesses.md", r"without it the default suite of world seeds (\d)-(\d), built on first use .*?`temperature` \(default (\d)\)",
+     "design", lambda: (*(str(s) for s in (min(_design("benchmark_builders.cargo.worlds.DEFAULT_SEEDS")),
+                                          max(_design("benchmark_builders.cargo.worlds.DEFAULT_SEEDS")))),
+                       _inspect_temperature())),
+    ("docs/harnesses.md", r"default: the default world of seed (\d)'s suite, built on first use and cached", "design",
+     lambda: (re.search(r'_suite_stage\(cache_dir\(\) / "groundeval", (\d+),', _source("orgbench/harness/suites.py"))[1],)),
+    ("docs/groundeval.md", r"The goal, ([\d,]+) per CPU-second with the index built, is not reached", "measured",
+     lambda: _goal_not_reached(1000)),
+    ("docs/groundeval.md", r"`outcome` \(correct \| wrong verdict\) and `s_adj` \((\d) decimals\)", "result", _drilldown_decimals),
+    ("docs/cargo.md", r"\| `cargo` \| \"Reference \(resolved example\)\" \| yes \|[^|]*?; (\d)-way claims;", "design",
+     lambda: (str(len(_design("judges.conditions.CONDITIONS")["cargo"].statuses)),)),
+    ("docs/groundeval.md", r"A reader that always says \"no link\" and cites nothing therefore scores (\.\d\d)/(\.\d\d) × its "
+     r"verdict accuracy \((\.\d+) at (\.\d+);.*? scores (\.\d+) at verdict (\.\d+) on every seed\.", "result", _no_link_floor),
 )
 
 
