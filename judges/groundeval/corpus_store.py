@@ -27,6 +27,7 @@ from typing import Any, Sequence, overload
 
 import numpy as np
 
+from judges.groundeval.impact import ImpactOrder
 from judges.groundeval.runtime import Corpus, IndexedVersion, Postings
 from orgbench.core.errors import InputError
 from orgbench.core.jsonl import read_jsonl
@@ -35,7 +36,7 @@ from simulator.model import ArtifactVersion
 from simulator.policy import AccessPolicy
 
 #: Bump when the saved layout or anything the index is built from (tokenizer, columns) changes.
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 #: Where ``open_corpus`` keeps indexes unless told otherwise (relative to the working directory).
 DEFAULT_CACHE = Path("build") / "groundeval-index"
 _RECORDS = "records.pickle"
@@ -203,8 +204,10 @@ def corpus_state(corpus: Corpus) -> tuple[dict[str, np.ndarray], dict[str, Any]]
     postings = corpus.postings
     arrays.update(postings_offsets=postings.offsets, postings_docs=postings.docs, postings_tf=postings.tf)
     objects = {name: getattr(corpus, name) for name in _TABLES}
+    arrays.update(corpus.impact.arrays())
     arrays["versions_text"], arrays["versions_starts"], arrays["versions_ends"] = VersionTable.columns(corpus.docs)
-    objects.update(format=FORMAT_VERSION, arrays=sorted(arrays), terms=list(postings.terms))
+    objects.update(format=FORMAT_VERSION, arrays=sorted(arrays), terms=list(postings.terms),
+                   impact_terms=corpus.impact.terms())
     return arrays, objects
 
 
@@ -218,6 +221,7 @@ def corpus_from_state(arrays: dict[str, np.ndarray], objects: dict[str, Any]) ->
         setattr(corpus, name, arrays[name])
     corpus.postings = Postings({term: k for k, term in enumerate(objects["terms"])}, arrays["postings_offsets"],
                                arrays["postings_docs"], arrays["postings_tf"])
+    corpus.impact = ImpactOrder.from_arrays(objects["impact_terms"], arrays)
     corpus.derive_lookups()
     return corpus
 

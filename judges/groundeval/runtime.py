@@ -23,6 +23,7 @@ import re
 import time
 from bisect import bisect_right
 from dataclasses import dataclass
+from functools import partial
 from datetime import datetime
 from itertools import islice
 from typing import Any, Iterable, NamedTuple, Protocol, Sequence
@@ -32,6 +33,7 @@ import numpy as np
 from judges.groundeval.call_args import (
     DEFAULT_LIMIT, MAX_LIMIT, bounded, capped, fetch_problem, search_problem,
 )
+from judges.groundeval.impact import ImpactOrder, Stream, threshold_top
 from orgbench.core.clock import UTC, format_ts, parse_ts
 from simulator.model import ArtifactVersion, EntityRef
 from simulator.policy import ACTOR, GATES, HORIZON, SUBSYSTEM, AccessPolicy
@@ -224,6 +226,8 @@ class Corpus:
         self.by_audience = {a: np.array(x, dtype=np.int64) for a, x in by_audience.items()}
         self.by_participant = {a: np.array(x, dtype=np.int64) for a, x in by_participant.items()}
         self.postings, self.lengths = Postings.of_texts(r.text for r in rows)
+        postings = self.postings
+        self.impact = ImpactOrder.of(list(postings.terms), postings.offsets, postings.docs, postings.tf, self.lengths)
         self.derive_lookups()
 
     def derive_lookups(self) -> None:
@@ -314,6 +318,8 @@ class GatedRuntime:
         self._in_subsystem: dict[str, np.ndarray] = {}
         self._weights: dict[tuple[str, str | None], tuple[np.ndarray, np.ndarray] | None] = {}
         self._scores: np.ndarray | None = None     # all zeros between searches: where large result sets are summed
+        self._visible_bits: np.ndarray | None = None   # the mask packed, for the long terms' bitmaps
+        self._long_idf: dict[str, float | None] = {}
 
     # -- helpers ------------------------------------------------------------------------------------
     def _record(self, started: float, tool: str, args: dict[str, Any], ids: tuple[str, ...], outcome: str,
@@ -486,6 +492,9 @@ class GatedRuntime:
     def _rank(self, query: str, subsystem: str | None, limit: int) -> list[tuple[int, float]]:
         """BM25 over the visible versions (of one subsystem if given): the best ``limit`` (index, score), best first."""
         terms = list(dict.fromkeys(tokenize(query)))
+        long_terms = self.corpus.impact.rows
+        if any(t in long_terms for t in terms):
+            return self._rank_pruned(terms, subsystem, limit)
         self._weigh_all(terms)
         if subsystem is not None:
             self._narrow_all(terms, subsystem)
@@ -508,12 +517,82 @@ class GatedRuntime:
             candidates = np.flatnonzero(dense != 0.0)   # every weight is > 0: the versions some term reached
             scores = dense[candidates]
             dense[candidates] = 0.0
+        return self._best(candidates, scores, limit)
+
+    @staticmethod
+    def _best(candidates: np.ndarray, scores: np.ndarray, limit: int) -> list[tuple[int, float]]:
+        """The best ``limit`` of scored versions, best first: the top ``limit`` scores (and any tied with the last),
+        ordered by score rounded to 9 places, then by version."""
         if len(candidates) > limit:
             kth = np.partition(scores, len(scores) - limit)[len(scores) - limit]
             keep = np.nonzero(scores >= kth)[0]
             candidates, scores = candidates[keep], scores[keep]
         order = np.lexsort((candidates, -np.round(scores, 9)))[:limit]
         return list(zip(candidates[order].tolist(), scores[order].tolist()))
+
+    def _idf_of_long(self, term: str) -> float | None:
+        """The idf of a long term (``ImpactOrder``) over the visible versions, or None if none holds it."""
+        try:
+            return self._long_idf[term]
+        except KeyError:
+            pass
+        if self._visible_bits is None:
+            self._visible_bits = np.packbits(self._mask)
+        df = self.corpus.impact.visible_df(term, self._visible_bits)
+        idf = self._long_idf[term] = math.log(1.0 + (self._n - df + 0.5) / (df + 0.5)) if df else None
+        return idf
+
+    def _rank_pruned(self, terms: list[str], subsystem: str | None, limit: int) -> list[tuple[int, float]]:
+        """``_rank`` for a query with a long term: the same results, its layers read only as far as the top needs.
+
+        A version's score is its terms' weights summed in query order, as ``_rank`` sums them (short terms' weights
+        as ``_term_weights`` gives them, long terms' by the same formula on their counts looked up in the postings).
+        """
+        impact, postings = self.corpus.impact, self.corpus.postings
+        self._weigh_all([t for t in terms if t not in impact.rows])
+        parts: list[tuple[np.ndarray, np.ndarray, float]] = []   # (docs, counts and idf | weights and nan), query order
+        streams, seen = [], []
+        for term in terms:
+            if term in impact.rows:
+                idf = self._idf_of_long(term)
+                if idf is None:
+                    continue
+                docs, tf = postings.get(term) or (np.zeros(0, dtype=np.int32), np.zeros(0))
+                parts.append((docs, tf, idf))
+                row = impact.rows[term]
+                streams.append(Stream(range(int(impact.term_layers[row]), int(impact.term_layers[row + 1])),
+                                      partial(self._weigh, idf)))
+            else:
+                key = (term, subsystem)
+                found = self._weights[key] if key in self._weights else self._term_weights(term, subsystem)
+                if found is not None:
+                    parts.append((found[0], found[1], math.nan))
+                    seen.append(found[0])
+        if not parts:
+            return []
+
+        def score(versions: np.ndarray) -> np.ndarray:
+            total = np.zeros(len(versions), dtype=np.float64)
+            for docs, values, idf in parts:
+                at = np.minimum(np.searchsorted(docs, versions), len(docs) - 1)
+                hit = docs[at] == versions
+                if math.isnan(idf):
+                    total[hit] += values[at[hit]]
+                else:
+                    total[hit] += self._weigh(idf, values[at[hit]].astype(np.float64), versions[hit])
+            return total
+
+        code = self._codes.get(subsystem, -1) if subsystem is not None else None
+
+        def eligible(versions: np.ndarray) -> np.ndarray:
+            keep = self._mask[versions]
+            if code is not None:
+                keep &= self.corpus.subsystem_code[versions] == code
+            return keep
+
+        known = np.concatenate(seen).astype(np.int64) if seen else np.zeros(0, dtype=np.int64)
+        candidates, scores = threshold_top(impact, streams, known, score, eligible, limit)
+        return self._best(candidates, scores, limit) if len(candidates) else []
 
     def fetch_artifact(self, artifact_id: Any) -> dict[str, Any]:
         """The artifact (``ID`` for the version current at as_of, or ``ID@N``), or not_found if withheld or absent."""
