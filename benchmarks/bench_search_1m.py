@@ -29,7 +29,6 @@ import argparse
 import calendar
 import json
 import os
-import pickle
 import resource
 import subprocess
 import sys
@@ -155,15 +154,24 @@ def agent_queries(path: Path) -> list[str]:
     return sorted(queries)
 
 
+def _terms(index: Path) -> list[str]:
+    """The index's terms by id (saved as sorted UTF-8 keys beside their ids)."""
+    import numpy as np
+
+    keys = np.load(index / "terms_keys.npy", mmap_mode="r")
+    ids = np.load(index / "terms_values.npy", mmap_mode="r")
+    return [key.decode() for key in keys[np.argsort(ids, kind="stable")].tolist()]
+
+
 def _frequent_terms(index: Path, count: int) -> list[str]:
     """The ``count`` terms with the longest postings (most versions), most frequent first."""
     import numpy as np
 
-    objects = pickle.loads((index / "records.pickle").read_bytes())
+    terms = _terms(index)
     offsets = np.load(index / "postings_offsets.npy", mmap_mode="r")
     sizes = np.diff(offsets)
     top = np.argsort(-sizes, kind="stable")[:count]
-    return [objects["terms"][k] for k in top.tolist()]
+    return [terms[k] for k in top.tolist()]
 
 
 def measure(suite: Path, cache: Path, queries_path: Path) -> dict:
@@ -202,8 +210,7 @@ def floor(index: Path, queries_path: Path) -> dict:
 
     import numpy as np
 
-    objects = pickle.loads((index / "records.pickle").read_bytes())
-    terms = {t: k for k, t in enumerate(objects["terms"])}
+    terms = {t: k for k, t in enumerate(_terms(index))}
     offsets = np.load(index / "postings_offsets.npy", mmap_mode="r")
     docs = np.load(index / "postings_docs.npy", mmap_mode="r")
     tf = np.load(index / "postings_tf.npy", mmap_mode="r")

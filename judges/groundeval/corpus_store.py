@@ -28,6 +28,7 @@ from typing import Any, Sequence, overload
 import numpy as np
 
 from judges.groundeval.impact import ImpactOrder
+from judges.groundeval.key_table import KeyTable
 from judges.groundeval.runtime import Corpus, IndexedVersion, Postings
 from orgbench.core.errors import InputError
 from orgbench.core.jsonl import read_jsonl
@@ -36,7 +37,7 @@ from simulator.model import ArtifactVersion
 from simulator.policy import AccessPolicy
 
 #: Bump when the saved layout or anything the index is built from (tokenizer, columns) changes.
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 #: Where ``open_corpus`` keeps indexes unless told otherwise (relative to the working directory).
 DEFAULT_CACHE = Path("build") / "groundeval-index"
 _RECORDS = "records.pickle"
@@ -119,7 +120,10 @@ def index_world(suite: Path) -> Corpus:
     starts = np.array([spans[i][0] for i in order], dtype=np.int64)
     ends = np.array([spans[i][1] for i in order], dtype=np.int64)
     corpus = Corpus.__new__(Corpus)
-    corpus.index(policy, VersionTable(text, starts, ends), [rows[i] for i in order])
+    try:
+        corpus.index(policy, VersionTable(text, starts, ends), [rows[i] for i in order])
+    except ValueError as exc:      # an artifact id the index cannot key (KeyTable)
+        raise InputError(f"{path}: bad field artifact_id: {exc}") from None
     return corpus
 
 
@@ -194,8 +198,9 @@ class VersionTable(Sequence[ArtifactVersion]):
         return made
 
 
-_COLUMNS = ("created", "next_created", "subsystem_code", "space_code", "audience_docs", "open_to_all", "lengths")
-_TABLES = ("policy", "refs", "by_id", "subsystems", "spaces", "by_audience", "by_participant")
+_COLUMNS = ("created", "next_created", "subsystem_code", "space_code", "audience_docs", "open_to_all", "lengths",
+            "versions", "artifact_first")
+_TABLES = ("policy", "subsystems", "spaces", "by_audience", "by_participant")
 
 
 def corpus_state(corpus: Corpus) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
@@ -205,9 +210,11 @@ def corpus_state(corpus: Corpus) -> tuple[dict[str, np.ndarray], dict[str, Any]]
     arrays.update(postings_offsets=postings.offsets, postings_docs=postings.docs, postings_tf=postings.tf)
     objects = {name: getattr(corpus, name) for name in _TABLES}
     arrays.update(corpus.impact.arrays())
+    terms = postings.terms if isinstance(postings.terms, KeyTable) else KeyTable.of(postings.terms.items())
+    arrays.update(terms_keys=terms.keys, terms_values=terms.values, artifact_keys=corpus.artifact_ids.keys,
+                  artifact_positions=corpus.artifact_ids.values)
     arrays["versions_text"], arrays["versions_starts"], arrays["versions_ends"] = VersionTable.columns(corpus.docs)
-    objects.update(format=FORMAT_VERSION, arrays=sorted(arrays), terms=list(postings.terms),
-                   impact_terms=corpus.impact.terms())
+    objects.update(format=FORMAT_VERSION, arrays=sorted(arrays), impact_terms=corpus.impact.terms())
     return arrays, objects
 
 
@@ -219,7 +226,8 @@ def corpus_from_state(arrays: dict[str, np.ndarray], objects: dict[str, Any]) ->
     corpus.docs = VersionTable(arrays["versions_text"], arrays["versions_starts"], arrays["versions_ends"])
     for name in _COLUMNS:
         setattr(corpus, name, arrays[name])
-    corpus.postings = Postings({term: k for k, term in enumerate(objects["terms"])}, arrays["postings_offsets"],
+    corpus.artifact_ids = KeyTable(arrays["artifact_keys"], arrays["artifact_positions"])
+    corpus.postings = Postings(KeyTable(arrays["terms_keys"], arrays["terms_values"]), arrays["postings_offsets"],
                                arrays["postings_docs"], arrays["postings_tf"])
     corpus.impact = ImpactOrder.from_arrays(objects["impact_terms"], arrays)
     corpus.derive_lookups()

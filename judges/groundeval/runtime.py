@@ -21,7 +21,6 @@ from __future__ import annotations
 import math
 import re
 import time
-from bisect import bisect_right
 from dataclasses import dataclass
 from functools import partial
 from datetime import datetime
@@ -34,6 +33,7 @@ from judges.groundeval.call_args import (
     DEFAULT_LIMIT, MAX_LIMIT, bounded, capped, fetch_problem, search_problem,
 )
 from judges.groundeval.impact import ImpactOrder, Stream, threshold_top
+from judges.groundeval.key_table import KeyTable
 from orgbench.core.clock import UTC, format_ts, parse_ts
 from simulator.model import ArtifactVersion, EntityRef
 from simulator.policy import ACTOR, GATES, HORIZON, SUBSYSTEM, AccessPolicy
@@ -44,6 +44,7 @@ BATCH_TERMS = 6
 SNIPPET = 200
 _TOKEN = re.compile(r"[a-z0-9]+(?:[-_.:/@][a-z0-9]+)*")
 _PART = re.compile(r"[a-z0-9]+")
+_VERSION = re.compile(r"-?[0-9]+")
 
 
 def tokenize(text: str) -> list[str]:
@@ -87,7 +88,7 @@ class Postings:
 
     __slots__ = ("terms", "offsets", "docs", "tf")
 
-    def __init__(self, terms: dict[str, int], offsets: np.ndarray, docs: np.ndarray, tf: np.ndarray) -> None:
+    def __init__(self, terms: dict[str, int] | KeyTable, offsets: np.ndarray, docs: np.ndarray, tf: np.ndarray) -> None:
         self.terms, self.offsets, self.docs, self.tf = terms, offsets, docs, tf
 
     @classmethod
@@ -193,15 +194,20 @@ class Corpus:
         self.policy = policy
         self.docs = docs
         n = len(rows)
-        self.refs = {f"{r.artifact_id}@{r.version}": i for i, r in enumerate(rows)}
-        self.by_id: dict[str, list[int]] = {}
+        ids: list[str] = []
+        first: list[int] = []
         for i, r in enumerate(rows):
-            self.by_id.setdefault(r.artifact_id, []).append(i)
+            if not ids or r.artifact_id != ids[-1]:
+                ids.append(r.artifact_id)
+                first.append(i)
+        self.artifact_ids = KeyTable.of((a, p) for p, a in enumerate(ids))
+        self.artifact_first = np.array(first + [n], dtype=np.int64)
+        self.versions = np.fromiter((r.version for r in rows), dtype=np.int64, count=n)
         self.created = np.fromiter((r.created for r in rows), dtype=np.int64, count=n)
         nxt = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
-        for indices in self.by_id.values():
-            if len(indices) > 1:
-                nxt[indices[:-1]] = self.created[indices[1:]]
+        owner = np.repeat(np.arange(len(ids)), np.diff(self.artifact_first))
+        same = owner[:-1] == owner[1:]            # the next version is the same artifact's
+        nxt[:-1][same] = self.created[1:][same]
         self.next_created = nxt
         self.subsystems = sorted({r.subsystem for r in rows})
         code = {s: i for i, s in enumerate(self.subsystems)}
@@ -232,25 +238,35 @@ class Corpus:
 
     def derive_lookups(self) -> None:
         """The lookup forms of the columns (worked out again when a saved corpus is loaded)."""
-        self._created = self.created.tolist()          # plain ints: resolve and current_at run per scored call
-        self._next_created = self.next_created.tolist()
         self._subsystem_at = self.subsystem_code.astype(np.intp)   # lookup-table indices (intp: the fast gather)
         self._space_at = self.space_code.astype(np.intp)
 
+    def history(self, artifact_id: str) -> range:
+        """The indices of the artifact's versions (contiguous: ``docs`` is sorted by id, then version); empty if unknown."""
+        p = self.artifact_ids.get(artifact_id)
+        if p is None:
+            return range(0)
+        return range(int(self.artifact_first[p]), int(self.artifact_first[p + 1]))
+
     def resolve(self, requested: str, moment: datetime) -> int | None:
         """The index of ``ID@N``, or of ``ID``'s version current at ``moment`` (its first if none was yet); None if unknown."""
-        index = self.refs.get(requested)
-        if index is None:
-            history = self.by_id.get(requested)
-            if history:   # an artifact's versions are contiguous in ``docs`` (sorted by id, then version)
-                first = history[0]
-                index = max(bisect_right(self._created, _micros(moment), first, history[-1] + 1) - 1, first)
-        return index
+        head, at, tail = requested.rpartition("@")
+        if at and _VERSION.fullmatch(tail) and str(int(tail)) == tail:
+            history = self.history(head)
+            if history:
+                found = int(np.searchsorted(self.versions[history.start:history.stop], int(tail), side="right")) - 1
+                if found >= 0 and self.versions[history.start + found] == int(tail):
+                    return history.start + found
+        history = self.history(requested)
+        if not history:
+            return None
+        later = int(np.searchsorted(self.created[history.start:history.stop], _micros(moment), side="right"))
+        return history.start + max(later - 1, 0)
 
     def current_at(self, index: int, moment: datetime) -> bool:
         """Is version ``index`` the one current at ``moment`` (the only kind search ever returns)?"""
         t = _micros(moment)
-        return self._created[index] <= t < self._next_created[index]
+        return bool(self.created[index] <= t < self.next_created[index])
 
     def visible_mask(self, actor_id: str, moment: datetime) -> np.ndarray:
         """For each version: is it the current version at ``moment`` and visible to the actor then?
