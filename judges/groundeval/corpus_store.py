@@ -37,7 +37,7 @@ from simulator.model import ArtifactVersion
 from simulator.policy import AccessPolicy
 
 #: Bump when the saved layout or anything the index is built from (tokenizer, columns) changes.
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6
 #: Where ``open_corpus`` keeps indexes unless told otherwise (relative to the working directory).
 DEFAULT_CACHE = Path("build") / "groundeval-index"
 _RECORDS = "records.pickle"

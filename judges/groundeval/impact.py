@@ -1,12 +1,12 @@
 """Long postings in impact order: a search's top-k found without weighing every version of a common term.
 
-A term held by at least ``MIN_DF`` versions (and a 32nd of all) keeps, beside its postings in version order, the
+A term held by at least ``MIN_DF`` versions (and a 32nd of all; below that, weighing every version costs less) keeps, beside its postings in version order, the
 same versions in layers by count (most first), each layer sorted by length (shortest first), then version. A
 term's BM25 weight rises with its count and falls with the version's length (whatever the idf and the average
 length of a session's visible set; IEEE rounding keeps both monotone), so the next unread version of a layer
 bounds the weight of every version after it. ``threshold_top`` reads the layers a slice at a time and stops as
 soon as no unread version can reach the k-th best score read (Fagin's threshold algorithm, the other terms'
-weights of a read version looked up in their postings). Each such term also keeps a bitmap of its versions: how
+weights of a read version looked up in their postings or count rows). Each such term also keeps a bitmap of its versions: how
 many of them a session can see (its idf) is one AND and a popcount, not a gather over its postings.
 """
 
@@ -18,7 +18,7 @@ from typing import Callable
 import numpy as np
 
 #: Fewest versions a term is in for its postings to be kept in impact order (and as a bitmap).
-MIN_DF = 1024
+MIN_DF = 1 << 15
 _FIRST_READ, _MOST_READ = 32, 1 << 14     # versions read from a layer per round: doubling from the first
 
 
@@ -32,14 +32,15 @@ def _popcount(bits: np.ndarray) -> int:
 class ImpactOrder:
     """The long terms' postings in impact layers, flat: term row ``r``'s layers are ``term_layers[r]:term_layers[r+1]``,
     layer ``l``'s versions ``docs[layer_bounds[l]:layer_bounds[l+1]]``, each holding the term ``layer_tf[l]`` times;
-    ``bits[r]`` is the term's versions as a bitmap (``np.packbits`` of a mask over every version)."""
+    ``bits[r]`` is the term's versions as a bitmap (``np.packbits`` of a mask over every version) and ``counts[r]`` its
+    count in every version (0 where absent): a read version's weight for each long term is one lookup."""
 
-    __slots__ = ("rows", "term_layers", "layer_bounds", "layer_tf", "docs", "bits")
+    __slots__ = ("rows", "term_layers", "layer_bounds", "layer_tf", "docs", "bits", "counts")
 
     def __init__(self, rows: dict[str, int], term_layers: np.ndarray, layer_bounds: np.ndarray, layer_tf: np.ndarray,
-                 docs: np.ndarray, bits: np.ndarray) -> None:
+                 docs: np.ndarray, bits: np.ndarray, counts: np.ndarray) -> None:
         self.rows, self.term_layers, self.layer_bounds = rows, term_layers, layer_bounds
-        self.layer_tf, self.docs, self.bits = layer_tf, docs, bits
+        self.layer_tf, self.docs, self.bits, self.counts = layer_tf, docs, bits, counts
 
     @classmethod
     def of(cls, terms: list[str], offsets: np.ndarray, docs: np.ndarray, tf: np.ndarray, lengths: np.ndarray,
@@ -50,6 +51,8 @@ class ImpactOrder:
         long_ids = np.flatnonzero(np.diff(offsets) >= threshold).tolist()
         term_layers, layer_bounds, layer_tf, ordered = [0], [0], [], []
         bits = np.zeros((len(long_ids), (n + 7) // 8), dtype=np.uint8)
+        most = max((int(tf[offsets[k]:offsets[k + 1]].max()) for k in long_ids), default=0)
+        counts = np.zeros((len(long_ids), n), dtype=np.uint8 if most <= 255 else np.uint16 if most <= 65535 else np.uint32)
         at = 0
         for row, k in enumerate(long_ids):
             d, f = docs[offsets[k]:offsets[k + 1]], tf[offsets[k]:offsets[k + 1]]
@@ -60,24 +63,24 @@ class ImpactOrder:
             layer_bounds.extend((starts[1:] + at).tolist() + [at + len(d)])
             term_layers.append(term_layers[-1] + len(starts))
             ordered.append(d[order].astype(np.int32))
-            member = np.zeros(n, dtype=bool)
-            member[d] = True
-            bits[row] = np.packbits(member)
+            counts[row, d[order]] = f
+            bits[row] = np.packbits(counts[row] != 0)
             at += len(d)
         return cls({terms[k]: row for row, k in enumerate(long_ids)}, np.array(term_layers, dtype=np.int64),
                    np.array(layer_bounds, dtype=np.int64),
                    np.concatenate(layer_tf).astype(np.float64) if layer_tf else np.zeros(0),
-                   np.concatenate(ordered) if ordered else np.zeros(0, dtype=np.int32), bits)
+                   np.concatenate(ordered) if ordered else np.zeros(0, dtype=np.int32), bits, counts)
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The flat arrays, by the names ``from_arrays`` reads (the rows' terms are saved apart, as a list)."""
         return {"impact_term_layers": self.term_layers, "impact_layer_bounds": self.layer_bounds,
-                "impact_layer_tf": self.layer_tf, "impact_docs": self.docs, "impact_bits": self.bits}
+                "impact_layer_tf": self.layer_tf, "impact_docs": self.docs, "impact_bits": self.bits,
+                "impact_counts": self.counts}
 
     @classmethod
     def from_arrays(cls, terms: list[str], arrays: dict[str, np.ndarray]) -> ImpactOrder:
         return cls({t: r for r, t in enumerate(terms)}, arrays["impact_term_layers"], arrays["impact_layer_bounds"],
-                   arrays["impact_layer_tf"], arrays["impact_docs"], arrays["impact_bits"])
+                   arrays["impact_layer_tf"], arrays["impact_docs"], arrays["impact_bits"], arrays["impact_counts"])
 
     def terms(self) -> list[str]:
         """The long terms, by row."""

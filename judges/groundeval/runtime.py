@@ -564,18 +564,17 @@ class GatedRuntime:
         A version's score is its terms' weights summed in query order, as ``_rank`` sums them (short terms' weights
         as ``_term_weights`` gives them, long terms' by the same formula on their counts looked up in the postings).
         """
-        impact, postings = self.corpus.impact, self.corpus.postings
+        impact = self.corpus.impact
         self._weigh_all([t for t in terms if t not in impact.rows])
-        parts: list[tuple[np.ndarray, np.ndarray, float]] = []   # (docs, counts and idf | weights and nan), query order
+        parts: list[tuple[np.ndarray, np.ndarray, float]] = []   # (-, count row, idf | docs, weights, nan), query order
         streams, seen = [], []
         for term in terms:
             if term in impact.rows:
                 idf = self._idf_of_long(term)
                 if idf is None:
                     continue
-                docs, tf = postings.get(term) or (np.zeros(0, dtype=np.int32), np.zeros(0))
-                parts.append((docs, tf, idf))
                 row = impact.rows[term]
+                parts.append((np.zeros(0, dtype=np.int64), impact.counts[row], idf))
                 streams.append(Stream(range(int(impact.term_layers[row]), int(impact.term_layers[row + 1])),
                                       partial(self._weigh, idf)))
             else:
@@ -590,12 +589,14 @@ class GatedRuntime:
         def score(versions: np.ndarray) -> np.ndarray:
             total = np.zeros(len(versions), dtype=np.float64)
             for docs, values, idf in parts:
-                at = np.minimum(np.searchsorted(docs, versions), len(docs) - 1)
-                hit = docs[at] == versions
                 if math.isnan(idf):
+                    at = np.minimum(np.searchsorted(docs, versions), len(docs) - 1)
+                    hit = docs[at] == versions
                     total[hit] += values[at[hit]]
                 else:
-                    total[hit] += self._weigh(idf, values[at[hit]].astype(np.float64), versions[hit])
+                    tf = values[versions]
+                    hit = tf != 0
+                    total[hit] += self._weigh(idf, tf[hit].astype(np.float64), versions[hit])
             return total
 
         code = self._codes.get(subsystem, -1) if subsystem is not None else None
