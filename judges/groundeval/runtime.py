@@ -509,7 +509,7 @@ class GatedRuntime:
         """BM25 over the visible versions (of one subsystem if given): the best ``limit`` (index, score), best first."""
         terms = list(dict.fromkeys(tokenize(query)))
         long_terms = self.corpus.impact.rows
-        if any(t in long_terms for t in terms):
+        if sum(t in long_terms for t in terms) == 1:    # several long terms rarely meet: their bounds' sum prunes little
             return self._rank_pruned(terms, subsystem, limit)
         self._weigh_all(terms)
         if subsystem is not None:
@@ -559,7 +559,7 @@ class GatedRuntime:
         return idf
 
     def _rank_pruned(self, terms: list[str], subsystem: str | None, limit: int) -> list[tuple[int, float]]:
-        """``_rank`` for a query with a long term: the same results, its layers read only as far as the top needs.
+        """``_rank`` for a query with one long term: the same results, its layers read only as far as the top needs.
 
         A version's score is its terms' weights summed in query order, as ``_rank`` sums them (short terms' weights
         as ``_term_weights`` gives them, long terms' by the same formula on their counts looked up in the postings).
