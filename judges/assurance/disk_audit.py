@@ -208,19 +208,23 @@ def _line_form(line: str) -> bool:
     return any(g.fullmatch(line) for g in _GRAMMAR)
 
 
+def _last_header(lines: list[str]) -> int | None:
+    """The index the packet's last message or tool-result header states (None if it has none)."""
+    return next((index for line in reversed(lines) if (index := _header_index(line)) is not None), None)
+
+
 def _packet_rules(text: str, lines: list[str], wanted: list[str], target: int, extent: str,
                   last: int) -> list[tuple[str, str]]:
-    headers = [int(m.group(1)) for line in lines if (m := _HEADER_INDEX.match(line))]
     begin = [k for k, line in enumerate(lines) if line == "[BEGIN TARGET STEP]"]
     rules: tuple[tuple[str, Callable[[], str]], ...] = (
         ("disk:lines-agree", lambda: "" if text.endswith("\n") and text.splitlines() == lines
          else "a line break other than LF, or no final LF"),
-        ("disk:grammar", lambda: next((f"line {k + 1} matches no line form" for k, line in enumerate(lines)
-                                       if not _line_form(line)), "")),
+        ("disk:grammar", lambda: "" if all(map(_line_form, lines)) else next(
+            f"line {k + 1} matches no line form" for k, line in enumerate(lines) if not _line_form(line))),
         ("disk:markers", lambda: "" if len(begin) == 1 and lines.count("[END TARGET STEP]") == 1
          and begin[0] + 1 < len(lines) and _header_index(lines[begin[0] + 1]) == target else "markers wrong"),
         ("disk:extent", lambda: "" if (lines[-1:] == ["[END TARGET STEP]"] if extent == "prefix"
-                                       else headers[-1:] == [last]) else f"{extent} packet ends wrongly"),
+                                       else _last_header(lines) == last) else f"{extent} packet ends wrongly"),
         ("disk:text-equals-source", lambda: "" if lines == wanted else next(
             (f"line {k + 1} differs from the source" for k, (a, b) in enumerate(zip(lines, wanted)) if a != b),
             f"{len(lines)} lines, the source gives {len(wanted)}")),

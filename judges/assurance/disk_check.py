@@ -14,7 +14,7 @@ from judges.assurance.checks import (Contract, Finding, check_packet, check_sour
                                      packet_contract, packet_holds, packet_requirement_count)
 from judges.assurance.disk_audit import audit
 from judges.assurance.render import PacketSpec
-from judges.assurance.source import SourceSnapshot
+from judges.assurance.source import ParsedSources, SourceSnapshot
 from judges.assurance.targets import select_targets
 from judges.assurance.workspace import Workspace
 from orgbench.core.jsonl import read_jsonl
@@ -22,10 +22,15 @@ from orgbench.core.jsonl import read_jsonl
 CHECKERS = ("inline", "audit")
 
 
-def job_specs(jobs: bytes) -> tuple[list[dict], list[PacketSpec]]:
-    """The build's job lines and their packet specs."""
-    rows = read_jsonl("build/jobs.jsonl", jobs).values
-    return rows, job_specs_from_rows(rows)
+def job_specs(jobs: bytes, parsed: ParsedSources | None = None) -> tuple[list[dict], list[PacketSpec]]:
+    """The build's job lines and their packet specs (``parsed``: the run's parses, taken for the same bytes)."""
+    def parse() -> tuple[list[dict], list[PacketSpec]]:
+        rows = read_jsonl("build/jobs.jsonl", jobs).values
+        return rows, job_specs_from_rows(rows)
+    if parsed is None:
+        return parse()
+    rows, specs = parsed.get("build/jobs.jsonl", jobs, parse)
+    return list(rows), list(specs)
 
 
 def inline_again(snapshot: SourceSnapshot, ws: Workspace, specs: list[PacketSpec], reverse: bool
@@ -47,7 +52,8 @@ def inline_again(snapshot: SourceSnapshot, ws: Workspace, specs: list[PacketSpec
             continue
         trajectory = by_id[spec.trajectory_id]
         if spec.trajectory_id not in contracts:
-            contracts = {spec.trajectory_id: packet_contract(trajectory)}
+            contracts = {spec.trajectory_id: snapshot.derived("contract", spec.trajectory_id,
+                                                              lambda: packet_contract(trajectory))}
         if packet_holds(data, trajectory, spec, contracts[spec.trajectory_id]):
             passed += packet_requirement_count()
         else:
@@ -86,7 +92,8 @@ def source_contract_problems(snapshot: SourceSnapshot, rows: list[dict], members
                                            f"{spec.packet_id}: packet, record or labels missing"))
             continue
         if current is None or current[0] != spec.trajectory_id:
-            current = (spec.trajectory_id, packet_contract(trajectory),
+            current = (spec.trajectory_id, snapshot.derived("contract", spec.trajectory_id,
+                                                            lambda: packet_contract(trajectory)),
                        select_targets(trajectory, labels[spec.trajectory_id]))
         _, contract, targets = current
         if targets is None or getattr(targets, spec.target_kind) != spec.target_index:

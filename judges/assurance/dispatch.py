@@ -251,7 +251,7 @@ def _vouch(cfg: PipelineConfig, opened: Any, reader: Workspace, read_jobs: list[
             check_signed_chain(cfg.work, cfg.key.trust, opened.materials, on_disk)
         except ChainTampered as tampered:
             raise StageRefused("dispatch", tampered.check, tampered.reason) from None
-    rows, specs = job_specs(opened.ws.read("build/jobs.jsonl") or b"")
+    rows, specs = job_specs(opened.ws.read("build/jobs.jsonl") or b"", cfg.parsed)
     problem = check_rederived(opened.source, {s.packet_id: s for s in specs}, read_jobs)
     if problem:
         raise StageRefused("dispatch", "packet-rederived", problem)

@@ -76,7 +76,7 @@ _RAW_BREAK = re.compile("[\r\v\f\x1c-\x1e\x85\u2028\u2029]")
 _ESCAPED = re.compile("\u27e6U\\+([0-9A-F]{4,6})\u27e7")
 _DATA = "\u27e6DATA\u27e7"
 _STRUCT = frozenset("[]()\\")
-_KEYWORDS = (b"[BEGIN TARGET STEP]", b"[END TARGET STEP]", b"[MESSAGE ", b"[TOOL CALL ", b"[TOOL RESULT ")
+_KEYWORDS = ("[BEGIN TARGET STEP]", "[END TARGET STEP]", "[MESSAGE ", "[TOOL CALL ", "[TOOL RESULT ")
 _LABELISH = re.compile(r'(?i)(?<![a-z0-9_])(?:labels?|step_labels?|notes?|error_kinds?)"?[ \t]*[:=]')
 
 
@@ -112,10 +112,11 @@ def _shown(text: str, before: str, after: str, escape_lf_and_parens: bool) -> st
         else:
             out.append(char)
         started = started or char != " "
-    shown = "".join(out).encode("utf-8")
-    for keyword in _KEYWORDS:
-        shown = shown.replace(keyword, "\u27e6U+005B\u27e7".encode("utf-8") + keyword[1:])
-    return shown.decode("utf-8")
+    shown = "".join(out)
+    if "[" in shown:
+        for keyword in _KEYWORDS:
+            shown = shown.replace(keyword, "\u27e6U+005B\u27e7" + keyword[1:])
+    return shown
 
 
 def unescape(text: str) -> str:

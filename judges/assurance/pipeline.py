@@ -77,10 +77,11 @@ def build(cfg: PipelineConfig) -> StageResult:
             mine = [PacketSpec(trajectory.trajectory_id, index, kind, extent, rendering)
                     for kind, index in (("error", targets.error), ("comparison", targets.comparison))
                     for extent in cfg.extents for rendering in cfg.renderings]
-            rendered = render_packets(trajectory, mine)
+            rendered = render_packets(trajectory, mine, opened.source.derived("packets", trajectory.trajectory_id, dict))
             if cfg.render_hook is not None:
                 rendered = [cfg.render_hook(spec, data) for spec, data in zip(mine, rendered)]
-            contract = packet_contract(trajectory) if inline else None   # the inline check, against the source
+            contract = opened.source.derived("contract", trajectory.trajectory_id,      # the inline check's,
+                                             lambda: packet_contract(trajectory)) if inline else None  # from the source
             for spec, data in zip(mine, rendered):
                 if not inline:
                     pass
@@ -123,7 +124,7 @@ def check(cfg: PipelineConfig) -> StageResult:
     ws = opened.ws
     failed = [Finding.failed("source-sealed", p) for p in opened.source.manifest_problems()]
     manifest = read_manifest(ws, "build/manifest.json")
-    rows, specs = job_specs(ws.read("build/jobs.jsonl") or b"")
+    rows, specs = job_specs(ws.read("build/jobs.jsonl") or b"", cfg.parsed)
     if not specs:
         failed.append(Finding.failed("packet-bytes-match-manifest",
                                      "no packets to check (build/jobs.jsonl missing or empty)"))
@@ -173,7 +174,7 @@ def stage(cfg: PipelineConfig) -> StageResult:
                                          f"{rel}: bytes differ from the hash recorded at build"))
         members[name] = data                                  # the very buffer hashed and checked here
     if cfg.controls.byte_checks and not failed:   # P2+: what is staged is what the source requires, job by job
-        rows, specs = job_specs(ws.read("build/jobs.jsonl") or b"")
+        rows, specs = job_specs(ws.read("build/jobs.jsonl") or b"", cfg.parsed)
         if "inline" in cfg.checkers:
             failed.extend(source_contract_problems(opened.source, rows, members))
         elif "audit" in cfg.checkers:             # the inline checker switched off (study variant): the audit's

@@ -202,12 +202,17 @@ def render_packet(trajectory: Trajectory, spec: PacketSpec) -> bytes:
     return _assemble(_rendered_messages(trajectory, spec.rendering == "restored"), spec)
 
 
-def render_packets(trajectory: Trajectory, specs: list[PacketSpec]) -> list[bytes]:
-    """Several packets of one trajectory, rendering each message once per rendering."""
+def render_packets(trajectory: Trajectory, specs: list[PacketSpec],
+                   known: dict[PacketSpec, bytes] | None = None) -> list[bytes]:
+    """Several packets of one trajectory, rendering each message once per rendering; ``known``: packets of this
+    very trajectory rendered before (taken from it, and what is rendered now added to it)."""
+    known = {} if known is None else known
     cache: dict[str, list[str]] = {}
     out = []
     for spec in specs:
-        if spec.rendering not in cache:
-            cache[spec.rendering] = _rendered_messages(trajectory, spec.rendering == "restored")
-        out.append(_assemble(cache[spec.rendering], spec))
+        if spec not in known:
+            if spec.rendering not in cache:
+                cache[spec.rendering] = _rendered_messages(trajectory, spec.rendering == "restored")
+            known[spec] = _assemble(cache[spec.rendering], spec)
+        out.append(known[spec])
     return out

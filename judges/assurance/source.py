@@ -13,7 +13,8 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from functools import cached_property
+from typing import Any, Callable, Hashable, Iterator, Mapping, TypeVar
 
 from benchmark_builders.trajectories.records import (LABELS_FILE, TRAJECTORIES_FILE, StepLabels, Trajectory,
                                                      labels_from_json, trajectory_from_json)
@@ -24,15 +25,18 @@ from orgbench.core.storage import MANIFEST
 
 #: The suite files whose hashes every stage records as ``source:NAME`` materials.
 SOURCE_MATERIALS = (TRAJECTORIES_FILE, LABELS_FILE, MANIFEST)
+T = TypeVar("T")
 
 
 class ParsedSources:
     """What one pipeline run parsed, by file and the SHA-256 of the exact bytes parsed: a later stage of the run
     that reads the very same bytes again takes the same (immutable) records instead of parsing them again;
-    other bytes are parsed anew. Holds the latest parse of each file only."""
+    other bytes are parsed anew. Holds the latest parse of each file only, and what was derived from it
+    (``derived``: a trajectory's contract, its rendered packets), dropped with it."""
 
     def __init__(self) -> None:
         self.latest: dict[str, tuple[str, tuple]] = {}
+        self.derivations: dict[str, tuple[str, dict[Hashable, Any]]] = {}
 
     def get(self, name: str, data: bytes, parse: Callable[[], tuple]) -> tuple:
         """``parse()``'s result for ``data``, parsed once per distinct bytes (a failed parse is not kept)."""
@@ -41,6 +45,15 @@ class ParsedSources:
         if held is None or held[0] != digest:
             held = self.latest[name] = (digest, parse())
         return held[1]
+
+    def derived(self, name: str, digest: str, key: Hashable, compute: Callable[[], T]) -> T:
+        """``compute()``, a pure function of file ``name``'s bytes (SHA-256 ``digest``), once per key and bytes."""
+        held = self.derivations.get(name)
+        if held is None or held[0] != digest:
+            held = self.derivations[name] = (digest, {})
+        if key not in held[1]:
+            held[1][key] = compute()
+        return held[1][key]
 
 
 @dataclass(frozen=True)
@@ -66,6 +79,17 @@ class SourceSnapshot:
                 if path.is_file():
                     files[path.relative_to(root).as_posix()] = path.read_bytes()
         return SourceSnapshot(root, files, parsed)
+
+    @cached_property
+    def _trajectories_sha256(self) -> str:
+        return hashlib.sha256(self.files.get(TRAJECTORIES_FILE, b"")).hexdigest()
+
+    def derived(self, kind: str, trajectory_id: str, compute: Callable[[], T]) -> T:
+        """``compute()`` -- derived from one trajectory's record alone (``kind``: what it is) -- computed once per
+        run for the same exact trajectories bytes (every time without the run's parses)."""
+        if self.parsed is None:
+            return compute()
+        return self.parsed.derived(TRAJECTORIES_FILE, self._trajectories_sha256, (kind, trajectory_id), compute)
 
     def materials(self, hasher: Hasher) -> dict[str, str]:
         """``{source:NAME: hash}`` of the suite files a stage records."""

@@ -8,9 +8,10 @@ Two checks, on the very buffers dispatch is about to hand to the judge:
   ``source/*`` are the suite as read now) and every product it lists hashes on
   disk as signed -- the staged pack and the scripts as the buffers dispatch
   read them.
-- ``packet-rederived`` (P2+): each packet is rendered again from the source
+- ``packet-rederived`` (P2+): each packet is rendered from the source
   snapshot -- its target re-selected from the labels -- and must equal the
-  buffer byte for byte.
+  buffer byte for byte (within one run the renderer's output for the same
+  exact source bytes is rendered once, before any render hook, and reused).
 
 The dispatch journal is signed too (``seals``): batches of its lines are
 sealed by the chain's key over the run's header and the lines' digests, so a
@@ -110,7 +111,8 @@ def check_rederived(snapshot: SourceSnapshot, specs: Mapping[str, PacketSpec],
             if index != spec.target_index:
                 return f"job {spec.packet_id}: target {spec.target_index} is not the labels' {spec.target_kind} " \
                        f"target ({index})"
-        for (job_id, data), expected in zip(jobs, render_packets(trajectory, wanted)):
+        for (job_id, data), expected in zip(jobs, render_packets(trajectory, wanted,
+                                                                 snapshot.derived("packets", trajectory_id, dict))):
             if data != expected:
                 return f"job {job_id}: the packet differs from the one the source renders"
     return ""

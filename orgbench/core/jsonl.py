@@ -42,12 +42,14 @@ class _Repeated(OrgbenchError):
 
 
 def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    seen: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in seen:
-            raise _Repeated(key)
-        seen[key] = value
-    return seen
+    made = dict(pairs)
+    if len(made) != len(pairs):                  # some key repeats: name the first
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Repeated(key)
+            seen.add(key)
+    return made
 
 
 def repeated_key(text: bytes | str) -> str | None:
@@ -73,14 +75,13 @@ def _parse(raw: bytes, unique_keys: bool) -> tuple[str, Any]:
     if not text or text.isspace():
         return text, _BLANK
     try:
-        value = loads_json(text)
+        value = loads_json(text, _pairs if unique_keys else None)      # one parse, repeated keys refused in it
     except json.JSONDecodeError as exc:
         raise ValueError(f"invalid JSON ({exc.msg})") from None
     except ValueError as exc:  # a non-finite number, nested too deeply, an integer with too many digits
         raise ValueError(f"invalid JSON ({exc})") from None
-    repeated = repeated_key(text) if unique_keys else None
-    if repeated is not None:
-        raise ValueError(f"key {repeated!r} appears twice in one object")
+    except _Repeated as repeated:
+        raise ValueError(f"key {str(repeated)!r} appears twice in one object") from None
     return text, value
 
 

@@ -16,7 +16,7 @@ import stat
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, BinaryIO, Iterable, Iterator
+from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 from orgbench.core.errors import FormatError, InputError
 
@@ -242,13 +242,14 @@ def depth(value: Any) -> int:
 _STRICT = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite)
 
 
-def loads_json(text: str) -> Any:
-    """Strict JSON: NaN, Infinity and numbers out of float range refused, nesting bounded; ValueError says why."""
+def loads_json(text: str, pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None) -> Any:
+    """Strict JSON: NaN, Infinity and numbers out of float range refused, nesting bounded; ValueError says why
+    (``pairs_hook``: json's ``object_pairs_hook``, which may refuse an object by raising)."""
     try:
-        if text.__class__ is str and not text.startswith("\ufeff"):   # what json.loads hands its decoder
-            value = _STRICT.decode(text)
+        if pairs_hook is None and text.__class__ is str and not text.startswith("\ufeff"):   # what json.loads hands
+            value = _STRICT.decode(text)                                                     # its decoder
         else:
-            value = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+            value = json.loads(text, parse_constant=_no_constant, parse_float=_finite, object_pairs_hook=pairs_hook)
     except json.JSONDecodeError:
         raise
     except RecursionError:
