@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -13,6 +18,8 @@ from orgbench.core.errors import InputError
 from orgbench.stages import run_stage
 from orgbench.studies import ReproduceOptions
 from orgbench.studies.descriptor import Study
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def toy_study(out: Path, options: ReproduceOptions) -> None:
@@ -66,3 +73,66 @@ def test_a_study_s_bad_input_in_its_process_is_one_input_error(tmp_path):
     with pytest.raises(InputError, match=r"x\.toml: field 'seed': not a number"):
         run_in_parallel(run_study, studies, tmp_path / "out", options, 2, lambda line: None)
     assert not (tmp_path / "out" / "bad").exists()
+
+
+def slow_study(out: Path, options: ReproduceOptions) -> None:
+    """A finished stage shared by the studies, then a stage of this process that never finishes by itself."""
+    import time
+
+    run_stage(options.work_dir / "done", {"v": 1}, lambda tmp: (tmp / "data.txt").write_text("done\n"))
+    (out / "table.csv").write_text("half a table\n")
+
+    def forever(tmp: Path) -> None:
+        (tmp / "half.txt").write_text("half\n")
+        time.sleep(600)
+
+    run_stage(options.work_dir / f"slow-{os.getpid()}", {"v": 1}, forever)
+
+
+_PARENT = """
+import sys
+from pathlib import Path
+from orgbench.commands.parallel_studies import run_in_parallel
+from orgbench.commands.progress import Stages, Totals
+from orgbench.commands.reproduce import run_study
+from orgbench.studies import ReproduceOptions
+from tests.orgbench.test_parallel_studies import _study
+root = Path(sys.argv[1])
+options = ReproduceOptions(work_dir=root / "work", extra={"totals": Totals()})
+try:
+    with Stages(lambda line: None):
+        run_in_parallel(run_study, [_study("a", "slow_study"), _study("b", "slow_study")], root / "out", options, 2,
+                        lambda line: None)
+except KeyboardInterrupt:
+    sys.exit(130)
+"""
+
+
+@pytest.mark.parametrize("signum, to_group", [(signal.SIGINT, False), (signal.SIGTERM, False), (signal.SIGINT, True)])
+def test_a_parallel_run_stopped_by_a_signal_stops_its_studies_and_leaves_no_partial_folder(tmp_path, signum, to_group):
+    proc = subprocess.Popen([sys.executable, "-c", _PARENT, str(tmp_path)], cwd=REPO, start_new_session=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 120
+    while len(list((tmp_path / "work").glob(".slow-*.partial"))) < 2:    # both studies inside their slow stage
+        assert proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    if to_group:
+        os.killpg(proc.pid, signum)                  # parent and studies at once, as Ctrl-C in a terminal does
+    else:
+        proc.send_signal(signum)                     # to the parent only, as `kill PID` does
+    assert proc.wait(timeout=120) == 130           # stopped as Ctrl-C stops it
+    left = [p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.name.endswith(".partial")]
+    assert left == []                                # the studies' half-built stages and folders are gone
+    assert (tmp_path / "work" / "done" / "data.txt").read_text() == "done\n"   # a finished stage is kept
+    assert not (tmp_path / "out" / "a").exists() and not (tmp_path / "out" / "b").exists()
+
+
+def test_partial_folders_of_a_killed_study_process_are_removed_and_no_others(tmp_path):
+    from orgbench.commands.parallel_studies import _remove_partials
+
+    for name in (".suite.4242.ab_c1.partial", "cargo/.runs.4242.x9.partial", "cargo/.runs.77.x9.partial",
+                 "cargo/suite.4242.x.partial.d", "cargo/runs"):
+        (tmp_path / name).mkdir(parents=True)
+    _remove_partials([tmp_path], {4242})
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == \
+        ["cargo", "cargo/.runs.77.x9.partial", "cargo/runs", "cargo/suite.4242.x.partial.d"]

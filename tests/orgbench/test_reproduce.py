@@ -76,6 +76,35 @@ def test_killed_reproduce_resumes_and_regenerates_results_byte_for_byte(tmp_path
     assert _tree(out) == ours
 
 
+@pytest.mark.slow              # two runs of ``orgbench reproduce --jobs 2`` (minutes)
+@pytest.mark.skipif(not COMMITTED.is_dir(), reason="results/ not committed")
+def test_parallel_reproduce_interrupted_leaves_no_partial_and_a_rerun_writes_the_same_bytes(tmp_path: Path) -> None:
+    out, work = tmp_path / "results", tmp_path / "build"
+    first = _orgbench("reproduce", "--jobs", "2", "--out", str(out), "--work-dir", str(work))
+    suite_manifest = work / "cargo" / "suite" / "MANIFEST.json"
+    _wait_for(suite_manifest, first)             # mid-way: a stage finished, the studies still running
+    first.send_signal(signal.SIGINT)             # to the parent only, as `kill -INT PID` does
+    stdout, stderr = first.communicate(timeout=300)
+    assert first.returncode == 130, stderr
+    assert "interrupted: every stage listed above as built is kept under --work-dir" in stderr
+    assert "Traceback" not in stderr
+    left = [p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.name.endswith(".partial")]
+    assert left == []                            # every study process unwound its half-built folders
+    for study in ("cargo", "groundeval", "assurance"):   # a study folder present is a finished one
+        if (out / study).exists():
+            assert _tree(out / study) == _tree(COMMITTED / study)
+    suite_stat = suite_manifest.stat()
+
+    second = _orgbench("reproduce", "--jobs", "2", "--out", str(out), "--work-dir", str(work))
+    stdout, stderr = second.communicate(timeout=900)
+    assert second.returncode == 0, stderr
+    assert suite_manifest.stat().st_mtime_ns == suite_stat.st_mtime_ns     # the finished stage was reused
+    assert [p.name for p in tmp_path.rglob("*") if p.name.endswith(".partial")] == []
+    ours, committed = _tree(out), _tree(COMMITTED)
+    assert sorted(ours) == sorted(committed)
+    assert [name for name in committed if ours[name] != committed[name]] == []
+
+
 @pytest.mark.slow          # `orgbench reproduce cargo` in a subprocess (12-33 s, loaded machine)
 def test_interrupted_reproduce_says_so_and_leaves_no_finished_looking_study(tmp_path: Path) -> None:
     out, work = tmp_path / "results", tmp_path / "build"
