@@ -52,10 +52,19 @@ def _header_index(line: str) -> int | None:
 
 
 def _schema_validators() -> dict[str, Callable[[Any], Any]]:
-    """records.schema.json compiled (fastjsonschema, draft 7) into one validating function per record kind."""
+    """records.schema.json compiled (fastjsonschema, draft 7) into one validating function per record kind, its
+    (non-recursive) ``$defs`` references written in place: the same rules and messages, without a generated call
+    (and its formatted path) per message and per call."""
     doc = json.loads(resources.files("judges.assurance").joinpath("records.schema.json").read_text("utf-8"))
-    defs = {**doc["$defs"], "trajectory": doc["trajectory"], "labels": doc["labels"]}
-    return {kind: fastjsonschema.compile({"$schema": doc["$schema"], "$defs": defs, "$ref": f"#/$defs/{kind}"})
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, dict):
+            if set(node) == {"$ref"}:
+                return inline(doc["$defs"][node["$ref"].removeprefix("#/$defs/")])
+            return {key: inline(value) for key, value in node.items()}
+        return [inline(value) for value in node] if isinstance(node, list) else node
+
+    return {kind: fastjsonschema.compile({"$schema": doc["$schema"], **inline(doc[kind])})
             for kind in ("trajectory", "labels")}
 
 
@@ -104,8 +113,9 @@ def _escaped(text: str, arguments: bool) -> str:
         if ch != " ":
             leading = False
     out = "".join(pieces)
-    for word in ("BEGIN TARGET STEP]", "END TARGET STEP]", "MESSAGE ", "TOOL CALL ", "TOOL RESULT "):
-        out = out.replace("[" + word, "\u27e6U+005B\u27e7" + word)
+    if "[" in out:
+        for word in ("BEGIN TARGET STEP]", "END TARGET STEP]", "MESSAGE ", "TOOL CALL ", "TOOL RESULT "):
+            out = out.replace("[" + word, "\u27e6U+005B\u27e7" + word)
     return out
 
 

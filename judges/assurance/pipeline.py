@@ -44,7 +44,8 @@ from judges.assurance.manifest import StepRecord, read_record, write_record
 from judges.assurance.disk_check import audit_on_disk, inline_again, job_specs, source_contract_problems
 from judges.assurance.render import PACKET_FORMAT, PacketSpec, render_packets
 from judges.assurance.targets import select_targets  # noqa: F401  (the mutation cases patch it here)
-from judges.assurance.stage_protocol import finish_stage, open_over, open_stage, read_manifest, write_stage
+from judges.assurance.stage_protocol import (collector_paused, finish_stage, open_over, open_stage, read_manifest,
+                                             write_stage)
 from judges.assurance.pipeline_config import (CONTROLS, PIPELINE_REQUIREMENTS, SCRIPT_SHARD, STEPS, Controls, Hook,
                                               PipelineConfig, RenderHook, StageRefused, StageResult, TAMPER_CHECKS)
 from judges.backends.base import JudgeBackend
@@ -55,6 +56,7 @@ __all__ = ["CONTROLS", "JUDGE_INSTRUCTIONS", "PIPELINE_REQUIREMENTS", "SCRIPT_SH
            "PipelineConfig", "RenderHook", "RunOutcome", "StageRefused", "StageResult", "build", "check",
            "clear_workspace", "dispatch", "emit", "run_pipeline", "run_step", "stage"]
 
+@collector_paused()
 def build(cfg: PipelineConfig) -> StageResult:
     """Render every packet of the cohort, check it inline, and record exact-byte hashes."""
     cfg.hook("before_build")
@@ -117,6 +119,7 @@ def build(cfg: PipelineConfig) -> StageResult:
     return finish_stage(cfg, "build", opened.materials, products, failed)
 
 
+@collector_paused()
 def check(cfg: PipelineConfig) -> StageResult:
     """The disk check: reread source records and packets, verify bytes and every requirement."""
     cfg.hook("before_check")
@@ -151,6 +154,7 @@ def check(cfg: PipelineConfig) -> StageResult:
     return finish_stage(cfg, "check", materials, {"check/report.json": cfg.hasher(report)}, failed)
 
 
+@collector_paused()
 def stage(cfg: PipelineConfig) -> StageResult:
     """Copy the built packets for the judge, admitting exactly the expected files with their exact bytes."""
     opened, manifest, present = open_over(cfg, "stage", "build")
@@ -197,6 +201,7 @@ def stage(cfg: PipelineConfig) -> StageResult:
     return finish_stage(cfg, "stage", materials, products, failed)
 
 
+@collector_paused()
 def emit(cfg: PipelineConfig) -> StageResult:
     """Turn the staged packets into dispatch scripts (JSON lines: packet path, exact-byte hash, draws)."""
     opened, staged, packets = open_over(cfg, "emit", "staged")

@@ -9,9 +9,11 @@ themselves are ``judges.assurance.pipeline``'s and ``judges.assurance.dispatch``
 
 from __future__ import annotations
 
+import gc
 import json
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Iterator, Mapping, Sequence
 
 from judges.assurance.checks import Finding
 from judges.assurance.intoto import start_chain, write_layout, write_link
@@ -22,7 +24,22 @@ from judges.assurance.source import SourceSnapshot
 from judges.assurance.workspace import Workspace, sync_directory, write_file
 from orgbench.core.storage import staged_directory
 
-__all__ = ["OpenStage", "finish_stage", "open_over", "open_stage", "read_manifest", "write_stage"]
+__all__ = ["OpenStage", "collector_paused", "finish_stage", "open_over", "open_stage", "read_manifest", "write_stage"]
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cyclic garbage collector paused for the block, then as it was: a stage that parses a suite makes
+    millions of objects that live the whole stage and form no cycles, which the collector would otherwise walk
+    again and again (about a tenth of the build's and the check's CPU at 10,000 packets). Not for dispatch,
+    which waits on the judge for as long as it takes."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def _start(cfg: PipelineConfig, step: str) -> None:
