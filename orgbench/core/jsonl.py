@@ -18,7 +18,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
-from typing import Any, Iterable, Iterator, NamedTuple
+from typing import Any, Callable, Iterable, Iterator, NamedTuple
 
 from orgbench.core.errors import FormatError, OrgbenchError
 from orgbench.core.storage import loads_json, open_binary
@@ -66,6 +66,16 @@ def repeated_key(text: bytes | str) -> str | None:
 _BLANK: Any = object()
 
 
+def _json(text: str, pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None) -> Any:
+    """A line's JSON value; ``ValueError("invalid JSON (why)")`` if it is none (``pairs_hook`` may raise too)."""
+    try:
+        return loads_json(text, pairs_hook)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"invalid JSON ({exc.msg})") from None
+    except ValueError as exc:  # a non-finite number, nested too deeply, an integer with too many digits
+        raise ValueError(f"invalid JSON ({exc})") from None
+
+
 def _parse(raw: bytes, unique_keys: bool) -> tuple[str, Any]:
     """A line's text and JSON value (``_BLANK`` for a blank line); ``ValueError`` with the reason otherwise."""
     try:
@@ -75,12 +85,9 @@ def _parse(raw: bytes, unique_keys: bool) -> tuple[str, Any]:
     if not text or text.isspace():
         return text, _BLANK
     try:
-        value = loads_json(text, _pairs if unique_keys else None)      # one parse, repeated keys refused in it
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"invalid JSON ({exc.msg})") from None
-    except ValueError as exc:  # a non-finite number, nested too deeply, an integer with too many digits
-        raise ValueError(f"invalid JSON ({exc})") from None
+        value = _json(text, _pairs if unique_keys else None)      # one parse, repeated keys refused in it
     except _Repeated as repeated:
+        _json(text)                     # a line that is not JSON is named so first, even if it also repeats a key
         raise ValueError(f"key {str(repeated)!r} appears twice in one object") from None
     return text, value
 
