@@ -200,7 +200,8 @@ def register(cli: click.Group) -> None:
     @click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
                   help="Studies run at once, each in its own process, never more than the cores this process may use "
                        "(1: one after another; the output is the "
-                       "same bytes either way; a killed parallel run can leave its children's partial folders).")
+                       "same bytes either way; Ctrl-C or SIGTERM stops every study's process as it stops a serial "
+                       "run: half-built folders removed, finished stages kept).")
     def reproduce(study: str, out: Path | None, work_dir: Path, judges: tuple[str, ...], quick: bool,
                   base_url: str | None, seeds: str | None, fresh: bool, add: bool, overwrite: bool,
                   jobs: int) -> None:
