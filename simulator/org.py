@@ -10,7 +10,7 @@ the access policy always says who could see what at any time.
 from __future__ import annotations
 
 import random
-from dataclasses import fields, replace
+from dataclasses import replace
 from datetime import date, datetime, timedelta
 from typing import Any
 
@@ -45,47 +45,6 @@ SPACES: dict[str, tuple[str, str, tuple[str, ...]]] = {
                            ("support_l2", "support_manager", "sre", "engineering_manager", "executive")),
 }
 
-_ACTOR_FIELDS: tuple[str, ...] = tuple(f.name for f in fields(Actor))
-
-
-class Person:
-    """A person as the simulation sees them: the fields of ``Actor``, mutable while the run goes on, and their roles.
-
-    ``Person(...)`` takes the arguments ``Actor`` takes; ``roles`` is the role history, ``[role, valid_from,
-    valid_to]`` entries.
-    """
-
-    # Actor's fields, in its order (tests/simulator/test_org.py checks), then the role history: typed, and the slots
-    actor_id: str
-    name: str
-    email: str
-    title: str
-    team: str
-    role: str
-    manager: str | None
-    joined_at: datetime
-    left_at: datetime | None
-    office: str
-    utc_offset: int
-    roles: list[list]
-    __slots__ = tuple(__annotations__)
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        record = Actor(*args, **kwargs)
-        for name in _ACTOR_FIELDS:
-            setattr(self, name, getattr(record, name))
-        self.roles = []
-
-    @property
-    def active(self) -> bool:
-        """True while the person has not left."""
-        return self.left_at is None
-
-    def to_actor(self) -> Actor:
-        """The Actor record (current role, team and manager)."""
-        return Actor(**{name: getattr(self, name) for name in _ACTOR_FIELDS})
-
-
 def _split(total: int, shares: dict[str, int]) -> dict[str, int]:
     """Split ``total`` people over teams by share (largest remainder), at least two per team."""
     weight = sum(shares.values())
@@ -115,7 +74,10 @@ class Org:
         self.titles = pack.titles_map
         self.executive_titles = pack.executive_titles
         self.reports_to = dict(pack.reports_to)
-        self.people: dict[str, Person] = {}
+        #: Each person's current record (replaced, from that moment, when staffing changes it).
+        self.people: dict[str, Actor] = {}
+        #: Each person's role history: [role, valid_from, valid_to] entries.
+        self.role_history: dict[str, list[list]] = {}
         self.memberships: dict[str, list[list]] = {sid: [] for sid in SPACES}  # [actor, from, to]
         self.grants: list[Grant] = []
         self._used_names: set[str] = set()
@@ -134,14 +96,14 @@ class Org:
                 email = f"{first}.{last}".lower().replace("'", "").replace(" ", "") + f"@{self.domain}"
                 return name, email
 
-    def _new_person(self, team: str, role: str, title: str, manager: str | None, joined: datetime) -> Person:
+    def _new_person(self, team: str, role: str, title: str, manager: str | None, joined: datetime) -> Actor:
         actor_id = f"P-{len(self.people) + 1:04d}"
         name, email = self._identity()
-        person = Person(actor_id, name, email, title, team, role, manager, joined)
-        self.people[actor_id] = person
+        person = self.people[actor_id] = Actor(actor_id, name, email, title, team, role, manager, joined)
+        self.role_history[actor_id] = []
         self._team_members[team].append(actor_id)
         self._cache.clear()
-        self._start_role(person, role, joined)
+        self._start_role(actor_id, role, joined)
         return person
 
     # -- generation ---------------------------------------------------------------
@@ -174,55 +136,65 @@ class Org:
         return org
 
     # -- roles and spaces over time -------------------------------------------------
-    def _start_role(self, person: Person, role: str, moment: datetime) -> None:
-        person.roles.append([role, moment, None])
+    def _start_role(self, actor_id: str, role: str, moment: datetime) -> None:
+        self.role_history[actor_id].append([role, moment, None])
         for space_id, (_, _, roles) in SPACES.items():
             if role in roles:
-                self.memberships[space_id].append([person.actor_id, moment, None])
+                self.memberships[space_id].append([actor_id, moment, None])
 
-    def _end_role(self, person: Person, moment: datetime) -> None:
-        for entry in person.roles:
+    def _end_role(self, actor_id: str, moment: datetime) -> None:
+        for entry in self.role_history[actor_id]:
             if entry[2] is None:
                 entry[2] = moment
         for members in self.memberships.values():
             for entry in members:
-                if entry[0] == person.actor_id and entry[2] is None:
+                if entry[0] == actor_id and entry[2] is None:
                     entry[2] = moment
         for i, grant in enumerate(self.grants):
-            if grant.actor_id == person.actor_id and (grant.valid_to is None or grant.valid_to > moment):
+            if grant.actor_id == actor_id and (grant.valid_to is None or grant.valid_to > moment):
                 self.grants[i] = replace(grant, valid_to=moment)
 
-    def hire(self, team: str, moment: datetime) -> Person:
+    def _update(self, actor_id: str, **changes: Any) -> Actor:
+        person = self.people[actor_id] = replace(self.people[actor_id], **changes)
+        return person
+
+    def hire(self, team: str, moment: datetime) -> Actor:
         """A new member of ``team`` starting at ``moment``."""
         member_role = TEAM_ROLES[team][0]
         manager = self.manager_of(team)
         title = "Vice President" if team == "leadership" else self.rng.choice(self.titles[member_role])
         return self._new_person(team, member_role, title, manager, moment)
 
-    def depart(self, person: Person, moment: datetime) -> None:
-        """``person`` leaves at ``moment``: roles, memberships and grants end then."""
-        self._end_role(person, moment)
-        person.left_at = moment
-        self._cache.clear()
+    def place(self, actor_id: str, office: str, utc_offset: int) -> Actor:
+        """The person works from ``office`` (``utc_offset`` hours from UTC); their record as it is now."""
+        return self._update(actor_id, office=office, utc_offset=utc_offset)
 
-    def change_role(self, person: Person, team: str, moment: datetime) -> None:
-        """``person`` moves to ``team`` (as a member) at ``moment``."""
-        old_team = person.team
-        self._end_role(person, moment)
-        self._team_members[old_team].remove(person.actor_id)
-        self._team_members[team].append(person.actor_id)
+    def depart(self, actor_id: str, moment: datetime) -> Actor:
+        """The person leaves at ``moment``: roles, memberships and grants end then; their record as it is now."""
+        self._end_role(actor_id, moment)
+        self._cache.clear()
+        return self._update(actor_id, left_at=moment)
+
+    def change_role(self, actor_id: str, team: str, moment: datetime) -> Actor:
+        """The person moves to ``team`` (as a member) at ``moment``; their record as it is now."""
+        old_team = self.people[actor_id].team
+        self._end_role(actor_id, moment)
+        self._team_members[old_team].remove(actor_id)
+        self._team_members[team].append(actor_id)
         self._cache.clear()
         role = TEAM_ROLES[team][0]
-        person.team, person.role = team, role
-        person.manager = self.manager_of(team)
+        person = self._update(actor_id, team=team, role=role)
+        title = person.title
         if role == "support_l2":
-            person.title = "Senior Support Engineer"
+            title = "Senior Support Engineer"
         elif role in self.titles:
-            person.title = self.titles[role][0]
-        self._start_role(person, role, moment)
+            title = self.titles[role][0]
+        person = self._update(actor_id, manager=self.manager_of(team), title=title)
+        self._start_role(actor_id, role, moment)
         self._cache.clear()
+        return person
 
-    def grant(self, person: Person, subsystem: str, start: datetime, end: datetime, reason: str) -> Grant:
+    def grant(self, person: Actor, subsystem: str, start: datetime, end: datetime, reason: str) -> Grant:
         """Give ``person`` read access to ``subsystem`` for a time window."""
         grant = Grant(f"GRANT-{len(self.grants) + 1}", person.actor_id, subsystem, reason, valid_from=start, valid_to=end)
         self.grants.append(grant)
@@ -305,12 +277,12 @@ class Org:
     # -- output ---------------------------------------------------------------------------
     def actors(self) -> list[Actor]:
         """Actor records, in id order."""
-        return [self.people[a].to_actor() for a in sorted(self.people)]
+        return [self.people[a] for a in sorted(self.people)]
 
     def to_policy(self) -> AccessPolicy:
         """The access policy: roles → subsystems, role history, grants and private spaces."""
-        assignments = [RoleAssignment(p.actor_id, role, valid_from=start, valid_to=end)
-                       for p in self.people.values() for role, start, end in p.roles]
+        assignments = [RoleAssignment(actor_id, role, valid_from=start, valid_to=end)
+                       for actor_id, history in self.role_history.items() for role, start, end in history]
         spaces = [PrivateSpace(sid, sub, name, tuple(Membership(a, valid_from=s, valid_to=e) for a, s, e in self.memberships[sid]))
                   for sid, (sub, name, _) in SPACES.items()]
         return AccessPolicy(self.config.roles_map, assignments, self.grants, spaces)

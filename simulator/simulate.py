@@ -75,9 +75,8 @@ def _context(config: SimConfig) -> SimContext:
     ctx.calendars = office_calendars(config.start, config.days, config.calendar)
     places = stream(config.seed, "offices")
     for actor_id in sorted(org.people):
-        person = org.people[actor_id]
-        person.office = pick_office(person.team, places)
-        person.utc_offset = OFFICES[person.office][0]
+        office = pick_office(org.people[actor_id].team, places)
+        org.place(actor_id, office, OFFICES[office][0])
     ctx.leave = plan_leave(sorted(org.people), calendar.working_days(), places)
     return ctx
 

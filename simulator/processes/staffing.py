@@ -13,9 +13,8 @@ from datetime import timedelta
 from orgbench.core.clock import format_ts
 from simulator.context import SimContext
 from simulator.messaging import post_chat
-from simulator.model import Acl, EntityRef
+from simulator.model import Acl, Actor, EntityRef
 from simulator.offices import OFFICES, pick_office
-from simulator.org import Person
 from simulator.config import STAFFING_PER_PEOPLE
 from simulator.graph import INTRODUCTION_SHARE
 
@@ -59,7 +58,7 @@ def staffing(ctx: SimContext):
         {"hire": hire, "departure": departure, "role_change": role_change, "grant": grant}[kind](ctx, rng)
 
 
-def _hr_record(ctx: SimContext, person: Person, author: str, event_type: str, facts: dict) -> str:
+def _hr_record(ctx: SimContext, person: Actor, author: str, event_type: str, facts: dict) -> str:
     record_id = ctx.ledger.next_id("HR")
     entity = EntityRef("person", person.actor_id)
     participants = tuple(dict.fromkeys(p for p in (author, person.actor_id, person.manager) if p))
@@ -89,9 +88,9 @@ def book_leave(ctx: SimContext, rng, actor_id: str) -> None:
 def hire(ctx: SimContext, rng) -> None:
     """Someone joins a team; their access starts now."""
     team = rng.choice(("support_l1", "support_l1", "support_l2", "engineering", "sre", "sales"))
-    person = ctx.org.hire(team, ctx.ledger.now())
-    person.office = pick_office(team, ctx.rng("offices.hires"))
-    person.utc_offset = OFFICES[person.office][0]
+    hired = ctx.org.hire(team, ctx.ledger.now())
+    office = pick_office(team, ctx.rng("offices.hires"))
+    person = ctx.org.place(hired.actor_id, office, OFFICES[office][0])
     ctx.graph.add_person(person.actor_id, name=person.name, team=team)
     colleagues = ctx.org.members(team)
     for colleague in colleagues:  # introductions, shared among the team
@@ -117,7 +116,7 @@ def departure(ctx: SimContext, rng) -> None:
     _hr_record(ctx, person, author, "hr.departed",
                {"team": person.team, "role": person.role, "effective": ctx.ledger.stamp(),
                 "reason": rng.choice(("resigned", "resigned", "contract ended", "relocated"))})
-    ctx.org.depart(person, ctx.ledger.now())
+    person = ctx.org.depart(person.actor_id, ctx.ledger.now())
     post_chat(ctx, "CH-GENERAL", person.manager or author, "chat_staffing",
               {"actor_id": person.actor_id, "team": person.team}, {"event": "departed", "name": person.name})
 
@@ -133,7 +132,7 @@ def role_change(ctx: SimContext, rng) -> None:
     source, target = rng.choice(moves)
     person = ctx.org.people[ctx.pick(rng, movable(source))]
     old_role = person.role
-    ctx.org.change_role(person, target, ctx.ledger.now())
+    person = ctx.org.change_role(person.actor_id, target, ctx.ledger.now())
     _hr_record(ctx, person, _hr_author(ctx, rng), "hr.role_changed",
                {"from_team": source, "to_team": target, "from_role": old_role, "to_role": person.role,
                 "manager": person.manager, "effective": ctx.ledger.stamp()})
