@@ -33,8 +33,7 @@ class WrittenConfig:
     """A config as written: its spec, the columns (declared or not) with their arrow types, and its row count."""
 
     spec: ConfigSpec
-    columns: tuple[Column, ...]
-    types: tuple[Any, ...]
+    columns: tuple[tuple[Column, Any], ...]     # (column, its arrow type), in file order
     rows: int
     nbytes: int
 
@@ -99,11 +98,10 @@ def _undeclared(rows: Sequence[tuple[str, dict[str, Any]]], declared: Sequence[C
 def _file_config(pa, spec: ConfigSpec, rows: Sequence[tuple[str, dict[str, Any]]], out: Path,
                  metadata: Mapping[str, str]) -> WrittenConfig:
     columns = spec.columns + _undeclared(rows, spec.columns)
-    types = tuple(_arrow(pa, c.kind) for c in columns)
-    data = [(c.name, t, [_value(c.kind, row.get(c.name), where, c.name) for where, row in rows])
-            for c, t in zip(columns, types)]
+    typed = tuple((c, _arrow(pa, c.kind)) for c in columns)
+    data = [(c.name, t, [_value(c.kind, row.get(c.name), where, c.name) for where, row in rows]) for c, t in typed]
     table = write_table(out / data_file(spec.name), data, metadata)
-    return WrittenConfig(spec, columns, types, len(rows), table.nbytes)
+    return WrittenConfig(spec, typed, len(rows), table.nbytes)
 
 
 def _world_configs(source: Path, out: Path, specs_: Sequence[ConfigSpec], prefix: str) -> list[WrittenConfig]:
@@ -119,9 +117,8 @@ def _world_configs(source: Path, out: Path, specs_: Sequence[ConfigSpec], prefix
     for spec in specs_:
         columns, metadata = tables[spec.name.removeprefix(prefix)]
         table = write_table(out / data_file(spec.name), columns, metadata)
-        declared = tuple(world_column(spec.name.removeprefix(prefix), name) for name, _, _ in columns)
-        written.append(WrittenConfig(spec, declared, tuple(kind for _, kind, _ in columns), table.num_rows,
-                                     table.nbytes))
+        typed = tuple((world_column(spec.name.removeprefix(prefix), name), kind) for name, kind, _ in columns)
+        written.append(WrittenConfig(spec, typed, table.num_rows, table.nbytes))
     return written
 
 

@@ -181,7 +181,7 @@ def header(kind: str, configs: Sequence[Any]) -> dict[str, Any]:
         "configs": [{"config_name": c.spec.name, "data_files": [{"split": SPLIT, "path": c.path}],
                      **({"default": True} if c.spec.name == default else {})} for c in configs],
         "dataset_info": [{"config_name": c.spec.name,
-                          "features": [{"name": col.name, **hf_feature(t)} for col, t in zip(c.columns, c.types)],
+                          "features": [{"name": col.name, **hf_feature(t)} for col, t in c.columns],
                           "splits": [{"name": SPLIT, "num_bytes": c.nbytes, "num_examples": c.rows}]} for c in configs],
     }
 
@@ -203,7 +203,7 @@ def render_card(kind: str, configs: Sequence[Any], record: Mapping[str, Any]) ->
     for c in configs:
         lines.append(f"`{c.spec.name}`:")
         lines.append("")
-        lines += [f"- `{col.name}` ({hf_type_name(t)}): {col.about}" for col, t in zip(c.columns, c.types)]
+        lines += [f"- `{col.name}` ({hf_type_name(t)}): {col.about}" for col, t in c.columns]
         lines.append("")
     lines += ["Nested values are canonical JSON text (sorted keys, no spaces): `json.loads` gives them back.", "",
               "## How to score", "", about["score"], "",
