@@ -55,7 +55,7 @@ def test_the_dataset_card_escapes_a_pipe_in_a_config_description():
 
     config = types.SimpleNamespace(
         spec=types.SimpleNamespace(name="items", role=INPUT, about="the items | shown", file="items.parquet"),
-        rows=1234, columns=[column], types=[pa.string()], schema=pa.schema([("item_id", pa.string())]),
+        rows=1234, columns=[(column, pa.string())], schema=pa.schema([("item_id", pa.string())]),
         path="data/items.parquet", file="items.parquet", nbytes=100)
     card = render_card("cargo", [config], {"source_manifest_sha256": "ab" * 32})
     assert "| `items` | 1,234 | input (shown to the model under test) | the items \\| shown |" in card
