@@ -177,7 +177,8 @@ def step_lines(reference: str) -> list[str]:
     """The reference's steps as text, however it lists them: the rows of a table, marked lines ("1.", "a)", "-", "Step 2 -"), else the
     lines after a heading that each state an action with details (an arrow or a colon), else the clauses of its
     prose after the first sentence (which names the case), cut at its arrows when it joins three or more steps so,
-    else at "then", "after which", ";" and the like (never inside a step's brackets)."""
+    each part a step, else at "then", "after which", ";" and the like (never inside a step's brackets), keeping
+    the parts that name an action."""
     lines = [line.strip() for line in reference.splitlines() if line.strip()]
     rows = _table_steps(lines)
     if len(rows) >= 2:
@@ -193,9 +194,10 @@ def step_lines(reference: str) -> list[str]:
     else:   # one paragraph: what follows the heading's colon, else the sentences after the first
         head, colon, rest = reference.partition(": ")
         body = rest if colon and len(head) < 120 else " ".join(_SENTENCE.split(reference)[1:])
-    arrows = _outside_brackets(_ARROW, body)
-    parts = [p.strip(" .") for p in (arrows if len(arrows) >= 3 else _outside_brackets(_PROSE_STEP, body))
-             if p and p.strip(" .")]
+    arrows = [p.strip(" .") for p in _outside_brackets(_ARROW, body) if p.strip(" .")]
+    if len(arrows) >= 3:   # "A -> B -> C": each part is a step, whatever verb it opens with
+        return arrows
+    parts = [p.strip(" .") for p in _outside_brackets(_PROSE_STEP, body) if p and p.strip(" .")]
     return [p for p in parts if re.search(rf"\b{_PAST}\b|\b(?:check|verif|confirm|run|open|ship|send|email)", p, re.IGNORECASE)]
 
 

@@ -13,6 +13,7 @@ against a field that lists identifiers or says "none".
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import date
 from typing import Sequence
 
@@ -28,6 +29,8 @@ _ITEM = re.compile(r"\b[A-Za-z]+-?\d[\w-]*")   # a listed item is named by an id
 _NONE = frozenset({"none", "no", "-", "n/a", "0", "nil"})
 _AGE_WORDS = frozenset({"age", "ag", "asset", "day", "purchas", "bought", "old"})
 _FILLER = frozenset("the a an of on for this that its their our".split())
+#: Words that end a count's qualifiers: what follows them is not the counted noun.
+_PREPOSITIONS = frozenset("on of for in at to by with from about".split())
 
 
 def _stem(word: str) -> str:
@@ -66,6 +69,8 @@ def _count_claim(stated: int, after: list[str], fields: Sequence[tuple[str, str]
     """Whether a count agrees with the field it counts: the first noun after the number (in its grammatical
     number; "250 credit" names an amount) whose field holds it and the words between; None when no field does."""
     for index, noun in enumerate(after):
+        if index and after[index - 1].lower() in _PREPOSITIONS:   # "the Penrose one on account X": no count
+            return None
         plural = noun.lower().endswith("s")
         if (stated == 1 and plural) or (stated > 1 and not plural):
             continue
@@ -81,8 +86,8 @@ _DELAY = re.compile(rf"\b(?:(\d{{1,3}}|{'|'.join(w for w in _NUMBERS if w not in
                     r"\s+([^,.;()]+)", re.IGNORECASE)
 
 
-def _delays(sentence: str, fields: Sequence[tuple[str, str]]) -> list[bool]:
-    """Whether each "N days after X" ("the next day after X") agrees with the record: X is the record date whose
+def _delays(sentence: str, fields: Sequence[tuple[str, str]]) -> list[tuple[bool, str]]:
+    """Whether each "N days after X" (with its number) ("the next day after X") agrees with the record: X is the record date whose
     label shares a word with it ("the case was opened": "Opened on"), the later moment a date the sentence states,
     else the record date whose label shares a word with the words before the number ("the visit was ...")."""
     from judges.value_claims import iso_dates
@@ -99,19 +104,29 @@ def _delays(sentence: str, fields: Sequence[tuple[str, str]]) -> list[bool]:
         end = stated[-1] if stated else next((day for label, day in dated if words & _stems(label)), None)
         if start and end and end != start:
             gap = (start - end).days if found.group(2).lower() == "before" else (end - start).days
-            out.append(gap == days)
+            out.append((gap == days, number or ""))
     return out
 
 
-def derived_status(sentence: str, fields: Sequence[tuple[str, str]]) -> str | None:
+@dataclass(frozen=True)
+class Derived:
+    """What the record decides of a sentence's worked-out claims: contradicted, supported or None (it decides none),
+    and the numbers those claims state (which are counts and days, not values of a field)."""
+
+    status: str | None
+    numbers: frozenset[str]
+
+
+def derived_status(sentence: str, fields: Sequence[tuple[str, str]]) -> Derived:
     """contradicted when a count or an age the sentence states differs from what the record's fields give,
     supported when every such claim the record can decide agrees, None when it states none the record decides."""
-    outcomes = []
+    outcomes, numbers = [], set()
     for found in _COUNT.finditer(sentence):
         stated = int(found.group(1)) if found.group(1).isdigit() else _NUMBERS[found.group(1).lower()]
         outcome = _count_claim(stated, found.group(2).split(), fields)
         if outcome is not None:
             outcomes.append(outcome)
+            numbers.add(found.group(1))
     if _AGE.search(sentence):
         start = next((_iso(v) for label, v in fields if re.search(r"purchas|bought", label, re.IGNORECASE)), None)
         dated = [(label, day) for label, v in fields
@@ -122,7 +137,10 @@ def derived_status(sentence: str, fields: Sequence[tuple[str, str]]) -> str | No
                         if (_stems(_DAYS.sub("", near)) - _AGE_WORDS) & _stems(label)), None)
             if start and end:
                 outcomes.append(int(days.group(1)) == (end - start).days)
-    outcomes += _delays(sentence, fields)
+                numbers.add(days.group(1))
+    delays = _delays(sentence, fields)
+    outcomes += [agrees for agrees, _ in delays]
+    numbers |= {number for _, number in delays}
     if not outcomes:
-        return None
-    return "supported" if all(outcomes) else "contradicted"
+        return Derived(None, frozenset(numbers))
+    return Derived("supported" if all(outcomes) else "contradicted", frozenset(numbers))

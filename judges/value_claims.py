@@ -127,8 +127,9 @@ def status_claims(text: str) -> list[tuple[str, str]]:
     """(field word, status) pairs: a lexicon status after a field word (within four words) or right before one.
 
     A known field word ("status", "contract") before it whose values are of the status's group wins ("case" with a
-    word of state, as in "the case is closed", stands for the status), then one right after it, then the field of
-    the status's group when another field's word stands before it, then the nearest word.
+    word of state, as in "the case is closed", stands for the status), then one of that group right after it, then
+    the field of the status's group when another field's word stands before it or the text named that field
+    earlier, then the nearest word.
     """
     text = _FOUR_HOUR.sub("four hour", re.sub(r"\bNBD\b", "next business day", text.replace("_", " ")))
     text = " ".join(t for t in text.split() if not re.search(r"\d|@", t))  # a value is no field word
@@ -145,12 +146,16 @@ def status_claims(text: str) -> list[tuple[str, str]]:
                      and FIELD_GROUP.get(FIELD_WORDS[w], LEXICON_WORDS[phrase]) == LEXICON_WORDS[phrase]]
             if not known and "case" in back and _STATE_WORDS & set(back):
                 known = ["status"]  # "the case is now closed", "case set to resolved": its status
+            group = LEXICON_WORDS[phrase]
+            named = {FIELD_WORDS[w] for w in tokens[:index] if w in FIELD_WORDS}
             if known:
                 out.append((known[-1], phrase))
-            elif after and after[0] in ("contract", "entitlement", "coverage"):
+            elif after and after[0] in ("contract", "entitlement", "coverage") and FIELD_GROUP[FIELD_WORDS[after[0]]] == group:
                 out.append((FIELD_WORDS[after[0]], phrase))
-            elif any(w in FIELD_WORDS for w in back):   # "entitlement check (four hour": the field its group names
-                out.append((GROUP_FIELD[LEXICON_WORDS[phrase]], phrase))
+            elif any(w in FIELD_WORDS for w in back) or GROUP_FIELD[group] in named:
+                # "entitlement check (four hour", "the entitlement of X is including data recovery, it is active":
+                # the field its group names
+                out.append((GROUP_FIELD[group], phrase))
             elif back and index > 0:
                 out.append((back[-1], phrase))
             break

@@ -268,9 +268,9 @@ def _claims(candidate: str, evidence: Evidence, actions: list[str], two_way: boo
     claims = []
     for sentence in sentences(candidate):
         derived = derived_status(sentence, record)
-        statuses = [evidence.status_of(t) for t in values(sentence) if not (derived and _DAYS_OR_COUNT.match(t))]
+        statuses = [evidence.status_of(t) for t in values(sentence) if t not in derived.numbers]
         statuses += [evidence.status_of_field(label, s) for label, s in status_claims(sentence)]
-        statuses += [derived] if derived else []
+        statuses += [derived.status] if derived.status else []
         normal = _normal(sentence)
         if "contradicted" in statuses:
             status = "contradicted"
@@ -305,8 +305,6 @@ def record_fields(*texts: str | None) -> list[tuple[str, str]]:
     return out
 
 
-#: A bare number: when a sentence's counts and ages were worked out from the record, such a token is one of them.
-_DAYS_OR_COUNT = re.compile(r"^\d{1,5}$")
 _UNSEEN = "step not performed: "
 
 
