@@ -65,7 +65,7 @@ _RETURNED = re.compile(r"\b(?:came|comes|come|got|gets|get) back\b")
 #: Compound words read as their parts ("rollback" is "roll back").
 _COMPOUNDS = {"rollback": ("roll", "back"), "rollbacks": ("roll", "back"), "fw": ("firmware",), "config": ("configuration",),
               "diag": ("diagnostic",), "diags": ("diagnostics",), "sla": ("service", "level")}
-_TEAM = re.compile(r"\b((?:[\w-]+ ){0,3}?)(team|(?:help ?)?desk|manager|representative|rep|specialist|engineer|supervisor|lead|department|group)s?\b",
+_TEAM = re.compile(r"\b((?:[\w-]+ ){0,3}?)(team|(?:help ?)?desk|manager|representative|rep|specialist|engineer|supervisor|lead|department|group|controller|officer|director|analyst|administrator|coordinator)s?\b",
                    re.IGNORECASE)
 _MARKER = re.compile(r"^\s*(?:\(?(?:\d+|[a-h])\)|\d+\.|[-*•]|step\s+\d+\s*[:.)-])\s*", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Za-z0-9])|\n+")
@@ -198,7 +198,12 @@ def step_lines(reference: str) -> list[str]:
     if len(arrows) >= 3:   # "A -> B -> C": each part is a step, whatever verb it opens with
         return arrows
     parts = [p.strip(" .") for p in _outside_brackets(_PROSE_STEP, body) if p and p.strip(" .")]
-    return [p for p in parts if re.search(rf"\b{_PAST}\b|\b(?:check|verif|confirm|run|open|ship|send|email)", p, re.IGNORECASE)]
+    return [p for p in parts if _ACTS.search(p) or re.search(rf"\b{_PAST}\b|\b(?:check|verif|confirm|run|open|ship|send|email)",
+                                                             p, re.IGNORECASE)]
+
+
+#: A prose clause that says someone acts ("Then we create a dispatch"), whatever the verb.
+_ACTS = re.compile(r"^(?:(?:first|then|next|finally|lastly|and|after that),?\s+)*(?:we|i|they)\s+[a-z]+", re.IGNORECASE)
 
 
 _ARROW = re.compile(r"\s*(?:->|=>|\u2192)\s*")
@@ -373,9 +378,21 @@ def clauses(candidate: str) -> list[Clause]:
         backward = bool(_PLUPERFECT.search(sentence))
         for pieces in _time_groups(sentence):
             pieces = sorted((p.strip() for p in pieces if p.strip()), key=lambda p: not _AT_START.search(p))
-            out += [Clause(p, group, slot, backward, bool(_STATE.search(p))) for slot, p in enumerate(pieces)]
+            out += [Clause(p, group, slot, backward, _states(p)) for slot, p in enumerate(pieces)]
             group += 1
     return out
+
+
+def _states(clause: str) -> bool:
+    """Whether a clause states a result only: "the case is now closed", or a case status with no one acting
+    ("done, status closed"; not "I resolved it")."""
+    if _STATE.search(clause):
+        return True
+    rest = re.sub(r"\b(?:done|complete|status|case|yes|now)\b", " ", clause, flags=re.IGNORECASE)
+    return 1 in status_group(clause) and not re.search(rf"\b(?:we|i|they)\b|\b{_PAST}\b", _LEXICON.sub(" ", rest), re.IGNORECASE)
+
+
+_LEXICON = re.compile(r"\b(?:closed|resolved|open|in[ _]progress|pending[ _]customer)\b", re.IGNORECASE)
 
 
 def declined(candidate: str) -> list[str]:
@@ -435,6 +452,7 @@ def _clause_steps(words: set[str], anchored: set[str], steps: Sequence[RefStep],
             share = _share(step, words, weights)
             anchor = bool((step.produces | ((step.uses | step.anchors) - shared)) & anchored)
             result = bool(((step.produces | step.yields) - shared) & anchored) or bool(step.anchors & anchored & own)
+            result = result or (not step.produces and bool(step.uses & anchored & own))   # "(code X)": its result
             fresh = not chosen or _share(step, left, weights) >= NEW_SHARE
             if fresh and (share >= ACTION_SHARE or (share >= ANCHORED_SHARE and anchor) or (share > 0 and result)):
                 scored.append(((round(share + ANCHOR_BONUS * (anchor or result), 6), len(step.words & words)), step.index))
@@ -462,33 +480,43 @@ def read_procedure(candidate: str, reference: str, live_fields: Mapping[str, str
         for name in step.produces | step.uses | step.anchors | step.yields:
             uses[name] = uses.get(name, 0) + 1
     shared = {name for name, n in uses.items() if n > 2}  # fields most steps state anchor none of them
-    own = {name for name, n in uses.items() if n == 1 and name.startswith("~")}  # kinds of value one step states
+    own = {name for name, n in uses.items() if n == 1}  # kinds of value ("~...") and fields one step states
     performed: list[int | None] = [None] * len(steps)
     best = [(0.0, 0)] * len(steps)
     kinds = [stated_kinds(part.text) for part in parts]
+    filled = [_same_fields({live_fields[v] for v in live_fields if v and same_value(v) in same_value(part.text)}, steps)
+              for part in parts]   # the fields whose live values a clause states, in any case or hyphenation
     for position, part in enumerate(parts):
-        text = same_value(part.text)   # a live value in any case, with or without its hyphens
-        anchored = {live_fields[v] for v in live_fields if v and same_value(v) in text} | kinds[position]
+        anchored = filled[position] | kinds[position]
         for score, index in _clause_steps(content_stems(part.text), anchored, steps, weights, shared, own):
             if score > best[index]:
                 performed[index], best[index] = position, score
     errors, replaced = _other_actions(steps, performed, parts, kinds, weights, own)
-    _by_result(steps, performed, parts, kinds, shared, replaced)
+    _by_result(steps, performed, parts, [k | (f & own) for k, f in zip(kinds, filled)], shared, replaced)
     letter = _letter_to(candidate, live_fields)
     errors += [f"step not performed: {s.action}" for s in steps if performed[s.index] is None
                and s.index not in replaced and not (letter and {"email", "customer"} <= s.words)]
     for text in declined(candidate):
         errors += [f"step declined: {steps[i].action}" for _, i in _clause_steps(content_stems(text), set(), steps,
                                                                                  weights, shared)]
-    errors += _order_errors(steps, performed, parts, kinds, shared)
+    errors += _order_errors(steps, performed, parts, kinds, shared, weights)
     errors += _team_errors(steps, performed, parts)
     errors += _object_errors(steps, performed, parts, weights)
     return Reading(tuple(performed), tuple(errors))
 
 
+def _same_fields(labels: set[str], steps: Sequence[RefStep]) -> set[str]:
+    """The record's field labels with each step field they name: one whose words hold the other's ("diagnostic
+    code" and "code", "running firmware" and "running")."""
+    named = {f for step in steps for f in step.uses | step.produces}
+    return labels | {f for f in named for label in labels if set(f.split()) <= set(label.split())
+                     or set(label.split()) <= set(f.split())}
+
+
 def _by_result(steps: Sequence[RefStep], performed: list[int | None], parts: Sequence[Clause],
                kinds: Sequence[set[str]], shared: set[str], replaced: set[int]) -> None:
-    """A step no clause's words perform is performed by a clause that states a kind of value it yields, when no
+    """A step no clause's words perform is performed by a clause that states a kind of value it yields (or the live
+    value of the one field only it names), when no
     step that clause performs states that kind and the clause performs no step or shares a word with this one ("it
     was on 6.3.14": the running version was confirmed)."""
     for step in steps:
@@ -498,7 +526,8 @@ def _by_result(steps: Sequence[RefStep], performed: list[int | None], parts: Seq
             others = [other for other in steps if performed[other.index] == position]
             taken = {k for other in others for k in other.yields | other.anchors}
             told = not others or step.words & content_stems(parts[position].text)
-            if (step.yields - shared) & stated - taken and told:
+            result = step.yields | (step.uses if not step.produces else frozenset())   # "(running 6.9.10)"
+            if (result - shared) & stated - taken and told:
                 performed[step.index] = position
                 break
 
@@ -546,22 +575,37 @@ def _before(a: Clause, b: Clause, chronological: bool) -> bool | None:
 
 
 def _order_errors(steps: Sequence[RefStep], performed: Sequence[int | None], parts: Sequence[Clause],
-                  kinds: Sequence[set[str]], shared: set[str]) -> list[str]:
+                  kinds: Sequence[set[str]], shared: set[str], weights: Mapping[str, float]) -> list[str]:
     """Two steps told in the other order than the reference's: dependent steps (one uses what the other produced)
-    however their clauses were found, any two steps when each clause states the result its step yields."""
+    however their clauses were found, any two steps when each clause states the result its step yields or is the
+    one clause naming its action (ACTION_SHARE of its words, one of them its verb: ``_verbs``)."""
     errors = []
     chronological = not any(p.backward for p in parts)
     dependent = depends(steps)
+
+    def shown(index: int, position: int) -> bool:   # by its result, or by its action words in this clause only
+        if (steps[index].yields - shared) & _result_kinds(position, performed, parts, kinds):
+            return True
+        verbs = _verbs(steps[index].action)
+        told = [n for n, part in enumerate(parts) if _share(steps[index], words := content_stems(part.text), weights)
+                >= ACTION_SHARE and words & verbs]
+        return told == [position]
     for earlier, later in sorted((a.index, b.index) for a in steps for b in steps if a.index < b.index):
         a, b = performed[earlier], performed[later]
         if a is None or b is None or a == b:
             continue
-        if (earlier, later) not in dependent and not all(
-                (steps[i].yields - shared) & _result_kinds(p, performed, parts, kinds) for i, p in ((earlier, a), (later, b))):
+        if (earlier, later) not in dependent and not (shown(earlier, a) and shown(later, b)):
             continue
         if _before(parts[b], parts[a], chronological):
             errors.append(f"steps out of order: {steps[later].action} before {steps[earlier].action}")
     return errors
+
+
+def _verbs(action: str) -> set[str]:
+    """The stems of what a step's action does: its first word after a connective and a subject ("Then we verify"),
+    and its participles ("get the credit approved")."""
+    words = [w for w in re.findall(r"[A-Za-z]+", action) if w.lower() not in _STOP]
+    return {stem(w) for w in words[:1] + [w for w in words[1:] if w.lower().endswith("ed")]}
 
 
 def _result_kinds(position: int, performed: Sequence[int | None], parts: Sequence[Clause],

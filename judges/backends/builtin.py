@@ -128,11 +128,12 @@ _FIELD_SEPARATOR = re.compile(r"\s*(?:=|\.{3,}|:|\t|\s[-\u2013\u2014]\s)\s*")
 
 def field_lines(text: str) -> list[str]:
     """A record's ``Field: value`` pairs however it writes them: one per line, ``key=value; key=value``, table rows
-    (``| field | value |``), dotted leaders (``Customer ..... X``), a tab or a spaced dash, JSON members
+    (``| field | value |``), bulleted lines, dotted leaders (``Customer ..... X``), a tab or a spaced dash, JSON members
     (quotes and a trailing comma off); a key's underscores read as spaces, and a
     segment with no key of its own continues the value before it (a list)."""
     out = []
     for line in text.splitlines():
+        line = re.sub(r"^\s*[-*\u2022]\s+", "", line)   # a bulleted record ("  * Opened: 2026-07-05")
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) == 2 and all(cells) and not set(cells[0]) <= set("-: "):
             out.append(f"{cells[0].replace('_', ' ')}: {cells[1]}")
