@@ -499,6 +499,7 @@ def read_procedure(candidate: str, reference: str, live_fields: Mapping[str, str
     for text in declined(candidate):
         errors += [f"step declined: {steps[i].action}" for _, i in _clause_steps(content_stems(text), set(), steps,
                                                                                  weights, shared)]
+    errors += _unnamed_actions(steps, performed, parts, weights)
     errors += _order_errors(steps, performed, parts, kinds, shared, weights)
     errors += _team_errors(steps, performed, parts)
     errors += _object_errors(steps, performed, parts, weights)
@@ -530,6 +531,28 @@ def _by_result(steps: Sequence[RefStep], performed: list[int | None], parts: Seq
             if (result - shared) & stated - taken and told:
                 performed[step.index] = position
                 break
+
+
+_DONE = re.compile(rf"\b({_PAST})\s+(?:up\s+|out\s+)?((?:[a-z][\w-]*\s*){{1,4}})", re.IGNORECASE)
+
+
+def _unnamed_actions(steps: Sequence[RefStep], performed: Sequence[int | None], parts: Sequence[Clause],
+                     weights: Mapping[str, float]) -> list[str]:
+    """A step found only by the value its clause states (none of its action words there) where that clause says it
+    did something else: a verb and an object no step of the reference names ("set up a guided remote session
+    (dispatch DSP-1)" where the step schedules a technician visit)."""
+    known = {w for step in steps for w in step.words}
+    errors = []
+    for step in steps:
+        position = performed[step.index]
+        if position is None or _share(step, content_stems(parts[position].text), weights) > 0:
+            continue
+        for found in _DONE.finditer(parts[position].text):
+            verb, object_ = content_stems(found.group(1)), content_stems(found.group(2))
+            if verb and not verb & known and object_ and not object_ & known:
+                errors.append(f"another action than the reference's: {parts[position].text.strip()[:80]} ({step.action})")
+                break
+    return errors
 
 
 def _other_actions(steps: Sequence[RefStep], performed: Sequence[int | None], parts: Sequence[Clause],
