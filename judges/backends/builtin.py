@@ -416,7 +416,7 @@ class BuiltinJudge(JudgeBackend):
 
     def identity(self) -> dict[str, str]:
         """Cache identity: the judge's name and the version of its rules."""
-        return {"kind": "builtin", "name": self.kind, "rules": "7" if self.kind == "grounded" else "1"}
+        return {"kind": "builtin", "name": self.kind, "rules": "8" if self.kind == "grounded" else "1"}
 
     def judge_text(self, request: JudgeRequest) -> str:
         """The verdict text for a request (synchronous)."""

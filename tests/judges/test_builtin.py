@@ -104,11 +104,11 @@ def test_cargo_grounded_separates_the_families_on_the_default_suite():
     # every penalised P1/P3 was judged against a reference of another runbook (top-1 retrieval wrong)
     # (world-dependent: the worlds have runbook revisions, incident-driven cases, comms on office hours and
     # night pages). A third of the P2s state a wrong derived value (a count or an asset age one off); the judge works
-    # counts and ages out from the record (judges.derived_claims), so P2 is 1.00. P4 .90: skips and swaps are caught
+    # counts and ages out from the record (judges.derived_claims), so P2 is 1.00. P4 .92: skips and swaps are caught
     # where the candidate states the results of the steps it tells in another order, 18 of 19 same-role wrong actions
     # by what the step's check covers (claims._object_errors)
-    assert {f: round(r, 3) for f, r in rates.items()} == {"P1": 0.02, "P3": 0.042, "P2": 1.0, "P4": 0.9}
-    assert round(di, 3) == 0.916
+    assert {f: round(r, 3) for f, r in rates.items()} == {"P1": 0.02, "P3": 0.042, "P2": 1.0, "P4": 0.92}
+    assert round(di, 3) == 0.926
 
 
 @pytest.mark.slow          # the default suite (built once per process, 15+ s)
@@ -141,6 +141,7 @@ def test_grounded_catches_wrong_teams_and_near_miss_actions_when_the_reference_i
     # for "the visit date" is not (its details name the visit date)
     assert sum(by_kind[("wrong_action", True)]) == 18 and len(by_kind[("wrong_action", True)]) == 19
     # issue 30: skips and swaps take another revision's step list; against the right reference the judge catches
-    # 6 of 7 skips and 9 of 12 swaps (a swap is seen when both steps' results are stated where they are told)
-    assert sum(by_kind[("skip_step", True)]) == 6 and len(by_kind[("skip_step", True)]) == 7
+    # 7 of 7 skips and 9 of 12 swaps (a swap is seen when both steps' results are stated where they are told, or
+    # each is the one clause naming its action; the seventh skip, a contact confirmation, is read as a swap)
+    assert sum(by_kind[("skip_step", True)]) == 7 and len(by_kind[("skip_step", True)]) == 7
     assert sum(by_kind[("swap_steps", True)]) == 9 and len(by_kind[("swap_steps", True)]) == 12

@@ -100,11 +100,14 @@ def test_grounded_on_the_third_held_out_set():
     """items_heldout3.jsonl was written by another helper who read no judge code, and scored once the judge's third
     change for issue 30 was final: P1 5/16, P3 6/16, P2 15/16, P4 11/16, DI .469 (the same before that change). It
     was then the development set of the fourth change (records, references and values in more layouts and forms,
-    delays worked out), with the other prose sets and the suite, so these figures are no longer held out."""
+    delays worked out), with the other prose sets and the suite, so these figures are no longer held out: DI .844
+    after the fourth change. The fifth change's rules drawn from the fourth set alone took it to .875 (a P2 amount
+    read again once a count's number no longer hid every number of its sentence); the one drawn from this set (an
+    action no step names, told with a step's value) to .906."""
     counts = grounded_counts(_heldout3())
     print(f"\nbuiltin:grounded under cargo on the third held-out set: {grounded_rates(_heldout3())}")
-    assert counts == {"P1": (0, 16), "P2": (15, 16), "P3": (0, 16), "P4": (12, 16)}
-    assert grounded_rates(_heldout3())["DI"] == 0.8438
+    assert counts == {"P1": (0, 16), "P2": (16, 16), "P3": (0, 16), "P4": (13, 16)}
+    assert grounded_rates(_heldout3())["DI"] == 0.9062
 
 
 def _heldout4() -> list[dict]:
@@ -114,16 +117,18 @@ def _heldout4() -> list[dict]:
 
 def test_grounded_on_the_fourth_held_out_set():
     """items_heldout4.jsonl was written by another helper who read no judge code, in parallel with the judge's fourth
-    change for issue 30, and scored ONCE, after that change was final and committed (rules 7); nothing was changed
-    after. Issue 30's bound does not hold on it: DI .469 against the suite's .916, .447 apart. The misses are
-    procedural: 10 of 16 P4 pass (wrong actions, orders, skips and escalations it does not read from the wording),
-    and 3 P1 are penalised for steps it did not find or ordered wrongly in a prose reference."""
+    change for issue 30, and scored ONCE, after that change was final and committed (rules 7): P1 3/16, P3 1/16,
+    P2 13/16, P4 6/16, DI .469 against the suite's .916, .447 apart -- issue 30's bound did not hold. It was then the
+    development set of the fifth change (rules 8: steps of arrow-joined and 'we <verb>' prose references, bulleted
+    records, a status word's field by its group, only a count's own number exempt from the value check, the order of
+    any two steps each told once by its verb, a state is no step, record fields matched to a step's label by their
+    words, more role nouns), so these figures are development figures, not held out."""
     counts = grounded_counts(_heldout4())
     print(f"\nbuiltin:grounded under cargo on the fourth held-out set: {grounded_rates(_heldout4())}")
-    assert counts == {"P1": (3, 16), "P2": (13, 16), "P3": (1, 16), "P4": (6, 16)}
-    assert grounded_rates(_heldout4())["DI"] == 0.4688
-    assert wilson_rates(_heldout4()) == {"P1": "3/16 0.19 [0.07, 0.43]", "P2": "13/16 0.81 [0.57, 0.93]",
-                                         "P3": "1/16 0.06 [0.01, 0.28]", "P4": "6/16 0.38 [0.18, 0.61]"}
+    assert counts == {"P1": (0, 16), "P2": (16, 16), "P3": (1, 16), "P4": (15, 16)}
+    assert grounded_rates(_heldout4())["DI"] == 0.9375
+    assert wilson_rates(_heldout4()) == {"P1": "0/16 0.00 [0.00, 0.19]", "P2": "16/16 1.00 [0.81, 1.00]",
+                                         "P3": "1/16 0.06 [0.01, 0.28]", "P4": "15/16 0.94 [0.72, 0.99]"}
 
 
 @pytest.mark.slow          # the default suite (built once per session)
@@ -134,9 +139,11 @@ def test_grounded_di_on_hand_written_items_against_its_suite_di():
     It now reads what a step's check covers against what the candidate's sentence checks (claims._object_errors)
     and catches 18 of them; the hand-written items' figures did not move. They were looked at while the judge's
     second change was made, so they are tuning items, not held out. On the held-out third set the judge was far from
-    its suite DI (.469 against .916, .447 apart); after the fourth change, made with that set in view, it is .072
-    apart there (a development figure). On the fourth set, held out from that change, it is .447 apart (.469 against
-    .916): the bound issue 30 asks does not hold there, and the test records so."""
+    its suite DI (.469 against .916, .447 apart); after the fourth change, made with that set in view, it was .072
+    apart there (a development figure). On the fourth set, held out from that change, it was .447 apart (.469 against
+    .916): the bound did not hold there. The fifth change (rules 8) was made with the fourth set in view; it catches
+    one more suite P4 (a skipped contact confirmation, seen as a step told out of order: DI .926), and the third and
+    fourth sets are now .020 and .012 apart (development figures). The fifth held-out set is the held-out measure."""
     from cargo_synthetic import default_world_suite
 
     suite = default_world_suite()
@@ -144,22 +151,22 @@ def test_grounded_di_on_hand_written_items_against_its_suite_di():
     rows = [{**item, "family": families[item["item_id"]]} for item in suite.items]
     on_suite, by_hand = grounded_rates(rows), grounded_rates(_items())
     print(f"\nbuiltin:grounded under cargo: suite {on_suite} {wilson_rates(rows)}; hand-written {by_hand}")
-    assert round(abs(by_hand["DI"] - on_suite["DI"]), 3) == 0.053 <= 0.15
+    assert round(abs(by_hand["DI"] - on_suite["DI"]), 3) == 0.043 <= 0.15
     held_out = grounded_rates(_heldout3())
     print(f"builtin:grounded under cargo on the third held-out set: {held_out}")
     # .447 apart when scored held out (.267 before the third change, the suite then .736); a development set since
-    assert round(abs(held_out["DI"] - on_suite["DI"]), 3) == 0.072
+    assert round(abs(held_out["DI"] - on_suite["DI"]), 3) == 0.020
     fourth = grounded_rates(_heldout4())
     print(f"builtin:grounded under cargo on the fourth held-out set: {fourth}")
-    # Issue 30's bound does NOT hold on the fourth held-out set, scored once after the fourth change: .447 apart
-    assert round(abs(fourth["DI"] - on_suite["DI"]), 3) == 0.447 > 0.15
+    # .447 apart when scored held out, after the fourth change; the fifth change's development set since
+    assert round(abs(fourth["DI"] - on_suite["DI"]), 3) == 0.012
     assert wilson_rates(rows) == SUITE_WILSON
     truth = {t["item_id"]: t for t in suite.truth}
     same_role = [r for r in rows if r["family"] == "P4" and truth[r["item_id"]]["perturbation"].get("same_role")]
     assert grounded_counts(same_role) == {"P4": (18, 19)}
 
 
-#: builtin:grounded under cargo on the default suite, per family with 95% Wilson intervals (DI .916; .736 before
-#: the third change, P4 27/50).
+#: builtin:grounded under cargo on the default suite, per family with 95% Wilson intervals (DI .926; .916 before
+#: the fifth change, P4 45/50; .736 before the third, P4 27/50).
 SUITE_WILSON = {"P1": "1/50 0.02 [0.00, 0.10]", "P2": "50/50 1.00 [0.93, 1.00]", "P3": "4/96 0.04 [0.02, 0.10]",
-                "P4": "45/50 0.90 [0.79, 0.96]"}
+                "P4": "46/50 0.92 [0.81, 0.97]"}
