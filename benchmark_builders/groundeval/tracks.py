@@ -32,6 +32,8 @@ _NULLABLE_STR = (str, type(None))   # "no such event / no mechanism"
 #: A ``required`` field's Python type -> its JSON Schema type.
 _JSON_TYPES: dict[Any, str] = {bool: "boolean", str: "string", int: "integer", float: "number", type(None): "null",
                                dict: "object", list: "array"}
+#: An ``answer_schema`` entry that is a plain type name -> its JSON Schema type (for the schema sent to models).
+_NAMED_TYPES: dict[str, str] = {"str": "string", "bool": "boolean", "int": "integer", "float": "number"}
 
 
 @dataclass(frozen=True)
@@ -83,6 +85,18 @@ class Track:
             properties[key] = {**properties[key], "type": "array", "items": {"type": "string"}}
         return {"title": f"{self.name} answer", "type": "object", "properties": properties,
                 "required": [key for key, _ in self.required]}
+
+    @cached_property
+    def model_answer_schema(self) -> dict[str, Any]:
+        """The answer schema a model is sent (``submit_answer``'s ``answer``): ``answer_json_schema`` without its
+        title, each field it leaves untyped (one the scorer does not read, as ``reasoning``) typed as its
+        ``answer_schema`` entry names it (``str``: a string), so a server can build its grammar from every field.
+        An answer that follows it follows ``answer_json_schema``."""
+        schema = self.answer_json_schema
+        properties = {key: spec if "type" in spec or spec["description"] not in _NAMED_TYPES
+                      else {**spec, "type": _NAMED_TYPES[spec["description"]]}
+                      for key, spec in schema["properties"].items()}
+        return {"type": "object", "properties": properties, "required": schema["required"]}
 
     def load(self, attr: str) -> Any:
         """The object one of its ``module:attr`` fields names (None when the field is empty)."""

@@ -7,8 +7,11 @@ a ``Recorder`` that answers from the response cache when given one and
 records every turn (``judges.groundeval.turns``). In tool mode it is offered
 ``search_artifacts``, ``fetch_artifact`` and ``submit_answer``; every tool
 call is executed on the contract's ``GatedRuntime`` (and so recorded). In
-context mode it reads the pre-filtered context and submits its answer. The
-model sees the contract only — never the truth.
+context mode it reads the pre-filtered context and submits its answer.
+``submit_answer``'s ``answer`` parameter is the track's answer JSON Schema
+(``Track.model_answer_schema``): the model's structured output, so a server
+that constrains tool arguments to their schema (llama.cpp's does) holds the
+answer to it. The model sees the contract only — never the truth.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import json
 from typing import Any, Callable
 
 from benchmark_builders.groundeval.contracts import Contract
+from benchmark_builders.groundeval.tracks import track
 from judges.backends import FatalBackendError
 from judges.backends.base import AgentBackend, GenerationParams, Usage
 from judges.cache import ResponseCache
@@ -49,11 +53,21 @@ TOOLS: list[dict[str, Any]] = [
 ]
 #: The answer of a conversation that used every turn without submitting.
 TURN_LIMIT_ANSWER = "no answer submitted within the turn limit"
+#: ``submit_answer`` with an open answer object (a task contract's, whose answer schema is not a track's).
 SUBMIT: dict[str, Any] = {"type": "function", "function": {
     "name": "submit_answer",
     "description": "Submit the final answer (a JSON object following the answer schema).",
     "parameters": {"type": "object", "properties": {"answer": {
         "type": "object", "description": "the answer, following the answer schema"}}, "required": ["answer"]}}}
+
+
+def submit_tool(track_name: str) -> dict[str, Any]:
+    """``submit_answer`` for a question of ``track_name``: its ``answer`` parameter is the track's answer JSON
+    Schema as models are sent it (``Track.model_answer_schema``), the model's structured output (a server that
+    constrains tool arguments holds the answer to it)."""
+    answer = {**track(track_name).model_answer_schema, "description": "the answer, following the answer schema"}
+    return {"type": "function", "function": {**SUBMIT["function"], "parameters": {
+        "type": "object", "properties": {"answer": answer}, "required": ["answer"]}}}
 
 
 def contract_prompt(contract: Contract) -> str:
@@ -101,7 +115,8 @@ class LLMAgent:
                 return runtime.call(name, args)       # traced whatever the arguments: invalid ones as invalid
             return {"error": "invalid_call", "message": f"unknown tool or bad arguments for {name!r}"}
 
-        return await self.converse(messages, [*TOOLS, SUBMIT] if runtime is not None else [SUBMIT], call, record)
+        submit = submit_tool(contract.track)
+        return await self.converse(messages, [*TOOLS, submit] if runtime is not None else [submit], call, record)
 
     async def converse(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]],
                        run_tool: Callable[[Any, Any], dict[str, Any]],

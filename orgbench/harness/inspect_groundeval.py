@@ -55,11 +55,12 @@ def groundeval_task(suite_dir: Path, limit: int | None, max_turns: int) -> Task:
                 metadata={AGENT_KEY: {"suite": str(Path(suite_dir).resolve())}})
 
 
-def _tools(runtime: Any) -> list[Tool]:
+def _tools(runtime: Any, track_name: str) -> list[Tool]:
     """The gated runtime's tools as inspect tools, offered with the schemas ``run-agent`` offers (``llm_agent.TOOLS``
-    and ``SUBMIT``), their arguments passed to the runtime as the model sent them and their results unshortened (so
-    the trace and what the model reads are ``run-agent``'s); submit_answer records the answer in the store."""
-    from judges.groundeval.llm_agent import SUBMIT, TOOLS
+    and the track's ``submit_tool``), their arguments passed to the runtime as the model sent them and their results
+    unshortened (so the trace and what the model reads are ``run-agent``'s); submit_answer records the answer in the
+    store."""
+    from judges.groundeval.llm_agent import TOOLS, submit_tool
 
     def run(tool: str, arguments: dict[str, Any]) -> str:
         if store().get("submitted", False):     # run-agent stops at submit_answer: later calls of its turn never run
@@ -86,7 +87,7 @@ def _tools(runtime: Any) -> list[Tool]:
     functions = {"search_artifacts": search_artifacts, "fetch_artifact": fetch_artifact,
                  "submit_answer": submit_answer}
     return [define(functions[spec["function"]["name"]], spec["function"])
-            for spec in [*TOOLS, SUBMIT]]
+            for spec in [*TOOLS, submit_tool(track_name)]]
 
 
 @solver
@@ -99,7 +100,7 @@ def gated_agent(corpus: Any, contracts: dict[str, Any], max_turns: int = MAX_TUR
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         contract = contracts[str(state.metadata["question_id"])]
         runtime = GatedRuntime(corpus, contract.actor, contract.as_of, record_latency=False)
-        state.tools = _tools(runtime)
+        state.tools = _tools(runtime, contract.track)
         for _ in range(max_turns):
             state = await generate(state, tool_calls="single")
             if store().get("submitted", False):

@@ -13,8 +13,9 @@ inspect_ai = pytest.importorskip("inspect_ai", reason="needs the inspect extra (
 
 def scripted(input, tools, tool_choice, config):
     """A mock agent: search (on every third contract in a subsystem that may be closed to it), fetch the first hit
-    (or an id from the question), then submit an answer citing what it fetched (token counts given, so the mock
-    model counts none with a tokenizer it would download)."""
+    (or an id from the question), then submit an answer citing what it fetched, following submit_answer's schema
+    (inspect refuses arguments that do not) (token counts given, so the mock model counts none with a tokenizer it
+    would download)."""
     from inspect_ai.model import ModelUsage
 
     output = _turn(input)
@@ -40,10 +41,13 @@ def _turn(input):
     fetched = results[-1].get("id")
     answer = {name: [] for name, kind in contract["answer_schema"].items() if kind.startswith("[")}
     answer.update(evidence_artifacts=[fetched] if fetched else [], reasoning="scripted")
-    if "could_actor_have_known" in contract["answer_schema"]:
-        answer["could_actor_have_known"] = bool(fetched)
-    for name, choices in (contract.get("options") or {}).items():
-        answer[name] = choices[0] if isinstance(choices, list) and choices else None
+    for name, kind in contract["answer_schema"].items():     # every other field as submit_answer's schema types it
+        if kind == "bool":
+            answer[name] = bool(fetched)
+        elif " | " in kind:
+            answer[name] = kind.split(" | ")[-1]
+        elif name not in answer:
+            answer[name] = None
     return ModelOutput.for_tool_call("mockllm", "submit_answer", {"answer": answer}, tool_call_id="c3")
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
 from benchmark_builders.groundeval.contracts import Contract
-from judges.groundeval.llm_agent import SYSTEM, contract_prompt
+from judges.groundeval.llm_agent import SYSTEM, contract_prompt, submit_tool
 from judges.groundeval.runtime import GatedRuntime
 from orgbench.core.errors import InputError
 
@@ -135,7 +135,10 @@ class ContractTools(Submitted):
         return contract_prompt(self.contract)
 
     def schema(self, tool: str) -> dict[str, Any]:
-        """The JSON schema of ``tool``'s arguments, as the framework shows it."""
+        """The JSON schema of ``tool``'s arguments, as the framework shows it (``submit_answer``'s ``answer``: the
+        track's answer JSON Schema, as run-agent offers it)."""
+        if tool == SUBMIT:
+            return dict(submit_tool(self.contract.track)["function"]["parameters"])
         return SCHEMAS[tool]
 
     def description(self, tool: str) -> str:

@@ -1,4 +1,5 @@
-"""GroundEval answers follow their track's JSON Schema: validated by fastjsonschema, problems named as before."""
+"""GroundEval answers follow their track's JSON Schema: validated by fastjsonschema, problems named as before; models
+are sent the schema with every field typed."""
 
 from __future__ import annotations
 
@@ -71,3 +72,38 @@ def test_the_schema_is_a_json_schema_document_the_validator_reads():
 ])
 def test_the_one_line_problems(raw, problem):
     assert parse_answer(raw, "silence") == (None, problem)
+
+
+@pytest.mark.parametrize("name", [t.name for t in BUILTIN_TRACKS])
+def test_the_schema_sent_to_models_types_every_field_and_asks_no_more_than_the_scorer_accepts(name):
+    sent, scored = track(name).model_answer_schema, track(name).answer_json_schema
+    assert sent["properties"]["reasoning"] == {"description": "str", "type": "string"}
+    assert "type" not in scored["properties"]["reasoning"]            # the scorer never reads it
+    assert all("type" in spec for spec in sent["properties"].values())
+    assert sent["type"] == scored["type"] == "object" and sent["required"] == scored["required"]
+    assert sent.keys() == {"type", "properties", "required"}               # no title: inspect's tools carry none
+    follows, accepted = fastjsonschema.compile(sent), fastjsonschema.compile(scored)
+    rng = random.Random(name)
+    kept = 0
+    for _ in range(2000):
+        answer = {**track(name).blank_answer({}), **{key: rng.choice(VALUES) for key in sent["properties"]
+                                                     if rng.random() < 0.3}}
+        try:
+            follows(answer)
+        except fastjsonschema.JsonSchemaValueException:
+            continue
+        assert accepted(answer) == answer
+        kept += 1
+    assert kept > 50
+
+
+@pytest.mark.parametrize("name", [t.name for t in BUILTIN_TRACKS])
+def test_llama_cpp_builds_a_grammar_from_the_schema_sent(name):
+    """llama-cpp-python's function calling builds the argument grammar from the tool's parameters (it falls back
+    to any JSON when it cannot): every field typed, it can."""
+    grammar = pytest.importorskip("llama_cpp.llama_grammar", reason="the local extra (llama-cpp-python)")
+    from judges.groundeval.llm_agent import submit_tool
+
+    parameters = submit_tool(name)["function"]["parameters"]
+    assert parameters["properties"]["answer"]["required"] == track(name).model_answer_schema["required"]
+    assert grammar.LlamaGrammar.from_json_schema(json.dumps(parameters), verbose=False)

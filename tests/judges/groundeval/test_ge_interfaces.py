@@ -116,6 +116,30 @@ def test_mcp_server_over_stdio_with_the_official_client(rt_suite, rt_world, tmp_
     assert len((tmp_path / "only" / "questions.jsonl").read_text().splitlines()) == 1
 
 
+def _schemas_sent(requests: list[dict]) -> dict[str, dict]:
+    """submit_answer's ``answer`` parameter, as each HTTP body carried it, by question id: the track's answer JSON
+    Schema (an object requiring the track's fields, each list field an array of strings), checked here."""
+    validator = pytest.importorskip("jsonschema").Draft7Validator
+    required = {"perspective": ["could_actor_have_known"], "silence": ["exists"],
+                "counterfactual": ["outcome_changed", "causal_mechanism", "cause_event_id", "effect_event_id",
+                                   "mechanism_direction"]}
+    seen, sent = set(), {}
+    for body in requests:
+        shown = json.loads(body["messages"][1]["content"])
+        track = shown["track"]
+        submit = next(t["function"] for t in body["tools"] if t["function"]["name"] == "submit_answer")
+        schema = submit["parameters"]["properties"]["answer"]
+        assert submit["parameters"]["required"] == ["answer"]
+        assert schema["type"] == "object" and schema["required"] == required[track]
+        assert schema["properties"]["evidence_artifacts"] == {"description": "[artifact id]", "type": "array",
+                                                              "items": {"type": "string"}}
+        validator.check_schema(schema)
+        seen.add(track)
+        sent.setdefault(shown["question_id"], schema)
+    assert seen == set(required)
+    return sent
+
+
 def test_openai_agent_calls_tools_through_the_gates(rt_suite, rt_world, rt_corpus, tmp_path):
     with ToolChatServer() as server:
         tool = run_agent(rt_suite, "openai:scripted", "tool", tmp_path / "tool", base_url=server.base_url,
@@ -131,12 +155,14 @@ def test_openai_agent_calls_tools_through_the_gates(rt_suite, rt_world, rt_corpu
         {"turns": 3 * contracts, "requests": 3 * contracts, "retries": 0}
     assert "usage" not in json.loads((tmp_path / "tool" / "run.json").read_text())
     assert all("gold" not in json.dumps(r) and "why" not in json.dumps(r["messages"][1]) for r in requests)
+    schemas = _schemas_sent(requests)
     traces = [json.loads(line) for line in (tmp_path / "tool" / "traces.jsonl").read_text().splitlines()]
     assert all([c["tool"] for c in t["calls"]] == ["search_artifacts", "fetch_artifact"] for t in traces)
     answers = [json.loads(line) for line in (tmp_path / "tool" / "answers.jsonl").read_text().splitlines()]
     for answer, trace in zip(answers, traces):
         fetched = trace["calls"][1]["returned_ids"]
         assert answer["answer"]["evidence_artifacts"] == fetched
+        pytest.importorskip("jsonschema").validate(answer["answer"], schemas[answer["question_id"]])
     summary = score_run(rt_suite, tmp_path / "tool", tmp_path / "score")
     assert summary["openai:scripted"]["tool"]["all"]["violation_rate"] == 0.0
     assert summary["openai:scripted"]["tool"]["all"]["malformed"] == 0
