@@ -128,6 +128,7 @@ REGISTRY: dict[str, dict[str, tuple[str, str]]] = {
         'P1 .19, P3 .06': ('history', 'a figure of an earlier state, told as history: not in results/, so no test can recompute it'),
         'What was left was reading procedure': ('history', 'a figure of an earlier state, told as history: not in results/, so no test can recompute it'),
         'The fourth set then reads': ('result', 'tests/orgbench/test_doc_claims.py::test_docs_cargo_paragraphs_state_the_current_grounded_figures'),
+        'P1 .25, P3 .44': ('result', 'tests/judges/cargo_prose/test_issue30_items.py::test_grounded_on_the_fifth_held_out_set'),
         'Left out, each set in turn': ('history', 'figures of the judge with part of its fifth change (leave-one-set-out), told as history: no test can recompute them'),
         'Its 11 penalised': ('unchecked', "builtin:grounded's notes on the third held-out set's penalised correct answers: no committed file holds the notes (11 = P1 .31 and P3 .38 of 16 each, in the figures table, which tests/judges/test_cargo_docs.py recomputes; the 6/5 split is not)"),
         'derived values (issue 14, item': ('history', 'what issue 14 changed, told as history in the sentence'),

@@ -111,7 +111,7 @@ def _summary() -> dict:
 
 #: The last prose set scored while still held out: its name, builtin:grounded's DI on it and on the suite when it was
 #: scored (tests/judges/cargo_prose/test_issue30_items.py pins both).
-LAST_HELD_OUT = ("fourth", ".47", ".92")
+LAST_HELD_OUT = ("fifth", ".41", ".93")
 
 
 def test_readme_says_what_builtin_grounded_penalises():

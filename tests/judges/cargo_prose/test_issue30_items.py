@@ -131,6 +131,26 @@ def test_grounded_on_the_fourth_held_out_set():
                                          "P3": "1/16 0.06 [0.01, 0.28]", "P4": "15/16 0.94 [0.72, 0.99]"}
 
 
+def _heldout5() -> list[dict]:
+    path = PATH.with_name("items_heldout5.jsonl")
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def test_grounded_on_the_fifth_held_out_set():
+    """items_heldout5.jsonl was written by another helper who read no judge code, in parallel with the judge's fifth
+    change for issue 30 (rules 8), and scored ONCE, after that change was final and merged; nothing was changed
+    after. Issue 30's bound does not hold on it: DI .406 against the suite's .926, .520 apart. docs/cargo.md says so."""
+    counts = grounded_counts(_heldout5())
+    print(f"\nbuiltin:grounded under cargo on the fifth held-out set: {grounded_rates(_heldout5())} {wilson_rates(_heldout5())}")
+    assert counts == {"P1": (4, 16), "P2": (12, 16), "P3": (7, 16), "P4": (12, 16)}
+    assert grounded_rates(_heldout5())["DI"] == 0.4062
+    assert wilson_rates(_heldout5()) == {"P1": "4/16 0.25 [0.10, 0.49]", "P2": "12/16 0.75 [0.51, 0.90]",
+                                         "P3": "7/16 0.44 [0.23, 0.67]", "P4": "12/16 0.75 [0.51, 0.90]"}
+    docs = " ".join((Path(__file__).parents[3] / "docs" / "cargo.md").read_text(encoding="utf-8").split())
+    assert ("it is far from the suite again: P1 .25, P3 .44, P2 .75, P4 .75, DI .41, .52 below the suite's .93, more "
+            "than the .15 issue 30 asks") in docs
+
+
 @pytest.mark.slow          # the default suite (built once per session)
 def test_grounded_di_on_hand_written_items_against_its_suite_di():
     """Issue 30 asks for the hand-written DI within .15 of the suite's. Before the third judge change the gap was
