@@ -46,6 +46,8 @@ from orgbench.core.storage import read_json
 from orgbench.core.tables import Table
 
 LABELS = ("pass", "fail", "cannot_decide")
+#: The disagreements the Markdown lists per condition (``compare.json`` has them all).
+DISAGREEMENTS_SHOWN = 20
 
 
 def _num(x: float) -> float | None:
@@ -285,7 +287,7 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
                       "", seeds["items"]] for judge, seeds in agreement["seeds"].items()]
     lines += ["", "## Agreement (each judge's lowest seed)", ""] + table(
         ["condition", "a", "b", "Cohen's κ", "95% CI (items resampled)", "items"], agreeing)
-    shown = 20
+    shown = DISAGREEMENTS_SHOWN
     lines += ["", f"## Items the judges disagree on (lowest seeds; the first {shown} per condition, all in "
               "compare.json)", ""]
     for condition, items in result.get("disagreements", {}).items():

@@ -111,6 +111,19 @@ def test_a_tampered_chain_fails_naming_the_link(clean, tmp_path, name):
     assert f'classname="{link}" name="{check}">' in (tmp_path / "junit.xml").read_text()
 
 
+def test_a_record_with_a_non_zero_return_code_fails_finished_ok(clean, tmp_path):
+    work = _copy(clean, tmp_path)
+    path = work / "records" / "check.record.json"
+    record = json.loads(path.read_text())
+    assert record["return_code"] == 0
+    record["return_code"] = 3
+    path.write_text(json.dumps(record))
+    result = _verify(work)
+    assert result.exit_code != 0
+    assert "FAIL records/check.record.json finished-ok: return_code 3" in result.output
+    assert "FAIL records/build.record.json finished-ok" not in result.output      # only the edited record
+
+
 def test_in_toto_verify_rejects_changed_bytes(clean, tmp_path):
     work = _copy(clean, tmp_path)
     _edit_in_toto_link(work)
