@@ -139,7 +139,7 @@ REGISTRY: dict[str, dict[str, tuple[str, str]]] = {
         'readers stay within .05 of': ('tested', 'tests/benchmark_builders/cargo/test_shortcut_readers.py::test_every_reader_is_within_005_of_the_majority_on_the_default_suite'),
         '`benchmark_builders/cargo/retrieval.py`: hashed (4,096 buckets)': ('design', 'tests/orgbench/test_doc_claims.py::test_figure_checks'),
         'a technician visit; 30 of': ('design', 'tests/orgbench/test_doc_claims.py::test_figure_checks'),
-        'A margin of 0 means': ('unchecked', 'the definition of margin 0 and what any positive gate threshold does with it: a definition, with no test of the gate at threshold > 0 yet'),
+        'A margin of 0 means': ('tested', 'tests/benchmark_builders/cargo/test_retrieval_margin.py::test_a_question_sharing_no_word_has_margin_0_and_every_positive_threshold_abstains_on_it'),
         'Before this change 20 of': ('result', 'tests/orgbench/test_doc_claims.py::test_figure_checks'),
     },
     'docs/exports.md': {
@@ -186,7 +186,7 @@ REGISTRY: dict[str, dict[str, tuple[str, str]]] = {
         'nothing is required, 1 unless': ('tested', 'tests/judges/groundeval/test_ge_scoring.py::test_no_calls_means_v_zero_and_a_correct_negative_without_evidence_is_fully_grounded'),
         'dead-end recovery is 1, and': ('unchecked', "context mode's dead-end recovery of 1: no test asserts it (tests/judges/groundeval/test_ge_scoring.py tests context-mode citations and v only)"),
         'CI gate: exit 1 if': ('example', "an example command's or value's comment"),
-        'missing answer scores 0).': ('unchecked', 'compare groundeval on a run missing an answer: no test gives it one'),
+        'missing answer scores 0).': ('tested', 'tests/judges/groundeval/test_ge_compare.py::test_a_missing_answer_scores_0_in_compare_as_in_score_groundeval'),
         'a paired bootstrap 95% CI': ('design', 'tests/orgbench/test_doc_claims.py::test_figure_checks'),
         '`--fail-on-regression DELTA` exits 1 when': ('tested', 'tests/judges/groundeval/test_ge_compare.py::test_fail_on_regression_exits_1_only_past_the_tolerance'),
         'Counterfactual count 48 =': ('design', 'tests/orgbench/test_doc_claims.py::test_figure_checks'),

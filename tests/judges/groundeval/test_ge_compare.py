@@ -107,6 +107,25 @@ def test_a_changed_query_that_scores_the_same_is_a_changed_tool_sequence_only(le
     assert data["fixed"] == data["regressed"] == data["new_gates"] == []
 
 
+def test_a_missing_answer_scores_0_in_compare_as_in_score_groundeval(leaky_runs, rt_suite, tmp_path):
+    a, b = leaky_runs
+    score_run(rt_suite, a, tmp_path / "sa")
+    dropped = next(r["question_id"] for r in _rows(tmp_path / "sa" / "questions.jsonl") if r["s_adj"] > 0)
+    shutil.copytree(b, tmp_path / "b")
+    answers = _rows(tmp_path / "b" / "answers.jsonl")
+    (tmp_path / "b" / "answers.jsonl").write_text("".join(json.dumps(r) + "\n" for r in answers
+                                                          if r["question_id"] != dropped))
+    result = CliRunner().invoke(cli, ["compare", str(a), str(tmp_path / "b"), "--resamples", "200", "--out",
+                                      str(tmp_path / "cmp")])
+    assert result.exit_code == 0, result.output
+    data = json.loads((tmp_path / "cmp" / "compare.json").read_text())
+    assert [q["question_id"] for q in data["questions"]] == [dropped]
+    change = data["questions"][0]
+    assert change["s_adj_b"] == 0 and change["s_adj_a"] > 0
+    score_run(rt_suite, tmp_path / "b", tmp_path / "sb")
+    assert {r["question_id"]: r["s_adj"] for r in _rows(tmp_path / "sb" / "questions.jsonl")}[dropped] == 0
+
+
 def test_fail_on_regression_exits_1_only_past_the_tolerance(leaky_runs, rt_suite, rt_world, rt_corpus, tmp_path):
     a, _ = leaky_runs
     run_agent(rt_suite, "oracle", "tool", tmp_path / "oracle", record_latency=False, corpus=rt_corpus, world=rt_world)
