@@ -159,3 +159,17 @@ def test_groundeval_task_sends_what_run_agent_sends_and_records_the_same_calls(t
         score = sample.scores["groundeval_rules"]
         assert score.metadata["calls"] == traces[sample.id], sample.id
         assert score.value == {name: rows[sample.id][name] for name in ("s_answer", "s_traj", "v", "s_adj")}
+
+
+def test_inspects_16_kb_tool_output_limit_is_off_for_the_gated_tools():
+    from inspect_ai.model._call_tools import truncate_tool_output
+    from inspect_ai.tool import ToolDef
+
+    from orgbench.harness.inspect_groundeval import _tools
+
+    long = "a" * 40_000
+    shortened = truncate_tool_output("fetch_artifact", long, None)      # inspect's own default, no limit set
+    assert shortened is not None and shortened.truncated_bytes == 16 * 1024
+    assert truncate_tool_output("fetch_artifact", long, 0) is None      # 0: never shortened
+    tools = {ToolDef(t).name: ToolDef(t).max_output for t in _tools(None)}
+    assert tools == {"search_artifacts": 0, "fetch_artifact": 0, "submit_answer": 0}

@@ -158,6 +158,17 @@ def test_malformed_trace_and_context_mode_citations():
     assert row.n_calls == 2 and row.v == 0.5          # only the agent's citations count in context mode
 
 
+def test_context_mode_dead_end_recovery_is_1_even_after_a_dead_end():
+    answer = {"could_actor_have_known": True, "evidence_artifacts": ["A@1"]}
+    context = score_question(POSITIVE, answer, [call("search_artifacts", ids=["A@1"]), call(ids=["A@1"]),
+                                                call("cite_artifact", ids=["A@1"]),
+                                                call("cite_artifact", outcome="not_found")], mode="context")
+    assert context.diagnostics["trajectory"]["dead_ends"] == 1
+    assert context.diagnostics["trajectory"]["dead_end_recovery"] == 1.0
+    tool = score_question(POSITIVE, answer, [call(outcome="not_found")], mode="tool")
+    assert tool.diagnostics["trajectory"]["dead_ends"] == 1 and tool.diagnostics["trajectory"]["dead_end_recovery"] < 1
+
+
 def test_summary_counts_correct_answers_through_invalid_paths():
     rows = [score_question(POSITIVE, {"could_actor_have_known": True, "evidence_artifacts": ["A@1"]},
                            [call(ids=["A@1"]), call(outcome="withheld", actor=True)]),
