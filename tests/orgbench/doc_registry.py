@@ -207,7 +207,7 @@ REGISTRY: dict[str, dict[str, tuple[str, str]]] = {
         'S_adj: bm25 tool .964/.703/.797 (Perspective/Counterfactual/Silence),': ('result', 'tests/orgbench/test_doc_claims.py::test_the_history_paragraphs_current_figures_are_summary_json_and_table_agents_csv'),
         'verdict) and `s_adj` (2 decimals),': ('result', 'tests/orgbench/test_doc_claims.py::test_figure_checks'),
         'first; at most 4 per': ('result', 'tests/orgbench/test_doc_claims.py::test_the_drilldown_size_in_docs_groundeval_md_is_the_committed_files'),
-        "anchor the preprint's 85,000 questions/s": ('unchecked', "the preprint's 85,000 questions/s (a paper figure) beside the benchmark's search world of more than 100,000 versions: the world size has no check yet"),
+        "anchor the preprint's 85,000 questions/s": ('design', 'tests/orgbench/test_doc_claims.py::test_figure_checks'),
         "(the default reproduce's 59,155 calls": ('unchecked', "the default reproduce's claimed calls and distinct claims: no results/ file or benchmark record holds the two counts"),
         'Measured in fresh processes on 2 cores': ('measured', 'tests/orgbench/test_doc_claims.py::test_the_scoring_and_search_figures_in_docs_groundeval_md_are_the_recorded_benchmark_outputs'),
         'versions (`python benchmarks/bench_search_1m.py`, recorded': ('measured', 'tests/orgbench/test_doc_claims.py::test_the_scoring_and_search_figures_in_docs_groundeval_md_are_the_recorded_benchmark_outputs'),
