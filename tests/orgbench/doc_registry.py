@@ -422,7 +422,7 @@ REGISTRY: dict[str, dict[str, tuple[str, str]]] = {
         'keep their proportions: .20/.60 outcome,': ('design', 'tests/orgbench/test_doc_claims.py::test_figure_checks'),
         'than the answer (.70 here),': ('design', 'tests/orgbench/test_doc_claims.py::test_figure_checks'),
         'wrong verdict scores 0 whatever': ('design', 'tests/orgbench/test_doc_claims.py::test_figure_checks'),
-        'verdict flipped at 0 on': ('unchecked', "the flipped-oracle reader's scores per track: the shortcut-reader test bounds every reader at .45 on a kind it gets all wrong, not at 0 / .1"),
+        'verdict flipped at 0 on': ('tested', 'tests/judges/groundeval/test_shortcut_readers.py::test_no_shortcut_scores_what_the_work_earns_over_mcp'),
         '(`tenurehq/GroundEval`, `src/groundeval/scorers.py` at 6d4eb6a, read': ('unchecked', "upstream's scorer as read at 6d4eb6a: CI has no copy of upstream (tests/judges/groundeval/test_ge_upstream_tasks.py runs it with GROUNDEVAL_UPSTREAM)"),
         'scores S_adj ≤ .55 on': ('tested', 'tests/judges/groundeval/test_shortcut_readers.py::test_no_shortcut_scores_what_the_work_earns_over_mcp'),
         'correct negatives scored 0 on': ('paper', "a defect of the public preprint's published scoring code, listed as not copied (the spec's reading of the paper's code; the test that orgbench does not copy it: tests/judges/groundeval/test_ge_scoring.py)"),

@@ -50,6 +50,9 @@ def test_no_shortcut_scores_what_the_work_earns_over_mcp(suite, mode, tmp_path):
     kinds = {f"{track}/{kind}" for track, kinds in KINDS.items() for kind in kinds}
     assert kinds <= set(scores["oracle"])                       # every kind was built and held to its bounds
     assert scores["always-wrong"]["all"]["verdict"] == 0.0 and scores["oracle"]["all"]["s_adj"] == 1.0
+    if (suite.name, mode) == ("default", "tool"):  # docs/spec/groundeval.md: the oracle's evidence, every verdict
+        wrong = scores["always-wrong"]               # flipped, scores 0 on Perspective and below .1 on Counterfactual
+        assert wrong["perspective"]["s_adj"] == 0.0 and wrong["counterfactual"]["s_adj"] < 0.1
     assert {row.scoring for rows in over.values() for row in rows} == {"orgbench-2"}
     assert {row.mode for rows in over.values() for row in rows} == {mode}
 
