@@ -171,5 +171,8 @@ def test_inspects_16_kb_tool_output_limit_is_off_for_the_gated_tools():
     shortened = truncate_tool_output("fetch_artifact", long, None)      # inspect's own default, no limit set
     assert shortened is not None and shortened.truncated_bytes == 16 * 1024
     assert truncate_tool_output("fetch_artifact", long, 0) is None      # 0: never shortened
-    tools = {ToolDef(t).name: ToolDef(t).max_output for t in _tools(None)}
-    assert tools == {"search_artifacts": 0, "fetch_artifact": 0, "submit_answer": 0}
+    from benchmark_builders.groundeval.contracts import TRACKS
+
+    for track in TRACKS:
+        tools = {ToolDef(t).name: ToolDef(t).max_output for t in _tools(None, track)}
+        assert tools == {"search_artifacts": 0, "fetch_artifact": 0, "submit_answer": 0}, track
