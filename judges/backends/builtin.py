@@ -37,7 +37,8 @@ from typing import Callable, Sequence
 from judges.backends.base import JudgeBackend, JudgeRequest, JudgeResponse, Usage
 from judges.backends.registry import Backend
 from judges.backends.token_f1 import token_f1
-from judges.claims import read_procedure, step_outputs
+from judges.claims import read_procedure
+from judges.reference_steps import step_outputs
 from judges.derived_claims import derived_status
 from judges.value_claims import COVERS, FIELD_WORDS as _FIELD_WORDS, LEXICON_WORDS as _LEXICON_WORDS, STOP as _STOP
 from judges.value_claims import STRIP as _STRIP, same_value, status_claims, value_shape as _shape, values, words as _words

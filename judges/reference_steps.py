@@ -1,0 +1,202 @@
+"""The reference's steps read as an exemplar: each step's action, the fields it uses and produces, its team.
+
+A step line is a table row, a marked line ("1.", "a)", "-", "Step 2 -"), a detailed line, an arrow-joined part or
+a prose clause; its action is the text before its details, the fields it uses are in parentheses and those it
+produces after the colon. A step depends on an earlier one when it uses a field that one produced.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from judges.claim_words import PAST, SENTENCE, content_stems, team_words
+from judges.value_claims import status_group, value_shape, values
+
+
+@dataclass(frozen=True)
+class RefStep:
+    """One step of the reference: its action words, the fields it uses and produces, its team if it escalates."""
+
+    index: int
+    action: str
+    words: frozenset[str]
+    uses: frozenset[str]
+    produces: frozenset[str]
+    team: frozenset[str]
+    anchors: frozenset[str] = frozenset()   # kinds of value the step states ("~prefix:DSP"), read from their form
+    yields: frozenset[str] = frozenset()    # kinds of value (and of status) the step produces
+
+
+
+def _fields(text: str, labels: Sequence[str]) -> frozenset[str]:
+    low = text.lower()
+    return frozenset(label for label in labels if re.search(rf"\b{re.escape(label)}\b", low))
+
+
+#: How a step line of a reference may open: "1.", "1)", "a.", "b)", "-", "*", "•", "Step 2 -", "=>".
+_STEP_LINE = re.compile(r"^\s*(?:\(?(?:\d+|[a-h])\)|\d+\.|[a-h]\.|[-*\u2022]|step\s+\d+\s*[:.)-]?|=>|->)\s+", re.IGNORECASE)
+#: Where a step's action ends and its details start: a parenthesis, a colon, an arrow, a spaced dash, a full stop.
+_DETAILS = re.compile(r"\s*(?:[(\[:]|=>|->|\u2192|\s[-\u2013\u2014]\s|\.\s+(?=[A-Z]))")
+#: Clause breaks inside a prose reference: "then", "after which", semicolons, ", and" before a past-tense verb.
+_PROSE_STEP = re.compile(rf";\s+|,?(?<!\bwas)(?<!\bwere)\s+(?:and\s+)?then\s+|,\s+after which\s+|\.\s+(?=[A-Z])"
+                         rf"|,?\s+and\s+(?=(?:the|a|an)\s+(?:[\w-]+\s+){{0,3}}(?:was|were)?\s*{PAST}\b)"
+                         rf"|,\s+and\s+(?={PAST}\b)|,\s+(?={PAST}\b)|,\s+(?=(?:the|a)\s+(?:[\w-]+\s+){{1,3}}(?:was|were)\s)",
+                         re.IGNORECASE)
+
+
+def _table_steps(lines: Sequence[str]) -> list[str]:
+    """The steps of a Markdown table, one a row below its header, as "action (used): produced" (a row's first
+    cell that is not a number is its action, the next its inputs, the one after its result)."""
+    rows = [[c.strip() for c in line.strip("|").split("|")] for line in lines if line.startswith("|")]
+    body = [r for r in rows[1:] if not all(set(c) <= set("-: ") for c in r)] if len(rows) > 2 else []
+    out = []
+    for cells in body:
+        cells = [c for c in cells if c and not re.fullmatch(r"\d+[.)]?", c)]
+        if cells:
+            uses, produces = (cells[1:2] or [""])[0], (cells[2:3] or [""])[0].strip("- ")
+            out.append(f"{cells[0]} ({uses})" + (f": {produces}" if produces else ""))
+    return out
+
+
+def step_lines(reference: str) -> list[str]:
+    """The reference's steps as text, however it lists them: the rows of a table, marked lines ("1.", "a)", "-", "Step 2 -"), else the
+    lines after a heading that each state an action with details (an arrow or a colon), else the clauses of its
+    prose after the first sentence (which names the case), cut at its arrows when it joins three or more steps so,
+    each part a step, else at "then", "after which", ";" and the like (never inside a step's brackets), keeping
+    the parts that name an action."""
+    lines = [line.strip() for line in reference.splitlines() if line.strip()]
+    rows = _table_steps(lines)
+    if len(rows) >= 2:
+        return rows
+    marked = [_STEP_LINE.sub("", line) for line in lines if _STEP_LINE.match(line)]
+    if len(marked) >= 2:
+        return marked
+    detailed = [line for line in lines[1:] if re.search(r"=>|->|:\s", line) and not line.rstrip().endswith(":")]
+    if len(detailed) >= 2:
+        return detailed
+    if len(lines) > 1:
+        body = " ".join(lines[1:])
+    else:   # one paragraph: what follows the heading's colon, else the sentences after the first
+        head, colon, rest = reference.partition(": ")
+        body = rest if colon and len(head) < 120 else " ".join(SENTENCE.split(reference)[1:])
+    arrows = [p.strip(" .") for p in _outside_brackets(_ARROW, body) if p.strip(" .")]
+    if len(arrows) >= 3:   # "A -> B -> C": each part is a step, whatever verb it opens with
+        return arrows
+    parts = [p.strip(" .") for p in _outside_brackets(_PROSE_STEP, body) if p and p.strip(" .")]
+    return [p for p in parts if _ACTS.search(p) or re.search(rf"\b{PAST}\b|\b(?:check|verif|confirm|run|open|ship|send|email)",
+                                                             p, re.IGNORECASE)]
+
+
+#: A prose clause that says someone acts ("Then we create a dispatch"), whatever the verb.
+_ACTS = re.compile(r"^(?:(?:first|then|next|finally|lastly|and|after that),?\s+)*(?:we|i|they)\s+[a-z]+", re.IGNORECASE)
+
+
+_ARROW = re.compile(r"\s*(?:->|=>|\u2192)\s*")
+
+
+def _outside_brackets(pattern: re.Pattern[str], text: str) -> list[str]:
+    """The text cut where the pattern matches outside parentheses and brackets (a step's details stay whole)."""
+    parts, start, depth, cuts = [], 0, [0] * (len(text) + 1), 0
+    for index, ch in enumerate(text):
+        cuts += {"(": 1, "[": 1, ")": -1, "]": -1}.get(ch, 0)
+        depth[index + 1] = cuts
+    for found in pattern.finditer(text):
+        if depth[found.start()] <= 0 and found.start() >= start:
+            parts.append(text[start:found.start()])
+            start = found.end()
+    return parts + [text[start:]]
+
+
+#: Where a step's details turn from what it used to what it produced ("...; result: X", "..., giving X").
+_RESULT = re.compile(r"[;,]?\s*\b(?:results?|giving|gave|yield(?:s|ing|ed)?|output)\b\s*:?\s*|\s*(?:->|=>|\u2192)\s*",
+                     re.IGNORECASE)
+
+
+_USED = re.compile(r"(?:used|uses|using|inputs?|with)\b\s*:?\s*", re.IGNORECASE)
+
+
+def _split_step(line: str) -> tuple[str, str, str]:
+    """A step line as (action, what it uses, what it produces): "action (uses): produces", "action [uses] ->
+    produces", "action — uses; result: produces", "action (uses; produces)"; details after a dash or a full stop
+    with no result named are what the step used, after a colon or an arrow what it produced."""
+    body = line.strip().rstrip(".")
+    found = _DETAILS.search(body)
+    if not found or found.start() == 0:
+        return body, "", ""
+    action, details = body[:found.start()].strip(), body[found.start():].strip()
+    if details.startswith(("(", "[")):
+        close = details.find(")") if details.startswith("(") else details.find("]")
+        uses, rest = (details[1:close], details[close + 1:]) if close > 0 else (details, "")
+        rest = re.sub(r"^\s*(?::|=>|->|[-\u2013\u2014])\s*", "", rest)
+        if not rest.strip(" .,") and ";" in uses:   # "(asset serial X; diagnostic code Y)": used; produced
+            uses, _, rest = uses.partition(";")
+        return action, uses, rest
+    details = re.sub(r"^\s*(?:[.:]|=>|->|[-\u2013\u2014])\s*", "", details)
+    result = _RESULT.search(details)
+    if result:   # "— asset serial X; result: diagnostic code Y"
+        return action, details[:result.start()], details[result.end():]
+    used = _USED.match(details)
+    if used or re.match(r"\s*(?:[-\u2013\u2014]|\.)", body[found.start():]):   # "— X", ". Used: X": details only
+        return action, details[used.end() if used else 0:], ""
+    return action, "", details
+
+
+def step_outputs(reference: str) -> dict[str, tuple[str, str]]:
+    """Each reference step's action, mapped to (the text of what it produced, its whole line); for a step read from
+    prose, where uses and products are not told apart, the whole clause is both."""
+    out = {}
+    for line in step_lines(reference):
+        action, uses, produces = _split_step(line)
+        out[action] = (produces if (uses or produces) else line, line)
+    return out
+
+
+def detail_labels(reference: str) -> set[str]:
+    """Field labels the reference's step details name before a value ("asset serial SN-1" -> "asset serial")."""
+    labels = set()
+    for line in step_lines(reference):
+        _, uses, produces = _split_step(line)
+        for chunk in re.split(r"[(),:;]|, | and ", f"{uses}, {produces}"):
+            words = chunk.strip().rstrip(".").split()
+            if len(words) >= 2 and re.search(r"\d|@", words[-1]):
+                labels.add(" ".join(words[:-1]).lower())
+    return labels
+
+
+def reference_steps(reference: str, labels: Sequence[str]) -> list[RefStep]:
+    """The reference's steps (``step_lines``), read as exemplar steps (fields: the given field labels)."""
+    steps: list[Any] = []
+    for line in step_lines(reference):
+        action, uses_text, produces_text = _split_step(line)
+        if not content_stems(action):
+            continue
+        details = f"{uses_text} {produces_text}" if (uses_text or produces_text) else line
+        result = produces_text or uses_text or line   # details in brackets with nothing after them: its result
+        yields = _kinds(result) | {f"~status:{g}" for g in status_group(re.sub(r"\bopen\w*", "", result.lower()))}
+        steps.append(RefStep(len(steps), action, frozenset(content_stems(action)),
+                             _fields(uses_text, labels), _fields(produces_text, labels), team_words(action),
+                             _kinds(details), frozenset(yields)))
+    return steps
+
+
+def _kinds(text: str) -> frozenset[str]:
+    """The kinds of value a text states, by their form (``value_claims.value_shape``), marked with "~"."""
+    return frozenset("~" + value_shape(token) for token in values(text))
+
+
+def stated_kinds(text: str) -> set[str]:
+    """The kinds of value and the status groups a clause of the candidate states ("~prefix:RMA", "~status:1")."""
+    return set(_kinds(text)) | {f"~status:{g}" for g in status_group(text)}
+
+
+def depends(steps: Sequence[RefStep]) -> set[tuple[int, int]]:
+    """(earlier, later) pairs where the later step uses, directly or through others, a field the earlier produced."""
+    pairs = {(a.index, b.index) for a in steps for b in steps if a.index < b.index and a.produces & b.uses}
+    changed = True
+    while changed:
+        extra = {(a, d) for a, b in pairs for c, d in pairs if b == c} - pairs
+        pairs |= extra
+        changed = bool(extra)
+    return pairs
