@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import pickle
+import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence, overload
@@ -150,9 +152,14 @@ def load_corpus(where: Path) -> Corpus:
     if objects.get("format") != FORMAT_VERSION:
         raise ValueError(f"{where}: index format {objects.get('format')!r}, expected {FORMAT_VERSION}")
     # plain ndarray views of the mapped files: slicing a np.memmap runs Python code on every slice
-    arrays = {name: np.load(where / f"{name}.npy", mmap_mode="r", allow_pickle=False).view(np.ndarray)
-              for name in objects["arrays"]}
-    return corpus_from_state(arrays, objects)
+    mapped = {name: np.load(where / f"{name}.npy", mmap_mode="r", allow_pickle=False) for name in objects["arrays"]}
+    arrays = {name: array.view(np.ndarray) for name, array in mapped.items()}
+    corpus = corpus_from_state(arrays, objects)
+    # the versions' text is read from the file, not through the mapping: each page a read touches would stay mapped
+    # (with the pages around it), and the text is most of the index
+    corpus.docs = VersionTable(arrays["versions_text"], arrays["versions_starts"], arrays["versions_ends"],
+                               (where / "versions_text.npy", int(mapped["versions_text"].offset)))
+    return corpus
 
 
 class VersionTable(Sequence[ArtifactVersion]):
@@ -162,9 +169,16 @@ class VersionTable(Sequence[ArtifactVersion]):
     record on load would cost more than the scoring itself; at a million versions it would not fit the memory.
     """
 
-    def __init__(self, text: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> None:
+    def __init__(self, text: np.ndarray, starts: np.ndarray, ends: np.ndarray,
+                 source: tuple[Path, int] | None = None) -> None:
+        """``source``: the file ``text`` was saved in and where in it ``text`` begins; a version is then read from the
+        file (``os.pread``) rather than from ``text``, which is kept only to be saved again."""
         self._text, self._starts, self._ends = text, starts, ends
         self._made: dict[int, ArtifactVersion] = {}
+        self._fd, self._offset = -1, 0
+        if source is not None and hasattr(os, "pread"):
+            self._fd, self._offset = os.open(source[0], os.O_RDONLY), source[1]
+            weakref.finalize(self, os.close, self._fd)
 
     @staticmethod
     def columns(versions: Sequence[ArtifactVersion]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -193,7 +207,11 @@ class VersionTable(Sequence[ArtifactVersion]):
         if made is None:
             if not 0 <= index < len(self):
                 raise IndexError(f"version {index} of {len(self)}")
-            text = self._text[int(self._starts[index]):int(self._ends[index])].tobytes()
+            start, end = int(self._starts[index]), int(self._ends[index])
+            if self._fd < 0:
+                text = self._text[start:end].tobytes()
+            else:
+                text = os.pread(self._fd, end - start, self._offset + start)
             made = self._made[index] = ArtifactVersion.from_json(json.loads(text))
         return made
 

@@ -6,8 +6,10 @@ term's BM25 weight rises with its count and falls with the version's length (wha
 length of a session's visible set; IEEE rounding keeps both monotone), so the next unread version of a layer
 bounds the weight of every version after it. ``threshold_top`` reads the layers a slice at a time and stops as
 soon as no unread version can reach the k-th best score read (Fagin's threshold algorithm, the other terms'
-weights of a read version looked up in their postings or count rows). Each such term also keeps a bitmap of its versions: how
-many of them a session can see (its idf) is one AND and a popcount, not a gather over its postings.
+weights of a read version looked up in their postings or count rows). ``top_k`` first drops the long terms that
+cannot by themselves bring a version among the best (MaxScore): in a query of several long terms (a date's parts) most
+are such, and the rest are few enough to score whole or are read in impact order. Each such term also keeps a bitmap
+of its versions: how many of them a session can see (its idf) is one AND and a popcount, not a gather over its postings.
 """
 
 from __future__ import annotations
@@ -20,6 +22,17 @@ import numpy as np
 #: Fewest versions a term is in for its postings to be kept in impact order (and as a bitmap).
 MIN_DF = 1 << 15
 _FIRST_READ, _MOST_READ = 32, 1 << 14     # versions read from a layer per round: doubling from the first
+_SEED = 128          # versions of each layer scored first by MaxScore, for its bound of the limit-th best score
+_MARGIN = 1e-9       # relative: a float sum of weights each at most its bound exceeds the bounds' sum by far less
+_MOST_OF = 8         # MaxScore gathers the essential terms' postings only if they hold under an eighth of all versions
+
+
+def _distinct(versions: np.ndarray) -> np.ndarray:
+    """The distinct versions, ascending (``np.unique`` without its hashing, which costs ten times a sort here)."""
+    ordered = np.sort(versions)
+    if len(ordered) > 1:
+        ordered = ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))]
+    return ordered
 
 
 def _popcount(bits: np.ndarray) -> int:
@@ -99,10 +112,13 @@ class Stream:
     weigh: Callable[[np.ndarray, np.ndarray], np.ndarray]
 
 
-def threshold_top(order: ImpactOrder, streams: list[Stream], seen: np.ndarray, score: Callable[[np.ndarray], np.ndarray],
-                  eligible: Callable[[np.ndarray], np.ndarray], limit: int) -> tuple[np.ndarray, np.ndarray]:
+def threshold_top(order: ImpactOrder, streams: list[Stream], candidates: np.ndarray, scores: np.ndarray,
+                  score: Callable[[np.ndarray], np.ndarray], eligible: Callable[[np.ndarray], np.ndarray], limit: int,
+                  beside: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
     """Every version that can be among the best ``limit`` and its exact score, reading the streams' layers only as far
-    as needed: the versions ``seen`` (every version of the query's short terms) and those read from the layers.
+    as needed: the ``candidates`` already scored (distinct, eligible; every version of the query's short terms among
+    them) and those read from the layers. ``beside`` bounds what the query's terms not read here (every version
+    holding them among the candidates or in a stream) add to a score.
 
     ``score`` gives read versions their exact score (the sum ranking uses); ``eligible`` keeps the versions the search
     may return. Reading stops when the sum of the streams' bounds falls below the ``limit``-th best score read: every
@@ -111,8 +127,6 @@ def threshold_top(order: ImpactOrder, streams: list[Stream], seen: np.ndarray, s
     """
     bounds, docs, layer_tf = order.layer_bounds, order.docs, order.layer_tf
     position = {layer: int(bounds[layer]) for s in streams for layer in s.layers}
-    candidates = np.unique(seen)
-    scores = score(candidates)
     step = _FIRST_READ
     while True:
         kth = -np.inf
@@ -126,7 +140,7 @@ def threshold_top(order: ImpactOrder, streams: list[Stream], seen: np.ndarray, s
                 heads.append((live, s.weigh(layer_tf[live], docs[at].astype(np.int64))))
             else:
                 heads.append(([], np.zeros(0)))
-        total = 0.0
+        total = beside
         for _, w in heads:
             if len(w):
                 total += float(w.max())
@@ -141,7 +155,7 @@ def threshold_top(order: ImpactOrder, streams: list[Stream], seen: np.ndarray, s
                     read.append(docs[start:end])
                     position[layer] = end
         step = min(step * 2, _MOST_READ)
-        new = np.unique(np.concatenate(read).astype(np.int64))
+        new = _distinct(np.concatenate(read).astype(np.int64))
         new = new[eligible(new)]
         if len(candidates):
             new = new[~np.isin(new, candidates, assume_unique=True)]
@@ -150,4 +164,49 @@ def threshold_top(order: ImpactOrder, streams: list[Stream], seen: np.ndarray, s
             scores = np.concatenate([scores, score(new)])
 
 
-__all__ = ["MIN_DF", "ImpactOrder", "Stream", "threshold_top"]
+def _bound(order: ImpactOrder, stream: Stream) -> float:
+    """The largest weight any version of the stream's term can have: the largest of its layers' first weights."""
+    firsts = order.layer_bounds[stream.layers.start:stream.layers.stop]
+    return float(stream.weigh(order.layer_tf[stream.layers.start:stream.layers.stop], order.docs[firsts].astype(np.int64)).max())
+
+
+def top_k(order: ImpactOrder, streams: list[Stream], seen: np.ndarray, score: Callable[[np.ndarray], np.ndarray],
+          eligible: Callable[[np.ndarray], np.ndarray], limit: int) -> tuple[np.ndarray, np.ndarray]:
+    """Every version that can be among the best ``limit`` and its exact score (``threshold_top``'s answer), reading
+    only the streams that can bring a version among the best (MaxScore).
+
+    A first score (the versions ``seen``, every version of the short terms, and each layer's first ones) gives
+    ``theta``, a lower bound of the ``limit``-th best score. The terms whose bounds, smallest first, sum (with a
+    margin for float rounding) below ``theta`` cannot by themselves bring a version among the best: every version
+    that can is ``seen`` or holds another (essential) term. The essential terms' versions are scored whole when they
+    are few (under an eighth of all versions); else they are read in impact order by ``threshold_top``.
+    """
+    bounds, docs = order.layer_bounds, order.docs
+    first = [docs[int(bounds[layer]):min(int(bounds[layer]) + _SEED, int(bounds[layer + 1]))]
+             for s in streams for layer in s.layers]
+    seeds = np.concatenate([seen.astype(np.int64), *(f.astype(np.int64) for f in first)])
+    seeds = _distinct(seeds[eligible(seeds)])
+    scores = score(seeds)
+    if len(seeds) < limit:
+        return threshold_top(order, streams, seeds, scores, score, eligible, limit)
+    theta = float(np.partition(scores, len(seeds) - limit)[len(seeds) - limit])
+    below = 0.0
+    essential = list(range(len(streams)))
+    for weight, i in sorted((_bound(order, s), i) for i, s in enumerate(streams)):
+        if (below + weight) * (1.0 + _MARGIN) >= theta:
+            break
+        below += weight
+        essential.remove(i)
+    spans = [(int(bounds[streams[i].layers.start]), int(bounds[streams[i].layers.stop])) for i in essential]
+    if sum(b - a for a, b in spans) * _MOST_OF > order.counts.shape[1]:
+        return threshold_top(order, [streams[i] for i in essential], seeds, scores, score, eligible, limit,
+                             beside=below * (1.0 + _MARGIN))
+    if not spans:
+        return seeds, scores
+    more = np.concatenate([docs[a:b].astype(np.int64) for a, b in spans])
+    more = _distinct(more[eligible(more)])
+    more = more[seeds[np.minimum(np.searchsorted(seeds, more), len(seeds) - 1)] != more]
+    return np.concatenate([seeds, more]), np.concatenate([scores, score(more)])
+
+
+__all__ = ["MIN_DF", "ImpactOrder", "Stream", "threshold_top", "top_k"]

@@ -32,7 +32,7 @@ import numpy as np
 from judges.groundeval.call_args import (
     DEFAULT_LIMIT, MAX_LIMIT, bounded, capped, fetch_problem, search_problem,
 )
-from judges.groundeval.impact import ImpactOrder, Stream, threshold_top
+from judges.groundeval.impact import ImpactOrder, Stream, top_k
 from judges.groundeval.key_table import KeyTable
 from orgbench.core.clock import UTC, format_ts, parse_ts
 from simulator.model import ArtifactVersion, EntityRef
@@ -509,7 +509,7 @@ class GatedRuntime:
         """BM25 over the visible versions (of one subsystem if given): the best ``limit`` (index, score), best first."""
         terms = list(dict.fromkeys(tokenize(query)))
         long_terms = self.corpus.impact.rows
-        if sum(t in long_terms for t in terms) == 1:    # several long terms rarely meet: their bounds' sum prunes little
+        if any(t in long_terms for t in terms):
             return self._rank_pruned(terms, subsystem, limit)
         self._weigh_all(terms)
         if subsystem is not None:
@@ -559,7 +559,8 @@ class GatedRuntime:
         return idf
 
     def _rank_pruned(self, terms: list[str], subsystem: str | None, limit: int) -> list[tuple[int, float]]:
-        """``_rank`` for a query with one long term: the same results, its layers read only as far as the top needs.
+        """``_rank`` for a query with long terms: the same results, found by ``top_k`` without weighing every version
+        of them.
 
         A version's score is its terms' weights summed in query order, as ``_rank`` sums them (short terms' weights
         as ``_term_weights`` gives them, long terms' by the same formula on their counts looked up in the postings).
@@ -608,7 +609,7 @@ class GatedRuntime:
             return keep
 
         known = np.concatenate(seen).astype(np.int64) if seen else np.zeros(0, dtype=np.int64)
-        candidates, scores = threshold_top(impact, streams, known, score, eligible, limit)
+        candidates, scores = top_k(impact, streams, known, score, eligible, limit)
         return self._best(candidates, scores, limit) if len(candidates) else []
 
     def fetch_artifact(self, artifact_id: Any) -> dict[str, Any]:

@@ -1,12 +1,15 @@
 """The pruned top-k (impact-ordered long postings, threshold algorithm) ranks exactly as weighing every version."""
 
 import copy
+import math
 import random
+from collections import Counter
 
 import numpy as np
+import pytest
 
 from judges.groundeval.impact import ImpactOrder
-from judges.groundeval.runtime import GatedRuntime, tokenize
+from judges.groundeval.runtime import GatedRuntime, searchable_text, tokenize
 
 
 def _with_impact(corpus, min_df):
@@ -84,3 +87,57 @@ def test_tied_scores_keep_the_exhaustive_order(rt_world, rt_corpus):
             assert fast._rank(terms[k], None, limit) == want
             tied += len({round(s, 9) for _, s in want}) < len(want)
     assert tied > 0
+
+
+def _reference_rank(corpus, mask, query, subsystem, limit):
+    """BM25 written apart from the runtime: each visible version's text tokenized and counted here (no postings, no
+    impact order, no pruning), every version scored, sorted by (score rounded to 9 places, version) and cut at
+    ``limit`` among those scoring at least the ``limit``-th best."""
+    visible = [i for i in range(len(corpus.docs)) if mask[i]]
+    counts = {}
+    for i in visible:
+        v = corpus.docs[i]
+        counts[i] = Counter(tokenize(searchable_text(v.artifact_id, v.title, v.body, v.created_at)))
+    lengths = np.array([sum(counts[i].values()) for i in visible], dtype=np.float64)
+    avgdl = float(lengths.mean())
+    scores = {}
+    for term in dict.fromkeys(tokenize(query)):
+        df = sum(1 for i in visible if counts[i][term])
+        if not df:
+            continue
+        idf = math.log(1.0 + (len(visible) - df + 0.5) / (df + 0.5))
+        for i in visible:
+            tf = counts[i][term]
+            if tf and (subsystem is None or corpus.docs[i].subsystem == subsystem):
+                norm = 1.2 * (1.0 - 0.75 + 0.75 * sum(counts[i].values()) / avgdl)
+                scores[i] = scores.get(i, 0.0) + idf * tf * 2.2 / (tf + norm)
+    if not scores:
+        return []
+    kth = sorted(scores.values(), reverse=True)[min(limit, len(scores)) - 1]
+    kept = sorted((-round(s, 9), i) for i, s in scores.items() if s >= kth)[:limit]
+    return [(i, scores[i]) for _, i in kept]
+
+
+def test_pruned_search_matches_an_independent_exhaustive_bm25(rt_world, rt_corpus):
+    """Queries of several common terms (MaxScore, then impact order) and one (threshold algorithm), every term long,
+    give the versions and scores of a plain BM25 written in this test."""
+    sizes = np.diff(rt_corpus.postings.offsets)
+    terms = list(rt_corpus.postings.terms)
+    common = [terms[k] for k in np.argsort(-sizes, kind="stable")[:40].tolist()]
+    rng = random.Random(3636)
+    moment = rt_world.events[-1].ts
+    compared = 0
+    for min_df in (1, 40):
+        corpus = _with_impact(rt_corpus, min_df)
+        for actor in [a.actor_id for a in rt_world.actors][:3]:
+            runtime = GatedRuntime(corpus, actor, moment, record_latency=False)
+            for _ in range(12):
+                query = " ".join(rng.sample(common, rng.choice([1, 2, 3, 5])))
+                subsystem = rng.choice([None, None, *sorted(runtime.readable)])
+                limit = rng.choice([1, 5, 10, 30])
+                got = runtime._rank(query, subsystem, limit)
+                want = _reference_rank(corpus, runtime._mask, query, subsystem, limit)
+                assert [i for i, _ in got] == [i for i, _ in want], (query, subsystem, limit)
+                assert [s for _, s in got] == pytest.approx([s for _, s in want], rel=1e-12)
+                compared += 1
+    assert compared == 72
