@@ -178,8 +178,9 @@ def top_k(order: ImpactOrder, streams: list[Stream], seen: np.ndarray, score: Ca
     A first score (the versions ``seen``, every version of the short terms, and each layer's first ones) gives
     ``theta``, a lower bound of the ``limit``-th best score. The terms whose bounds, smallest first, sum (with a
     margin for float rounding) below ``theta`` cannot by themselves bring a version among the best: every version
-    that can is ``seen`` or holds another (essential) term. The essential terms' versions are scored whole when they
-    are few (under an eighth of all versions); else they are read in impact order by ``threshold_top``.
+    that can is ``seen`` or holds another (essential) term. One essential term is read in impact order by
+    ``threshold_top``; several (which rarely meet in a version, so the sum of their bounds stays high) are scored
+    whole when they hold under an eighth of all versions, else read in impact order too.
     """
     bounds, docs = order.layer_bounds, order.docs
     first = [docs[int(bounds[layer]):min(int(bounds[layer]) + _SEED, int(bounds[layer + 1]))]
@@ -198,7 +199,7 @@ def top_k(order: ImpactOrder, streams: list[Stream], seen: np.ndarray, score: Ca
         below += weight
         essential.remove(i)
     spans = [(int(bounds[streams[i].layers.start]), int(bounds[streams[i].layers.stop])) for i in essential]
-    if sum(b - a for a, b in spans) * _MOST_OF > order.counts.shape[1]:
+    if len(essential) < 2 or sum(b - a for a, b in spans) * _MOST_OF > order.counts.shape[1]:
         return threshold_top(order, [streams[i] for i in essential], seeds, scores, score, eligible, limit,
                              beside=below * (1.0 + _MARGIN))
     if not spans:

@@ -298,6 +298,11 @@ class Corpus:
         return mask
 
 
+def _bm25(idf: float | np.ndarray, tf: np.ndarray, norm: np.ndarray) -> np.ndarray:
+    """The BM25 weight of a term of weight ``idf`` occurring ``tf`` times in versions of length part ``norm``."""
+    return idf * tf * (K1 + 1.0) / (tf + norm)
+
+
 @dataclass(frozen=True, slots=True)
 class CallRecord:
     """One recorded tool call: arguments, what came back, the gates it broke, and its latency."""
@@ -396,8 +401,11 @@ class GatedRuntime:
 
     def _weigh(self, idf: float | np.ndarray, tf: np.ndarray, docs: np.ndarray) -> np.ndarray:
         """BM25 weights of a term (of weight ``idf``) occurring ``tf`` times in versions ``docs``: the one formula."""
-        norm = K1 * (1.0 - B + B * self.corpus.lengths[docs] / self._avgdl)
-        return idf * tf * (K1 + 1.0) / (tf + norm)
+        return _bm25(idf, tf, self._norm(docs))
+
+    def _norm(self, docs: np.ndarray) -> np.ndarray:
+        """The length part of ``_weigh``'s formula for versions ``docs`` (the same for every term)."""
+        return K1 * (1.0 - B + B * self.corpus.lengths[docs] / self._avgdl)
 
     def _term_weights(self, term: str, subsystem: str | None) -> tuple[np.ndarray, np.ndarray] | None:
         """The visible versions (of one subsystem if given) holding ``term``, and its BM25 weight in each.
@@ -589,6 +597,7 @@ class GatedRuntime:
 
         def score(versions: np.ndarray) -> np.ndarray:
             total = np.zeros(len(versions), dtype=np.float64)
+            norm = self._norm(versions)
             for docs, values, idf in parts:
                 if math.isnan(idf):
                     at = np.minimum(np.searchsorted(docs, versions), len(docs) - 1)
@@ -596,8 +605,11 @@ class GatedRuntime:
                     total[hit] += values[at[hit]]
                 else:
                     tf = values[versions]
-                    hit = tf != 0
-                    total[hit] += self._weigh(idf, tf[hit].astype(np.float64), versions[hit])
+                    if tf.all():        # a term in (nearly) every version: no mask
+                        total += _bm25(idf, tf.astype(np.float64), norm)
+                    else:
+                        hit = tf != 0
+                        total[hit] += _bm25(idf, tf[hit].astype(np.float64), norm[hit])
             return total
 
         code = self._codes.get(subsystem, -1) if subsystem is not None else None
