@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass
 from functools import partial
 from datetime import datetime
-from itertools import islice
+from itertools import count, islice
 from typing import Any, Iterable, NamedTuple, Protocol, Sequence
 
 import numpy as np
@@ -55,6 +55,39 @@ def tokenize(text: str) -> list[str]:
         if not token.isalnum():
             out.extend(_PART.findall(token))
     return out
+
+
+#: Bytes that may be in a token kept, and ``\x00`` (the break between two texts of a block); any other byte made a space.
+_TOKEN_BYTES = bytes(b if chr(b) in "abcdefghijklmnopqrstuvwxyz0123456789-_.:/@\x00" else 32 for b in range(256))
+_BREAK = b"\x00"
+
+
+def _block_pairs(chunk: list[str], terms: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Each occurrence of a ``tokenize`` token in the texts ``chunk``: its term id (``terms``'s, new terms added)
+    and its text's position in ``chunk`` (two int64 columns, in no particular order).
+
+    A token lies within a run of the bytes it may hold (UTF-8 keeps every other character's bytes above 127), so
+    the lower-cased texts, joined by breaks, are encoded, every other byte made a space and split at the spaces
+    (all in C); each distinct run is tokenized once (``tokenize``) and its terms repeated for each occurrence.
+    """
+    joined = " \x00 ".join(chunk)
+    if joined.count("\x00") != len(chunk) - 1:      # a text holds a NUL: a space, like any character no token has
+        joined = " \x00 ".join(text.replace("\x00", " ") for text in chunk)
+    runs = joined.lower().encode().translate(_TOKEN_BYTES).split()
+    first: dict[bytes, int] = {}
+    codes = np.fromiter(map(first.setdefault, runs, count()), dtype=np.int64, count=len(runs))   # a run's first place
+    del runs, joined
+    size = np.zeros(len(codes), dtype=np.int64)    # each distinct run's terms (at its first place): how many, which
+    flat: list[int] = []
+    for run, place in first.items():
+        found = () if run == _BREAK else (run.decode(),) if run.isalnum() else tokenize(run.decode())
+        size[place] = len(found)
+        flat.extend(terms.setdefault(token, len(terms)) for token in found)
+    many = size[codes]
+    start = (np.cumsum(size) - size)[codes]        # where each occurrence's terms begin in ``flat``
+    at = np.repeat(start - np.cumsum(many) + many, many) + np.arange(int(many.sum()), dtype=np.int64)
+    doc = np.cumsum(codes == first.get(_BREAK, -1))   # each run's text
+    return np.array(flat, dtype=np.int64)[at], np.repeat(doc, many)
 
 
 def _micros(moment: datetime) -> int:
@@ -95,34 +128,20 @@ class Postings:
     def of_texts(cls, texts: Iterable[str], block: int = 1 << 15) -> tuple[Postings, np.ndarray]:
         """The postings of documents 0, 1, … given as their texts, and each one's token count.
 
-        A text's tokens are ``tokenize``'s, in another order: every token, then the parts of its compound ones
-        (the counts are all the index keeps). Documents are read ``block`` at a
-        time; each block's (term, document) pairs are counted in numpy, and the blocks, each sorted by term,
-        merged by one stable sort (a term's documents stay ascending).
+        A text's tokens are ``tokenize``'s (the counts are all the index keeps). Documents are read ``block`` at a
+        time, each block tokenized in one pass (``_block_pairs``); each block's (term, document) pairs are counted
+        in numpy, and the blocks, each sorted by term, merged by one stable sort (a term's documents stay ascending).
         """
         terms: dict[str, int] = {}
         term_blocks, doc_blocks, tf_blocks, length_blocks = [], [], [], []
         first, source = 0, iter(texts)
         while chunk := list(islice(source, block)):
-            tokens: list[str] = []
-            sizes = []
-            for text in chunk:
-                found = _TOKEN.findall(text.lower())
-                compound = [token for token in found if not token.isalnum()]
-                if compound:
-                    found += _PART.findall(" ".join(compound))
-                tokens += found
-                sizes.append(len(found))
-            for token in dict.fromkeys(tokens):      # new terms numbered in order of first occurrence
-                if token not in terms:
-                    terms[token] = len(terms)
-            ids = np.fromiter(map(terms.__getitem__, tokens), dtype=np.int64, count=len(tokens))
-            docs = np.repeat(np.arange(first, first + len(chunk), dtype=np.int64), sizes)
-            pairs, counts = np.unique((ids << 32) | docs, return_counts=True)   # by term, then document
+            ids, docs = _block_pairs(chunk, terms)
+            length_blocks.append(np.bincount(docs, minlength=len(chunk)).astype(np.float64))
+            pairs, counts = np.unique((ids << 32) | (docs + first), return_counts=True)   # by term, then document
             term_blocks.append((pairs >> 32).astype(np.int32))
             doc_blocks.append((pairs & 0xFFFFFFFF).astype(np.int32))
             tf_blocks.append(counts)
-            length_blocks.append(np.array(sizes, dtype=np.float64))
             first += len(chunk)
         term_of = np.concatenate(term_blocks) if term_blocks else np.zeros(0, dtype=np.int32)
         order = np.argsort(term_of, kind="stable")   # runs sorted by term, in document order: merged

@@ -3,11 +3,33 @@
 import random
 from datetime import timedelta
 
-from judges.groundeval.runtime import GatedRuntime, not_found, tokenize
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from judges.groundeval.runtime import GatedRuntime, Postings, not_found, tokenize
 
 
 def test_tokenize_keeps_ids_and_their_parts():
     assert tokenize("See CHG-118, on 2026-01-05!") == ["see", "chg-118", "chg", "118", "on", "2026-01-05", "2026", "01", "05"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts=st.lists(st.text(alphabet="abZ09-_.:/@ \n\x00\u212a\u0130\u00e9\u2014\u03a3", max_size=30), max_size=12),
+       block=st.integers(1, 5))
+def test_postings_count_the_tokens_of_tokenize(texts, block):
+    """The block tokenizer (one pass over a block's joined texts) against ``tokenize`` text by text: NULs in a text,
+    characters that lower-case to ASCII (Kelvin sign, dotted capital I), joiners doubled or at either end."""
+    postings, lengths = Postings.of_texts(texts, block)
+    counts: dict[str, dict[int, int]] = {}
+    for i, text in enumerate(texts):
+        tokens = tokenize(text)
+        assert lengths[i] == len(tokens)
+        for token in tokens:
+            counts.setdefault(token, {})[i] = counts.get(token, {}).get(i, 0) + 1
+    assert len(lengths) == len(texts) and set(postings.terms) == set(counts)
+    for term, found in counts.items():
+        docs, tf = postings.get(term)
+        assert docs.tolist() == sorted(found) and tf.tolist() == [found[i] for i in sorted(found)]
 
 
 def test_fetch_of_withheld_and_missing_ids_look_the_same(rt_world, rt_corpus):
