@@ -11,7 +11,9 @@ Then, in a fresh process (``RUSAGE_CHILDREN``: its CPU and peak RSS counted apar
   search the built-in agents make on the default world (tool mode; kept in ``queries.json``) plus the
   100 most frequent terms of the corpus — each query in sessions of 8 actors at fixed moments (every query
   in every session), p50/p99/max;
-- ``peak_rss_mb``: the process's peak resident memory (load and every query included).
+- ``peak_rss_mb``: the process's peak resident memory (load and every query included): its own allocations and
+  the pages of the mapped index it touched; not the operating system's file cache (the index's files, and the
+  versions' text read with ``os.pread``), nor building the index or generating the world (other processes).
 
 Beside them, timed in the same run: ``python -c pass`` (a fresh interpreter), and an exhaustive floor
 written here without importing the search it bounds: plain numpy BM25 over the kept postings (each query

@@ -121,9 +121,10 @@ def threshold_top(order: ImpactOrder, streams: list[Stream], candidates: np.ndar
     holding them among the candidates or in a stream) add to a score.
 
     ``score`` gives read versions their exact score (the sum ranking uses); ``eligible`` keeps the versions the search
-    may return. Reading stops when the sum of the streams' bounds falls below the ``limit``-th best score read: every
-    unread version scores at most that sum (each of its weights at most its term's bound, float sums monotone), so
-    strictly less than that many read ones, and the exhaustive top ``limit`` is among those read.
+    may return. Reading stops when the sum of the streams' bounds (and ``beside``), with a relative margin for a score's
+    sum taken in another order, falls below the ``limit``-th best score read: every unread version scores at most that
+    sum (each of its weights at most its term's bound), so strictly less than that many read ones, and the exhaustive
+    top ``limit`` is among those read.
     """
     bounds, docs, layer_tf = order.layer_bounds, order.docs, order.layer_tf
     position = {layer: int(bounds[layer]) for s in streams for layer in s.layers}
@@ -144,7 +145,7 @@ def threshold_top(order: ImpactOrder, streams: list[Stream], candidates: np.ndar
         for _, w in heads:
             if len(w):
                 total += float(w.max())
-        if not any(live for live, _ in heads) or total < kth:
+        if not any(live for live, _ in heads) or total * (1.0 + _MARGIN) < kth:
             return candidates, scores
         read = []
         for live, w in heads:
@@ -201,7 +202,7 @@ def top_k(order: ImpactOrder, streams: list[Stream], seen: np.ndarray, score: Ca
     spans = [(int(bounds[streams[i].layers.start]), int(bounds[streams[i].layers.stop])) for i in essential]
     if len(essential) < 2 or sum(b - a for a, b in spans) * _MOST_OF > order.counts.shape[1]:
         return threshold_top(order, [streams[i] for i in essential], seeds, scores, score, eligible, limit,
-                             beside=below * (1.0 + _MARGIN))
+                             beside=below)
     if not spans:
         return seeds, scores
     more = np.concatenate([docs[a:b].astype(np.int64) for a, b in spans])
