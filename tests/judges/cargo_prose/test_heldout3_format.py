@@ -3,16 +3,16 @@
 The checks recompute what they can from the shown texts alone (the live case id, the value tokens, the
 derived counts and ages), apart from the throwaway script that rendered the contexts.
 """
-import datetime as dt
-import json
 import re
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from tests.judges.cargo_prose.item_labels import (CONTEXT_FORMATS, LABELS, OPTIONAL, P2_KINDS, P4_KINDS,
-                                                  REFERENCE_FORMATS, RUNBOOKS, SHOWN, WORDS)
+from tests.judges.cargo_prose.item_labels import (CONTEXT_FORMATS, P2_KINDS, P4_KINDS,
+                                                  REFERENCE_FORMATS, RUNBOOKS, WORDS)
+from tests.judges.cargo_prose.heldout_checks import (check_ids_and_fields, check_labels_follow_family,
+    check_live_and_reference_case, context_date, earlier_count, length_figures, load)
 
 PATH = Path(__file__).with_name("items_heldout3.jsonl")
 STYLES = {"terse", "chatty", "formal", "non-native", "paragraph", "passive", "out-of-order", "email", "handover",
@@ -23,23 +23,8 @@ TOKEN = re.compile(r"CASE-\d+|ACC-\d+|SN-[0-9A-F]{8}|DSP-\d+|RMA-\d+|BKP-\d+|LOG
 
 
 @pytest.fixture(scope="module")
-
-
 def items() -> list[dict]:
-    return [json.loads(line) for line in PATH.read_text(encoding="utf-8").splitlines()]
-
-
-def live_case(it: dict) -> str:
-    return re.search(r"Case (CASE-\d+),", it["question"]).group(1)
-
-
-def context_date(ctx: str, pattern: str) -> dt.date:
-    return dt.date.fromisoformat(re.search(pattern + r"\W+(\d{4}-\d\d-\d\d)", ctx, re.I).group(1))
-
-
-def earlier_count(it: dict) -> int:
-    """Distinct case ids in the live context other than the live case: the account's earlier cases."""
-    return len(set(re.findall(r"CASE-\d+", it["live_context"])) - {live_case(it)})
+    return load(PATH)
 
 
 def asset_age(it: dict) -> int:
@@ -48,22 +33,11 @@ def asset_age(it: dict) -> int:
 
 
 def test_ids_and_fields(items: list[dict]) -> None:
-    assert len(items) >= 64
-    assert [it["item_id"] for it in items] == [f"h3-{i:02d}" for i in range(1, len(items) + 1)]
-    for it in items:
-        assert set(SHOWN + LABELS) <= set(it) <= set(SHOWN + LABELS + OPTIONAL), it["item_id"]
-        assert it["author"] == "heldout3-writer" and it["condition"] == "cargo", it["item_id"]
-        assert it["procedure_id"] in RUNBOOKS and it["style"] in STYLES, it["item_id"]
-        assert it["context_format"] in CONTEXT_FORMATS and it["reference_format"] in REFERENCE_FORMATS
-        assert all(isinstance(it[k], str) and it[k].strip() for k in SHOWN + ("why",)), it["item_id"]
+    check_ids_and_fields(items, "h3", "heldout3-writer", STYLES, CONTEXT_FORMATS, REFERENCE_FORMATS, states=False)
 
 
 def test_live_case_and_reference_case(items: list[dict]) -> None:
-    for it in items:
-        case = live_case(it)
-        assert case in it["candidate"] and case in it["live_context"], it["item_id"]
-        ref_case = re.search(r"CASE-\d+", it["reference"]).group(0)
-        assert ref_case != case and case not in it["reference"] and ref_case not in it["candidate"], it["item_id"]
+    check_live_and_reference_case(items)
 
 
 def test_correct_values_come_from_the_context(items: list[dict]) -> None:
@@ -91,20 +65,7 @@ def test_derived_values_match_the_context(items: list[dict]) -> None:
 
 
 def test_labels_follow_family(items: list[dict]) -> None:
-    for it in items:
-        fam = it["family"]
-        assert it["should_penalize"] is (fam in ("P2", "P4")), it["item_id"]
-        if fam in ("P1", "P3"):
-            assert it["kind"] is None and "changes" not in it and "perturbation" not in it, it["item_id"]
-        if fam == "P1":
-            assert "extras" not in it
-        if fam == "P3":
-            assert it["extras"]
-        if fam == "P2":
-            assert it["kind"] in P2_KINDS and it["changes"] and "perturbation" not in it, it["item_id"]
-        if fam == "P4":
-            assert it["kind"] in P4_KINDS and "changes" not in it, it["item_id"]
-            assert it["perturbation"]["kind"] == P4_KINDS[it["kind"]], it["item_id"]
+    check_labels_follow_family(items, one_change=False)
 
 
 def test_p2_contradicts_exactly_its_changes(items: list[dict]) -> None:
@@ -158,9 +119,4 @@ def test_no_reference_value_in_a_candidate(items: list[dict]) -> None:
 
 def test_surface_figures_in_readme(items: list[dict]) -> None:
     """The README's mean candidate lengths and its best one-threshold length rule (.641 in-sample)."""
-    means = {fam: round(sum(len(it["candidate"]) for it in items if it["family"] == fam) / 16) for fam in ("P1", "P3", "P2", "P4")}
-    assert means == {"P1": 516, "P3": 530, "P2": 478, "P4": 487}
-    lengths = [(len(it["candidate"]), it["should_penalize"]) for it in items]
-    best = max(sum(((n >= cut) is (sign > 0)) == label for n, label in lengths)
-               for cut, _ in lengths for sign in (1, -1))
-    assert round(best / len(items), 3) == 0.641
+    assert length_figures(items) == ({"P1": 516, "P3": 530, "P2": 478, "P4": 487}, 0.641)
