@@ -617,18 +617,12 @@ class GatedRuntime:
         def score(versions: np.ndarray) -> np.ndarray:
             total = np.zeros(len(versions), dtype=np.float64)
             norm = self._norm(versions)
-            for docs, values, idf in parts:
+            for docs, values, idf in parts:     # a weight of 0.0 where a version lacks the term: adding it changes nothing
                 if math.isnan(idf):
                     at = np.minimum(np.searchsorted(docs, versions), len(docs) - 1)
-                    hit = docs[at] == versions
-                    total[hit] += values[at[hit]]
+                    total += np.where(docs[at] == versions, values[at], 0.0)
                 else:
-                    tf = values[versions]
-                    if tf.all():        # a term in (nearly) every version: no mask
-                        total += _bm25(idf, tf.astype(np.float64), norm)
-                    else:
-                        hit = tf != 0
-                        total[hit] += _bm25(idf, tf[hit].astype(np.float64), norm[hit])
+                    total += _bm25(idf, values[versions].astype(np.float64), norm)
             return total
 
         code = self._codes.get(subsystem, -1) if subsystem is not None else None
