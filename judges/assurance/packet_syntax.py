@@ -1,8 +1,8 @@
-"""The packet syntax as the inline checker reads it, written apart from the renderer: parsing packet bytes into
-blocks, and the escapes content and arguments must show under packet format 2 (``⟦U+XXXX⟧`` for the characters
-of the committed escape table, for what is not printable ASCII at a line start or next to a structure character,
-and for a keyword's ``[``; a leading backslash on a content line that opens with structure; ``⟦DATA⟧`` on a line
-holding label-like text)."""
+"""The packet syntax as the inline checker reads it, written apart from the renderer (but for the keywords'
+escape, ``render.escape_keywords``): parsing packet bytes into blocks, and the escapes content and arguments must
+show under packet format 2 (``⟦U+XXXX⟧`` for the characters of the committed escape table, for what is not
+printable ASCII at a line start or next to a structure character, and for a keyword's ``[``; a leading backslash on
+a content line that opens with structure; ``⟦DATA⟧`` on a line holding label-like text)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,8 @@ import json
 import re
 from dataclasses import dataclass
 from importlib import resources
+
+from judges.assurance.render import escape_keywords
 
 _HEADER = re.compile(rb"^\[MESSAGE (\d+) (system|user|assistant)\]$")
 _RESULT = re.compile(rb"^\[TOOL RESULT (\d+) id=(.*)\]$")
@@ -76,7 +78,6 @@ _RAW_BREAK = re.compile("[\r\v\f\x1c-\x1e\x85\u2028\u2029]")
 _ESCAPED = re.compile("\u27e6U\\+([0-9A-F]{4,6})\u27e7")
 _DATA = "\u27e6DATA\u27e7"
 _STRUCT = frozenset("[]()\\")
-_KEYWORDS = ("[BEGIN TARGET STEP]", "[END TARGET STEP]", "[MESSAGE ", "[TOOL CALL ", "[TOOL RESULT ")
 _LABELISH = re.compile(r'(?i)(?<![a-z0-9_])(?:labels?|step_labels?|notes?|error_kinds?)"?[ \t]*[:=]')
 
 
@@ -112,11 +113,7 @@ def _shown(text: str, before: str, after: str, escape_lf_and_parens: bool) -> st
         else:
             out.append(char)
         started = started or char != " "
-    shown = "".join(out)
-    if "[" in shown:
-        for keyword in _KEYWORDS:
-            shown = shown.replace(keyword, "\u27e6U+005B\u27e7" + keyword[1:])
-    return shown
+    return escape_keywords("".join(out))
 
 
 def unescape(text: str) -> str:

@@ -139,10 +139,15 @@ def _escape(text: str, arguments: bool) -> str:
                 chars.append(char)
             line_start = False
         out = "".join(chars)
-    if "[" in out:
+    return escape_keywords(out)
+
+
+def escape_keywords(text: str) -> str:
+    """``text`` with each keyword's ``[`` written ``⟦U+005B⟧``, so no content reads as a marker or a header."""
+    if "[" in text:
         for keyword in KEYWORDS:
-            out = out.replace(keyword, "\u27e6U+005B\u27e7" + keyword[1:])
-    return out
+            text = text.replace(keyword, "\u27e6U+005B\u27e7" + keyword[1:])
+    return text
 
 
 def escape_arguments(arguments: str) -> str:
