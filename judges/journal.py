@@ -113,7 +113,11 @@ class Appender:
 
     def add(self, row: Mapping[str, Any], *, flush: bool = False) -> None:
         """Buffer one finished row (and write the buffer now if ``flush``)."""
-        self.pending.append(dumps(dict(row)) + "\n")
+        self.add_line(dumps(dict(row)), flush=flush)
+
+    def add_line(self, line: str, *, flush: bool = False) -> None:
+        """Buffer one finished row given as its JSON line, without the newline (``add``'s, made by the caller)."""
+        self.pending.append(line + "\n")
         if flush:
             self.flush()
 

@@ -24,8 +24,8 @@ from difflib import SequenceMatcher
 from typing import Sequence
 
 from benchmark_builders.trajectories.records import ChatMessage, StepLabels, Trajectory, token_problem
-from judges.assurance.packet_syntax import (_Block, _expected_content, content_from_lines, parse_packet,
-                                            shown_arguments, unescape)  # noqa: F401  (unescape: re-exported)
+from judges.assurance.packet_syntax import (_Block, _expected_content, content_from_lines, expected_content_lines,
+                                            parse_packet, shown_arguments, unescape)  # noqa: F401  (unescape: re-exported)
 from judges.assurance.render import PacketSpec
 
 REQUIREMENTS: dict[str, str] = {
@@ -155,7 +155,7 @@ def message_blocks(trajectory: Trajectory, restored: bool) -> list[bytes]:
             out = [f"[TOOL RESULT {index} id={message.tool_call_id}]".encode("utf-8")]
         else:
             out = [f"[MESSAGE {index} {message.role}]".encode("utf-8")]
-        out.extend(_expected_content(message.content))
+        out.extend(expected_content_lines(message.content) if message.content else ())
         if restored:
             for call in message.tool_calls:
                 arguments = shown_arguments(call.arguments)

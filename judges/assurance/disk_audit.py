@@ -119,9 +119,19 @@ def _escaped(text: str, arguments: bool) -> str:
     return out
 
 
+@functools.lru_cache(maxsize=1 << 15)
+def _arguments_escaped(arguments: str) -> str:
+    """A call's arguments escaped, once per distinct arguments."""
+    return _escaped(arguments, True)
+
+
 def _content_lines(content: str | None) -> list[str]:
-    if not content:
-        return []
+    return list(_content_lines_once(content)) if content else []
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _content_lines_once(content: str) -> tuple[str, ...]:
+    """A content's lines, made once per distinct content (a suite repeats its prompts and replies)."""
     lines = []
     for line in content.split("\n"):
         line = _escaped(line, False)
@@ -130,7 +140,7 @@ def _content_lines(content: str | None) -> list[str]:
         if _LABEL_TEXT.search(line):
             line = "\u27e6DATA\u27e7" + line
         lines.append(line)
-    return lines
+    return tuple(lines)
 
 
 _OPENING = re.compile("(?: |\u27e6U\\+[0-9A-F]{4,6}\u27e7)*")
@@ -149,9 +159,10 @@ def _message_template(index: int, message: Mapping[str, Any], calls: bool = True
         lines = [f"[TOOL RESULT {index} id={message['tool_call_id']}]"]
     else:
         lines = [f"[MESSAGE {index} {message['role']}]"]
-    lines += _content_lines(message.get("content"))
+    content = message.get("content")
+    lines += _content_lines_once(content) if content else ()
     for call in (message.get("tool_calls") or ()) if calls else ():
-        shown = _escaped(call["function"]["arguments"], True)
+        shown = _arguments_escaped(call["function"]["arguments"])
         lines.append(f"[TOOL CALL id={call['id']} bytes={len(shown.encode('utf-8'))}] "
                      f"{call['function']['name']}({shown})")
     return lines

@@ -7,6 +7,7 @@ a content line that opens with structure; ``⟦DATA⟧`` on a line holding label
 from __future__ import annotations
 
 import bisect
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -123,8 +124,12 @@ def unescape(text: str) -> str:
 
 def _expected_content(content: str) -> list[bytes]:
     """The lines a content string must appear as under packet format 2 (written apart from the renderer)."""
-    if not content:
-        return []
+    return list(expected_content_lines(content)) if content else []
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def expected_content_lines(content: str) -> tuple[bytes, ...]:
+    """``_expected_content``'s lines, made once per distinct content (a suite repeats its prompts and replies)."""
     lines = []
     for raw in content.split("\n"):
         line = _shown(raw, "", "", False)
@@ -133,7 +138,7 @@ def _expected_content(content: str) -> list[bytes]:
         if _LABELISH.search(line):
             line = _DATA + line
         lines.append(line.encode("utf-8"))
-    return lines
+    return tuple(lines)
 
 
 def _structure_like(line: str) -> bool:
@@ -160,6 +165,7 @@ def content_from_lines(lines: list[bytes]) -> str:
     return "\n".join(out)
 
 
+@functools.lru_cache(maxsize=1 << 15)
 def shown_arguments(arguments: str) -> bytes:
     """Arguments as a call line must show them: one line, LF and both parentheses escaped, their ends next to the
     call's parentheses."""

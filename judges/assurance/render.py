@@ -42,6 +42,7 @@ never reach this module.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -150,6 +151,7 @@ def escape_keywords(text: str) -> str:
     return text
 
 
+@functools.lru_cache(maxsize=1 << 15)
 def escape_arguments(arguments: str) -> str:
     """Arguments as one call line shows them: format 2's escapes, LF and both parentheses written ``⟦U+XXXX⟧``."""
     return _escape(arguments, True)
@@ -165,11 +167,17 @@ def looks_like_structure(line: str) -> bool:
 
 def neutralise(content: str) -> list[str]:
     """Content as packet lines no reader can take for structure or for a label (reversibly escaped)."""
+    return list(_neutralised(content))
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _neutralised(content: str) -> tuple[str, ...]:
+    """``neutralise``'s lines, made once per distinct content (a suite repeats its system prompts and replies)."""
     out = []
     for line in _escape(content, False).split("\n"):
         line = "\\" + line if looks_like_structure(line) else line
         out.append(DATA_MARK + line if _LABEL_LIKE.search(line) else line)
-    return out
+    return tuple(out)
 
 
 def _message_lines(index: int, message: ChatMessage, restored: bool, out: list[str]) -> None:
@@ -178,7 +186,7 @@ def _message_lines(index: int, message: ChatMessage, restored: bool, out: list[s
     else:
         out.append(f"[MESSAGE {index} {message.role}]")
     if message.content:
-        out.extend(neutralise(message.content))
+        out.extend(_neutralised(message.content))
     if restored:
         for call in message.tool_calls:
             arguments = escape_arguments(call.arguments)

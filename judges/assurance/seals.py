@@ -72,8 +72,9 @@ class SealingAppender:
         """Append one row; once its batch is full or old enough, write the rows and then their seal."""
         if not self.pending:
             self.since = time.monotonic()
-        self.pending.append(line_digest(dumps(dict(row))))
-        self.inner.add(row, flush=flush)
+        line = dumps(dict(row))                 # one serialisation: the line sealed is the line written
+        self.pending.append(line_digest(line))
+        self.inner.add_line(line, flush=flush)
         if len(self.pending) >= SEAL_ROWS or time.monotonic() - self.since >= SEAL_SECONDS:
             self.seal()
 

@@ -24,7 +24,7 @@ from judges.assurance.source import SourceSnapshot
 from judges.assurance.workspace import Workspace, sync_directory, write_file
 from orgbench.core.storage import staged_directory
 
-__all__ = ["OpenStage", "collector_paused", "finish_stage", "open_over", "open_stage", "read_manifest", "write_stage"]
+__all__ = ["OpenStage", "collector_paused", "finish_stage", "heap_frozen", "open_over", "open_stage", "read_manifest", "write_stage"]
 
 
 @contextmanager
@@ -40,6 +40,18 @@ def collector_paused() -> Iterator[None]:
     finally:
         if was:
             gc.enable()
+
+
+@contextmanager
+def heap_frozen() -> Iterator[None]:
+    """Every object alive when the block starts left out of the cyclic collector's walks for the block
+    (``gc.freeze``), then handed back to it: dispatch, which waits on the judge and keeps collecting what it makes,
+    no longer walks the run's parsed suite at each full collection (about a fifth of its CPU at 10,000 packets)."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _start(cfg: PipelineConfig, step: str) -> None:
