@@ -2,8 +2,8 @@
 
 Upstream is not on the package index and has no licence file, so the repository never holds its code. A test
 that runs it needs ``GROUNDEVAL_UPSTREAM``: a git clone (bare or not) of upstream holding its branches
-``paper/preprint-2026`` and ``main``. Each branch's tree is extracted with ``git archive`` into the test's temporary
-directory and run with its ``src`` on ``PYTHONPATH``, under ``GROUNDEVAL_PYTHON`` if set, else a pyenv Python
+``paper/preprint-2026`` and ``main``. Each branch's tree at the commit the comparisons were made against (``PINS``)
+is extracted with ``git archive`` into the test's temporary directory and run with its ``src`` on ``PYTHONPATH``, under ``GROUNDEVAL_PYTHON`` if set, else a pyenv Python
 3.13 (upstream declares >= 3.13) that has PyYAML, else the interpreter running the tests (its code runs on
 3.11). Without the variable the test skips, saying what to set; CI reaches only package registries, so there it
 skips unless the machine's environment names a copy (``.ci/run`` then gives it a Python 3.13 with upstream's
@@ -23,6 +23,9 @@ import pytest
 VARIABLE = "GROUNDEVAL_UPSTREAM"
 PREPRINT = "paper/preprint-2026"
 MAIN = "main"
+#: The commit of each branch the comparisons were made against (docs/spec/groundeval.md names main's): a newer
+#: upstream is compared again before a pin moves.
+PINS = {MAIN: "6d4eb6afc47d48bec18aab2700109b134d00e1fd", PREPRINT: "bb772dc857b66b7b23a4973399dd4ab1bddddac0"}
 #: What to set, as every skip says it.
 HOW = (f"set {VARIABLE}=DIR, DIR a git clone of tenurehq/GroundEval holding branches {MAIN} and {PREPRINT} "
        "(git clone --mirror), and GROUNDEVAL_PYTHON=a Python 3.13 with upstream main's dependencies (pip install "
@@ -31,14 +34,16 @@ HOW = (f"set {VARIABLE}=DIR, DIR a git clone of tenurehq/GroundEval holding bran
 
 
 def upstream_tree(branch: str, into: Path) -> Path:
-    """``into`` holding upstream's ``branch`` (its ``src/groundeval`` among it); skips when no copy is named."""
+    """``into`` holding upstream's ``branch`` at its pinned commit (its ``src/groundeval`` among it); skips when no copy
+    is named."""
     repo = os.environ.get(VARIABLE)
     if not repo:
         pytest.skip(HOW)
     into.mkdir(parents=True, exist_ok=True)
-    archive = subprocess.run(["git", "-C", repo, "archive", branch], capture_output=True, check=False)
+    archive = subprocess.run(["git", "-C", repo, "archive", PINS[branch]], capture_output=True, check=False)
     if archive.returncode != 0:
-        pytest.fail(f"{VARIABLE}={repo}: git archive {branch} failed: {archive.stderr.decode(errors='replace')}")
+        pytest.fail(f"{VARIABLE}={repo}: git archive {PINS[branch]} ({branch}'s pinned commit) failed: "
+                    f"{archive.stderr.decode(errors='replace')}")
     subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
     assert (into / "src" / "groundeval" / "__init__.py").exists(), f"{repo}@{branch} has no src/groundeval"
     return into

@@ -69,3 +69,27 @@ def test_the_grammar_writes_json_dumps_layout_and_lets_optional_members_out():
     longest = json.dumps(longest_instance(schema))
     assert longest == '{"d": {"a": 0.5, "b": 1}, "v": "pass"}'
     assert grammar.longest_answer_bytes == len(longest) == 38
+
+
+def test_llama_cpps_own_converter_allows_a_run_of_whitespace_per_gap_as_docs_judges_md_says():
+    """Why a grammar of our own (docs/judges.md): llama.cpp's JSON-schema-to-GBNF converter lets every gap between
+    tokens hold a run of newlines and spaces. Its ``space`` rule is read from the llama.cpp the local extra installs
+    (xllamacpp's server library holds the converter's rule text); skipped without it."""
+    import importlib.util
+    import mmap
+    from pathlib import Path
+
+    spec = importlib.util.find_spec("xllamacpp")
+    if spec is None or not spec.submodule_search_locations:
+        pytest.skip("xllamacpp (the local extra) is not installed: no llama.cpp converter to read")
+    rule: list[int] = []
+    for library in sorted(p for where in spec.submodule_search_locations for p in Path(where).glob("*.so*")):
+        with open(library, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as image:
+            found = re.search(rb'\| " " \| "\\n"\{(\d+),(\d+)\} \[ \\t\]\{(\d+),(\d+)\}', image)
+            rule = [int(n) for n in found.groups()] if found else []
+        if rule:
+            break
+    assert rule, "no llama.cpp space rule in xllamacpp's libraries"
+    longest = max(1, rule[1] + rule[3])            # one space, or up to rule[1] newlines then up to rule[3] blanks
+    docs = " ".join((Path(__file__).parents[2] / "docs" / "judges.md").read_text(encoding="utf-8").split())
+    assert f"llama.cpp's GBNF converter allows up to {longest} bytes of whitespace per gap" in docs

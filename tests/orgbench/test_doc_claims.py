@@ -61,6 +61,17 @@ docs/simulator.md and docs/sweeps.md (measured)
   23. the 1x-64x rows, their load and wall/CPU span, the cost ratios and the 64x world's peak against
       benchmarks/measured/simulate_scales.json (``bench_simulate.py --scales --record``); the 32-world sweep of
       2026-12-01 is told as history with its commit (two hours of both cores to measure again).
+docs/groundeval.md and docs/spec/groundeval.md (recorded and pinned)
+  24. the default reproduce's calls and distinct claims against benchmarks/measured/groundeval_claims.json
+      (``benchmarks/groundeval_claims.py --record``); the search goals at 1M versions, and which the run met, against
+      benchmarks/measured/search_1m.json; the upstream commit the spec names against tests/upstream_groundeval.py's
+      ``PINS`` (the commit the upstream-comparison tests extract).
+Checked elsewhere too: docs/cargo.md's billing-credit tickets behind a recorded breach (recounted from the ten worlds'
+event logs) by tests/benchmark_builders/cargo/test_open_and_derived.py, its third held-out set's penalised correct
+answers and their notes (the judge of the commit that scored them, run again) by
+tests/judges/cargo_prose/test_issue30_items.py; docs/groundeval.md's preprint-profile figures (rescored under that
+profile) by tests/judges/groundeval/test_ge_hard_kinds.py; docs/judges.md's llama.cpp whitespace bound (read from the
+llama.cpp the local extra installs) by tests/judges/test_verdict_schema.py.
 Every sentence, list item and table row of README.md, docs/*.md and docs/spec/*.md that states a figure is keyed in
 tests/orgbench/doc_registry.py with its class (result, measured, design, tested, paper, history, example,
 unchecked) and the test that checks it; ``test_every_sentence_stating_a_figure_is_registered`` fails on one that is not (list them:
@@ -622,7 +633,7 @@ def test_the_local_model_figures_in_docs_judges_md_are_results_local():
 CLASSES = ("result", "measured", "design", "tested", "paper", "history", "example", "unchecked")
 #: Units whose figure no test ties to a source yet (doc_registry.py's ``unchecked``): lower it when you tie one; a new
 #: figure gets a check, not a place here.
-UNCHECKED_AT_MOST = 7
+UNCHECKED_AT_MOST = 0
 
 
 def test_every_sentence_stating_a_figure_is_registered():
@@ -819,6 +830,31 @@ def _goal_not_reached(goal: int) -> tuple[str]:
     """The cold-scoring goal, after checking the recorded rate with the index built is below it."""
     assert _measured("groundeval_cold_scoring.json")["printed"]["cold_scoring"]["index_built_questions_per_cpu_s"] < goal
     return (f"{goal:,}",)
+
+
+def _search_goals() -> tuple[str, ...]:
+    """The goals at 1M versions as benchmarks/measured/search_1m.json records them (load in s, memory in GB, p99 in ms),
+    and whether its run met each: the load by its CPU-seconds; "not" when neither the memory nor the p99 was met."""
+    printed = _measured("search_1m.json")["printed"]
+    goals, search = printed["goals"], printed["rounds"][0]["search"]
+    missed = {search["peak_rss_mb"] > goals["peak_rss_mb"], search["query_cpu_ms_p99"] > goals["query_cpu_ms_p99"]}
+    return (f"{goals['load_s']:g}", f"{goals['peak_rss_mb'] / 1024:g}", f"{goals['query_cpu_ms_p99']:g}",
+            "met" if search["load_cpu_s"] <= goals["load_s"] else "not met", "not" if missed == {True} else "?")
+
+
+def _claims_record(name: str) -> tuple[str, ...]:
+    """The default reproduce's calls and distinct claims, as ``benchmarks/groundeval_claims.py`` recorded them."""
+    record = _measured(name)
+    assert record["command"].startswith("python benchmarks/groundeval_claims.py") and record["command"].endswith(
+        f"--record benchmarks/measured/{name}")
+    return f"{record['printed']['calls']:,}", f"{record['printed']['distinct_claims']:,}", name
+
+
+def _upstream_pin() -> tuple[str]:
+    """The short commit of upstream main that the upstream-comparison tests extract (tests/upstream_groundeval.py)."""
+    from tests.upstream_groundeval import MAIN, PINS
+
+    return (PINS[MAIN][:7],)
 
 
 def _drilldown_decimals() -> tuple[str]:
@@ -1178,6 +1214,13 @@ FIGURE_CHECKS: tuple[tuple[str, str, str, object], ...] = (
     ("docs/groundeval.md", r"The goal, ([\d,]+) per CPU-second with the index built, is not reached", "measured",
      lambda: _goal_not_reached(1000)),
     ("docs/groundeval.md", r"`outcome` \(correct \| wrong verdict\) and `s_adj` \((\d) decimals\)", "result", _drilldown_decimals),
+    ("docs/groundeval.md", r"\(the goals are (\d+) s, (\d+) GB and (\d+) ms at p99: the load is (met|not met), the memory and the "
+     r"p99 are (not)\)", "measured", _search_goals),
+    ("docs/groundeval.md", r"\(the default reproduce's ([\d,]+) calls are ([\d,]+) distinct claims: `python "
+     r"benchmarks/groundeval_claims\.py`, recorded in `benchmarks/measured/(groundeval_claims\.json)`\)", "measured",
+     lambda: _claims_record("groundeval_claims.json")),
+    ("docs/spec/groundeval.md", r"\(`tenurehq/GroundEval`, `src/groundeval/scorers\.py` at ([0-9a-f]{7}), read for comparison",
+     "design", _upstream_pin),
     ("docs/cargo.md", r"\| `cargo` \| \"Reference \(resolved example\)\" \| yes \|[^|]*?; (\d)-way claims;", "design",
      lambda: (str(len(_design("judges.conditions.CONDITIONS")["cargo"].statuses)),)),
     ("docs/groundeval.md", r"A reader that always says \"no link\" and cites nothing therefore scores (\.\d\d)/(\.\d\d) × its "
