@@ -834,12 +834,13 @@ def _goal_not_reached(goal: int) -> tuple[str]:
 
 def _search_goals() -> tuple[str, ...]:
     """The goals at 1M versions as benchmarks/measured/search_1m.json records them (load in s, memory in GB, p99 in ms),
-    and whether its run met each: the load by its CPU-seconds; "not" when neither the memory nor the p99 was met."""
+    and what its run met: the memory and the p99 ("met" or "not met", both alike), the load in CPU time."""
     printed = _measured("search_1m.json")["printed"]
     goals, search = printed["goals"], printed["rounds"][0]["search"]
-    missed = {search["peak_rss_mb"] > goals["peak_rss_mb"], search["query_cpu_ms_p99"] > goals["query_cpu_ms_p99"]}
+    met = {search["peak_rss_mb"] <= goals["peak_rss_mb"], search["query_cpu_ms_p99"] <= goals["query_cpu_ms_p99"]}
     return (f"{goals['load_s']:g}", f"{goals['peak_rss_mb'] / 1024:g}", f"{goals['query_cpu_ms_p99']:g}",
-            "met" if search["load_cpu_s"] <= goals["load_s"] else "not met", "not" if missed == {True} else "?")
+            {frozenset({True}): "met", frozenset({False}): "not met"}.get(frozenset(met), "?"),
+            "in CPU time" if search["load_cpu_s"] <= goals["load_s"] else "?")
 
 
 def _claims_record(name: str) -> tuple[str, ...]:
@@ -1214,8 +1215,8 @@ FIGURE_CHECKS: tuple[tuple[str, str, str, object], ...] = (
     ("docs/groundeval.md", r"The goal, ([\d,]+) per CPU-second with the index built, is not reached", "measured",
      lambda: _goal_not_reached(1000)),
     ("docs/groundeval.md", r"`outcome` \(correct \| wrong verdict\) and `s_adj` \((\d) decimals\)", "result", _drilldown_decimals),
-    ("docs/groundeval.md", r"\(the goals are (\d+) s, (\d+) GB and (\d+) ms at p99: the load is (met|not met), the memory and the "
-     r"p99 are (not)\)", "measured", _search_goals),
+    ("docs/groundeval.md", r"\(the goals are (\d+) s, (\d+) GB and (\d+) ms at p99: the memory and the p99 are (met|not met), "
+     r"and the load (in CPU time);", "measured", _search_goals),
     ("docs/groundeval.md", r"\(the default reproduce's ([\d,]+) calls are ([\d,]+) distinct claims: `python "
      r"benchmarks/groundeval_claims\.py`, recorded in `benchmarks/measured/(groundeval_claims\.json)`\)", "measured",
      lambda: _claims_record("groundeval_claims.json")),
