@@ -45,6 +45,10 @@ def _ordered(part: str) -> list[str]:
     mid = _MID.match(s)
     if mid and len(mid.group(1).split()) >= 2:
         first, second = mid.group(1), mid.group(3)
+        if ", " in second:   # "X after Y, Z": the after-clause ends at its comma, and Z follows X
+            second, rest = second.split(", ", 1)
+            pair = [first, second] if mid.group(2).lower() in _EARLIER else [second, first]
+            return pair + [rest]
         if re.search(r"(?:,|\band|\bthen)$", first):   # "X and after Y, Z": X came first
             return [re.sub(r"(?:,|\s+and|\s+then)$", "", first), second]
         return [first, second] if mid.group(2).lower() in _EARLIER else [second, first]

@@ -119,8 +119,8 @@ def read_procedure(candidate: str, reference: str, live_fields: Mapping[str, str
     errors, replaced = _other_actions(steps, performed, parts, kinds, weights, own)
     _by_result(steps, performed, parts, [k | (f & own) for k, f in zip(kinds, filled)], shared, replaced)
     letter = _letter_to(candidate, live_fields)
-    errors += [f"step not performed: {s.action}" for s in steps if performed[s.index] is None
-               and s.index not in replaced and not (letter and {"email", "customer"} <= s.words)]
+    errors += [f"step not performed: {s.action}" for s in steps if performed[s.index] is None and s.index not in replaced
+               and not (letter and {"email", "customer"} <= s.words) and not _mentioned(s, parts)]
     for text in declined(candidate):
         errors += [f"step declined: {steps[i].action}" for _, i in _clause_steps(content_stems(text), set(), steps,
                                                                                  weights, shared)]
@@ -166,17 +166,13 @@ def _unnamed_actions(steps: Sequence[RefStep], performed: Sequence[int | None], 
     """A step found only by the value its clause states (none of its action words there) where that clause says it
     did something else: a verb and an object no step of the reference names ("set up a guided remote session
     (dispatch DSP-1)" where the step schedules a technician visit)."""
-    known = {w for step in steps for w in step.words}
     errors = []
     for step in steps:
         position = performed[step.index]
         if position is None or _share(step, content_stems(parts[position].text), weights) > 0:
             continue
-        for found in _DONE.finditer(parts[position].text):
-            verb, object_ = content_stems(found.group(1)), content_stems(found.group(2))
-            if verb and not verb & known and object_ and not object_ & known:
-                errors.append(f"another action than the reference's: {parts[position].text.strip()[:80]} ({step.action})")
-                break
+        if _names_other_action(parts[position].text, steps):
+            errors.append(f"another action than the reference's: {parts[position].text.strip()[:80]} ({step.action})")
     return errors
 
 
@@ -190,7 +186,8 @@ def _other_actions(steps: Sequence[RefStep], performed: Sequence[int | None], pa
         words = content_stems(part.text)
         for step in steps:
             if (performed[step.index] is None and step.yields & own & kinds[position] and len(words) >= 2
-                    and _share(step, words, weights) == 0):
+                    and _share(step, words, weights) == 0
+                    and _names_other_action(part.text, steps)):
                 errors.append(f"another action than the reference's: {part.text.strip()[:80]} ({step.action})")
                 replaced.add(step.index)
     return errors, replaced
@@ -320,3 +317,19 @@ def _team_errors(steps: Sequence[RefStep], performed: Sequence[int | None], part
             if team and not team & step.team:
                 errors.append(f"handed to {' '.join(sorted(team))}, not {' '.join(sorted(step.team))}")
     return errors
+
+
+def _mentioned(step: RefStep, parts: Sequence[Clause]) -> bool:
+    """Whether some clause names the step's verb with another of its action words (the reader saw it, if not where)."""
+    verbs = _verbs(step.action)
+    return any(verbs & (w := content_stems(p.text)) and len(step.words & w) >= 2 for p in parts)
+
+
+def _names_other_action(text: str, steps: Sequence[RefStep]) -> bool:
+    """Whether a clause says it did something no step of the reference names: a verb and an object of its own."""
+    known = {w for step in steps for w in step.words}
+    for found in _DONE.finditer(text):
+        verb, object_ = content_stems(found.group(1)), content_stems(found.group(2))
+        if verb and not verb & known and object_ and not object_ & known:
+            return True
+    return False

@@ -46,6 +46,8 @@ from judges.value_claims import STRIP as _STRIP, same_value, status_claims, valu
 #: Words that join a field to its value in running text ("using X", "result: X", "and got X").
 _CONNECTIVES = frozenset("using result results recording recorded got gave giving found showing yielding".split())
 _LIST_MARKER = re.compile(r"^\s*(?:\(?(?:\d+|[a-h])\)|\d+\.|[-*•]|step\s+\d+\s*[:.)-])\s*", re.IGNORECASE)
+#: A counter opening a sentence of a list told in prose ("Step 2, ...", "1/3 ...").
+_COUNTER = re.compile(r"^(?:step\s+\d+\s*,|\d+/\d+)\s+", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 _SECTION = re.compile(r"^## +(.+?)\s*$", re.MULTILINE)
 _HTML_CELL = re.compile(r"</t[dh]>\s*<t[dh][^>]*>", re.IGNORECASE)
@@ -72,12 +74,14 @@ def read_request(request: JudgeRequest) -> Shown:
     system = "\n".join(m.text() for m in request.messages if m.role == "system")
     user = "\n".join(m.text() for m in request.messages if m.role != "system")
     sections: dict[str, str] = {}
-    matches = list(_SECTION.finditer(user))
+    keys = ("question", "context", "reference", "candidate")
+    # a heading opens a section only when it names one: a candidate's own "## CASE-1" heading is part of its text
+    matches = [m for m in _SECTION.finditer(user) if any(key in m.group(1).lower() for key in keys)]
     for index, match in enumerate(matches):
         end = matches[index + 1].start() if index + 1 < len(matches) else len(user)
         heading = match.group(1).lower()
         body = _HTML_TAG.sub(" ", _HTML_CELL.sub(" | ", user[match.end():end])).strip()   # a table's cells as text
-        for key in ("question", "context", "reference", "candidate"):
+        for key in keys:
             if key in heading:
                 sections[key] = body
                 break
@@ -120,7 +124,7 @@ def sentences(text: str) -> list[str]:
     out = []
     for line in text.splitlines():
         line = _LIST_MARKER.sub("", line.strip())
-        out += [s.strip() for s in _SENTENCE.split(line) if s.strip()]
+        out += [_COUNTER.sub("", s.strip()) for s in _SENTENCE.split(line) if s.strip()]
     return out
 
 
@@ -417,7 +421,7 @@ class BuiltinJudge(JudgeBackend):
 
     def identity(self) -> dict[str, str]:
         """Cache identity: the judge's name and the version of its rules."""
-        return {"kind": "builtin", "name": self.kind, "rules": "8" if self.kind == "grounded" else "1"}
+        return {"kind": "builtin", "name": self.kind, "rules": "9" if self.kind == "grounded" else "1"}
 
     def judge_text(self, request: JudgeRequest) -> str:
         """The verdict text for a request (synchronous)."""

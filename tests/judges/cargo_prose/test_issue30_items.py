@@ -80,7 +80,7 @@ def test_grounded_on_the_hand_written_items():
     print(f"\nbuiltin:grounded under cargo on the issue-30 hand-written items: {rates}")
     assert rates == EXPECTED
     assert wilson_rates(_items()) == {"P1": "0/16 0.00 [0.00, 0.19]", "P2": "16/16 1.00 [0.81, 1.00]",
-                                      "P3": "0/16 0.00 [0.00, 0.19]", "P4": "15/16 0.94 [0.72, 0.99]"}
+                                      "P3": "0/16 0.00 [0.00, 0.19]", "P4": "14/16 0.88 [0.64, 0.97]"}
 
 
 #: Before the judge changes of issue 30 (commit with the items): P1 .125, P2 .875, P3 .0625, P4 .1875, DI .4375.
@@ -90,7 +90,10 @@ def test_grounded_on_the_hand_written_items():
 #: whose results are stated, a result reached by another action): the figures below. The items were looked at
 #: while making the second change, so they are no longer held out (the older prose sets were scored alongside). The
 #: third change (a check of what an entitlement covers, done on something else: claims._object_errors) left them as they were.
-EXPECTED: dict[str, float] = {"P1": 0.0, "P2": 1.0, "P3": 0.0, "P4": 0.9375, "DI": 0.9688}
+#: The sixth (rules 9: an error only on positive evidence) was not drawn from these items; it loses one wrong action
+#: ("Then we schedule a field technician visit, DSP-56301" states a dispatch but names no past-tense verb and object,
+#: so it is no longer read as another action than shipping the unit: P4 .9375, DI .9688 before).
+EXPECTED: dict[str, float] = {"P1": 0.0, "P2": 1.0, "P3": 0.0, "P4": 0.875, "DI": 0.9375}
 
 
 def _held_out(n: int) -> list[dict]:
@@ -120,25 +123,30 @@ def test_grounded_on_the_fourth_held_out_set():
     development set of the fifth change (rules 8: steps of arrow-joined and 'we <verb>' prose references, bulleted
     records, a status word's field by its group, only a count's own number exempt from the value check, the order of
     any two steps each told once by its verb, a state is no step, record fields matched to a step's label by their
-    words, more role nouns), so these figures are development figures, not held out."""
+    words, more role nouns), so these figures are development figures, not held out (DI .9375 after it). The sixth
+    change (rules 9: a skipped step only when no clause names its verb with another of its words) no longer penalises
+    a correct rollback told as "rolled back to 4.4.8": P3 0/16, DI .969 (one of its items was looked at for that change)."""
     counts = grounded_counts(_held_out(4))
     print(f"\nbuiltin:grounded under cargo on the fourth held-out set: {grounded_rates(_held_out(4))}")
-    assert counts == {"P1": (0, 16), "P2": (16, 16), "P3": (1, 16), "P4": (15, 16)}
-    assert grounded_rates(_held_out(4))["DI"] == 0.9375
+    assert counts == {"P1": (0, 16), "P2": (16, 16), "P3": (0, 16), "P4": (15, 16)}
+    assert grounded_rates(_held_out(4))["DI"] == 0.9688
     assert wilson_rates(_held_out(4)) == {"P1": "0/16 0.00 [0.00, 0.19]", "P2": "16/16 1.00 [0.81, 1.00]",
-                                         "P3": "1/16 0.06 [0.01, 0.28]", "P4": "15/16 0.94 [0.72, 0.99]"}
+                                         "P3": "0/16 0.00 [0.00, 0.19]", "P4": "15/16 0.94 [0.72, 0.99]"}
 
 
 def test_grounded_on_the_fifth_held_out_set():
     """items_heldout5.jsonl was written by another helper who read no judge code, in parallel with the judge's fifth
     change for issue 30 (rules 8), and scored ONCE, after that change was final and merged; nothing was changed
-    after. Issue 30's bound does not hold on it: DI .406 against the suite's .926, .520 apart. docs/cargo.md says so."""
+    after. Issue 30's bound does not hold on it: DI .406 against the suite's .926, .520 apart. docs/cargo.md says so.
+    It was then the development set of the judge's sixth change (rules 9: errors only on positive evidence; a heading
+    inside the candidate is its text; "Step 2," is a counter; an "after X" clause ends at its comma): P1 1/16, P3 2/16,
+    P2 12/16, P4 10/16, DI .594, .332 below the suite -- a development figure, and the bound still does not hold."""
     counts = grounded_counts(_held_out(5))
     print(f"\nbuiltin:grounded under cargo on the fifth held-out set: {grounded_rates(_held_out(5))} {wilson_rates(_held_out(5))}")
-    assert counts == {"P1": (4, 16), "P2": (12, 16), "P3": (7, 16), "P4": (12, 16)}
-    assert grounded_rates(_held_out(5))["DI"] == 0.4062
-    assert wilson_rates(_held_out(5)) == {"P1": "4/16 0.25 [0.10, 0.49]", "P2": "12/16 0.75 [0.51, 0.90]",
-                                         "P3": "7/16 0.44 [0.23, 0.67]", "P4": "12/16 0.75 [0.51, 0.90]"}
+    assert counts == {"P1": (1, 16), "P2": (12, 16), "P3": (2, 16), "P4": (10, 16)}
+    assert grounded_rates(_held_out(5))["DI"] == 0.5938
+    assert wilson_rates(_held_out(5)) == {"P1": "1/16 0.06 [0.01, 0.28]", "P2": "12/16 0.75 [0.51, 0.90]",
+                                         "P3": "2/16 0.12 [0.03, 0.36]", "P4": "10/16 0.62 [0.39, 0.82]"}
     docs = " ".join((Path(__file__).parents[3] / "docs" / "cargo.md").read_text(encoding="utf-8").split())
     assert ("it is far from the suite again: P1 .25, P3 .44, P2 .75, P4 .75, DI .41, .52 below the suite's .93, more "
             "than the .15 issue 30 asks") in docs
@@ -212,15 +220,16 @@ def test_grounded_di_on_hand_written_items_against_its_suite_di():
     rows = [{**item, "family": families[item["item_id"]]} for item in suite.items]
     on_suite, by_hand = grounded_rates(rows), grounded_rates(_items())
     print(f"\nbuiltin:grounded under cargo: suite {on_suite} {wilson_rates(rows)}; hand-written {by_hand}")
-    assert round(abs(by_hand["DI"] - on_suite["DI"]), 3) == 0.043 <= 0.15
+    assert round(abs(by_hand["DI"] - on_suite["DI"]), 3) == 0.012 <= 0.15   # .043 before the sixth change (rules 9)
     held_out = grounded_rates(_held_out(3))
     print(f"builtin:grounded under cargo on the third held-out set: {held_out}")
     # .447 apart when scored held out (.267 before the third change, the suite then .736); a development set since
     assert round(abs(held_out["DI"] - on_suite["DI"]), 3) == 0.020
     fourth = grounded_rates(_held_out(4))
     print(f"builtin:grounded under cargo on the fourth held-out set: {fourth}")
-    # .447 apart when scored held out, after the fourth change; the fifth change's development set since
-    assert round(abs(fourth["DI"] - on_suite["DI"]), 3) == 0.012
+    # .447 apart when scored held out, after the fourth change; the fifth change's development set since (.012 apart
+    # after it); the sixth change (rules 9) was made with one of its items in view
+    assert round(abs(fourth["DI"] - on_suite["DI"]), 3) == 0.043
     assert wilson_rates(rows) == SUITE_WILSON
     truth = {t["item_id"]: t for t in suite.truth}
     same_role = [r for r in rows if r["family"] == "P4" and truth[r["item_id"]]["perturbation"].get("same_role")]

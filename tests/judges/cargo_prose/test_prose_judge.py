@@ -57,7 +57,8 @@ def test_grounded_di_on_the_tuning_items():
     own = _score(_items("items_own.jsonl"))
     independent = _score(_items("items_independent.jsonl"))
     print(f"\nbuiltin:grounded under cargo, tuning items: own {own}; independent {independent}")
-    assert own == {"TP": 1.0, "FP": 0.1, "DI": 0.9, "items": 22}
+    # own: FP .1, DI .9 before issue 30's sixth judge change (a rollback told without "firmware" is no skipped step)
+    assert own == {"TP": 1.0, "FP": 0.0, "DI": 1.0, "items": 22}
     # since issue 30's second judge change: one backwards narration read with two steps out of order
     assert independent == {"TP": 1.0, "FP": 0.0625, "DI": 0.9375, "items": 32}
 
