@@ -9,7 +9,6 @@ ROOT = Path(__file__).resolve().parents[1]
 
 IGNORES = {
     ("orgbench/prose/rewrite.py", "arg-type"),
-    ("orgbench/core/canonical_lines.py", "attr-defined"),    # json.encoder's c_make_encoder is not in typeshed
     ("simulator/artifacts.py", "call-overload"),             # a draft slot emptied once its context is used
     ("simulator/org.py", "assignment"),                      # the org's cache typed for its other values
     ("simulator/org.py", "return-value"),

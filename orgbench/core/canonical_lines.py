@@ -6,39 +6,85 @@ attribute only, so this ground-floor module imports nothing of the simulator.
 ``event_lines`` and ``artifact_lines`` give, byte for byte, what
 ``storage.dumps(record.to_json()) + "\\n"`` gives (sorted keys, no ASCII
 escaping, compact separators): the fixed keys of each record are written in
-sorted order here, and only the free-form parts (payloads, facts, join keys)
-go through the standard JSON encoder, one call each. Timestamps shared by many
-records are formatted once. A record with a field of an unexpected type
-(``None`` where text belongs, say) is written by the general encoder, so the
-bytes are the canonical ones either way.
+sorted order here, and each field's value — the one ``to_json`` puts under
+that key — goes through the standard encoder (``json.JSONEncoder.encode``,
+the documented API). A call of the encoder costs more than encoding a short
+text, so the values of ``BATCH`` records are encoded in one call and the
+result cut apart (``each_json``); names, kinds and types that recur in many
+records are encoded once (``Quoted``), and so are timestamps and an ACL
+shared by many records.
 """
 
 from __future__ import annotations
 
 import json
 from datetime import datetime
-from json.encoder import c_make_encoder, encode_basestring  # type: ignore[attr-defined]
-from typing import Any, Iterable, Iterator
+from itertools import islice
+from typing import Any, Callable, Iterable, Iterator
 
 from orgbench.core.clock import format_ts
 
 #: Canonical JSON of one value: the same bytes as ``storage.dumps`` (records hold no cycles, so none is looked for)
 _dumps = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
+#: Records whose values are encoded in one encoder call.
+BATCH = 128
+#: Put between the values encoded together: a str records are not expected to hold (``each_json``).
+_SEPARATOR = "\x00"
+_CUT = "," + _dumps(_SEPARATOR) + ","
 
 
-def _refuse(value: Any) -> Any:
-    raise TypeError(f"Object of type {value.__class__.__name__} is not JSON serializable")
+def each_json(values: list[Any]) -> list[str]:
+    """The canonical JSON of each value (what ``_dumps`` gives for it), from one encoder call for the lot.
+
+    The values are encoded as one array with ``_SEPARATOR`` between each two, and the text is cut at each
+    ``,"\\u0000",``. No cut can straddle a value and a separator: a value's text never ends with ``,"\\u0000"``
+    (inside a string a quote is escaped; any other value ends with ``]``, ``}``, a digit or a letter), and a cut
+    overlapping the end of a separator would begin with its closing ``,``, after the separator's own cut was
+    taken. So the text holds one cut between each two values and one more for each time a value holds the
+    separator itself: when the pieces are exactly as many as the values they are the values' texts; otherwise
+    each value is encoded alone.
+    """
+    if len(values) < 2:
+        return [_dumps(v) for v in values]
+    interleaved: list[Any] = [_SEPARATOR] * (2 * len(values) - 1)
+    interleaved[::2] = values
+    texts = _dumps(interleaved)[1:-1].split(_CUT)
+    return texts if len(texts) == len(values) else [_dumps(v) for v in values]
 
 
-#: The C encoder behind ``_dumps``, built once (``JSONEncoder.encode`` builds one per call): a dict's chunks
-_dict_chunks = c_make_encoder(None, _refuse, encode_basestring, None, ":", ",", True, False, True) \
-    if c_make_encoder is not None else None
-#: JSON text of a str (quoted, escaped); raises TypeError for anything else
-_esc = encode_basestring
+class Stamps(dict):
+    """RFC 3339 text (JSON-quoted) of each datetime, formatted on first use."""
+
+    def __missing__(self, moment: datetime) -> str:
+        text = self[moment] = _dumps(format_ts(moment))
+        return text
 
 
-def _texts(values: Iterable[Any]) -> str:
-    return "[" + ",".join([_esc(v) if v.__class__ is str else _dumps(v) for v in values]) + "]"
+def _in_batches(records: Iterable[Any], write: Callable[[list[Any]], list[str]]) -> Iterator[str]:
+    """``write`` each batch of records; a batch with an unhashable value where a name belongs (which ``Quoted``
+    cannot look up) is written by ``to_json`` and the encoder, record by record."""
+    records = iter(records)
+    while batch := list(islice(records, BATCH)):
+        try:
+            lines = write(batch)
+        except TypeError:
+            lines = [_dumps(record.to_json()) + "\n" for record in batch]
+        yield from lines
+
+
+class Quoted(dict):
+    """JSON text of each value, encoded on first use: the names, kinds and types that recur in many records."""
+
+    def __missing__(self, value: Any) -> str:
+        text = _dumps(value)
+        if value.__class__ is str:  # only a str: 1, 1.0 and True are equal keys with other texts
+            self[value] = text
+        return text
+
+
+def _dict(value: Any) -> dict:
+    """``dict(value)`` (what ``to_json`` writes), without copying a dict."""
+    return value if value.__class__ is dict else dict(value)
 
 
 def _number(value: Any) -> str:
@@ -46,66 +92,50 @@ def _number(value: Any) -> str:
     return int.__repr__(value) if value.__class__ is int else _dumps(value)
 
 
-def _mapping(value: Any) -> str:
-    if _dict_chunks is None:
-        return _dumps(value if value.__class__ is dict else dict(value))
-    return "".join(_dict_chunks(value if value.__class__ is dict else dict(value), 0))
-
-
-def _acl(acl: Any, seen: dict[int, tuple[Any, str]]) -> str:
-    """The ACL's JSON; the simulator shares ACL objects between versions, so each is written once."""
-    found = seen.get(id(acl))
-    if found is not None and found[0] is acl:
-        return found[1]
-    text = _acl_text(acl)
-    seen[id(acl)] = (acl, text)
-    return text
-
-
-def _acl_text(acl: Any) -> str:
-    audience = "null" if acl.audience is None else _texts(acl.audience)
-    space = "null" if acl.space is None else _esc(acl.space)
-    return f'{{"audience":{audience},"participants":{_texts(acl.participants)},"space":{space}}}'
-
-
-class Stamps(dict):
-    """RFC 3339 text (JSON-quoted) of each datetime, formatted on first use."""
-
-    def __missing__(self, moment: datetime) -> str:
-        text = self[moment] = _esc(format_ts(moment))
-        return text
-
-
 def event_lines(events: Iterable[Any], stamps: dict[datetime, str] | None = None) -> Iterator[str]:
     """Each event as one canonical JSON line (with its newline); ``stamps`` may share formatted times."""
     stamps = Stamps() if stamps is None else stamps
-    for e in events:
-        try:
-            if e.parents:
-                parents = "[" + ",".join([f'{{"event_id":{_esc(p.event_id)},"join_key":{_mapping(p.join_key)}}}'
-                                          for p in e.parents]) + "]"
-            else:
-                parents = "[]"
+    j, q = _dumps, Quoted()
+
+    def write(batch: list[Any]) -> list[str]:
+        payloads = each_json([e.payload if e.payload.__class__ is dict else dict(e.payload) for e in batch])
+        keys = iter(each_json([_dict(p.join_key) for e in batch for p in e.parents]))
+        lines = []
+        for e, payload in zip(batch, payloads):
+            parents = ",".join([f'{{"event_id":{j(p.event_id)},"join_key":{next(keys)}}}' for p in e.parents]) \
+                if e.parents else ""
             entity = e.entity
-            yield (f'{{"actors":{_texts(e.actors)},"artifacts":{_texts(e.artifacts)},'
-                   f'"entity":{{"id":{_esc(entity.id)},"kind":{_esc(entity.kind)}}},'
-                   f'"event_id":{_esc(e.event_id)},"parents":{parents},"payload":{_mapping(e.payload)},'
-                   f'"subsystem":{_esc(e.subsystem)},"ts":{stamps[e.ts]},"type":{_esc(e.type)}}}\n')
-        except TypeError:  # a field of an unexpected type (e.g. None for a text): the general encoder
-            yield _dumps(e.to_json()) + "\n"
+            lines.append(f'{{"actors":[{",".join([q[a] for a in e.actors])}],'
+                         f'"artifacts":[{",".join([j(a) for a in e.artifacts])}],'
+                         f'"entity":{{"id":{j(entity.id)},"kind":{q[entity.kind]}}},"event_id":{j(e.event_id)},'
+                         f'"parents":[{parents}],"payload":{payload},"subsystem":{q[e.subsystem]},'
+                         f'"ts":{stamps[e.ts]},"type":{q[e.type]}}}\n')
+        return lines
+
+    return _in_batches(events, write)
 
 
 def artifact_lines(versions: Iterable[Any], stamps: dict[datetime, str] | None = None) -> Iterator[str]:
     """Each artifact version as one canonical JSON line (with its newline); ``stamps`` may share formatted times."""
     stamps = Stamps() if stamps is None else stamps
     acls: dict[int, tuple[Any, str]] = {}
-    for v in versions:
-        try:
+    j, q = _dumps, Quoted()
+
+    def acl_text(acl: Any) -> str:  # the simulator shares ACL objects between versions: each is written once
+        found = acls.get(id(acl))
+        if found is None or found[0] is not acl:
+            found = acls[id(acl)] = (acl, _dumps(acl.to_json()))
+        return found[1]
+
+    def write(batch: list[Any]) -> list[str]:
+        lines = []
+        for v, facts in zip(batch, each_json([v.facts if v.facts.__class__ is dict else dict(v.facts) for v in batch])):
             entity = v.entity
-            yield (f'{{"acl":{_acl(v.acl, acls)},"artifact_id":{_esc(v.artifact_id)},"author":{_esc(v.author)},'
-                   f'"body":{_esc(v.body)},"created_at":{stamps[v.created_at]},'
-                   f'"entity":{{"id":{_esc(entity.id)},"kind":{_esc(entity.kind)}}},'
-                   f'"facts":{_mapping(v.facts)},"kind":{_esc(v.kind)},"subsystem":{_esc(v.subsystem)},'
-                   f'"title":{_esc(v.title)},"version":{_number(v.version)}}}\n')
-        except TypeError:  # a field of an unexpected type (e.g. None for a text): the general encoder
-            yield _dumps(v.to_json()) + "\n"
+            lines.append(f'{{"acl":{acl_text(v.acl)},"artifact_id":{j(v.artifact_id)},"author":{q[v.author]},'
+                         f'"body":{j(v.body)},"created_at":{stamps[v.created_at]},'
+                         f'"entity":{{"id":{j(entity.id)},"kind":{q[entity.kind]}}},"facts":{facts},'
+                         f'"kind":{q[v.kind]},"subsystem":{q[v.subsystem]},"title":{q[v.title]},'
+                         f'"version":{_number(v.version)}}}\n')
+        return lines
+
+    return _in_batches(versions, write)

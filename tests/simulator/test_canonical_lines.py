@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta, timezone
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from orgbench.core.clock import format_ts
-from orgbench.core.canonical_lines import Stamps, artifact_lines, event_lines
+from orgbench.core.canonical_lines import Stamps, artifact_lines, each_json, event_lines
 from simulator.model import Acl, ArtifactVersion, EntityRef, Event, ParentLink
 from orgbench.core.storage import dumps
 
@@ -63,3 +64,42 @@ def test_records_with_fields_of_other_types_still_get_their_canonical_line():
                               {"k": [1, None]}, Acl(space=None, audience=None, participants=()))
     assert list(event_lines([event])) == [dumps(event.to_json()) + "\n"]
     assert list(artifact_lines([version])) == [dumps(version.to_json()) + "\n"]
+
+
+def test_every_code_point_is_written_as_the_encoder_writes_it():
+    # the lines hold no JSON of their own making: every text goes through json's encoder; this pins the
+    # batching (each_json) over every code point, lone surrogates and the separator's NUL included
+    points = [chr(c) for c in range(0x110000)]
+    for start in range(0, len(points), 4096):
+        block = points[start:start + 4096]
+        pieces = each_json(block)
+        assert len(pieces) == len(block)
+        assert "[" + ",".join(pieces) + "]" == json.dumps(block, ensure_ascii=False, separators=(",", ":"))
+    moment = datetime(2026, 1, 5, 9, 30, tzinfo=timezone.utc)
+    for start in range(0, len(points), 0x8000):
+        text = "".join(points[start:start + 0x8000])
+        event = Event(text, moment, text, (text, "P-1"), text, EntityRef(text, text), {text: text}, (), (text,))
+        assert list(event_lines([event, event])) == [dumps(event.to_json()) + "\n"] * 2
+
+
+tricky = st.text(alphabet=st.sampled_from(['\x00', '"', ",", "\\", "u", "0", "[", "]", "{", "}", "\ud800", "é"]),
+                 max_size=8)
+tricky_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | tricky,
+                             lambda inner: st.lists(inner, max_size=3) | st.dictionaries(tricky, inner, max_size=3),
+                             max_leaves=8)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(tricky_values, max_size=8))
+def test_values_encoded_together_are_cut_back_into_each_ones_json(values):
+    # the separator itself (NUL) inside a value, quotes and commas around it: the pieces are still each value's
+    assert each_json(values) == [dumps(v) for v in values]
+
+
+def test_a_batch_whose_payloads_hold_the_separator_still_gets_its_canonical_lines():
+    moment = datetime(2026, 1, 5, 9, 30, tzinfo=timezone.utc)
+    events = [Event(f"EV-{i}", moment, "chat", ("P-1",), "chat", EntityRef("dm", "D-1"),
+                    {"n": ["\x00", i], "m": '","\x00",'}, (ParentLink("EV-0", {"k": "\x00"}),), ()) for i in range(300)]
+    assert list(event_lines(events)) == [dumps(e.to_json()) + "\n" for e in events]
+    odd = Event("EV-1", moment, "chat", (["P-1"],), "chat", EntityRef("dm", "D-1"), {}, (), ())  # unhashable actor
+    assert list(event_lines([events[0], odd])) == [dumps(e.to_json()) + "\n" for e in (events[0], odd)]
