@@ -46,8 +46,13 @@ from simulator.world import FORMAT_VERSION, World, build_world
 Progress = Callable[[int, int], None]
 
 
+#: The faker providers the world's names come from (``first_name``, ``last_name``, ``company``): loading all of
+#: them costs more CPU than drawing every name of a world, and none of the others draws from the seeded RNG.
+FAKER_PROVIDERS = ("faker.providers.person", "faker.providers.company")
+
+
 def _faker(seed: int) -> Faker:
-    faker = Faker("en_US")
+    faker = Faker("en_US", providers=list(FAKER_PROVIDERS))
     faker.seed_instance(seed)
     return faker
 
@@ -109,12 +114,19 @@ def simulate(config: SimConfig, progress: Progress | None = None, timings: dict[
 @contextmanager
 def _collector_paused() -> Iterator[None]:
     # The run allocates hundreds of thousands of long-lived records and almost no cyclic garbage;
-    # the cyclic collector would rescan them again and again, so it pauses for the run.
+    # the cyclic collector would rescan them again and again, so it pauses for the run. After it, the
+    # youngest generation would hold every object the run made, and the first collection would scan them all
+    # only to move them to an older one: they go straight to the oldest (freeze, then unfreeze, moves them
+    # there unscanned), where the few cycles among them are found by the next full collection. Not when the
+    # caller froze objects of its own, which unfreeze would release.
     collecting = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        if gc.get_freeze_count() == 0:
+            gc.freeze()
+            gc.unfreeze()
         if collecting:
             gc.enable()
 

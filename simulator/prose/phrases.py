@@ -67,12 +67,20 @@ def label(key: str) -> str:
     return found
 
 
+#: (the facts' keys, the keys skipped) → the keys in speaking order: records of a kind share their keys.
+_ORDERS: dict[tuple[tuple[str, ...], Any], list[str]] = {}
+
+
 def fact_keys(facts: Mapping[str, Any], skip: Iterable[str] = ()) -> list[str]:
     """The keys of ``facts`` in speaking order (known facts first, then the rest sorted), minus ``skip``."""
-    skipped = set(skip)
-    known = sorted((k for k in facts if k in _RANK and k not in skipped), key=_RANK.__getitem__)
-    rest = sorted(k for k in facts if k not in _RANK and k not in skipped)
-    return known + rest
+    shape = (tuple(facts), skip if isinstance(skip, (tuple, frozenset)) else frozenset(skip))
+    found = _ORDERS.get(shape)
+    if found is None:
+        skipped = set(skip)
+        known = sorted((k for k in facts if k in _RANK and k not in skipped), key=_RANK.__getitem__)
+        rest = sorted(k for k in facts if k not in _RANK and k not in skipped)
+        found = _ORDERS[shape] = known + rest
+    return list(found)
 
 
 def _worded(names: Mapping[str, str], facts: Mapping[str, Any], variant: int, skip: Iterable[str],
