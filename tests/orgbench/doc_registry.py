@@ -129,6 +129,7 @@ REGISTRY: dict[str, dict[str, tuple[str, str]]] = {
         'What was left was reading procedure': ('history', 'a figure of an earlier state, told as history: not in results/, so no test can recompute it'),
         'The fourth set then reads': ('result', 'tests/orgbench/test_doc_claims.py::test_docs_cargo_paragraphs_state_the_current_grounded_figures'),
         'P1 .25, P3 .44': ('result', 'tests/judges/cargo_prose/test_issue30_items.py::test_grounded_on_the_fifth_held_out_set'),
+        'P1 .19, P3 .12': ('result', 'tests/judges/cargo_prose/test_issue30_items.py::test_grounded_on_the_sixth_held_out_set'),
         'Its sixth change (rules 9)': ('example', "the wordings of hand-written items quoted as examples of what the sixth change reads"),
         '"Step 2," and "1/3" opening': ('example', "the wordings of hand-written items quoted as examples of what the sixth change reads"),
         'No verdict on the default suite moved': ('result', 'tests/judges/cargo_prose/test_issue30_items.py::test_grounded_di_on_hand_written_items_against_its_suite_di'),
