@@ -39,9 +39,9 @@ AUDIT_RULES: dict[str, str] = {
     "disk:text-equals-source": "the packet's lines equal, one for one, the lines the audit's templates make",
 }
 
-_GRAMMAR = (re.compile(r"\[(BEGIN|END) TARGET STEP\]"), re.compile(r"\[MESSAGE \d+ (system|user|assistant)\]"),
-            re.compile(r"\[TOOL RESULT \d+ id=[^\s]+\]"), re.compile(r"\[TOOL CALL id=[^\s]+ bytes=\d+\] [^\s(]+\(.*\)"),
-            re.compile(r"(?!\[).*"))
+_GRAMMAR = (re.compile(r"(?!\[).*"),                      # the content line first: most lines are one
+            re.compile(r"\[(BEGIN|END) TARGET STEP\]"), re.compile(r"\[MESSAGE \d+ (system|user|assistant)\]"),
+            re.compile(r"\[TOOL RESULT \d+ id=[^\s]+\]"), re.compile(r"\[TOOL CALL id=[^\s]+ bytes=\d+\] [^\s(]+\(.*\)"))
 _HEADER_INDEX = re.compile(r"\[(?:MESSAGE|TOOL RESULT) (\d+) ")
 
 

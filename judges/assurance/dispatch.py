@@ -202,7 +202,7 @@ def dispatch(cfg: PipelineConfig, backend: JudgeBackend, *, concurrency: int = 6
     cfg.hook("after_predispatch_check")
     handed: list[tuple[dict, int, bytes]] = []
     failed: list[Finding] = []
-    reader = Workspace(cfg.work, cfg.hasher)             # a fresh read, after every earlier check
+    reader = Workspace(cfg.work, cfg.hasher, cfg.parsed)  # a fresh read, after every earlier check
     read_jobs: list[tuple[str, bytes]] = []
     for job in jobs:
         data = reader.read(job["packet"])                # read now, verify this buffer, hand this buffer

@@ -97,7 +97,7 @@ def open_stage(cfg: PipelineConfig, step: str) -> OpenStage:
     _start(cfg, step)
     if step == "build" and cfg.key is not None:
         start_chain(cfg.work)
-    ws = Workspace(cfg.work, cfg.hasher)
+    ws = Workspace(cfg.work, cfg.hasher, cfg.parsed)
     snapshot = SourceSnapshot.read(cfg.source, cfg.parsed)
     materials = snapshot.materials(cfg.hasher)
     return OpenStage(ws, _require_previous(cfg, step, ws, snapshot, materials), snapshot, materials)

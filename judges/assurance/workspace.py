@@ -2,7 +2,9 @@
 
 A stage reads its inputs through a ``Workspace`` so that the bytes it verifies
 are the bytes it uses, and so that checking 10,000 packets costs one read and
-one hash each. Packet folders are stored as packs (see ``pack``): the path
+one hash each; given the run's ``ParsedSources``, a pack whose exact bytes
+(SHA-256 of the whole file, read from disk by every stage) an earlier stage of
+the run already decoded and hashed is not decoded and hashed again. Packet folders are stored as packs (see ``pack``): the path
 ``build/packets/NAME`` names member ``NAME`` of ``build/packets.pack``, and a
 listing shows a pack's members in place of the pack file. Plain files under a
 packet folder are listed too (so a stray file is seen); a name that is both a
@@ -18,14 +20,16 @@ from typing import Mapping
 
 from judges.assurance.manifest import Hasher
 from judges.assurance.pack import SUFFIX, PackError, decode, write_bytes
+from judges.assurance.source import ParsedSources
 
 
 class Workspace:
     """One stage's view of the workspace: each file read and hashed at most once, packs read whole."""
 
-    def __init__(self, work: Path, hasher: Hasher) -> None:
+    def __init__(self, work: Path, hasher: Hasher, parsed: ParsedSources | None = None) -> None:
         self.root = str(work)
         self.hasher = hasher
+        self.parsed = parsed                             # the run's: packs decoded and hashed, by their exact bytes
         self.data: dict[str, bytes | None] = {}
         self.digests: dict[str, str | None] = {}
         self.packs: dict[str, dict[str, bytes] | None] = {}
@@ -47,8 +51,9 @@ class Workspace:
             try:
                 with open(path, "rb") as handle:
                     blob = handle.read()
-                self.pack_sha256[folder] = hashlib.sha256(blob).hexdigest()
-                self.packs[folder] = decode(blob, path)
+                digest = self.pack_sha256[folder] = hashlib.sha256(blob).hexdigest()
+                self.packs[folder] = decode(blob, path) if self.parsed is None else \
+                    self.parsed.derived(f"pack:{folder}", digest, "members", lambda: decode(blob, path))
             except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
                 self.packs[folder] = None
             except PackError as exc:
@@ -74,8 +79,19 @@ class Workspace:
         """The file's hash (None if missing), computed once."""
         if rel not in self.digests:
             data = self.read(rel)
-            self.digests[rel] = None if data is None else self.hasher(data)
+            self.digests[rel] = None if data is None else self._hashed(rel, data)
         return self.digests[rel]
+
+    def _hashed(self, rel: str, data: bytes) -> str:
+        """``hasher(data)``; for a pack member, once per the run's packs of the same exact bytes."""
+        folder, _, name = rel.rpartition("/")
+        if self.parsed is None or folder not in self.pack_sha256 or (self.packs[folder] or {}).get(name) is not data:
+            return self.hasher(data)
+        known: dict[str, str] = self.parsed.derived(f"pack:{folder}", self.pack_sha256[folder], ("digests", self.hasher),
+                                                    dict)
+        if name not in known:
+            known[name] = self.hasher(data)
+        return known[name]
 
     def listing(self, folder: str) -> list[str]:
         """Relative paths of every file and pack member under ``folder``, sorted."""
