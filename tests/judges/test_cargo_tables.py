@@ -55,7 +55,11 @@ def test_tables_hold_our_rows_and_the_papers(run):
     rows = list(csv.DictReader(io.StringIO((run / "out" / "table1_headline.csv").read_text())))
     by_key = {(r["condition"], r["judge"]): r for r in rows}
     ours = by_key[("cargo", "builtin:grounded")]
-    assert (ours["P1"], ours["P3"], ours["P2"], ours["P4"], ours["DI"]) == (".17", ".00", "1.00", ".88", ".88")  # P2: the 2 wrong derived computations are worked out and caught; P4: issue 30 reads what a check covers
+    # P2: the 2 wrong derived computations are worked out and caught. P4 .75 (.88 before the judge's sixth change for
+    # issue 30, d3be861): a wrong action, "Verified the entitlement includes data recovery [asset serial ...]" in place
+    # of "Verified the asset boots cleanly on the rolled-back firmware", is no longer read as that step skipped: its
+    # clause names the step's verb with another of the step's words ("asset"), and no other rule catches it
+    assert (ours["P1"], ours["P3"], ours["P2"], ours["P4"], ours["DI"]) == (".17", ".00", "1.00", ".75", ".81")
     assert ours["judged"] == "32"
     assert by_key[("cargo", "paper: gpt-oss-120b")]["DI"] == ".58"
     assert by_key[("direct", "builtin:grounded")]["DI"] == ".00"
