@@ -9,11 +9,9 @@ memory stays flat as worlds grow.
 
 from __future__ import annotations
 
-import gc
 import time
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Mapping
 
 import simpy
 from faker import Faker
@@ -22,6 +20,7 @@ from simulator.artifacts import render_all, speaking
 from simulator.prose import Speaker
 from simulator.calendar import DAY, BusinessCalendar
 from orgbench.core.clock import format_ts
+from orgbench.core.collector import collector_paused
 from simulator.config import SimConfig
 from simulator.context import SimContext, stream
 from simulator.customers import generate_accounts
@@ -107,28 +106,8 @@ def simulate(config: SimConfig, progress: Progress | None = None, timings: dict[
     With ``timings``, the seconds spent in each phase (setup, event_loop, render, events, graph, assemble)
     are stored in it — for benchmarks; they never reach the world.
     """
-    with _collector_paused():
+    with collector_paused(promote=True):
         return _simulate(config, progress, timings if timings is not None else {})
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    # The run allocates hundreds of thousands of long-lived records and almost no cyclic garbage;
-    # the cyclic collector would rescan them again and again, so it pauses for the run. After it, the
-    # youngest generation would hold every object the run made, and the first collection would scan them all
-    # only to move them to an older one: they go straight to the oldest (freeze, then unfreeze, moves them
-    # there unscanned), where the few cycles among them are found by the next full collection. Not when the
-    # caller froze objects of its own, which unfreeze would release.
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if gc.get_freeze_count() == 0:
-            gc.freeze()
-            gc.unfreeze()
-        if collecting:
-            gc.enable()
 
 
 def _run_days(config: SimConfig, progress: Progress | None, timings: dict[str, float],
@@ -209,7 +188,7 @@ def simulate_to(config: SimConfig, out_dir: Path, progress: Progress | None = No
     With ``rewrite`` (``simulator.stream.Rewrite``) each chunk's bodies are rewritten before they are written,
     and world.json gains its ``prose`` record; nothing else of the world changes.
     """
-    with _collector_paused(), staged_directory(Path(out_dir)) as tmp:
+    with collector_paused(promote=True), staged_directory(Path(out_dir)) as tmp:
         writer = WorldWriter(tmp, SUBSYSTEMS, rewrite)
         earlier: dict[str, list[Draft]] = {}
         try:

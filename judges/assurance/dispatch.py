@@ -23,7 +23,8 @@ from judges.assurance.checks import Finding
 from judges.assurance.disk_check import job_specs
 from judges.assurance.manifest import StepRecord, exact_sha256
 from judges.assurance.pipeline_config import PipelineConfig, StageRefused, StageResult
-from judges.assurance.stage_protocol import finish_stage, heap_frozen, open_stage, read_manifest, write_stage
+from judges.assurance.stage_protocol import finish_stage, open_stage, read_manifest, write_stage
+from orgbench.core.collector import heap_frozen
 from judges.assurance.trust import ChainTampered, Trust
 from judges.assurance.seals import SealingAppender, check_journal, journal_lines, reseal, seals_path
 from judges.assurance.vouch import check_rederived, check_signed_chain, default_journal

@@ -44,8 +44,8 @@ from judges.assurance.manifest import StepRecord, read_record, write_record
 from judges.assurance.disk_check import audit_on_disk, inline_again, job_specs, source_contract_problems
 from judges.assurance.render import PACKET_FORMAT, PacketSpec, render_packets
 from judges.assurance.targets import select_targets  # noqa: F401  (the mutation cases patch it here)
-from judges.assurance.stage_protocol import (collector_paused, finish_stage, open_over, open_stage, read_manifest,
-                                             write_stage)
+from judges.assurance.stage_protocol import finish_stage, open_over, open_stage, read_manifest, write_stage
+from orgbench.core.collector import collector_paused
 from judges.assurance.pipeline_config import (CONTROLS, PIPELINE_REQUIREMENTS, SCRIPT_SHARD, STEPS, Controls, Hook,
                                               PipelineConfig, RenderHook, StageRefused, StageResult, TAMPER_CHECKS)
 from judges.backends.base import JudgeBackend

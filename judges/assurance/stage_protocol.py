@@ -9,11 +9,9 @@ themselves are ``judges.assurance.pipeline``'s and ``judges.assurance.dispatch``
 
 from __future__ import annotations
 
-import gc
 import json
-from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Iterator, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from judges.assurance.checks import Finding
 from judges.assurance.intoto import start_chain, write_layout, write_link
@@ -24,34 +22,7 @@ from judges.assurance.source import SourceSnapshot
 from judges.assurance.workspace import Workspace, sync_directory, write_file
 from orgbench.core.storage import staged_directory
 
-__all__ = ["OpenStage", "collector_paused", "finish_stage", "heap_frozen", "open_over", "open_stage", "read_manifest", "write_stage"]
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector paused for the block, then as it was: a stage that parses a suite makes
-    millions of objects that live the whole stage and form no cycles, which the collector would otherwise walk
-    again and again (about a tenth of the build's and the check's CPU at 10,000 packets). Not for dispatch,
-    which waits on the judge for as long as it takes."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
-@contextmanager
-def heap_frozen() -> Iterator[None]:
-    """Every object alive when the block starts left out of the cyclic collector's walks for the block
-    (``gc.freeze``), then handed back to it: dispatch, which waits on the judge and keeps collecting what it makes,
-    no longer walks the run's parsed suite at each full collection (about a fifth of its CPU at 10,000 packets)."""
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
+__all__ = ["OpenStage", "finish_stage", "open_over", "open_stage", "read_manifest", "write_stage"]
 
 
 def _start(cfg: PipelineConfig, step: str) -> None:

@@ -15,12 +15,10 @@ found in the answers and writes ``questions.jsonl`` and ``summary.json``.
 
 from __future__ import annotations
 
-import gc
 from collections import defaultdict
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from benchmark_builders.groundeval.contracts import Contract
 from benchmark_builders.groundeval.tracks import track_names
@@ -37,6 +35,7 @@ from judges.cache import ResponseCache
 from judges.groundeval.model_runs import answer_all, refuse_if_all_failed
 from judges.groundeval.verify import TraceVerifier, rederive
 from judges.journal import Journal
+from orgbench.core.collector import collector_paused
 from orgbench.core.errors import FormatError, InputError
 from orgbench.core.storage import sha256_file, staged_directory, write_json, write_jsonl, write_manifest
 
@@ -202,19 +201,6 @@ def _answer_with_model(sessions: _Sessions, contracts: list[Contract], spec: str
     return done, agent.usage(), endpoint.base_url if "base_url" in backend.identity() else None
 
 
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off for a while (as it was after): scoring makes many small objects, none in
-    cycles, and each full collection walks every answer and call already read again (a third of scoring's CPU)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def score_submissions(suite: Path, submissions: list[Submission], *, answered_only: bool = False,
                       corpus: Corpus | None = None, index_cache: Path | None = DEFAULT_CACHE,
                       profile: str = DEFAULT_PROFILE) -> tuple[list[QuestionScore], dict[str, Any]]:
@@ -228,7 +214,7 @@ def score_submissions(suite: Path, submissions: list[Submission], *, answered_on
     ``judges.groundeval.corpus_store``). ``profile`` names the scoring profile (``scoring_profile.py``);
     every row records its label.
     """
-    with _collector_paused():
+    with collector_paused():          # scoring makes many small objects, none in cycles
         return _score_submissions(Path(suite), submissions, answered_only, corpus, index_cache, profile)
 
 
