@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -135,12 +135,30 @@ def _penalized_problem(row: Mapping[str, Any], judgment: Judgment) -> str | None
     return None
 
 
+def _outside_run(run_dir: Path) -> Callable[[Judgment], str | None]:
+    """A test of a judgment's condition and seed against those run.json's ``parameters`` record (when it records
+    them): a judgment the run never asked for would be scored as a condition of its own, or stand in for a missing one."""
+    meta = read_json(Path(run_dir) / RUN_JSON) if (Path(run_dir) / RUN_JSON).is_file() else None
+    parameters = meta.get("parameters") if isinstance(meta, dict) else None
+    asked = {name: parameters.get(name) if isinstance(parameters, dict) else None for name in ("conditions", "seeds")}
+
+    def problem(judgment: Judgment) -> str | None:
+        for name, value in (("conditions", judgment.condition), ("seeds", judgment.seed)):
+            if isinstance(asked[name], list) and value not in asked[name]:
+                return (f"field {name[:-1]!r} is {value!r}, not one of the run's ({RUN_JSON} parameters.{name}: "
+                        f"{', '.join(map(str, asked[name]))})")
+        return None
+    return problem
+
+
 def load_cargo_judgments(run_dir: Path) -> list[Judgment]:
     """Every judgment of a finished CARGO run (``load_judgments``, each line's ``penalized`` checked against its
-    verdict; a run stopped before the end is refused, saying to resume it)."""
+    verdict and its condition and seed against run.json's; a run stopped before the end is refused, saying to
+    resume it)."""
     from judges.run_record import check_finished
 
-    rows = load_judgments(run_dir, _penalized_problem)
+    outside = _outside_run(run_dir)
+    rows = load_judgments(run_dir, lambda row, judgment: _penalized_problem(row, judgment) or outside(judgment))
     check_finished(run_dir, rows)
     return rows
 

@@ -58,3 +58,19 @@ def test_a_question_score_reads_back_what_it_wrote():
     del line["s_adj"]
     with pytest.raises(FormatError, match=r"questions.jsonl:3: field 's_adj' missing"):
         QuestionScore.from_json(line, "questions.jsonl", 3)
+
+
+def test_a_cargo_judgment_of_a_condition_or_seed_the_run_never_asked_for_is_refused(tmp_path):
+    asked = {"format_version": 2, "parameters": {"conditions": ["cargo"], "seeds": [0]}}
+    (tmp_path / "run.json").write_text(json.dumps(asked))
+    lines = [Judgment.answered(key, "h", JudgeResponse(PASS)) for key in (("i-1", "cargo", 0), ("i-2", "nosuch", 0))]
+    (tmp_path / JUDGMENTS).write_text("".join(json.dumps(cargo_line(j)) + "\n" for j in lines))
+    with pytest.raises(FormatError, match=r"judgments.jsonl:2: field 'condition' is 'nosuch', not one of the run's "
+                                          r"\(run.json parameters.conditions: cargo\)"):
+        load_cargo_judgments(tmp_path)
+    lines[1] = Judgment.answered(("i-2", "cargo", 3), "h", JudgeResponse(PASS))
+    (tmp_path / JUDGMENTS).write_text("".join(json.dumps(cargo_line(j)) + "\n" for j in lines))
+    with pytest.raises(FormatError, match=r"judgments.jsonl:2: field 'seed' is 3, not one of the run's"):
+        load_cargo_judgments(tmp_path)
+    (tmp_path / "run.json").write_text(json.dumps({**asked, "parameters": {"conditions": ["cargo"], "seeds": [0, 3]}}))
+    assert load_cargo_judgments(tmp_path) == lines
