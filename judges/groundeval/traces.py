@@ -76,9 +76,11 @@ def load_corpus_world(directory: Path) -> World:
     return load_world(Path(directory) / "world", verify=False)
 
 
-def _lines(path: Path) -> list[tuple[int, Any]]:
-    """(line number, value) of each non-blank line; an unreadable line's value is None (noted by the caller)."""
-    return [(number, value) for number, value, *_ in read_jsonl(path, read_bytes(path, "JSONL file"), lenient=True)]
+def _lines(path: Path) -> list[tuple[int, Any, str | None]]:
+    """(line number, value, problem) of each non-blank line; an unreadable line's value is None and its problem
+    says why (not JSON, not UTF-8), noted by the caller."""
+    return [(line.number, line.value, line.problem)
+            for line in read_jsonl(path, read_bytes(path, "JSONL file"), lenient=True)]
 
 
 def _answer_problem(obj: Any, known: Any) -> str | None:
@@ -114,18 +116,18 @@ def load_submissions(path: Path, known: Any = None) -> tuple[list[Submission], l
         raise InputError(f"{path}: no such file or directory")
     traces: dict[tuple[Any, str, str], Any] = {}
     if traces_path is not None:
-        for number, obj in _lines(traces_path):
+        for number, obj, unreadable in _lines(traces_path):
             obj = well_formed_text(obj)       # a lone surrogate escape: U+FFFD, as the runtime reads it
             if not isinstance(obj, dict) or "question_id" not in obj:
-                notes.append(f"{traces_path}:{number}: not a trace line")
+                notes.append(f"{traces_path}:{number}: {unreadable or 'not a trace line'}")
                 continue
             key = (str(obj["question_id"]), str(obj.get("agent", "agent")), str(obj.get("mode", "tool")))
             traces[key] = obj.get("calls", [])
     submissions = []
     first: dict[tuple[str, str, str], int] = {}
-    for number, obj in _lines(answers_path):
+    for number, obj, unreadable in _lines(answers_path):
         obj = well_formed_text(obj)
-        problem = _answer_problem(obj, known)
+        problem = unreadable or _answer_problem(obj, known)
         if problem:
             notes.append(f"{answers_path}:{number}: {problem}")
             continue

@@ -258,13 +258,13 @@ def test_score_stops_at_a_non_utf8_answer_line(fx, tmp_path):
     with open(answered / "answers.jsonl", "ab") as handle:
         handle.write(b'{"question_id": "\xff"}\n')
     fails("score", "groundeval", "--suite", fx["ge"], "--answers", answered, "--out", tmp_path / "s",
-          says=(f"{answered / 'answers.jsonl'}:{count + 1}: not an answer line", "--on-error skip"))
+          says=(f"{answered / 'answers.jsonl'}:{count + 1}: not UTF-8", "--on-error skip"))
     assert not (tmp_path / "s").exists()
     result = run("score", "groundeval", "--suite", fx["ge"], "--answers", answered, "--out", tmp_path / "s",
                  "--on-error", "skip")
     assert result.exit_code == 0, result.output
     assert "skipped 1 unreadable line(s)" in result.stderr
-    assert f"{answered / 'answers.jsonl'}:{count + 1}: not an answer line" in result.stderr
+    assert f"{answered / 'answers.jsonl'}:{count + 1}: not UTF-8 (invalid start byte)" in result.stderr
 
 
 # --- builders' inputs -----------------------------------------------------------------------------------------

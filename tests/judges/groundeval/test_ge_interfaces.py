@@ -60,7 +60,7 @@ def test_external_jsonl_with_broken_lines_is_scored_without_crashing(rt_suite, t
     assert len(by_reason["duplicate answer (the first one is scored)"]) == 1
     assert len(by_reason["no answer"]) == len(contracts) - 1
     summary = json.loads((tmp_path / "score" / "summary.json").read_text())
-    assert summary["unreadable_lines"] == [f"{tmp_path / 'answers.jsonl'}:3: not an answer line (needs question_id)"]
+    assert summary["unreadable_lines"] == [f"{tmp_path / 'answers.jsonl'}:3: invalid JSON (Expecting value)"]
 
 
 def test_mcp_server_over_stdio_with_the_official_client(rt_suite, rt_world, tmp_path):
