@@ -226,7 +226,7 @@ TOP: dict[str, Callable] = {
     "start": _date,
     "days": _int(1, 3660, "a positive integer (at most 3660)"),
     "people": _int(len(TEAMS) * MIN_PEOPLE_PER_TEAM, 100_000,
-                   f"an integer of at least {len(TEAMS) * MIN_PEOPLE_PER_TEAM} (two per team)"),
+                   f"an integer from {len(TEAMS) * MIN_PEOPLE_PER_TEAM} (two per team) to 100000"),
     "pack": _pack,
 }
 TABLES: dict[str, dict[str, Callable]] = {

@@ -35,7 +35,7 @@ def test_every_suite_builds_or_says_in_one_line_what_was_short(tmp_path, people,
                                "--out", str(world)])
     if people < 16:
         _one_error_line(made)
-        assert "--people: must be an integer of at least 16" in made.output
+        assert "--people: must be an integer from 16 (two per team) to 100000" in made.output
         return
     assert made.exit_code == 0, made.output
     builds = {

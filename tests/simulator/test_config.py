@@ -67,7 +67,8 @@ BAD_CONFIGS = [
      "days: the run from start 2026-01-05 to 2026-01-09 (5 day(s)) has no working day (sat)"),
     ("holidays cover the run", "days = 3\n[calendar]\nholidays = [2026-01-05, 2026-01-06, 2026-01-07]\n",
      "calendar.holidays: cover every working day of the run (2026-01-05 to 2026-01-07)"),
-    ("too few people", "people = 5\n", "people: must be an integer of at least 16"),
+    ("too few people", "people = 5\n", "people: must be an integer from 16 (two per team) to 100000"),
+    ("too many people", "people = 100001\n", "people: must be an integer from 16 (two per team) to 100000"),
     ("table as scalar", "calendar = 5\n", "calendar: must be a table"),
     ("unknown subsystem", '[roles]\nsupport_l1 = ["ticketing", "telepathy"]\n', "roles.support_l1[1]: unknown subsystem"),
     ("invalid toml", "days = \n", "invalid TOML"),
@@ -90,7 +91,8 @@ def test_malformed_config_exits_2_naming_the_field(tmp_path, label, text, expect
 
 @pytest.mark.parametrize("args,expected", [
     (["--days", "-3"], "--days: must be a positive integer"),
-    (["--people", "4"], "--people: must be an integer of at least 16"),
+    (["--people", "4"], "--people: must be an integer from 16 (two per team) to 100000"),
+    (["--people", "100000000"], "--people: must be an integer from 16 (two per team) to 100000"),
     (["--seed", "-1"], "--seed: must be a non-negative integer"),
 ])
 def test_bad_overrides_exit_2(tmp_path, args, expected):
