@@ -33,6 +33,7 @@ from judges.groundeval.traces import Submission, load_corpus_world, load_submiss
 from judges.backends import BackendError, EndpointConfig, make_backend
 from judges.cache import ResponseCache
 from judges.groundeval.model_runs import answer_all, refuse_if_all_failed
+from judges.groundeval.requested_ids import RequestedIds
 from judges.groundeval.verify import TraceVerifier, rederive
 from judges.journal import Journal
 from orgbench.core.collector import collector_paused
@@ -214,7 +215,7 @@ def score_submissions(suite: Path, submissions: list[Submission], *, answered_on
     ``judges.groundeval.corpus_store``). ``profile`` names the scoring profile (``scoring_profile.py``);
     every row records its label.
     """
-    with collector_paused():          # scoring makes many small objects, none in cycles
+    with collector_paused(promote=True):   # scoring makes many small objects, none in cycles
         return _score_submissions(Path(suite), submissions, answered_only, corpus, index_cache, profile)
 
 
@@ -227,6 +228,7 @@ def _score_submissions(suite: Path, submissions: list[Submission], answered_only
     if corpus is None:
         corpus = open_corpus(suite, index_cache)
     verifiers: dict[tuple[str, Any], TraceVerifier] = {}
+    ids = RequestedIds(corpus)        # what each requested id names, shared by every verifier
     tracks = track_names(t.track for t in truths.values())
     order = {t: i for i, t in enumerate(tracks)}
     groups: dict[tuple[str, str], dict[Any, Submission]] = defaultdict(dict)
@@ -261,7 +263,7 @@ def _score_submissions(suite: Path, submissions: list[Submission], answered_only
                 moment = (contract.actor, contract.as_of)
                 verifier = verifiers.get(moment)
                 if verifier is None:   # one per actor and as_of, shared by every contract, agent and mode there
-                    verifier = verifiers[moment] = TraceVerifier(corpus, contract.actor, contract.as_of)
+                    verifier = verifiers[moment] = TraceVerifier(corpus, contract.actor, contract.as_of, ids=ids)
                 calls, check = rederive(corpus, contract.actor, contract.as_of, submitted.calls, verifier=verifier)
                 row = score_question(truths[qid], submitted.answer, calls, mode, trace_problems_found=list(check.malformed),
                                      profile=scoring)

@@ -31,8 +31,10 @@ object, ``tool`` not a string, ``args`` not an object, odd ``seq``,
 ``returned_ids``, ``outcome`` or ``gates``), is not re-derived: every problem is
 listed and the scorer scores the question 0 as malformed.
 
-Re-derivation is the cost of scoring an external trace: gate decisions and
-what a claimed id is at ``as_of`` are cached per version, and search re-runs
+Re-derivation is the cost of scoring an external trace: what a requested id
+names is worked out once per corpus (``requested_ids``); a version the actor's
+``visible_mask`` shows at ``as_of`` breaks no gate and is current, and only the
+others have their gates decided (once per version); search re-runs once
 per distinct (query, subsystem, limit), on the verifier for the contract's
 actor and ``as_of``, which ``score_submissions`` shares across every contract
 with that actor and moment, and every agent and mode. The verifier also keeps
@@ -50,6 +52,7 @@ from datetime import datetime
 from typing import Any
 
 from judges.groundeval.call_args import DEFAULT_LIMIT, capped, fetch_problem, search_problem
+from judges.groundeval.requested_ids import RequestedIds
 from judges.groundeval.runtime import Corpus, GatedRuntime
 from judges.groundeval.call_shape import ShapedCalls, trace_problems
 from simulator.policy import GATES, SUBSYSTEM
@@ -114,16 +117,16 @@ class _Derived:
 class TraceVerifier:
     """Re-derives calls for one contract's actor at one moment against a suite's corpus."""
 
-    def __init__(self, corpus: Corpus, actor_id: str, as_of: datetime) -> None:
+    def __init__(self, corpus: Corpus, actor_id: str, as_of: datetime, *, ids: RequestedIds | None = None) -> None:
         self.corpus = corpus
         self.actor_id = actor_id
         self.as_of = as_of
+        self.ids = ids if ids is not None else RequestedIds(corpus)
         self.readable = frozenset(corpus.policy.subsystems_at(actor_id, as_of))
+        self._visible: bytes | None = None
         self._gates: dict[int, tuple[str, ...]] = {}
-        self._resolved: dict[str, int | None] = {}
         self._runtime: GatedRuntime | None = None
         self._searches: dict[tuple[str, str | None, int], frozenset[int]] = {}
-        self._claims: dict[str, tuple[int, str, tuple[str, ...], bool, str] | None] = {}
         self._derived: dict[str, _Derived] = {}
         self._traces: dict[str, tuple[tuple[_Derived, ...], TraceCheck]] = {}
 
@@ -137,46 +140,39 @@ class TraceVerifier:
             found = self._searches[key] = frozenset(self._runtime.ranked_versions(*key))
         return found
 
-    def _resolve(self, requested: str) -> int | None:
-        try:
-            return self._resolved[requested]
-        except KeyError:
-            index = self._resolved[requested] = self.corpus.resolve(requested, self.as_of)
-            return index
+    def _shown(self) -> bytes:
+        """For each version, 1 if it is current at as_of and no gate withholds it from the actor (``visible_mask``)."""
+        if self._visible is None:
+            self._visible = self.corpus.visible_mask(self.actor_id, self.as_of).tobytes()
+        return self._visible
+
+    def _subsystem_code(self, subsystem: Any) -> int | None:
+        """The corpus's code of a search's subsystem filter: None if there is none, -1 if no version has it."""
+        if subsystem is None:
+            return None
+        return next((code for code, name in enumerate(self.corpus.subsystems) if name == subsystem), -1)
 
     def _broken(self, index: int) -> tuple[str, ...]:
+        """The gates that withhold version ``index`` (none when the mask shows it: no gate and current)."""
+        if self._shown()[index]:
+            return _CLEAN
         gates = self._gates.get(index)
         if gates is None:
             gates = self._gates[index] = self.corpus.policy.violations(self.actor_id, self.corpus.docs[index], self.as_of)
         return gates
 
-    def _claimed(self, ref: str) -> tuple[int, str, tuple[str, ...], bool, str] | None:
-        """What a search's claimed id is at as_of: (its version, its ref, the gates it breaks, current?, subsystem); None if unknown."""
-        try:
-            return self._claims[ref]
-        except KeyError:
-            pass
-        index = self._resolve(ref)
-        if index is None:
-            found = None
-        else:
-            version = self.corpus.docs[index]
-            found = (index, version.ref, self._broken(index), self.corpus.current_at(index, self.as_of), version.subsystem)
-        self._claims[ref] = found
-        return found
-
     def _fetch(self, args: dict[str, Any], unknown: list[str]) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
         if fetch_problem(args) is not None:
             return "invalid", _CLEAN, ()
         requested = args["artifact_id"]
-        index = self._resolve(requested)
+        index = self.ids.resolve(requested, self.as_of)
         if index is None:
             unknown.append(requested)
             return "not_found", _CLEAN, ()
         broken = self._broken(index)
         if broken:
             return "withheld", broken, ()
-        return "ok", _CLEAN, (self.corpus.docs[index].ref,)
+        return "ok", _CLEAN, (self.ids.ref(index),)
 
     def _search(self, args: dict[str, Any], claimed_ids: list[str], unknown: list[str], withheld: list[str],
                 mismatch: list[str]) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
@@ -188,20 +184,25 @@ class TraceVerifier:
             broken.add(SUBSYSTEM)
         kept: list[str] = []
         results: frozenset[int] | None = None
-        claims = self._claims
+        resolve, as_of, shown = self.ids.resolve, self.as_of, self._shown()
+        code = self._subsystem_code(subsystem)
+        codes = self.corpus.subsystem_code
         for ref in claimed_ids:
-            claimed = claims[ref] if ref in claims else self._claimed(ref)
-            if claimed is None:
+            index = resolve(ref, as_of)
+            if index is None:
                 unknown.append(ref)
                 continue
-            index, version_ref, gates, current, version_subsystem = claimed
-            if gates:
-                broken.update(gates)
-                withheld.append(ref)
-                mismatch.append(f"returned withheld {ref}")
-            elif not current:
-                mismatch.append(f"returned {ref}, not current at as_of")
-            elif subsystem is not None and version_subsystem != subsystem:
+            if not shown[index]:      # a gate withholds it, or it is not current (else the mask would show it)
+                gates = self._broken(index)
+                if gates:
+                    broken.update(gates)
+                    withheld.append(ref)
+                    mismatch.append(f"returned withheld {ref}")
+                    continue
+                if not self.corpus.current_at(index, as_of):
+                    mismatch.append(f"returned {ref}, not current at as_of")
+                    continue
+            if code is not None and codes[index] != code:
                 mismatch.append(f"returned {ref}, outside subsystem {subsystem}")
             elif answers_nothing:
                 mismatch.append(f"returned {ref} from a search the runtime answers with nothing")
@@ -211,7 +212,7 @@ class TraceVerifier:
                 if index not in results:
                     mismatch.append(f"returned {ref}, which this search does not return")
                 else:
-                    kept.append(version_ref)
+                    kept.append(self.ids.ref(index))
         if valid and len(claimed_ids) > capped(limit):
             mismatch.append("more results than the limit")
         order = tuple(g for g in GATES if g in broken) if broken else _CLEAN
@@ -256,7 +257,7 @@ class TraceVerifier:
             for ref in claimed_ids:   # ids a fetch claims beyond what it would have returned
                 if ref in returned:
                     continue
-                index = self._resolve(ref)
+                index = self.ids.resolve(ref, self.as_of)
                 if index is None:
                     unknown.append(ref)
                 elif self._broken(index):
