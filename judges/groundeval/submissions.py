@@ -136,6 +136,13 @@ class SubmissionLog:
             self._append("answers.jsonl", answer)
 
 
+def check_writable(out: Path) -> None:
+    """Create ``out`` and take its lock once: a directory no submission could be written to fails now (OSError),
+    before an agent has worked on a question, not at its first submit."""
+    with _locked(Path(out)):
+        pass
+
+
 def write_submission(out: Path, trace: dict[str, Any], answer: dict[str, Any]) -> None:
     """Append one trace line and one answer line to ``out`` (a fresh log: reads both files once)."""
     SubmissionLog(Path(out)).submit(trace, answer)

@@ -254,9 +254,11 @@ def score_groundeval(suite: Path, answers: Path, out: Path, answered_only: bool,
 def serve_mcp(suite: Path, question_id: str | None, out: Path, agent_name: str, port: int | None, mode: str) -> None:
     """Serve a suite's gated runtime over MCP (stdio, or HTTP): list_contracts, start_contract, search, fetch, submit."""
     from judges.groundeval.mcp_server import serve
+    from judges.groundeval.submissions import check_writable
     from orgbench.commands.options import check_out_dir
 
     check_out_dir(out, into=True)
+    check_writable(out)
     serve(suite, question_id, out, agent_name, None if port is None else ("127.0.0.1", port), mode)
 
 

@@ -83,6 +83,17 @@ def test_commands_that_add_files_refuse_a_sealed_directory(fx, command):
     assert tree(target) == before
 
 
+def test_serve_mcp_refuses_an_out_it_cannot_write_before_serving(fx, tmp_path):
+    import errno
+
+    from tests.orgbench.edge_fuzz import Injected
+
+    with Injected(errno.EROFS, under=tmp_path / "ro"):      # before, the agent learnt it at its first submit
+        fails("serve-mcp", "--suite", fx["ge"], "--out", tmp_path / "ro" / "run",
+              says=(f"{tmp_path / 'ro' / 'run'}: cannot be used: read-only file system",))
+    assert not (tmp_path / "ro").exists()
+
+
 def test_assure_work_and_reproduce_work_dir_that_are_files(fx):
     fails("assure", "build", "--source", fx["tr"], "--work", fx["file"],
           says=(f"--work {fx['file']}: exists and is not a directory",))
