@@ -43,6 +43,9 @@ def _records(result: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
 def select_run(spans: list[Span], trace_id: str | None, source: str) -> list[Span]:
     """The tool spans of one trace (the only one in the file, or ``trace_id``), in start order."""
     traces = sorted({s.trace_id for s in spans if is_tool_span(s)})
+    if not traces:
+        raise InputError(f"{source}: no execute_tool span (OTLP GenAI, gen_ai.operation.name execute_tool): nothing "
+                         "to draft a contract from")
     if trace_id is None:
         if len(traces) != 1:
             raise InputError(f"{source}: {len(traces)} traces with execute_tool spans; choose one with --trace-id "

@@ -95,3 +95,12 @@ def test_a_span_without_a_tool_name_is_one_line_exit_2(tmp_path):
     assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
     assert f"{tmp_path / 'run.jsonl'}:1: span " in result.output and "has no gen_ai.tool.name" in result.output
     assert not (tmp_path / "draft").exists()
+
+
+def test_a_file_with_no_tool_span_says_so_not_to_choose_a_trace(tmp_path):
+    (tmp_path / "run.json").write_text('{"resourceSpans": []}\n')
+    result = CliRunner().invoke(cli, ["draft-contract", str(tmp_path / "run.json"), "--action", "issue_refund",
+                                      "--out", str(tmp_path / "draft")])
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert f"{tmp_path / 'run.json'}: no execute_tool span" in result.output and "--trace-id" not in result.output
+    assert not (tmp_path / "draft").exists()
