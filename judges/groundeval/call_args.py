@@ -45,6 +45,16 @@ def well_formed_text(value: Any) -> Any:
     return value
 
 
+#: A JSON escape of a surrogate code point (``\ud800``-``\udfff``, any case): UTF-8 text can hold one no other way.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def may_hold_surrogates(json_text: bytes) -> bool:
+    """Could a value read from this JSON text (strict UTF-8) hold a lone surrogate? Only through an escape of one,
+    so text without such an escape needs no ``well_formed_text``."""
+    return _SURROGATE_ESCAPE.search(json_text) is not None
+
+
 def recordable(value: Any) -> Any:
     """``value`` as a trace can hold it: lone surrogates replaced, non-finite numbers marked (see the module doc)."""
     if isinstance(value, str):

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmark_builders.groundeval.contracts import Contract, Truth
-from judges.groundeval.call_args import well_formed_text
+from judges.groundeval.call_args import may_hold_surrogates, well_formed_text
 from orgbench.core.errors import InputError
 from orgbench.core.jsonl import read_jsonl
 from orgbench.core.storage import read_bytes, read_json, verify_manifest
@@ -77,10 +77,14 @@ def load_corpus_world(directory: Path) -> World:
 
 
 def _lines(path: Path) -> list[tuple[int, Any, str | None]]:
-    """(line number, value, problem) of each non-blank line; an unreadable line's value is None and its problem
-    says why (not JSON, not UTF-8), noted by the caller."""
-    return [(line.number, line.value, line.problem)
-            for line in read_jsonl(path, read_bytes(path, "JSONL file"), lenient=True)]
+    """(line number, value, problem) of each non-blank line, every lone surrogate escape in a value read as U+FFFD
+    (``well_formed_text``, as the runtime reads one); an unreadable line's value is None and its problem says why
+    (not JSON, not UTF-8), noted by the caller."""
+    data = read_bytes(path, "JSONL file")
+    lines = read_jsonl(path, data, lenient=True)
+    if may_hold_surrogates(data):
+        return [(line.number, well_formed_text(line.value), line.problem) for line in lines]
+    return [(line.number, line.value, line.problem) for line in lines]
 
 
 def _answer_problem(obj: Any, known: Any) -> str | None:
@@ -117,7 +121,6 @@ def load_submissions(path: Path, known: Any = None) -> tuple[list[Submission], l
     traces: dict[tuple[Any, str, str], Any] = {}
     if traces_path is not None:
         for number, obj, unreadable in _lines(traces_path):
-            obj = well_formed_text(obj)       # a lone surrogate escape: U+FFFD, as the runtime reads it
             if not isinstance(obj, dict) or "question_id" not in obj:
                 notes.append(f"{traces_path}:{number}: {unreadable or 'not a trace line'}")
                 continue
@@ -126,7 +129,6 @@ def load_submissions(path: Path, known: Any = None) -> tuple[list[Submission], l
     submissions = []
     first: dict[tuple[str, str, str], int] = {}
     for number, obj, unreadable in _lines(answers_path):
-        obj = well_formed_text(obj)
         problem = unreadable or _answer_problem(obj, known)
         if problem:
             notes.append(f"{answers_path}:{number}: {problem}")

@@ -204,6 +204,21 @@ def test_an_external_trace_with_lone_surrogates_is_scored_as_the_runtime_would_t
     assert row["diagnostics"]["calls"][0]["outcome"] == "not_found" and row["trace_tampered"] is False
 
 
+def test_lone_surrogate_escapes_in_any_case_and_in_keys_are_read_as_u_fffd_and_pairs_kept(tmp_path):
+    """A run directory's traces: an escaped lone surrogate (lower or upper case, value or key) reads as U+FFFD, an
+    escaped pair as its character; a file with no surrogate escape is read as it is (``may_hold_surrogates``)."""
+    from judges.groundeval.call_args import may_hold_surrogates
+    from judges.groundeval.traces import load_submissions
+
+    (tmp_path / "answers.jsonl").write_text('{"question_id": "q1", "agent": "x", "answer": {}}\n')
+    (tmp_path / "traces.jsonl").write_text(
+        '{"question_id": "q1", "agent": "x", "calls": [{"tool": "fetch_artifact", '
+        '"args": {"artifact_id": "\\uDFFF", "\\ud9ab": "\\ud83d\\ude00"}}]}\n')
+    calls = load_submissions(tmp_path)[0][0].calls
+    assert calls[0]["args"] == {"artifact_id": "\ufffd", "\ufffd": "\U0001f600"}
+    assert not may_hold_surrogates(b'{"a": "\\u00e9\\ud7ff\\ue000"}') and may_hold_surrogates(b'"\\uD800"')
+
+
 def test_one_session_through_many_contracts_never_sees_past_each_contracts_gates(rt_suite, rt_world, tmp_path):
     """Contracts of different actors in one connection: every id, both forms, and searches, checked by the policy."""
     from mcp import Client
