@@ -31,7 +31,8 @@ import numpy as np
 
 from judges.groundeval.impact import ImpactOrder
 from judges.groundeval.key_table import KeyTable
-from judges.groundeval.runtime import Corpus, IndexedVersion, Postings
+from judges.groundeval.corpus import Corpus, IndexedVersion
+from judges.groundeval.postings import Postings
 from orgbench.core.errors import InputError
 from orgbench.core.jsonl import read_jsonl
 from orgbench.core.storage import open_binary, read_json, staged_directory

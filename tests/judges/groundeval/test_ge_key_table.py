@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from judges.groundeval.key_table import KeyTable
-from judges.groundeval.runtime import _micros
+from judges.groundeval.corpus import _micros
 
 
 def test_a_key_table_finds_exactly_its_keys():

@@ -6,6 +6,7 @@ from datetime import timedelta
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from judges.groundeval.postings import LOWERED_TO_ASCII
 from judges.groundeval.runtime import GatedRuntime, Postings, not_found, tokenize
 
 
@@ -146,6 +147,12 @@ def test_visible_mask_is_the_policy_at_that_moment(rt_world, rt_corpus):
         expected = [rt_corpus.current_at(i, moment) and rt_world.policy.can_see(actor, v, moment)
                     for i, v in enumerate(rt_corpus.docs)]
         assert mask.tolist() == expected
+
+
+def test_the_characters_lowered_to_ascii_are_all_listed():
+    """The block tokenizer lowers the bytes (ASCII only) unless a text holds one of these; this Python agrees."""
+    found = [c for c in map(chr, range(128, 0x110000)) if any(ord(x) < 128 for x in c.lower())]
+    assert tuple(found) == LOWERED_TO_ASCII
 
 
 def test_a_search_ranks_the_same_whatever_the_session_searched_before(rt_world, rt_corpus):

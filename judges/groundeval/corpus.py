@@ -1,0 +1,201 @@
+"""Every artifact version of a world, indexed once: its columns, the gates' lookup tables and its postings.
+
+``Corpus`` keeps one numpy column per gate input (creation, the next version's creation, subsystem, space,
+audience) and the postings of each version's searchable text (``IndexedVersion``). ``visible_mask`` says which
+versions an actor could see at a moment (horizon, actor and subsystem gates, exactly as
+``AccessPolicy.violations`` decides); ``resolve`` finds the version an ``ID`` or ``ID@N`` names.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any, NamedTuple, Protocol, Sequence
+
+import numpy as np
+
+from judges.groundeval.impact import ImpactOrder
+from judges.groundeval.key_table import KeyTable
+from judges.groundeval.postings import Postings
+from orgbench.core.clock import parse_ts
+from simulator.model import ArtifactVersion
+from simulator.policy import AccessPolicy
+
+_VERSION = re.compile(r"-?[0-9]+")
+
+
+def _micros(moment: datetime) -> int:
+    return int(moment.timestamp() * 1_000_000)
+
+
+class Served(Protocol):
+    """What a corpus is built from: a world's artifact versions and access policy (a ``World`` serves)."""
+
+    @property
+    def artifacts(self) -> Sequence[ArtifactVersion]: ...
+
+    @property
+    def policy(self) -> AccessPolicy: ...
+
+
+class IndexedVersion(NamedTuple):
+    """What the index keeps of one version: its id and number, creation (µs), gate inputs and searchable text."""
+
+    artifact_id: str
+    version: int
+    created: int
+    subsystem: str
+    space: str | None
+    audience: Sequence[str] | None
+    participants: Sequence[str]
+    text: str
+
+    @staticmethod
+    def of(v: ArtifactVersion) -> IndexedVersion:
+        return IndexedVersion(v.artifact_id, v.version, _micros(v.created_at), v.subsystem, v.acl.space, v.acl.audience,
+                              v.acl.participants, searchable_text(v.artifact_id, v.title, v.body, v.created_at))
+
+    @staticmethod
+    def of_json(obj: dict[str, Any]) -> IndexedVersion:
+        """What ``of(ArtifactVersion.from_json(obj))`` gives, read straight from the JSON object (the same errors)."""
+        created_at = parse_ts(obj["created_at"])
+        _ = (obj["kind"], obj["author"], obj["entity"]["id"], obj["entity"]["kind"])   # what from_json requires too
+        acl = obj.get("acl") or {}
+        audience = acl.get("audience")
+        return IndexedVersion(obj["artifact_id"], int(obj["version"]), _micros(created_at), obj["subsystem"],
+                              acl.get("space"), None if audience is None else tuple(audience),
+                              tuple(acl.get("participants", ())),
+                              searchable_text(obj["artifact_id"], obj["title"], obj["body"], created_at))
+
+
+def searchable_text(artifact_id: str, title: str, body: str, created_at: datetime) -> str:
+    """The text search matches a version by: its id, title, body and creation date."""
+    return f"{artifact_id} {title} {body} {created_at.date().isoformat()}"
+
+
+class Corpus:
+    """Every artifact version of a world, indexed once for gated search and fetch."""
+
+    def __init__(self, world: Served) -> None:
+        docs = sorted(world.artifacts, key=lambda v: (v.artifact_id, v.version))
+        self.index(world.policy, docs, [IndexedVersion.of(v) for v in docs])
+
+    def index(self, policy: AccessPolicy, docs: Sequence[ArtifactVersion], rows: Sequence[IndexedVersion]) -> None:
+        """Index ``rows``, one per version of ``docs`` (sorted by artifact id, then version)."""
+        self.policy = policy
+        self.docs = docs
+        n = len(rows)
+        ids: list[str] = []
+        first: list[int] = []
+        for i, r in enumerate(rows):
+            if not ids or r.artifact_id != ids[-1]:
+                ids.append(r.artifact_id)
+                first.append(i)
+        self.artifact_ids = KeyTable.of((a, p) for p, a in enumerate(ids))
+        self.artifact_first = np.array(first + [n], dtype=np.int64)
+        self.versions = np.fromiter((r.version for r in rows), dtype=np.int64, count=n)
+        self.created = np.fromiter((r.created for r in rows), dtype=np.int64, count=n)
+        nxt = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+        owner = np.repeat(np.arange(len(ids)), np.diff(self.artifact_first))
+        same = owner[:-1] == owner[1:]            # the next version is the same artifact's
+        nxt[:-1][same] = self.created[1:][same]
+        self.next_created = nxt
+        self.subsystems = sorted({r.subsystem for r in rows})
+        code = {s: i for i, s in enumerate(self.subsystems)}
+        self.subsystem_code = np.fromiter((code[r.subsystem] for r in rows), dtype=np.int16, count=n)
+        self.spaces = sorted({r.space for r in rows if r.space is not None})
+        space_code = {s: i for i, s in enumerate(self.spaces)}
+        self.space_code = np.fromiter((-1 if r.space is None else space_code[r.space] for r in rows),
+                                      dtype=np.int32, count=n)
+        audience_docs: list[int] = []
+        by_audience: dict[str, list[int]] = {}
+        by_participant: dict[str, list[int]] = {}
+        for i, r in enumerate(rows):
+            if r.audience is not None:
+                audience_docs.append(i)
+                for who in r.audience:
+                    by_audience.setdefault(who, []).append(i)
+            for who in r.participants:
+                by_participant.setdefault(who, []).append(i)
+        self.audience_docs = np.array(audience_docs, dtype=np.int64)
+        self.open_to_all = np.ones(n, dtype=bool)     # False where an audience restricts who may read
+        self.open_to_all[self.audience_docs] = False
+        self.by_audience = {a: np.array(x, dtype=np.int64) for a, x in by_audience.items()}
+        self.by_participant = {a: np.array(x, dtype=np.int64) for a, x in by_participant.items()}
+        self.postings, self.lengths = Postings.of_texts(r.text for r in rows)
+        postings = self.postings
+        self.impact = ImpactOrder.of(list(postings.terms), postings.offsets, postings.docs, postings.tf, self.lengths)
+        self.derive_lookups()
+
+    def derive_lookups(self) -> None:
+        """The lookup forms of the columns (worked out again when a saved corpus is loaded)."""
+        self._subsystem_at = self.subsystem_code.astype(np.intp)   # lookup-table indices (intp: the fast gather)
+        self._space_at = self.space_code.astype(np.intp)
+        self._in_subsystem: dict[str, np.ndarray] = {}
+
+    def in_subsystem(self, subsystem: str) -> np.ndarray:
+        """For each version: is it in ``subsystem``? (Worked out once per subsystem.)"""
+        found = self._in_subsystem.get(subsystem)
+        if found is None:
+            code = self.subsystems.index(subsystem) if subsystem in self.subsystems else -1
+            found = self._in_subsystem[subsystem] = self.subsystem_code == code
+        return found
+
+    def history(self, artifact_id: str) -> range:
+        """The indices of the artifact's versions (contiguous: ``docs`` is sorted by id, then version); empty if unknown."""
+        p = self.artifact_ids.get(artifact_id)
+        if p is None:
+            return range(0)
+        return range(int(self.artifact_first[p]), int(self.artifact_first[p + 1]))
+
+    def resolve(self, requested: str, moment: datetime) -> int | None:
+        """The index of ``ID@N``, or of ``ID``'s version current at ``moment`` (its first if none was yet); None if unknown."""
+        head, at, tail = requested.rpartition("@")
+        if at and _VERSION.fullmatch(tail) and str(int(tail)) == tail:
+            history = self.history(head)
+            if history:
+                found = int(np.searchsorted(self.versions[history.start:history.stop], int(tail), side="right")) - 1
+                if found >= 0 and self.versions[history.start + found] == int(tail):
+                    return history.start + found
+        history = self.history(requested)
+        if not history:
+            return None
+        later = int(np.searchsorted(self.created[history.start:history.stop], _micros(moment), side="right"))
+        return history.start + max(later - 1, 0)
+
+    def current_at(self, index: int, moment: datetime) -> bool:
+        """Is version ``index`` the one current at ``moment`` (the only kind search ever returns)?"""
+        t = _micros(moment)
+        return bool(self.created[index] <= t < self.next_created[index])
+
+    def visible_mask(self, actor_id: str, moment: datetime) -> np.ndarray:
+        """For each version: is it the current version at ``moment`` and visible to the actor then?
+
+        Each gate input is a small per-subsystem or per-space table looked up by code, not a set test per version.
+        """
+        n = len(self.docs)
+        if self.policy.role_at(actor_id, moment) is None:
+            return np.zeros(n, dtype=bool)
+        t = _micros(moment)
+        readable = self.policy.subsystems_at(actor_id, moment)
+        by_role = np.array([s in readable for s in self.subsystems], dtype=bool)[self._subsystem_at]
+        part = self.by_participant.get(actor_id)
+        if part is not None:
+            by_role[part] = True
+        member = [self.policy.is_member(s, actor_id, moment) for s in self.spaces]
+        mask = np.array(member + [True], dtype=bool)[self._space_at]   # code -1 (no space) picks the last: True
+        mask &= by_role
+        mask &= self.created <= t
+        mask &= self.next_created > t
+        if len(self.audience_docs):
+            mine = self.by_audience.get(actor_id)
+            if mine is None:
+                mask &= self.open_to_all
+            else:
+                allowed = self.open_to_all.copy()
+                allowed[mine] = True
+                mask &= allowed
+        return mask
+
+
+__all__ = ["Corpus", "IndexedVersion", "Served", "searchable_text"]
