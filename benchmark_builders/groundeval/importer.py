@@ -23,7 +23,6 @@ everyone in the role.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -37,7 +36,7 @@ from orgbench.core.errors import InputError
 from simulator.model import Acl, Actor, ArtifactVersion, EntityRef, Event
 from simulator.policy import AccessPolicy, RoleAssignment
 from orgbench.core.jsonl import read_jsonl
-from orgbench.core.storage import read_text
+from orgbench.core.storage import read_json, read_text
 from simulator.world import World, build_world
 
 _TIME_KEYS = ("timestamp", "created_at", "date")
@@ -74,12 +73,7 @@ def _read_artifacts(directory: Path) -> dict[str, dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
     for path in sorted(directory.glob("*/*.json")):
         subsystem = path.parent.name
-        try:
-            obj = json.loads(path.read_text(encoding="utf-8"))
-        except UnicodeDecodeError:
-            raise InputError(f"{path}: not UTF-8") from None
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}:{exc.lineno}: invalid JSON ({exc.msg})") from None
+        obj = read_json(path)        # a FIFO or a device refused without blocking, strict JSON
         if not isinstance(obj, dict):
             raise InputError(f"{path}: expected a JSON object")
         artifact_id = obj.get("id", path.stem)

@@ -1,6 +1,7 @@
 """The GroundEval-format importer: a small domain, its time zones, ids from file names, versions, and clear errors."""
 
 import json
+import os
 import re
 from collections import Counter
 from datetime import datetime, timezone
@@ -99,6 +100,10 @@ def test_domain_contracts_have_decoys_and_absences(tmp_path):
 @pytest.mark.parametrize("mutate, needle", [
     (lambda r: (r / "artifacts/deploys/CHG-1.json").write_text("{nope", encoding="utf-8"), "CHG-1.json:1: invalid JSON"),
     (lambda r: (r / "artifacts/deploys/CHG-1.json").write_text('{"title": "x"}', encoding="utf-8"), "CHG-1.json: missing key timestamp"),
+    (lambda r: ((r / "artifacts/deploys/CHG-1.json").unlink(), os.mkfifo(r / "artifacts/deploys/CHG-1.json")),
+     "CHG-1.json: a FIFO, not a regular file"),            # refused without blocking, not waited on
+    (lambda r: (r / "artifacts/deploys/CHG-1.json").write_text('{"timestamp": NaN}', encoding="utf-8"),
+     "CHG-1.json: invalid JSON (NaN"),
     (lambda r: (r / "artifacts/deploys/CHG-1.json").write_text('{"timestamp": "yesterday"}', encoding="utf-8"),
      "CHG-1.json: key timestamp: not a timestamp"),
     (lambda r: (r / "artifacts/deploys/CHG-1.json").write_text('{"timestamp": "2026-03-01T10:00:00Z", "facts": ["x"]}',
