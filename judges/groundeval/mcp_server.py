@@ -46,6 +46,7 @@ from typing import Any, AsyncIterator
 from judges.groundeval.call_args import DEFAULT_LIMIT, MAX_ARG_CHARS, MAX_LIMIT
 from judges.groundeval.context import DEFAULT_BUDGET
 from judges.groundeval.mcp_session import MODES, RUNTIME_TOOLS, SuiteSession, shown
+from judges.groundeval.submissions import check_writable
 from judges.groundeval.mcp_transports import SESSION_IDLE_S, session_agent
 from judges.groundeval.mcp_warmup import NoWrites, warm_up
 from judges.groundeval.submissions import SubmissionLog
@@ -222,6 +223,7 @@ def serve(suite: Path, question_id: str | None, out: Path, agent_name: str = "mc
     from judges.groundeval.mcp_transports import serve_http, serve_stdio
 
     server = make_server(suite, question_id, out, agent_name, mode=mode, warm=True)
+    check_writable(out)                 # before an agent works on a question, not at its first submit
     if http is None:
         serve_stdio(server)
     else:

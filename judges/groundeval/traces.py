@@ -38,8 +38,9 @@ class Submission:
 def load_suite(directory: Path) -> tuple[dict[str, Any], list[Contract]]:
     """suite.json and the contracts of a suite directory (never the truth)."""
     directory = Path(directory)
-    if not (directory / "suite.json").is_file():
-        raise InputError(f"{directory}: not a GroundEval suite (no suite.json)")
+    for name in ("suite.json", "contracts.jsonl"):
+        if not (directory / name).exists():
+            raise InputError(f"{directory}: not a GroundEval suite (no {name})")
     problems = verify_manifest(directory) if (directory / "MANIFEST.json").is_file() else []
     if problems:
         raise InputError(problems[0])

@@ -197,11 +197,13 @@ def score_groundeval(suite: Path, answers: Path, out: Path, answered_only: bool,
     from judges.groundeval.scoring_profile import profile_named
     from judges.groundeval.task_track import TASK_SCORING, is_task_suite, score_task_run
 
+    notes: list[str] = []
     if not is_task_suite(suite):
         from judges.groundeval.run import suite_questions
 
+        known = suite_questions(suite)          # the suite first: another kind of folder is named as such
         check_answered_suite(suite, answers)
-    notes = load_submissions(answers, known=suite_questions(suite))[1] if not is_task_suite(suite) else []
+        notes = load_submissions(answers, known=known)[1]
     if notes and on_error == "stop":
         more = f" (and {len(notes) - 1} more)" if len(notes) > 1 else ""
         raise InputError(f"{notes[0]}{more}; nothing written (--on-error skip leaves such lines out)")
@@ -254,11 +256,9 @@ def score_groundeval(suite: Path, answers: Path, out: Path, answered_only: bool,
 def serve_mcp(suite: Path, question_id: str | None, out: Path, agent_name: str, port: int | None, mode: str) -> None:
     """Serve a suite's gated runtime over MCP (stdio, or HTTP): list_contracts, start_contract, search, fetch, submit."""
     from judges.groundeval.mcp_server import serve
-    from judges.groundeval.submissions import check_writable
     from orgbench.commands.options import check_out_dir
 
     check_out_dir(out, into=True)
-    check_writable(out)
     serve(suite, question_id, out, agent_name, None if port is None else ("127.0.0.1", port), mode)
 
 

@@ -263,6 +263,13 @@ def test_score_empty_answers_and_a_run_without_traces(fx, tmp_path):
     assert not (tmp_path / "s").exists()
 
 
+def test_score_with_a_cargo_suite_names_the_suite_not_a_digest_of_none(fx, tmp_path):
+    for command in (("score", "groundeval", "--answers", fx["answered"]), ("run-agent", "--agent", "bm25")):
+        fails(*command, "--suite", fx["cargo"], "--out", tmp_path / "s",
+              says=(f"{fx['cargo']}: not a GroundEval suite (no contracts.jsonl)",))
+    assert not (tmp_path / "s").exists()
+
+
 def test_score_stops_at_a_non_utf8_answer_line(fx, tmp_path):
     answered = copy(fx["answered"], tmp_path)
     count = len((answered / "answers.jsonl").read_text().splitlines())
