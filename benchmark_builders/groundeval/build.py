@@ -374,6 +374,9 @@ def build_suite(out: Path, *, world_dir: Path | None = None, domain_dir: Path | 
         rules = check_rules(config_rules, view.events_by_type, view.subsystem_of,
                             note if drop_unresolved_rules else None)
     questions, summary = assemble_questions(world, rules, config, name)
+    if not questions and summary.shortfalls():        # an empty suite would look finished and score nothing
+        raise InputError(f"{next(iter(source.values()))}: no question could be built ({', '.join(summary.shortfalls())}):"
+                         " not enough candidates in the source; nothing written")
     write_suite(Path(out), world, rules, config, questions, {**source, "name": name}, summary)
     line = summary.note()
     if line is not None and note is not None:

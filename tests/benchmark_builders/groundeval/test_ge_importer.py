@@ -137,6 +137,15 @@ def test_cli_builds_from_a_domain_and_exits_2_on_bad_input(tmp_path):
     assert result.exit_code == 2 and "config.yaml" in result.output and not (tmp_path / "bad").exists()
 
 
+def test_a_domain_no_question_can_be_built_from_is_refused_not_written_empty(tmp_path):
+    root = write_domain(tmp_path / "d")
+    (root / "events.jsonl").write_text("", encoding="utf-8")       # before: exit 0 and a suite of 0 questions
+    result = CliRunner().invoke(cli, ["build", "groundeval", "--domain", str(root), "--out", str(tmp_path / "suite")])
+    assert result.exit_code == 2 and result.output.count("\n") == 1, result.output
+    assert f"error: {root}: no question could be built (" in result.output and "nothing written" in result.output
+    assert not (tmp_path / "suite").exists()
+
+
 def utc(*args):
     return datetime(*args, tzinfo=timezone.utc)
 
