@@ -94,6 +94,9 @@ def parse_conditions(text: str | None, *, rubric_swap: bool = False) -> list[Con
     names = list(CONDITIONS) if text in (None, "", "all") else [n.strip() for n in text.split(",") if n.strip()]
     if not names:
         raise InputError(f"--conditions: no condition named in {text!r}; use all or e.g. direct,cargo")
+    twice = next((n for i, n in enumerate(names) if n in names[:i]), None)
+    if twice is not None:
+        raise InputError(f"--conditions: {twice} named twice in {text!r}; name each condition once")
     chosen = [condition(n) for n in names]
     if rubric_swap:
         chosen += [c for c in RUBRIC_SWAP.values() if c not in chosen]

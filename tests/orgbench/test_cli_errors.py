@@ -108,6 +108,12 @@ def test_judge_with_no_condition_named(fx, tmp_path):
           says=("--conditions: no condition named",))
 
 
+def test_judge_with_a_condition_named_twice(fx, tmp_path):          # before: "job (ITEM, 'cargo', 0): given twice"
+    fails("judge", "--suite", fx["cargo"], "--judge", "builtin:literal", "--conditions", "cargo,direct,cargo",
+          "--out", tmp_path / "r", says=("--conditions: cargo named twice in 'cargo,direct,cargo'",))
+    assert not (tmp_path / "r").exists()
+
+
 def test_judge_suite_with_empty_duplicate_or_mistyped_items(fx, tmp_path):
     suite = copy(fx["cargo"], tmp_path)
     items = rows(suite / "items.jsonl")
