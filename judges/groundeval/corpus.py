@@ -85,44 +85,41 @@ class Corpus:
         self.policy = policy
         self.docs = docs
         n = len(rows)
-        ids: list[str] = []
-        first: list[int] = []
-        for i, r in enumerate(rows):
-            if not ids or r.artifact_id != ids[-1]:
-                ids.append(r.artifact_id)
-                first.append(i)
-        self.artifact_ids = KeyTable.of((a, p) for p, a in enumerate(ids))
+        artifact_ids, versions, created, subsystems, spaces, audiences, participants, texts = (
+            zip(*rows) if n else [()] * len(IndexedVersion._fields))
+        first = [i for i, (a, b) in enumerate(zip(artifact_ids, (None, *artifact_ids))) if a != b]   # a new artifact's
+        self.artifact_ids = KeyTable.of((artifact_ids[i], p) for p, i in enumerate(first))
         self.artifact_first = np.array(first + [n], dtype=np.int64)
-        self.versions = np.fromiter((r.version for r in rows), dtype=np.int64, count=n)
-        self.created = np.fromiter((r.created for r in rows), dtype=np.int64, count=n)
+        self.versions = np.array(versions, dtype=np.int64)
+        self.created = np.array(created, dtype=np.int64)
         nxt = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
-        owner = np.repeat(np.arange(len(ids)), np.diff(self.artifact_first))
+        owner = np.repeat(np.arange(len(first)), np.diff(self.artifact_first))
         same = owner[:-1] == owner[1:]            # the next version is the same artifact's
         nxt[:-1][same] = self.created[1:][same]
         self.next_created = nxt
-        self.subsystems = sorted({r.subsystem for r in rows})
+        self.subsystems = sorted(set(subsystems))
         code = {s: i for i, s in enumerate(self.subsystems)}
-        self.subsystem_code = np.fromiter((code[r.subsystem] for r in rows), dtype=np.int16, count=n)
-        self.spaces = sorted({r.space for r in rows if r.space is not None})
-        space_code = {s: i for i, s in enumerate(self.spaces)}
-        self.space_code = np.fromiter((-1 if r.space is None else space_code[r.space] for r in rows),
-                                      dtype=np.int32, count=n)
+        self.subsystem_code = np.array(list(map(code.__getitem__, subsystems)), dtype=np.int16)
+        self.spaces = sorted(set(spaces) - {None})
+        space_code: dict[str | None, int] = {s: i for i, s in enumerate(self.spaces)}
+        space_code[None] = -1
+        self.space_code = np.array(list(map(space_code.__getitem__, spaces)), dtype=np.int32)
         audience_docs: list[int] = []
         by_audience: dict[str, list[int]] = {}
         by_participant: dict[str, list[int]] = {}
-        for i, r in enumerate(rows):
-            if r.audience is not None:
+        for i, (audience, people) in enumerate(zip(audiences, participants)):
+            if audience is not None:
                 audience_docs.append(i)
-                for who in r.audience:
+                for who in audience:
                     by_audience.setdefault(who, []).append(i)
-            for who in r.participants:
+            for who in people:
                 by_participant.setdefault(who, []).append(i)
         self.audience_docs = np.array(audience_docs, dtype=np.int64)
         self.open_to_all = np.ones(n, dtype=bool)     # False where an audience restricts who may read
         self.open_to_all[self.audience_docs] = False
         self.by_audience = {a: np.array(x, dtype=np.int64) for a, x in by_audience.items()}
         self.by_participant = {a: np.array(x, dtype=np.int64) for a, x in by_participant.items()}
-        self.postings, self.lengths = Postings.of_texts(r.text for r in rows)
+        self.postings, self.lengths = Postings.of_texts(texts)
         postings = self.postings
         self.impact = ImpactOrder.of(list(postings.terms), postings.offsets, postings.docs, postings.tf, self.lengths)
         self.derive_lookups()

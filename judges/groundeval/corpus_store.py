@@ -118,13 +118,12 @@ def index_world(suite: Path) -> Corpus:
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise InputError(f"{path}:{line.number}: bad or missing field {exc}") from None
         spans.append(line.span)
-    order = sorted(range(len(rows)), key=lambda i: (rows[i].artifact_id, rows[i].version))
+    order = sorted(range(len(rows)), key=[row[:2] for row in rows].__getitem__)     # by artifact id, then version
     text = np.frombuffer(data, dtype=np.uint8)
-    starts = np.array([spans[i][0] for i in order], dtype=np.int64)
-    ends = np.array([spans[i][1] for i in order], dtype=np.int64)
+    bounds = np.array(spans, dtype=np.int64).reshape(-1, 2)[order]
     corpus = Corpus.__new__(Corpus)
     try:
-        corpus.index(policy, VersionTable(text, starts, ends), [rows[i] for i in order])
+        corpus.index(policy, VersionTable(text, bounds[:, 0].copy(), bounds[:, 1].copy()), list(map(rows.__getitem__, order)))
     except ValueError as exc:      # an artifact id the index cannot key (KeyTable)
         raise InputError(f"{path}: bad field artifact_id: {exc}") from None
     return corpus
