@@ -107,13 +107,17 @@ def read_procedure(candidate: str, reference: str, live_fields: Mapping[str, str
     shared = {name for name, n in uses.items() if n > 2}  # fields most steps state anchor none of them
     own = {name for name, n in uses.items() if n == 1}  # kinds of value ("~...") and fields one step states
     performed: list[int | None] = [None] * len(steps)
+    told: list[list[int]] = [[] for _ in steps]   # the clauses telling each step outright, in text order
     best = [(0.0, 0)] * len(steps)
     kinds = [stated_kinds(part.text) for part in parts]
     filled = [_same_fields({live_fields[v] for v in live_fields if v and same_value(v) in same_value(part.text)}, steps)
               for part in parts]   # the fields whose live values a clause states, in any case or hyphenation
     for position, part in enumerate(parts):
         anchored = filled[position] | kinds[position]
-        for score, index in _clause_steps(content_stems(part.text), anchored, steps, weights, shared, own):
+        matched = _clause_steps(content_stems(part.text), anchored, steps, weights, shared, own)
+        if matched and _tells(steps[matched[0][1]], part, kinds[position], shared, weights):
+            told[matched[0][1]].append(position)   # the step a clause tells best, outright (_tells)
+        for score, index in matched:
             if score > best[index]:
                 performed[index], best[index] = position, score
     errors, replaced = _other_actions(steps, performed, parts, kinds, weights, own)
@@ -125,10 +129,18 @@ def read_procedure(candidate: str, reference: str, live_fields: Mapping[str, str
         errors += [f"step declined: {steps[i].action}" for _, i in _clause_steps(content_stems(text), set(), steps,
                                                                                  weights, shared)]
     errors += _unnamed_actions(steps, performed, parts, weights)
-    errors += _order_errors(steps, performed, parts, kinds, shared, weights)
+    errors += _order_errors(steps, performed, parts, kinds, shared, weights, told)
     errors += _team_errors(steps, performed, parts)
     errors += _object_errors(steps, performed, parts, weights)
     return Reading(tuple(performed), tuple(errors))
+
+
+def _tells(step: RefStep, part: Clause, kinds: AbstractSet[str], shared: AbstractSet[str],
+           weights: Mapping[str, float]) -> bool:
+    """Whether a clause tells a step outright: ACTION_SHARE of its words, and its verb or a status it yields."""
+    words = content_stems(part.text)
+    status = {k for k in step.yields - shared if k.startswith("~status")} & kinds
+    return _share(step, words, weights) >= ACTION_SHARE and bool(_verbs(step.action) & words or status)
 
 
 def _same_fields(labels: set[str], steps: Sequence[RefStep]) -> set[str]:
@@ -220,10 +232,14 @@ def _before(a: Clause, b: Clause, chronological: bool) -> bool | None:
 
 
 def _order_errors(steps: Sequence[RefStep], performed: Sequence[int | None], parts: Sequence[Clause],
-                  kinds: Sequence[set[str]], shared: set[str], weights: Mapping[str, float]) -> list[str]:
+                  kinds: Sequence[set[str]], shared: set[str], weights: Mapping[str, float],
+                  told: Sequence[Sequence[int]] = ()) -> list[str]:
     """Two steps told in the other order than the reference's: dependent steps (one uses what the other produced)
     however their clauses were found, any two steps when each clause states the result its step yields or is the
-    one clause naming its action (ACTION_SHARE of its words, one of them its verb: ``_verbs``)."""
+    one clause naming its action (ACTION_SHARE of its words, one of them its verb: ``_verbs``). Only on positive
+    evidence: when the later step is told in the opening sentence and again after it (a headline "case closed" before
+    the narration), the earlier step is read at its first telling and the later at its last, so a summary told first
+    orders nothing."""
     errors = []
     chronological = not any(p.backward for p in parts)
     dependent = depends(steps)
@@ -241,7 +257,9 @@ def _order_errors(steps: Sequence[RefStep], performed: Sequence[int | None], par
             continue
         if (earlier, later) not in dependent and not (shown(earlier, a) and shown(later, b)):
             continue
-        if _before(parts[b], parts[a], chronological):
+        summary = told and parts[b].sentence == parts[0].sentence   # the opening sentence, told again later
+        first, last = (min([a, *told[earlier]]), max([b, *told[later]])) if summary else (a, b)
+        if _before(parts[b], parts[a], chronological) and _before(parts[last], parts[first], chronological):
             errors.append(f"steps out of order: {steps[later].action} before {steps[earlier].action}")
     return errors
 

@@ -35,10 +35,13 @@ def _fields(text: str, labels: Sequence[str]) -> frozenset[str]:
     return frozenset(label for label in labels if re.search(rf"\b{re.escape(label)}\b", low))
 
 
-#: How a step line of a reference may open: "1.", "1)", "a.", "b)", "-", "*", "•", "Step 2 -", "=>".
-_STEP_LINE = re.compile(r"^\s*(?:\(?(?:\d+|[a-h])\)|\d+\.|[a-h]\.|[-*\u2022]|step\s+\d+\s*[:.)-]?|=>|->)\s+", re.IGNORECASE)
-#: Where a step's action ends and its details start: a parenthesis, a colon, an arrow, a spaced dash, a full stop.
-_DETAILS = re.compile(r"\s*(?:[(\[:]|=>|->|\u2192|\s[-\u2013\u2014]\s|\.\s+(?=[A-Z]))")
+#: How a step line of a reference may open, by shape: a counter ("1.", "1)", "a.", "iv.", "(b)", "Step 2 -") or a
+#: run of one to three marks that are neither letters, digits nor brackets ("-", "*", "•", "=>", "~", ">>").
+_STEP_LINE = re.compile(r"^\s*(?:\(?(?:\d+|[a-h]|[ivx]{1,5})\)|(?:\d+|[a-h]|[ivx]{1,5})\.|step\s+\d+\s*[:.)-]?"
+                        r"|[^\w\s(\[{]{1,3})\s+", re.IGNORECASE)
+#: Where a step's action ends and its details start: a bracket of any kind, a colon, an arrow, a spaced dash or
+#: run of dashes, a full stop.
+_DETAILS = re.compile(r"\s*(?:[(\[{:]|=>|->|\u2192|\s(?:[-\u2013\u2014]|-{2,})\s|\.\s+(?=[A-Z]))")
 #: Clause breaks inside a prose reference: "then", "after which", semicolons, ", and" before a past-tense verb.
 _PROSE_STEP = re.compile(rf";\s+|,?(?<!\bwas)(?<!\bwere)\s+(?:and\s+)?then\s+|,\s+after which\s+|\.\s+(?=[A-Z])"
                          rf"|,?\s+and\s+(?=(?:the|a|an)\s+(?:[\w-]+\s+){{0,3}}(?:was|were)?\s*{PAST}\b)"
@@ -63,8 +66,8 @@ def _table_steps(lines: Sequence[str]) -> list[str]:
 def step_lines(reference: str) -> list[str]:
     """The reference's steps as text, however it lists them: the rows of a table, marked lines ("1.", "a)", "-", "Step 2 -"), else the
     lines after a heading that each state an action with details (an arrow or a colon), else the clauses of its
-    prose after the first sentence (which names the case), cut at its arrows when it joins three or more steps so,
-    each part a step, else at "then", "after which", ";" and the like (never inside a step's brackets), keeping
+    prose after the first sentence (which names the case), cut at its arrows, else its semicolons, when it joins
+    three or more steps so, each part a step, else at "then", "after which", ";" and the like (never inside a step's brackets), keeping
     the parts that name an action."""
     lines = [line.strip() for line in reference.splitlines() if line.strip()]
     rows = _table_steps(lines)
@@ -81,11 +84,12 @@ def step_lines(reference: str) -> list[str]:
     else:   # one paragraph: what follows the heading's colon, else the sentences after the first
         head, colon, rest = reference.partition(": ")
         body = rest if colon and len(head) < 120 else " ".join(SENTENCE.split(reference)[1:])
-    arrows = [p.strip(" .") for p in _outside_brackets(_ARROW, body) if p.strip(" .")]
-    if len(arrows) >= 3:   # "A -> B -> C": each part is a step, whatever verb it opens with
-        return arrows
-    parts = [p.strip(" .") for p in _outside_brackets(_PROSE_STEP, body) if p and p.strip(" .")]
-    return [p for p in parts if _ACTS.search(p) or re.search(rf"\b{PAST}\b|\b(?:check|verif|confirm|run|open|ship|send|email)",
+    for joint in (_ARROW, _SEMICOLON):   # "A -> B -> C", "A; B; C": each part is a step, whatever verb opens it
+        listed = [p.strip(" .") for p in _outside_brackets(joint, body) if p.strip(" .")]
+        if len(listed) >= 3:
+            return listed
+    parts = [_LEAD_IN.sub("", p.strip(" .")) for p in _outside_brackets(_PROSE_STEP, body) if p and p.strip(" .")]
+    return [p for p in parts if _ACTS.search(p) or _DETAILED.search(p) or re.search(rf"\b{PAST}\b|\b(?:check|verif|confirm|run|open|ship|send|email)",
                                                              p, re.IGNORECASE)]
 
 
@@ -94,13 +98,19 @@ _ACTS = re.compile(r"^(?:(?:first|then|next|finally|lastly|and|after that),?\s+)
 
 
 _ARROW = re.compile(r"\s*(?:->|=>|\u2192)\s*")
+#: A clause that gives its details in brackets holding a value ("create a dispatch (dispatch DSP-1)"): a step.
+_DETAILED = re.compile(r"[(\[{][^)\]}]*(?:\d|@)")
+#: Who had to act, before a prose step's action ("Next the engineer had to ", "Then we must ").
+_LEAD_IN = re.compile(r"^(?:(?:first|then|next|finally|lastly|after that|and),?\s+)*(?:the\s+\w+|we|i|they|he|she|you)"
+                      r"\s+(?:had to|has to|have to|needs? to|must|should|would|will)\s+", re.IGNORECASE)
+_SEMICOLON = re.compile(r"\s*;\s*")
 
 
 def _outside_brackets(pattern: re.Pattern[str], text: str) -> list[str]:
     """The text cut where the pattern matches outside parentheses and brackets (a step's details stay whole)."""
     parts, start, depth, cuts = [], 0, [0] * (len(text) + 1), 0
     for index, ch in enumerate(text):
-        cuts += {"(": 1, "[": 1, ")": -1, "]": -1}.get(ch, 0)
+        cuts += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(ch, 0)
         depth[index + 1] = cuts
     for found in pattern.finditer(text):
         if depth[found.start()] <= 0 and found.start() >= start:
@@ -126,19 +136,19 @@ def _split_step(line: str) -> tuple[str, str, str]:
     if not found or found.start() == 0:
         return body, "", ""
     action, details = body[:found.start()].strip(), body[found.start():].strip()
-    if details.startswith(("(", "[")):
-        close = details.find(")") if details.startswith("(") else details.find("]")
+    if details.startswith(("(", "[", "{")):
+        close = details.find({"(": ")", "[": "]", "{": "}"}[details[0]])
         uses, rest = (details[1:close], details[close + 1:]) if close > 0 else (details, "")
-        rest = re.sub(r"^\s*(?::|=>|->|[-\u2013\u2014])\s*", "", rest)
+        rest = re.sub(r"^\s*(?::+|=>|->|-+|[\u2013\u2014])\s*", "", rest)
         if not rest.strip(" .,") and ";" in uses:   # "(asset serial X; diagnostic code Y)": used; produced
             uses, _, rest = uses.partition(";")
         return action, uses, rest
-    details = re.sub(r"^\s*(?:[.:]|=>|->|[-\u2013\u2014])\s*", "", details)
+    details = re.sub(r"^\s*(?:\.|:+|=>|->|-+|[\u2013\u2014])\s*", "", details)
     result = _RESULT.search(details)
     if result:   # "— asset serial X; result: diagnostic code Y"
         return action, details[:result.start()], details[result.end():]
     used = _USED.match(details)
-    if used or re.match(r"\s*(?:[-\u2013\u2014]|\.)", body[found.start():]):   # "— X", ". Used: X": details only
+    if used or re.match(r"\s*(?:-+|[\u2013\u2014]|\.)", body[found.start():]):   # "— X", ". Used: X": details only
         return action, details[used.end() if used else 0:], ""
     return action, "", details
 

@@ -80,13 +80,15 @@ def values(text: str) -> list[str]:
     """Tokens that state a specific value: anything with a digit or an @, but a tier or a duration.
 
     Dates in other forms are read as ISO dates (``iso_dates``); currency signs and codes, a version's "v", thousands
-    separators, zero cents and a possessive "'s" dropped.
+    separators, zero cents and a possessive "'s" dropped; an amount in thousands ("1.575k") written out.
     """
     out = []
     raws = iso_dates(text).replace("=", " ").split()   # "diagnostics=BAT-0x2E": a key and its value
     for index, raw in enumerate(raws):
         token = re.sub(r"['\u2019]s$", "", raw.strip(STRIP).rstrip(".").strip(STRIP)).strip(STRIP).lstrip("$€£")
         token = re.sub(r"(?<=\d),(?=\d{3}\b)", "", re.sub(r"^(?:[vV]|USD|EUR|GBP)(?=\d)", "", token))
+        thousands = re.fullmatch(r"(\d+(?:\.\d{1,3})?)[kK]", token)   # "1.575k": an amount in thousands
+        token = f"{round(float(thousands.group(1)) * 1000)}" if thousands else token
         token = re.sub(r"^(\d+)\.0{1,2}$", r"\1", token)   # "1250.00": an amount in whole units
         after = raws[index + 1].lower().strip(STRIP + ".") if index + 1 < len(raws) else ""
         if (token.isdigit() and _DURATION.fullmatch(after)) or _SHORT_DURATION.fullmatch(token):
@@ -123,6 +125,14 @@ def words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
 
+_NEGATION = frozenset("not no nothing never none isn't wasn't nor".split())
+
+
+def lexicon_form(text: str) -> str:
+    """A text with the lexicon's short forms written out ("4h" as "four hour", "NBD" as "next business day")."""
+    return _FOUR_HOUR.sub("four hour", re.sub(r"\bNBD\b", "next business day", text.replace("_", " ")))
+
+
 def status_claims(text: str) -> list[tuple[str, str]]:
     """(field word, status) pairs: a lexicon status after a field word (within four words) or right before one.
 
@@ -131,8 +141,7 @@ def status_claims(text: str) -> list[tuple[str, str]]:
     the field of the status's group when another field's word stands before it or the text named that field
     earlier, then the nearest word.
     """
-    text = _FOUR_HOUR.sub("four hour", re.sub(r"\bNBD\b", "next business day", text.replace("_", " ")))
-    text = " ".join(t for t in text.split() if not re.search(r"\d|@", t))  # a value is no field word
+    text = " ".join(t for t in lexicon_form(text).split() if not re.search(r"\d|@", t))  # a value is no field word
     tokens = words(" ".join(re.sub(r"(?<=[A-Za-z])-(?=[A-Za-z])", " ", text).split()))
     out = []
     for index, word in enumerate(tokens):
@@ -140,6 +149,8 @@ def status_claims(text: str) -> list[tuple[str, str]]:
             phrase = " ".join(tokens[index:index + width])
             if phrase not in LEXICON_WORDS:
                 continue
+            if _NEGATION & set(tokens[max(0, index - 3):index]):
+                continue   # "nothing left open", "not closed yet": no status is claimed
             back = [w for w in tokens[max(0, index - 4):index] if w not in STOP]
             after = tokens[index + width:index + width + 1]
             known = [FIELD_WORDS[w] for w in back if w in FIELD_WORDS

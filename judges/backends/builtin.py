@@ -41,7 +41,7 @@ from judges.claims import read_procedure
 from judges.reference_steps import step_outputs
 from judges.derived_claims import derived_status
 from judges.value_claims import COVERS, FIELD_WORDS as _FIELD_WORDS, LEXICON_WORDS as _LEXICON_WORDS, STOP as _STOP
-from judges.value_claims import STRIP as _STRIP, same_value, status_claims, value_shape as _shape, values, words as _words
+from judges.value_claims import STRIP as _STRIP, lexicon_form, same_value, status_claims, value_shape as _shape, values, words as _words
 
 #: Words that join a field to its value in running text ("using X", "result: X", "and got X").
 _CONNECTIVES = frozenset("using result results recording recorded got gave giving found showing yielding".split())
@@ -189,10 +189,13 @@ class Evidence:
                 evidence.kinds.add(_shape(token))
             for line in field_lines(text):
                 match = _CONTEXT_LINE.match(line.strip())
-                if match and match.group(2).lower().replace("_", " ") in _LEXICON_WORDS:
-                    label = _words(match.group(1))[-1]
-                    label = next((_FIELD_WORDS[w] for w in _words(match.group(1)) if w in _FIELD_WORDS), label)
-                    evidence.statuses.setdefault(label, set()).add(match.group(2).lower().replace("_", " "))
+                if not match:
+                    continue
+                value = " ".join(_words(re.sub(r"(?<=[A-Za-z])-(?=[A-Za-z])", " ", lexicon_form(match.group(2)))))
+                named = [_FIELD_WORDS[w] for w in _words(match.group(1)) if w in _FIELD_WORDS]
+                if value in _LEXICON_WORDS or (named and not re.search(r"\d|@", value)):   # in the lexicon or not ("same day")
+                    label = named[0] if named else _words(match.group(1))[-1]
+                    evidence.statuses.setdefault(label, set()).add(value)
             for label, status in status_claims(text):
                 evidence.statuses.setdefault(label, set()).add(status)
         return evidence
@@ -216,7 +219,8 @@ class Evidence:
         known = self.statuses.get(label)
         if not known:
             return "unverifiable"
-        return "supported" if COVERS.get(status, {status}) & known else "contradicted"
+        said = COVERS.get(status, {status})
+        return "supported" if any(s == k or f" {s} " in f" {k} " for s in said for k in known) else "contradicted"
 
 
 # --------------------------------------------------------------------------- procedure
@@ -421,7 +425,7 @@ class BuiltinJudge(JudgeBackend):
 
     def identity(self) -> dict[str, str]:
         """Cache identity: the judge's name and the version of its rules."""
-        return {"kind": "builtin", "name": self.kind, "rules": "9" if self.kind == "grounded" else "1"}
+        return {"kind": "builtin", "name": self.kind, "rules": "10" if self.kind == "grounded" else "1"}
 
     def judge_text(self, request: JudgeRequest) -> str:
         """The verdict text for a request (synchronous)."""
