@@ -41,7 +41,7 @@ def call_problem(call: Any, *, claim: bool = False) -> str | None:
 
 def _item_problem(key: str, value: Any) -> str | None:
     """Why a list or object field of the right type holds an item of the wrong one (returned_ids, gates), or None."""
-    if key == "returned_ids" and not all(type(item) is str for item in value):
+    if key == "returned_ids" and not only_strings(value):
         return f"returned_ids holds a {next(type(i).__name__ for i in value if type(i) is not str)}, not only strings"
     if key == "gates" and not _only_booleans(value):
         return f"a gate is a {next(type(v).__name__ for v in value.values() if type(v) is not bool)}, not a boolean"
@@ -58,7 +58,7 @@ def well_shaped(calls: list[Any]) -> bool:
             if (call["tool"].__class__ is not str or call["args"].__class__ is not dict
                     or call["outcome"].__class__ is not str or returned.__class__ is not list
                     or gates.__class__ is not dict or (seq is not None and seq.__class__ is not int)
-                    or not _only_booleans(gates) or not all(ref.__class__ is str for ref in returned)):
+                    or not _only_booleans(gates) or not only_strings(returned)):
                 return False
     except (KeyError, TypeError, AttributeError):
         return False
@@ -77,9 +77,17 @@ def _shaped(call: Any, claim: bool) -> bool:
     if returned is None or outcome is None or gates is None:
         if not claim:
             return False
-    return ((returned is None or (returned.__class__ is list and all(ref.__class__ is str for ref in returned)))
+    return ((returned is None or (returned.__class__ is list and only_strings(returned)))
             and (outcome is None or outcome.__class__ is str)
             and (gates is None or (gates.__class__ is dict and _only_booleans(gates))))
+
+
+def _shaped_claim(call: Any) -> bool:
+    return _shaped(call, True)
+
+
+def _shaped_scored(call: Any) -> bool:
+    return _shaped(call, False)
 
 
 class ShapedCalls(list):
@@ -88,15 +96,23 @@ class ShapedCalls(list):
     __slots__ = ()
 
 
+_BOOL, _STR = frozenset((bool,)), frozenset((str,))
+
+
 def _only_booleans(gates: dict[str, Any]) -> bool:
-    return all(type(value) is bool for value in gates.values())
+    return _BOOL.issuperset(map(type, gates.values()))
+
+
+def only_strings(items: Any) -> bool:
+    """Is every item exactly a ``str`` (no subclass)? (True when there are none.)"""
+    return _STR.issuperset(map(type, items))
 
 
 def trace_problems(calls: Any, *, claim: bool = False) -> list[dict[str, Any]]:
     """Every malformed call of a trace (``{"call": position, "problem": reason}``); one entry if it is not a list."""
     if not isinstance(calls, list):
         return [{"call": None, "problem": f"the trace is a {type(calls).__name__}, not a list of calls"}]
-    if all(_shaped(call, claim) for call in calls):
+    if all(map(_shaped_claim if claim else _shaped_scored, calls)):
         return []
     out = []
     for position, call in enumerate(calls, start=1):

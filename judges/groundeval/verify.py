@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from itertools import count
 from datetime import datetime
 from typing import Any
 
@@ -94,11 +95,11 @@ _GATES_JSON: dict[tuple[str, ...], dict[str, bool]] = {}
 
 
 def _gates_json(broken: tuple[str, ...]) -> dict[str, bool]:
-    """The gates object of a call (a fresh dict each time: rows are written, and may be edited, one by one)."""
+    """The gates object of a call that broke ``broken`` (one per distinct set: a template, copied into each call)."""
     template = _GATES_JSON.get(broken)
     if template is None:
         template = _GATES_JSON[broken] = {g: g in broken for g in GATES}
-    return dict(template)
+    return template
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +113,37 @@ class _Derived:
     unknown: tuple[str, ...]
     withheld: tuple[str, ...]
     same_ids: bool
+    gates_json: dict[str, bool]        # ``_gates_json(gates)``: copied, never handed out
+
+
+_TEXT = frozenset((str, type(None)))
+
+
+def _claim_key(raw: dict[str, Any]) -> Any:
+    """What a well-formed claimed call's re-derivation depends on (all but ``seq`` and ``latency_ms``), as a key
+    that tells apart every claim re-deriving otherwise; None for arguments that are not JSON (a caller's own).
+
+    The shape check before fixed the types of tool, outcome, returned ids (strings) and gates (booleans, read by
+    name), so those are kept as they are. Arguments (read by name) that are all strings or nulls are kept as
+    their items; otherwise (``1``, ``1.0`` and ``true`` are equal in Python, apart in a call) as text: their
+    ``repr`` when each is a string, number, boolean or null, else their JSON in a 1-tuple, so the three forms never
+    meet.
+    """
+    args: dict[str, Any] = raw["args"]
+    kinds = set(map(type, args.values()))
+    if kinds <= _TEXT:
+        arguments: Any = tuple(args.items())
+    elif kinds <= _PLAIN:
+        arguments = repr(args)
+    else:
+        try:
+            arguments = (json.dumps(args),)
+        except (TypeError, ValueError):
+            return None
+    get = raw.get
+    returned, gates = get("returned_ids"), get("gates")
+    return (get("tool"), arguments, None if returned is None else tuple(returned), get("outcome"),
+            None if gates is None else tuple(gates.items()))
 
 
 class TraceVerifier:
@@ -220,23 +252,11 @@ class TraceVerifier:
             return "invalid", order, ()
         return ("ok" if kept else "empty"), order, tuple(kept)
 
-    def _derived_once(self, raw: dict[str, Any]) -> _Derived:
-        """What a well-formed claimed call re-derives to, worked out once per distinct claim.
-
-        The claim's ``seq`` and ``latency_ms`` take no part (``call`` copies them from each call as it comes). The
-        key is the rest as text: its ``repr`` when every argument is a string, number, boolean or null, else JSON
-        (a tuple's JSON starts ``[``, its repr ``(``: the two never meet); the shape check before (exact types) keeps
-        apart what the text would not.
-        """
-        get = raw.get
-        args: dict[str, Any] = raw["args"]
-        claim = (get("tool"), args, get("returned_ids"), get("outcome"), get("gates"))
-        if all(value.__class__ in _PLAIN for value in args.values()):
-            key = repr(claim)          # exact for these types (``1``, ``1.0``, ``True`` apart); cheaper than JSON
-        else:
-            try:
-                key = json.dumps(claim)
-            except (TypeError, ValueError):       # arguments that are not JSON (a caller's own objects): uncached
+    def _derived_once(self, raw: dict[str, Any], key: Any = None) -> _Derived:
+        """What a well-formed claimed call re-derives to, worked out once per distinct claim (``_claim_key``)."""
+        if key is None:
+            key = _claim_key(raw)
+            if key is None:         # arguments that are not JSON (a caller's own objects): uncached
                 return self._derive(raw)
         found = self._derived.get(key)
         if found is None:
@@ -279,42 +299,26 @@ class TraceVerifier:
         if tool in FETCHES and not same_ids:
             mismatch.append("returned ids differ")
         return _Derived(outcome, gates, returned, tuple(mismatch), tuple(dict.fromkeys(unknown)),
-                        tuple(dict.fromkeys(withheld)), same_ids)
+                        tuple(dict.fromkeys(withheld)), same_ids, _gates_json(gates))
 
     def trace(self, calls: list[dict[str, Any]]) -> tuple[ShapedCalls, TraceCheck]:
         """A well-formed trace (``trace_problems`` finds nothing) re-derived: ``rederive``'s answer.
 
-        A trace sent again (another agent or mode built the same context, say) is looked up whole, keyed like a
-        claim (its ``repr`` when every argument is a string, number, boolean or null), and comes back as fresh
-        objects from the calls as re-derived the first time.
+        A trace claimed again (another agent or mode built the same context, say: ``seq`` and latencies may
+        differ) is looked up whole, keyed by its calls' claims, and comes back as fresh objects from the calls as
+        re-derived the first time.
         """
-        plain = all(value.__class__ in _PLAIN for raw in calls for value in raw["args"].values())
-        key = repr(calls) if plain else None
+        keys = list(map(_claim_key, calls))
+        key = tuple(keys) if None not in keys else None
         seen = self._traces.get(key) if key is not None else None
-        if seen is not None:
-            emit = self._emit
-            return ShapedCalls(emit(position, raw, derived)[0]
-                               for position, (raw, derived) in enumerate(zip(calls, seen[0]), start=1)), seen[1]
-        out = ShapedCalls()
-        derived_calls = []
-        mismatched = 0
-        unknown: list[str] = []
-        withheld: list[str] = []
-        for position, raw in enumerate(calls, start=1):
-            derived = self._derived_once(raw)
-            derived_calls.append(derived)
-            call, mismatch, call_unknown, call_withheld = self._emit(position, raw, derived)
-            out.append(call)
-            if mismatch:
-                mismatched += 1
-            if call_unknown:
-                unknown.extend(call_unknown)
-            if call_withheld:
-                withheld.extend(call_withheld)
-        check = TraceCheck(len(calls), mismatched, tuple(dict.fromkeys(unknown)), tuple(dict.fromkeys(withheld)))
-        if key is not None:
-            self._traces[key] = (tuple(derived_calls), check)
-        return out, check
+        if seen is None:
+            derived = tuple(map(self._derived_once, calls, keys))
+            unknown = dict.fromkeys(ref for d in derived for ref in d.unknown)
+            withheld = dict.fromkeys(ref for d in derived for ref in d.withheld)
+            seen = derived, TraceCheck(len(calls), sum(1 for d in derived if d.mismatch), tuple(unknown), tuple(withheld))
+            if key is not None:
+                self._traces[key] = seen
+        return ShapedCalls(map(self._emit, count(1), calls, seen[0])), seen[1]
 
     def call(self, position: int, raw: dict[str, Any]) -> tuple[dict[str, Any], list[str], list[str], list[str]]:
         """One well-formed call re-derived (``call_shape.call_problem(raw, claim=True)`` is None), with its claim.
@@ -322,27 +326,25 @@ class TraceVerifier:
         Returns the call and what differed: its mismatches, unknown ids and withheld ids claimed as returned
         (fresh objects every time: rows are written, and may be edited, one by one).
         """
-        return self._emit(position, raw, self._derived_once(raw))
+        out = self._emit(position, raw, self._derived_once(raw))
+        return out, out["mismatch"], out.get("unknown_ids", []), out.get("withheld_returned_ids", [])
 
     @staticmethod
-    def _emit(position: int, raw: dict[str, Any], derived: _Derived) -> tuple[dict[str, Any], list[str], list[str], list[str]]:
-        """``call``'s answer for a claimed call that re-derives to ``derived``."""
-        claimed_raw = raw.get("returned_ids")
-        claim: dict[str, Any] = {"outcome": raw.get("outcome"), "gates": raw.get("gates")}
+    def _emit(position: int, raw: dict[str, Any], derived: _Derived) -> dict[str, Any]:
+        """A claimed call that re-derives to ``derived``, as fresh objects (but the claim's own arguments and gates)."""
+        get = raw.get
+        claim: dict[str, Any] = {"outcome": get("outcome"), "gates": get("gates")}
         if not derived.same_ids:
-            claim["returned_ids"] = claimed_raw
-        seq = raw.get("seq")
-        mismatch = list(derived.mismatch)
-        out = {"seq": seq if seq is not None else position, "tool": raw["tool"], "args": raw["args"],
-               "returned_ids": list(derived.returned), "outcome": derived.outcome, "gates": _gates_json(derived.gates),
-               "latency_ms": raw.get("latency_ms"), "claimed": claim, "mismatch": mismatch}
-        unknown = list(derived.unknown)
-        withheld = list(derived.withheld)
-        if unknown:
-            out["unknown_ids"] = unknown
-        if withheld:
-            out["withheld_returned_ids"] = withheld
-        return out, mismatch, unknown, withheld
+            claim["returned_ids"] = get("returned_ids")
+        seq = get("seq")
+        out = {"seq": position if seq is None else seq, "tool": raw["tool"], "args": raw["args"],
+               "returned_ids": [*derived.returned], "outcome": derived.outcome, "gates": derived.gates_json.copy(),
+               "latency_ms": get("latency_ms"), "claimed": claim, "mismatch": [*derived.mismatch]}
+        if derived.unknown:
+            out["unknown_ids"] = [*derived.unknown]
+        if derived.withheld:
+            out["withheld_returned_ids"] = [*derived.withheld]
+        return out
 
 
 def rederive(corpus: Corpus, actor_id: str, as_of: datetime, calls: Any, *,
