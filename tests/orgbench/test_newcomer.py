@@ -84,7 +84,7 @@ def test_a_broken_answers_line_stops_scoring_with_file_and_line(fx, tmp_path):
     with open(answered / "answers.jsonl", "a") as handle:
         handle.write('{"question_id": "Q-1", "answer": \n')
     fails("score", "groundeval", "--suite", fx["ge"], "--answers", answered, "--out", tmp_path / "s",
-          says=(f"{answered / 'answers.jsonl'}:{count + 1}: not an answer line", "nothing written"))
+          says=(f"{answered / 'answers.jsonl'}:{count + 1}: invalid JSON (Expecting value)", "nothing written"))
     assert not (tmp_path / "s").exists()
 
 
