@@ -9,6 +9,7 @@ the command through click's CliRunner and checks the exit code, the single
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -274,6 +275,17 @@ def test_score_with_a_cargo_suite_names_the_suite_not_a_digest_of_none(fx, tmp_p
         fails(*command, "--suite", fx["cargo"], "--out", tmp_path / "s",
               says=(f"{fx['cargo']}: not a GroundEval suite (no contracts.jsonl)",))
     assert not (tmp_path / "s").exists()
+
+
+def test_tables_groundeval_refuses_scores_edited_after_scoring(fx, tmp_path):
+    ok("score", "groundeval", "--suite", fx["ge"], "--answers", fx["answered"], "--out", tmp_path / "s")
+    questions = tmp_path / "s" / "questions.jsonl"
+    edited = re.sub(r'"s_adj":[0-9.]+', '"s_adj":0.99', questions.read_text(), count=1)
+    assert edited != questions.read_text()
+    questions.write_text(edited)                      # before: exit 0, tables made with the edited figure
+    fails("tables", "groundeval", tmp_path / "s", "--out", tmp_path / "t",
+          says=(f"{questions}: content differs from MANIFEST.json", "score the answers again"))
+    assert not (tmp_path / "t").exists()
 
 
 def test_score_stops_at_a_non_utf8_answer_line(fx, tmp_path):
