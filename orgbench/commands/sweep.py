@@ -32,10 +32,18 @@ def register(cli: click.Group) -> None:
         stages that had not finished.
         """
         from orgbench.commands.options import check_out_dir
+        from orgbench.commands.preflight import check_endpoint
         from orgbench.sweep import run_sweep
+        from orgbench.sweep.spec import load_sweep
 
         check_out_dir(work_dir, option="--work-dir", into=True)
         check_out_dir(out, ("MANIFEST.json", "table.csv", "report.md"), "the output of orgbench sweep")
+        grid = load_sweep(sweep_file)           # every model endpoint is checked before a world is built
+        models = [("groundeval", grid.groundeval.base_url, grid.groundeval.agents)] if grid.groundeval else []
+        models += [("cargo", grid.cargo.base_url, grid.cargo.judges)] if grid.cargo else []
+        for study, base_url, specs in models:
+            for spec in specs:
+                check_endpoint(spec, base_url, option=f"{sweep_file}: {study}.base_url")
         result = run_sweep(sweep_file, out, work_dir, executor=executor, workers=workers,
                            address=address or os.environ.get("RAY_ADDRESS") or None, fresh=fresh, echo=click.echo)
         budget = "".join(f"; at most {n} requests at once to {url}" for url, n in result.peaks)

@@ -56,6 +56,8 @@ def _tree(root: Path) -> dict[str, bytes]:
     (SMALL.replace('"noref", ', '"norf", '), "cargo.conditions: unknown name 'norf'"),
     (SMALL.replace("name = ", "name == "), "invalid TOML"),
     ("[sweep]\nname = 'x'\n", "worlds: missing"),
+    (SMALL.replace('agents = ["oracle", "bm25"]', 'agents = ["oracle", "openai:m"]\nbase_url = "http://127.0.0.1:9/v1"'),
+     "groundeval.base_url: http://127.0.0.1:9/v1 is unreachable"),       # before: worlds and suites built first
 ])
 def test_a_bad_sweep_file_is_one_line_naming_file_and_key(tmp_path, text, says):
     path = _write(tmp_path, text)
