@@ -79,17 +79,16 @@ def suite_of_agent_runs(runs: Sequence[Path], suite_dir: Path | None) -> Path:
 
 
 def _submissions(run: Path, questions: set[str]) -> tuple[tuple[str, str], list[Submission]]:
-    submissions, notes = load_submissions(run)
+    submissions, notes = load_submissions(run, known=questions)     # a repeated answer too, as score refuses it
+    stranger = next((note for note in notes if note.endswith("is not a question of the suite")), None)
+    if stranger is not None:
+        raise InputError(f"{stranger}: the runs answered different suites (or pass the right --suite)")
     if notes:
         raise InputError(f"{notes[0]}" + (f" (and {len(notes) - 1} more)" if len(notes) > 1 else ""))
     groups = sorted({(s.agent, s.mode) for s in submissions})
     if len(groups) != 1:
         raise InputError(f"{run / 'answers.jsonl'}: holds {len(groups)} agents/modes "
                          f"({', '.join(f'{a} ({m})' for a, m in groups)}); compare runs of one agent and mode")
-    stranger = next((s.question_id for s in submissions if s.question_id not in questions), None)
-    if stranger is not None:
-        raise InputError(f"{run / 'answers.jsonl'}: question {stranger!r} is not in the suite: "
-                         "the runs answered different suites (or pass the right --suite)")
     return groups[0], submissions
 
 

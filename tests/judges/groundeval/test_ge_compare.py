@@ -162,7 +162,12 @@ def test_runs_of_other_suites_or_kinds_are_refused_in_one_line(leaky_runs, rt_su
     (cargo / "judgments.jsonl").write_text("")
     neither = tmp_path / "empty"
     neither.mkdir()
+    twice = tmp_path / "answered-twice"             # one answer line repeated: before, scored and compared, exit 0
+    shutil.copytree(bare, twice)
+    lines = (twice / "answers.jsonl").read_text().splitlines(keepends=True)
+    (twice / "answers.jsonl").write_text("".join(lines) + lines[0])
     cases = [([str(a), str(tmp_path / "other-run")], "the runs answered different suites"),
+             ([str(a), str(twice), "--suite", str(rt_suite)], f":{len(lines) + 1}: repeats the answer of line 1"),
              ([str(a), str(cargo)], "compare runs of one kind"),
              ([str(a), str(neither)], "not a CARGO judge run (judgments.jsonl), a GroundEval agent run (answers.jsonl) or a contrast run"),
              ([str(a), str(a), str(a)], "two at a time"),
