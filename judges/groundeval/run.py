@@ -255,7 +255,7 @@ def _score_submissions(suite: Path, submissions: list[Submission], answered_only
             if submitted is None and answered_only:
                 continue
             if submitted is None:
-                row = unanswered(truths[qid], mode)
+                row = replace(unanswered(truths[qid], mode), agent=agent, scoring=scoring.label)
             else:
                 contract = contracts.get(qid)
                 if contract is None:
@@ -270,8 +270,9 @@ def _score_submissions(suite: Path, submissions: list[Submission], answered_only
                 diagnostics = {**row.diagnostics, "trace_check": check.to_json()}
                 if check.malformed and "malformed_calls" not in diagnostics:   # the answer was malformed too
                     diagnostics["malformed_calls"] = list(check.malformed)
-                row = replace(row, trace_tampered=check.tampered, diagnostics=diagnostics)
-            mine.append(replace(row, agent=agent, scoring=scoring.label))
+                row = replace(row, trace_tampered=check.tampered, diagnostics=diagnostics, agent=agent,
+                              scoring=scoring.label)
+            mine.append(row)
         scored = list(mine)
         mine.extend(replace(r, agent=agent, scoring=scoring.label) for r in sorted(extra_rows.get(key, []), key=lambda r: str(r.question_id)))
         rows.extend(mine)
