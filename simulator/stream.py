@@ -72,8 +72,8 @@ class WorldWriter:
         if self.rewrite is not None and versions:
             versions = rewritten(versions, self.rewrite)
         stamps = Stamps()
-        self._files["events.jsonl"].write("".join(event_lines(events, stamps)))
-        self._files["artifacts.jsonl"].write("".join(artifact_lines(versions, stamps)))
+        self._files["events.jsonl"].writelines(event_lines(events, stamps))
+        self._files["artifacts.jsonl"].writelines(artifact_lines(versions, stamps))
         # the lines write_jsonl writes for claims.jsonl in save_world
         self._files["claims.jsonl"].write("".join(dumps(c.to_json()) + "\n" for c in claims))
         counts = self.by_subsystem

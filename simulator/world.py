@@ -21,7 +21,7 @@ from simulator.policy import AccessPolicy
 from orgbench.core.jsonl import read_jsonl
 from orgbench.core.storage import (
     read_json, require_sealed, staged_directory, write_json, write_jsonl,
-    write_manifest, write_text_atomic,
+    write_lines_atomic, write_manifest,
 )
 
 if TYPE_CHECKING:   # networkx costs a quarter of a second to import; only ``org_graph`` needs it
@@ -101,8 +101,8 @@ def save_world(world: World, directory: Path) -> None:
     with staged_directory(Path(directory)) as tmp:
         # the same bytes as write_jsonl(path, (r.to_json() for r in records)), written without the dicts
         stamps = Stamps()
-        write_text_atomic(tmp / "events.jsonl", "".join(event_lines(world.events, stamps)))
-        write_text_atomic(tmp / "artifacts.jsonl", "".join(artifact_lines(world.artifacts, stamps)))
+        write_lines_atomic(tmp / "events.jsonl", event_lines(world.events, stamps))
+        write_lines_atomic(tmp / "artifacts.jsonl", artifact_lines(world.artifacts, stamps))
         write_jsonl(tmp / CLAIMS_FILE, (c.to_json() for c in world.claims))
         write_small_files(tmp, world.meta, world.actors, world.policy, world.graph)
 

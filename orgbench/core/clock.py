@@ -9,6 +9,10 @@ UTC = timezone.utc
 
 def format_ts(moment: datetime) -> str:
     """Write an aware datetime as RFC 3339 UTC (``2026-03-05T14:30:00Z``)."""
+    if moment.tzinfo is UTC and not moment.microsecond and moment.year >= 1000:  # the common case, written
+        # from its fields: the same text as isoformat below, in a third of its time (worlds format one per minute)
+        return "%04d-%02d-%02dT%02d:%02d:%02dZ" % (moment.year, moment.month, moment.day, moment.hour,
+                                                   moment.minute, moment.second)
     if moment.tzinfo is None:
         raise ValueError("naive datetime: orgbench times are timezone-aware UTC")
     moment = moment.astimezone(UTC)

@@ -64,13 +64,30 @@ def sha256_file(path: Path) -> str:
 
 def write_bytes_atomic(path: Path, data: bytes) -> None:
     """Write bytes to ``path`` via a temp file in the same folder and a rename (an OS error: InputError naming it)."""
+    _write_atomic(path, "wb", lambda handle: handle.write(data))
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write UTF-8 text atomically (no newline translation)."""
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_lines_atomic(path: Path, lines: Iterable[str]) -> None:
+    """Write UTF-8 text given in pieces (lines, say) atomically, as ``write_text_atomic`` writes them joined,
+    without holding the whole text (and its bytes) in memory at once."""
+    _write_atomic(path, "w", lambda handle: handle.writelines(lines))
+
+
+def _write_atomic(path: Path, mode: str, write: Callable[[Any], Any]) -> None:
+    """``write(handle)`` into a temp file beside ``path`` (opened in ``mode``: ``wb``, or ``w`` for UTF-8 text with
+    no newline translation), synced to disk, then renamed over ``path``; nothing is left behind on an error."""
     path = Path(path)
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+        with (os.fdopen(fd, "wb") if mode == "wb" else os.fdopen(fd, "w", encoding="utf-8", newline="")) as handle:
+            write(handle)
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, _FILE_MODE)
@@ -83,11 +100,6 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
         if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
         raise
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write UTF-8 text atomically (no newline translation)."""
-    write_bytes_atomic(path, text.encode("utf-8"))
 
 
 def write_json(path: Path, obj: Any) -> None:
