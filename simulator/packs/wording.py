@@ -62,7 +62,8 @@ def _refs(parts: tuple) -> set[str]:
             found.add(part[1])
         elif isinstance(part, tuple) and part and part[0] == "alt":
             for choice in part[1]:
-                found |= _refs(choice)
+                if isinstance(choice, tuple):  # not plain text
+                    found |= _refs(choice)
     return found
 
 

@@ -36,9 +36,13 @@ def work_line(who: Speaker, topic: str, rng: Rng) -> str:
                     "me on Friday.| Couldn't have got through {%s_thing} without you.| Feeling {mood} now.| "
                     "{life_things}]" % (g, g, g), rng)
     if topic == "reminder":
-        return _say("[Reminder|Friendly reminder|Don't forget|Heads up]: [we're|I'm] still %s[ this week|"
-                    " today|], [so expect some delay|{closer}|replies may be slow]." % _say("{%s_update}" % g, rng),
-                    rng)
+        update = _say("{%s_update}" % g, rng)
+        if "[" in update or "{" in update:  # a domain word with grammar in it: read as grammar, as it always was
+            return _say("[Reminder|Friendly reminder|Don't forget|Heads up]: [we're|I'm] still %s[ this week|"
+                        " today|], [so expect some delay|{closer}|replies may be slow]." % update, rng)
+        # the same draws and text, from two rules compiled once rather than one new rule per update
+        return (_say("[Reminder|Friendly reminder|Don't forget|Heads up]: [we're|I'm] still ", rng) + update
+                + _say("[ this week| today|], [so expect some delay|{closer}|replies may be slow].", rng))
     if topic == "fyi":
         return _say("[FYI|For visibility|Small note]: {%s_update}[, {hedge} done by Friday|, {closer}|]."
                     "[| Next up: {%s_thing}.| {%s_jargon}]" % (g, g, g), rng)

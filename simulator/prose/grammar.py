@@ -1,7 +1,7 @@
 """A small seeded grammar: text with ``[a|b|c]`` alternatives and ``{pool}`` references, expanded by one RNG.
 
-Rules are parsed once into nested tuples; expanding one costs a few
-microseconds. ``{pool}`` picks one rule of that pool (itself expanded), so
+Rules are parsed once into nested tuples (a choice or pool rule that is
+plain text is kept as that text); expanding one costs a few microseconds. ``{pool}`` picks one rule of that pool (itself expanded), so
 pools compose; ``[a|b|]`` may choose nothing; ``{=word}`` is a domain word of
 the pack being written (``simulator.wording``), drawn from nothing. Slots filled by the caller
 (facts, names) are plain ``str.format`` fields written ``<<name>>`` so that
@@ -10,7 +10,7 @@ they never collide with pool names.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Protocol, Sequence
+from typing import Any, Callable, Mapping, Protocol, Sequence
 
 class Rng(Protocol):
     """What the grammar draws from: ``random.Random`` or ``Dice``."""
@@ -40,13 +40,13 @@ def _parse(text: str, at: int = 0, inside: bool = False) -> tuple[Any, int]:
         if char == "]" and inside:
             if buffer:
                 parts.append("".join(buffer))
-            choices.append(tuple(parts))
+            choices.append(_plain(tuple(parts)))
             return ("alt", tuple(choices)), at + 1
         if char == "|" and inside:
             if buffer:
                 parts.append("".join(buffer))
                 buffer = []
-            choices.append(tuple(parts))
+            choices.append(_plain(tuple(parts)))
             parts = []
             at += 1
             continue
@@ -68,18 +68,30 @@ def _parse(text: str, at: int = 0, inside: bool = False) -> tuple[Any, int]:
     return parts, at
 
 
+def _plain(parts: tuple) -> tuple | str:
+    """A choice's parts, or its text when it is plain text (``""`` when empty): expanding that draws nothing."""
+    if not parts:
+        return ""
+    return parts[0] if len(parts) == 1 and parts[0].__class__ is str else parts
+
+
 def compile_rule(text: str) -> tuple:
-    """One rule as a tuple of parts."""
+    """One rule as a tuple of parts: literals, ("alt", choices) — each choice its text or its parts — ("ref",
+    pool) and ("word", name)."""
     parts, _ = _parse(text)
     return tuple(parts)
+
+
+def _pool_rules(rules: Sequence[str]) -> tuple[tuple | str, ...]:
+    """A pool's rules compiled, each plain-text rule as its text."""
+    return tuple(_plain(compile_rule(rule)) for rule in rules)
 
 
 class Grammar:
     """Named pools of rules; ``say`` expands a rule (or a pool) with a caller's RNG."""
 
     def __init__(self, pools: Mapping[str, Sequence[str]]) -> None:
-        self.pools: dict[str, tuple[tuple, ...]] = {name: tuple(compile_rule(r) for r in rules)
-                                                    for name, rules in pools.items()}
+        self.pools: dict[str, tuple[tuple | str, ...]] = {name: _pool_rules(rules) for name, rules in pools.items()}
         self._rules: dict[str, tuple] = {}
         #: ``{=name}`` in a rule: a domain word of the pack being written (no draw), e.g. ``unit``.
         self.words: Mapping[str, str] = {}
@@ -87,45 +99,54 @@ class Grammar:
     def extend(self, pools: Mapping[str, Sequence[str]]) -> None:
         """Add (or replace) pools."""
         for name, rules in pools.items():
-            self.pools[name] = tuple(compile_rule(r) for r in rules)
+            self.pools[name] = _pool_rules(rules)
 
     def overlay(self, pools: Mapping[str, Sequence[str]], words: Mapping[str, str]
-                ) -> tuple[dict[str, tuple[tuple, ...]], Mapping[str, str]]:
+                ) -> tuple[dict[str, tuple[tuple | str, ...]], Mapping[str, str]]:
         """Write with ``pools`` in place of the pools of those names (the others unchanged) and these domain
         words; returns what was in force, for ``restore``."""
         before = (self.pools, self.words)
-        self.pools = {**self.pools, **{n: tuple(compile_rule(r) for r in rules) for n, rules in pools.items()
-                                       if n in self.pools}}
+        self.pools = {**self.pools, **{n: _pool_rules(rules) for n, rules in pools.items() if n in self.pools}}
         self.words = words
         return before
 
-    def restore(self, before: tuple[dict[str, tuple[tuple, ...]], Mapping[str, str]]) -> None:
+    def restore(self, before: tuple[dict[str, tuple[tuple | str, ...]], Mapping[str, str]]) -> None:
         """Undo an ``overlay``."""
         self.pools, self.words = before
 
-    def _expand(self, parts: tuple, rng: Rng, out: list[str]) -> None:
-        pools, append = self.pools, out.append
+    def _expand(self, parts: tuple, draw: Callable[[], float], out: list[str]) -> None:
+        """Append the text of ``parts`` to ``out``, drawing (``draw``: an RNG's ``random``) once per choice made."""
+        append = out.append
         for part in parts:
             if part.__class__ is str:
                 append(part)
                 continue
-            tag = part[0]
-            if tag == "word":
-                append(self.words[part[1]])
+            tag, what = part
+            if tag == "alt":
+                choices = what
+            elif tag == "ref":
+                choices = self.pools[what]
+            else:
+                append(self.words[what])
                 continue
-            choices = pools[part[1]] if tag == "ref" else part[1]
-            chosen = choices[int(rng.random() * len(choices))]
-            if len(chosen) == 1 and chosen[0].__class__ is str:  # a plain phrase: no need to descend
-                append(chosen[0])
-            elif chosen:
-                self._expand(chosen, rng, out)
+            chosen = choices[int(draw() * len(choices))]
+            if chosen.__class__ is str:
+                append(chosen)
+            else:
+                self._expand(chosen, draw, out)
+
+    def rule(self, rule: tuple | str, rng: Rng) -> str:
+        """One compiled rule (a member of ``pools``) expanded."""
+        if isinstance(rule, str):
+            return rule
+        out: list[str] = []
+        self._expand(rule, rng.random, out)
+        return "".join(out)
 
     def pool(self, name: str, rng: Rng) -> str:
         """One expanded rule of pool ``name``."""
-        out: list[str] = []
         rules = self.pools[name]
-        self._expand(rules[int(rng.random() * len(rules))], rng, out)
-        return "".join(out)
+        return self.rule(rules[int(rng.random() * len(rules))], rng)
 
     def say(self, rule: str, rng: Rng) -> str:
         """``rule`` (a literal grammar string, compiled once) expanded."""
@@ -133,7 +154,7 @@ class Grammar:
         if parts is None:
             parts = self._rules[rule] = compile_rule(rule)
         out: list[str] = []
-        self._expand(parts, rng, out)
+        self._expand(parts, rng.random, out)
         return "".join(out)
 
 

@@ -31,9 +31,7 @@ class Handbook(Grammar):
         sentences = []
         for _ in range(min(len(rules), 2 + int(rng.random() * 2))):  # distinct rules, each a sentence
             rule = rules.pop(int(rng.random() * len(rules)))
-            out: list[str] = []
-            self._expand(rule, rng, out)
-            sentences.append(tidy("".join(out)).rstrip(".") + ".")
+            sentences.append(tidy(self.rule(rule, rng)).rstrip(".") + ".")
         return " ".join(sentences)
 
 
