@@ -150,13 +150,16 @@ class Corpus:
         head, at, tail = requested.rpartition("@")
         if at and _VERSION.fullmatch(tail) and str(int(tail)) == tail:
             history = self.history(head)
-            if history:
+            if len(history) == 1:       # most artifacts have one version: no search
+                if self.versions[history.start] == int(tail):
+                    return history.start
+            elif history:
                 found = int(np.searchsorted(self.versions[history.start:history.stop], int(tail), side="right")) - 1
                 if found >= 0 and self.versions[history.start + found] == int(tail):
                     return history.start + found
         history = self.history(requested)
-        if not history:
-            return None
+        if len(history) <= 1:
+            return history.start if history else None
         later = int(np.searchsorted(self.created[history.start:history.stop], _micros(moment), side="right"))
         return history.start + max(later - 1, 0)
 
