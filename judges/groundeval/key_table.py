@@ -28,13 +28,15 @@ class KeyTable:
     @classmethod
     def of(cls, items: Iterable[tuple[str, int]]) -> KeyTable:
         """The table of ``(key, value)`` pairs (keys distinct)."""
-        pairs = sorted((key.encode(), value) for key, value in items)
-        for key, _ in pairs:
-            if key.endswith(b"\0"):
-                raise ValueError(f"key {key!r} ends in a NUL character")
-        width = max((len(key) for key, _ in pairs), default=1) or 1
-        return cls(np.array([key for key, _ in pairs], dtype=f"S{width}"),
-                   np.array([value for _, value in pairs], dtype=np.int64))
+        pairs = list(items)
+        encoded = [key.encode() for key, _ in pairs]
+        refused = sorted(key for key in encoded if key.endswith(b"\0"))
+        if refused:
+            raise ValueError(f"key {refused[0]!r} ends in a NUL character")
+        width = max(map(len, encoded), default=1) or 1
+        keys = np.array(encoded, dtype=f"S{width}")      # NUL-padded: sorts as the bytes do (none ends in NUL)
+        order = np.argsort(keys, kind="stable")
+        return cls(keys[order], np.array([value for _, value in pairs], dtype=np.int64)[order])
 
     def get(self, key: str) -> int | None:
         try:
