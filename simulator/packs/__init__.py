@@ -43,7 +43,8 @@ def resolve(reference: str, source: str, base: Path | None, field: str = "pack")
     except (RuntimeError, OSError):          # a symbolic link loop
         raise InputError(f"{source}: {field}: pack file {path}: a symbolic link loop") from None
     if not path.is_file():
-        raise InputError(f"{source}: {field}: pack file {path} not found")
+        found = "not found" if not path.exists() else "a directory" if path.is_dir() else "not a regular file"
+        raise InputError(f"{source}: {field}: pack file {path}: {found}")
     return str(path)
 
 

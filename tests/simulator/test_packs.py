@@ -132,6 +132,10 @@ def test_the_cli_refuses_an_unknown_or_malformed_pack_in_one_line(tmp_path):
     assert result.exit_code == 2
     assert result.output.strip() == f"error: {bad}: products[0].firmware_line: must be MAJOR.MINOR such as 4.2, not 'six'"
     assert not (tmp_path / "w").exists()
+    (tmp_path / "dir.toml").mkdir()                    # before: "pack file …/dir.toml not found"
+    result = CliRunner().invoke(cli, ["pack", "check", str(tmp_path / "dir.toml")])
+    assert result.exit_code == 2
+    assert result.output.strip().endswith(f"pack: pack file {tmp_path / 'dir.toml'}: a directory"), result.output
 
 
 def test_the_fact_vocabulary_a_pack_is_checked_against_is_the_engines():
