@@ -88,7 +88,6 @@ def _reply(facts: Mapping[str, Any], context: Mapping[str, Any], who: Speaker, c
 def _reply_text(context: Mapping[str, Any], who: Speaker, cast: Mapping[str, Speaker], rng: Rng) -> str:
     thread = context["reply_to"]
     asker = speaker(cast, thread.author, thread.team)
-    asked = question_text(asker, thread.channel, thread.topic, thread.seed)
     turn = thread.turn
     if turn == 1:
         pool = f"answer_{who.group}" if who.group == asker.group else "answer_other"
@@ -96,8 +95,8 @@ def _reply_text(context: Mapping[str, Any], who: Speaker, cast: Mapping[str, Spe
             "[.|!|. {closer}.|. {hedge} that covers it.|, hope that helps.|. Also: {life_things}]", rng)
         lead = pick(rng, (f"@{asker.first} ", f"{asker.first}: ", "", f"re your question, {asker.first} — "))
         text = tidy(lead + answer)
-        if rng.random() < 0.4:
-            text = f"> {asked}\n{text}"
+        if rng.random() < 0.4:  # quote the question (its own seed: regenerating it draws nothing from rng)
+            text = f"> {question_text(asker, thread.channel, thread.topic, thread.seed)}\n{text}"
         return text
     if thread.answered:
         return tidy(GRAMMAR.pool("followup_ok" if rng.random() < 0.8 else "followup_not", rng))
