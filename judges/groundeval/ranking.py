@@ -90,7 +90,7 @@ class VisibleRanking:
                     keep = in_subsystem[docs]
                     df = int(np.count_nonzero(self._mask[docs]))
             if keep is not None:
-                docs = docs[keep]
+                docs = docs[keep].astype(np.intp)     # (intp: every later gather and sum indexes without a cast)
                 if len(docs):
                     tf = tf[keep].astype(np.float64)
                     if df is None:
@@ -119,7 +119,7 @@ class VisibleRanking:
             return      # term by term costs no more
         offsets, all_docs, all_tf = postings.offsets, postings.docs, postings.tf
         spans = [(int(offsets[k]), int(offsets[k + 1])) for _, k in todo]
-        docs = np.concatenate([all_docs[a:b] for a, b in spans])
+        docs = np.concatenate([all_docs[a:b] for a, b in spans], dtype=np.intp)   # (intp: as ``_term_weights``)
         keep = self._mask[docs]
         tf = np.concatenate([all_tf[a:b] for a, b in spans])[keep].astype(np.float64)
         firsts = np.cumsum([0] + [b - a for a, b in spans[:-1]])     # each term's run (never empty)
