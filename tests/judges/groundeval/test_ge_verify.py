@@ -180,3 +180,27 @@ def test_a_trace_seen_again_is_re_derived_alike_into_fresh_objects(rt_world, rt_
     assert rederive(rt_corpus, actor, as_of, forged, verifier=shared)[0][1]["mismatch"] == again[0][1]["mismatch"]
     as_tuple = [forged[0], dict(forged[1], returned_ids=tuple(forged[1]["returned_ids"])), forged[2]]
     assert rederive(rt_corpus, actor, as_of, as_tuple, verifier=shared)[1].malformed
+
+
+def test_requested_ids_shared_across_moments_resolve_as_the_corpus_does(rt_world, rt_corpus):
+    """One ``RequestedIds`` for every verifier: an ``ID@N`` is kept for every moment, a bare ``ID`` (its version
+    current then) and an unknown id are resolved again each time, and a ref read from a record is the version's."""
+    from datetime import timedelta
+
+    from judges.groundeval.requested_ids import RequestedIds
+
+    ids = RequestedIds(rt_corpus)
+    by_artifact: dict[str, list] = {}
+    for v in rt_world.artifacts:
+        by_artifact.setdefault(v.artifact_id, []).append(v)
+    history = next(sorted(vs, key=lambda v: v.version) for vs in by_artifact.values() if len(vs) >= 2)
+    moments = [history[0].created_at - timedelta(days=1), history[0].created_at, history[1].created_at,
+               history[-1].created_at + timedelta(days=1), history[0].created_at]
+    asked = [history[0].artifact_id, history[0].ref, history[-1].ref, f"{history[0].artifact_id}@0",
+             f"{history[0].artifact_id}@01", "NOPE-1", "NOPE-1@1"]
+    for moment in moments:
+        for requested in asked:
+            assert ids.resolve(requested, moment) == rt_corpus.resolve(requested, moment), (requested, moment)
+    found = {ids.resolve(history[0].artifact_id, m) for m in moments}
+    assert len(found) >= 2           # the bare id named another version at another moment
+    assert all(ids.ref(i) == rt_corpus.docs[i].ref for i in found | {ids.resolve(history[0].ref, moments[0])})
