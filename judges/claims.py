@@ -170,6 +170,7 @@ def _by_result(steps: Sequence[RefStep], performed: list[int | None], parts: Seq
                 break
 
 
+_PREPOSITIONS = frozenset("to from at into onto with by for on in".split())
 _DONE = re.compile(rf"\b({PAST})\s+(?:up\s+|out\s+)?((?:[a-z][\w-]*\s*){{1,4}})", re.IGNORECASE)
 
 
@@ -239,7 +240,8 @@ def _order_errors(steps: Sequence[RefStep], performed: Sequence[int | None], par
     one clause naming its action (ACTION_SHARE of its words, one of them its verb: ``_verbs``). Only on positive
     evidence: when the later step is told in the opening sentence and again after it (a headline "case closed" before
     the narration), the earlier step is read at its first telling and the later at its last, so a summary told first
-    orders nothing."""
+    orders nothing; nor does the reference's last step (the outcome) told in the opening sentence alone ("Bottom
+    line: data returned, case closed."), against the steps narrated after it."""
     errors = []
     chronological = not any(p.backward for p in parts)
     dependent = depends(steps)
@@ -259,7 +261,8 @@ def _order_errors(steps: Sequence[RefStep], performed: Sequence[int | None], par
             continue
         summary = told and parts[b].sentence == parts[0].sentence   # the opening sentence, told again later
         first, last = (min([a, *told[earlier]]), max([b, *told[later]])) if summary else (a, b)
-        if _before(parts[b], parts[a], chronological) and _before(parts[last], parts[first], chronological):
+        headline = later == len(steps) - 1 and parts[b].sentence == parts[0].sentence != parts[a].sentence
+        if not headline and _before(parts[b], parts[a], chronological) and _before(parts[last], parts[first], chronological):
             errors.append(f"steps out of order: {steps[later].action} before {steps[earlier].action}")
     return errors
 
@@ -344,9 +347,12 @@ def _mentioned(step: RefStep, parts: Sequence[Clause]) -> bool:
 
 
 def _names_other_action(text: str, steps: Sequence[RefStep]) -> bool:
-    """Whether a clause says it did something no step of the reference names: a verb and an object of its own."""
+    """Whether a clause says it did something no step of the reference names: a verb and a direct object of its own
+    (not a preposition's)."""
     known = {w for step in steps for w in step.words}
     for found in _DONE.finditer(text):
+        if found.group(2).split()[0].lower() in _PREPOSITIONS:   # "went to soren@...": no object, a recipient
+            continue
         verb, object_ = content_stems(found.group(1)), content_stems(found.group(2))
         if verb and not verb & known and object_ and not object_ & known:
             return True
