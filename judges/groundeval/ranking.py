@@ -39,8 +39,7 @@ class VisibleRanking:
         visible = int(self._mask.sum())
         self._n = visible
         self._avgdl = float(corpus.lengths[self._mask].mean()) if visible else 1.0
-        self._codes = {s: i for i, s in enumerate(corpus.subsystems)}
-        self._in_subsystem: dict[str, np.ndarray] = {}
+        self._visible_in: dict[str, np.ndarray] = {}     # per subsystem: its visible versions (a mask)
         self._weights: dict[tuple[str, str | None], tuple[np.ndarray, np.ndarray] | None] = {}
         self._scores: np.ndarray | None = None     # all zeros between searches: where large result sets are summed
         self._visible_bits: np.ndarray | None = None   # the mask packed, for the long terms' bitmaps
@@ -79,14 +78,13 @@ class VisibleRanking:
                     keep = None
                 elif unfiltered is not posting:  # already weighed for every visible version: narrow those
                     docs, weights = unfiltered
-                    keep = self.corpus.subsystem_code[docs] == self._codes.get(subsystem, -1)
+                    keep = self.corpus.in_subsystem(subsystem)[docs]
                     found = (docs[keep], weights[keep]) if keep.any() else None
                     keep = None
                 else:
-                    in_subsystem = self._in_subsystem.get(subsystem)
+                    in_subsystem = self._visible_in.get(subsystem)
                     if in_subsystem is None:
-                        code = self._codes.get(subsystem, -1)
-                        in_subsystem = self._in_subsystem[subsystem] = self._mask & (self.corpus.subsystem_code == code)
+                        in_subsystem = self._visible_in[subsystem] = self._mask & self.corpus.in_subsystem(subsystem)
                     keep = in_subsystem[docs]
                     df = int(np.count_nonzero(self._mask[docs]))
             if keep is not None:
@@ -243,12 +241,12 @@ class VisibleRanking:
                     total += _bm25(idf, values[versions].astype(np.float64), norm)
             return total
 
-        code = self._codes.get(subsystem, -1) if subsystem is not None else None
+        in_subsystem = self.corpus.in_subsystem(subsystem) if subsystem is not None else None
 
         def eligible(versions: np.ndarray) -> np.ndarray:
             keep = self._mask[versions]
-            if code is not None:
-                keep &= self.corpus.subsystem_code[versions] == code
+            if in_subsystem is not None:
+                keep &= in_subsystem[versions]
             return keep
 
         known = np.concatenate(seen).astype(np.int64) if seen else np.zeros(0, dtype=np.int64)
