@@ -221,11 +221,11 @@ def write_suite(directory: Path, trajectories: Iterable[Trajectory], labels: Ite
         write_manifest(tmp)
 
 
-def read_trajectories(path: Path) -> list[Trajectory]:
-    """Read trajectories.jsonl, naming file and line on any malformed record."""
+def trajectories_of(lines: Iterable[tuple[int, Any]], path: Path) -> list[Trajectory]:
+    """The trajectories of ``path``'s numbered JSON lines; a malformed record, a repeated id or none is bad input."""
     out = []
     seen: set[str] = set()
-    for number, obj in read_jsonl(Path(path)).numbered():
+    for number, obj in lines:
         trajectory = trajectory_from_json(obj, f"{path}:{number}")
         if trajectory.trajectory_id in seen:
             raise InputError(f"{path}:{number}: duplicate trajectory_id {trajectory.trajectory_id}")
@@ -236,15 +236,36 @@ def read_trajectories(path: Path) -> list[Trajectory]:
     return out
 
 
-def read_labels(path: Path) -> dict[str, StepLabels]:
-    """Read labels.jsonl into a map by trajectory id; a second line for one trajectory is bad input."""
+def labels_of(lines: Iterable[tuple[int, Any]], path: Path,
+              trajectories: Iterable[Trajectory]) -> dict[str, StepLabels]:
+    """The labels of ``path``'s numbered JSON lines, by trajectory id, each checked against the suite's trajectories.
+
+    A second line for one trajectory, a line for a trajectory the suite does not hold, or a label or note on a
+    message index past the trajectory's last message is bad input: its truth would be lost without a word.
+    """
+    lengths = {t.trajectory_id: len(t.messages) for t in trajectories}
     out: dict[str, StepLabels] = {}
-    for number, obj in read_jsonl(Path(path)).numbered():
-        labels = labels_from_json(obj, f"{path}:{number}")
-        if labels.trajectory_id in out:
-            raise InputError(f"{path}:{number}: a second labels line for trajectory {labels.trajectory_id}")
+    for number, obj in lines:
+        where = f"{path}:{number}"
+        labels = labels_from_json(obj, where)
+        if labels.trajectory_id in out:                 # never "the last one wins"
+            raise InputError(f"{where}: a second labels line for trajectory {labels.trajectory_id}")
+        if labels.trajectory_id not in lengths:
+            raise InputError(f"{where}: field trajectory_id {labels.trajectory_id!r} is not a trajectory of the "
+                             f"suite's {TRAJECTORIES_FILE}")
+        count = lengths[labels.trajectory_id]
+        for name, indices in (("labels", labels.labels), ("notes", labels.notes)):
+            past = [i for i in sorted(indices) if i >= count]
+            if past:
+                raise InputError(f"{where}: field {name}[{past[0]}]: trajectory {labels.trajectory_id} has "
+                                 f"{count} messages (indices 0-{count - 1})")
         out[labels.trajectory_id] = labels
     return out
+
+
+def read_trajectories(path: Path) -> list[Trajectory]:
+    """Read trajectories.jsonl, naming file and line on any malformed record."""
+    return trajectories_of(read_jsonl(Path(path)).numbered(), Path(path))
 
 
 def read_suite(directory: Path, *, verify: bool = True) -> tuple[list[Trajectory], dict[str, StepLabels]]:
@@ -255,7 +276,8 @@ def read_suite(directory: Path, *, verify: bool = True) -> tuple[list[Trajectory
     if verify:
         require_sealed(directory, "a sealed trajectory suite")
     trajectories = read_trajectories(directory / TRAJECTORIES_FILE)
-    labels = read_labels(directory / LABELS_FILE) if (directory / LABELS_FILE).is_file() else {}
+    path = directory / LABELS_FILE
+    labels = labels_of(read_jsonl(path).numbered(), path, trajectories) if path.is_file() else {}
     return trajectories, labels
 
 

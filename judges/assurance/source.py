@@ -17,7 +17,7 @@ from functools import cached_property
 from typing import Any, Callable, Hashable, Iterator, Mapping, TypeVar
 
 from benchmark_builders.trajectories.records import (LABELS_FILE, TRAJECTORIES_FILE, StepLabels, Trajectory,
-                                                     labels_from_json, trajectory_from_json)
+                                                     labels_of, trajectories_of)
 from judges.assurance.manifest import Hasher
 from orgbench.core.errors import InputError
 from orgbench.core.jsonl import read_jsonl
@@ -130,17 +130,7 @@ class SourceSnapshot:
         return self._trajectories()
 
     def _trajectories(self) -> list[Trajectory]:
-        out, seen = [], set()
-        for number, obj in self._objects(TRAJECTORIES_FILE):
-            trajectory = trajectory_from_json(obj, f"{self.root / TRAJECTORIES_FILE}:{number}")
-            if trajectory.trajectory_id in seen:
-                raise InputError(f"{self.root / TRAJECTORIES_FILE}:{number}: duplicate trajectory_id "
-                                 f"{trajectory.trajectory_id}")
-            seen.add(trajectory.trajectory_id)
-            out.append(trajectory)
-        if not out:
-            raise InputError(f"{self.root / TRAJECTORIES_FILE}: no trajectories")
-        return out
+        return trajectories_of(self._objects(TRAJECTORIES_FILE), self.root / TRAJECTORIES_FILE)
 
     def labels(self) -> dict[str, StepLabels]:
         """The labels parsed from the snapshot's bytes, by trajectory id (none if the file is absent)."""
@@ -151,11 +141,4 @@ class SourceSnapshot:
         return self._labels()
 
     def _labels(self) -> dict[str, StepLabels]:
-        out: dict[str, StepLabels] = {}
-        for number, obj in self._objects(LABELS_FILE):
-            labels = labels_from_json(obj, f"{self.root / LABELS_FILE}:{number}")
-            if labels.trajectory_id in out:                 # never "the last one wins"
-                raise InputError(f"{self.root / LABELS_FILE}:{number}: a second labels line for trajectory "
-                                 f"{labels.trajectory_id}")
-            out[labels.trajectory_id] = labels
-        return out
+        return labels_of(self._objects(LABELS_FILE), self.root / LABELS_FILE, self.trajectories())

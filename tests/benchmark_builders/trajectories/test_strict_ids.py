@@ -75,7 +75,7 @@ def test_the_cli_import_stops_with_exit_2(tmp_path):
     assert "trajectory id 'a b' holds U+0020" in done.stderr and not (tmp_path / "s" / "trajectories.jsonl").exists()
 
 
-def _suite(tmp_path, trajectory_id="t1", extra_labels_line=None):
+def _suite(tmp_path, trajectory_id="t1", extra_labels_line=None, own_labels=True):
     from benchmark_builders.trajectories.records import labels_from_json, trajectory_from_json
 
     directory = tmp_path / "suite"
@@ -86,7 +86,9 @@ def _suite(tmp_path, trajectory_id="t1", extra_labels_line=None):
         for name in ("trajectories.jsonl", "labels.jsonl"):
             path = directory / name
             text = path.read_text().replace('"t1"', json.dumps(trajectory_id))
-            path.write_text(text + (extra_labels_line + "\n" if extra_labels_line and name == "labels.jsonl" else ""))
+            if name == "labels.jsonl" and extra_labels_line:     # after the suite's own line, or in its place
+                text = (text if own_labels else "") + extra_labels_line + "\n"
+            path.write_text(text)
         manifest = json.loads((directory / "MANIFEST.json").read_text())
         import hashlib
         for name in ("trajectories.jsonl", "labels.jsonl"):
@@ -96,13 +98,26 @@ def _suite(tmp_path, trajectory_id="t1", extra_labels_line=None):
     return directory
 
 
-@pytest.mark.parametrize("kind", ["id with a space", "second labels line"])
+#: A labels line each hand-made suite appends, and the one line that refuses it. The last two once passed silently:
+#: a trajectory the suite does not hold, or a message it does not have, lost that truth without a word.
+_BAD_LABELS = {
+    "second labels line": ({"trajectory_id": "t1", "labels": {"3": -1}},
+                           "labels.jsonl:2: a second labels line for trajectory t1"),
+    "unknown trajectory": ({"trajectory_id": "t9", "labels": {"1": 1}},
+                           "labels.jsonl:2: field trajectory_id 't9' is not a trajectory of the suite's "
+                           "trajectories.jsonl"),
+    "message past the last": ({"trajectory_id": "t1", "labels": {"1": 1}, "notes": {"4": "gone"}},
+                              "labels.jsonl:1: field notes[4]: trajectory t1 has 4 messages (indices 0-3)"),
+}
+
+
+@pytest.mark.parametrize("kind", ["id with a space", *_BAD_LABELS])
 def test_assure_build_refuses_a_hand_made_suite_with_one_line(tmp_path, kind):
     if kind == "id with a space":
         suite, expected = _suite(tmp_path, "t 1"), "field trajectory_id 't 1' holds U+0020"
     else:
-        suite = _suite(tmp_path, extra_labels_line=json.dumps({"trajectory_id": "t1", "labels": {"3": -1}}))
-        expected = "labels.jsonl:2: a second labels line for trajectory t1"
+        line, expected = _BAD_LABELS[kind]
+        suite = _suite(tmp_path, extra_labels_line=json.dumps(line), own_labels=kind != "message past the last")
     done = _orgbench("assure", "build", "--source", suite, "--work", tmp_path / "w")
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert expected in done.stderr and len(done.stderr.strip().splitlines()) == 1

@@ -34,7 +34,7 @@ FIRST_STOP: dict[str, tuple[str, str]] = {
     "src-empty-tool-name": ("build", "bad-input"),
     "src-call-id-embeds-forged-call": ("build", "bad-input"),
     "src-duplicate-parallel-call-id": ("build", "call-ids-unique"),
-    "src-target-result-dropped": ("build", "calls-answered"),
+    "src-target-result-dropped": ("build", "bad-input"),       # labels.jsonl labels a message now gone
     "src-bom-on-trajectories-file": ("build", "bad-input"),
     "src-duplicate-trajectory-record": ("build", "bad-input"),
     "src-trajectory-id-with-slash": ("build", "bad-input"),            # the id charset (issue 34)
