@@ -406,7 +406,8 @@ def score_question(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str 
     """
     profile = profile or PROFILES[DEFAULT_PROFILE]
     row = _score(truth, raw_answer, calls, mode, trace_problems_found, profile)
-    return replace(row, scoring=profile.label)
+    label = profile.label
+    return row if row.scoring == label else replace(row, scoring=label)
 
 
 def _score(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str,
@@ -453,7 +454,8 @@ def _score(truth: CompiledTruth, raw_answer: Any, calls: Any, mode: str,
     s_adj = (wa * s_answer + wt * s_traj) * (1.0 - v) ** 2
     return QuestionScore(truth.question_id, track, truth.kind, truth.difficulty, mode, _round6(s_answer), _round6(s_traj),
                          _round6(v) if violating else 0.0, _round6(s_adj), verdict_ok, n, None,
-                         diagnostics={"answer": answer_parts, "trajectory": traj_parts, "calls": calls})
+                         diagnostics={"answer": answer_parts, "trajectory": traj_parts, "calls": calls},
+                         scoring=profile.label)
 
 
 def unanswered(truth: CompiledTruth, mode: str) -> QuestionScore:
