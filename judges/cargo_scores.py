@@ -135,18 +135,33 @@ def _penalized_problem(row: Mapping[str, Any], judgment: Judgment) -> str | None
     return None
 
 
+def _stands_for(recorded: list[Any], groups: Mapping[str, Sequence[Any]]) -> set[Any]:
+    """What a list run.json records stands for: a group's name its conditions' names, any other name or seed itself."""
+    out: set[Any] = set()
+    for value in recorded:
+        if isinstance(value, str) and value in groups:
+            out |= {c.name for c in groups[value]}
+        elif isinstance(value, (str, int)):
+            out.add(value)
+    return out
+
+
 def _outside_run(run_dir: Path) -> Callable[[Judgment], str | None]:
     """A test of a judgment's condition and seed against those run.json's ``parameters`` record (when it records
-    them): a judgment the run never asked for would be scored as a condition of its own, or stand in for a missing one."""
+    them; a group such as "all" or "rubric-swap" stands for its conditions): a judgment the run never asked for
+    would be scored as a condition of its own, or stand in for a missing one."""
+    from judges.conditions import GROUPS
+
     meta = read_json(Path(run_dir) / RUN_JSON) if (Path(run_dir) / RUN_JSON).is_file() else None
     parameters = meta.get("parameters") if isinstance(meta, dict) else None
-    asked = {name: parameters.get(name) if isinstance(parameters, dict) else None for name in ("conditions", "seeds")}
+    recorded = {name: parameters.get(name) if isinstance(parameters, dict) else None for name in ("conditions", "seeds")}
+    asked = {name: _stands_for(value, GROUPS) for name, value in recorded.items() if isinstance(value, list)}
 
     def problem(judgment: Judgment) -> str | None:
         for name, value in (("conditions", judgment.condition), ("seeds", judgment.seed)):
-            if isinstance(asked[name], list) and value not in asked[name]:
+            if name in asked and value not in asked[name]:
                 return (f"field {name[:-1]!r} is {value!r}, not one of the run's ({RUN_JSON} parameters.{name}: "
-                        f"{', '.join(map(str, asked[name]))})")
+                        f"{', '.join(map(str, recorded[name] or ()))})")
         return None
     return problem
 

@@ -89,6 +89,19 @@ def condition(name: str) -> Condition:
         raise InputError(f"--conditions: unknown condition {name!r}; known: {', '.join(ALL_CONDITIONS)}") from None
 
 
+#: Names a run may record for a group of conditions (run.json's ``parameters.conditions``), and the group.
+GROUPS: dict[str, tuple[Condition, ...]] = {"all": tuple(CONDITIONS.values()), "rubric-swap": tuple(RUBRIC_SWAP.values())}
+
+
+def expand_conditions(names: list[str] | tuple[str, ...]) -> list[Condition]:
+    """The conditions a list of condition and group names stands for, each once, in order ("all": the eight,
+    "rubric-swap": its four)."""
+    chosen: list[Condition] = []
+    for name in names:
+        chosen += [c for c in GROUPS.get(name) or (condition(name),) if c not in chosen]
+    return chosen
+
+
 def parse_conditions(text: str | None, *, rubric_swap: bool = False) -> list[Condition]:
     """Conditions from a comma-separated list (None or "all": the eight), plus the rubric swap if asked."""
     names = list(CONDITIONS) if text in (None, "", "all") else [n.strip() for n in text.split(",") if n.strip()]

@@ -99,16 +99,11 @@ def build_cargo_run(tmp: Path, args: Mapping[str, Any], permits: int) -> None:
     from benchmark_builders.cargo.records import read_items
     from judges.backends import EndpointConfig
     from judges.cargo_run import make_jobs, run_cargo_jobs
-    from judges.conditions import RUBRIC_SWAP, parse_conditions
-    from judges.conditions import condition as named
+    from judges.conditions import expand_conditions
     from orgbench.commands.local_options import structured_mode
 
     suite = Path(args["needs"][0])
-    chosen = []
-    for name in args["conditions"]:
-        group = (parse_conditions("all") if name == "all" else list(RUBRIC_SWAP.values()) if name == "rubric-swap"
-                 else [named(name)])
-        chosen += [c for c in group if c not in chosen]
+    chosen = expand_conditions(args["conditions"])
     seeds = tuple(args["judge_seeds"])
     endpoint = EndpointConfig(base_url=args["base_url"], concurrency=max(1, permits or 8))
     run_cargo_jobs(make_jobs(read_items(suite), chosen, seeds), args["judge"], tmp / "run", suite=suite,

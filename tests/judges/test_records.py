@@ -74,3 +74,18 @@ def test_a_cargo_judgment_of_a_condition_or_seed_the_run_never_asked_for_is_refu
         load_cargo_judgments(tmp_path)
     (tmp_path / "run.json").write_text(json.dumps({**asked, "parameters": {"conditions": ["cargo"], "seeds": [0, 3]}}))
     assert load_cargo_judgments(tmp_path) == lines
+
+
+def test_a_run_recording_condition_groups_accepts_their_conditions(tmp_path):
+    """``orgbench reproduce`` records the groups it asked for ("all", "rubric-swap") with one variant; each stands
+    for its conditions, and a condition outside them is still refused."""
+    asked = {"format_version": 2, "parameters": {"conditions": ["all", "rubric-swap", "cargo+kinds"], "seeds": [0]}}
+    (tmp_path / "run.json").write_text(json.dumps(asked))
+    keys = [("i-1", "cargo", 0), ("i-1", "direct", 0), ("i-1", "cargo/golden-ref", 0), ("i-1", "cargo+kinds", 0)]
+    lines = [Judgment.answered(key, "h", JudgeResponse(PASS)) for key in keys]
+    (tmp_path / JUDGMENTS).write_text("".join(json.dumps(cargo_line(j)) + "\n" for j in lines))
+    assert load_cargo_judgments(tmp_path) == lines
+    lines.append(Judgment.answered(("i-1", "all", 0), "h", JudgeResponse(PASS)))
+    (tmp_path / JUDGMENTS).write_text("".join(json.dumps(cargo_line(j)) + "\n" for j in lines))
+    with pytest.raises(FormatError, match=r"judgments.jsonl:5: field 'condition' is 'all'"):
+        load_cargo_judgments(tmp_path)
