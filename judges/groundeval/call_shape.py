@@ -90,6 +90,32 @@ def _shaped_scored(call: Any) -> bool:
     return _shaped(call, False)
 
 
+def claim_parts(call: Any) -> tuple[str, dict[str, Any], tuple[str, ...] | None, str | None,
+                                    tuple[tuple[str, bool], ...] | None] | None:
+    """A trace call's claim read in the pass that checks its shape: ``(tool, args, returned ids, outcome, gates'
+    items)`` (the last three None when left out), or None when ``call_problem(call, claim=True)`` finds a problem."""
+    if call.__class__ is not dict:
+        return None
+    get = call.get
+    tool, args, seq = get("tool"), get("args"), get("seq")
+    if tool.__class__ is not str or args.__class__ is not dict or (seq is not None and seq.__class__ is not int):
+        return None
+    returned, outcome, gates = get("returned_ids"), get("outcome"), get("gates")
+    if returned is not None:
+        if returned.__class__ is not list:
+            return None
+        returned = tuple(returned)
+        if not _STR.issuperset(map(type, returned)):
+            return None
+    if outcome is not None and outcome.__class__ is not str:
+        return None
+    if gates is not None:
+        if gates.__class__ is not dict or not _BOOL.issuperset(map(type, gates.values())):
+            return None
+        gates = tuple(gates.items())
+    return tool, args, returned, outcome, gates
+
+
 class ShapedCalls(list):
     """Calls the trace verifier built itself from a well-formed claim: their shape needs no second check."""
 

@@ -55,7 +55,7 @@ from typing import Any
 from judges.groundeval.call_args import DEFAULT_LIMIT, capped, fetch_problem, search_problem
 from judges.groundeval.requested_ids import RequestedIds
 from judges.groundeval.runtime import Corpus, GatedRuntime
-from judges.groundeval.call_shape import ShapedCalls, trace_problems
+from judges.groundeval.call_shape import ShapedCalls, claim_parts, trace_problems
 from simulator.policy import GATES, SUBSYSTEM
 
 FETCHES = ("fetch_artifact", "cite_artifact")
@@ -119,17 +119,19 @@ class _Derived:
 _TEXT = frozenset((str, type(None)))
 
 
-def _claim_key(raw: dict[str, Any]) -> Any:
-    """What a well-formed claimed call's re-derivation depends on (all but ``seq`` and ``latency_ms``), as a key
-    that tells apart every claim re-deriving otherwise; None for arguments that are not JSON (a caller's own).
+def _claim_key(parts: tuple[Any, ...] | None) -> Any:
+    """What a well-formed claimed call's re-derivation depends on (all but ``seq`` and ``latency_ms``), from its
+    ``claim_parts``, as a key that tells apart every claim re-deriving otherwise; None for arguments that are not
+    JSON (a caller's own), or for a malformed call.
 
-    The shape check before fixed the types of tool, outcome, returned ids (strings) and gates (booleans, read by
-    name), so those are kept as they are. Arguments (read by name) that are all strings or nulls are kept as
-    their items; otherwise (``1``, ``1.0`` and ``true`` are equal in Python, apart in a call) as text: their
-    ``repr`` when each is a string, number, boolean or null, else their JSON in a 1-tuple, so the three forms never
-    meet.
+    The shape check fixed the types of tool, outcome, returned ids (strings) and gates (booleans, read by name), so
+    those are kept as they are. Arguments (read by name) that are all strings or nulls are kept as their items;
+    otherwise (``1``, ``1.0`` and ``true`` are equal in Python, apart in a call) as text: their ``repr`` when each
+    is a string, number, boolean or null, else their JSON in a 1-tuple, so the three forms never meet.
     """
-    args: dict[str, Any] = raw["args"]
+    if parts is None:
+        return None
+    tool, args, returned, outcome, gates = parts
     kinds = set(map(type, args.values()))
     if kinds <= _TEXT:
         arguments: Any = tuple(args.items())
@@ -140,10 +142,7 @@ def _claim_key(raw: dict[str, Any]) -> Any:
             arguments = (json.dumps(args),)
         except (TypeError, ValueError):
             return None
-    get = raw.get
-    returned, gates = get("returned_ids"), get("gates")
-    return (get("tool"), arguments, None if returned is None else tuple(returned), get("outcome"),
-            None if gates is None else tuple(gates.items()))
+    return tool, arguments, returned, outcome, gates
 
 
 class TraceVerifier:
@@ -255,7 +254,7 @@ class TraceVerifier:
     def _derived_once(self, raw: dict[str, Any], key: Any = None) -> _Derived:
         """What a well-formed claimed call re-derives to, worked out once per distinct claim (``_claim_key``)."""
         if key is None:
-            key = _claim_key(raw)
+            key = _claim_key(claim_parts(raw))
             if key is None:         # arguments that are not JSON (a caller's own objects): uncached
                 return self._derive(raw)
         found = self._derived.get(key)
@@ -301,14 +300,14 @@ class TraceVerifier:
         return _Derived(outcome, gates, returned, tuple(mismatch), tuple(dict.fromkeys(unknown)),
                         tuple(dict.fromkeys(withheld)), same_ids, _gates_json(gates))
 
-    def trace(self, calls: list[dict[str, Any]]) -> tuple[ShapedCalls, TraceCheck]:
+    def trace(self, calls: list[dict[str, Any]], parts: list[Any] | None = None) -> tuple[ShapedCalls, TraceCheck]:
         """A well-formed trace (``trace_problems`` finds nothing) re-derived: ``rederive``'s answer.
 
-        A trace claimed again (another agent or mode built the same context, say: ``seq`` and latencies may
-        differ) is looked up whole, keyed by its calls' claims, and comes back as fresh objects from the calls as
-        re-derived the first time.
+        ``parts`` are the calls' ``claim_parts`` when read already. A trace claimed again (another agent or mode
+        built the same context, say: ``seq`` and latencies may differ) is looked up whole, keyed by its calls'
+        claims, and comes back as fresh objects from the calls as re-derived the first time.
         """
-        keys = list(map(_claim_key, calls))
+        keys = list(map(_claim_key, parts if parts is not None else map(claim_parts, calls)))
         key = tuple(keys) if None not in keys else None
         seen = self._traces.get(key) if key is not None else None
         if seen is None:
@@ -355,9 +354,10 @@ def rederive(corpus: Corpus, actor_id: str, as_of: datetime, calls: Any, *,
     ``TraceCheck.malformed`` (the scorer scores it 0). ``verifier`` (for this corpus, actor and as_of) may be passed
     in to reuse its gate decisions, search re-runs and whole traces across traces.
     """
-    problems = trace_problems(calls, claim=True)
+    parts = list(map(claim_parts, calls)) if isinstance(calls, list) else [None]
+    problems = trace_problems(calls, claim=True) if None in parts else []
     if problems:
         return calls, TraceCheck(len(calls) if isinstance(calls, list) else 0, 0, (), (), tuple(problems))
     if verifier is None:
         verifier = TraceVerifier(corpus, actor_id, as_of)
-    return verifier.trace(calls)
+    return verifier.trace(calls, parts)
