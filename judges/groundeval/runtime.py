@@ -23,6 +23,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+
 from judges.groundeval.call_args import (
     DEFAULT_LIMIT, MAX_LIMIT, bounded, capped, fetch_problem, search_problem,
 )
@@ -63,13 +65,15 @@ class CallRecord:
 class GatedRuntime(VisibleRanking):
     """search_artifacts / fetch_artifact for one actor at one moment, recording every call."""
 
-    def __init__(self, corpus: Corpus, actor_id: str, as_of: datetime, *, record_latency: bool = True) -> None:
+    def __init__(self, corpus: Corpus, actor_id: str, as_of: datetime, *, record_latency: bool = True,
+                 mask: np.ndarray | None = None) -> None:
+        """``mask``, when given, is ``corpus.visible_mask(actor_id, as_of)`` computed already (never edited here)."""
         self.actor_id = actor_id
         self.as_of = as_of
         self.record_latency = record_latency
         self.calls: list[CallRecord] = []
         self.readable = frozenset(corpus.policy.subsystems_at(actor_id, as_of))
-        super().__init__(corpus, corpus.visible_mask(actor_id, as_of))
+        super().__init__(corpus, corpus.visible_mask(actor_id, as_of) if mask is None else mask)
 
     # -- helpers ------------------------------------------------------------------------------------
     def _record(self, started: float, tool: str, args: dict[str, Any], ids: tuple[str, ...], outcome: str,

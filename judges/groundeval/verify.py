@@ -52,6 +52,8 @@ from itertools import count
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+
 from judges.groundeval.call_args import DEFAULT_LIMIT, capped, fetch_problem, search_problem
 from judges.groundeval.requested_ids import RequestedIds
 from judges.groundeval.runtime import Corpus, GatedRuntime
@@ -154,6 +156,7 @@ class TraceVerifier:
         self.as_of = as_of
         self.ids = ids if ids is not None else RequestedIds(corpus)
         self.readable = frozenset(corpus.policy.subsystems_at(actor_id, as_of))
+        self._mask: np.ndarray | None = None
         self._visible: bytes | None = None
         self._gates: dict[int, tuple[str, ...]] = {}
         self._runtime: GatedRuntime | None = None
@@ -167,14 +170,21 @@ class TraceVerifier:
         found = self._searches.get(key)
         if found is None:
             if self._runtime is None:
-                self._runtime = GatedRuntime(self.corpus, self.actor_id, self.as_of, record_latency=False)
+                self._runtime = GatedRuntime(self.corpus, self.actor_id, self.as_of, record_latency=False,
+                                             mask=self._visible_mask())
             found = self._searches[key] = frozenset(self._runtime.ranked_versions(*key))
         return found
+
+    def _visible_mask(self) -> np.ndarray:
+        """The corpus's ``visible_mask`` for the actor at as_of, computed once (shared with the search re-runs)."""
+        if self._mask is None:
+            self._mask = self.corpus.visible_mask(self.actor_id, self.as_of)
+        return self._mask
 
     def _shown(self) -> bytes:
         """For each version, 1 if it is current at as_of and no gate withholds it from the actor (``visible_mask``)."""
         if self._visible is None:
-            self._visible = self.corpus.visible_mask(self.actor_id, self.as_of).tobytes()
+            self._visible = self._visible_mask().tobytes()
         return self._visible
 
     def _subsystem_code(self, subsystem: Any) -> int | None:
