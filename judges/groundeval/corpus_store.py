@@ -3,7 +3,7 @@
 ``open_corpus(suite)`` returns the suite's ``Corpus``. It is built from
 ``world/artifacts.jsonl`` and ``world/policy.json`` alone (never the event log
 or the graph) and saved under ``cache/<key>/``, where the key is the SHA-256
-of ``FORMAT_VERSION`` and those two files' bytes; the next call with the same
+of ``FORMAT_VERSION`` and those two files' SHA-256s; the next call with the same
 suite content (any path) loads it instead: the numeric columns, the
 postings and the versions (the artifacts file's bytes, with where each
 version's line starts and ends) as ``.npy`` files, memory-mapped, so a
@@ -25,7 +25,7 @@ import pickle
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence, overload
+from typing import Any, Mapping, Sequence, overload
 
 import numpy as np
 
@@ -35,7 +35,7 @@ from judges.groundeval.corpus import Corpus, IndexedVersion
 from judges.groundeval.postings import Postings
 from orgbench.core.errors import InputError
 from orgbench.core.jsonl import read_jsonl
-from orgbench.core.storage import open_binary, read_json, staged_directory
+from orgbench.core.storage import open_binary, read_json, sha256_file, staged_directory
 from simulator.model import ArtifactVersion
 from simulator.policy import AccessPolicy
 
@@ -54,17 +54,21 @@ class ServedWorld:
     policy: AccessPolicy
 
 
-def corpus_key(suite: Path) -> str:
-    """The cache key of a suite's index: its world's artifacts and policy, and the index format."""
+def corpus_key(suite: Path, digests: Mapping[str, str] | None = None) -> str:
+    """The cache key of a suite's index: its world's artifacts and policy (their SHA-256s), and the index format.
+
+    ``digests`` (SHA-256 by path in the suite) may give those files' hashes, from a manifest verified just before
+    (``manifest_digests``), so they are not hashed twice; a file it does not list is hashed here.
+    """
     digest = hashlib.sha256(f"groundeval-index {FORMAT_VERSION}\n".encode())
     for name in ("artifacts.jsonl", "policy.json"):
         path = Path(suite) / "world" / name
-        if not path.is_file():
-            raise InputError(f"{path}: file not found (a GroundEval suite keeps its world under world/)")
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        digest.update(b"\0")
+        known = digests.get(f"world/{name}") if digests is not None else None
+        if known is None:
+            if not path.is_file():
+                raise InputError(f"{path}: file not found (a GroundEval suite keeps its world under world/)")
+            known = sha256_file(path)
+        digest.update(f"{name} {known}\n".encode())
     return digest.hexdigest()
 
 
@@ -81,11 +85,13 @@ def load_served_world(suite: Path) -> ServedWorld:
     return ServedWorld(tuple(versions), _policy(world / "policy.json"))
 
 
-def open_corpus(suite: Path, cache: Path | None = DEFAULT_CACHE) -> Corpus:
-    """The suite's index: loaded from ``cache`` when built before, else built and saved there (``None``: not kept)."""
+def open_corpus(suite: Path, cache: Path | None = DEFAULT_CACHE, digests: Mapping[str, str] | None = None) -> Corpus:
+    """The suite's index: loaded from ``cache`` when built before, else built and saved there (``None``: not kept).
+
+    ``digests``: the suite's verified file hashes, if known (``corpus_key``)."""
     if cache is None:
         return index_world(suite)
-    where = Path(cache) / corpus_key(suite)
+    where = Path(cache) / corpus_key(suite, digests)
     if (where / _RECORDS).is_file():
         try:
             return load_corpus(where)

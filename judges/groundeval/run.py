@@ -38,7 +38,8 @@ from judges.groundeval.verify import TraceVerifier, rederive
 from judges.journal import Journal
 from orgbench.core.collector import collector_paused
 from orgbench.core.errors import FormatError, InputError
-from orgbench.core.storage import sha256_file, staged_directory, write_json, write_jsonl, write_manifest
+from orgbench.core.storage import (MANIFEST, manifest_digests, sha256_file, staged_directory, write_json, write_jsonl,
+                                   write_manifest)
 
 
 def _builtin(spec: str, suite: Path, corpus_world) -> Callable[..., dict[str, Any]]:
@@ -226,7 +227,8 @@ def _score_submissions(suite: Path, submissions: list[Submission], answered_only
     truths = {qid: CompiledTruth.of(t, contracts[qid].subject if qid in contracts else None)
               for qid, t in load_truth(suite).items()}
     if corpus is None:
-        corpus = open_corpus(suite, index_cache)
+        digests = manifest_digests(suite) if (suite / MANIFEST).is_file() else None     # verified by load_suite
+        corpus = open_corpus(suite, index_cache, digests)
     verifiers: dict[tuple[str, Any], TraceVerifier] = {}
     ids = RequestedIds(corpus)        # what each requested id names, shared by every verifier
     tracks = track_names(t.track for t in truths.values())

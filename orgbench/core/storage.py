@@ -352,6 +352,12 @@ def verify_manifest(directory: Path) -> list[str]:
 
 
 
+def manifest_digests(directory: Path) -> dict[str, str]:
+    """Each listed file's SHA-256 as ``directory``'s manifest gives it (the files' own once ``verify_manifest`` passed)."""
+    listed = read_json(Path(directory) / MANIFEST).get("files", {})
+    return {rel: entry["sha256"] for rel, entry in listed.items() if isinstance(entry.get("sha256"), str)}
+
+
 def require_sealed(directory: Path, what: str) -> None:
     """Refuse ``directory`` unless its manifest is present (else "missing; not ``what``") and every file matches it."""
     directory = Path(directory)
