@@ -9,6 +9,7 @@ reported, never raised on.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import Any
 
 # (field, type, required: True always, False when scored (a claim may leave it out), None never — seq)
@@ -90,17 +91,23 @@ def _shaped_scored(call: Any) -> bool:
     return _shaped(call, False)
 
 
+_CLAIM_FIELDS = itemgetter("tool", "args", "seq", "returned_ids", "outcome", "gates")
+
+
 def claim_parts(call: Any) -> tuple[str, dict[str, Any], tuple[str, ...] | None, str | None,
                                     tuple[tuple[str, bool], ...] | None] | None:
     """A trace call's claim read in the pass that checks its shape: ``(tool, args, returned ids, outcome, gates'
     items)`` (the last three None when left out), or None when ``call_problem(call, claim=True)`` finds a problem."""
     if call.__class__ is not dict:
         return None
-    get = call.get
-    tool, args, seq = get("tool"), get("args"), get("seq")
+    try:
+        tool, args, seq, returned, outcome, gates = _CLAIM_FIELDS(call)     # all present: the common case, in C
+    except KeyError:
+        get = call.get
+        tool, args, seq, returned, outcome, gates = (get("tool"), get("args"), get("seq"), get("returned_ids"),
+                                                     get("outcome"), get("gates"))
     if tool.__class__ is not str or args.__class__ is not dict or (seq is not None and seq.__class__ is not int):
         return None
-    returned, outcome, gates = get("returned_ids"), get("outcome"), get("gates")
     if returned is not None:
         if returned.__class__ is not list:
             return None

@@ -49,6 +49,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from itertools import count
+from operator import itemgetter
 from datetime import datetime
 from typing import Any
 
@@ -119,6 +120,8 @@ class _Derived:
 
 
 _TEXT = frozenset((str, type(None)))
+#: What ``_emit`` reads of a claimed call besides its tool and arguments.
+_EMITTED_FIELDS = itemgetter("seq", "outcome", "gates", "returned_ids", "latency_ms")
 
 
 def _claim_key(parts: tuple[Any, ...] | None) -> Any:
@@ -341,14 +344,18 @@ class TraceVerifier:
     @staticmethod
     def _emit(position: int, raw: dict[str, Any], derived: _Derived) -> dict[str, Any]:
         """A claimed call that re-derives to ``derived``, as fresh objects (but the claim's own arguments and gates)."""
-        get = raw.get
-        claim: dict[str, Any] = {"outcome": get("outcome"), "gates": get("gates")}
+        try:
+            seq, outcome, gates, returned, latency = _EMITTED_FIELDS(raw)    # all present: the common case, in C
+        except KeyError:
+            get = raw.get
+            seq, outcome, gates, returned, latency = (get("seq"), get("outcome"), get("gates"), get("returned_ids"),
+                                                      get("latency_ms"))
+        claim: dict[str, Any] = {"outcome": outcome, "gates": gates}
         if not derived.same_ids:
-            claim["returned_ids"] = get("returned_ids")
-        seq = get("seq")
+            claim["returned_ids"] = returned
         out = {"seq": position if seq is None else seq, "tool": raw["tool"], "args": raw["args"],
                "returned_ids": [*derived.returned], "outcome": derived.outcome, "gates": derived.gates_json.copy(),
-               "latency_ms": get("latency_ms"), "claimed": claim, "mismatch": [*derived.mismatch]}
+               "latency_ms": latency, "claimed": claim, "mismatch": [*derived.mismatch]}
         if derived.unknown:
             out["unknown_ids"] = [*derived.unknown]
         if derived.withheld:
