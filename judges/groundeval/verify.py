@@ -165,7 +165,7 @@ class TraceVerifier:
         self._runtime: GatedRuntime | None = None
         self._searches: dict[tuple[str, str | None, int], frozenset[int]] = {}
         self._derived: dict[str, _Derived] = {}
-        self._traces: dict[str, tuple[tuple[_Derived, ...], TraceCheck]] = {}
+        self._traces: dict[tuple[Any, ...], tuple[tuple[_Derived, ...], TraceCheck]] = {}
 
     def _search_results(self, query: str, subsystem: str | None, limit: int) -> frozenset[int]:
         """The versions the gated runtime returns for this search (run once per distinct query, subsystem and limit)."""

@@ -80,12 +80,16 @@ def _traced_peak(run) -> int:
 
 @pytest.mark.slow          # four traced simulations of 40 and 120 days (18-36 s, loaded machine)
 def test_a_streamed_worlds_memory_grows_a_small_fraction_of_what_the_whole_worlds_does(tmp_path, small_config_path):
-    """From 40 to 120 days, the streamed run's peak grows by under a tenth of the in-memory run's growth.
+    """From 40 to 120 days, the streamed run's peak grows by under a sixth of the in-memory run's growth.
 
     Records leave in chunks; what stays is the current state (the organisation, open cases, the latest
     record of each news source, each artifact's version number). Traced allocations count bytes, not
-    time, so this holds at any machine speed (measured: streamed about 7.8 -> 10.0 MB, in memory about
-    25 -> 72 MB). A short warm-up run first keeps one-off loads (templates, grammars) out of the peaks.
+    time, so this holds at any machine speed (measured: streamed about 4.4 -> 6.6 MB, growing 2.2 MB; in
+    memory about 13.8 -> 34.7 MB, growing 20.9 MB, of which the world itself, ``simulate`` alone, 20.1).
+    The bound was a tenth while ``save_world`` joined each whole file before writing it (in memory then
+    29 -> 82 MB); it writes line by line since cd66725, so the in-memory run grows by little more than its
+    world, while the streamed growth is what it was (2.3 MB then). A short warm-up run first keeps one-off
+    loads (templates, grammars) out of the peaks.
     """
     simulate_to(load_config(small_config_path, days=3), tmp_path / "warm-up")
     streamed, in_memory = {}, {}
@@ -95,4 +99,4 @@ def test_a_streamed_worlds_memory_grows_a_small_fraction_of_what_the_whole_world
         in_memory[days] = _traced_peak(lambda: save_world(simulate(config), tmp_path / f"saved-{days}"))
     assert _files(tmp_path / "streamed-120") == _files(tmp_path / "saved-120")
     assert streamed[120] < 0.6 * in_memory[120], (streamed, in_memory)
-    assert streamed[120] - streamed[40] < 0.1 * (in_memory[120] - in_memory[40]), (streamed, in_memory)
+    assert streamed[120] - streamed[40] < (in_memory[120] - in_memory[40]) / 6, (streamed, in_memory)
