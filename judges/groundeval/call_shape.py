@@ -66,31 +66,6 @@ def well_shaped(calls: list[Any]) -> bool:
     return True
 
 
-def _shaped(call: Any, claim: bool) -> bool:
-    """``call_problem(call, claim=claim) is None``, answered without building a reason (the common case)."""
-    if call.__class__ is not dict:
-        return False
-    get = call.get
-    seq = get("seq")
-    if get("tool").__class__ is not str or get("args").__class__ is not dict or (seq is not None and seq.__class__ is not int):
-        return False
-    returned, outcome, gates = get("returned_ids"), get("outcome"), get("gates")
-    if returned is None or outcome is None or gates is None:
-        if not claim:
-            return False
-    return ((returned is None or (returned.__class__ is list and only_strings(returned)))
-            and (outcome is None or outcome.__class__ is str)
-            and (gates is None or (gates.__class__ is dict and _only_booleans(gates))))
-
-
-def _shaped_claim(call: Any) -> bool:
-    return _shaped(call, True)
-
-
-def _shaped_scored(call: Any) -> bool:
-    return _shaped(call, False)
-
-
 _CLAIM_FIELDS = itemgetter("tool", "args", "seq", "returned_ids", "outcome", "gates")
 
 
@@ -145,7 +120,7 @@ def trace_problems(calls: Any, *, claim: bool = False) -> list[dict[str, Any]]:
     """Every malformed call of a trace (``{"call": position, "problem": reason}``); one entry if it is not a list."""
     if not isinstance(calls, list):
         return [{"call": None, "problem": f"the trace is a {type(calls).__name__}, not a list of calls"}]
-    if all(map(_shaped_claim if claim else _shaped_scored, calls)):
+    if (None not in map(claim_parts, calls)) if claim else well_shaped(calls):      # the common case: no reasons built
         return []
     out = []
     for position, call in enumerate(calls, start=1):
