@@ -40,8 +40,10 @@ def print_result(printed: Any, record: Path | None, *, indent: int | None = None
 
 
 def commit() -> str:
-    """The commit of the code measured, marked ``+changes`` when its packages differ from it."""
+    """The commit of the code measured, marked ``+changes`` when its packages or benchmark scripts differ from it
+    (the records under benchmarks/measured/ aside)."""
     head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
     dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no", "--", ":/judges",
-                            ":/orgbench", ":/benchmark_builders", ":/simulator"], capture_output=True, text=True).stdout.strip()
+                            ":/orgbench", ":/benchmark_builders", ":/simulator", ":/benchmarks",
+                            ":(top,exclude)benchmarks/measured"], capture_output=True, text=True).stdout.strip()
     return head + ("+changes" if dirty else "")
