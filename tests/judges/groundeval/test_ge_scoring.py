@@ -3,7 +3,7 @@
 import pytest
 
 from benchmark_builders.groundeval.contracts import Truth
-from judges.groundeval.call_shape import ShapedCalls, call_problem, trace_problems
+from judges.groundeval.call_shape import CALL_FIELDS, ShapedCalls, call_problem, claim_parts, trace_problems, well_shaped
 from judges.groundeval.runtime import tokenize
 from judges.groundeval.scoring_profile import PROFILES
 from judges.groundeval.question_score import summarize
@@ -274,6 +274,27 @@ def test_the_shape_fast_path_agrees_with_call_problem(position, claim):
     odd = ODD_CALLS[position]
     problem = call_problem(odd, claim=claim)
     assert trace_problems([call(), odd], claim=claim) == ([] if problem is None else [{"call": 2, "problem": problem}])
+
+
+class _DictKind(dict):
+    """Not a JSON object: a call of this class is malformed however its fields look."""
+
+
+#: Values tried in each field in turn (the others as ``call()`` makes them); MISSING leaves the field out.
+_MISSING = object()
+_TRIED = (_MISSING, None, "A@1", 3, True, 1.5, [], ["A@1"], ["A@1", 3], [True], {}, {"horizon": True},
+          {"horizon": 1}, {"horizon": None}, _DictKind())
+
+
+@pytest.mark.parametrize("field", [f.name for f in CALL_FIELDS])
+def test_the_trace_checks_agree_with_call_problem_on_every_field(field):
+    """``well_shaped`` and ``claim_parts`` are written out from CALL_FIELDS, the table ``call_problem`` reads."""
+    for value in _TRIED:
+        odd = {k: v for k, v in (call() | {field: value}).items() if v is not _MISSING}
+        for shaped in (odd, _DictKind(odd)):
+            assert well_shaped([call(), shaped]) is (call_problem(shaped) is None), (field, value, type(shaped))
+            assert (claim_parts(shaped) is None) is (call_problem(shaped, claim=True) is not None), (field, value)
+    assert call_problem(_DictKind(call())) == "not an object (a _DictKind)" and not well_shaped([_DictKind(call())])
 
 
 def test_memoised_rounding_and_query_tokens_match_the_plain_ones():
