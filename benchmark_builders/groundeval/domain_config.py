@@ -21,7 +21,7 @@ from benchmark_builders.groundeval.contracts import (
 )
 from benchmark_builders.groundeval.joins import TOP_LEVEL, field_values, placeholders
 from simulator.model import Event
-from orgbench.core.errors import InputError
+from orgbench.core.errors import FormatError, InputError
 
 Warn = Callable[[str], None] | None
 
@@ -62,14 +62,19 @@ class KeyCheck:
         self.path, self.warn = path, warn
         self._told: set[tuple[str, str]] = set()
 
-    def check(self, mapping: Mapping[str, Any], known: frozenset[str], where: str, section: str) -> None:
-        """Raise (or warn once per key) for every key of ``mapping`` outside ``known``."""
+    def check(self, mapping: Mapping[str, Any], known: frozenset[str], at: str, section: str,
+              line: int | None = None) -> None:
+        """Raise (or warn once per key) for every key of ``mapping`` outside ``known``.
+
+        ``at`` prefixes the key in an error (``causal_links[0].``), ``section`` in a warning (``causal_links[].``);
+        ``line`` is the line of the file the mapping is on, for a file of one record a line (``path:line: key``).
+        """
         for key in sorted(str(k) for k in mapping):
             if key in known:
                 continue
             why = "not supported by orgbench" if key in RUNNER_KEYS or key == "require_cross_subsystem_cases" else "unknown key"
             if self.warn is None:
-                raise InputError(f"{self.path}: {where}{key}: {why} (--allow-unknown-keys ignores it)")
+                raise FormatError(self.path, f"{at}{key}: {why} (--allow-unknown-keys ignores it)", line=line)
             if (section, key) not in self._told:
                 self._told.add((section, key))
                 self.warn(f"{self.path}: warning: {section}{key}: {why}, ignored")

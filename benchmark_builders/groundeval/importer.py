@@ -107,7 +107,7 @@ def _read_events(path: Path, artifacts: dict[str, dict[str, Any]], keys: KeyChec
         where = f"{path}:{number}"
         if not isinstance(obj, dict):
             raise InputError(f"{where}: expected a JSON object")
-        keys.check(obj, EVENT_KEYS, f"line {number}: ", "event.")
+        keys.check(obj, EVENT_KEYS, "", "event.", line=number)
         for key in ("id", "type"):
             if not isinstance(obj.get(key), str) or not obj[key]:
                 raise InputError(f"{where}: key {key}: missing or not a string")

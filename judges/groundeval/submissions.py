@@ -93,7 +93,7 @@ class SubmissionLog:
             new = handle.read()
         if new and not new.endswith(b"\n"):
             torn = tail.lines + new.count(b"\n") + 1
-            raise SubmissionRefused("unreadable_log", f"{path} line {torn} is incomplete "
+            raise SubmissionRefused("unreadable_log", f"{path}:{torn}: incomplete line "
                                     "(a torn write): repair or move the file; nothing was written")
         for number, raw in enumerate(new.splitlines(), start=tail.lines + 1):
             try:
@@ -101,7 +101,7 @@ class SubmissionLog:
             except ValueError:
                 key = None
             if key is None:
-                raise SubmissionRefused("unreadable_log", f"{path} line {number} is not a JSON object with question_id, "
+                raise SubmissionRefused("unreadable_log", f"{path}:{number}: not a JSON object with question_id, "
                                         "agent and mode: repair or move the file; nothing was written")
             if name == "answers.jsonl" and self.agent in (None, key[1]):
                 tail.keys.add(key)

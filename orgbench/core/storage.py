@@ -11,6 +11,7 @@ import errno
 import json
 import math
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -290,7 +291,10 @@ def loads_toml(text: str, source: str | Path) -> dict[str, Any]:
     try:
         value = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{source}: invalid TOML ({exc})") from None
+        at = re.fullmatch(r"(.*) \(at line (\d+), column (\d+)\)", str(exc), re.DOTALL)   # tomllib's own wording
+        if at is None:
+            raise InputError(f"{source}: invalid TOML ({exc})") from None
+        raise FormatError(source, f"invalid TOML ({at[1]} at column {at[3]})", line=int(at[2])) from None
     except RecursionError:
         raise InputError(f"{source}: invalid TOML (nested too deeply)") from None
     except ValueError as exc:            # e.g. an integer with more digits than Python converts

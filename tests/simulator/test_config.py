@@ -71,7 +71,7 @@ BAD_CONFIGS = [
     ("too many people", "people = 100001\n", "people: must be an integer from 16 (two per team) to 100000"),
     ("table as scalar", "calendar = 5\n", "calendar: must be a table"),
     ("unknown subsystem", '[roles]\nsupport_l1 = ["ticketing", "telepathy"]\n', "roles.support_l1[1]: unknown subsystem"),
-    ("invalid toml", "days = \n", "invalid TOML"),
+    ("invalid toml", "days = \n", "config.toml:1: invalid TOML (Invalid value at column 8)"),
 ]
 
 

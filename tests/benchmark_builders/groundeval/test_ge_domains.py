@@ -173,6 +173,16 @@ def test_a_bad_time_names_the_file_line_and_key(tmp_path):
     assert not out.exists()
 
 
+def test_an_unknown_event_key_names_the_file_and_line_as_path_colon_line(tmp_path):
+    domain = write_shapes_domain(tmp_path / "d")
+    lines = (domain / "log.jsonl").read_text(encoding="utf-8").splitlines()
+    lines[3] = json.dumps({**json.loads(lines[3]), "colour": "red"})
+    (domain / "log.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    result, out = build(tmp_path, domain)
+    assert result.exit_code == 2 and not out.exists()
+    assert result.output == f"error: {domain / 'log.jsonl'}:4: colour: unknown key (--allow-unknown-keys ignores it)\n"
+
+
 def test_allow_unknown_keys_warns_once_per_key(tmp_path):
     config = CONFIG.replace("output_dir: ./ignored", "output_dir: ./ignored\nmodel: gpt\nnotes: x").replace(
         "    outcome_changed: true", "    outcome_changed: true\n    colour: red").replace(

@@ -121,9 +121,9 @@ def test_submissions_are_appended_never_rewritten(tmp_path):
         log.submit(*_pair("q0"))                       # the other writer's row was read, and it stands
 
 
-@pytest.mark.parametrize("damage, where", [(b'{"question_id": "q9", "agent"', "line 2 is incomplete"),
-                                           (b"not json\n", "line 2 is not a JSON object"),
-                                           (b'{"question_id": "q9"}\n', "line 2 is not a JSON object")])
+@pytest.mark.parametrize("damage, where", [(b'{"question_id": "q9", "agent"', "answers.jsonl:2: incomplete line"),
+                                           (b"not json\n", "answers.jsonl:2: not a JSON object"),
+                                           (b'{"question_id": "q9"}\n', "answers.jsonl:2: not a JSON object")])
 def test_a_torn_or_bad_line_refuses_every_later_submission(tmp_path, damage, where):
     write_submission(tmp_path, *_pair("q1"))
     with open(tmp_path / "answers.jsonl", "ab") as handle:
