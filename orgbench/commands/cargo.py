@@ -122,7 +122,8 @@ def _simulate_with_progress(seeds: tuple[int, ...], config_path: Path | None, pe
 @click.option("--timeout", type=click.FloatRange(0, min_open=True), default=60.0, show_default=True, help="Per-request timeout in seconds.")
 @click.option("--max-retries", type=click.IntRange(0), default=5, show_default=True)
 @click.option("--extra", multiple=True, metavar="KEY=VALUE",
-              help="Extra request parameter passed through (repeatable), e.g. reasoning_effort=high.")
+              help="Extra request parameter passed through (repeatable), e.g. reasoning_effort=high; refused with a "
+                   "builtin: judge, which sends no request.")
 @click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Response cache file, shareable between runs (default: OUT/cache.sqlite).")
 @click.option("--dry-run", is_flag=True, help="Write the rendered requests to OUT/requests.jsonl and stop.")
@@ -151,11 +152,15 @@ def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, se
     from judges.conditions import parse_conditions
     from orgbench.commands.preflight import check_endpoint
     from orgbench.commands.progress import Totals
+    from orgbench.core.errors import InputError
 
     extra_params = parse_extra(extra)
     chosen = parse_conditions(conditions, rubric_swap=rubric_swap)
     judge_seeds = parse_seeds(seeds)
     check_judge_spec(spec)
+    if extra and spec.startswith("builtin:"):
+        raise InputError(f"--extra: {spec} is a built-in judge and sends no request to pass parameters to; drop "
+                         "--extra, or use it with openai:MODEL or local:MODEL")
     guard(out, "a CARGO dry run" if dry_run else "a CARGO judge run", overwrite=overwrite)
     check_out_dir(out, into=True)
     check_cache_file(cache)

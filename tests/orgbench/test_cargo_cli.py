@@ -84,6 +84,16 @@ def test_unknown_condition_and_judge_end_in_one_line(suite, tmp_path):
     assert result.exit_code == 2 and "no built-in CARGO judge is called 'oracle'" in result.output
 
 
+def test_extra_with_a_built_in_judge_is_refused_in_one_line(tmp_path):
+    """A built-in judge sends no request: --extra would be ignored, so it is refused before anything is read."""
+    (tmp_path / "suite").mkdir()
+    result = CliRunner().invoke(cli, ["judge", "--suite", str(tmp_path / "suite"), "--judge", "builtin:grounded",
+                                      "--extra", "top_p=0.5", "--out", str(tmp_path / "r")])
+    assert result.exit_code == 2 and not (tmp_path / "r").exists()
+    assert result.output == ("error: --extra: builtin:grounded is a built-in judge and sends no request to pass "
+                             "parameters to; drop --extra, or use it with openai:MODEL or local:MODEL\n")
+
+
 @pytest.mark.slow              # runs `orgbench reproduce cargo` twice (about 100 s here)
 def test_reproduce_cargo_is_cached_and_byte_identical(tmp_path):
     args = ["reproduce", "cargo", "--seeds", "0,1", "--work-dir", str(tmp_path / "work")]
