@@ -1,5 +1,5 @@
-"""The format tests the fifth and later held-out prose sets share: a set's test module subclasses ``HeldOutSet`` as
-``Test…`` and gives its file, styles, layouts, value reader and the figures its README states."""
+"""The format tests the fifth and later held-out prose sets share: a set's test module subclasses ``HeldOutSet`` (or
+``MixedStylesSet``) as ``Test…`` and gives its file, styles, layouts, value reader and the figures its README states."""
 import datetime as dt
 import re
 from collections.abc import Callable
@@ -10,10 +10,10 @@ import pytest
 
 from tests.judges.cargo_prose.heldout_checks import (
     check_active_entitlements_in_date, check_correct_values, check_family_balance, check_family_runs,
-    check_ids_and_fields, check_labels_follow_family, check_layouts_are_the_sets_own, check_live_and_reference_case,
-    check_no_reference_value_in_a_candidate, check_p2_one_change, check_p2_values_plausible,
-    check_p4_contexts_consistent, check_reference_shares_no_value, check_styles_are_new, count_figures, derived_seen,
-    earlier_sets, length_figures, load, normal, truth)
+    ID_TOKENS, MON, check_ids_and_fields, check_labels_follow_family, check_layouts_are_the_sets_own,
+    check_live_and_reference_case, check_no_reference_value_in_a_candidate, check_p2_one_change,
+    check_p2_values_plausible, check_p4_contexts_consistent, check_reference_shares_no_value, check_styles_are_new,
+    context_date, count_figures, derived_seen, earlier_sets, length_figures, load, normal, truth)
 
 MISSING = {"backup_config": "BKP-", "verify_entitlement": "ntitlement", "remote_diagnostics": "-0x", "collect_logs": "LOG-",
            "rollback_firmware": "arget", "create_dispatch": "DSP-", "schedule_visit": "isit"}
@@ -113,3 +113,40 @@ class HeldOutSet:
     def test_count_figures_in_readme(self, items: list[dict]) -> None:
         """The README's runbook, revised-reference and open-case counts."""
         assert count_figures(items) == self.counts
+
+
+def _opened(ctx: str) -> dt.date:
+    return context_date(ctx, r"(?:^|\n)\W*opened")
+
+
+class MixedStylesSet(HeldOutSet):
+    """A set (the seventh and later) whose styles are half ones earlier sets used (``reused``) and half ones none did
+    (``new``), and ``copied`` of whose P2 items take their wrong value from the reference (``"source": "reference"``).
+    Its candidates restate dates, amounts and versions in the formats ``token`` reads."""
+    reused: ClassVar[set]
+    new: ClassVar[set]
+    copied: ClassVar[int]
+    # Value-shaped tokens in any of the formats the candidates use; normal() reads each back to the context's form.
+    token = re.compile(ID_TOKENS + r"|\b\d{1,2} " + MON + r" \d{4}|\b" + MON + r" \d{1,2}, \d{4}"
+                       r"|(?:USD |\$)[\d,]+\.\d\d|\bv?\d+\.\d+\.\d+\b|\b\d[\d,]*\.\d\d\b")
+    opened = staticmethod(_opened)
+    restated = (r"\b\d{1,2} " + MON + r" \d{4}", r"\b" + MON + r" \d{1,2}, \d{4}", r"USD \d,\d{3}\.\d\d",
+                r"\$\d,\d{3}\.\d\d", r"\bv\d+\.\d+\.\d+")
+
+    def test_styles_are_new(self, items: list[dict]) -> None:
+        """Half the styles earlier sets used and half none did."""
+        used = {it["style"] for it in earlier_sets(self.path.parent, self.earlier)}
+        assert len(used) >= self.earlier_styles and self.reused <= used and not self.new & used
+        assert self.styles == self.reused | self.new and len(self.reused) == len(self.new)
+
+    def test_no_reference_value_in_a_candidate(self, items: list[dict]) -> None:
+        """No candidate states a reference value, except a P2 whose one change is copied from the reference."""
+        for it in items:
+            own = self.values(it["live_context"] + it["question"])
+            copied = {self.values(c["new"]).pop() for c in it.get("changes", []) if c.get("source") == "reference"
+                      and self.values(c["new"])}
+            from_reference = (self.values(it["reference"]) - own) & self.values(it["candidate"])
+            assert from_reference == copied, it["item_id"]
+            assert all(c["new"] in it["reference"] or self.values(c["new"]) <= self.values(it["reference"])
+                       for c in it.get("changes", []) if c.get("source") == "reference"), it["item_id"]
+        assert sum(c.get("source") == "reference" for it in items for c in it.get("changes", [])) == self.copied
