@@ -21,7 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from orgbench.core.errors import ConfigError
+from orgbench.core.errors import ConfigError, InputError
 from simulator.model import ROLES, SUBSYSTEMS, TEAMS
 
 WEEKDAYS: tuple[str, ...] = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -381,5 +381,8 @@ def load_config(path: Path | None = None, **overrides: Any) -> SimConfig:
     for key, value in given.items():
         if key not in TOP:
             raise _fail("override", key, "unknown key")
-        given[key] = TOP[key]("option", f"--{key}", value)
+        try:
+            given[key] = TOP[key]("option", f"--{key}", value)
+        except InputError as exc:       # checked as field --KEY of a source "option": said of the option alone
+            raise ConfigError(exc.message.removeprefix("option: ")) from None
     return _build({**raw, **given}, source)

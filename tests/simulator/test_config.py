@@ -94,12 +94,14 @@ def test_malformed_config_exits_2_naming_the_field(tmp_path, label, text, expect
     (["--people", "4"], "--people: must be an integer from 16 (two per team) to 100000"),
     (["--people", "100000000"], "--people: must be an integer from 16 (two per team) to 100000"),
     (["--seed", "-1"], "--seed: must be a non-negative integer"),
+    (["--pack", "nope"], "--pack: unknown pack 'nope' (built-in packs are"),
 ])
 def test_bad_overrides_exit_2(tmp_path, args, expected):
+    """The line names the option as given (not a config source called "option")."""
     out = tmp_path / "world"
     result = CliRunner().invoke(cli, ["simulate", "--out", str(out), *args])
     assert result.exit_code == 2
-    assert expected in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert result.stderr.startswith(f"error: {expected}") and len(result.stderr.strip().splitlines()) == 1
     assert not out.exists()
 
 
