@@ -219,7 +219,7 @@ def faults(out):
 @click.option("--out", required=True, type=click.Path(path_type=Path), help="Where to write the contrast.")
 @click.option("--judge", default="builtin:step", show_default=True, help="builtin:step, openai:MODEL, local:MODEL, stub.")
 @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")
-@click.option("--draws", default=2, show_default=True, type=click.IntRange(1))
+@click.option("--draws", default=2, show_default=True, type=click.IntRange(1), help="Judgements per packet.")
 @click.option("--work", default=None, type=click.Path(path_type=Path),
               help="Keep the contrast's pipeline workspace here (default: a temporary one).")
 @click.option("--limit", type=click.IntRange(1), default=None,
@@ -284,9 +284,9 @@ def register_verify(assure: click.Group) -> None:
                   help="Trust the workspace's root.pub only if it has this fingerprint (64 hex digits).")
     @click.pass_context
     def verify(ctx, work, source, junit, key_file, pinned):
-        """Re-audit a pipeline workspace: every record, every listed file's bytes, the in-toto chain (its inspection
-        compares every file on disk with the signed links). Exit 0 all pass, 1 a check failed, 4 tampering found (a
-        signed check failed), 2 bad input."""
+        """Re-audit the pipeline workspace WORK: every record, every listed file's bytes, the in-toto chain (its
+        inspection compares every file on disk with the signed links). Exit 0 all pass, 1 a check failed, 4 tampering
+        found (a signed check failed), 2 bad input."""
         from judges.assurance.chain_audit import SIGNED_CHECKS, audit_chain, junit_xml
         from judges.assurance.trust import ChainTampered, verifying_trust
         from orgbench.commands.options import check_out_dir

@@ -86,7 +86,7 @@ def register(cli: click.Group) -> None:
     @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
                   help="The HTML file to write (default: DIRECTORY.html beside the folder, which is left untouched).")
     def view_command(directory: Path, out: Path | None) -> None:
-        """Render one folder on its own as a self-contained HTML page: results, a table set, a run or scores."""
+        """Render DIRECTORY on its own as a self-contained HTML page: results, a table set, a run or scores."""
         from orgbench.commands.options import check_out_dir
         from orgbench.core.errors import InputError
 

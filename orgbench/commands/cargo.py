@@ -42,7 +42,7 @@ def parse_sizes(text: str) -> dict[str, int]:
 @click.option("--sizes", default="", help="Family sizes FAMILY=COUNT,... (e.g. P2=20); orgbench's own families not "
                                            "named keep their default size, a plugin's family is built only when "
                                            "named (the families and defaults: orgbench list).")
-@click.option("--golden-per-procedure", type=int, default=2, show_default=True,
+@click.option("--golden-per-procedure", type=click.IntRange(1), default=2, show_default=True,
               help="Golden references per in-scope runbook and world.")
 @click.option("--suite-seed", type=int, default=0, show_default=True, help="Seed of the builder's own draws.")
 @click.option("--pack", default=None, help="Domain pack (docs/packs.md): with --world, the pack file the worlds were "
@@ -113,14 +113,18 @@ def _simulate_with_progress(seeds: tuple[int, ...], config_path: Path | None, pe
 @click.option("--seeds", default="0", show_default=True, help="Judge seeds, e.g. 0,1,2.")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="Run directory. Resumable with the same suite and settings; anything else is refused.")
-@click.option("--concurrency", type=int, default=16, show_default=True)
+@click.option("--concurrency", type=click.IntRange(1), default=16, show_default=True,
+              help="Requests in flight at once (local:MODEL: at most --slots).")
 @click.option("--limit", type=click.IntRange(1), default=None, help="Judge only the first N items (in id order).")
 @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True, help="Environment variable with the key.")
-@click.option("--temperature", type=click.FloatRange(0), default=0.0, show_default=True)
-@click.option("--max-tokens", type=click.IntRange(1), default=None)
+@click.option("--temperature", type=click.FloatRange(0), default=0.0, show_default=True,
+              help="Sampling temperature of every request.")
+@click.option("--max-tokens", type=click.IntRange(1), default=None,
+              help="Token limit of every answer (default: none sent to openai:MODEL; 512 for local:MODEL).")
 @click.option("--timeout", type=click.FloatRange(0, min_open=True), default=60.0, show_default=True, help="Per-request timeout in seconds.")
-@click.option("--max-retries", type=click.IntRange(0), default=5, show_default=True)
+@click.option("--max-retries", type=click.IntRange(0), default=5, show_default=True,
+              help="Retries of a request that timed out or got 408, 429 or 5xx, before it counts as an error.")
 @click.option("--extra", multiple=True, metavar="KEY=VALUE",
               help="Extra request parameter passed through (repeatable), e.g. reasoning_effort=high; refused with a "
                    "builtin: judge, which sends no request.")

@@ -58,12 +58,13 @@ def register(cli: click.Group) -> None:
     @click.option("--label", "labels", multiple=True, metavar="NAME",
                   help="CARGO: name each run (give one per run, in order), so runs of one judge spec (another "
                        "temperature, prompt or seed set) are compared side by side.")
-    @click.option("--resamples", type=click.IntRange(1), default=10_000, show_default=True)
+    @click.option("--resamples", type=click.IntRange(1), default=10_000, show_default=True,
+                  help="Bootstrap resamples for the CIs.")
     @click.option("--fail-on-regression", "tolerance", type=click.FloatRange(0), default=None, metavar="DELTA",
                   help="GroundEval: exit 1 when mean S_adj of RUN_B is below RUN_A's by more than DELTA (0: any drop).")
     def compare(runs: tuple[Path, ...], suite: Path | None, prices: Path | None, out: Path | None,
                 labels: tuple[str, ...], resamples: int, tolerance: float | None) -> None:
-        """Compare CARGO judge runs of one suite or contrast runs of one cohort (one run per judge), or two
+        """Compare RUNS: CARGO judge runs of one suite or contrast runs of one cohort (one run per judge), or two
         GroundEval agent runs RUN_A RUN_B. A CARGO run may be an inspect_ai log of orgbench/cargo_bench (the
         logs of one model are one run)."""
         from orgbench.commands.options import check_out_dir

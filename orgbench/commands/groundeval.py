@@ -71,12 +71,15 @@ def build_groundeval(out: Path, world_dir: Path | None, domain_dir: Path | None,
     click.echo(f"{out}: " + ", ".join(f"{n} {t}" for t, n in counts.items()) + f" ({sum(counts.values())} questions)")
 
 @click.command("run-agent")
-@click.option("--suite", type=click.Path(path_type=Path), required=True)
+@click.option("--suite", type=click.Path(path_type=Path), required=True,
+              help="GroundEval suite directory (from `orgbench build groundeval`).")
 @click.option("--agent", "spec", required=True,
               help="A named agent (built-in or a plugin's; `orgbench list` names them), openai:MODEL or local:MODEL "
                    "(smollm2, gemma3-270m, PATH.gguf), replay:RUN_OR_CACHE (recorded turns, no model) or "
                    "stub:[LOG.jsonl] (a fixed search-then-submit policy, no model)")
-@click.option("--mode", type=click.Choice(MODES), default="tool", show_default=True)
+@click.option("--mode", type=click.Choice(MODES), default="tool", show_default=True,
+              help="tool: the agent searches and fetches through the gated tools; context: each question comes "
+                   "with a context built for it (see --budget) and the agent cites from it.")
 @click.option("--out", type=click.Path(path_type=Path), required=True,
               help="Run directory to write; one holding another run is refused (see --overwrite).")
 @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")
@@ -172,7 +175,8 @@ def _check_answered_all(answers: Path, run: dict) -> None:
 
 
 @click.command("groundeval")
-@click.option("--suite", type=click.Path(path_type=Path), required=True)
+@click.option("--suite", type=click.Path(path_type=Path), required=True,
+              help="GroundEval suite directory (from `orgbench build groundeval`).")
 @click.option("--answers", type=click.Path(path_type=Path), required=True,
               help="A run-agent directory, or a JSONL of answers (with calls) from any agent.")
 @click.option("--out", type=click.Path(path_type=Path), required=True,
@@ -240,7 +244,8 @@ def score_groundeval(suite: Path, answers: Path, out: Path, answered_only: bool,
                    + "; ".join(skipped[:5]) + (" …" if len(skipped) > 5 else ""), err=True)
 
 @click.command("serve-mcp")
-@click.option("--suite", type=click.Path(path_type=Path), required=True)
+@click.option("--suite", type=click.Path(path_type=Path), required=True,
+              help="GroundEval suite directory (from `orgbench build groundeval`).")
 @click.option("--contract", "question_id", default=None,
               help="Serve this one question only (default: the whole suite: list_contracts, start_contract).")
 @click.option("--out", type=click.Path(path_type=Path), default=Path("mcp-run"), show_default=True,

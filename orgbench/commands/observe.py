@@ -13,10 +13,12 @@ def register(cli: click.Group) -> None:
     """Add ``observe`` and ``import-otel`` to the CLI."""
 
     @cli.command("observe")
-    @click.option("--framework", type=click.Choice(("openai-agents", "langgraph")), required=True)
+    @click.option("--framework", type=click.Choice(("openai-agents", "langgraph")), required=True,
+                  help="The framework your agent factory builds with.")
     @click.option("--agent", "spec", required=True, help="Your agent factory, package.module:function; it is called "
                   "as build_agent(tools, model) once per contract.")
-    @click.option("--suite", type=click.Path(path_type=Path), required=True)
+    @click.option("--suite", type=click.Path(path_type=Path), required=True,
+                  help="GroundEval suite directory (from `orgbench build groundeval`).")
     @click.option("--out", type=click.Path(path_type=Path), required=True,
                   help="Run directory to write; one holding another run is refused (see --overwrite).")
     @click.option("--model", default="gpt-4o-mini", show_default=True, help="Model name given to the factory.")
@@ -45,13 +47,15 @@ def register(cli: click.Group) -> None:
 
     @cli.command("import-otel")
     @click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
-    @click.option("--suite", type=click.Path(path_type=Path), required=True)
+    @click.option("--suite", type=click.Path(path_type=Path), required=True,
+                  help="GroundEval suite directory (from `orgbench build groundeval`).")
     @click.option("--out", type=click.Path(path_type=Path), required=True, help="Run directory to write.")
     @click.option("--agent-name", default=None,
                   help="Agent name for every span (default: gen_ai.agent.name, else the resource's service.name).")
     @overwrite_option
     def import_otel(files: tuple[Path, ...], suite: Path, out: Path, agent_name: str | None, overwrite: bool) -> None:
-        """Turn OTLP JSON GenAI execute_tool spans (semconv 1.41.0) into a run directory that score groundeval scores."""
+        """Turn the OTLP JSON GenAI execute_tool spans (semconv 1.41.0) in FILES into a run directory that score
+        groundeval scores."""
         from judges.groundeval.otlp_import import import_run
 
         from orgbench.core.errors import InputError
@@ -69,12 +73,16 @@ def register(cli: click.Group) -> None:
     @click.option("--out", type=click.Path(path_type=Path), required=True, help="Draft domain directory to write.")
     @click.option("--trace-id", default=None, help="The run's trace id (needed when the file holds several).")
     @click.option("--name", default="observed_task", show_default=True, help="The contract's name.")
-    @click.option("--actor", default="agent", show_default=True)
-    @click.option("--role", default="agent", show_default=True)
+    @click.option("--actor", default="agent", show_default=True,
+                  help="The actor the draft contract acts as (set the real one on review).")
+    @click.option("--role", default="agent", show_default=True,
+                  help="The draft's role for that actor, reading the subsystems the run touched (set the real one "
+                       "on review).")
     @overwrite_option
     def draft_contract(files: tuple[Path, ...], action: str, out: Path, trace_id: str | None, name: str, actor: str,
                        role: str, overwrite: bool) -> None:
-        """Draft a task contract (and a review checklist) from an observed run's OTLP spans in your own domain."""
+        """Draft a task contract (and a review checklist) from an observed run's OTLP spans (FILES) in your own
+        domain."""
         from judges.groundeval.draft_contract import write_draft
         from orgbench.core.errors import InputError
 

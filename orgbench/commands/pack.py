@@ -13,7 +13,7 @@ def pack_group() -> None:
 @pack_group.command("check")
 @click.argument("reference")
 def check(reference: str) -> None:
-    """Validate a pack (a .toml file or a built-in name) and list what each study needs that it lacks.
+    """Validate the pack REFERENCE (a .toml file or a built-in name) and list what each study needs that it lacks.
 
     Exit 0 when every study can build from its worlds (gaps that only shrink a study are listed); exit 2, with
     the lines, when a field a study requires is missing or the pack is malformed.

@@ -27,7 +27,7 @@ def register(cli: click.Group) -> None:
         """Serve MODEL (smollm2, gemma3-270m or PATH.gguf) on 127.0.0.1 on free ports until Ctrl-C.
 
         Prints one JSON line with the base URLs, then waits; point any
-        OpenAI-compatible client (``--judge openai:MODEL --base-url URL``) at one.
+        OpenAI-compatible client (`--judge openai:MODEL --base-url URL`) at one.
         """
         from judges.backends.local_server import LocalServer, require_server_package, resolve_model
 

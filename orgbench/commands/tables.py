@@ -96,7 +96,7 @@ def tables_groundeval(scores: tuple[Path, ...], out: Path, overwrite: bool) -> N
               help="Directory for the tables; one holding anything else is refused (see --overwrite).")
 @click.option("--judge", default="builtin:step", show_default=True, help="Contrast judge: builtin:step, openai:MODEL, stub.")
 @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")
-@click.option("--draws", default=2, show_default=True, type=click.IntRange(1))
+@click.option("--draws", default=2, show_default=True, type=click.IntRange(1), help="Judgements per packet.")
 @overwrite_option
 def tables_assurance(source: Path, out: Path, judge: str, base_url: str | None, draws: int, overwrite: bool) -> None:
     """Write the fault study (recording stub, P0–P3) and the later-context contrast of SOURCE, as `reproduce` does."""

@@ -168,6 +168,10 @@ def test_numeric_options_out_of_range(fx, tmp_path):
     usage_error("run-agent", "--suite", fx["ge"], "--agent", "bm25", "--mode", "context", "--budget", 0,
                 "--out", tmp_path / "a", option="--budget")
     usage_error("inspect", fx["world"], "--samples", -1, option="--samples")
+    usage_error("judge", "--suite", fx["cargo"], "--judge", "builtin:literal", "--concurrency", 0, "--out", tmp_path / "r",
+                option="--concurrency")                 # was refused later, as "concurrency: must be at least 1"
+    usage_error("build", "cargo", "--out", tmp_path / "c", "--golden-per-procedure", 0,
+                option="--golden-per-procedure")        # was refused after simulating, naming the config field
 
 
 # --- tables cargo: judgments and run.json ---------------------------------------------------------------------

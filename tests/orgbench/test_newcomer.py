@@ -168,6 +168,39 @@ def test_judge_help_names_every_judge():
     assert "builtin:step" in text and "stub" in text and "orgbench list" in text
 
 
+def _every_command(command, words=()):
+    """``command`` and, under a group, every command below it, each with the words that name it."""
+    import click
+
+    yield words, command
+    if isinstance(command, click.Group):
+        for name, sub in sorted(command.commands.items()):
+            yield from _every_command(sub, (*words, name))
+
+
+def test_every_command_option_and_argument_is_explained_by_help():
+    """Walks the whole tree: each command has help, each option its own help text, and each argument (click's take
+    no help) is named in its command's help; every --help renders."""
+    import click
+
+    from orgbench.cli import cli
+
+    unexplained = []
+    for words, command in _every_command(cli):
+        text = command.help or ""
+        if not text.strip():
+            unexplained.append(f"orgbench {' '.join(words)}: no help")
+        for param in command.params:
+            if isinstance(param, click.Option) and not param.hidden and not (param.help or "").strip():
+                unexplained.append(f"orgbench {' '.join(words)} {param.opts[0]}: no help")
+            elif isinstance(param, click.Argument):
+                name = param.human_readable_name        # RUNS is named by RUN
+                if name not in text and name.removesuffix("S") not in text:
+                    unexplained.append(f"orgbench {' '.join(words)}: help does not name {name}")
+        assert ok(*words, "--help").startswith("Usage: ")
+    assert unexplained == []
+
+
 def test_simulate_help_names_every_builtin_pack():
     from simulator.packs import BUILTIN_PACKS
 
