@@ -30,7 +30,7 @@ from typing import Any, Callable, Hashable, Iterable, Mapping
 
 from orgbench.core.errors import InputError
 from orgbench.core.jsonl import read_jsonl
-from orgbench.core.storage import dumps, write_text_atomic
+from orgbench.core.storage import check_appendable, dumps, write_text_atomic
 
 __all__ = ["Appender", "Journal", "Recovered"]
 
@@ -60,6 +60,7 @@ class Journal:
     def recover(self) -> Recovered:
         """Read the journal for resuming without changing it (see the module docstring)."""
         found = Recovered()
+        check_appendable(self.path)          # a FIFO here would block the run's first append
         if not self.path.is_file():
             return found
         read = read_jsonl(self.path, journal=True)

@@ -13,7 +13,7 @@ import sys
 
 import click
 
-from orgbench.core.errors import InputError
+from orgbench.core.errors import InputError, one_line
 
 #: Modules under orgbench/commands/ that add commands; each has ``register(cli)``.
 COMMAND_MODULES = ("simulate", "cargo", "groundeval", "assurance", "reproduce", "browse", "tables", "assure_run",
@@ -44,10 +44,10 @@ class OrgbenchGroup(click.Group):
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.UsageError as exc:
             where = exc.ctx.command_path if exc.ctx is not None else (prog_name or "orgbench")
-            click.echo(f"error: {exc.format_message()} (see `{where} --help`)", err=True)
+            click.echo(f"error: {one_line(exc.format_message())} (see `{where} --help`)", err=True)
             sys.exit(exc.exit_code)
         except click.ClickException as exc:
-            click.echo(f"error: {exc.format_message()}", err=True)
+            click.echo(f"error: {one_line(exc.format_message())}", err=True)
             sys.exit(exc.exit_code)
         except click.Abort:
             click.echo("interrupted", err=True)

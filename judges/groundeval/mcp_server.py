@@ -160,6 +160,8 @@ def make_server(suite: Path, question_id: str | None, out: Path, agent_name: str
     else:
         by_id = {c.question_id: c for c in load_suite(Path(suite))[1]}
         corpus = Corpus(load_corpus_world(Path(suite)))
+    if not by_id:       # a server of no questions would start and answer every list_contracts with nothing
+        raise InputError(f"{Path(suite) / 'contracts.jsonl'}: no contracts; nothing to serve")
     if question_id is not None and question_id not in by_id:
         raise InputError(f"--contract: no question {question_id!r} in {Path(suite) / 'contracts.jsonl'}")
     offered: tuple[str, ...] = SUITE_TOOLS if question_id is None else CONTRACT_TOOLS

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
-from orgbench.core.storage import dumps
+from orgbench.core.storage import check_appendable, dumps
 from orgbench.core.errors import OrgbenchError
 
 LOCK = ".submissions.lock"
@@ -137,10 +137,12 @@ class SubmissionLog:
 
 
 def check_writable(out: Path) -> None:
-    """Create ``out`` and take its lock once: a directory no submission could be written to fails now (OSError),
-    before an agent has worked on a question, not at its first submit."""
+    """Create ``out`` and take its lock once: a directory no submission could be written to, or whose logs are not
+    regular files (a FIFO would block the first submit), fails now (OSError, InputError), before an agent has
+    worked on a question, not at its first submit."""
     with _locked(Path(out)):
-        pass
+        for name in FILES:
+            check_appendable(Path(out) / name)
 
 
 def write_submission(out: Path, trace: dict[str, Any], answer: dict[str, Any]) -> None:

@@ -20,7 +20,7 @@ from benchmark_builders.groundeval.contracts import Contract, Truth
 from judges.groundeval.call_args import may_hold_surrogates, well_formed_text
 from orgbench.core.errors import InputError
 from orgbench.core.jsonl import read_jsonl
-from orgbench.core.storage import read_bytes, read_json, verify_manifest
+from orgbench.core.storage import read_bytes, read_json, verify_if_sealed
 from simulator.world import World, load_world
 
 
@@ -41,9 +41,7 @@ def load_suite(directory: Path) -> tuple[dict[str, Any], list[Contract]]:
     for name in ("suite.json", "contracts.jsonl"):
         if not (directory / name).exists():
             raise InputError(f"{directory}: not a GroundEval suite (no {name})")
-    problems = verify_manifest(directory) if (directory / "MANIFEST.json").is_file() else []
-    if problems:
-        raise InputError(problems[0])
+    verify_if_sealed(directory)
     meta = read_json(directory / "suite.json")
     contracts = []
     first: dict[str, int] = {}

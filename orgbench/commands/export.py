@@ -41,6 +41,36 @@ def cargo_prompts(items: list[dict[str, Any]]) -> Iterable[tuple[str, str, str, 
             yield item["item_id"], cond.name, system.text(), user.text()
 
 
+def read_as_used(kind: str, source: Path) -> None:
+    """Read a suite as the commands that use it read it (judge and tables; run-agent and score; assure), so a
+    suite they would refuse (no items, an item twice, a line that is not a record, truth for other items) is not
+    exported as a dataset that looks whole. A world is verified by its own loader; other kinds pass."""
+    from orgbench.core.errors import InputError
+
+    if kind == "cargo":
+        from benchmark_builders.cargo.records import read_items
+        from judges.cargo_scores import SuiteTruth
+
+        inputs, truth, what = {i.item_id for i in read_items(source)}, set(SuiteTruth.load(source).families), "items"
+    elif kind == "groundeval":
+        from judges.groundeval.traces import load_suite, load_truth
+
+        inputs, truth, what = {c.question_id for c in load_suite(source)[1]}, set(load_truth(source)), "questions"
+        if not inputs:
+            raise InputError(f"{source / 'contracts.jsonl'}: no contracts; nothing to export (nothing written)")
+    elif kind == "trajectories":
+        from benchmark_builders.trajectories.records import read_suite
+
+        read_suite(source)
+        return
+    else:
+        return
+    if inputs != truth:
+        odd = sorted(inputs ^ truth)[0]
+        raise InputError(f"{source / 'truth.jsonl'}: holds truth for other {what} than the suite's inputs "
+                         f"({odd!r} is in one only); the suite is not one build's")
+
+
 @click.command("export")
 @click.argument("world_dir", metavar="SOURCE", type=click.Path(path_type=Path))
 @click.option("--format", "fmt", required=True, cls=_FormatOption)
@@ -71,6 +101,7 @@ def export_command(world_dir: Path, fmt: str, out: Path, overwrite: bool) -> Non
     whole = registered.standalone or "suite" in registered.scopes      # write(source, kind, out) does it all
     if whole and found in KINDS and (found == "a world" or "suite" in registered.scopes):
         kind = source_kind(found, Path(world_dir))
+        read_as_used(kind, Path(world_dir))
         inputs = {"format": fmt, "source": sha256_file(Path(world_dir) / "MANIFEST.json")}
         with bound(out, "an orgbench export", "export", inputs, overwrite=overwrite):
             record: dict[str, Any] = (export_hf(world_dir, kind, out, prompts=cargo_prompts if kind == "cargo" else None) if fmt == "hf"

@@ -48,9 +48,13 @@ def build_groundeval(out: Path, world_dir: Path | None, domain_dir: Path | None,
     from benchmark_builders.groundeval.build import build_suite
     from orgbench.commands.options import check_out_dir
     from orgbench.core.errors import InputError
+    from orgbench.core.storage import verify_if_sealed
 
     if (world_dir is None) == (domain_dir is None):
         raise InputError("build groundeval: give exactly one of --world DIR or --domain DIR")
+    if domain_dir is not None:       # an orgbench export (groundeval, groundeval-tasks) edited, cut or mixed since
+        verify_if_sealed(domain_dir, "; export it again, or delete its MANIFEST.json to read the folder as a "
+                                     "domain of your own")
     check_out_dir(out, ("contracts.jsonl", "MANIFEST.json"), "a GroundEval suite")
     from benchmark_builders.groundeval.task_domain import build_task_suite, is_task_domain
 

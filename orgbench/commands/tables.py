@@ -25,7 +25,7 @@ def _score_rows(folder: Path, index: int) -> tuple[list[SeededScore], list[dict[
     from judges.groundeval.question_score import load_scores
     from judges.groundeval.traces import load_submissions, load_suite
     from orgbench.core.errors import InputError
-    from orgbench.core.storage import read_json, verify_manifest
+    from orgbench.core.storage import read_json, verify_if_sealed
     from orgbench.report.groundeval_drilldown import records as drilldown_records
     from orgbench.studies.groundeval_scores import SeededScore
 
@@ -34,9 +34,8 @@ def _score_rows(folder: Path, index: int) -> tuple[list[SeededScore], list[dict[
         hint = " (score it first: `orgbench score groundeval --answers RUN`)" if found == "a GroundEval agent run" else ""
         raise InputError(f"{folder}: holds {found or 'nothing'}, not GroundEval scores (the folder `orgbench score "
                          f"groundeval` writes){hint}")
-    problems = verify_manifest(folder) if (folder / "MANIFEST.json").is_file() else []
-    if problems:                     # an edited, cut or appended-to questions.jsonl: not what the scorer wrote
-        raise InputError(f"{problems[0]}; score the answers again (`orgbench score groundeval`)")
+    # an edited, cut or appended-to questions.jsonl is not what the scorer wrote
+    verify_if_sealed(folder, "; score the answers again (`orgbench score groundeval`)")
     scores = load_scores(folder / "questions.jsonl")
     rows = [SeededScore(index, score) for score in scores]
     meta = read_json(folder / "summary.json")

@@ -12,9 +12,22 @@ damaged pack) say what went wrong inside a run and are handled where they arise.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-__all__ = ["ConfigError", "EndpointError", "FormatError", "InputError", "OrgbenchError", "where"]
+__all__ = ["UNSHOWN", "ConfigError", "EndpointError", "FormatError", "InputError", "OrgbenchError", "one_line", "where"]
+
+#: Characters that break a line, reorder what a terminal shows of it, or show as nothing: controls (newline,
+#: carriage return, escape, NUL, ...), the line and paragraph separators, the bidirectional marks, embeddings,
+#: overrides and isolates, and the zero-width space, word joiner and byte-order mark.
+UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c"
+                     "\u200b\u2060\ufeff]")
+
+
+def one_line(text: str) -> str:
+    """``text`` with every ``UNSHOWN`` character written as its escape (``\\n``,
+    ``\\u202e``), so a name read from a file or typed by a user cannot split or disguise a one-line message."""
+    return UNSHOWN.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
 
 
 class OrgbenchError(Exception):
@@ -25,6 +38,7 @@ class InputError(OrgbenchError):
     """A problem with user-supplied input, reported as one line and exit code 2."""
 
     def __init__(self, message: str) -> None:
+        message = one_line(message)
         super().__init__(message)
         self.message = message
 

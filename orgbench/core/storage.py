@@ -145,6 +145,19 @@ def os_problem(path: Path | str, exc: OSError, doing: str = "cannot be read", *,
     return InputError(f"{where}: {reasons.get(exc.errno or 0) or f'{doing} ({exc.strerror or exc})'}")
 
 
+def check_appendable(path: Path) -> None:
+    """Refuse (InputError) ``path`` if it exists and is not a regular file: opening a FIFO to append to it blocks
+    until something reads it, and a folder, device or symbolic link loop fails deep inside a run. Absent passes."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise os_problem(path, exc, exact=True) from None
+    if not stat.S_ISREG(mode):
+        raise InputError(f"{path}: {'a directory' if stat.S_ISDIR(mode) else not_regular(mode)}, not a regular file")
+
+
 def check_input_path(path: Path, option: str, *, depth: int = 2) -> None:
     """Refuse (InputError) an input that is, or a folder that holds within ``depth`` levels, a FIFO, a device, a
     socket or a symbolic link loop: reading one would block or fail deep inside a command. Absent paths pass."""
@@ -360,6 +373,15 @@ def manifest_digests(directory: Path) -> dict[str, str]:
     """Each listed file's SHA-256 as ``directory``'s manifest gives it (the files' own once ``verify_manifest`` passed)."""
     listed = read_json(Path(directory) / MANIFEST).get("files", {})
     return {rel: entry["sha256"] for rel, entry in listed.items() if isinstance(entry.get("sha256"), str)}
+
+
+def verify_if_sealed(directory: Path, then: str = "") -> None:
+    """Refuse ``directory`` if it holds a manifest its files differ from (the first problem, then ``then``); a
+    folder without a manifest is read as it is."""
+    directory = Path(directory)
+    problems = verify_manifest(directory) if (directory / MANIFEST).is_file() else []
+    if problems:
+        raise InputError(problems[0] + then)
 
 
 def require_sealed(directory: Path, what: str) -> None:

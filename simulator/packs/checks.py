@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
-from orgbench.core.errors import InputError
+from orgbench.core.errors import UNSHOWN, InputError, one_line
 
 ID_FACT = re.compile(r"^([A-Z][A-Z0-9]{1,9})-([0-9]{1,9})$")
 FIRMWARE_LINE = re.compile(r"^[0-9]{1,4}\.[0-9]{1,4}$")
@@ -36,6 +36,15 @@ class Fields:
         value = table.get(key)
         if not isinstance(value, str) or not value.strip():
             raise self.fail(f"{field}.{key}", "missing or not a non-empty string")
+        return self.shown(value, f"{field}.{key}")
+
+    def shown(self, value: str, field: str) -> str:
+        """``value`` unless it holds a character that breaks a line or shows as nothing (``UNSHOWN``): a name
+        or sentence holding one would be written into every world's text, ids and exports as it is."""
+        hidden = UNSHOWN.search(value)
+        if hidden is not None:
+            raise self.fail(field, f"holds {one_line(hidden.group())} (a control, direction or zero-width "
+                                   "character); write it as one line of visible text")
         return value
 
     def texts(self, table: Mapping[str, Any], field: str, key: str, *, unique: bool = False,
@@ -47,6 +56,7 @@ class Fields:
         for i, item in enumerate(value):
             if not isinstance(item, str) or not item.strip():
                 raise self.fail(f"{field}.{key}[{i}]", "must be a non-empty string")
+            self.shown(item, f"{field}.{key}[{i}]")
             if allowed is not None and item not in allowed:
                 raise self.fail(f"{field}.{key}[{i}]", f"unknown value {item!r} (known: {', '.join(allowed)})")
             if unique and value.index(item) != i:

@@ -1,0 +1,118 @@
+"""Inputs read back from elsewhere: exports re-read, packs, names, run logs and MCP output folders.
+
+Each is refused in one line naming the file and field (exit 2, no traceback, nothing half-written, nothing
+already done lost), never waited on. The fixtures are the CLI tests' small world and what is built from it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from orgbench.core.storage import write_manifest
+from tests.orgbench.clitools import copy, fails, ok, tree
+
+ROOT = Path(__file__).resolve().parents[2]
+PACK = ROOT / "simulator" / "packs" / "fintech.toml"
+
+
+def _orgbench(*args, timeout: int = 60) -> subprocess.CompletedProcess:
+    """orgbench in a process of its own, standard input closed: a command that blocks fails the timeout."""
+    return subprocess.run([sys.executable, "-m", "orgbench", *map(str, args)], capture_output=True, text=True,
+                          stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=timeout)
+
+
+def _one_line(done: subprocess.CompletedProcess, says: str) -> None:
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [f"error: {says}"], done.stderr
+
+
+def test_a_name_that_would_break_the_error_line_is_shown_escaped(tmp_path):
+    fails("inspect", tmp_path / "no\nsuch\u202eworld", says=(f"{tmp_path}/no\\nsuch\\u202eworld: not a world",))
+
+
+@pytest.mark.parametrize("char, shown", [("\\n", "\\n"), ("\\u202e", "\\u202e"), ("\\u200b", "\\u200b"),
+                                         ("\\u0000", "\\x00")])
+def test_a_pack_text_holding_a_control_direction_or_zero_width_character_is_refused(tmp_path, char, shown):
+    pack = tmp_path / "pack.toml"
+    pack.write_text(PACK.read_text().replace('"card-issuing"', f'"card{char}issuing"', 1))
+    says = f"{pack}: engineering.services[5]: holds {shown} (a control, direction or zero-width character)"
+    fails("pack", "check", pack, says=(says,))
+    fails("simulate", "--pack", pack, "--days", 3, "--people", 16, "--out", tmp_path / "w", says=(says,))
+    assert not (tmp_path / "w").exists()
+
+
+@pytest.fixture(scope="module")
+def domain(fx, tmp_path_factory) -> Path:
+    """The CLI fixtures' world exported in the GroundEval domain layout (sealed by its MANIFEST.json)."""
+    out = tmp_path_factory.mktemp("domain") / "export"
+    ok("export", fx["world"], "--format", "groundeval", "--out", out)
+    return out
+
+
+@pytest.mark.parametrize("change, file", [
+    (lambda d: (d / "events.jsonl").write_bytes(b"".join((d / "events.jsonl").read_bytes().splitlines(True)[:200])),
+     "events.jsonl"),                                                           # cut between lines: reads as whole
+    (lambda d: (d / "config.yaml").write_text((d / "config.yaml").read_text().replace("seed: ", "seed: 1")),
+     "config.yaml"),
+])
+def test_an_export_changed_since_it_was_written_is_refused_as_a_domain(domain, tmp_path, change, file):
+    copied = copy(domain, tmp_path)
+    change(copied)
+    fails("build", "groundeval", "--domain", copied, "--out", tmp_path / "suite",
+          says=(f"{copied / file}: content differs from MANIFEST.json (sha256 mismatch); export it again, or delete "
+                "its MANIFEST.json",))
+    assert not (tmp_path / "suite").exists()
+
+
+def test_a_suite_its_own_commands_would_refuse_is_not_exported_as_a_dataset(fx, tmp_path):
+    pytest.importorskip("pyarrow")
+    cargo = copy(fx["cargo"], tmp_path / "c")
+    items = (cargo / "items.jsonl").read_bytes().splitlines(True)
+    (cargo / "items.jsonl").write_bytes(b"".join(items) + items[0])            # an item twice, resealed
+    write_manifest(cargo)
+    fails("export", cargo, "--format", "hf", "--out", tmp_path / "hf",
+          says=(f"{cargo / 'items.jsonl'}:{len(items) + 1}: item_id",))
+    (cargo / "items.jsonl").write_bytes(b"".join(items[1:]))                    # truth for an item not there
+    write_manifest(cargo)
+    fails("export", cargo, "--format", "hf", "--out", tmp_path / "hf",
+          says=(f"{cargo / 'truth.jsonl'}: holds truth for other items than the suite's inputs",))
+    ge = copy(fx["ge"], tmp_path / "g")
+    (ge / "contracts.jsonl").write_bytes(b"")
+    write_manifest(ge)
+    fails("export", ge, "--format", "hf", "--out", tmp_path / "hf",
+          says=(f"{ge / 'contracts.jsonl'}: no contracts; nothing to export",))
+    assert not (tmp_path / "hf").exists()
+
+
+def test_a_fifo_where_a_judge_run_appends_is_refused_not_waited_on(fx, tmp_path):
+    run_dir = copy(fx["judged"], tmp_path)
+    (run_dir / "judgments.jsonl").unlink()
+    os.mkfifo(run_dir / "judgments.jsonl")
+    before = tree(run_dir)
+    done = _orgbench("judge", "--suite", fx["cargo"], "--judge", "builtin:literal", "--conditions", "direct,cargo",
+                     "--out", run_dir)
+    _one_line(done, f"{run_dir / 'judgments.jsonl'}: a FIFO, not a regular file")
+    assert tree(run_dir) == before
+
+
+@pytest.mark.parametrize("name, kind", [("answers.jsonl", "a FIFO"), ("traces.jsonl", "a directory")])
+def test_serve_mcp_refuses_at_start_a_log_it_could_not_append_to(fx, tmp_path, name, kind):
+    out = tmp_path / "out"
+    out.mkdir()
+    os.mkfifo(out / name) if kind == "a FIFO" else (out / name).mkdir()
+    _one_line(_orgbench("serve-mcp", "--suite", fx["ge"], "--out", out),
+              f"{out / name}: {kind}, not a regular file")
+
+
+def test_serve_mcp_refuses_a_suite_of_no_questions(fx, tmp_path):
+    ge = copy(fx["ge"], tmp_path)
+    (ge / "contracts.jsonl").write_bytes(b"")
+    write_manifest(ge)
+    fails("serve-mcp", "--suite", ge, "--out", tmp_path / "out",
+          says=(f"{ge / 'contracts.jsonl'}: no contracts; nothing to serve",))
+    assert not (tmp_path / "out").exists()
