@@ -304,6 +304,17 @@ COMMANDS = (
             lambda i, o, f: ["import-otel", str(i), "--suite", str(f["ge"]), "--out", str(o)]),
     Command("draft-contract", "otlp", "", "jsonl",
             lambda i, o, f: ["draft-contract", str(i), "--action", "fetch_artifact", "--out", str(o)]),
+    Command("export hf", "cargo", "items.jsonl", "jsonl",
+            lambda i, o, f: ["export", str(i), "--format", "hf", "--out", str(o)]),
+    Command("build groundeval --domain", "domain", "events.jsonl", "jsonl",      # an export read back
+            lambda i, o, f: ["build", "groundeval", "--domain", str(i), "--out", str(o)]),
+    Command("simulate --pack", "pack", "", "toml",
+            lambda i, o, f: ["simulate", "--pack", str(i), "--days", "3", "--people", "16", "--out", str(o)]),
+    Command("judge (resume)", "judged", "judgments.jsonl", "jsonl",
+            lambda i, o, f: ["judge", "--suite", str(f["cargo"]), "--judge", "builtin:literal", "--conditions",
+                             "direct", "--out", str(i)]),
+    Command("serve-mcp", "ge", "contracts.jsonl", "jsonl",
+            lambda i, o, f: ["serve-mcp", "--suite", str(i), "--out", str(o)]),
 )
 
 #: Commands that write nothing: no --out to fill or find full.
@@ -342,7 +353,9 @@ def _otlp(answered: Path) -> str:
 #: lines of its own, an empty config is the default world, view shows a run just started as "0 judgments", and
 #: answers need no run.json (serve-mcp's folder has none).
 NOT_APPLICABLE = {"toml": {"null record", "garbage line"}, "simulate": {"empty"}, "view": {"empty"},
-                  "score groundeval (run.json)": {"missing"}}
+                  "score groundeval (run.json)": {"missing"},
+                  # resuming keeps a log's whole, distinct judgments and redoes the rest: what it is for
+                  "judge (resume)": {"missing", "empty", "truncated", "torn line", "duplicate rows"}}
 
 
 def build_fixtures(root: Path) -> dict[str, Path]:
@@ -361,6 +374,8 @@ def build_fixtures(root: Path) -> dict[str, Path]:
     ok("judge", "--suite", f["cargo"], "--judge", "builtin:literal", "--conditions", "direct", "--out", f["judged"])
     ok("run-agent", "--suite", f["ge"], "--agent", "oracle", "--out", f["answered"])
     ok("score", "groundeval", "--suite", f["ge"], "--answers", f["answered"], "--out", f["scores"])
+    ok("export", f["world"], "--format", "groundeval", "--out", root / "domain")
+    f["domain"] = root / "domain"
     f["otlp"] = root / "spans.jsonl"
     f["otlp"].write_text(_otlp(f["answered"]))
     f["pack"] = root / "pack.toml"
