@@ -31,6 +31,8 @@ INTERRUPTED = {
     "sweep": "every stage listed above as built is kept under --work-dir; run the same command again to resume "
              "(nothing finished is redone)",
 }
+#: What click 8.2 on raises for a group given no command (its message the whole help); click 8.1 prints the help itself.
+_NO_ARGS_IS_HELP = getattr(click.exceptions, "NoArgsIsHelpError", ())
 ATOMIC = "nothing was written (the output is put in place only when complete); run the command again to start over"
 
 
@@ -43,6 +45,9 @@ class OrgbenchGroup(click.Group):
         try:
             code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.UsageError as exc:
+            if isinstance(exc, _NO_ARGS_IS_HELP):     # `orgbench` or a group alone: its help, as click shows it
+                exc.show()
+                sys.exit(exc.exit_code)
             where = exc.ctx.command_path if exc.ctx is not None else (prog_name or "orgbench")
             click.echo(f"error: {one_line(exc.format_message())} (see `{where} --help`)", err=True)
             sys.exit(exc.exit_code)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.orgbench.clitools import closed_port, copy, fails, ok, tree
+from tests.orgbench.clitools import closed_port, copy, fails, ok, run, tree
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -199,6 +199,14 @@ def test_every_command_option_and_argument_is_explained_by_help():
                     unexplained.append(f"orgbench {' '.join(words)}: help does not name {name}")
         assert ok(*words, "--help").startswith("Usage: ")
     assert unexplained == []
+
+
+@pytest.mark.parametrize("words", [(), ("score",), ("assure",)])
+def test_orgbench_or_a_group_alone_shows_its_help_not_an_error(words):
+    result = run(*words)
+    text = result.stdout + result.stderr
+    assert text.startswith(f"Usage: {' '.join(('cli',) + words)} [OPTIONS] COMMAND") and "error:" not in text
+    assert result.exit_code in (0, 2)           # click 8.1 exits 0, 8.2 on 2 (no command given)
 
 
 def test_simulate_help_names_every_builtin_pack():
