@@ -103,7 +103,8 @@ def load_submissions(path: Path, known: Any = None) -> tuple[list[Submission], l
 
     An unreadable line is one that is not an answer or has a field of the wrong type; given ``known`` (the
     suite's question ids: the strict check before scoring), also one naming another question or repeating an
-    earlier answer (question, agent, mode); without it the scorer marks those rows.
+    earlier answer (question, agent, mode); without it the scorer marks those rows. A trace repeating an earlier
+    one's (question, agent, mode) is always noted and left out.
     """
     path = Path(path)
     notes: list[str] = []
@@ -118,12 +119,18 @@ def load_submissions(path: Path, known: Any = None) -> tuple[list[Submission], l
     else:
         raise InputError(f"{path}: no such file or directory")
     traces: dict[tuple[Any, str, str], Any] = {}
+    trace_lines: dict[tuple[Any, str, str], int] = {}
     if traces_path is not None:
         for number, obj, unreadable in _lines(traces_path):
             if not isinstance(obj, dict) or "question_id" not in obj:
                 notes.append(f"{traces_path}:{number}: {unreadable or 'not a trace line'}")
                 continue
             key = (str(obj["question_id"]), str(obj.get("agent", "agent")), str(obj.get("mode", "tool")))
+            if key in trace_lines:          # a second writer's or a copy's: the first is kept, the line noted
+                notes.append(f"{traces_path}:{number}: repeats the trace of line {trace_lines[key]} "
+                             f"({', '.join(key)})")
+                continue
+            trace_lines[key] = number
             traces[key] = obj.get("calls", [])
     submissions = []
     first: dict[tuple[str, str, str], int] = {}

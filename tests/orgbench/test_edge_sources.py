@@ -6,6 +6,7 @@ already done lost), never waited on. The fixtures are the CLI tests' small world
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from orgbench.core.storage import write_manifest
-from tests.orgbench.clitools import copy, fails, ok, tree
+from tests.orgbench.clitools import copy, fails, ok, rows, tree
 
 ROOT = Path(__file__).resolve().parents[2]
 PACK = ROOT / "simulator" / "packs" / "fintech.toml"
@@ -116,3 +117,18 @@ def test_serve_mcp_refuses_a_suite_of_no_questions(fx, tmp_path):
     fails("serve-mcp", "--suite", ge, "--out", tmp_path / "out",
           says=(f"{ge / 'contracts.jsonl'}: no contracts; nothing to serve",))
     assert not (tmp_path / "out").exists()
+
+
+def test_a_trace_written_twice_for_one_answer_is_refused_and_skipping_keeps_the_first(fx, tmp_path):
+    run_dir = copy(fx["answered"], tmp_path)
+    lines = (run_dir / "traces.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    (run_dir / "traces.jsonl").write_text("\n".join([*lines, json.dumps({**first, "calls": []})]) + "\n")
+    write_manifest(run_dir)                          # as a careful copier would: the reader itself must see it
+    repeat = f"{run_dir / 'traces.jsonl'}:{len(lines) + 1}: repeats the trace of line 1 ({first['question_id']}, "
+    fails("score", "groundeval", "--suite", fx["ge"], "--answers", run_dir, "--out", tmp_path / "s", says=(repeat,))
+    assert not (tmp_path / "s").exists()
+    ok("score", "groundeval", "--suite", fx["ge"], "--answers", run_dir, "--out", tmp_path / "s", "--on-error", "skip")
+    row = next(r for r in rows(tmp_path / "s" / "questions.jsonl") if r["question_id"] == first["question_id"])
+    assert row["n_calls"] == len(first["calls"]) > 0
+    assert json.loads((tmp_path / "s" / "summary.json").read_text())["unreadable_lines"] == [repeat + "oracle, tool)"]
