@@ -21,7 +21,6 @@ and the artifacts carry a time — each contract says which.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -29,7 +28,7 @@ from typing import Any, Mapping
 from benchmark_builders.groundeval.domain_config import KeyCheck, Warn
 from orgbench.core.clock import format_ts, parse_ts
 from orgbench.core.errors import InputError
-from orgbench.core.storage import dumps, staged_directory, write_json, write_jsonl, write_manifest
+from orgbench.core.storage import dumps, read_json, staged_directory, write_json, write_jsonl, write_manifest
 
 TASK = "task"
 #: Upstream main's model-provider keys: read, and recorded in suite.json without the secret (``api_key``); the agent
@@ -86,10 +85,7 @@ def _corpus(directory: Path) -> dict[str, TaskArtifact]:
         raise InputError(f"{directory}: missing artifacts directory")
     out: dict[str, TaskArtifact] = {}
     for path in sorted(directory.glob("*.json")):
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise InputError(f"{path}: not a JSON file ({exc.__class__.__name__})") from None
+        data = read_json(path)          # strict; a problem names the file and line
         for i, obj in enumerate(data if isinstance(data, list) else [data]):
             where = f"{path}: [{i}]"
             if not isinstance(obj, dict) or not isinstance(obj.get("id"), str) or not isinstance(obj.get("subsystem"), str):

@@ -345,6 +345,14 @@ def test_task_contracts_in_context_mode_score_each_agent_as_in_tool_mode(tmp_pat
     assert tight.s_verify == 0.0          # a budget too small for any record: nothing was in the context
 
 
+def test_a_task_domain_record_file_that_is_not_json_names_its_line(tmp_path):
+    domain = write_task_domain(tmp_path / "tasks")
+    (domain / "data" / "crm.json").write_text('[\n{"id": "C-3", "subsystem": "crm"},\n{"id": ]\n', encoding="utf-8")
+    result = CliRunner().invoke(cli, ["build", "groundeval", "--domain", str(domain), "--out", str(tmp_path / "s")])
+    assert result.exit_code == 2 and not (tmp_path / "s").exists()
+    assert result.output == f"error: {domain / 'data' / 'crm.json'}:3: invalid JSON (Expecting value)\n"
+
+
 @pytest.mark.parametrize("old, new, needle", [
     ("ground_truth_field: INV-7.state", "ground_truth_field: INV-7.status",
      "task_contracts[0].preconditions[0].ground_truth_field: artifact 'INV-7' has no field 'status'"),
