@@ -126,8 +126,7 @@ def _simulate_with_progress(seeds: tuple[int, ...], config_path: Path | None, pe
 @click.option("--max-retries", type=click.IntRange(0), default=5, show_default=True,
               help="Retries of a request that timed out or got 408, 429 or 5xx, before it counts as an error.")
 @click.option("--extra", multiple=True, metavar="KEY=VALUE",
-              help="Extra request parameter passed through (repeatable), e.g. reasoning_effort=high; refused with a "
-                   "builtin: judge, which sends no request.")
+              help="Extra request parameter passed through (repeatable), e.g. reasoning_effort=high.")
 @click.option("--cache", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Response cache file, shareable between runs (default: OUT/cache.sqlite).")
 @click.option("--dry-run", is_flag=True, help="Write the rendered requests to OUT/requests.jsonl and stop.")
@@ -146,7 +145,9 @@ def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, se
     resume an interrupted run; a resume with another suite or any of those
     settings different is refused (exit 2). --concurrency, --limit,
     --timeout, --max-retries, --cache and --api-key-env may change between
-    resumes.
+    resumes. A builtin: judge sends no request: --base-url, --api-key-env,
+    --temperature, --max-tokens, --timeout, --max-retries and --extra are
+    refused with it.
     """
     import shutil
 
@@ -156,15 +157,12 @@ def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, se
     from judges.conditions import parse_conditions
     from orgbench.commands.preflight import check_endpoint
     from orgbench.commands.progress import Totals
-    from orgbench.core.errors import InputError
 
     extra_params = parse_extra(extra)
     chosen = parse_conditions(conditions, rubric_swap=rubric_swap)
     judge_seeds = parse_seeds(seeds)
     check_judge_spec(spec)
-    if extra and spec.startswith("builtin:"):
-        raise InputError(f"--extra: {spec} is a built-in judge and sends no request to pass parameters to; drop "
-                         "--extra, or use it with openai:MODEL or local:MODEL")
+    refuse_request_options(spec)
     guard(out, "a CARGO dry run" if dry_run else "a CARGO judge run", overwrite=overwrite)
     check_out_dir(out, into=True)
     check_cache_file(cache)
@@ -188,6 +186,26 @@ def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, se
             every_request_failed(Path(out))
     click.echo(_run_line(out, summary))
     click.echo(totals.line())
+
+
+#: judge's options that only shape a request to a model (parameter names, in the order --help lists them)
+REQUEST_OPTIONS = ("base_url", "api_key_env", "temperature", "max_tokens", "timeout", "max_retries", "extra")
+
+
+def refuse_request_options(spec: str) -> None:
+    """Refuse, for a builtin: judge (which sends no request), the first request option given on the command line."""
+    from click.core import ParameterSource
+
+    from orgbench.core.errors import InputError
+
+    if not spec.startswith("builtin:"):
+        return
+    context = click.get_current_context()
+    for name in REQUEST_OPTIONS:
+        if context.get_parameter_source(name) is ParameterSource.COMMANDLINE:
+            option = "--" + name.replace("_", "-")
+            raise InputError(f"{option}: {spec} is a built-in judge and sends no request for it to shape; drop "
+                             f"{option}, or use it with openai:MODEL or local:MODEL")
 
 
 def _run_line(out: Path, summary) -> str:

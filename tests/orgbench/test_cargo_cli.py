@@ -84,14 +84,17 @@ def test_unknown_condition_and_judge_end_in_one_line(suite, tmp_path):
     assert result.exit_code == 2 and "no built-in CARGO judge is called 'oracle'" in result.output
 
 
-def test_extra_with_a_built_in_judge_is_refused_in_one_line(tmp_path):
-    """A built-in judge sends no request: --extra would be ignored, so it is refused before anything is read."""
+@pytest.mark.parametrize("option, value", [("--extra", "top_p=0.5"), ("--base-url", "http://127.0.0.1:9/v1"),
+                                           ("--temperature", "0.0"), ("--max-tokens", "64"), ("--timeout", "5")])
+def test_a_request_option_with_a_built_in_judge_is_refused_in_one_line(tmp_path, option, value):
+    """A built-in judge sends no request: the option would be ignored (even given at its default), so it is refused
+    before anything is read."""
     (tmp_path / "suite").mkdir()
     result = CliRunner().invoke(cli, ["judge", "--suite", str(tmp_path / "suite"), "--judge", "builtin:grounded",
-                                      "--extra", "top_p=0.5", "--out", str(tmp_path / "r")])
+                                      option, value, "--out", str(tmp_path / "r")])
     assert result.exit_code == 2 and not (tmp_path / "r").exists()
-    assert result.output == ("error: --extra: builtin:grounded is a built-in judge and sends no request to pass "
-                             "parameters to; drop --extra, or use it with openai:MODEL or local:MODEL\n")
+    assert result.output == (f"error: {option}: builtin:grounded is a built-in judge and sends no request for it to "
+                             f"shape; drop {option}, or use it with openai:MODEL or local:MODEL\n")
 
 
 @pytest.mark.slow              # runs `orgbench reproduce cargo` twice (about 100 s here)
