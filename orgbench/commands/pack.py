@@ -22,7 +22,7 @@ def check(reference: str) -> None:
     from orgbench.core.errors import InputError
     from simulator.packs import load_pack, resolve
 
-    pack = load_pack(resolve(reference, reference, None))
+    pack = load_pack(resolve(reference, reference, None, field=""))
     needs = pack_needs(pack)
     click.echo(f"{reference}: pack {pack.name!r} ({pack.company}): {len(pack.procedures)} runbooks, "
                f"{len(pack.revisions)} revised, {len(pack.out_of_scope)} out of scope")

@@ -29,11 +29,13 @@ def is_builtin(reference: str) -> bool:
 
 
 def resolve(reference: str, source: str, base: Path | None, field: str = "pack") -> str:
-    """A config's ``pack`` value as a built-in name or an absolute path; unknown ones fail naming ``source``."""
+    """A config's ``pack`` value as a built-in name or an absolute path; unknown ones fail naming ``source`` and
+    ``field`` (no field: ``source`` alone, as for ``pack check REFERENCE``)."""
     if is_builtin(reference):
         return reference
+    at = f"{source}: {field}" if field else source
     if not reference.endswith(".toml"):
-        raise InputError(f"{source}: {field}: unknown pack {reference!r} (built-in packs are "
+        raise InputError(f"{at}: unknown pack {reference!r} (built-in packs are "
                          f"{', '.join(BUILTIN_PACKS)}; or give the path of a .toml pack file)")
     path = Path(reference)
     if not path.is_absolute() and base is not None:
@@ -41,10 +43,10 @@ def resolve(reference: str, source: str, base: Path | None, field: str = "pack")
     try:
         path = path.resolve()
     except (RuntimeError, OSError):          # a symbolic link loop
-        raise InputError(f"{source}: {field}: pack file {path}: a symbolic link loop") from None
+        raise InputError(f"{at}: pack file {path}: a symbolic link loop") from None
     if not path.is_file():
         found = "not found" if not path.exists() else "a directory" if path.is_dir() else "not a regular file"
-        raise InputError(f"{source}: {field}: pack file {path}: {found}")
+        raise InputError(f"{at}: pack file {path}: {found}")
     return str(path)
 
 

@@ -135,7 +135,9 @@ def test_the_cli_refuses_an_unknown_or_malformed_pack_in_one_line(tmp_path):
     (tmp_path / "dir.toml").mkdir()                    # before: "pack file …/dir.toml not found"
     result = CliRunner().invoke(cli, ["pack", "check", str(tmp_path / "dir.toml")])
     assert result.exit_code == 2
-    assert result.output.strip().endswith(f"pack: pack file {tmp_path / 'dir.toml'}: a directory"), result.output
+    assert result.output.strip() == f"error: {tmp_path / 'dir.toml'}: pack file {tmp_path / 'dir.toml'}: a directory"
+    result = CliRunner().invoke(cli, ["pack", "check", "aerospace"])      # the argument, not a field of it
+    assert result.exit_code == 2 and result.output.startswith("error: aerospace: unknown pack 'aerospace' (built-in")
 
 
 def test_the_fact_vocabulary_a_pack_is_checked_against_is_the_engines():
