@@ -104,7 +104,7 @@ def load_submissions(path: Path, known: Any = None) -> tuple[list[Submission], l
     An unreadable line is one that is not an answer or has a field of the wrong type; given ``known`` (the
     suite's question ids: the strict check before scoring), also one naming another question or repeating an
     earlier answer (question, agent, mode); without it the scorer marks those rows. A trace repeating an earlier
-    one's (question, agent, mode) is always noted and left out.
+    one's (question, agent, mode), and a run directory's answer with no trace, are always noted and left out.
     """
     path = Path(path)
     notes: list[str] = []
@@ -146,6 +146,10 @@ def load_submissions(path: Path, known: Any = None) -> tuple[list[Submission], l
                          f"({qid}, {agent}, {mode})")
             continue
         first[qid, agent, mode] = number
+        if traces_path is not None and "calls" not in obj and (str(qid), agent, mode) not in traces:
+            notes.append(f"{answers_path}:{number}: no trace in {traces_path.name} for ({qid}, {agent}, {mode}); "
+                         "each answer of a run has one (the file was cut, or written by another run)")
+            continue
         calls = obj.get("calls", traces.get((str(qid), agent, mode), []))
         submissions.append(Submission(qid, agent, mode, obj.get("answer"), calls))
     if not submissions:

@@ -132,3 +132,16 @@ def test_a_trace_written_twice_for_one_answer_is_refused_and_skipping_keeps_the_
     row = next(r for r in rows(tmp_path / "s" / "questions.jsonl") if r["question_id"] == first["question_id"])
     assert row["n_calls"] == len(first["calls"]) > 0
     assert json.loads((tmp_path / "s" / "summary.json").read_text())["unreadable_lines"] == [repeat + "oracle, tool)"]
+
+
+def test_a_run_whose_traces_were_cut_between_lines_is_refused_not_scored_without_them(fx, tmp_path):
+    run_dir = copy(fx["answered"], tmp_path)
+    traces = (run_dir / "traces.jsonl").read_text().splitlines(keepends=True)
+    (run_dir / "traces.jsonl").write_text("".join(traces[:-1]))          # whole lines: reads as a shorter run
+    last = json.loads(traces[-1])
+    line = next(n for n, r in enumerate(rows(run_dir / "answers.jsonl"), 1) if r["question_id"] == last["question_id"])
+    fails("score", "groundeval", "--suite", fx["ge"], "--answers", run_dir, "--out", tmp_path / "s",
+          says=(f"{run_dir / 'answers.jsonl'}:{line}: no trace in traces.jsonl for ({last['question_id']}, oracle, "
+                "tool)",))
+    assert not (tmp_path / "s").exists()
+
