@@ -18,7 +18,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from benchmark_builders.export.world_index import WorldIndex
 from orgbench.core.errors import InputError
-from orgbench.core.storage import dumps
+from orgbench.core.storage import dumps, written_as
 from benchmark_builders.export.formats import ExportFormat
 
 TIME = "timestamp[us, tz=UTC]"
@@ -85,9 +85,10 @@ def write_table(path: Path, columns: Sequence[tuple[str, Any, Sequence[Any]]], m
     pa = _pyarrow()
     schema = pa.schema([pa.field(name, kind) for name, kind, _ in columns], metadata=dict(metadata))
     arrays = [pa.array(list(values), type=kind) for _, kind, values in columns]
-    path.parent.mkdir(parents=True, exist_ok=True)
     table = pa.Table.from_arrays(arrays, schema=schema)
-    pa.parquet.write_table(table, path, compression="zstd", row_group_size=65536)
+    with written_as(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        pa.parquet.write_table(table, path, compression="zstd", row_group_size=65536)
     return table
 
 

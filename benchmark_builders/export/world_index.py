@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterable
 
+from orgbench.core.storage import written_as
 from simulator.model import Actor, ArtifactVersion, Event
 from simulator.world import World
 
@@ -78,8 +79,9 @@ def epoch(moment: datetime) -> float:
 
 def put(path: Path, data: str | bytes) -> None:
     """Write one file of an export being staged (the staged folder as a whole is renamed into place)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+    with written_as(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
 
 
 def unique_sorted(values: Iterable[str]) -> list[str]:

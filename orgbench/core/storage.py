@@ -145,6 +145,16 @@ def os_problem(path: Path | str, exc: OSError, doing: str = "cannot be read", *,
     return InputError(f"{where}: {reasons.get(exc.errno or 0) or f'{doing} ({exc.strerror or exc})'}")
 
 
+@contextmanager
+def written_as(path: Path) -> Iterator[None]:
+    """Turn an OSError raised while writing ``path`` into one line naming it: a full disk's failed write or close
+    names no file of its own (the CLI could only say 'output')."""
+    try:
+        yield
+    except OSError as exc:
+        raise os_problem(path, exc, "cannot be written", exact=True) from None
+
+
 def check_appendable(path: Path) -> None:
     """Refuse (InputError) ``path`` if it exists and is not a regular file: opening a FIFO to append to it blocks
     until something reads it, and a folder, device or symbolic link loop fails deep inside a run. Absent passes."""
@@ -436,6 +446,11 @@ def staged_directory(final: Path, *, overwrite: bool = True) -> Iterator[Path]:
             shutil.rmtree(backup)
         else:
             os.replace(tmp, final)
+    except InputError as exc:           # a file that could not be written: named as it would be in ``final``
+        shutil.rmtree(tmp, ignore_errors=True)
+        if str(tmp) not in exc.message:
+            raise
+        raise InputError(exc.message.replace(str(tmp), str(final))) from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

@@ -6,6 +6,7 @@ already done lost), never waited on. The fixtures are the CLI tests' small world
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import subprocess
@@ -145,3 +146,21 @@ def test_a_run_whose_traces_were_cut_between_lines_is_refused_not_scored_without
                 "tool)",))
     assert not (tmp_path / "s").exists()
 
+
+@pytest.mark.parametrize("fmt, name", [("jira", "issues.json"), ("parquet", "events.parquet")])
+def test_a_disk_filling_up_while_an_export_writes_names_the_file_as_it_would_be_in_out(fx, tmp_path, monkeypatch,
+                                                                                       fmt, name):
+    """A full disk fails a write or close with no file name of its own (pyarrow's too): the line must still name it."""
+    pytest.importorskip("pyarrow")
+    import pyarrow.parquet
+
+    def full():
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    real_bytes, real_table = Path.write_bytes, pyarrow.parquet.write_table
+    monkeypatch.setattr(Path, "write_bytes", lambda self, data: full() if self.name == name else real_bytes(self, data))
+    monkeypatch.setattr(pyarrow.parquet, "write_table", lambda table, where, **kw: full() if Path(where).name == name
+                        else real_table(table, where, **kw))
+    fails("export", fx["world"], "--format", fmt, "--out", tmp_path / "x",
+          says=(f"{tmp_path / 'x' / name}: cannot be written: no space left on the device",))
+    assert not [p for p in tmp_path.iterdir() if not p.name.endswith(".lock")]
