@@ -70,8 +70,9 @@ class Journal:
             if not lines or lines[0].value != json.loads(self._header_line()):
                 if self.restart_on_other_header or not lines:
                     return Recovered(dirty=True)
-                raise InputError(f"{self.path}: written by another run (its first line differs from this run's "
-                                 "settings); resume with the same suite and settings or choose a new output")
+                raise InputError(f"{self.path}: written by another run ({len(lines) - 1} finished; its first line "
+                                 "differs from this run's settings); resume with the same suite and settings, choose "
+                                 "a new output, or start afresh with --overwrite")
             lines = lines[1:]
         for line in lines:
             key = self.key(line.value, line.number)

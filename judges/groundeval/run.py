@@ -94,13 +94,14 @@ def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: b
               budget: int = DEFAULT_BUDGET, base_url: str | None = None, concurrency: int = 8, max_turns: int = 12,
               corpus: Corpus | None = None, world=None, progress: Callable[[int, int], None] | None = None,
               limit: int | None = None, endpoint: EndpointConfig | None = None,
-              cache_path: Path | None = None) -> dict[str, Any]:
+              cache_path: Path | None = None, overwrite: bool = False) -> dict[str, Any]:
     """Answer every contract of ``suite`` (the first ``limit``) with agent ``spec`` in ``mode``; write ``out``.
 
     ``spec`` is a built-in agent's name, or ``KIND:MODEL`` for a model agent made by the backend registry
     (``openai:``, ``local:`` or a plugin's kind) reached through ``endpoint`` (default:
     ``agent_endpoint(base_url, concurrency)``), its turns kept in the response cache ``cache_path`` if given.
     ``corpus`` and ``world`` may be passed in when several runs share one suite (they must be the suite's own).
+    A model agent's journal left by a run of other settings is refused, or with ``overwrite`` started afresh.
     """
     if mode not in MODES:
         raise InputError(f"--mode: expected tool or context, got {mode!r}")
@@ -116,7 +117,7 @@ def run_agent(suite: Path, spec: str, mode: str, out: Path, *, record_latency: b
         endpoint = endpoint or agent_endpoint(base_url, concurrency)
         header = {"journal": 1, "suite_contracts_sha256": sha256_file(suite / "contracts.jsonl"), "agent": spec,
                   "mode": mode, "budget": budget, "max_turns": max_turns}
-        journal = _journal(Path(out), header)
+        journal = _journal(Path(out), header, overwrite)
         done, usage, called = _answer_with_model(sessions, contracts, spec, endpoint, journal, max_turns, progress,
                                                  cache_path)
     else:
@@ -153,8 +154,9 @@ def _answer_builtin(sessions: _Sessions, contracts: list[Contract], agent_fn: Ca
     return done
 
 
-def _journal(out: Path, header: dict[str, Any]) -> Journal:
-    """The run's journal beside its output, ``.NAME.journal.jsonl``: keyed by question, another run's started afresh."""
+def _journal(out: Path, header: dict[str, Any], overwrite: bool) -> Journal:
+    """The run's journal beside its output, ``.NAME.journal.jsonl``: keyed by question; another run's is refused
+    (its answers were paid for), or with ``overwrite`` started afresh."""
     path = out.parent / f".{out.name}.journal.jsonl"
 
     def key(row: Any, number: int) -> str:
@@ -162,7 +164,7 @@ def _journal(out: Path, header: dict[str, Any]) -> Journal:
             raise FormatError(path, "not a journal row (question_id, context, answer, trace)", line=number)
         return str(row["question_id"])
 
-    return Journal(path, key, header=header, resumable=lambda row: "turns" in row, restart_on_other_header=True)
+    return Journal(path, key, header=header, resumable=lambda row: "turns" in row, restart_on_other_header=overwrite)
 
 
 def _answer_with_model(sessions: _Sessions, contracts: list[Contract], spec: str, endpoint: EndpointConfig,

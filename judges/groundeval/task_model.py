@@ -104,8 +104,9 @@ def _context_line(context: TaskContext | None) -> dict[str, Any] | None:
                                          "used": context.used, "budget": context.budget}
 
 
-def task_journal(out: Path, header: Mapping[str, Any]) -> Journal:
-    """A task run's journal beside its output, ``.NAME.journal.jsonl``: keyed by question, another run's restarted."""
+def task_journal(out: Path, header: Mapping[str, Any], overwrite: bool = False) -> Journal:
+    """A task run's journal beside its output, ``.NAME.journal.jsonl``: keyed by question; another run's is refused,
+    or with ``overwrite`` restarted."""
     path = Path(out).parent / f".{Path(out).name}.journal.jsonl"
 
     def key(row: Any, number: int) -> str:
@@ -113,4 +114,4 @@ def task_journal(out: Path, header: Mapping[str, Any]) -> Journal:
             raise FormatError(path, "not a task journal row (question_id, line, context, turns)", line=number)
         return str(row["question_id"])
 
-    return Journal(path, key, header=dict(header), restart_on_other_header=True)
+    return Journal(path, key, header=dict(header), restart_on_other_header=overwrite)

@@ -169,7 +169,7 @@ def _agent_answer(kind: str, contract: Mapping[str, Any], truth: Mapping[str, An
 def run_task_agent(suite: Path, spec: str, out: Path, mode: str = "tool", budget: int = DEFAULT_BUDGET, *,
                    base_url: str | None = None, max_turns: int = 12, concurrency: int = 8, limit: int | None = None,
                    cache_path: Path | None = None, endpoint: Any = None,
-                   progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+                   progress: Callable[[int, int], None] | None = None, overwrite: bool = False) -> dict[str, Any]:
     """Answer every task contract (the first ``limit``) with agent ``spec`` in tool or context mode: a built-in task
     agent, a model (``KIND:MODEL``, judges.groundeval.task_model: journaled beside ``out`` and resumed from it,
     ``concurrency`` contracts at a time, turns through the response cache ``cache_path`` if given) or a plugin agent
@@ -201,7 +201,7 @@ def run_task_agent(suite: Path, spec: str, out: Path, mode: str = "tool", budget
         from judges.groundeval.task_model import model_lines, task_journal
 
         journal = task_journal(Path(out), {"journal": 1, "suite_contracts_sha256": digest, "agent": spec,
-                                           "mode": mode, "budget": budget, "max_turns": max_turns})
+                                           "mode": mode, "budget": budget, "max_turns": max_turns}, overwrite)
         done, usage, called = model_lines(spec, prepared, line, journal, max_turns=max_turns, cache_path=cache_path,
                                           endpoint=endpoint or agent_endpoint(base_url, concurrency),
                                           progress=progress)

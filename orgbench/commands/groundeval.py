@@ -126,10 +126,11 @@ def run_agent_command(suite: Path, spec: str, mode: str, out: Path, base_url: st
     with Bar(f"{spec} answering") as progress:
         if tasks:
             info = run_task_agent(suite, spec, out, mode, budget, endpoint=endpoint, max_turns=max_turns,
-                                  progress=progress, limit=limit, cache_path=cache)
+                                  progress=progress, limit=limit, cache_path=cache, overwrite=overwrite)
         else:
             info = run_agent(suite, spec, mode, out, record_latency=latency, budget=budget, endpoint=endpoint,
-                             max_turns=max_turns, progress=progress, limit=limit, cache_path=cache)
+                             max_turns=max_turns, progress=progress, limit=limit, cache_path=cache,
+                             overwrite=overwrite)
     click.echo(f"{out}: {info['questions']} answers from {spec} ({'task contracts, ' if tasks else ''}{mode} mode), "
                f"{time.perf_counter() - started:.1f} s")
     if "usage" in info:

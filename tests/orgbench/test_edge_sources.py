@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from orgbench.core.storage import write_manifest
-from tests.orgbench.clitools import copy, fails, ok, rows, tree
+from tests.orgbench.clitools import copy, fails, ok, rows, run, tree
 
 ROOT = Path(__file__).resolve().parents[2]
 PACK = ROOT / "simulator" / "packs" / "fintech.toml"
@@ -164,3 +164,27 @@ def test_a_disk_filling_up_while_an_export_writes_names_the_file_as_it_would_be_
     fails("export", fx["world"], "--format", fmt, "--out", tmp_path / "x",
           says=(f"{tmp_path / 'x' / name}: cannot be written: no space left on the device",))
     assert not [p for p in tmp_path.iterdir() if not p.name.endswith(".lock")]
+
+
+def test_a_killed_model_run_resumed_with_other_settings_keeps_its_journal(fx, tmp_path):
+    """The journal beside a killed run holds answers a model was paid for: another setting refuses, not restarts."""
+    from tests.judges.groundeval.ge_tool_server import ToolChatServer
+
+    out = tmp_path / "run"
+    journal = tmp_path / ".run.journal.jsonl"
+
+    def run_agent(url: str, *more) -> list[str]:
+        return ["run-agent", "--suite", fx["ge"], "--agent", "openai:scripted", "--mode", "context", "--out", out,
+                "--base-url", url, "--concurrency", 1, *more]
+
+    with ToolChatServer(refuse_after=5) as server:
+        assert run(*run_agent(server.base_url)).exit_code == 2          # the key refused after 5 answers
+    kept = journal.read_bytes()
+    assert len(kept.splitlines()) == 1 + 5 and not out.exists()
+    with ToolChatServer() as server:
+        fails(*run_agent(server.base_url, "--budget", 9000),
+              says=(f"{journal}: written by another run (5 finished; its first line differs from this run's settings)",
+                    "start afresh with --overwrite"))
+        assert journal.read_bytes() == kept and not server.requests and not out.exists()
+        ok(*run_agent(server.base_url, "--budget", 9000, "--overwrite"))
+    assert not journal.exists() and len((out / "answers.jsonl").read_text().splitlines()) == len(server.requests)
