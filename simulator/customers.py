@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Sequence
 
-from faker import Faker
+from simulator.names import Names
 
 CONTRACT_LEVELS = ("basic", "next_business_day", "four_hour")
 
@@ -78,7 +78,7 @@ def new_asset(asset_id: str, rng: random.Random, bought: date, models: Sequence[
 
 
 def generate_accounts(count: int, contacts: int, assets: int, strategic_share: float, start: date,
-                      sales_reps: list[str], rng: random.Random, faker: Faker,
+                      sales_reps: list[str], rng: random.Random, faker: Names,
                       models: Sequence[tuple[str, str]]) -> list[Account]:
     """``count`` customer accounts with contacts, assets (of the pack's ``models``) and licence keys."""
     accounts: list[Account] = []

@@ -14,11 +14,10 @@ from dataclasses import replace
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from faker import Faker
-
 from simulator.calendar import BusinessCalendar
 from simulator.config import SimConfig
 from simulator.model import Actor
+from simulator.names import Names
 from simulator.policy import AccessPolicy, Grant, Membership, PrivateSpace, RoleAssignment
 
 #: Team → (member role, manager role).
@@ -64,7 +63,7 @@ def _split(total: int, shares: dict[str, int]) -> dict[str, int]:
 class Org:
     """People, teams and the access-relevant history of the organisation."""
 
-    def __init__(self, config: SimConfig, calendar: BusinessCalendar, rng: random.Random, faker: Faker) -> None:
+    def __init__(self, config: SimConfig, calendar: BusinessCalendar, rng: random.Random, faker: Names) -> None:
         self.config = config
         self.calendar = calendar
         self.rng = rng
@@ -108,7 +107,7 @@ class Org:
 
     # -- generation ---------------------------------------------------------------
     @classmethod
-    def generate(cls, config: SimConfig, calendar: BusinessCalendar, rng: random.Random, faker: Faker) -> "Org":
+    def generate(cls, config: SimConfig, calendar: BusinessCalendar, rng: random.Random, faker: Names) -> "Org":
         """The people employed when the run starts."""
         org = cls(config, calendar, rng, faker)
         counts = _split(config.people, config.team_shares)

@@ -14,8 +14,6 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import simpy
-from faker import Faker
-
 from simulator.artifacts import render_all, speaking
 from simulator.prose import Speaker
 from simulator.calendar import DAY, BusinessCalendar
@@ -27,6 +25,7 @@ from simulator.customers import generate_accounts
 from simulator import graph as graph_weights
 from simulator.graph import CollaborationGraph
 from simulator.ledger import Draft, Ledger
+from simulator.names import Names
 from simulator.messaging import CHANNELS
 from simulator.offices import OFFICES, office_calendars, pick_office, plan_leave
 from simulator.model import SUBSYSTEMS
@@ -45,22 +44,11 @@ from simulator.world import FORMAT_VERSION, World, build_world
 Progress = Callable[[int, int], None]
 
 
-#: The faker providers the world's names come from (``first_name``, ``last_name``, ``company``): loading all of
-#: them costs more CPU than drawing every name of a world, and none of the others draws from the seeded RNG.
-FAKER_PROVIDERS = ("faker.providers.person", "faker.providers.company")
-
-
-def _faker(seed: int) -> Faker:
-    faker = Faker("en_US", providers=list(FAKER_PROVIDERS))
-    faker.seed_instance(seed)
-    return faker
-
-
 def _context(config: SimConfig) -> SimContext:
     env = simpy.Environment()
     calendar = BusinessCalendar(config.start, config.days, config.calendar)
     ledger = Ledger(env, calendar, stream(config.seed, "wording"))
-    org = Org.generate(config, calendar, stream(config.seed, "org"), _faker(config.seed))
+    org = Org.generate(config, calendar, stream(config.seed, "org"), Names(config.seed))
     graph = CollaborationGraph(config.graph.daily_decay, config.graph.interaction_weight)
     for actor_id, person in org.people.items():
         graph.add_person(actor_id, name=person.name, team=person.team)

@@ -6,19 +6,17 @@ from __future__ import annotations
 import random
 from datetime import timedelta
 
-from faker import Faker
-
 from simulator.calendar import BusinessCalendar
 from simulator.config import load_config
 from simulator.model import Actor
+from simulator.names import Names
 from simulator.org import TEAM_ROLES, Org
 
 
 def _org() -> Org:
     config = load_config(people=30, days=10)
-    faker = Faker("en_US")
-    faker.seed_instance(7)
-    return Org.generate(config, BusinessCalendar(config.start, config.days, config.calendar), random.Random(7), faker)
+    return Org.generate(config, BusinessCalendar(config.start, config.days, config.calendar), random.Random(7),
+                        Names(7))
 
 
 def test_staffing_changes_replace_the_record_and_close_the_role_history():
