@@ -137,7 +137,7 @@ def environment() -> jinja2.Environment:
             loader=jinja2.PackageLoader("simulator", "templates"),
             bytecode_cache=_bytecode_cache(),
             autoescape=False, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=False,
-            undefined=jinja2.ChainableUndefined, extensions=["jinja2.ext.do"],
+            undefined=jinja2.ChainableUndefined,
         )
         env.globals.update(say=_say, label=label, name=_person, order=FACT_ORDER, phrases=_phrases, reports=_reports,
                            keys_of=fact_keys, actor_facts=ACTOR_FACTS, words=dict(DEFAULT_WORDS))
