@@ -15,11 +15,12 @@ import heapq
 import math
 import random
 from itertools import count
-from typing import Any, Collection, Iterable, Mapping
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any, Collection, Iterable, Mapping
 
 from simulator.calendar import DAY
+
+if TYPE_CHECKING:  # networkx costs a quarter of a second to import; the graph is built without it
+    import networkx as nx
 
 MIN_WEIGHT = 1e-9
 #: Ties at least this strong (one direct interaction, not yet decayed) are "working ties", searched first.
@@ -183,32 +184,40 @@ class CollaborationGraph:
                 del adjacency[other][node]
         return []
 
-    def to_networkx(self, minute: float) -> nx.Graph:
-        """The graph at ``minute``: edge ``weight`` (tie strength), ``distance`` = 1/weight, ``interactions``."""
-        day = minute // DAY
-        graph = nx.Graph()
-        for node in sorted(self.nodes):
-            graph.add_node(node, **{k: self.nodes[node][k] for k in sorted(self.nodes[node])})
-        for a in sorted(self._adj):
-            for b in sorted(self._adj[a]):
-                if a < b:
-                    edge = self._adj[a][b]
-                    weight = max(self._weight(edge, day), MIN_WEIGHT)
-                    graph.add_edge(a, b, weight=round(weight, 6), distance=round(1.0 / weight, 6),
-                                   interactions=int(edge[2]))
-        return graph
-
     def node_link(self, minute: float, seed: int) -> dict[str, Any]:
-        """node-link data with strength and betweenness (distance = 1/weight) on every node."""
-        graph = self.to_networkx(minute)
-        n = graph.number_of_nodes()
-        sample = None if n <= BETWEENNESS_SOURCES else BETWEENNESS_SOURCES
-        betweenness = betweenness_centrality(graph, sample, seed)
-        for node in graph.nodes:
-            graph.nodes[node]["strength"] = round(sum(d["weight"] for _, _, d in graph.edges(node, data=True)), 6)
-            graph.nodes[node]["betweenness"] = round(betweenness[node], 6)
-        data: Mapping[str, Any] = nx.node_link_data(graph, edges="links")
-        return dict(data)
+        """The graph at ``minute`` as networkx node-link data (``nx.node_link_data(graph, edges="links")`` of the
+        graph whose edges have ``weight`` (tie strength), ``distance`` = 1/weight and ``interactions``), with
+        ``strength`` and ``betweenness`` (over distance) on every node.
+
+        Built from the adjacency directly, in networkx's order (nodes sorted, each edge once from its lesser
+        end, neighbours sorted), so the data and every float are what the networkx graph gives.
+        """
+        day = minute // DAY
+        nodes = sorted(self.nodes)
+        links: list[dict[str, Any]] = []
+        neighbours: dict[str, list[tuple[str, float]]] = {v: [] for v in nodes}
+        strengths: dict[str, list[float]] = {v: [] for v in nodes}
+        for a in nodes:
+            near = self._adj.get(a, {})
+            for b in sorted(near):
+                if a < b:
+                    edge = near[b]
+                    weight = max(self._weight(edge, day), MIN_WEIGHT)
+                    rounded, distance = round(weight, 6), round(1.0 / weight, 6)
+                    links.append({"weight": rounded, "distance": distance, "interactions": int(edge[2]),
+                                  "source": a, "target": b})
+                    neighbours[a].append((b, distance))
+                    neighbours[b].append((a, distance))
+                    strengths[a].append(rounded)
+                    strengths[b].append(rounded)
+        sample = None if len(nodes) <= BETWEENNESS_SOURCES else BETWEENNESS_SOURCES
+        betweenness = _betweenness(nodes, neighbours, sample, seed)
+        # each node's edges in networkx's adjacency order: its neighbours sorted, the lesser ones added first
+        return {"directed": False, "multigraph": False, "graph": {},
+                "nodes": [{**{k: self.nodes[v][k] for k in sorted(self.nodes[v])},
+                           "strength": round(sum(strengths[v]), 6), "betweenness": round(betweenness[v], 6),
+                           "id": v} for v in nodes],
+                "links": links}
 
 
 def betweenness_centrality(graph: nx.Graph, k: int | None, seed: int) -> dict[str, float]:
@@ -220,63 +229,80 @@ def betweenness_centrality(graph: nx.Graph, k: int | None, seed: int) -> dict[st
     """
     nodes = list(graph)
     neighbours = {v: [(w, data.get("distance", 1)) for w, data in graph[v].items()] for v in nodes}
-    if k == len(nodes):
+    return _betweenness(nodes, neighbours, k, seed)
+
+
+def _betweenness(nodes: list[str], neighbours: Mapping[str, list[tuple[str, float]]], k: int | None,
+                 seed: int) -> dict[str, float]:
+    """``betweenness_centrality`` of the graph with these nodes (in the graph's order) and adjacency lists.
+
+    Nodes are numbered in order, so the search keeps its state in lists, not dicts keyed by name.
+    """
+    n = len(nodes)
+    number = {v: i for i, v in enumerate(nodes)}
+    adjacency = [[(number[w], length) for w, length in neighbours[v]] for v in nodes]
+    if k == n:
         k = None
     sources = nodes if k is None else random.Random(seed).sample(nodes, k)
-    betweenness = dict.fromkeys(nodes, 0.0)
+    betweenness = [0.0] * n
     for source in sources:
-        order, preds, sigma = _shortest_paths(neighbours, nodes, source)
-        delta = dict.fromkeys(order, 0)
+        s = number[source]
+        order, preds, sigma = _shortest_paths(adjacency, n, s)
+        delta: list[float] = [0] * n  # type: ignore[list-item]  # ints until added to, as networkx's are
         while order:
             w = order.pop()
             coeff = (1 + delta[w]) / sigma[w]
             for v in preds[w]:
                 delta[v] += sigma[v] * coeff
-            if w != source:
+            if w != s:
                 betweenness[w] += delta[w]
-    pairs = len(nodes) - 1  # endpoints excluded
+    scores = dict(zip(nodes, betweenness))
+    pairs = n - 1  # endpoints excluded
     if pairs < 2:
-        return betweenness
+        return scores
     if k is None:
         scale = 1 / (pairs * (pairs - 1))
         if scale != 1:
-            for v in betweenness:
-                betweenness[v] *= scale
-        return betweenness
+            for v in scores:
+                scores[v] *= scale
+        return scores
     scale_source = 1 / ((k - 1) * (pairs - 1)) if k > 1 else math.nan
     scale_other = 1 / (k * (pairs - 1))
     sampled = set(sources)
-    for v in betweenness:
-        betweenness[v] *= scale_source if v in sampled else scale_other
-    return betweenness
+    for v in scores:
+        scores[v] *= scale_source if v in sampled else scale_other
+    return scores
 
 
-def _shortest_paths(neighbours: dict[str, list[tuple[str, float]]], nodes: list[str], source: str):
+def _shortest_paths(adjacency: list[list[tuple[int, float]]], n: int, source: int
+                    ) -> tuple[list[int], list[list[int]], list[float]]:
     """Dijkstra from ``source``: nodes in visiting order, their shortest-path predecessors and path counts."""
-    order: list[str] = []
-    preds: dict[str, list[str]] = {v: [] for v in nodes}
-    sigma = dict.fromkeys(nodes, 0.0)
-    done: dict[str, float] = {}
+    order: list[int] = []
+    preds: list[list[int]] = [[] for _ in range(n)]
+    sigma = [0.0] * n
+    done = [False] * n
     sigma[source] = 1.0
-    seen: dict[str, float] = {source: 0}
+    seen: list[float | None] = [None] * n
+    seen[source] = 0
     tick = count()
     heap: list = [(0, next(tick), source, source)]
     push, pop = heapq.heappush, heapq.heappop
     while heap:
         dist, _, pred, v = pop(heap)
-        if v in done:
+        if done[v]:
             continue
         sigma[v] += sigma[pred]
         order.append(v)
-        done[v] = dist
-        for w, length in neighbours[v]:
+        done[v] = True
+        for w, length in adjacency[v]:
             vw_dist = dist + length
-            if w not in done and (w not in seen or vw_dist < seen[w]):
+            known = seen[w]
+            if not done[w] and (known is None or vw_dist < known):
                 seen[w] = vw_dist
                 push(heap, (vw_dist, next(tick), v, w))
                 sigma[w] = 0.0
                 preds[w] = [v]
-            elif vw_dist == seen[w]:
+            elif vw_dist == known:
                 sigma[w] += sigma[v]
                 preds[w].append(v)
     return order, preds, sigma
