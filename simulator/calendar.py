@@ -18,6 +18,8 @@ from simulator.config import WEEKDAYS, CalendarConfig
 DAY = 1440.0
 #: One second, in minutes: the resolution at which moments are stamped.
 SECOND = 1.0 / 60.0
+#: A microsecond, in minutes: how far from midnight a minute must be for its date to be its day's.
+NEAR_MIDNIGHT = 1e-6 / 60.0
 
 
 class BusinessCalendar:
@@ -34,10 +36,9 @@ class BusinessCalendar:
         workdays = {WEEKDAYS.index(d) for d in config.workdays}
         # A generous horizon so processes can look past the end of the run.
         horizon = days + 400
-        self._working = [
-            (start + timedelta(days=i)).weekday() in workdays and (start + timedelta(days=i)) not in holidays
-            for i in range(horizon)
-        ]
+        #: The date of each day index, and whether it is a working day.
+        self._dates = [start + timedelta(days=i) for i in range(horizon)]
+        self._working = [d.weekday() in workdays and d not in holidays for d in self._dates]
         self._next_working = [0] * horizon
         following = horizon + 7
         for i in range(horizon - 1, -1, -1):
@@ -56,6 +57,10 @@ class BusinessCalendar:
 
     def date_of(self, minute: float) -> date:
         """The calendar date of a simulation minute."""
+        day = int(minute // DAY)
+        # a minute further than a microsecond from midnight is on its day's date (timedelta rounds to microseconds)
+        if 0 <= day < len(self._dates) and NEAR_MIDNIGHT < minute - day * DAY < DAY - NEAR_MIDNIGHT:
+            return self._dates[day]
         return (self.start + timedelta(minutes=minute)).date()
 
     def is_working_day(self, day: int) -> bool:

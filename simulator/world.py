@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from operator import attrgetter
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
@@ -50,10 +51,17 @@ class World:
 
     def __post_init__(self) -> None:
         versions: dict[str, list[ArtifactVersion]] = {}
+        get = versions.get
         for version in self.artifacts:
-            versions.setdefault(version.artifact_id, []).append(version)
+            history = get(version.artifact_id)
+            if history is None:
+                versions[version.artifact_id] = [version]
+            else:
+                history.append(version)
+        by_number = attrgetter("version")
         for history in versions.values():
-            history.sort(key=lambda v: v.version)
+            if len(history) > 1:
+                history.sort(key=by_number)
         object.__setattr__(self, "_versions", versions)
 
     @property
