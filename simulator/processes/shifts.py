@@ -32,20 +32,9 @@ def _boundaries(ctx: SimContext) -> list[float]:
     return found
 
 
-def _segment_end(ctx: SimContext, now: float) -> float:
-    """The next moment after ``now`` at which who is at work may change."""
-    day = int(now // DAY)
-    bounds = _boundaries(ctx)
-    return day * DAY + bounds[bisect_right(bounds, now - day * DAY + EPSILON)]
-
-
-def at_work_now(ctx: SimContext, key: str, people: list[str], end: float | None = None) -> list[str]:
-    """The members of ``people`` at work now (their office open, not on leave), cached until the next boundary.
-
-    ``end``: the current segment's end, if the caller has it already.
-    """
-    if end is None:
-        end = _segment_end(ctx, ctx.now)
+def at_work_now(ctx: SimContext, key: str, people: list[str], end: float) -> list[str]:
+    """The members of ``people`` at work now (their office open, not on leave), cached until the segment's
+    ``end`` (the next moment at which who is at work may change)."""
     cached = ctx.shared.get(("at-work", key))
     if cached is not None and cached[0] == end and cached[1] is people:
         return cached[2]
@@ -103,18 +92,25 @@ def next_at_work(ctx: SimContext, key: str, group: Callable[[], list[str]], per_
     """
     open_length = ctx.calendar.open_length
     end_of_run = ctx.calendar.end_minute
+    env, until, expovariate = ctx.env, ctx.until, rng.expovariate
+    bounds = _boundaries(ctx)
+    # ``at_work_now`` of the last look, kept here too: the same (segment end, group list) gives the same answer
+    seen_end, seen_people, working = -1.0, None, []
     while True:
-        now = ctx.now
+        now = env.now
         people = group()
-        boundary = _segment_end(ctx, now)
-        working = at_work_now(ctx, key, people, boundary) if people else []
+        day = int(now // DAY)  # the segment's end: the next boundary after now
+        boundary = day * DAY + bounds[bisect_right(bounds, now - day * DAY + EPSILON)]
+        if boundary != seen_end or people is not seen_people:
+            working = at_work_now(ctx, key, people, boundary) if people else []
+            seen_end, seen_people = boundary, people
         if not working or per_day <= 0:
-            yield ctx.until(boundary)
+            yield until(boundary)
             continue
-        gap = rng.expovariate(per_day * len(working) / len(people) / open_length)
+        gap = expovariate(per_day * len(working) / len(people) / open_length)
         if now + gap < boundary:
-            yield ctx.until(now + gap)
+            yield until(now + gap)
             return working
         if boundary > end_of_run:
-            yield ctx.until(end_of_run + 1.0)
-        yield ctx.until(boundary)
+            yield until(end_of_run + 1.0)
+        yield until(boundary)
