@@ -248,7 +248,7 @@ def _betweenness(nodes: list[str], neighbours: Mapping[str, list[tuple[str, floa
     for source in sources:
         s = number[source]
         order, preds, sigma = _shortest_paths(adjacency, n, s)
-        delta: list[float] = [0] * n  # type: ignore[list-item]  # ints until added to, as networkx's are
+        delta = [0.0] * n  # networkx starts from int 0: the sums are the same floats
         while order:
             w = order.pop()
             coeff = (1 + delta[w]) / sigma[w]
