@@ -32,7 +32,7 @@ from benchmark_builders.groundeval.domain_config import (
     ROLE_KEYS, TOP_KEYS, KeyCheck, Warn, check_rules, read_rules, read_settings,
 )
 from orgbench.core.clock import UTC, format_ts, parse_ts
-from orgbench.core.errors import InputError
+from orgbench.core.errors import FormatError, InputError
 from simulator.model import Acl, Actor, ArtifactVersion, EntityRef, Event
 from simulator.policy import AccessPolicy, RoleAssignment
 from orgbench.core.jsonl import read_jsonl
@@ -55,9 +55,25 @@ def _ts(value: Any, where: str) -> datetime:
 def _load_yaml(path: Path) -> dict[str, Any]:
     import yaml
 
+    class Unique(yaml.SafeLoader):
+        """``safe_load``, refusing a key given twice in one mapping (PyYAML keeps the last without a word)."""
+
+    def mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+        first: dict[tuple[str, str], int] = {}
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+                continue
+            key, line = (key_node.tag, key_node.value), key_node.start_mark.line + 1
+            if key in first:
+                raise FormatError(path, f"key {key[1]!r} given twice (first at line {first[key]}); YAML would keep "
+                                        "only the last", line=line)
+            first[key] = line
+        return loader.construct_mapping(node)
+
+    Unique.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
     text = read_text(path, "YAML file")
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=Unique)      # a SafeLoader
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""

@@ -188,3 +188,16 @@ def test_a_killed_model_run_resumed_with_other_settings_keeps_its_journal(fx, tm
         assert journal.read_bytes() == kept and not server.requests and not out.exists()
         ok(*run_agent(server.base_url, "--budget", 9000, "--overwrite"))
     assert not journal.exists() and len((out / "answers.jsonl").read_text().splitlines()) == len(server.requests)
+
+
+def test_a_domain_config_giving_a_key_twice_is_refused_not_read_as_its_last(domain, tmp_path):
+    copied = copy(domain, tmp_path)
+    (copied / "MANIFEST.json").unlink()                                   # a domain of one's own, edited by hand
+    config = (copied / "config.yaml").read_text()
+    lines = config.splitlines()
+    at = next(n for n, line in enumerate(lines, 1) if line.startswith("  P-0001: "))
+    (copied / "config.yaml").write_text(config.replace(lines[at - 1] + "\n", f"{lines[at - 1]}\n  P-0001: sre\n", 1))
+    fails("build", "groundeval", "--domain", copied, "--out", tmp_path / "suite",
+          says=(f"{copied / 'config.yaml'}:{at + 1}: key 'P-0001' given twice (first at line {at}); YAML would keep "
+                "only the last",))
+    assert not (tmp_path / "suite").exists()
