@@ -18,11 +18,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Mapping
 
+from orgbench.core.errors import InputError
+
 if TYPE_CHECKING:
     import jinja2
 
-from judges.backends.base import GenerationParams, JudgeRequest, Message
-from orgbench.core.errors import InputError
+    from judges.backends.base import JudgeRequest
 
 PROMPTS = Path(__file__).with_name("prompts")
 THREE_WAY = ("supported", "contradicted", "unverifiable")
@@ -155,6 +156,8 @@ def check_item(item: Mapping[str, str]) -> None:
 def render(cond: Condition, item: Mapping[str, str], seed: int, *, temperature: float = 0.0,
            max_tokens: int | None = None) -> JudgeRequest:
     """The request a judge receives for ``item`` under ``cond`` with judge seed ``seed``."""
+    from judges.backends.base import GenerationParams, JudgeRequest, Message    # here: listing conditions needs none
+
     check_item(item)
     return JudgeRequest(
         messages=(Message("system", system_prompt(cond)), Message("user", user_prompt(cond, item))),

@@ -10,14 +10,16 @@ truth; they see only what a request carries.
 defaults that do nothing (a backend that calls a model overrides them).
 ``AgentBackend`` needs ``name`` and ``turn`` (one assistant turn of a
 function-calling conversation). A class may be both (``openai:``, ``local:``).
+A registry's factory makes one from a ``BackendSpec`` (the spec, its ``EndpointConfig`` and the user's options).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from abc import ABC, abstractmethod
+from pathlib import Path
 from typing import Any, Mapping, Sequence
-from orgbench.core.errors import OrgbenchError
+from orgbench.core.errors import InputError, OrgbenchError
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,12 +93,69 @@ class JudgeResponse:
     model: str = ""
 
 
+@dataclass(frozen=True)
+class EndpointConfig:
+    """How to reach a model: base URL, the variable holding the key, timeout, retries, concurrency, extra parameters."""
+
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    timeout: float = 60.0
+    max_retries: int = 5
+    concurrency: int = 64
+    backoff_base: float = 0.5
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class BackendSpec:
+    """Everything a factory needs: the spec and its parts, the endpoint, the user's options and the role."""
+
+    spec: str
+    kind: str
+    arg: str
+    endpoint: EndpointConfig = field(default_factory=EndpointConfig)
+    options: GenerationParams = field(default_factory=GenerationParams)
+    role: str = "judge"
+    structured: str | None = None
+    slots: int = 1
+    replay_path: Path | None = None
+
+    @property
+    def where(self) -> str:
+        """How an error names this spec: ``judge spec 'X'`` or ``--agent 'X'``."""
+        return f"--agent {self.spec!r}" if self.role == "agent" else f"judge spec {self.spec!r}"
+
+    def model(self, example: str) -> str:
+        """The spec's argument; InputError naming the spec when it names no model."""
+        if not self.arg:
+            raise InputError(f"{self.where}: name the model, e.g. {example}")
+        return self.arg
+
+
 class BackendError(OrgbenchError):
     """A request that failed for good (after the backend's own retries)."""
 
     def __init__(self, message: str, *, retryable: bool = False) -> None:
         super().__init__(message)
         self.retryable = retryable
+
+
+class FatalBackendError(BackendError):
+    """A failure that no other request can escape either: bad key, unreachable endpoint, wrong URL."""
+
+
+def apply_generation_options(request: JudgeRequest, options: GenerationParams) -> JudgeRequest:
+    """The request with the user's options applied: their temperature, max_tokens (if set) and extra win; seed is kept."""
+    params = request.params
+    merged = GenerationParams(
+        temperature=options.temperature,
+        max_tokens=options.max_tokens if options.max_tokens is not None else params.max_tokens,
+        seed=params.seed,
+        extra={**dict(params.extra), **dict(options.extra)},
+    )
+    if merged == params:
+        return request
+    return replace(request, params=merged)
 
 
 class _Backend(ABC):

@@ -450,7 +450,7 @@ BACKEND = Backend(kind="builtin", roles=("judge",), builtin=True, studies=("carg
 
 
 def make(wanted) -> BuiltinJudge:
-    """The registry's factory for ``builtin:NAME`` (a ``judges.backends.registry.BackendSpec``)."""
+    """The registry's factory for ``builtin:NAME`` (a ``judges.backends.base.BackendSpec``)."""
     from orgbench.core.errors import InputError
 
     try:

@@ -381,7 +381,7 @@ BACKEND = Backend(kind="openai", roles=("judge", "agent"), base_url=True, usage=
 
 
 def make(wanted: Any) -> OpenAICompatBackend:
-    """The registry's factory for ``openai:MODEL`` (a ``judges.backends.registry.BackendSpec``)."""
+    """The registry's factory for ``openai:MODEL`` (a ``judges.backends.base.BackendSpec``)."""
     endpoint = wanted.endpoint
     return OpenAICompatBackend(
         wanted.model("openai:gpt-4o-mini"), base_url=endpoint.base_url, api_key_env=endpoint.api_key_env,

@@ -32,14 +32,17 @@ A factory takes one ``BackendSpec`` (the spec, its kind and argument, the
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
-from judges.backends.base import AgentBackend, GenerationParams, JudgeBackend
 from orgbench.core.errors import InputError
 from orgbench.core.registry import Registry, declared, declared_keys, load_attr
+
+if TYPE_CHECKING:       # the seams are imported where a backend is made: ``orgbench list`` reads records only
+    from judges.backends.base import BackendSpec, EndpointConfig
 
 ENTRY_POINT_GROUP = "orgbench.backends"
 
@@ -48,8 +51,8 @@ DECLARATION = "BACKEND"
 #: Where orgbench's own backends are: every module of this package may declare one ("pkg.*": all its modules).
 BACKEND_MODULES = "judges.backends.*"
 
-#: What each role's backend must be.
-ROLES: dict[str, type] = {"judge": JudgeBackend, "agent": AgentBackend}
+#: The roles a backend's specs can take; a judge is a ``JudgeBackend``, an agent an ``AgentBackend``.
+ROLES = ("judge", "agent")
 
 
 @dataclass(frozen=True)
@@ -100,45 +103,6 @@ class Backend:
     def serves(self, study: str, role: str) -> bool:
         """Whether its specs can be ``role`` in ``study``."""
         return role in self.roles and (self.studies is None or study in self.studies)
-
-
-@dataclass(frozen=True)
-class EndpointConfig:
-    """How to reach a model: base URL, the variable holding the key, timeout, retries, concurrency, extra parameters."""
-
-    base_url: str | None = None
-    api_key_env: str = "OPENAI_API_KEY"
-    timeout: float = 60.0
-    max_retries: int = 5
-    concurrency: int = 64
-    backoff_base: float = 0.5
-    extra: Mapping[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class BackendSpec:
-    """Everything a factory needs: the spec and its parts, the endpoint, the user's options and the role."""
-
-    spec: str
-    kind: str
-    arg: str
-    endpoint: EndpointConfig = field(default_factory=EndpointConfig)
-    options: GenerationParams = field(default_factory=GenerationParams)
-    role: str = "judge"
-    structured: str | None = None
-    slots: int = 1
-    replay_path: Path | None = None
-
-    @property
-    def where(self) -> str:
-        """How an error names this spec: ``judge spec 'X'`` or ``--agent 'X'``."""
-        return f"--agent {self.spec!r}" if self.role == "agent" else f"judge spec {self.spec!r}"
-
-    def model(self, example: str) -> str:
-        """The spec's argument; InputError naming the spec when it names no model."""
-        if not self.arg:
-            raise InputError(f"{self.where}: name the model, e.g. {example}")
-        return self.arg
 
 
 def _own() -> list[Backend]:
@@ -219,8 +183,62 @@ def resolve(wanted: BackendSpec) -> Any:
         raise InputError(f"{wanted.where}: unknown kind {wanted.kind!r}; use one of "
                          f"{', '.join(k + ':…' for k in known_kinds())}")
     backend = _load(path, wanted.spec)(wanted)
-    expected = ROLES[wanted.role]
+    from judges.backends.base import AgentBackend, JudgeBackend
+
+    expected = {"judge": JudgeBackend, "agent": AgentBackend}[wanted.role]
     if not isinstance(backend, expected):
         raise InputError(f"{wanted.where}: {path} made a {type(backend).__name__}, "
                          f"not a {expected.__name__}")
     return backend
+
+
+def parse_extra(pairs: Iterable[str]) -> dict[str, Any]:
+    """``key=value`` strings (e.g. from ``--extra``) as a dict; values are JSON when they parse, else text."""
+    extra: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"--extra {pair!r}: expected key=value, e.g. reasoning_effort=high")
+        try:
+            extra[key.strip()] = json.loads(raw)
+        except ValueError:
+            extra[key.strip()] = raw
+    return extra
+
+
+def make_backend(
+    spec: str,
+    *,
+    endpoint: EndpointConfig | None = None,
+    role: str = "judge",
+    base_url: str | None = None,
+    api_key_env: str = "OPENAI_API_KEY",
+    timeout: float = 60.0,
+    max_retries: int = 5,
+    temperature: float = 0.0,
+    max_tokens: int | None = None,
+    extra: Mapping[str, Any] | None = None,
+    replay_path: str | Path | None = None,
+    concurrency: int = 64,
+    backoff_base: float = 0.5,
+    structured: str | None = None,
+    slots: int = 1,
+) -> Any:
+    """Make the backend named by ``spec`` through the registry (``resolve``).
+
+    ``endpoint`` gives how to reach a model in one record; without it one is
+    made from ``base_url`` … ``backoff_base`` and ``extra``. ``role`` is
+    ``judge`` (a JudgeBackend) or ``agent`` (an AgentBackend).
+    ``structured`` (auto | on | off; see ``judges.backends.structured``) defaults to auto for
+    ``local:`` and off for ``openai:``, whose existing runs must keep resuming with what they sent.
+    """
+    from judges.backends.base import BackendSpec, EndpointConfig, GenerationParams
+
+    if endpoint is None:
+        endpoint = EndpointConfig(base_url=base_url, api_key_env=api_key_env, timeout=timeout,
+                                  max_retries=max_retries, concurrency=concurrency, backoff_base=backoff_base,
+                                  extra=dict(extra or {}))
+    kind, _, arg = spec.partition(":")
+    options = GenerationParams(temperature=temperature, max_tokens=max_tokens, extra=dict(endpoint.extra))
+    return resolve(BackendSpec(spec, kind, arg, endpoint, options, role=role, structured=structured, slots=slots,
+                               replay_path=Path(replay_path) if replay_path else None))
