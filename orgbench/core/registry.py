@@ -64,7 +64,11 @@ def _statement(source: str, name: str) -> ast.stmt | None:
     if start < 0:
         return None
     lines = source[start:].splitlines()
-    for end in range(1, len(lines) + 1):     # the statement alone: parsing the whole module is slower
+    # the statement alone (parsing the whole module is slower): first up to the next line at the left margin that
+    # does not close a bracket, where the next statement most likely starts; else one line more at a time
+    guess = next((i for i, line in enumerate(lines[1:], 1) if line[:1] not in ("", " ", "\t", ")", "]", "}")),
+                 len(lines))
+    for end in (guess, *range(1, len(lines) + 1)):
         try:
             body = ast.parse("\n".join(lines[:end])).body
         except SyntaxError:

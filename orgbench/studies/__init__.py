@@ -3,23 +3,16 @@
 Each study module exposes ``reproduce(out_dir, options) -> None``: it builds
 what it needs as cached stages under ``options.work_dir`` and writes its
 tables and figures under ``out_dir`` (for example ``results/cargo``).
+
+The names here are imported from their modules on first use, so reading the
+studies' declarations (``descriptor``, as ``orgbench list`` does) makes no options record.
 """
 
-from __future__ import annotations
+from typing import TYPE_CHECKING
 
-from dataclasses import dataclass, field
-from pathlib import Path
+from orgbench.core.exports import lazy_exports
 
-__all__ = ["ReproduceOptions"]
-
-
-@dataclass(frozen=True)
-class ReproduceOptions:
-    """What the user asked of ``orgbench reproduce``."""
-
-    work_dir: Path = Path("build")          # cached worlds, suites and runs
-    judge: str | None = None                # None: the built-in judges and agents, offline
-    base_url: str | None = None             # for openai:MODEL judges and agents
-    seeds: tuple[int, ...] | None = None    # world seeds; None: the study's defaults
-    fresh: bool = False                     # redo every stage
-    extra: dict = field(default_factory=dict)
+if TYPE_CHECKING:
+    from orgbench.studies.options import ReproduceOptions as ReproduceOptions
+else:                   # type checkers read the imports above; at run time each is made on first use
+    __all__, __getattr__ = lazy_exports(__name__)
