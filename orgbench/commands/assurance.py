@@ -188,8 +188,9 @@ def _stage_command(step: str):
 
         check_out_dir(work, option="--work", into=True)
         if step == "dispatch":
-            from orgbench.commands.preflight import check_endpoint
+            from orgbench.commands.preflight import check_endpoint, refuse_request_options
 
+            refuse_request_options((judge,))
             check_endpoint(judge, base_url)
         cfg = PipelineConfig(source, work, Controls.parse(controls), draws=draws,
                              key=stage_key(ctx, work, step, key_file, pinned))
@@ -230,9 +231,10 @@ def contrast(ctx, source, out, judge, base_url, draws, work, limit):
     from judges.assurance.contrast import ContrastStopped
     from judges.backends import make_backend
     from orgbench.commands.options import check_out_dir
-    from orgbench.commands.preflight import check_endpoint
+    from orgbench.commands.preflight import check_endpoint, refuse_request_options
     from orgbench.report.assurance_outputs import run_contrast
 
+    refuse_request_options((judge,))
     check_out_dir(out, into=True)
     check_endpoint(judge, base_url)
     try:

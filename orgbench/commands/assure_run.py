@@ -24,8 +24,9 @@ def register(cli: click.Group) -> None:
         from judges.assurance.pipeline import Controls, PipelineConfig
         from judges.backends import make_backend
         from orgbench.commands.options import check_out_dir
-        from orgbench.commands.preflight import check_endpoint
+        from orgbench.commands.preflight import check_endpoint, refuse_request_options
 
+        refuse_request_options((judge,))
         check_out_dir(work, option="--work", into=True)
         check_endpoint(judge, base_url)
         from judges.assurance.source import ParsedSources

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from orgbench.commands.local_options import structured_mode, structured_options
-from orgbench.commands.options import check_cache_file, check_out_dir, parse_seeds, subgroup
+from orgbench.commands.options import check_cache_file, check_out_dir, parse_seeds, subgroup, typed_options
 from orgbench.outdir import bind, bound, file_digest, guard, holds, overwrite_option, removed_on_failure
 
 
@@ -36,7 +36,8 @@ def parse_sizes(text: str) -> dict[str, int]:
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Simulator TOML config for the worlds (default: the built-in one at CARGO's size).")
 @click.option("--world", "worlds", multiple=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Use this world directory instead of simulating (repeatable; --seeds is then ignored).")
+              help="Use this world directory instead of simulating (repeatable; --seeds, --config, --people and "
+                   "--days, which only shape simulated worlds, are then refused).")
 @click.option("--people", type=int, default=None, help="People per simulated world (default 30).")
 @click.option("--days", type=int, default=None, help="Days per simulated world (default 45).")
 @click.option("--sizes", default="", help="Family sizes FAMILY=COUNT,... (e.g. P2=20); orgbench's own families not "
@@ -57,6 +58,10 @@ def build_cargo(out: Path, seeds: str, config_path: Path | None, worlds: tuple[P
     from benchmark_builders.cargo.worlds import load_worlds, pack_runbooks, shortfall
     from orgbench.core.errors import InputError
 
+    option = next(iter(typed_options("seeds", "config_path", "people", "days").values()), None)
+    if option and worlds:
+        raise InputError(f"{option}: shapes only the worlds build cargo simulates, and --world gives them instead; "
+                         f"drop {option} or --world")
     config = SuiteConfig(sizes=parse_sizes(sizes), golden_per_procedure=golden_per_procedure, seed=suite_seed)
     check_out_dir(out, ("items.jsonl", "MANIFEST.json"), "a CARGO suite")
     inputs = {"sizes": config.sizes, "golden_per_procedure": golden_per_procedure, "suite_seed": suite_seed,
@@ -147,7 +152,9 @@ def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, se
     --timeout, --max-retries, --cache and --api-key-env may change between
     resumes. A builtin: judge sends no request: --base-url, --api-key-env,
     --temperature, --max-tokens, --timeout, --max-retries and --extra are
-    refused with it.
+    refused with it (and --structured and --slots), --base-url and
+    --api-key-env with local:MODEL (which starts its own server), --slots
+    with any judge but local:MODEL.
     """
     import shutil
 
@@ -155,14 +162,14 @@ def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, se
     from judges.backends import EndpointConfig, parse_extra
     from judges.cargo_run import every_request_failed, make_jobs, run_cargo_jobs
     from judges.conditions import parse_conditions
-    from orgbench.commands.preflight import check_endpoint
+    from orgbench.commands.preflight import check_endpoint, refuse_request_options
     from orgbench.commands.progress import Totals
 
     extra_params = parse_extra(extra)
     chosen = parse_conditions(conditions, rubric_swap=rubric_swap)
     judge_seeds = parse_seeds(seeds)
     check_judge_spec(spec)
-    refuse_request_options(spec)
+    refuse_request_options((spec,))
     guard(out, "a CARGO dry run" if dry_run else "a CARGO judge run", overwrite=overwrite)
     check_out_dir(out, into=True)
     check_cache_file(cache)
@@ -186,26 +193,6 @@ def judge_command(suite: Path, spec: str, conditions: str, rubric_swap: bool, se
             every_request_failed(Path(out))
     click.echo(_run_line(out, summary))
     click.echo(totals.line())
-
-
-#: judge's options that only shape a request to a model (parameter names, in the order --help lists them)
-REQUEST_OPTIONS = ("base_url", "api_key_env", "temperature", "max_tokens", "timeout", "max_retries", "extra")
-
-
-def refuse_request_options(spec: str) -> None:
-    """Refuse, for a builtin: judge (which sends no request), the first request option given on the command line."""
-    from click.core import ParameterSource
-
-    from orgbench.core.errors import InputError
-
-    if not spec.startswith("builtin:"):
-        return
-    context = click.get_current_context()
-    for name in REQUEST_OPTIONS:
-        if context.get_parameter_source(name) is ParameterSource.COMMANDLINE:
-            option = "--" + name.replace("_", "-")
-            raise InputError(f"{option}: {spec} is a built-in judge and sends no request for it to shape; drop "
-                             f"{option}, or use it with openai:MODEL or local:MODEL")
 
 
 def _run_line(out: Path, summary) -> str:

@@ -74,6 +74,22 @@ def build_groundeval(out: Path, world_dir: Path | None, domain_dir: Path | None,
                              **overrides)
     click.echo(f"{out}: " + ", ".join(f"{n} {t}" for t, n in counts.items()) + f" ({sum(counts.values())} questions)")
 
+
+def _refuse_unused_agent_options(spec: str, mode: str) -> None:
+    """Refuse (InputError) an option typed that this run would not use: --budget in tool mode; --concurrency,
+    --max-turns and --cache with a named agent (no KIND:), which calls no model and answers one question at a time."""
+    from orgbench.commands.options import typed_options
+    from orgbench.core.errors import InputError
+
+    if mode == "tool" and typed_options("budget"):
+        raise InputError("--budget: sizes the context of --mode context, and this run is in tool mode; drop --budget "
+                         "or add --mode context")
+    option = next(iter(typed_options("concurrency", "max_turns", "cache").values()), None)
+    if option and ":" not in spec:
+        raise InputError(f"{option}: {spec} is a named agent that calls no model; drop {option}, or use it with "
+                         "openai:MODEL or local:MODEL")
+
+
 @click.command("run-agent")
 @click.option("--suite", type=click.Path(path_type=Path), required=True,
               help="GroundEval suite directory (from `orgbench build groundeval`).")
@@ -87,7 +103,7 @@ def build_groundeval(out: Path, world_dir: Path | None, domain_dir: Path | None,
 @click.option("--out", type=click.Path(path_type=Path), required=True,
               help="Run directory to write; one holding another run is refused (see --overwrite).")
 @click.option("--base-url", default=None, help="OpenAI-compatible endpoint for openai:MODEL.")
-@click.option("--budget", type=click.IntRange(1), default=24_000, show_default=True, help="Context-mode size budget (characters).")
+@click.option("--budget", type=click.IntRange(1), default=24_000, show_default=True, help="Context-mode size budget (characters; refused in tool mode).")
 @click.option("--concurrency", type=click.IntRange(1), default=8, show_default=True, help="Questions in flight (openai:MODEL).")
 @click.option("--max-turns", type=click.IntRange(1), default=12, show_default=True, help="Tool-calling turns per question.")
 @click.option("--latency/--no-latency", default=True, show_default=True,
@@ -106,11 +122,13 @@ def run_agent_command(suite: Path, spec: str, mode: str, out: Path, base_url: st
     from judges.groundeval.run import agent_endpoint, run_agent
     from judges.groundeval.task_track import is_task_suite, run_task_agent
     from orgbench.commands.options import check_cache_file
-    from orgbench.commands.preflight import check_endpoint
+    from orgbench.commands.preflight import check_endpoint, refuse_request_options
     from judges.backends.base import Usage
     from orgbench.commands.progress import Bar, Totals
 
     started = time.perf_counter()
+    refuse_request_options((spec,), role="agent")
+    _refuse_unused_agent_options(spec, mode)
     guard(out, "a GroundEval agent run", _agent_header(suite, spec, mode, budget, base_url), overwrite=overwrite)
     tasks = is_task_suite(suite)
     if not tasks:

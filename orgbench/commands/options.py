@@ -15,6 +15,18 @@ def subgroup(cli: click.Group, name: str) -> click.Group:
     return group
 
 
+def typed_options(*names: str) -> dict[str, str]:
+    """Of the current command's parameters ``names``, those the user typed on the command line, each with the option
+    that sets it (``{"worlds": "--world"}``), in the order of ``names``; a value typed equal to the default counts, a
+    default left alone does not."""
+    from click.core import ParameterSource
+
+    context = click.get_current_context()
+    options = {param.name: param.opts[0] for param in context.command.params}
+    return {name: options[name] for name in names
+            if name in options and context.get_parameter_source(name) is ParameterSource.COMMANDLINE}
+
+
 def parse_seeds(text: str, option: str = "--seeds") -> tuple[int, ...]:
     """Seeds from "0-9" or "0,1,2" (InputError naming the option otherwise)."""
     from orgbench.core.errors import InputError

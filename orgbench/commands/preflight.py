@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import socket
 import urllib.parse
+from typing import Sequence
 
 from orgbench.core.errors import ConfigError, EndpointError
 
@@ -44,3 +45,56 @@ def check_endpoint(spec: str | None, base_url: str | None, option: str = "--base
         reason = exc.strerror or type(exc).__name__
         raise EndpointError(option, f"{url} is unreachable (nothing answers at {host}:{port}: {reason}); start the "
                             "server or fix the URL; nothing was written") from None
+
+
+#: The options that only shape a request to a model (parameter names, in the order judge's --help lists them) ...
+REQUEST_OPTIONS = ("base_url", "api_key_env", "temperature", "max_tokens", "timeout", "max_retries", "extra",
+                   "structured", "slots")
+#: ... those of them only a spec reached at --base-url (openai:MODEL) uses: local:MODEL starts its own server ...
+ENDPOINT_OPTIONS = ("base_url", "api_key_env")
+#: ... and those only local:MODEL uses (the server it starts).
+LOCAL_OPTIONS = ("slots",)
+
+
+def _uses(spec: str, name: str) -> bool:
+    """Whether ``spec`` uses request option ``name``; a spec of no known backend does (its command names it)."""
+    from judges.backends.registry import find, is_builtin, takes_base_url
+
+    if not find(spec) and not is_builtin(spec):
+        return True
+    if name in LOCAL_OPTIONS:
+        return spec.startswith("local:")
+    return not is_builtin(spec) and (name not in ENDPOINT_OPTIONS or takes_base_url(spec))
+
+
+def _unused_because(specs: Sequence[str], name: str, role: str) -> str:
+    """Why no spec of ``specs`` uses request option ``name``."""
+    from judges.backends.registry import is_builtin
+
+    if not specs:
+        return f"with no --{role} given, the built-in {role}s send no request"
+    if len(specs) > 1:
+        return f"none of {', '.join(specs)} " + ("starts a local server" if name in LOCAL_OPTIONS else
+                                                 "is reached at --base-url" if name in ENDPOINT_OPTIONS else
+                                                 "sends a request (each is built in)")
+    if is_builtin(specs[0]):
+        return f"{specs[0]} is a built-in {role} and sends no request for it to shape"
+    if name in LOCAL_OPTIONS:
+        return f"{specs[0]} starts no local server"
+    return f"{specs[0]} is not reached at --base-url (an OpenAI-compatible endpoint)"
+
+
+def refuse_request_options(specs: Sequence[str], role: str = "judge") -> None:
+    """Refuse (InputError) the first request option typed on the command line that no spec of ``specs`` uses: any,
+    for built-in judges and agents (they send no request); --base-url and --api-key-env also for local:MODEL, --slots
+    for all but local:MODEL. Options the command does not have are skipped, so every command taking a judge or agent
+    spec calls this one check."""
+    from orgbench.commands.options import typed_options
+    from orgbench.core.errors import InputError
+
+    for name, option in typed_options(*REQUEST_OPTIONS).items():
+        if any(_uses(spec, name) for spec in specs):
+            continue
+        hint = ("local:MODEL" if name in LOCAL_OPTIONS else "openai:MODEL" if name in ENDPOINT_OPTIONS
+                else "openai:MODEL or local:MODEL")
+        raise InputError(f"{option}: {_unused_because(specs, name, role)}; drop {option}, or use it with {hint}")

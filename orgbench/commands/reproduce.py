@@ -212,9 +212,11 @@ def register(cli: click.Group) -> None:
         agents run offline (no network, no key). A --judge that cannot serve
         a chosen study (a judge-only spec in groundeval) is refused.
         """
+        from orgbench.commands.preflight import refuse_request_options
         from orgbench.commands.progress import Totals
         from orgbench.outdir import one_writer
 
+        refuse_request_options(judges)
         totals = Totals()
         out = out or default_out(judges)
         with one_writer([("--out", out)], "orgbench reproduce"):

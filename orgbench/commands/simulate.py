@@ -39,6 +39,23 @@ def _check_out(out: Path) -> None:
     check_out_dir(out, ("world.json", "MANIFEST.json"), "a world written by orgbench")
 
 
+def _refuse_unused_prose_options(prose: str) -> None:
+    """Refuse what --prose leaves unused: --prose-concurrency or --prose-timeout typed with grammar (open_rewrite
+    refuses the options that default to nothing), --base-url with a spec not reached at it (llm:local:…)."""
+    from orgbench.commands.options import typed_options
+    from orgbench.commands.preflight import refuse_request_options
+    from orgbench.core.errors import InputError
+    from orgbench.prose.rewrite import parse_prose
+
+    spec = parse_prose(prose)
+    if spec is not None:
+        refuse_request_options((spec,))
+        return
+    option = next(iter(typed_options("prose_concurrency", "prose_timeout").values()), None)
+    if option:
+        raise InputError(f"{option}: needs --prose llm:SPEC")
+
+
 @click.command("simulate")
 @click.option("--out", "out", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="World directory to write (atomically); the same world may be rewritten, another is refused "
@@ -88,6 +105,7 @@ def simulate_command(out: Path, config_path: Path | None, seed: int | None, days
 
     from dataclasses import asdict
 
+    _refuse_unused_prose_options(prose)
     config = load_config(config_path, seed=seed, days=days, people=people, pack=pack)
     _check_out(out)
     rewrite = open_rewrite(out, prose, base_url=base_url, cache_dir=prose_cache, kinds=prose_kinds,

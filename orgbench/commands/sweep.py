@@ -8,6 +8,21 @@ from pathlib import Path
 import click
 
 
+def _refuse_unused_ray_options(executor: str, address: str | None) -> None:
+    """Refuse (InputError) --workers or --address typed where no Ray is started: --executor serial; and --workers
+    with a cluster to join (--address or $RAY_ADDRESS), whose size is its own."""
+    from orgbench.commands.options import typed_options
+    from orgbench.core.errors import InputError
+
+    option = next(iter(typed_options("workers", "address").values()), None)
+    if option and executor == "serial":
+        raise InputError(f"{option}: --executor serial runs the stages in this process, with no Ray; drop {option} "
+                         "or --executor serial")
+    if address and typed_options("workers"):
+        raise InputError(f"--workers: sizes the local Ray orgbench starts, and the stages go to the cluster at "
+                         f"{address} (--address or $RAY_ADDRESS) instead; drop --workers or the address")
+
+
 def register(cli: click.Group) -> None:
     """Add ``sweep`` to the CLI."""
 
@@ -20,7 +35,8 @@ def register(cli: click.Group) -> None:
     @click.option("--executor", type=click.Choice(("ray", "serial")), default="ray", show_default=True,
                   help="ray: stages as Ray tasks; serial: one after another in this process.")
     @click.option("--workers", type=click.IntRange(1), default=2, show_default=True,
-                  help="CPUs of the local Ray that orgbench starts (ignored with --address).")
+                  help="CPUs of the local Ray that orgbench starts (refused with --address or $RAY_ADDRESS, and "
+                       "with --executor serial).")
     @click.option("--address", default=None, help="An existing Ray cluster (ray://HOST:PORT; default: $RAY_ADDRESS).")
     @click.option("--fresh", is_flag=True, help="Redo every stage instead of reusing finished ones.")
     def sweep(sweep_file: Path, out: Path, work_dir: Path, executor: str, workers: int, address: str | None,
@@ -36,6 +52,8 @@ def register(cli: click.Group) -> None:
         from orgbench.sweep import run_sweep
         from orgbench.sweep.spec import load_sweep
 
+        address = address or os.environ.get("RAY_ADDRESS") or None
+        _refuse_unused_ray_options(executor, address)
         check_out_dir(work_dir, option="--work-dir", into=True)
         check_out_dir(out, ("MANIFEST.json", "table.csv", "report.md"), "the output of orgbench sweep")
         grid = load_sweep(sweep_file)           # every model endpoint is checked before a world is built
@@ -45,7 +63,7 @@ def register(cli: click.Group) -> None:
             for spec in specs:
                 check_endpoint(spec, base_url, option=f"{sweep_file}: {study}.base_url")
         result = run_sweep(sweep_file, out, work_dir, executor=executor, workers=workers,
-                           address=address or os.environ.get("RAY_ADDRESS") or None, fresh=fresh, echo=click.echo)
+                           address=address, fresh=fresh, echo=click.echo)
         budget = "".join(f"; at most {n} requests at once to {url}" for url, n in result.peaks)
         click.echo(f"sweep: {len(result.built)} stages built, {len(result.reused)} reused ({result.executor})"
                    f"{budget}; table: {out / 'table.csv'}, report: {out / 'report.md'}")

@@ -103,9 +103,10 @@ def tables_assurance(source: Path, out: Path, judge: str, base_url: str | None, 
     from orgbench.report.fault_report import drilldown_records as fault_rows
     from judges.backends import make_backend
     from orgbench.report.assurance_outputs import run_contrast, run_faults
-    from orgbench.commands.preflight import check_endpoint
+    from orgbench.commands.preflight import check_endpoint, refuse_request_options
     from orgbench.core.storage import dumps, sha256_file, staged_directory, write_text_atomic
 
+    refuse_request_options((judge,))
     inputs = {"source": sha256_file(source / "trajectories.jsonl") if (source / "trajectories.jsonl").is_file()
               else None, "judge": judge, "base_url": base_url, "draws": draws}
     guard(out, "assurance tables", inputs, overwrite=overwrite)

@@ -93,8 +93,9 @@ def test_a_request_option_with_a_built_in_judge_is_refused_in_one_line(tmp_path,
     result = CliRunner().invoke(cli, ["judge", "--suite", str(tmp_path / "suite"), "--judge", "builtin:grounded",
                                       option, value, "--out", str(tmp_path / "r")])
     assert result.exit_code == 2 and not (tmp_path / "r").exists()
+    users = "openai:MODEL" if option == "--base-url" else "openai:MODEL or local:MODEL"     # local: has no URL
     assert result.output == (f"error: {option}: builtin:grounded is a built-in judge and sends no request for it to "
-                             f"shape; drop {option}, or use it with openai:MODEL or local:MODEL\n")
+                             f"shape; drop {option}, or use it with {users}\n")
 
 
 @pytest.mark.slow              # runs `orgbench reproduce cargo` twice (about 100 s here)
