@@ -203,13 +203,13 @@ class CollaborationGraph:
                 if a < b:
                     edge = near[b]
                     weight = max(self._weight(edge, day), MIN_WEIGHT)
-                    rounded, distance = round(weight, 6), round(1.0 / weight, 6)
-                    links.append({"weight": rounded, "distance": distance, "interactions": int(edge[2]),
-                                  "source": a, "target": b})
-                    neighbours[a].append((b, distance))
-                    neighbours[b].append((a, distance))
-                    strengths[a].append(rounded)
-                    strengths[b].append(rounded)
+                    link = dict(weight=round(weight, 6), distance=round(1.0 / weight, 6), interactions=int(edge[2]),
+                                source=a, target=b)
+                    links.append(link)
+                    neighbours[a].append((b, link["distance"]))
+                    neighbours[b].append((a, link["distance"]))
+                    strengths[a].append(link["weight"])
+                    strengths[b].append(link["weight"])
         sample = None if len(nodes) <= BETWEENNESS_SOURCES else BETWEENNESS_SOURCES
         betweenness = _betweenness(nodes, neighbours, sample, seed)
         # each node's edges in networkx's adjacency order: its neighbours sorted, the lesser ones added first
