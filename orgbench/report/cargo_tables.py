@@ -16,6 +16,7 @@ from typing import Any, Mapping, Sequence
 
 from benchmark_builders.cargo.records import families_in
 from judges.cargo_scores import COVERAGES, RunScores, gating_curves, run_suite, score_run, suite_of_runs
+from orgbench.core.errors import InputError
 from orgbench.core.storage import read_json, write_bytes_atomic, write_json, write_text_atomic
 from orgbench.core.tables import Table, write_table
 from orgbench.report.cargo_breakdown import write_breakdown
@@ -146,6 +147,19 @@ def write_selective_risk(out_dir: Path) -> list[Path]:
     return write_table(out_dir, "selective_risk", table)
 
 
+def _each_once(runs: list[RunScores]) -> list[RunScores]:
+    """``runs``, unless two hold one judge's condition: its row would be written twice and every judgment of the
+    breakdown counted twice (a run given twice, or a copy of it); InputError naming both."""
+    first: dict[tuple[str, str], Path] = {}
+    for run in runs:
+        for condition in run.scores:
+            seen = first.setdefault((run.judge, condition), run.run_dir)
+            if seen != run.run_dir or sum(r.run_dir == seen for r in runs) > 1:
+                raise InputError(f"RUNS: {run.run_dir} and {seen} both hold {run.judge} under {condition}; give each "
+                                 "run once (a judge's condition is scored from one run)")
+    return runs
+
+
 def write_tables(run_dirs: Sequence[Path], suite_dir: Path | None, out_dir: Path, *,
                  resamples: int = 10_000) -> list[Path]:
     """Write Tables 1–3 and selective risk (md, csv, tex), the risk–coverage PNG and CSV, and scores.json.
@@ -155,7 +169,7 @@ def write_tables(run_dirs: Sequence[Path], suite_dir: Path | None, out_dir: Path
     ``suite_dir`` None means the suite the runs' run.json records (see ``suite_of_runs``).
     """
     truth = suite_of_runs(run_dirs, suite_dir)
-    runs = [score_run(Path(r), truth, resamples=resamples) for r in run_dirs]
+    runs = _each_once([score_run(Path(r), truth, resamples=resamples) for r in run_dirs])
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []

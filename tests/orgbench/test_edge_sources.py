@@ -201,3 +201,12 @@ def test_a_domain_config_giving_a_key_twice_is_refused_not_read_as_its_last(doma
           says=(f"{copied / 'config.yaml'}:{at + 1}: key 'P-0001' given twice (first at line {at}); YAML would keep "
                 "only the last",))
     assert not (tmp_path / "suite").exists()
+
+
+def test_one_judge_condition_in_two_runs_given_to_tables_is_refused_not_counted_twice(fx, tmp_path):
+    """The same run twice, or a copy of it, wrote each of its rows twice and doubled every count of the breakdown."""
+    copied = copy(fx["judged"], tmp_path)
+    for runs in ([fx["judged"], fx["judged"]], [fx["judged"], copied]):
+        fails("tables", "cargo", *runs, "--suite", fx["cargo"], "--resamples", 10, "--out", tmp_path / "t",
+              says=(f"RUNS: {runs[1]} and {fx['judged']} both hold builtin:literal under ", "; give each run once"))
+        assert not (tmp_path / "t").exists()
