@@ -218,6 +218,15 @@ class ChatServer:
             ready.set()
             self._loop.run_forever()
             self._loop.run_until_complete(self._shutdown())
+            # Requests still in flight end here, while the loop runs: a handler task left pending would be
+            # destroyed by a later garbage collection on a closed loop, logging a traceback from whatever test
+            # is running then (on Python 3.11 inside ast.parse, which then fails).
+            pending = asyncio.all_tasks(self._loop)
+            for task in pending:
+                task.cancel()
+            if pending:
+                self._loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            self._loop.run_until_complete(self._loop.shutdown_asyncgens())
             self._loop.close()
 
         self._thread = threading.Thread(target=run, name="chat-server", daemon=True)
