@@ -39,7 +39,8 @@ _PHRASAL = re.compile(r"\b(?:start|starts|started|came|comes|come|powered|powers
 _RETURNED = re.compile(r"\b(?:came|comes|come|got|gets|get) back\b")
 #: Compound words read as their parts ("rollback" is "roll back").
 _COMPOUNDS = {"rollback": ("roll", "back"), "rollbacks": ("roll", "back"), "fw": ("firmware",), "config": ("configuration",),
-              "diag": ("diagnostic",), "diags": ("diagnostics",), "sla": ("service", "level")}
+              "diag": ("diagnostic",), "diags": ("diagnostics",), "sla": ("service", "level"),
+              "rma": ("return", "authorisation")}
 _TEAM = re.compile(r"\b((?:[\w-]+ ){0,3}?)(team|(?:help ?)?desk|manager|representative|rep|specialist|engineer|supervisor|lead|department|group|controller|officer|director|analyst|administrator|coordinator)s?\b",
                    re.IGNORECASE)
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Za-z0-9])|\n+")

@@ -1,8 +1,9 @@
 """The reference's steps read as an exemplar: each step's action, the fields it uses and produces, its team.
 
-A step line is a table row, a marked line ("1.", "a)", "-", "Step 2 -"), a detailed line, an arrow-joined part or
-a prose clause; its action is the text before its details, the fields it uses are in parentheses and those it
-produces after the colon. A step depends on an earlier one when it uses a field that one produced.
+A step line is an item of the list the reference's lines make (``line_templates.list_items``: the lead they
+repeat, whatever its marks), a line after the heading sharing a separator with the others, an arrow-joined part or
+a prose clause; its action is the text before its first separator, its details what it used and, when a result is
+told apart, what it produced. A step depends on an earlier one when it uses a field that one produced.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from judges.claim_words import PAST, SENTENCE, content_stems, team_words
+from judges.line_templates import first_separator, list_items, separator_kind, shared_separator
 from judges.value_claims import status_group, value_shape, values
 
 
@@ -35,11 +37,7 @@ def _fields(text: str, labels: Sequence[str]) -> frozenset[str]:
     return frozenset(label for label in labels if re.search(rf"\b{re.escape(label)}\b", low))
 
 
-#: How a step line of a reference may open, by shape: a counter ("1.", "1)", "a.", "iv.", "(b)", "Step 2 -") or a
-#: run of one to three marks that are neither letters, digits nor brackets ("-", "*", "•", "=>", "~", ">>").
-_STEP_LINE = re.compile(r"^\s*(?:\(?(?:\d+|[a-h]|[ivx]{1,5})\)|(?:\d+|[a-h]|[ivx]{1,5})\.|step\s+\d+\s*[:.)-]?"
-                        r"|[^\w\s(\[{]{1,3})\s+", re.IGNORECASE)
-#: Where a step's action ends and its details start: a bracket of any kind, a colon, an arrow, a spaced dash or
+#: Where a prose step's action ends and its details start: a bracket of any kind, a colon, an arrow, a spaced dash or
 #: run of dashes, a full stop.
 _DETAILS = re.compile(r"\s*(?:[(\[{:]|=>|->|\u2192|\s(?:[-\u2013\u2014]|-{2,})\s|\.\s+(?=[A-Z]))")
 #: Clause breaks inside a prose reference: "then", "after which", semicolons, ", and" before a past-tense verb.
@@ -49,36 +47,22 @@ _PROSE_STEP = re.compile(rf";\s+|,?(?<!\bwas)(?<!\bwere)\s+(?:and\s+)?then\s+|,\
                          re.IGNORECASE)
 
 
-def _table_steps(lines: Sequence[str]) -> list[str]:
-    """The steps of a Markdown table, one a row below its header, as "action (used): produced" (a row's first
-    cell that is not a number is its action, the next its inputs, the one after its result)."""
-    rows = [[c.strip() for c in line.strip("|").split("|")] for line in lines if line.startswith("|")]
-    body = [r for r in rows[1:] if not all(set(c) <= set("-: ") for c in r)] if len(rows) > 2 else []
-    out = []
-    for cells in body:
-        cells = [c for c in cells if c and not re.fullmatch(r"\d+[.)]?", c)]
-        if cells:
-            uses, produces = (cells[1:2] or [""])[0], (cells[2:3] or [""])[0].strip("- ")
-            out.append(f"{cells[0]} ({uses})" + (f": {produces}" if produces else ""))
-    return out
-
-
 def step_lines(reference: str) -> list[str]:
-    """The reference's steps as text, however it lists them: the rows of a table, marked lines ("1.", "a)", "-", "Step 2 -"), else the
-    lines after a heading that each state an action with details (an arrow or a colon), else the clauses of its
+    """The reference's steps as text, however it lists them: the items of a list (its lines' repeated lead off), else
+    the lines after a heading that share a separator (an action, then its details), else the clauses of its
     prose after the first sentence (which names the case), cut at its arrows, else its semicolons, when it joins
     three or more steps so, each part a step, else at "then", "after which", ";" and the like (never inside a step's brackets), keeping
     the parts that name an action."""
-    lines = [line.strip() for line in reference.splitlines() if line.strip()]
-    rows = _table_steps(lines)
-    if len(rows) >= 2:
-        return rows
-    marked = [_STEP_LINE.sub("", line) for line in lines if _STEP_LINE.match(line)]
-    if len(marked) >= 2:
-        return marked
-    detailed = [line for line in lines[1:] if re.search(r"=>|->|:\s", line) and not line.rstrip().endswith(":")]
+    lines = [line for line in reference.splitlines() if line.strip()]
+    listed = list_items(lines)   # lines sharing a lead that counts or bullets, whatever its marks
+    if len(listed) >= 2:
+        return listed
+    after = [line.strip() for line in lines[1:] if not line.rstrip().endswith(":")]
+    kind = shared_separator(after)   # lines after the heading sharing a separator: an action, then its details
+    detailed = [line for line in after if kind and first_separator(line, kind)]
     if len(detailed) >= 2:
         return detailed
+    lines = [line.strip() for line in lines]
     if len(lines) > 1:
         body = " ".join(lines[1:])
     else:   # one paragraph: what follows the heading's colon, else the sentences after the first
@@ -128,39 +112,56 @@ _USED = re.compile(r"(?:used|uses|using|inputs?|with)\b\s*:?\s*", re.IGNORECASE)
 
 
 def _split_step(line: str) -> tuple[str, str, str]:
-    """A step line as (action, what it uses, what it produces): "action (uses): produces", "action [uses] ->
-    produces", "action — uses; result: produces", "action (uses; produces)"; details after a dash or a full stop
-    with no result named are what the step used, after a colon or an arrow what it produced."""
+    """A step line as (action, what it uses, what it produces), its details starting at its first separator
+    (``line_templates.SEPARATORS``; in prose a colon or a full stop): "action (uses): produces", "action [uses] ->
+    produces", "action — uses; result: produces", "action (uses; produces)", "action | uses | produces"; one
+    group of details with no result named (after an arrow) is what the step recorded, read as what it used, whatever
+    mark opens it."""
     body = line.strip().rstrip(".")
-    found = _DETAILS.search(body)
+    found = first_separator(body) or _DETAILS.search(body)
     if not found or found.start() == 0:
         return body, "", ""
     action, details = body[:found.start()].strip(), body[found.start():].strip()
-    if details.startswith(("(", "[", "{")):
-        close = details.find({"(": ")", "[": "]", "{": "}"}[details[0]])
+    if details.startswith(("(", "[", "{", "<")):
+        close = details.find({"(": ")", "[": "]", "{": "}", "<": ">"}[details[0]])
         uses, rest = (details[1:close], details[close + 1:]) if close > 0 else (details, "")
-        rest = re.sub(r"^\s*(?::+|=>|->|-+|[\u2013\u2014])\s*", "", rest)
+        rest = _MARKS.sub("", rest)
         if not rest.strip(" .,") and ";" in uses:   # "(asset serial X; diagnostic code Y)": used; produced
             uses, _, rest = uses.partition(";")
         return action, uses, rest
-    details = re.sub(r"^\s*(?:\.|:+|=>|->|-+|[\u2013\u2014])\s*", "", details)
+    details = _MARKS.sub("", details).replace('"', "")   # quotes mark a JSON member's text, not the text
     result = _RESULT.search(details)
     if result:   # "— asset serial X; result: diagnostic code Y"
         return action, details[:result.start()], details[result.end():]
-    used = _USED.match(details)
-    if used or re.match(r"\s*(?:-+|[\u2013\u2014]|\.)", body[found.start():]):   # "— X", ". Used: X": details only
-        return action, details[used.end() if used else 0:], ""
-    return action, "", details
+    if _RESULT.match(body[found.start():]):   # "action -> Y": what it produced
+        return action, "", details
+    again = first_separator(details, "|") if separator_kind(found) == "|" else None
+    if again:   # "| uses | produces": a table's next cell
+        return action, details[:again.start()], _MARKS.sub("", details[again.start():])
+    used = _USED.match(details)   # one group of details, whatever mark opens it: what the step recorded
+    return action, details[used.end() if used else 0:], ""
+
+
+#: The marks a step's details open with ("-- ", ": ", '", "', " | "), up to their first word or bracket.
+_MARKS = re.compile(r"^[^\w(\[{]*")
 
 
 def step_outputs(reference: str) -> dict[str, tuple[str, str]]:
-    """Each reference step's action, mapped to (the text of what it produced, its whole line); for a step read from
-    prose, where uses and products are not told apart, the whole clause is both."""
+    """Each reference step's action, mapped to (the text of what it produced, its whole line): its result, else the
+    values of its one group of details that its action names (``_objects``), else (a step read from prose, details
+    not told apart) the whole clause."""
     out = {}
     for line in step_lines(reference):
         action, uses, produces = _split_step(line)
-        out[action] = (produces if (uses or produces) else line, line)
+        out[action] = (produces or _objects(action, uses) if (uses or produces) else line, line)
     return out
+
+
+def _objects(action: str, details: str) -> str:
+    """The parts of a step's one group of details whose label names what its action acts on ("pull the disputed
+    invoice [invoice INV-1]": INV-1; not the serial of "verify the entitlement [serial SN-1]")."""
+    named = content_stems(action)
+    return ", ".join(part for part in re.split(r"[,;]", details) if content_stems(re.sub(r"\S*[\d@]\S*", "", part)) & named)
 
 
 def detail_labels(reference: str) -> set[str]:

@@ -83,7 +83,8 @@ def values(text: str) -> list[str]:
     separators, zero cents and a possessive "'s" dropped; an amount in thousands ("1.575k") written out.
     """
     out = []
-    raws = iso_dates(text).replace("=", " ").split()   # "diagnostics=BAT-0x2E": a key and its value
+    # "diagnostics=BAT-0x2E": a key and its value; "CASE-1/ACC-2": two identifiers
+    raws = re.sub(r"(?<=\w)/(?=[A-Za-z]+-?\d)", " ", iso_dates(text).replace("=", " ")).split()
     for index, raw in enumerate(raws):
         token = re.sub(r"['\u2019]s$", "", raw.strip(STRIP).rstrip(".").strip(STRIP)).strip(STRIP).lstrip("$€£")
         token = re.sub(r"(?<=\d),(?=\d{3}\b)", "", re.sub(r"^(?:[vV]|USD|EUR|GBP)(?=\d)", "", token))

@@ -20,8 +20,8 @@ JSON like an LLM would, so its answer goes through the same parser.
 How text is read: values and status words as in ``judges.value_claims``
 (tokens with a digit or an ``@``; the words of a small lexicon of mutually
 exclusive statuses, claimed of a field word); a step of the reference is a
-numbered or bulleted line, and its action is the text before its details
-(``(``, ``[`` or ``:``). ``literal`` needs that action phrase in a sentence
+line of a list, told by the lead its lines repeat (``judges.line_templates``), and its action is the text before
+its first separator (``judges.reference_steps``). ``literal`` needs that action phrase in a sentence
 of the candidate; ``grounded`` reads the candidate's prose with
 ``judges.claims`` (which step each clause performs, in what order, handed to
 which team).
@@ -38,6 +38,7 @@ from judges.backends.base import JudgeBackend, JudgeRequest, JudgeResponse, Usag
 from judges.backends.registry import Backend
 from judges.backends.token_f1 import token_f1
 from judges.claims import read_procedure
+from judges.line_templates import field_lines
 from judges.reference_steps import step_outputs
 from judges.derived_claims import derived_status
 from judges.value_claims import COVERS, FIELD_WORDS as _FIELD_WORDS, LEXICON_WORDS as _LEXICON_WORDS, STOP as _STOP
@@ -128,33 +129,6 @@ def sentences(text: str) -> list[str]:
     return out
 
 
-_FIELD_SEPARATOR = re.compile(r"\s*(?:=|\.{3,}|:|\t|\s[-\u2013\u2014]\s)\s*")
-
-
-def field_lines(text: str) -> list[str]:
-    """A record's ``Field: value`` pairs however it writes them: one per line, ``key=value; key=value``, table rows
-    (``| field | value |``), bulleted lines, dotted leaders (``Customer ..... X``), a tab or a spaced dash, JSON members
-    (quotes and a trailing comma off); a key's underscores read as spaces, and a
-    segment with no key of its own continues the value before it (a list)."""
-    out = []
-    for line in text.splitlines():
-        line = re.sub(r"^\s*[-*\u2022]\s+", "", line)   # a bulleted record ("  * Opened: 2026-07-05")
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 2 and all(cells) and not set(cells[0]) <= set("-: "):
-            out.append(f"{cells[0].replace('_', ' ')}: {cells[1]}")
-            continue
-        pairs: list[list[str]] = []
-        for segment in re.split(r";\s*", line):
-            found = _FIELD_SEPARATOR.search(segment)
-            if found and 0 < found.start() <= 40:
-                key, value = segment[:found.start()].strip(' "\''), segment[found.end():].strip().rstrip(",")
-                pairs.append([key.replace('_', ' '), value.strip(' "\'')])
-            elif pairs:   # "cases=CASE-1@2026-01-02;CASE-2@2026-01-05": a list goes on
-                pairs[-1][1] += f"; {segment}"
-        out += [f"{key}: {value}" for key, value in pairs]
-    return out
-
-
 def _swapped(token: str) -> str:
     """An ISO date with its month and day exchanged (a date written month first), else the token."""
     found = re.fullmatch(r"(\d{4})-(\d{2})-(\d{2})", token)
@@ -226,17 +200,9 @@ class Evidence:
 # --------------------------------------------------------------------------- procedure
 
 def reference_actions(reference: str) -> list[str]:
-    """The reference's steps as action phrases: numbered or bulleted lines, text before their details."""
-    lines = [line for line in reference.splitlines() if _LIST_MARKER.match(line)]
-    if not lines:
-        lines = reference.splitlines()
-    actions = []
-    for line in lines:
-        body = _LIST_MARKER.sub("", line.strip())
-        action = re.split(r"[(\[:]| -> ", body, maxsplit=1)[0].strip().rstrip(".").strip()
-        if action:
-            actions.append(_normal(action))
-    return actions
+    """The reference's steps as action phrases (``reference_steps.step_outputs``: its steps however it lists them,
+    each without its details)."""
+    return [action for action in map(_normal, step_outputs(reference)) if action]
 
 
 def _normal(text: str) -> str:
@@ -425,7 +391,7 @@ class BuiltinJudge(JudgeBackend):
 
     def identity(self) -> dict[str, str]:
         """Cache identity: the judge's name and the version of its rules."""
-        return {"kind": "builtin", "name": self.kind, "rules": "10" if self.kind == "grounded" else "1"}
+        return {"kind": "builtin", "name": self.kind, "rules": "11" if self.kind == "grounded" else "1"}
 
     def judge_text(self, request: JudgeRequest) -> str:
         """The verdict text for a request (synchronous)."""

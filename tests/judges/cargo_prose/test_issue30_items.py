@@ -134,9 +134,12 @@ def test_grounded_on_the_fourth_held_out_set():
                                          "P3": "0/16 0.00 [0.00, 0.19]", "P4": "15/16 0.94 [0.72, 0.99]"}
 
 
-#: docs/cargo.md's sentence stating the fifth and sixth sets' figures since the judge's seventh change (rules 10).
+#: docs/cargo.md's sentence stating the fifth and sixth sets' figures after the judge's seventh change (rules 10).
 SEVENTH = ("The fifth set now reads P1 .06, P3 .00, P2 .81, P4 .81, DI .78 and the sixth P1 .06, P3 .00, P2 .75, P4 .81, "
            "DI .75: development figures, .15 and .18 below the suite's .93")
+#: docs/cargo.md's sentence stating the fifth, sixth and seventh sets' figures since the judge's eighth change (rules 11).
+EIGHTH = ("the fifth set reads P1 .06, P3 .00, P2 .88, P4 .81, DI .81, the sixth P1 .00, P3 .00, P2 .75, P4 .81, DI .78 "
+          "and the seventh P1 .06, P3 .00, P2 .88, P4 .88, DI .84")
 
 
 def _scored(n: int, name: str, counts: dict, di: float, wilson: dict, said: str) -> None:
@@ -148,7 +151,7 @@ def _scored(n: int, name: str, counts: dict, di: float, wilson: dict, said: str)
     assert grounded_rates(items)["DI"] == di
     assert wilson_rates(items) == wilson
     docs = " ".join((Path(__file__).parents[3] / "docs" / "cargo.md").read_text(encoding="utf-8").split())
-    assert said in docs and SEVENTH in docs
+    assert said in docs and SEVENTH in docs and EIGHTH in docs
 
 
 def test_grounded_on_the_fifth_held_out_set():
@@ -160,9 +163,12 @@ def test_grounded_on_the_fifth_held_out_set():
     P2 12/16, P4 10/16, DI .594, .332 below the suite -- a development figure, and the bound still does not hold.
     With the sixth set, it was the development set of the seventh change (rules 10: layouts read by shape, a summary
     told first orders nothing, status fields outside the lexicon, negated statuses, amounts in thousands): P2 13/16,
-    P4 13/16, P3 0/16, DI .781 (.625 with only the rules drawn from the sixth set)."""
-    _scored(5, "fifth", {"P1": (1, 16), "P2": (13, 16), "P3": (0, 16), "P4": (13, 16)}, 0.7812,
-            {"P1": "1/16 0.06 [0.01, 0.28]", "P2": "13/16 0.81 [0.57, 0.93]", "P3": "0/16 0.00 [0.00, 0.19]",
+    P4 13/16, P3 0/16, DI .781 (.625 with only the rules drawn from the sixth set). The eighth change (rules 11:
+    lists and records read by the lead and the separator their lines repeat) reads its quoted records ("> Contract
+    level: standard": P2 14/16) and its ">>" and "<...>" step details (one skip caught, one lost to a code read as the
+    log bundle's): DI .812."""
+    _scored(5, "fifth", {"P1": (1, 16), "P2": (14, 16), "P3": (0, 16), "P4": (13, 16)}, 0.8125,
+            {"P1": "1/16 0.06 [0.01, 0.28]", "P2": "14/16 0.88 [0.64, 0.97]", "P3": "0/16 0.00 [0.00, 0.19]",
              "P4": "13/16 0.81 [0.57, 0.93]"},
             "it is far from the suite again: P1 .25, P3 .44, P2 .75, P4 .75, DI .41, .52 below the suite's .93, more "
             "than the .15 issue 30 asks")
@@ -174,9 +180,10 @@ def test_grounded_on_the_sixth_held_out_set():
     was changed after until the seventh change. Issue 30's bound did not hold on it: DI .438 against the suite's .926,
     .489 apart. It was then, with the fifth, the development set of the seventh change (rules 10): P1 1/16, P3 0/16,
     P2 12/16, P4 13/16, DI .750 (.688 before the three rules drawn from the fifth set), .176 below the suite -- a
-    development figure."""
-    _scored(6, "sixth", {"P1": (1, 16), "P2": (12, 16), "P3": (0, 16), "P4": (13, 16)}, 0.75,
-            {"P1": "1/16 0.06 [0.01, 0.28]", "P2": "12/16 0.75 [0.51, 0.90]", "P3": "0/16 0.00 [0.00, 0.19]",
+    development figure. The eighth change (rules 11) passes its one penalised correct answer (a step's one group of
+    details no longer read as what it produced, a dependency the order check used): DI .781."""
+    _scored(6, "sixth", {"P1": (0, 16), "P2": (12, 16), "P3": (0, 16), "P4": (13, 16)}, 0.7812,
+            {"P1": "0/16 0.00 [0.00, 0.19]", "P2": "12/16 0.75 [0.51, 0.90]", "P3": "0/16 0.00 [0.00, 0.19]",
              "P4": "13/16 0.81 [0.57, 0.93]"},
             "it is far from the suite again: P1 .19, P3 .12, P2 .62, P4 .56, DI .44, .49 below the suite's .93.")
 
@@ -184,25 +191,25 @@ def test_grounded_on_the_sixth_held_out_set():
 def test_grounded_on_the_seventh_held_out_set():
     """items_heldout7.jsonl was written by another helper who read no judge code (realistic support prose, the
     generator's own layouts for half of each family), merged before the judge's seventh change (rules 10) was final,
-    and scored ONCE, after it was final and merged; nothing was changed after. Issue 30's bound does not hold on it:
-    DI .594 against the suite's .926, .332 apart. Of its 10 penalised correct answers, all 8 whose reference lists
-    its steps as ``step[1] = ...`` lines were penalised for their procedure; docs/cargo.md says so."""
-    _scored(7, "seventh", {"P1": (6, 16), "P2": (14, 16), "P3": (4, 16), "P4": (15, 16)}, 0.5938,
-            {"P1": "6/16 0.38 [0.18, 0.61]", "P2": "14/16 0.88 [0.64, 0.97]", "P3": "4/16 0.25 [0.10, 0.49]",
-             "P4": "15/16 0.94 [0.72, 0.99]"},
+    and scored ONCE, after it was final and merged. Issue 30's bound did not hold on it: DI .594 against the suite's
+    .926, .332 apart. Of its 10 penalised correct answers, all 8 whose reference lists its steps as
+    ``step[1] = ...`` lines were penalised for their procedure; docs/cargo.md says so. It was then a development set of
+    the eighth change (rules 11: lists read by the lead their lines repeat, records by the separator theirs share):
+    those 8 pass, and so does one read as contradicted ("CASE-16088/ACC-3226" is two identifiers); one wrong
+    escalation (to "the team lead") caught before only as a skipped ``step`` is missed. DI .844, a development
+    figure, .082 below the suite."""
+    _scored(7, "seventh", {"P1": (1, 16), "P2": (14, 16), "P3": (0, 16), "P4": (14, 16)}, 0.8438,
+            {"P1": "1/16 0.06 [0.01, 0.28]", "P2": "14/16 0.88 [0.64, 0.97]", "P3": "0/16 0.00 [0.00, 0.19]",
+             "P4": "14/16 0.88 [0.64, 0.97]"},
             "it is far from the suite again: P1 .38, P3 .25, P2 .88, P4 .94, DI .59, .33 below the suite's .93.")
     judge = make_builtin("grounded")
-    correct = [row for row in _held_out(7) if not row["should_penalize"]]
     faulted = {}
-    for row in correct:
+    for row in _held_out(7):
         verdict = parse_verdict(judge.judge_text(render(CONDITIONS["cargo"], {k: row[k] for k in SHOWN}, 0)))
-        if verdict.penalized:
-            faulted[row["item_id"]] = ("step[1] =" in row["reference"],
-                                       verdict.dimensions["procedure"] < 1)
-    listed = [row for row in correct if "step[1] =" in row["reference"]]
-    assert len(listed) == 8 and all(faulted.get(row["item_id"]) == (True, True) for row in listed)
-    others = {k: v for k, v in faulted.items() if not v[0]}
-    assert len(others) == 2 and sorted(v[1] for v in others.values()) == [False, True]
+        if verdict.penalized and not row["should_penalize"]:
+            faulted[row["item_id"]] = verdict.dimensions["procedure"] < 1
+    assert sum("step[1] =" in row["reference"] for row in _held_out(7) if not row["should_penalize"]) == 8
+    assert faulted == {"h7-38": True}     # a backwards narration read with two steps out of order
 
 
 #: The commit at which the judge's third change for issue 30 was final and the third held-out set was scored, once.
