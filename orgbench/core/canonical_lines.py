@@ -8,8 +8,9 @@ attribute only, so this ground-floor module imports nothing of the simulator.
 escaping, compact separators): the fixed keys of each record are written in
 sorted order here, and each field's value — the one ``to_json`` puts under
 that key — goes through the standard encoder (``json.JSONEncoder.encode``,
-the documented API). A call of the encoder costs more than encoding a short
-text, so the values of ``BATCH`` records are encoded in one call and the
+the documented API, or for a text the string encoder it calls for every
+str, ``json.encoder.encode_basestring``). A call of the encoder costs more
+than encoding a short text, so the values of ``BATCH`` records are encoded in one call and the
 result cut apart (``each_json``); names, kinds and types that recur in many
 records are encoded once (``Quoted``), and so are timestamps and an ACL
 shared by many records.
@@ -31,6 +32,9 @@ BATCH = 128
 #: Put between the values encoded together: a str records are not expected to hold (``each_json``).
 _SEPARATOR = "\x00"
 _CUT = "," + _dumps(_SEPARATOR) + ","
+#: The JSON text of a str: what ``_dumps`` gives for one (``JSONEncoder.encode`` calls it for every str), without
+#: the call through ``encode``; anything but a str raises TypeError (``_in_batches`` then writes the record by to_json).
+_text = json.encoder.encode_basestring
 
 
 def each_json(values: list[Any]) -> list[str]:
@@ -95,7 +99,7 @@ def _number(value: Any) -> str:
 def event_lines(events: Iterable[Any], stamps: dict[datetime, str] | None = None) -> Iterator[str]:
     """Each event as one canonical JSON line (with its newline); ``stamps`` may share formatted times."""
     stamps = Stamps() if stamps is None else stamps
-    j, q = _dumps, Quoted()
+    j, q = _text, Quoted()
 
     def write(batch: list[Any]) -> list[str]:
         payloads = each_json([e.payload if e.payload.__class__ is dict else dict(e.payload) for e in batch])
@@ -119,7 +123,7 @@ def artifact_lines(versions: Iterable[Any], stamps: dict[datetime, str] | None =
     """Each artifact version as one canonical JSON line (with its newline); ``stamps`` may share formatted times."""
     stamps = Stamps() if stamps is None else stamps
     acls: dict[int, tuple[Any, str]] = {}
-    j, q = _dumps, Quoted()
+    j, q = _text, Quoted()
 
     def acl_text(acl: Any) -> str:  # the simulator shares ACL objects between versions: each is written once
         found = acls.get(id(acl))
