@@ -20,7 +20,7 @@ import contextlib
 import json
 import shutil
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterator, Mapping, Sequence
 
 from orgbench.core.errors import InputError
 
@@ -270,6 +270,20 @@ def one_writer(paths: list[tuple[str, Path]], command: str) -> Iterator[None]:
             _held.pop(key, None)
 
 
+def check_apart(written: Sequence[tuple[str, Path]], inputs: Sequence[tuple[str, Path]]) -> None:
+    """Refuse an output that is, or lies inside, an input folder sealed by its MANIFEST.json (a world, suite, run or
+    export): what the command writes there would break the input, and every later command would refuse it."""
+    for in_option, folder in inputs:
+        if not (folder / "MANIFEST.json").is_file():
+            continue
+        root = folder.resolve()
+        for out_option, out in written:
+            target = out.resolve()
+            if target == root or root in target.parents:
+                raise InputError(f"{out_option} {out}: inside {in_option} {folder}, which its MANIFEST.json seals; "
+                                 "writing there would break it, choose a directory outside it")
+
+
 def with_one_writer(command):
     """Wrap a click command's callback: refuse inputs that are FIFOs, devices or symlink loops, then hold the lock of
     every directory it writes (WRITTEN_OPTIONS) while it runs."""
@@ -287,6 +301,7 @@ def with_one_writer(command):
 
         ctx = click.get_current_context()
         options = {p.name: (p.opts[0] if p.opts else p.name) for p in command.params}
+        inputs = []
         for param in command.params:              # inputs: no FIFO, device or symlink loop (they block or fail late)
             if param.name in WRITTEN_OPTIONS or not isinstance(param.type, click.Path):
                 continue
@@ -295,8 +310,10 @@ def with_one_writer(command):
                 if value is not None and str(value) != "-":
                     name = param.opts[0] if isinstance(param, click.Option) else param.human_readable_name
                     check_input_path(Path(value), name)
+                    inputs.append((name, Path(value)))
         paths = [(options.get(name, name), Path(ctx.params[name])) for name in WRITTEN_OPTIONS
                  if ctx.params.get(name) is not None]
+        check_apart(paths, inputs)
         with one_writer(paths, " ".join(["orgbench", *ctx.command_path.split()[1:]])):
             return callback(*args, **kwargs)
 

@@ -34,11 +34,12 @@ def test_simulate_out_under_a_regular_file(fx):
     (["build", "groundeval"], "a GroundEval suite"),
     (["build", "trajectories", "--n", "3"], "a trajectory suite"),
 ])
-def test_build_refuses_to_replace_a_directory_of_another_kind(fx, command, what):
-    before = tree(fx["world"])
-    fails(*command, "--world", fx["world"], "--out", fx["world"],
-          says=(f"--out {fx['world']}: exists and is not {what}", "refusing to replace it"))
-    assert tree(fx["world"]) == before
+def test_build_refuses_to_replace_a_directory_of_another_kind(fx, tmp_path, command, what):
+    other = copy(fx["world"], tmp_path)           # another world (the input itself as --out: test_edge_sources)
+    before = tree(other)
+    fails(*command, "--world", fx["world"], "--out", other,
+          says=(f"--out {other}: exists and is not {what}", "refusing to replace it"))
+    assert tree(other) == before
 
 
 def test_build_cargo_refuses_to_replace_a_groundeval_suite(fx):

@@ -210,3 +210,20 @@ def test_one_judge_condition_in_two_runs_given_to_tables_is_refused_not_counted_
         fails("tables", "cargo", *runs, "--suite", fx["cargo"], "--resamples", 10, "--out", tmp_path / "t",
               says=(f"RUNS: {runs[1]} and {fx['judged']} both hold builtin:literal under ", "; give each run once"))
         assert not (tmp_path / "t").exists()
+
+
+@pytest.mark.parametrize("command, source, option", [
+    (["export", "{in}", "--format", "jira"], "world", "SOURCE"),
+    (["build", "groundeval", "--world", "{in}"], "world", "--world"),
+    (["score", "groundeval", "--suite", "{ge}", "--answers", "{in}"], "answered", "--answers"),
+])
+def test_an_output_inside_a_sealed_input_is_refused_before_it_breaks_the_input(fx, tmp_path, command, source, option):
+    """Files added to a world, suite or run break its MANIFEST.json: every later command would refuse it."""
+    copied = copy(fx[source], tmp_path)
+    before = tree(copied)
+    for out in (copied / "out", copied):
+        argv = [str(copied) if a == "{in}" else str(fx["ge"]) if a == "{ge}" else a for a in command]
+        fails(*argv, "--out", out, "--overwrite",
+              says=(f"--out {out}: inside {option} {copied}, which its MANIFEST.json seals; writing there would "
+                    "break it",))
+    assert tree(copied) == before
