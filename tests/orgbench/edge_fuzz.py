@@ -289,6 +289,8 @@ COMMANDS = (
             lambda i, o, f: ["score", "groundeval", "--suite", str(f["ge"]), "--answers", str(i), "--out", str(o)]),
     Command("score groundeval (run.json)", "answered", "run.json", "json",
             lambda i, o, f: ["score", "groundeval", "--suite", str(f["ge"]), "--answers", str(i), "--out", str(o)]),
+    Command("score groundeval (traces)", "answered", "traces.jsonl", "jsonl",
+            lambda i, o, f: ["score", "groundeval", "--suite", str(f["ge"]), "--answers", str(i), "--out", str(o)]),
     Command("tables groundeval", "scores", "summary.json", "json",
             lambda i, o, f: ["tables", "groundeval", str(i), "--out", str(o)]),
     Command("assure run", "tr", "trajectories.jsonl", "jsonl",

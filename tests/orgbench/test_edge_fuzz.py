@@ -1,6 +1,6 @@
 """Malformed inputs at every command that reads a file: exit 2, one line, no traceback, no hang, nothing finished left.
 
-The full set (tests/orgbench/edge_fuzz.py: 25 commands x 25 variant classes, in-process under an alarm, one
+The full set (tests/orgbench/edge_fuzz.py: 26 commands x 25 variant classes, in-process under an alarm, one
 subprocess sample per command) is slow; a small subset and the OS-error injections at the one reader and writer
 run always.
 """
@@ -44,7 +44,7 @@ def test_a_config_and_a_world_given_malformed_are_refused_in_one_line(tmp_path):
     assert all(o.verdict == "refused" for o in outcomes), _report(made, outcomes)
 
 
-@pytest.mark.slow          # 25 commands x 25 variants, each a command run in-process (15 s idle, minutes loaded)
+@pytest.mark.slow          # 26 commands x 25 variants, each a command run in-process (15 s idle, minutes loaded)
 def test_every_command_refuses_every_malformed_input_in_one_line(fixtures, tmp_path):
     made = cases(fixtures, tmp_path / "cases")
     per_command = Counter(case.command for case in made)
