@@ -130,7 +130,8 @@ def test_reproduce_with_a_model_never_writes_into_committed_results(tmp_path, mo
              "error: --out results-local: holds the results of local:gemma3-270m, local:smollm2, not of the built-in "
              "judges; choose another directory, add --add to merge these into it (keeping its runs) or --overwrite "
              "to replace it")):
-        result = CliRunner().invoke(cli, ["reproduce", *args, "--base-url", url])
+        endpoint = ["--base-url", url] if "--judge" in args else []   # refused where no judge would use it
+        result = CliRunner().invoke(cli, ["reproduce", *args, *endpoint])
         assert result.exit_code == 2, result.output
         assert result.output.splitlines() == [message]
     # without --out: a folder named after the models; the unreachable endpoint stops it before anything is written
