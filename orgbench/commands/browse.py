@@ -34,9 +34,12 @@ def view_page(directory: Path, target: Path) -> str:
     from orgbench.outdir import holds
     from orgbench.report import render_page, study_section, write_report
     from orgbench.core.errors import InputError
+    from orgbench.core.storage import verify_if_sealed
 
     directory = Path(directory)
     kind = holds(directory)
+    if kind == "GroundEval scores":     # as tables groundeval reads them: edited since, they are not the scorer's
+        verify_if_sealed(directory, "; score the answers again (`orgbench score groundeval`)")
     subtitle = f"`orgbench view {directory}`: {kind}; self-contained, no network needed."
     if kind == "results (orgbench reproduce)":
         write_report(directory, target)

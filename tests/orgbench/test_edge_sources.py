@@ -227,3 +227,14 @@ def test_an_output_inside_a_sealed_input_is_refused_before_it_breaks_the_input(f
               says=(f"--out {out}: inside {option} {copied}, which its MANIFEST.json seals; writing there would "
                     "break it",))
     assert tree(copied) == before
+
+
+def test_view_refuses_scores_edited_since_scoring_as_tables_does(fx, tmp_path):
+    ok("score", "groundeval", "--suite", fx["ge"], "--answers", fx["answered"], "--out", tmp_path / "s")
+    rows_ = (tmp_path / "s" / "questions.jsonl").read_text().splitlines()
+    (tmp_path / "s" / "questions.jsonl").write_text("\n".join([json.dumps({**json.loads(rows_[0]), "s_adj": 0.1}),
+                                                               *rows_[1:]]) + "\n")
+    says = f"{tmp_path / 's' / 'questions.jsonl'}: content differs from MANIFEST.json (sha256 mismatch); score the"
+    fails("view", tmp_path / "s", "--out", tmp_path / "v.html", says=(says,))
+    fails("tables", "groundeval", tmp_path / "s", "--out", tmp_path / "t", says=(says,))
+    assert not (tmp_path / "v.html").exists()
