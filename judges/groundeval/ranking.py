@@ -23,11 +23,18 @@ K1, B = 1.2, 0.75
 BATCH_TERMS = 6
 #: A session keeps the scores of its last this many queries (``VisibleRanking._summed``).
 SUMS_KEPT = 8
+#: A session keeps the terms of its last this many queries (``VisibleRanking._rank``).
+QUERIES_KEPT = 64
+#: ``_norm`` of versions a ``NORM_ALL``-th of all or more is worked out for every version once, then looked up.
+NORM_ALL = 8
 
 
 def _bm25(idf: float | np.ndarray, tf: np.ndarray, norm: np.ndarray) -> np.ndarray:
     """The BM25 weight of a term of weight ``idf`` occurring ``tf`` times in versions of length part ``norm``."""
-    return idf * tf * (K1 + 1.0) / (tf + norm)
+    weight = idf * tf
+    weight *= K1 + 1.0         # in place: the same operations, in the same order, on one array
+    weight /= tf + norm
+    return weight
 
 
 class VisibleRanking:
@@ -41,18 +48,25 @@ class VisibleRanking:
         self._avgdl = float(corpus.lengths[self._mask].mean()) if visible else 1.0
         self._visible_in: dict[str, np.ndarray] = {}     # per subsystem: its visible versions (a mask)
         self._weights: dict[tuple[str, str | None], tuple[np.ndarray, np.ndarray] | None] = {}
-        self._scores: np.ndarray | None = None     # all zeros between searches: where large result sets are summed
         self._visible_bits: np.ndarray | None = None   # the mask packed, for the long terms' bitmaps
         self._long_idf: dict[str, float | None] = {}
         self._sums: dict[tuple[str, ...], tuple[np.ndarray, np.ndarray] | None] = {}
+        self._queries: dict[str, tuple[str, ...]] = {}      # each query's distinct terms, in order
+        self._norms: np.ndarray | None = None      # ``_norm`` of every version, once many have been asked for
 
     def _weigh(self, idf: float | np.ndarray, tf: np.ndarray, docs: np.ndarray) -> np.ndarray:
         """BM25 weights of a term (of weight ``idf``) occurring ``tf`` times in versions ``docs``: the one formula."""
         return _bm25(idf, tf, self._norm(docs))
 
     def _norm(self, docs: np.ndarray) -> np.ndarray:
-        """The length part of ``_weigh``'s formula for versions ``docs`` (the same for every term)."""
-        return K1 * (1.0 - B + B * self.corpus.lengths[docs] / self._avgdl)
+        """The length part of ``_weigh``'s formula for versions ``docs`` (the same for every term): worked out for
+        every version at once when ``docs`` are a sizeable share of them, then looked up (the same values)."""
+        if self._norms is None:
+            lengths = self.corpus.lengths
+            if len(docs) * NORM_ALL < len(lengths):
+                return K1 * (1.0 - B + B * lengths[docs] / self._avgdl)
+            self._norms = K1 * (1.0 - B + B * lengths / self._avgdl)
+        return self._norms[docs]
 
     def _term_weights(self, term: str, subsystem: str | None) -> tuple[np.ndarray, np.ndarray] | None:
         """The visible versions (of one subsystem if given) holding ``term``, and its BM25 weight in each.
@@ -98,11 +112,13 @@ class VisibleRanking:
         self._weights[key] = found
         return found
 
-    def _weigh_all(self, terms: list[str]) -> None:
+    def _weigh_all(self, terms: list[str]) -> tuple[np.ndarray, np.ndarray, int] | None:
         """Weigh every visible version of each of ``terms`` not weighed yet, in one pass over their postings.
 
         The same weights ``_term_weights`` works out term by term (the same formula on the same values, the
         idf with ``math.log``), for the many-term queries where a call per term would cost more than the work.
+        Returns what it weighed, end to end in the order of ``terms`` (versions, weights, how many terms a visible
+        version holds), or None when there were too few such terms to weigh at once.
         """
         postings, weights = self.corpus.postings, self._weights
         todo = []
@@ -114,7 +130,7 @@ class VisibleRanking:
                 else:
                     todo.append((term, k))
         if len(todo) < BATCH_TERMS:
-            return      # term by term costs no more
+            return None      # term by term costs no more
         offsets, all_docs, all_tf = postings.offsets, postings.docs, postings.tf
         spans = [(int(offsets[k]), int(offsets[k + 1])) for _, k in todo]
         docs = np.concatenate([all_docs[a:b] for a, b in spans], dtype=np.intp)   # (intp: as ``_term_weights``)
@@ -128,6 +144,7 @@ class VisibleRanking:
         bounds = np.cumsum([0] + df).tolist()
         for (term, _), d, a, b in zip(todo, df, bounds, bounds[1:]):
             weights[(term, None)] = (docs[a:b], weighed[a:b]) if d else None
+        return docs, weighed, sum(1 for d in df if d)
 
     def _rank(self, query: str, subsystem: str | None, limit: int) -> list[tuple[int, float]]:
         """BM25 over the visible versions (of one subsystem if given): the best ``limit`` (index, score), best first.
@@ -135,7 +152,11 @@ class VisibleRanking:
         A version's score is the same with or without the filter (its terms' weights over the visible set, summed
         in query order), so a filtered search keeps the subsystem's versions of the unfiltered sums (``_summed``).
         """
-        terms = tuple(dict.fromkeys(tokenize(query)))
+        terms = self._queries.get(query)
+        if terms is None:       # a query is often searched again with another subsystem filter: tokenized once
+            if len(self._queries) >= QUERIES_KEPT:
+                del self._queries[next(iter(self._queries))]
+            terms = self._queries[query] = tuple(dict.fromkeys(tokenize(query)))
         long_terms = self.corpus.impact.rows
         if any(t in long_terms for t in terms):
             return self._rank_pruned(list(terms), subsystem, limit)
@@ -152,7 +173,7 @@ class VisibleRanking:
         """The visible versions holding any of ``terms`` (ascending) and each one's score: its terms' weights summed
         in query order; None if there is none. The last ``SUMS_KEPT`` are kept (a query is often searched again
         with another subsystem filter)."""
-        self._weigh_all(list(terms))
+        batch = self._weigh_all(list(terms))
         weighed = self._weights
         parts = [w for w in (weighed[(t, None)] if (t, None) in weighed else self._term_weights(t, None)
                              for t in terms) if w is not None]
@@ -161,18 +182,18 @@ class VisibleRanking:
             found = None
         elif len(parts) == 1:      # one posting: its versions are already distinct and in order
             found = parts[0]
-        elif sum(len(d) for d, _ in parts) * 32 < len(self._mask):   # a version's score: its terms' weights, in query order
-            candidates, inverse = np.unique(np.concatenate([d for d, _ in parts]), return_inverse=True)
-            found = candidates, np.bincount(inverse, weights=np.concatenate([w for _, w in parts]))
-        else:                    # many versions: the same sums, in the same order, on a dense array
-            dense = self._scores
-            if dense is None:
-                dense = self._scores = np.zeros(len(self._mask), dtype=np.float64)
-            for docs, weights in parts:
-                dense[docs] += weights
-            candidates = np.flatnonzero(dense != 0.0)   # every weight is > 0: the versions some term reached
-            found = candidates, dense[candidates]
-            dense[candidates] = 0.0
+        else:        # a version's score: its terms' weights added in query order (``bincount`` adds in array order)
+            if batch is not None and batch[2] == len(parts):    # every part was weighed just now: already end to end
+                docs, weights = batch[0], batch[1]
+            else:
+                docs, weights = np.concatenate([d for d, _ in parts]), np.concatenate([w for _, w in parts])
+            if len(docs) * 32 < len(self._mask):
+                candidates, inverse = np.unique(docs, return_inverse=True)
+                found = candidates, np.bincount(inverse, weights=weights)
+            else:                    # many versions: summed on a dense array
+                dense = np.bincount(docs, weights, len(self._mask))
+                candidates = np.flatnonzero(dense != 0.0)   # every weight is > 0: the versions some term reached
+                found = candidates, dense[candidates]
         if len(self._sums) >= SUMS_KEPT:
             del self._sums[next(iter(self._sums))]
         self._sums[terms] = found
@@ -182,11 +203,12 @@ class VisibleRanking:
     def _best(candidates: np.ndarray, scores: np.ndarray, limit: int) -> list[tuple[int, float]]:
         """The best ``limit`` of scored versions, best first: the top ``limit`` scores (and any tied with the last),
         ordered by score rounded to 9 places, then by version."""
-        if len(candidates) > limit:
-            kth = np.partition(scores, len(scores) - limit)[len(scores) - limit]
-            keep = np.nonzero(scores >= kth)[0]
+        if len(candidates) > limit:       # (array methods, not numpy's functions: no wrapper per call)
+            part = scores.copy()
+            part.partition(len(scores) - limit)
+            keep = (scores >= part[len(scores) - limit]).nonzero()[0]
             candidates, scores = candidates[keep], scores[keep]
-        order = np.lexsort((candidates, -np.round(scores, 9)))[:limit]
+        order = np.lexsort((candidates, -scores.round(9)))[:limit]
         return list(zip(candidates[order].tolist(), scores[order].tolist()))
 
     def _idf_of_long(self, term: str) -> float | None:

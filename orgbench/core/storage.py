@@ -286,6 +286,23 @@ def depth(value: Any) -> int:
 
 #: ``json.loads(text, parse_constant=_no_constant, parse_float=_finite)`` made once (``loads`` makes one per call).
 _STRICT = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite)
+#: The scanner ``_STRICT`` reads with (an attribute it sets on itself): the value at an index, and where it ends.
+_SCAN: Callable[[str, int], tuple[Any, int]] = vars(_STRICT)["scan_once"]
+#: What JSON allows around a value (``json.decoder.WHITESPACE``).
+_JSON_SPACE = " \t\n\r"
+
+
+def _strict_decode(text: str) -> Any:
+    """``_STRICT.decode(text)``: the value read by its scanner straight from the text's start when nothing but JSON
+    whitespace follows it (``decode`` checks the same, around three Python calls); otherwise ``decode`` itself, for
+    a value after leading whitespace or the error it names."""
+    try:
+        value, end = _SCAN(text, 0)
+    except (StopIteration, ValueError):
+        return _STRICT.decode(text)
+    if end == len(text) or not text[end:].strip(_JSON_SPACE):
+        return value
+    return _STRICT.decode(text)
 
 
 def loads_json(text: str, pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None) -> Any:
@@ -293,7 +310,7 @@ def loads_json(text: str, pairs_hook: Callable[[list[tuple[str, Any]]], Any] | N
     (``pairs_hook``: json's ``object_pairs_hook``, which may refuse an object by raising)."""
     try:
         if pairs_hook is None and text.__class__ is str and not text.startswith("\ufeff"):   # what json.loads hands
-            value = _STRICT.decode(text)                                                     # its decoder
+            value = _strict_decode(text)                                                     # its decoder
         else:
             value = json.loads(text, parse_constant=_no_constant, parse_float=_finite, object_pairs_hook=pairs_hook)
     except json.JSONDecodeError:
