@@ -132,13 +132,15 @@ class VisibleRanking:
         if len(todo) < BATCH_TERMS:
             return None      # term by term costs no more
         offsets, all_docs, all_tf = postings.offsets, postings.docs, postings.tf
-        spans = [(int(offsets[k]), int(offsets[k + 1])) for _, k in todo]
+        ids = np.array([k for _, k in todo], dtype=np.intp)
+        spans = list(zip(offsets[ids].tolist(), offsets[ids + 1].tolist()))
         docs = np.concatenate([all_docs[a:b] for a, b in spans], dtype=np.intp)   # (intp: as ``_term_weights``)
         keep = self._mask[docs]
-        tf = np.concatenate([all_tf[a:b] for a, b in spans])[keep].astype(np.float64)
         firsts = np.cumsum([0] + [b - a for a, b in spans[:-1]])     # each term's run (never empty)
         df = np.add.reduceat(keep, firsts, dtype=np.intp).tolist()
-        docs = docs[keep]
+        at = keep.nonzero()[0]         # the visible ones (found once, for both columns)
+        tf = np.concatenate([all_tf[a:b] for a, b in spans]).take(at).astype(np.float64)
+        docs = docs.take(at)
         idf = [math.log(1.0 + (self._n - d + 0.5) / (d + 0.5)) if d else 0.0 for d in df]
         weighed = self._weigh(np.repeat(idf, df), tf, docs)
         bounds = np.cumsum([0] + df).tolist()
@@ -165,8 +167,8 @@ class VisibleRanking:
             return []
         candidates, scores = found
         if subsystem is not None:
-            keep = self.corpus.in_subsystem(subsystem)[candidates]
-            candidates, scores = candidates[keep], scores[keep]
+            at = self.corpus.in_subsystem(subsystem)[candidates].nonzero()[0]
+            candidates, scores = candidates.take(at), scores.take(at)
         return self._best(candidates, scores, limit)
 
     def _summed(self, terms: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray] | None:
@@ -206,8 +208,8 @@ class VisibleRanking:
         if len(candidates) > limit:       # (array methods, not numpy's functions: no wrapper per call)
             part = scores.copy()
             part.partition(len(scores) - limit)
-            keep = (scores >= part[len(scores) - limit]).nonzero()[0]
-            candidates, scores = candidates[keep], scores[keep]
+            at = (scores >= part[len(scores) - limit]).nonzero()[0]
+            candidates, scores = candidates.take(at), scores.take(at)
         order = np.lexsort((candidates, -scores.round(9)))[:limit]
         return list(zip(candidates[order].tolist(), scores[order].tolist()))
 
