@@ -25,8 +25,9 @@ BATCH_TERMS = 6
 SUMS_KEPT = 8
 #: A session keeps the terms of its last this many queries (``VisibleRanking._rank``).
 QUERIES_KEPT = 64
-#: ``_norm`` of versions a ``NORM_ALL``-th of all or more is worked out for every version once, then looked up.
-NORM_ALL = 8
+#: ``_norm`` of versions a ``NORM_ALL``-th of all or more is worked out for every version once, then looked up
+#: (at most twice the work of the call that asks).
+NORM_ALL = 2
 
 
 def _bm25(idf: float | np.ndarray, tf: np.ndarray, norm: np.ndarray) -> np.ndarray:
