@@ -826,10 +826,10 @@ def _inspect_temperature() -> str:
     return f"{float(found[1]):g}"
 
 
-def _goal_not_reached(goal: int) -> tuple[str]:
-    """The cold-scoring goal, after checking the recorded rate with the index built is below it."""
-    assert _measured("groundeval_cold_scoring.json")["printed"]["cold_scoring"]["index_built_questions_per_cpu_s"] < goal
-    return (f"{goal:,}",)
+def _cold_goal(goal: int) -> tuple[str, str]:
+    """The cold-scoring goal, and whether the recorded rate with the index built reaches it."""
+    rate = _measured("groundeval_cold_scoring.json")["printed"]["cold_scoring"]["index_built_questions_per_cpu_s"]
+    return f"{goal:,}", "reached" if rate >= goal else "not reached"
 
 
 def _search_goals() -> tuple[str, ...]:
@@ -1222,8 +1222,8 @@ FIGURE_CHECKS: tuple[tuple[str, str, str, object], ...] = (
                        _inspect_temperature())),
     ("docs/harnesses.md", r"default: the default world of seed (\d)'s suite, built on first use and cached", "design",
      lambda: (re.search(r'_suite_stage\(cache_dir\(\) / "groundeval", (\d+),', _source("orgbench/harness/suites.py"))[1],)),
-    ("docs/groundeval.md", r"The goal, ([\d,]+) per CPU-second with the index built, is not reached", "measured",
-     lambda: _goal_not_reached(1000)),
+    ("docs/groundeval.md", r"The goal, ([\d,]+) per CPU-second with the index built, is (reached|not reached)", "measured",
+     lambda: _cold_goal(1000)),
     ("docs/groundeval.md", r"`outcome` \(correct \| wrong verdict\) and `s_adj` \((\d) decimals\)", "result", _drilldown_decimals),
     ("docs/groundeval.md", r"\(the goals are (\d+) s, (\d+) GB and (\d+) ms at p99: the memory and the p99 are (met|not met), "
      r"and the load (in CPU time);", "measured", _search_goals),
