@@ -41,8 +41,10 @@ _RETURNED = re.compile(r"\b(?:came|comes|come|got|gets|get) back\b")
 _COMPOUNDS = {"rollback": ("roll", "back"), "rollbacks": ("roll", "back"), "fw": ("firmware",), "config": ("configuration",),
               "diag": ("diagnostic",), "diags": ("diagnostics",), "sla": ("service", "level"),
               "rma": ("return", "authorisation")}
-_TEAM = re.compile(r"\b((?:[\w-]+ ){0,3}?)(team|(?:help ?)?desk|manager|representative|rep|specialist|engineer|supervisor|lead|department|group|controller|officer|director|analyst|administrator|coordinator)s?\b",
-                   re.IGNORECASE)
+_ROLE = (r"(?:team|(?:help ?)?desk|manager|representative|rep|specialist|engineer|supervisor|lead|department|group|controller"
+         r"|officer|director|analyst|administrator|coordinator)s?")
+#: A role's head noun, the words before it, and the role nouns it follows ("team lead": a lead of the team).
+_TEAM = re.compile(rf"\b((?:[\w-]+ ){{0,3}}?)((?:{_ROLE}\s+)*){_ROLE}\b", re.IGNORECASE)
 SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Za-z0-9])|\n+")
 PAST = r"(?:\w+ed|sent|ran|got|took|taken|gave|given|made|shipped|put|set|did|done|told|wrote|went|came|began|brought)"
 _WORD = re.compile(r"[a-z][a-z0-9'-]*")
@@ -89,7 +91,7 @@ def team_words(text: str) -> frozenset[str]:
     found = _TEAM.search(_TIER.sub(r"level-\1", text))
     if not found:
         return frozenset()
-    qualifiers: list[str] = []
+    qualifiers: list[str] = found.group(2).lower().split()   # "team lead", "help desk team"
     for word in reversed(found.group(1).lower().split()):
         if word in STOP or word.endswith("ed"):
             break

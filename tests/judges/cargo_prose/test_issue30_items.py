@@ -138,8 +138,8 @@ def test_grounded_on_the_fourth_held_out_set():
 SEVENTH = ("The fifth set now reads P1 .06, P3 .00, P2 .81, P4 .81, DI .78 and the sixth P1 .06, P3 .00, P2 .75, P4 .81, "
            "DI .75: development figures, .15 and .18 below the suite's .93")
 #: docs/cargo.md's sentence stating the fifth, sixth and seventh sets' figures since the judge's eighth change (rules 11).
-EIGHTH = ("the fifth set reads P1 .06, P3 .00, P2 .88, P4 .81, DI .81, the sixth P1 .00, P3 .00, P2 .75, P4 .81, DI .78 "
-          "and the seventh P1 .06, P3 .00, P2 .88, P4 .88, DI .84")
+EIGHTH = ("the fifth set reads P1 .06, P3 .00, P2 .88, P4 .81, DI .81, the sixth P1 .00, P3 .00, P2 .75, P4 .88, DI .81 "
+          "and the seventh P1 .06, P3 .00, P2 .88, P4 .94, DI .88")
 
 
 def _scored(n: int, name: str, counts: dict, di: float, wilson: dict, said: str) -> None:
@@ -181,10 +181,11 @@ def test_grounded_on_the_sixth_held_out_set():
     .489 apart. It was then, with the fifth, the development set of the seventh change (rules 10): P1 1/16, P3 0/16,
     P2 12/16, P4 13/16, DI .750 (.688 before the three rules drawn from the fifth set), .176 below the suite -- a
     development figure. The eighth change (rules 11) passes its one penalised correct answer (a step's one group of
-    details no longer read as what it produced, a dependency the order check used): DI .781."""
-    _scored(6, "sixth", {"P1": (0, 16), "P2": (12, 16), "P3": (0, 16), "P4": (13, 16)}, 0.7812,
+    details no longer read as what it produced, a dependency the order check used) and catches one more wrong
+    escalation (to a "team lead", by the role rule drawn from the seventh set): DI .812."""
+    _scored(6, "sixth", {"P1": (0, 16), "P2": (12, 16), "P3": (0, 16), "P4": (14, 16)}, 0.8125,
             {"P1": "0/16 0.00 [0.00, 0.19]", "P2": "12/16 0.75 [0.51, 0.90]", "P3": "0/16 0.00 [0.00, 0.19]",
-             "P4": "13/16 0.81 [0.57, 0.93]"},
+             "P4": "14/16 0.88 [0.64, 0.97]"},
             "it is far from the suite again: P1 .19, P3 .12, P2 .62, P4 .56, DI .44, .49 below the suite's .93.")
 
 
@@ -195,12 +196,12 @@ def test_grounded_on_the_seventh_held_out_set():
     .926, .332 apart. Of its 10 penalised correct answers, all 8 whose reference lists its steps as
     ``step[1] = ...`` lines were penalised for their procedure; docs/cargo.md says so. It was then a development set of
     the eighth change (rules 11: lists read by the lead their lines repeat, records by the separator theirs share):
-    those 8 pass, and so does one read as contradicted ("CASE-16088/ACC-3226" is two identifiers); one wrong
-    escalation (to "the team lead") caught before only as a skipped ``step`` is missed. DI .844, a development
-    figure, .082 below the suite."""
-    _scored(7, "seventh", {"P1": (1, 16), "P2": (14, 16), "P3": (0, 16), "P4": (14, 16)}, 0.8438,
+    those 8 pass, and so does one read as contradicted ("CASE-16088/ACC-3226" is two identifiers); a wrong escalation
+    to "the team lead", caught before only as a skipped ``step``, is caught as handed to the wrong role (a role named
+    by two role nouns is qualified by the first). DI .875, a development figure, .051 below the suite."""
+    _scored(7, "seventh", {"P1": (1, 16), "P2": (14, 16), "P3": (0, 16), "P4": (15, 16)}, 0.875,
             {"P1": "1/16 0.06 [0.01, 0.28]", "P2": "14/16 0.88 [0.64, 0.97]", "P3": "0/16 0.00 [0.00, 0.19]",
-             "P4": "14/16 0.88 [0.64, 0.97]"},
+             "P4": "15/16 0.94 [0.72, 0.99]"},
             "it is far from the suite again: P1 .38, P3 .25, P2 .88, P4 .94, DI .59, .33 below the suite's .93.")
     judge = make_builtin("grounded")
     faulted = {}
