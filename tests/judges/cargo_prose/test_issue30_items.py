@@ -213,6 +213,32 @@ def test_grounded_on_the_seventh_held_out_set():
     assert faulted == {"h7-38": True}     # a backwards narration read with two steps out of order
 
 
+def test_grounded_on_the_eighth_held_out_set():
+    """items_heldout8.jsonl was written by another helper who read no judge code (realistic support prose; the
+    generator's layouts for half of each family, the rest JSON, CSV and Markdown records and "Step 1 of 6" and
+    checklist references), merged (acdfacc) before the judge's eighth change (rules 11) was final, and scored ONCE,
+    after it was final and merged (02b5977); nothing was changed after. Issue 30's bound does not hold on it: DI .625
+    against the suite's .926, .301 apart. Its 7 penalised correct answers come from two surface forms new to the
+    judge: 5 of the 6 whose record is comma-separated ``field,value`` lines (a separator the eighth change does not
+    read, so no field was read), and the 2 chat messages opening with an @-mention (the mention's sentence read as
+    contradicted). docs/cargo.md says so."""
+    _scored(8, "eighth", {"P1": (4, 16), "P2": (14, 16), "P3": (3, 16), "P4": (13, 16)}, 0.625,
+            {"P1": "4/16 0.25 [0.10, 0.49]", "P2": "14/16 0.88 [0.64, 0.97]", "P3": "3/16 0.19 [0.07, 0.43]",
+             "P4": "13/16 0.81 [0.57, 0.93]"},
+            "it is far from the suite again: P1 .25, P3 .19, P2 .88, P4 .81, DI .62, .30 below the suite's .93.")
+    judge = make_builtin("grounded")
+    faulted = set()
+    for row in _held_out(8):
+        verdict = parse_verdict(judge.judge_text(render(CONDITIONS["cargo"], {k: row[k] for k in SHOWN}, 0)))
+        if verdict.penalized and not row["should_penalize"]:
+            faulted.add(row["item_id"])
+    comma = {row["item_id"] for row in _held_out(8)
+             if not row["should_penalize"] and "\nfield,value\n" in row["live_context"]}
+    mention = {row["item_id"] for row in _held_out(8)
+               if not row["should_penalize"] and row["candidate"].startswith("@")}
+    assert len(comma) == 6 and len(faulted & comma) == 5 and len(mention) == 2 and faulted == (faulted & comma) | mention
+
+
 #: The commit at which the judge's third change for issue 30 was final and the third held-out set was scored, once.
 THIRD_CHANGE = "b8661b4"
 #: Run inside that commit's tree: the judge of then on the set of then, one line per item (family, verdict, its note).
