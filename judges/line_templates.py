@@ -136,13 +136,6 @@ def _trim(item: str) -> str:
 SEPARATORS = re.compile(r"\s*(?:\|\s|\t|\.{3,}|:{1,2}(?=\s|$)|=>|->|\u2192|>>|\s(?:-{1,3}|[\u2013\u2014])\s|;|=|\"|[(\[{<])\s*")
 
 
-#: The separators a record's key may end at: a step's but brackets and ";" (which joins fields), and a closing
-#: bracket ("[opened] 2026-03-10") or a run of spaces (aligned columns).
-FIELD_SEPARATORS = re.compile(r"\s*(?:\|\s|\t|\.{3,}|:{1,2}(?=\s|$)|=>|->|\u2192|>>|\s(?:-{1,3}|[\u2013\u2014])\s|=|\"(?:\s*[:=]\s*\"?)?|\])\s*"
-                              r"|\s{2,}")
-#: The field separators a line may use alone; the others ('"', "]", a run of spaces) only when the record's lines
-#: share them.
-_OWN = {":", "=", ".", "\t", "-", "--", "---", "\u2013", "\u2014"}
 #: A key is at most this long.
 KEY_LENGTH = 40
 
@@ -182,29 +175,83 @@ _LEADING = re.compile(r"^(?:[-*\u2022>|]+\s*)")
 _ENDS = " \t\"'[]{}|,"
 
 
+#: A record line's key: one to six words ("_" or "-" joined words read as spaced; a unit in brackets), after any
+#: leading marks, then the separator that ends it: a run of marks and the spaces round them, or of two or more spaces.
+_KEY_PATTERN = r"^[^\w]*?(?P<key>[A-Za-z][A-Za-z0-9]*(?:[ _-][A-Za-z0-9]+){0,5}?(?: \([A-Za-z]+\))?)(?![-_./@]\w)"
+_KEYED = re.compile(_KEY_PATTERN + r"(?P<sep>\s*[^\w\s]+\s*|\s{2,}|\t)(?=\S)")
+
+
+def _keyed(segment: str, kind: str | None = None) -> re.Match[str] | None:
+    """The segment's shortest key and the separator after it (of the kind, if one is given)."""
+    found = _KEYED.match(segment)
+    if kind is None or (found and _sep_kind(found.group("sep")) == kind):
+        return found
+    return re.match(_KEY_PATTERN + "(?P<sep>" + _kind_pattern(kind) + r")(?=\S)", segment)
+
+
+def _kind_pattern(kind: str) -> str:
+    """A regular expression for a separator of the kind, spaces round it."""
+    if kind in (" ", "\t"):
+        return r"\s{2,}|\t"
+    return r"\s*" + "".join(re.escape(mark) + "+" for mark in kind) + r"\s*"
+
+
+def _sep_kind(separator: str) -> str:
+    """A separator's kind: its marks without the spaces round it, each run of one mark written once ("...." is
+    ".", "--" is "-"); a run of spaces or a tab is " "."""
+    marks = re.sub(r"\s+", "", separator)
+    return re.sub(r"(.)\1+", r"\1", marks) if marks else " "
+
+
+def record_separator(lines: Sequence[str]) -> str | None:
+    """The separator most of the lines share after a leading key, found by counting (None when no two lines do)."""
+    counts: dict[str, int] = {}
+    for line in lines:
+        found = _keyed(line)
+        if found:
+            kind = _sep_kind(found.group("sep"))
+            counts[kind] = counts.get(kind, 0) + 1
+    if not counts:
+        return None
+    kind, count = max(counts.items(), key=lambda kv: (kv[1], -list(counts).index(kv[0])))
+    return kind if count >= min(2, len(lines)) else None
+
+
 def field_lines(text: str) -> list[str]:
-    """A record's fields as ``Field: value`` lines, each key cut from its value at the separator the record's lines
-    share (``shared_separator`` over FIELD_SEPARATORS: a colon, "=", dotted leaders, a table's "|", JSON quotes, a
-    run of spaces...), else at the line's own first colon, "=", leader, tab or spaced dash; a line's leading marks
-    (a bullet, a table's first "|") off, its ``;``-joined fields each read, a key's underscores read as spaces, and
-    a segment with no key of its own continuing the value before it (a list)."""
-    rows = [[segment for segment in re.split(r";\s*", _LEADING.sub("", line.strip()))]
-            for line in text.splitlines() if line.strip()]
-    kind = shared_separator([segment for row in rows for segment in row], FIELD_SEPARATORS, KEY_LENGTH)
+    """A record's fields as ``Field: value`` lines, each key (one to six words) cut from its value at the separator
+    most of the record's lines share after their key (``record_separator``: counted, not chosen from a list), else at
+    the line's own separator when it is a colon, "=", leaders, a tab or a spaced dash; a line's leading marks off,
+    its ``;``-joined fields each read (unless ";" is the record's separator), a key's underscores read as spaces, and
+    a segment with no key of its own continuing the value before it (a list). A header naming the columns
+    ("field,value", "key | value") is read as one and dropped."""
+    lines = [_LEADING.sub("", line.strip()) for line in text.splitlines() if line.strip()]
+    kind = record_separator(lines)
+    rows = [[line] if kind == ";" else re.split(r";\s*", line) for line in lines]
     out = []
     for row in rows:
         pairs: list[list[str]] = []
         for segment in row:
-            found = first_separator(segment, kind, FIELD_SEPARATORS) if kind else None
-            if not found or found.start() > KEY_LENGTH:
-                found = next((f for f in FIELD_SEPARATORS.finditer(segment) if _kind(f.group(0)) in _OWN), None)
-            if found and 0 < found.start() <= KEY_LENGTH and segment[:found.start()].strip(_ENDS):
-                key, value = segment[:found.start()].strip(_ENDS), segment[found.end():].strip(_ENDS)
-                pairs.append([key.replace("_", " "), value])
+            found = _keyed(segment, kind) if kind else None
+            if not found:
+                found = _keyed(segment)
+                found = found if found and _OWN_SEPARATOR.fullmatch(found.group("sep")) else None
+            if found and found.end("key") <= KEY_LENGTH:
+                key, value = found.group("key").strip(_ENDS), segment[found.end():].strip(_ENDS)
+                pairs.append([re.sub(r"[_-]", " ", key), value])
             elif pairs:   # "cases=CASE-1@2026-01-02;CASE-2@2026-01-05": a list goes on
                 pairs[-1][1] += f"; {segment}"
         out += [f"{key}: {value}" for key, value in pairs if value]
-    return out
+    return [line for line in out if not _header(line)]
+
+
+#: The separators a line may use alone when the record's lines share another: a colon, "=", leaders, a tab, a
+#: spaced dash.
+_OWN_SEPARATOR = re.compile(r"\s*(?::{1,2}|=|\.{3,})\s*|\t|\s+(?:-{1,3}|[\u2013\u2014])\s+")
+
+
+def _header(line: str) -> bool:
+    """Whether a field is a header naming the record's columns ("field: value", "key: value", "name: value")."""
+    return bool(re.fullmatch(r"\w+: values?", line.lower()))
 
 
 def separator_kind(found: re.Match[str]) -> str:

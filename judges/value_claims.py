@@ -76,15 +76,20 @@ def iso_dates(text: str) -> str:
     return _MONTH_DAY_ONLY.sub(lambda m: f"--{_MONTHS[m.group(1).lower()]:02d}-{int(m.group(2)):02d}", text)
 
 
+#: An e-mail address in its whole shape: a local part, "@", a domain with a dot ("@Ola" is a mention, not a value).
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+
+
 def values(text: str) -> list[str]:
-    """Tokens that state a specific value: anything with a digit or an @, but a tier or a duration.
+    """Tokens that state a specific value: anything with a digit, or an e-mail address, but a tier or a duration.
 
     Dates in other forms are read as ISO dates (``iso_dates``); currency signs and codes, a version's "v", thousands
     separators, zero cents and a possessive "'s" dropped; an amount in thousands ("1.575k") written out.
     """
     out = []
     # "diagnostics=BAT-0x2E": a key and its value; "CASE-1/ACC-2": two identifiers
-    raws = re.sub(r"(?<=\w)/(?=[A-Za-z]+-?\d)", " ", iso_dates(text).replace("=", " ")).split()
+    # "contact_email,ann@x.example", "opened;2026-01-02": a key and its value (a comma not in "2,300")
+    raws = re.sub(r"(?<=\w)/(?=[A-Za-z]+-?\d)|(?<=\w);(?=\w)|(?<=\w),(?=\w)(?!\d{3}\b)", " ", iso_dates(text).replace("=", " ")).split()
     for index, raw in enumerate(raws):
         token = re.sub(r"['\u2019]s$", "", raw.strip(STRIP).rstrip(".").strip(STRIP)).strip(STRIP).lstrip("$€£")
         token = re.sub(r"(?<=\d),(?=\d{3}\b)", "", re.sub(r"^(?:[vV]|USD|EUR|GBP)(?=\d)", "", token))
@@ -94,7 +99,7 @@ def values(text: str) -> list[str]:
         after = raws[index + 1].lower().strip(STRIP + ".") if index + 1 < len(raws) else ""
         if (token.isdigit() and _DURATION.fullmatch(after)) or _SHORT_DURATION.fullmatch(token):
             continue  # "within 10 minutes", "4h": a duration, not a field's value
-        if token and (any(ch.isdigit() for ch in token) or "@" in token) and not _TIER.fullmatch(token):
+        if token and (any(ch.isdigit() for ch in token) or _EMAIL.fullmatch(token)) and not _TIER.fullmatch(token):
             out.append(token)
     return out
 

@@ -142,6 +142,10 @@ EIGHTH = ("the fifth set reads P1 .06, P3 .00, P2 .88, P4 .81, DI .81, the sixth
           "and the seventh P1 .06, P3 .00, P2 .88, P4 .94, DI .88")
 
 
+#: docs/cargo.md's sentence stating the eighth set's figures since the judge's ninth change (rules 12).
+NINTH = "the eighth set reads P1 .00, P3 .00, P2 .88, P4 .75, DI .81"
+
+
 def _scored(n: int, name: str, counts: dict, di: float, wilson: dict, said: str) -> None:
     """builtin:grounded under cargo on the n-th held-out set: its counts, DI and Wilson intervals, and docs/cargo.md's
     sentences stating them (when it was scored held out, and now)."""
@@ -151,7 +155,7 @@ def _scored(n: int, name: str, counts: dict, di: float, wilson: dict, said: str)
     assert grounded_rates(items)["DI"] == di
     assert wilson_rates(items) == wilson
     docs = " ".join((Path(__file__).parents[3] / "docs" / "cargo.md").read_text(encoding="utf-8").split())
-    assert said in docs and SEVENTH in docs and EIGHTH in docs
+    assert said in docs and SEVENTH in docs and EIGHTH in docs and NINTH in docs
 
 
 def test_grounded_on_the_fifth_held_out_set():
@@ -221,22 +225,19 @@ def test_grounded_on_the_eighth_held_out_set():
     against the suite's .926, .301 apart. Its 7 penalised correct answers come from two surface forms new to the
     judge: 5 of the 6 whose record is comma-separated ``field,value`` lines (a separator the eighth change does not
     read, so no field was read), and the 2 chat messages opening with an @-mention (the mention's sentence read as
-    contradicted). docs/cargo.md says so."""
-    _scored(8, "eighth", {"P1": (4, 16), "P2": (14, 16), "P3": (3, 16), "P4": (13, 16)}, 0.625,
-            {"P1": "4/16 0.25 [0.10, 0.49]", "P2": "14/16 0.88 [0.64, 0.97]", "P3": "3/16 0.19 [0.07, 0.43]",
-             "P4": "13/16 0.81 [0.57, 0.93]"},
+    contradicted). docs/cargo.md says so. It was then a development set of the ninth change (rules 12: a record's
+    separator counted from its lines, not chosen from a list; a value compared only in its whole shape, so an
+    @-mention is a name): no correct answer is penalised, and a wrong action told in an @-mention message, caught
+    before only through the mention, is missed (P4 12/16): DI .812, a development figure, .114 below the suite."""
+    _scored(8, "eighth", {"P1": (0, 16), "P2": (14, 16), "P3": (0, 16), "P4": (12, 16)}, 0.8125,
+            {"P1": "0/16 0.00 [0.00, 0.19]", "P2": "14/16 0.88 [0.64, 0.97]", "P3": "0/16 0.00 [0.00, 0.19]",
+             "P4": "12/16 0.75 [0.51, 0.90]"},
             "it is far from the suite again: P1 .25, P3 .19, P2 .88, P4 .81, DI .62, .30 below the suite's .93.")
-    judge = make_builtin("grounded")
-    faulted = set()
-    for row in _held_out(8):
-        verdict = parse_verdict(judge.judge_text(render(CONDITIONS["cargo"], {k: row[k] for k in SHOWN}, 0)))
-        if verdict.penalized and not row["should_penalize"]:
-            faulted.add(row["item_id"])
     comma = {row["item_id"] for row in _held_out(8)
              if not row["should_penalize"] and "\nfield,value\n" in row["live_context"]}
     mention = {row["item_id"] for row in _held_out(8)
                if not row["should_penalize"] and row["candidate"].startswith("@")}
-    assert len(comma) == 6 and len(faulted & comma) == 5 and len(mention) == 2 and faulted == (faulted & comma) | mention
+    assert len(comma) == 6 and len(mention) == 2      # the forms its held-out penalties came from; none is penalised now
 
 
 #: The commit at which the judge's third change for issue 30 was final and the third held-out set was scored, once.

@@ -4,8 +4,9 @@ Each development item's reference is read into its heading and its steps (action
 here from the layouts the generator and the prose sets use, and written out again in ten layouts (numbered,
 ``step[N] = …``, ``#N:``, a Markdown table, JSON objects, a YAML list, bullets, ``Step N -``, lettered, ``S1 |``);
 each context that is a record (``Field: value`` lines, ``key=value``, dotted leaders, a table) is read into its
-fields and written out in six (colon, ``key=value``, dotted leaders, a table, JSON members, bullets). The judge must
-give every layout of an item the same verdict. Items whose reference or context is prose are left as they are.
+fields and written out in nine (colon, ``key=value``, dotted leaders, a table, JSON members, bullets, CSV
+``field,value`` lines, ``name;value`` and tab-separated ones, each under its header); each candidate is also shown
+opening with an @-mention and with a greeting line. The judge must give every layout of an item the same verdict. Items whose reference or context is prose are left as they are.
 The fast test runs every 25th item of the prose sets; the slow one every sixth, and every 20th of the default
 suite's.
 """
@@ -25,7 +26,8 @@ from judges.verdict import parse_verdict
 
 HERE = Path(__file__).parent
 SHOWN = ("item_id", "question", "live_context", "reference", "candidate")
-SETS = ("own", "independent", "issue30", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7")
+SETS = ("own", "independent", "issue30", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7",
+        "heldout8")
 
 #: How the generator and the prose sets mark a step line, and where its details start (read here, not by the judge).
 MARKER = re.compile(r"^\s*(?:\d+[.)]|\(?[a-z]\)|[a-h]\.|[ivx]+\.|[-*~\u2022]|step\[\d+\]\s*=|step \d+ -|\|\s*\d+\s*\|)\s+",
@@ -100,6 +102,16 @@ CONTEXT_LAYOUTS: dict[str, Callable[[str, list[tuple[str, str]]], str]] = {
     "table": lambda h, f: "\n".join([h, "| field | value |", "|---|---|"] + [f"| {k.lower()} | {v} |" for k, v in f]),
     "json": lambda h, f: "\n".join([h, "{"] + [f"  {_json(k.lower())}: {_json(v)}," for k, v in f] + ["}"]),
     "bullets": lambda h, f: "\n".join([h] + [f"* {k}: {v}" for k, v in f]),
+    "csv": lambda h, f: "\n".join([h, "field,value"] + [f"{k.lower().replace(' ', '_')},{v}" for k, v in f]),
+    "semicolon": lambda h, f: "\n".join([h, "name;value"] + [f"{k.lower()};{v}" for k, v in f]),
+    "tab": lambda h, f: "\n".join([h, "key\tvalue"] + [f"{k.lower().replace(' ', '_')}\t{v}" for k, v in f]),
+}
+
+#: What a chat message or a note may open with that says nothing about the case: an @-mention, a greeting line.
+CANDIDATE_OPENINGS: dict[str, Callable[[str], str]] = {
+    "as written": lambda c: c,
+    "@-mention": lambda c: f"@Ola {c}",
+    "greeting": lambda c: f"Hi team,\n{c}",
 }
 
 
@@ -120,7 +132,8 @@ def flips(items: list[dict]) -> dict[str, int]:
         shown = {k: item[k] for k in SHOWN} | changed
         return parse_verdict(judge.judge_text(render(CONDITIONS["cargo"], shown, 0))).penalized
 
-    out = {"references": 0, "reference flips": 0, "contexts": 0, "context flips": 0}
+    out = {"references": 0, "reference flips": 0, "contexts": 0, "context flips": 0, "candidates": 0,
+           "candidate flips": 0}
     for item in items:
         if (reference := read_reference(item["reference"])) is not None:
             verdicts = {penalised(item, reference=layout(*reference)) for layout in REFERENCE_LAYOUTS.values()}
@@ -130,6 +143,9 @@ def flips(items: list[dict]) -> dict[str, int]:
             verdicts = {penalised(item, live_context=layout(*context)) for layout in CONTEXT_LAYOUTS.values()}
             out["contexts"] += 1
             out["context flips"] += len(verdicts) > 1
+        verdicts = {penalised(item, candidate=opening(item["candidate"])) for opening in CANDIDATE_OPENINGS.values()}
+        out["candidates"] += 1
+        out["candidate flips"] += len(verdicts) > 1
     return out
 
 
@@ -157,7 +173,7 @@ def test_verdicts_do_not_depend_on_layout_fast_subset():
     assert found == FAST
 
 
-@pytest.mark.slow        # every sixth development item and every 20th suite item, in 16 layouts each (the suite built)
+@pytest.mark.slow        # every sixth development item and every 20th suite item, in 19 layouts and 3 openings each (the suite built)
 def test_verdicts_do_not_depend_on_layout():
     import sys
 
@@ -173,6 +189,15 @@ def test_verdicts_do_not_depend_on_layout():
 #: The items with layouts to compare, and those whose verdict moved with the layout. Before the judge's eighth change
 #: (rules 10, measured with this module on that judge): 12 of the 15 fast references flipped, 43 of the 58 slow
 #: ones and 13 of the 13 suite ones (``step[N] =``, ``#N:``, JSON, YAML and ``S1 |`` lists went unread); no context.
-FAST = {"references": 15, "reference flips": 0, "contexts": 11, "context flips": 0}
-ALL = {"references": 58, "reference flips": 0, "contexts": 30, "context flips": 0}
-SUITE = {"references": 13, "reference flips": 0, "contexts": 13, "context flips": 0}
+#: Before its ninth change (rules 12), with the CSV, semicolon and tab layouts and the candidate openings added:
+#: 5 of the 12 fast contexts and 14 of the 22 fast candidates flipped.
+FAST = {"references": 17, "reference flips": 0, "contexts": 12, "context flips": 0, "candidates": 22,
+        "candidate flips": 0}
+#: Before the ninth change, with the eighth set, the new record layouts and the openings added: 15 of the 32 slow
+#: contexts and 52 of the 90 slow candidates flipped, 9 of the 13 suite contexts and 11 of the 13 suite candidates.
+#: After it, still moved: ind-09's context read as CSV, and two candidates opened by a greeting line (h5-07, h6-33;
+#: the steps they tell read out of order) and one by either opening (hw30-43, a step read as not performed).
+ALL = {"references": 62, "reference flips": 0, "contexts": 32, "context flips": 1, "candidates": 90,
+       "candidate flips": 3}
+SUITE = {"references": 13, "reference flips": 0, "contexts": 13, "context flips": 0, "candidates": 13,
+         "candidate flips": 0}
