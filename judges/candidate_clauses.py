@@ -76,10 +76,23 @@ def _time_groups(sentence: str) -> list[list[str]]:
     return [g for g in groups if g]
 
 
+#: How a message addresses someone, saying nothing about the case: @-mentions opening a line, and a line of at most
+#: four words and no figure ending with a comma ("Hi team,", "Dear Joost,").
+MENTIONS = re.compile(r"^(?:@[\w.-]+[\s,:]*)+")
+_ADDRESS = re.compile(r"[^\W\d]+(?:\s+[^\W\d]+){0,3}\s*,")
+
+
+def unaddressed(candidate: str) -> list[str]:
+    """The candidate's lines without what addresses its reader (``MENTIONS``, ``_ADDRESS``)."""
+    lines = [MENTIONS.sub("", line.strip()) for line in candidate.splitlines()]
+    return [line for line in lines if not _ADDRESS.fullmatch(line)]
+
+
 def clauses(candidate: str) -> list[Clause]:
-    """The candidate's clauses with their time-order keys (declined actions left out)."""
+    """The candidate's clauses with their time-order keys (declined actions left out), without the lines that
+    address its reader."""
     out = []
-    lines = [_MARKER.sub("", line.strip()) for line in candidate.splitlines()]
+    lines = [_MARKER.sub("", line) for line in unaddressed(candidate)]
     sentences = [_DECLINED.sub("", s) for line in lines for s in SENTENCE.split(line) if s.strip()]
     group = 0
     for sentence in sentences:

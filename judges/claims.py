@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import AbstractSet, Mapping, Sequence
 
-from judges.candidate_clauses import Clause, clauses, declined
+from judges.candidate_clauses import MENTIONS, Clause, clauses, declined
 from judges.claim_words import PAST, STOP, content_stems, stem, team_words
 from judges.reference_steps import RefStep, depends, detail_labels, reference_steps, stated_kinds
 from judges.value_claims import same_value
@@ -213,10 +213,9 @@ def _letter_to(candidate: str, live_fields: Mapping[str, str]) -> bool:
     """Whether the candidate is itself a message to the case's contact ("Dear Maja," with Maja in the live record, on
     one of its first three lines):
     it then performs the step of writing to the customer."""
-    found = next((m for line in candidate.splitlines()[:3] if (m := _SALUTATION.match(line))), None)
-    if found is None:
-        return False
-    return any(re.search(rf"\b{found.group(1)}\b", value) for value in live_fields)
+    lines = [MENTIONS.sub("", line.strip()) for line in candidate.splitlines()[:3]]
+    return any(re.search(rf"\b{found.group(1)}\b", value) for line in lines if (found := _SALUTATION.match(line))
+               for value in live_fields)
 
 
 def _before(a: Clause, b: Clause, chronological: bool) -> bool | None:

@@ -89,7 +89,7 @@ def values(text: str) -> list[str]:
     out = []
     # "diagnostics=BAT-0x2E": a key and its value; "CASE-1/ACC-2": two identifiers
     # "contact_email,ann@x.example", "opened;2026-01-02": a key and its value (a comma not in "2,300")
-    raws = re.sub(r"(?<=\w)/(?=[A-Za-z]+-?\d)|(?<=\w);(?=\w)|(?<=\w),(?=\w)(?!\d{3}\b)", " ", iso_dates(text).replace("=", " ")).split()
+    raws = re.sub(r"(?<=\w)/(?=[A-Za-z]+-?\d)|(?<=\w);(?=\w)|(?<=[A-Za-z_]),(?=\w)|(?<=\d),(?=\w)(?!\d{3}\b)", " ", iso_dates(text).replace("=", " ")).split()
     for index, raw in enumerate(raws):
         token = re.sub(r"['\u2019]s$", "", raw.strip(STRIP).rstrip(".").strip(STRIP)).strip(STRIP).lstrip("$€£")
         token = re.sub(r"(?<=\d),(?=\d{3}\b)", "", re.sub(r"^(?:[vV]|USD|EUR|GBP)(?=\d)", "", token))
