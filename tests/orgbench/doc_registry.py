@@ -139,6 +139,8 @@ REGISTRY: dict[str, dict[str, tuple[str, str]]] = {
         'P1 .25, P3 .19,': ('result', 'tests/judges/cargo_prose/test_issue30_items.py::test_grounded_on_the_eighth_held_out_set'),
         'All 7 correct answers it': ('result', 'tests/judges/cargo_prose/test_issue30_items.py::test_grounded_on_the_eighth_held_out_set'),
         '"Step 1 of 6" and checklist': ('example', "the eighth held-out set's reference layouts, named by their first line"),
+        'P2 .75, P4 .81, DI .78,': ('result', 'tests/judges/cargo_prose/test_issue30_items.py::test_grounded_on_the_ninth_held_out_set'),
+        '"(1) step; recorded:"': ('example', "the ninth held-out set's reference layouts, named by their first line"),
         'It penalised all 8 correct': ('result', 'tests/judges/cargo_prose/test_issue30_items.py::test_grounded_on_the_seventh_held_out_set'),
         'Seven rounds now say': ('history', 'the count of held-out rounds, told as history: each round is pinned by its own test in test_issue30_items.py'),
         'now reads P1 .06, P3': ('result', 'tests/judges/cargo_prose/test_issue30_items.py::test_grounded_on_the_sixth_held_out_set'),
