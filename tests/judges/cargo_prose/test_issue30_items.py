@@ -255,6 +255,19 @@ def test_grounded_on_the_ninth_held_out_set():
             "P1 .00, P3 .00, P2 .75, P4 .81, DI .78, .15 below the suite's .93 (.145 unrounded)")
 
 
+def test_grounded_on_the_tenth_held_out_set():
+    """items_heldout10.jsonl was written by another helper who read no judge code, with every candidate newly worded
+    (nothing copied or templated from an earlier set) and layouts no earlier set used (``[CASE-...]`` ini, ``CASE_ID=``
+    env and dot-leader sheet records; ``#1 step :: values`` and ``T+1 step -> values`` references), after the judge's
+    ninth change (rules 12) was final; merged as d5af14b and scored ONCE on it, the judge unchanged since. DI .906
+    against the suite's .926, .020 apart: issue 30's bound holds on it. Its three errors: a derived P2 missed, and two
+    correct answers' earlier-case counts read as contradicted (an env and a sheet record). docs/cargo.md says so."""
+    _scored(10, "tenth", {"P1": (0, 16), "P2": (15, 16), "P3": (2, 16), "P4": (16, 16)}, 0.9062,
+            {"P1": "0/16 0.00 [0.00, 0.19]", "P2": "15/16 0.94 [0.72, 0.99]", "P3": "2/16 0.12 [0.03, 0.36]",
+             "P4": "16/16 1.00 [0.81, 1.00]"},
+            "P1 .00, P3 .12, P2 .94, P4 1.00, DI .91, .02 below the suite's .93")
+
+
 #: The commit at which the judge's third change for issue 30 was final and the third held-out set was scored, once.
 THIRD_CHANGE = "b8661b4"
 #: Run inside that commit's tree: the judge of then on the set of then, one line per item (family, verdict, its note).
