@@ -14,7 +14,6 @@ import os
 import re
 import shutil
 import stat
-import tempfile
 from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
@@ -96,6 +95,8 @@ def _write_atomic(path: Path, mode: str, write: Callable[[Any], Any]) -> None:
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        import tempfile   # here, not at the top: start-up (``orgbench list``) imports this module and writes nothing
+
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
         with (os.fdopen(fd, "wb") if mode == "wb" else os.fdopen(fd, "w", encoding="utf-8", newline="")) as handle:
             write(handle)
@@ -458,6 +459,8 @@ def staged_directory(final: Path, *, overwrite: bool = True) -> Iterator[Path]:
     final = Path(final)
     final.parent.mkdir(parents=True, exist_ok=True)
     _remove_abandoned(final)
+    import tempfile
+
     tmp = Path(tempfile.mkdtemp(prefix=f".{final.name}.{os.getpid()}.", suffix=".partial", dir=final.parent))
     os.chmod(tmp, _DIR_MODE)
     try:

@@ -178,11 +178,9 @@ ASSURANCE_JUDGES = ("builtin:step",)
 
 def _declared() -> tuple[Study, ...]:
     """orgbench's own studies, as ``studies.toml`` declares them."""
-    from importlib import resources
-
     from orgbench.core.storage import loads_toml
 
-    text = resources.files(__package__).joinpath("studies.toml").read_text("utf-8")
+    text = Path(__file__).with_name("studies.toml").read_text("utf-8")   # package data, installed beside the module
     studies = []
     for declared in loads_toml(text, "orgbench/studies/studies.toml")["study"]:
         fields: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in declared.items()}
