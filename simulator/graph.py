@@ -203,7 +203,7 @@ class CollaborationGraph:
                 if a < b:
                     edge = near[b]
                     weight = max(self._weight(edge, day), MIN_WEIGHT)
-                    link = dict(weight=round(weight, 6), distance=round(1.0 / weight, 6), interactions=int(edge[2]),
+                    link: dict[str, Any] = dict(weight=round(weight, 6), distance=round(1.0 / weight, 6), interactions=int(edge[2]),
                                 source=a, target=b)
                     links.append(link)
                     neighbours[a].append((b, link["distance"]))
@@ -263,14 +263,14 @@ def _betweenness(nodes: list[str], neighbours: Mapping[str, list[tuple[str, floa
     if k is None:
         scale = 1 / (pairs * (pairs - 1))
         if scale != 1:
-            for v in scores:
-                scores[v] *= scale
+            for name in scores:
+                scores[name] *= scale
         return scores
     scale_source = 1 / ((k - 1) * (pairs - 1)) if k > 1 else math.nan
     scale_other = 1 / (k * (pairs - 1))
     sampled = set(sources)
-    for v in scores:
-        scores[v] *= scale_source if v in sampled else scale_other
+    for name in scores:
+        scores[name] *= scale_source if name in sampled else scale_other
     return scores
 
 
