@@ -46,8 +46,10 @@ docs/groundeval.md (results files)
   21. the warm-up's bounds ("until eight contracts in a row ... or 64 contracts") against mcp_warmup's constants.
 docs/groundeval.md (measured)
   19. the MCP load figures (calls/s, p50, p99, RSS growth from minute 1 to 2 with and without a pause after each
-      reply, and before the warm-up) against the benchmark outputs recorded under benchmarks/measured/
-      (``bench_mcp_load.py --record``: command, commit, load average and what it printed).
+      reply, and before the warm-up; the answers written by minute 1 and 2; the load averages around the runs)
+      against the benchmark outputs recorded under benchmarks/measured/ (``bench_mcp_load.py --record``: command,
+      commit, load average and what it printed). tests/orgbench/test_measured_records.py checks that each record's
+      commit is in the history.
 Checked elsewhere: docs/groundeval.md's task-fixture scores in context mode (oracle 1.0, skip-precondition 0.75,
 wrong-field 0.25) by tests/benchmark_builders/groundeval/test_ge_domains.py; its upstream comparison (orgbench
 S_adj and upstream's overall on the task fixture and on upstream's demo) by
@@ -481,17 +483,28 @@ def _measured(name: str) -> dict:
 
 
 def test_the_mcp_load_figures_in_docs_groundeval_md_are_the_recorded_benchmark_outputs():
+    text = _flat(ROOT / "docs" / "groundeval.md")
     said = re.search(r"50 stdio clients for two minutes \(`benchmarks/measured/(\S+)`\) made (\S+) calls/s at p50 (\S+) ms "
-                     r"and p99 (\S+) ms, and the 50 servers' summed RSS grew (\S+) MB from minute 1 to minute 2; with each "
+                     r"and p99 (\S+) ms, and the 50 servers' summed RSS grew (\S+) MB from minute 1 to minute 2 \((\S+) of "
+                     r"(\S+) answers written by minute 1: every client had been through the suite\); with each "
                      r"client pausing (\d+) ms after every reply \(`(\S+)`: the servers still in their first pass through "
                      r"the suite at minute 2, (\S+) of (\S+) answers written by then\) it grew (\S+) MB, where the servers "
-                     r"before the warm-up \(`(\S+)`\) grew (\S+) MB\.", _flat(ROOT / "docs" / "groundeval.md"))
+                     r"before the warm-up \(`(\S+)`\) grew (\S+) MB\.", text)
     assert said is not None
-    plain, rate, p50, p99, growth, think, paced, at_2, expected, paced_growth, before, before_growth = said.groups()
+    (plain, rate, p50, p99, growth, at_1, all_1, think, paced, at_2, expected, paced_growth, before,
+     before_growth) = said.groups()
     run, slow, old = _measured(plain)["printed"], _measured(paced)["printed"], _measured(before)["printed"]
     assert (run["clients"], run["servers"], run["think_ms"], run["seconds"] >= 120) == (50, 50, 0, True)
     assert [rate, p50, p99, growth] == [str(run["calls_per_s"]), str(run["p50_ms"]), str(run["p99_ms"]),
                                         str(run["rss_growth_mb"])]
+    assert [at_1, all_1] == [f"{run['answers_by_minute'][0]:,}", f"{run['answers_expected_at_most']:,}"] and at_1 == all_1
+    loads = re.search(r"Measured on 2 cores shared with other developers \(1-minute load average ([\d.]+)–([\d.]+) around "
+                      r"the runs with the warm-up, the 50 servers' own load included, and ([\d.]+)–([\d.]+) around the run "
+                      r"before it\)", text)
+    assert loads is not None
+    with_warmup = _measured(plain)["load_average"] + _measured(paced)["load_average"]
+    assert [float(x) for x in loads.groups()] == [min(with_warmup), max(with_warmup),
+                                                  *sorted(_measured(before)["load_average"])]
     for printed in (slow, old):
         assert (printed["clients"], printed["think_ms"], printed["seconds"] >= 120) == (50, int(think), True)
         assert printed["answers_by_minute"][1] < printed["answers_expected_at_most"]     # still in the first pass
