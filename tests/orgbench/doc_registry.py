@@ -204,6 +204,7 @@ REGISTRY: dict[str, dict[str, tuple[str, str]]] = {
         '`-32601`. `benchmarks/bench_mcp_load.py` runs 50 official': ('design', 'tests/orgbench/test_doc_claims.py::test_figure_checks'),
         'no larger, or 64 contracts.': ('design', 'tests/orgbench/test_doc_claims.py::test_the_warm_up_sentence_names_its_bounds'),
         'Measured on 2 cores': ('measured', 'tests/orgbench/test_doc_claims.py::test_the_mcp_load_figures_in_docs_groundeval_md_are_the_recorded_benchmark_outputs'),
+        "That run measured the warm-up commit's parent": ('measured', 'tests/orgbench/test_doc_claims.py::test_the_mcp_load_figures_in_docs_groundeval_md_are_the_recorded_benchmark_outputs'),
         'an integer ≥ 1 (`"5"`,': ('design', 'tests/orgbench/test_doc_claims.py::test_figure_checks'),
         '"none": it scores 0 for': ('tested', 'tests/judges/groundeval/test_ge_scoring.py::test_counterfactual_null_ids_and_mechanism_are_answers_not_malformed'),
         'the question scores 0 with': ('tested', 'tests/judges/groundeval/test_ge_scoring.py::test_every_malformed_call_shape_scores_the_question_zero_with_its_reason'),

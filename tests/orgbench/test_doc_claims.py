@@ -499,12 +499,16 @@ def test_the_mcp_load_figures_in_docs_groundeval_md_are_the_recorded_benchmark_o
                                         str(run["rss_growth_mb"])]
     assert [at_1, all_1] == [f"{run['answers_by_minute'][0]:,}", f"{run['answers_expected_at_most']:,}"] and at_1 == all_1
     loads = re.search(r"Measured on 2 cores shared with other developers \(1-minute load average ([\d.]+)–([\d.]+) around "
-                      r"the runs with the warm-up, the 50 servers' own load included, and ([\d.]+)–([\d.]+) around the run "
-                      r"before it\)", text)
+                      r"the three runs, the 50 servers' own load included\)", text)
     assert loads is not None
-    with_warmup = _measured(plain)["load_average"] + _measured(paced)["load_average"]
-    assert [float(x) for x in loads.groups()] == [min(with_warmup), max(with_warmup),
-                                                  *sorted(_measured(before)["load_average"])]
+    around = [load for name in (plain, paced, before) for load in _measured(name)["load_average"]]
+    assert [float(x) for x in loads.groups()] == [min(around), max(around)]
+    said = re.search(r"That run measured the warm-up commit's parent on main \(`(\w+)`\) with `bench_mcp_load.py` as the "
+                     r"commit that gave it `--record` has it \(`\w+`; `--think-ms` came with the warm-up\), the same pace: "
+                     r"([\d,]+) answers by minute 2\.", text)
+    assert said is not None
+    assert _measured(before)["commit"].startswith(said.group(1))
+    assert said.group(2) == f"{old['answers_by_minute'][1]:,}"
     for printed in (slow, old):
         assert (printed["clients"], printed["think_ms"], printed["seconds"] >= 120) == (50, int(think), True)
         assert printed["answers_by_minute"][1] < printed["answers_expected_at_most"]     # still in the first pass
