@@ -41,6 +41,10 @@ def test_classes_it_cannot_build_faithfully_are_refused():
             if self.a < 0:
                 raise ValueError("negative")
 
-    for cls in (Unslotted, Checked):
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Derived(ArtifactVersion):  # a subclass: its layout is its base's plus its own
+        extra: int = 0
+
+    for cls in (Unslotted, Checked, Derived):
         with pytest.raises(TypeError, match=cls.__name__):
             bulk_constructor(cls)
