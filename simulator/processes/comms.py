@@ -20,7 +20,7 @@ from simulator.context import NewsItem, SimContext
 from simulator.messaging import CHANNELS, audience_acl, author_acl, post_chat, send_dm, send_email
 from simulator.model import EntityRef, ParentLink
 from simulator.org import TEAM_ROLES
-from simulator.processes.shifts import next_at_work
+from simulator.processes.shifts import Shift
 from simulator.prose.voice import Thread
 from simulator.graph import CHANNEL_NEIGHBOUR, MEETING_SHARE
 
@@ -81,9 +81,9 @@ def channel_chatter(ctx: SimContext, channel: str):
     threads = ctx.rng(f"comms.threads.{channel}")
     pending: list[tuple[float, dict, int, bool]] = []  # (due minute, question, turn, answered)
     previous: str | None = None
+    shift = Shift(ctx, channel, lambda: _posters(ctx, channel), rng)
     while True:
-        posters = yield from next_at_work(ctx, channel, lambda: _posters(ctx, channel),
-                                          per_person * len(org.active()) * share, rng)
+        posters = yield from shift.next_at_work(per_person * len(org.active()) * share)
         pending, replied = _channel_replies(ctx, channel, posters, pending, threads)
         if replied:  # a reply takes this turn: threads do not add to the channel's volume
             continue
@@ -177,8 +177,9 @@ def direct_messages(ctx: SimContext):
     threads = ctx.rng("comms.threads.dm")
     pending: list[tuple[float, dict, str, int]] = []  # (due minute, question, the other person, turn)
     topics = ctx.pack.chatter_topics
+    shift = Shift(ctx, "staff", org.active, rng)
     while True:
-        working = yield from next_at_work(ctx, "staff", org.active, per_person * len(org.active()), rng)
+        working = yield from shift.next_at_work(per_person * len(org.active()))
         pending, replied = _dm_replies(ctx, pending, threads)
         if replied:  # a reply takes this turn
             continue
@@ -219,9 +220,10 @@ def internal_email(ctx: SimContext):
     rng = ctx.rng("comms.email")
     threads = ctx.rng("comms.threads.email")
     pending: list[tuple[float, dict, str]] = []  # (due minute, question, who answers)
+    shift = Shift(ctx, "staff", ctx.org.active, rng)
     while True:
         rate = ctx.config.workload.emails_per_person * len(ctx.org.active())
-        working = yield from next_at_work(ctx, "staff", ctx.org.active, rate, rng)
+        working = yield from shift.next_at_work(rate)
         pending, replied = _email_replies(ctx, pending, threads)
         if replied:  # a reply takes this turn
             continue
@@ -359,9 +361,10 @@ def wiki_pages(ctx: SimContext):
         _wiki_version(ctx, wiki_id, kind, title, space, {**facts, "wiki_id": wiki_id, "revision_note": "created"},
                       author, "wiki.page_created")
     ctx.wiki_pages["comms"] = len(ids)  # the runbook pages (simulator.processes.runbooks) take their share
+    shift = Shift(ctx, "staff", ctx.org.active, rng)
     while True:
         rate = ctx.wiki_share("comms") * ctx.config.workload.wiki_edits_per_person * len(ctx.org.active())
-        working = yield from next_at_work(ctx, "staff", ctx.org.active, rate, rng)
+        working = yield from shift.next_at_work(rate)
         wiki_id, kind, title, space, facts = ctx.pick(rng, ids)
         editors = [p for p in ctx.org.space_members(space) if ctx.at_work(p)] if space else working
         author = ctx.pick(rng, editors or ctx.org.space_members(space or ""))

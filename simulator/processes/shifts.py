@@ -3,7 +3,7 @@
 Everyday communication follows each author's own office hours: London,
 New York and Singapore open at different UTC hours, keep their own holidays,
 and a person on leave writes nothing. A process that draws its authors from
-a group waits with ``next_at_work``: events arrive at the group's configured
+a group waits with ``Shift.next_at_work``: events arrive at the group's configured
 rate scaled by the share of the group at work, as a piecewise Poisson process
 whose rate changes only where an office opens or closes (or a day ends), so
 nights and weekends are quiet where nobody works, not everywhere at once.
@@ -20,6 +20,9 @@ from simulator.context import SimContext
 
 #: Minutes: a moment this close before a boundary counts as at it (sums of floats land just short of one).
 EPSILON = 1e-6
+#: Minutes: a moment this far before the end of the segment found last is in that segment (far beyond EPSILON and
+#: float error, so the bisection is skipped only where it would find the same end).
+SAME_SEGMENT = 1e-3
 
 
 def _boundaries(ctx: SimContext) -> list[float]:
@@ -84,33 +87,46 @@ def _open_offices(ctx: SimContext, end: float, probe: float) -> dict[str | None,
     return found
 
 
-def next_at_work(ctx: SimContext, key: str, group: Callable[[], list[str]], per_day: float,
-                 rng: random.Random):
-    """Wait for the next event of a group that makes ``per_day`` events per working day when all are at work.
+class Shift:
+    """The events of one process's group at work: ``next_at_work`` waits for the next of them.
 
-    A generator (``yield from``): returns the members of the group at work at that moment (never empty).
+    What the last look found (the segment's end, the group list and who of it is at work) is kept from one wait to
+    the next: ``at_work_now`` gives the same answer for the same segment end and group list.
     """
-    open_length = ctx.calendar.open_length
-    end_of_run = ctx.calendar.end_minute
-    env, until, expovariate = ctx.env, ctx.until, rng.expovariate
-    bounds = _boundaries(ctx)
-    # ``at_work_now`` of the last look, kept here too: the same (segment end, group list) gives the same answer
-    seen_end, seen_people, working = -1.0, None, []
-    while True:
-        now = env.now
-        people = group()
-        day = int(now // DAY)  # the segment's end: the next boundary after now
-        boundary = day * DAY + bounds[bisect_right(bounds, now - day * DAY + EPSILON)]
-        if boundary != seen_end or people is not seen_people:
-            working = at_work_now(ctx, key, people, boundary) if people else []
-            seen_end, seen_people = boundary, people
-        if not working or per_day <= 0:
+
+    def __init__(self, ctx: SimContext, key: str, group: Callable[[], list[str]], rng: random.Random) -> None:
+        self.ctx, self.key, self.group, self.rng = ctx, key, group, rng
+        self.open_length, self.end_of_run = ctx.calendar.open_length, ctx.calendar.end_minute
+        self.bounds = _boundaries(ctx)
+        self.seen: tuple[float, list[str] | None, list[str]] = (-1.0, None, [])
+
+    def next_at_work(self, per_day: float):
+        """Wait for the next event of a group that makes ``per_day`` events per working day when all are at work.
+
+        A generator (``yield from``): returns the members of the group at work at that moment (never empty).
+        """
+        ctx, group, bounds, open_length = self.ctx, self.group, self.bounds, self.open_length
+        env, until, expovariate = ctx.env, ctx.until, self.rng.expovariate
+        seen_end, seen_people, working = self.seen
+        while True:
+            now = env.now
+            people = group()
+            if now < seen_end - SAME_SEGMENT:  # time only moves on: still inside the segment found last
+                boundary = seen_end
+            else:
+                day = int(now // DAY)  # the segment's end: the next boundary after now
+                boundary = day * DAY + bounds[bisect_right(bounds, now - day * DAY + EPSILON)]
+            if boundary != seen_end or people is not seen_people:
+                working = at_work_now(ctx, self.key, people, boundary) if people else []
+                seen_end, seen_people = boundary, people
+                self.seen = (seen_end, seen_people, working)
+            if not working or per_day <= 0:
+                yield until(boundary)
+                continue
+            gap = expovariate(per_day * len(working) / len(people) / open_length)
+            if now + gap < boundary:
+                yield until(now + gap)
+                return working
+            if boundary > self.end_of_run:
+                yield until(self.end_of_run + 1.0)
             yield until(boundary)
-            continue
-        gap = expovariate(per_day * len(working) / len(people) / open_length)
-        if now + gap < boundary:
-            yield until(now + gap)
-            return working
-        if boundary > end_of_run:
-            yield until(end_of_run + 1.0)
-        yield until(boundary)

@@ -71,3 +71,24 @@ def test_world_in_memory_equals_the_world_read_back(small_config_path, small_wor
     assert [v.to_json() for v in fresh.artifacts] == [v.to_json() for v in small_world.artifacts]
     assert [a.to_json() for a in fresh.actors] == [a.to_json() for a in small_world.actors]
     assert fresh.policy.to_json() == small_world.policy.to_json() and fresh.graph == small_world.graph
+
+
+def test_context_timeout_is_simpys_timeout():
+    """``simulator.context.timeout`` schedules what ``env.timeout`` does: the same queue entry and event state."""
+    import simpy
+    from simpy.events import Timeout
+
+    from simulator.context import timeout
+
+    delays = (0.0, 2.25, 1e-9)
+    theirs_env, ours_env = simpy.Environment(initial_time=7.5), simpy.Environment(initial_time=7.5)
+    theirs = [theirs_env.timeout(d) for d in delays]
+    ours = [timeout(ours_env, d) for d in delays]
+    assert [entry[:3] for entry in ours_env._queue] == [entry[:3] for entry in theirs_env._queue]
+    for mine, simpys in zip(ours, theirs):
+        assert type(mine) is Timeout and vars(mine) == {**vars(simpys), "env": ours_env}
+    fired = []
+    for event in ours:
+        event.callbacks.append(lambda e: fired.append((ours_env.now, e.ok, e.value)))
+    ours_env.run()
+    assert fired == [(7.5, True, None), (7.5 + 1e-9, True, None), (9.75, True, None)]
