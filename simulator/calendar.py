@@ -74,8 +74,9 @@ class BusinessCalendar:
     def is_open(self, minute: float) -> bool:
         """True if ``minute`` falls inside business hours (and is stamped before closing time)."""
         day = int(minute // DAY)
-        within = minute - day * DAY
-        return self.is_working_day(day) and self.open_minute <= within < self.work_end
+        if not 0 <= day < len(self._working) or not self._working[day]:  # is_working_day, inline
+            return False
+        return self.open_minute <= minute - day * DAY < self.work_end
 
     def next_open(self, minute: float) -> float:
         """``minute`` if inside business hours, else the start of the next business period."""

@@ -161,12 +161,14 @@ class SimContext:
 
     def at_work(self, actor_id: str) -> bool:
         """True if ``actor_id`` is employed, in office hours now and not on leave."""
-        if self.org.people[actor_id].left_at is not None:
+        person = self.org.people[actor_id]
+        if person.left_at is not None:
             return False
+        now = self.env.now
         leave = self.leave.get(actor_id)
-        if leave is not None and leave[0] <= int(self.env.now // 1440) <= leave[1]:
+        if leave is not None and leave[0] <= int(now // 1440) <= leave[1]:
             return False
-        return self.calendar_of(actor_id).is_open(self.env.now)
+        return self.calendars.get(person.office, self.calendar).is_open(now)  # calendar_of, inline
 
     def on_leave(self, actor_id: str) -> bool:
         """True if ``actor_id`` is on leave today."""

@@ -16,6 +16,8 @@ escalates.
 
 from __future__ import annotations
 
+from functools import partial
+
 from simulator.context import NewsItem, SimContext
 from simulator.messaging import CHANNELS, audience_acl, author_acl, post_chat, send_dm, send_email
 from simulator.model import EntityRef, ParentLink
@@ -81,12 +83,13 @@ def channel_chatter(ctx: SimContext, channel: str):
     threads = ctx.rng(f"comms.threads.{channel}")
     pending: list[tuple[float, dict, int, bool]] = []  # (due minute, question, turn, answered)
     previous: str | None = None
-    shift = Shift(ctx, channel, lambda: _posters(ctx, channel), rng)
+    shift = Shift(ctx, channel, partial(_posters, ctx, channel), rng)
     while True:
         posters = yield from shift.next_at_work(per_person * len(org.active()) * share)
-        pending, replied = _channel_replies(ctx, channel, posters, pending, threads)
-        if replied:  # a reply takes this turn: threads do not add to the channel's volume
-            continue
+        if pending:  # a due reply takes this turn: threads do not add to the channel's volume
+            pending, replied = _channel_replies(ctx, channel, posters, pending, threads)
+            if replied:
+                continue
         author = posters[int(random() * len(posters))]
         context = {"topic": choice(topics), "team": org.people[author].team}
         facts, item = _news(ctx, rng, author, 0.35, context, public)
@@ -180,9 +183,10 @@ def direct_messages(ctx: SimContext):
     shift = Shift(ctx, "staff", org.active, rng)
     while True:
         working = yield from shift.next_at_work(per_person * len(org.active()))
-        pending, replied = _dm_replies(ctx, pending, threads)
-        if replied:  # a reply takes this turn
-            continue
+        if pending:  # a due reply takes this turn
+            pending, replied = _dm_replies(ctx, pending, threads)
+            if replied:
+                continue
         active = org.active()
         sender = working[int(random() * len(working))]
         team = org.members(people[sender].team)
@@ -224,9 +228,10 @@ def internal_email(ctx: SimContext):
     while True:
         rate = ctx.config.workload.emails_per_person * len(ctx.org.active())
         working = yield from shift.next_at_work(rate)
-        pending, replied = _email_replies(ctx, pending, threads)
-        if replied:  # a reply takes this turn
-            continue
+        if pending:  # a due answer takes this turn
+            pending, replied = _email_replies(ctx, pending, threads)
+            if replied:
+                continue
         sender = ctx.pick(rng, working)
         person = ctx.org.people[sender]
         if rng.random() < 0.5:
