@@ -82,6 +82,16 @@ def test_every_code_point_is_written_as_the_encoder_writes_it():
         assert list(event_lines([event, event])) == [dumps(event.to_json()) + "\n"] * 2
 
 
+def test_ascii_and_other_bodies_are_written_as_the_encoder_writes_them():
+    # an ASCII body goes through the encoder's ASCII path, except one holding DEL (which that path escapes)
+    moment = datetime(2026, 1, 5, 9, 30, tzinfo=timezone.utc)
+    ascii_points = [chr(c) for c in range(128)]
+    bodies = [*ascii_points, "".join(ascii_points), "".join(ascii_points[:127]), "plain text", "a\x7fb", "é\x7f", ""]
+    versions = [ArtifactVersion("A-1", n, "wiki", "page", moment, "P-1", EntityRef("page", "A-1"), "t", body, {},
+                                Acl()) for n, body in enumerate(bodies)]
+    assert list(artifact_lines(versions)) == [dumps(v.to_json()) + "\n" for v in versions]
+
+
 tricky = st.text(alphabet=st.sampled_from(['\x00', '"', ",", "\\", "u", "0", "[", "]", "{", "}", "\ud800", "é"]),
                  max_size=8)
 tricky_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | tricky,
