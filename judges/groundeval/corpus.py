@@ -68,6 +68,44 @@ class IndexedVersion(NamedTuple):
                               searchable_text(obj["artifact_id"], obj["title"], obj["body"], created_at))
 
 
+def next_created(created: np.ndarray, artifact_first: np.ndarray) -> np.ndarray:
+    """Each version's next version's creation (versions sorted by artifact, then version; an artifact's first
+    version at ``artifact_first``), or the largest int64 for an artifact's last version."""
+    n = len(created)
+    nxt = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+    owner = np.repeat(np.arange(len(artifact_first) - 1), np.diff(artifact_first))
+    same = owner[:-1] == owner[1:]            # the next version is the same artifact's
+    nxt[:-1][same] = created[1:][same]
+    return nxt
+
+
+def ranked_codes(names: list[str | None], codes: np.ndarray, dtype: type) -> tuple[list[str], np.ndarray]:
+    """``names`` (distinct, None perhaps among them) sorted, and ``codes`` (positions in ``names``) as positions in
+    the sorted list (None: -1)."""
+    ranked = sorted(name for name in names if name is not None)
+    rank = {name: i for i, name in enumerate(ranked)}
+    remap: np.ndarray = np.array([-1 if name is None else rank[name] for name in names], dtype=dtype)
+    return ranked, remap[codes] if len(remap) else np.zeros(len(codes), dtype=dtype)
+
+
+def by_person(docs: np.ndarray, who: np.ndarray, names: Sequence[str]) -> dict[str, np.ndarray]:
+    """Each person's versions from (version, person) pairs (``who``: positions in ``names``) in version order: the
+    persons in the order of their first pair, each one's versions ascending (once per pair)."""
+    grouped = np.argsort(who, kind="stable")
+    bounds = np.searchsorted(who[grouped], np.arange(len(names) + 1))
+    firsts = sorted(range(len(names)), key=lambda k: int(grouped[bounds[k]]) if bounds[k] < bounds[k + 1] else len(who))
+    return {names[k]: docs[grouped[bounds[k]:bounds[k + 1]]].astype(np.int64)
+            for k in firsts if bounds[k] < bounds[k + 1]}
+
+
+def _pairs(lists: list[tuple[int, Sequence[str]]]) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """(version, person) pairs of each version's persons, in order, as ``by_person`` takes them."""
+    names: dict[str, int] = {}
+    docs = [i for i, people in lists for _ in people]
+    who = [names.setdefault(person, len(names)) for _, people in lists for person in people]
+    return np.array(docs, dtype=np.int64), np.array(who, dtype=np.int64), list(names)
+
+
 def searchable_text(artifact_id: str, title: str, body: str, created_at: datetime) -> str:
     """The text search matches a version by: its id, title, body and creation date."""
     return f"{artifact_id} {title} {body} {created_at.date().isoformat()}"
@@ -92,33 +130,18 @@ class Corpus:
         self.artifact_first = np.array(first + [n], dtype=np.int64)
         self.versions = np.array(versions, dtype=np.int64)
         self.created = np.array(created, dtype=np.int64)
-        nxt = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
-        owner = np.repeat(np.arange(len(first)), np.diff(self.artifact_first))
-        same = owner[:-1] == owner[1:]            # the next version is the same artifact's
-        nxt[:-1][same] = self.created[1:][same]
-        self.next_created = nxt
-        self.subsystems = sorted(set(subsystems))
-        code = {s: i for i, s in enumerate(self.subsystems)}
-        self.subsystem_code = np.array(list(map(code.__getitem__, subsystems)), dtype=np.int16)
-        self.spaces = sorted(set(spaces) - {None})
-        space_code: dict[str | None, int] = {s: i for i, s in enumerate(self.spaces)}
-        space_code[None] = -1
-        self.space_code = np.array(list(map(space_code.__getitem__, spaces)), dtype=np.int32)
-        audience_docs: list[int] = []
-        by_audience: dict[str, list[int]] = {}
-        by_participant: dict[str, list[int]] = {}
-        for i, (audience, people) in enumerate(zip(audiences, participants)):
-            if audience is not None:
-                audience_docs.append(i)
-                for who in audience:
-                    by_audience.setdefault(who, []).append(i)
-            for who in people:
-                by_participant.setdefault(who, []).append(i)
-        self.audience_docs = np.array(audience_docs, dtype=np.int64)
+        self.next_created = next_created(self.created, self.artifact_first)
+        names: dict[str | None, int] = {}
+        subsystem_at = np.fromiter(map(lambda s: names.setdefault(s, len(names)), subsystems), np.int64, n)
+        self.subsystems, self.subsystem_code = ranked_codes(list(names), subsystem_at, np.int16)
+        names = {}
+        space_at = np.fromiter(map(lambda s: names.setdefault(s, len(names)), spaces), np.int64, n)
+        self.spaces, self.space_code = ranked_codes(list(names), space_at, np.int32)
+        self.audience_docs = np.array([i for i, a in enumerate(audiences) if a is not None], dtype=np.int64)
         self.open_to_all = np.ones(n, dtype=bool)     # False where an audience restricts who may read
         self.open_to_all[self.audience_docs] = False
-        self.by_audience = {a: np.array(x, dtype=np.int64) for a, x in by_audience.items()}
-        self.by_participant = {a: np.array(x, dtype=np.int64) for a, x in by_participant.items()}
+        self.by_audience = by_person(*_pairs([(i, a) for i, a in enumerate(audiences) if a is not None]))
+        self.by_participant = by_person(*_pairs(list(enumerate(participants))))
         self.postings, self.lengths = Postings.of_texts(texts)
         postings = self.postings
         self.impact = ImpactOrder.of(list(postings.terms), postings.offsets, postings.docs, postings.tf, self.lengths)
@@ -198,4 +221,4 @@ class Corpus:
         return mask
 
 
-__all__ = ["Corpus", "IndexedVersion", "Served", "searchable_text"]
+__all__ = ["Corpus", "IndexedVersion", "Served", "by_person", "next_created", "ranked_codes", "searchable_text"]

@@ -8,9 +8,9 @@ suite content (any path) loads it instead: the numeric columns, the
 postings and the versions (the artifacts file's bytes, with where each
 version's line starts and ends) as ``.npy`` files, memory-mapped, so a
 version is read and made into a record only when first asked for; the
-access policy and the small tables in one pickle. Building reads each line's
-JSON (the one JSONL reader's, with each line's byte span) for the fields the
-index needs (``index_world``), never making records. A change to either file, or
+access policy and the small tables in one pickle. Building streams the file
+into that directory (``index_build``: a few numbers per version, postings a
+block at a time), never holding the file or making records. A change to either file, or
 to the index layout (bump ``FORMAT_VERSION``), gives a new key. The cache is
 written into a staged directory and renamed into place, so a half-written
 one is never read; one that cannot be read is rebuilt.
@@ -22,6 +22,7 @@ import hashlib
 import json
 import os
 import pickle
+import tempfile
 import weakref
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,12 +31,13 @@ from typing import Any, Mapping, Sequence, overload
 import numpy as np
 
 from judges.groundeval.impact import ImpactOrder
+from judges.groundeval.corpus import Corpus
+from judges.groundeval.index_build import build_index
 from judges.groundeval.key_table import KeyTable
-from judges.groundeval.corpus import Corpus, IndexedVersion
 from judges.groundeval.postings import Postings
 from orgbench.core.errors import InputError
 from orgbench.core.jsonl import read_jsonl
-from orgbench.core.storage import open_binary, read_json, sha256_file, staged_directory
+from orgbench.core.storage import read_json, sha256_file, staged_directory
 from simulator.model import ArtifactVersion
 from simulator.policy import AccessPolicy
 
@@ -97,42 +99,34 @@ def open_corpus(suite: Path, cache: Path | None = DEFAULT_CACHE, digests: Mappin
             return load_corpus(where)
         except (OSError, ValueError, EOFError, KeyError, pickle.UnpicklingError):
             pass   # unreadable (e.g. written by another numpy): rebuilt below
-    corpus = index_world(suite)
     try:
-        save_corpus(corpus, where)
-    except OSError:
-        pass       # a read-only or full disk: scoring goes on without keeping the index
-    return corpus
+        with staged_directory(where) as tmp:
+            _build(suite, tmp)
+    except OSError:   # a read-only or full disk: built where it is not kept
+        return index_world(suite)
+    return load_corpus(where)
 
 
 def index_world(suite: Path) -> Corpus:
     """The index of the suite's ``world/artifacts.jsonl`` and ``policy.json``, read straight from their JSON.
 
-    The same corpus as ``Corpus(load_served_world(suite))``, without making a record of each version: each
-    line's JSON gives the index its fields, and the line's own bytes are what ``docs`` reads a version from.
+    The same corpus as ``Corpus(load_served_world(suite))``, without making a record of each version: it is built
+    as ``open_corpus`` keeps it (``build_index``), in a temporary directory, and loaded from there (its files stay
+    mapped after the directory is removed).
     """
+    with tempfile.TemporaryDirectory(prefix="groundeval-index-") as tmp:
+        _build(suite, Path(tmp))
+        return load_corpus(Path(tmp))
+
+
+def _build(suite: Path, where: Path) -> None:
+    """Build the suite's index into the directory ``where``, laid out as ``save_corpus`` lays a corpus out."""
     world = Path(suite) / "world"
-    path = world / "artifacts.jsonl"
     policy = _policy(world / "policy.json")
-    with open_binary(path, "is a directory, expected a JSONL file") as handle:
-        data = handle.read()
-    rows: list[IndexedVersion] = []
-    spans: list[tuple[int, int]] = []
-    for line in read_jsonl(path, data):
-        try:
-            rows.append(IndexedVersion.of_json(line.value))
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise InputError(f"{path}:{line.number}: bad or missing field {exc}") from None
-        spans.append(line.span)
-    order = sorted(range(len(rows)), key=[row[:2] for row in rows].__getitem__)     # by artifact id, then version
-    text = np.frombuffer(data, dtype=np.uint8)
-    bounds = np.array(spans, dtype=np.int64).reshape(-1, 2)[order]
-    corpus = Corpus.__new__(Corpus)
-    try:
-        corpus.index(policy, VersionTable(text, bounds[:, 0].copy(), bounds[:, 1].copy()), list(map(rows.__getitem__, order)))
-    except ValueError as exc:      # an artifact id the index cannot key (KeyTable)
-        raise InputError(f"{path}: bad field artifact_id: {exc}") from None
-    return corpus
+    corpus, lines, written = build_index(world / "artifacts.jsonl", policy, where)
+    corpus.docs = VersionTable(np.zeros(0, dtype=np.uint8), lines[:, 0].copy(), lines[:, 1].copy())
+    corpus.derive_lookups()
+    _write(corpus, where, skip=written)
 
 
 def _policy(path: Path) -> AccessPolicy:
@@ -144,11 +138,17 @@ def _policy(path: Path) -> AccessPolicy:
 
 def save_corpus(corpus: Corpus, where: Path) -> None:
     """Write ``corpus`` to the directory ``where`` (staged, then renamed into place)."""
-    arrays, objects = corpus_state(corpus)
     with staged_directory(Path(where)) as tmp:
-        for name, array in arrays.items():
-            np.save(tmp / f"{name}.npy", np.ascontiguousarray(array), allow_pickle=False)
-        (tmp / _RECORDS).write_bytes(pickle.dumps(objects, protocol=pickle.HIGHEST_PROTOCOL))
+        _write(corpus, tmp)
+
+
+def _write(corpus: Corpus, where: Path, skip: tuple[str, ...] = ()) -> None:
+    """Save ``corpus``'s arrays (but those named in ``skip``, already written) and objects into ``where``."""
+    arrays, objects = corpus_state(corpus)
+    for name, array in arrays.items():
+        if name not in skip:
+            np.save(where / f"{name}.npy", np.ascontiguousarray(array), allow_pickle=False)
+    (where / _RECORDS).write_bytes(pickle.dumps(objects, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def load_corpus(where: Path) -> Corpus:

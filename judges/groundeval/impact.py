@@ -15,7 +15,7 @@ of its versions: how many of them a session can see (its idf) is one AND and a p
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -56,13 +56,15 @@ class ImpactOrder:
         self.layer_tf, self.docs, self.bits, self.counts = layer_tf, docs, bits, counts
 
     @classmethod
-    def of(cls, terms: list[str], offsets: np.ndarray, docs: np.ndarray, tf: np.ndarray, lengths: np.ndarray,
+    def of(cls, terms: Sequence[str] | Mapping[int, str], offsets: np.ndarray, docs: np.ndarray, tf: np.ndarray, lengths: np.ndarray,
            min_df: int | None = None) -> ImpactOrder:
-        """The impact order of the postings (``terms`` in id order) of terms in ``min_df`` versions or more."""
+        """The impact order of the postings (``terms``: each term by its id; those in ``MIN_DF`` versions or more
+        suffice) of terms in ``min_df`` versions or more."""
         n = len(lengths)
         threshold = max(MIN_DF, n // 32) if min_df is None else max(1, min_df)
         long_ids = np.flatnonzero(np.diff(offsets) >= threshold).tolist()
-        term_layers, layer_bounds, layer_tf, ordered = [0], [0], [], []
+        term_layers, layer_bounds, layer_tf = [0], [0], []
+        ordered = np.empty(int(sum(offsets[k + 1] - offsets[k] for k in long_ids)), dtype=np.int32)
         bits = np.zeros((len(long_ids), (n + 7) // 8), dtype=np.uint8)
         most = max((int(tf[offsets[k]:offsets[k + 1]].max()) for k in long_ids), default=0)
         counts = np.zeros((len(long_ids), n), dtype=np.uint8 if most <= 255 else np.uint16 if most <= 65535 else np.uint32)
@@ -75,14 +77,14 @@ class ImpactOrder:
             layer_tf.append(f[starts])
             layer_bounds.extend((starts[1:] + at).tolist() + [at + len(d)])
             term_layers.append(term_layers[-1] + len(starts))
-            ordered.append(d[order].astype(np.int32))
+            ordered[at:at + len(d)] = d[order]
             counts[row, d[order]] = f
             bits[row] = np.packbits(counts[row] != 0)
             at += len(d)
         return cls({terms[k]: row for row, k in enumerate(long_ids)}, np.array(term_layers, dtype=np.int64),
                    np.array(layer_bounds, dtype=np.int64),
                    np.concatenate(layer_tf).astype(np.float64) if layer_tf else np.zeros(0),
-                   np.concatenate(ordered) if ordered else np.zeros(0, dtype=np.int32), bits, counts)
+                   ordered, bits, counts)
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The flat arrays, by the names ``from_arrays`` reads (the rows' terms are saved apart, as a list)."""

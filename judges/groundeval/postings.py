@@ -8,8 +8,11 @@ the posting lists of many texts at once: each block of texts tokenized in one pa
 from __future__ import annotations
 
 import re
+import shutil
+import tempfile
 from itertools import count, islice
-from typing import Iterable
+from pathlib import Path
+from typing import BinaryIO, Iterable
 
 import numpy as np
 
@@ -75,6 +78,88 @@ def _block_pairs(chunk: list[str], terms: dict[str, int]) -> tuple[np.ndarray, n
     return np.array(flat, dtype=np.int64)[at], np.repeat(doc, many)
 
 
+def open_npy(path: Path, dtype: type | np.dtype, length: int) -> BinaryIO:
+    """A new ``.npy`` file of ``length`` items of ``dtype`` (as ``np.save`` lays it out), open after its header: the
+    caller writes the items' bytes."""
+    handle = open(path, "wb")
+    np.lib.format.write_array_header_1_0(handle, {"descr": np.lib.format.dtype_to_descr(np.dtype(dtype)),
+                                                  "fortran_order": False, "shape": (length,)})
+    return handle
+
+
+#: The merged columns' files in a ``spill`` directory; postings merged (and written) at most this many at a time.
+SPILLED = ("postings_docs.npy", "postings_tf.npy")
+_SLICE = 1 << 22
+_RUN = ("terms", "docs", "tf")
+
+
+class _Runs:
+    """Each block's (term, document, count) columns sorted by term, then document: kept in memory, or saved under
+    ``spill`` (in a subdirectory removed by ``close``)."""
+
+    def __init__(self, spill: Path | None) -> None:
+        self.spill = spill
+        self.where = None if spill is None else Path(tempfile.mkdtemp(prefix=".runs-", dir=spill))
+        self.held: list[tuple[np.ndarray, ...]] = []
+        self.count = 0
+
+    def add(self, *columns: np.ndarray) -> None:
+        if self.where is None:
+            self.held.append(columns)
+        else:
+            for name, column in zip(_RUN, columns):
+                np.save(self.where / f"{self.count}-{name}.npy", column, allow_pickle=False)
+        self.count += 1
+
+    def _slice(self, run: int, low: int, high: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Run ``run``'s columns for terms ``low`` to ``high`` (copied out of their files: no page stays mapped)."""
+        if self.where is None:
+            columns = self.held[run]
+        else:
+            columns = tuple(np.load(self.where / f"{run}-{name}.npy", mmap_mode="r") for name in _RUN)
+        start, end = np.searchsorted(columns[0], [low, high]).tolist()
+        terms, docs, tf = (np.array(column[start:end]) for column in columns)
+        return terms, docs, tf
+
+    def _merged(self, offsets: np.ndarray, low: int, high: int, tf_type: type) -> tuple[np.ndarray, np.ndarray]:
+        """The postings of terms ``low`` to ``high``: each run's pairs put at their term's next free place."""
+        base = int(offsets[low])
+        docs = np.empty(int(offsets[high]) - base, dtype=np.int32)
+        tf: np.ndarray = np.empty(len(docs), dtype=tf_type)
+        free = offsets[low:high] - base
+        for run in range(self.count):
+            terms, run_docs, run_tf = self._slice(run, low, high)
+            terms -= low
+            many = np.bincount(terms, minlength=high - low)
+            at = free[terms] + np.arange(len(terms)) - (np.cumsum(many) - many)[terms]
+            docs[at], tf[at] = run_docs, run_tf
+            free += many
+        return docs, tf
+
+    def merge(self, offsets: np.ndarray, tf_type: type) -> tuple[np.ndarray, np.ndarray]:
+        """Every term's postings, documents ascending (runs are in document order): in memory, or written to
+        ``SPILLED`` under ``spill`` a slice of terms at a time and returned memory-mapped."""
+        n = len(offsets) - 1
+        if self.spill is None:
+            return self._merged(offsets, 0, n, tf_type)
+        cuts = np.searchsorted(offsets, np.arange(_SLICE, int(offsets[-1]), _SLICE), side="right") - 1
+        bounds = sorted({0, n, *cuts.tolist()})
+        paths = [self.spill / name for name in SPILLED]
+        with open_npy(paths[0], np.int32, int(offsets[-1])) as docs_file, \
+                open_npy(paths[1], tf_type, int(offsets[-1])) as tf_file:
+            for low, high in zip(bounds, bounds[1:]):
+                docs, tf = self._merged(offsets, low, high, tf_type)
+                docs_file.write(docs.tobytes())
+                tf_file.write(tf.tobytes())
+        docs_map, tf_map = (np.load(path, mmap_mode="r", allow_pickle=False).view(np.ndarray) for path in paths)
+        return docs_map, tf_map
+
+    def close(self) -> None:
+        self.held = []
+        if self.where is not None:
+            shutil.rmtree(self.where, ignore_errors=True)
+
+
 class Postings:
     """Every term's posting list in one compressed-sparse-row layout: a version column and a count column.
 
@@ -88,34 +173,37 @@ class Postings:
         self.terms, self.offsets, self.docs, self.tf = terms, offsets, docs, tf
 
     @classmethod
-    def of_texts(cls, texts: Iterable[str], block: int = 1 << 15) -> tuple[Postings, np.ndarray]:
+    def of_texts(cls, texts: Iterable[str], block: int = 1 << 15,
+                 spill: Path | None = None) -> tuple[Postings, np.ndarray]:
         """The postings of documents 0, 1, … given as their texts, and each one's token count.
 
         A text's tokens are ``tokenize``'s (the counts are all the index keeps). Documents are read ``block`` at a
-        time, each block tokenized in one pass (``_block_pairs``); each block's (term, document) pairs are counted
-        in numpy, and the blocks, each sorted by term, merged by one stable sort (a term's documents stay ascending).
+        time, each block tokenized in one pass (``_block_pairs``) and its (term, document) pairs counted in numpy,
+        sorted by term (``_Runs``); the blocks' runs are merged by term (a counting sort: each term's place is known
+        from its count). ``spill``: a directory where the runs are kept (then removed) and the merged columns written
+        (``SPILLED``, returned memory-mapped), a slice of terms at a time: memory holds a block, not the corpus.
         """
         terms: dict[str, int] = {}
-        term_blocks, doc_blocks, tf_blocks, length_blocks = [], [], [], []
-        first, source = 0, iter(texts)
-        while chunk := list(islice(source, block)):
-            ids, docs = _block_pairs(chunk, terms)
-            length_blocks.append(np.bincount(docs, minlength=len(chunk)).astype(np.float64))
-            pairs, counts = np.unique((ids << 32) | (docs + first), return_counts=True)   # by term, then document
-            term_blocks.append((pairs >> 32).astype(np.int32))
-            doc_blocks.append((pairs & 0xFFFFFFFF).astype(np.int32))
-            tf_blocks.append(counts)
-            first += len(chunk)
-        term_of = np.concatenate(term_blocks) if term_blocks else np.zeros(0, dtype=np.int32)
-        order = np.argsort(term_of, kind="stable")   # runs sorted by term, in document order: merged
-        offsets = np.zeros(len(terms) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(term_of, minlength=len(terms)), out=offsets[1:])
-        del term_of
-        tf = np.concatenate(tf_blocks)[order] if tf_blocks else np.zeros(0, dtype=np.int64)
-        tf_type = np.uint16 if not len(tf) or tf.max() <= np.iinfo(np.uint16).max else np.uint32
-        docs_all = np.concatenate(doc_blocks)[order] if doc_blocks else np.zeros(0, dtype=np.int32)
-        lengths = np.concatenate(length_blocks) if length_blocks else np.zeros(0, dtype=np.float64)
-        return cls(terms, offsets, docs_all, tf.astype(tf_type)), lengths
+        runs = _Runs(spill)
+        lengths: list[np.ndarray] = []
+        per_term = np.zeros(0, dtype=np.int64)
+        first, most, source = 0, 0, iter(texts)
+        try:
+            while chunk := list(islice(source, block)):
+                ids, docs = _block_pairs(chunk, terms)
+                lengths.append(np.bincount(docs, minlength=len(chunk)).astype(np.float64))
+                pairs, counts = np.unique((ids << 32) | (docs + first), return_counts=True)   # by term, then document
+                term_of = (pairs >> 32).astype(np.int32)
+                runs.add(term_of, (pairs & 0xFFFFFFFF).astype(np.int32), counts.astype(np.uint32))
+                per_term = np.bincount(term_of, minlength=len(terms)) + np.pad(per_term, (0, len(terms) - len(per_term)))
+                most = max(most, int(counts.max(initial=0)))
+                first += len(chunk)
+            offsets = np.zeros(len(terms) + 1, dtype=np.int64)
+            np.cumsum(per_term, out=offsets[1:])
+            docs_all, tf = runs.merge(offsets, np.uint16 if most <= np.iinfo(np.uint16).max else np.uint32)
+        finally:
+            runs.close()
+        return cls(terms, offsets, docs_all, tf), np.concatenate(lengths) if lengths else np.zeros(0, dtype=np.float64)
 
     def get(self, term: str) -> tuple[np.ndarray, np.ndarray] | None:
         """The versions holding ``term`` and its count in each (a view), or None."""
@@ -129,4 +217,4 @@ class Postings:
         return len(self.terms)
 
 
-__all__ = ["LOWERED_TO_ASCII", "Postings", "tokenize"]
+__all__ = ["LOWERED_TO_ASCII", "SPILLED", "Postings", "open_npy", "tokenize"]
