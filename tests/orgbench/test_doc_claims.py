@@ -866,7 +866,7 @@ def _index_build() -> tuple[str, str]:
     printed = _measured("search_1m.json")["printed"]
     assert "index_built" in printed, "search_1m.json was recorded with a kept index: no build figures to quote"
     built = printed["index_built"]
-    assert built["peak_rss_mb"] > printed["goals"]["peak_rss_mb"]
+    assert built["peak_rss_mb"] <= printed["goals"]["peak_rss_mb"]
     return f"{built['index_build_cpu_s']:.1f}", f"{built['peak_rss_mb']:,.0f}"
 
 
@@ -1244,8 +1244,9 @@ FIGURE_CHECKS: tuple[tuple[str, str, str, object], ...] = (
     ("docs/groundeval.md", r"`outcome` \(correct \| wrong verdict\) and `s_adj` \((\d) decimals\)", "result", _drilldown_decimals),
     ("docs/groundeval.md", r"\(the goals are (\d+) s, (\d+) GB and (\d+) ms at p99: the memory and the p99 are (met|not met), "
      r"and the load (in CPU time);", "measured", _search_goals),
-    ("docs/groundeval.md", r"nor building the index \(its own process, once per suite; in the recorded run ([\d.]+) "
-     r"CPU-seconds with a peak RSS of ([\d,]+) MB, over the goal's 1 GB\)", "measured", _index_build),
+    ("docs/groundeval.md", r"nor building the index \(its own process, once per suite, the artifacts file streamed through "
+     r"it: `judges/groundeval/index_build\.py`; in the recorded run ([\d.]+) CPU-seconds with a peak RSS of ([\d,]+) MB, "
+     r"under the goal's 1 GB\)", "measured", _index_build),
     ("docs/groundeval.md", r"\(the default reproduce's ([\d,]+) calls are ([\d,]+) distinct claims: `python "
      r"benchmarks/groundeval_claims\.py`, recorded in `benchmarks/measured/(groundeval_claims\.json)`\)", "measured",
      lambda: _claims_record("groundeval_claims.json")),
