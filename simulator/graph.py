@@ -147,7 +147,8 @@ class CollaborationGraph:
         heap = [(0.0, source)]
         done: set[str] = set()
         powers = self._powers
-        decay = self.decay
+        while len(powers) <= day:  # every gap up to today's (edges are touched on day 0 or later)
+            powers.append(powers[-1] * self.decay)
         push, pop, inf, lookup = heapq.heappush, heapq.heappop, math.inf, best.get
         while heap:
             cost, node = pop(heap)
@@ -162,13 +163,7 @@ class CollaborationGraph:
             stale = []
             # adjacency is built in a deterministic order and ties break on the node id in the heap
             for other, edge in adjacency[node].items():
-                if day <= edge[1]:
-                    weight = edge[0]
-                else:
-                    gap = int(day - edge[1])
-                    while len(powers) <= gap:
-                        powers.append(powers[-1] * decay)
-                    weight = edge[0] * powers[gap]
+                weight = edge[0] if day <= edge[1] else edge[0] * powers[int(day - edge[1])]
                 if prune and weight < ROUTE_TIE:
                     stale.append(other)
                     continue

@@ -85,7 +85,10 @@ def channel_chatter(ctx: SimContext, channel: str):
     previous: str | None = None
     shift = Shift(ctx, channel, partial(_posters, ctx, channel), rng)
     while True:
-        posters = yield from shift.next_at_work(per_person * len(org.active()) * share)
+        rate, posters = per_person * len(org.active()) * share, None
+        while posters is None:
+            timeout, posters = shift.wait(rate)
+            yield timeout
         if pending:  # a due reply takes this turn: threads do not add to the channel's volume
             pending, replied = _channel_replies(ctx, channel, posters, pending, threads)
             if replied:
@@ -182,7 +185,10 @@ def direct_messages(ctx: SimContext):
     topics = ctx.pack.chatter_topics
     shift = Shift(ctx, "staff", org.active, rng)
     while True:
-        working = yield from shift.next_at_work(per_person * len(org.active()))
+        rate, working = per_person * len(org.active()), None
+        while working is None:
+            timeout, working = shift.wait(rate)
+            yield timeout
         if pending:  # a due reply takes this turn
             pending, replied = _dm_replies(ctx, pending, threads)
             if replied:
@@ -226,8 +232,10 @@ def internal_email(ctx: SimContext):
     pending: list[tuple[float, dict, str]] = []  # (due minute, question, who answers)
     shift = Shift(ctx, "staff", ctx.org.active, rng)
     while True:
-        rate = ctx.config.workload.emails_per_person * len(ctx.org.active())
-        working = yield from shift.next_at_work(rate)
+        rate, working = ctx.config.workload.emails_per_person * len(ctx.org.active()), None
+        while working is None:
+            timeout, working = shift.wait(rate)
+            yield timeout
         if pending:  # a due answer takes this turn
             pending, replied = _email_replies(ctx, pending, threads)
             if replied:
@@ -368,8 +376,10 @@ def wiki_pages(ctx: SimContext):
     ctx.wiki_pages["comms"] = len(ids)  # the runbook pages (simulator.processes.runbooks) take their share
     shift = Shift(ctx, "staff", ctx.org.active, rng)
     while True:
-        rate = ctx.wiki_share("comms") * ctx.config.workload.wiki_edits_per_person * len(ctx.org.active())
-        working = yield from shift.next_at_work(rate)
+        rate, working = ctx.wiki_share("comms") * ctx.config.workload.wiki_edits_per_person * len(ctx.org.active()), None
+        while working is None:
+            timeout, working = shift.wait(rate)
+            yield timeout
         wiki_id, kind, title, space, facts = ctx.pick(rng, ids)
         editors = [p for p in ctx.org.space_members(space) if ctx.at_work(p)] if space else working
         author = ctx.pick(rng, editors or ctx.org.space_members(space or ""))

@@ -3,7 +3,7 @@
 Everyday communication follows each author's own office hours: London,
 New York and Singapore open at different UTC hours, keep their own holidays,
 and a person on leave writes nothing. A process that draws its authors from
-a group waits with ``Shift.next_at_work``: events arrive at the group's configured
+a group waits with ``Shift.wait``: events arrive at the group's configured
 rate scaled by the share of the group at work, as a piecewise Poisson process
 whose rate changes only where an office opens or closes (or a day ends), so
 nights and weekends are quiet where nobody works, not everywhere at once.
@@ -14,6 +14,8 @@ from __future__ import annotations
 import random
 from bisect import bisect_right
 from typing import Callable
+
+from simpy.events import Timeout
 
 from simulator.calendar import DAY
 from simulator.context import SimContext
@@ -88,45 +90,45 @@ def _open_offices(ctx: SimContext, end: float, probe: float) -> dict[str | None,
 
 
 class Shift:
-    """The events of one process's group at work: ``next_at_work`` waits for the next of them.
+    """The events of one process's group at work: ``wait`` says what the process waits for next.
 
     What the last look found (the segment's end, the group list and who of it is at work) is kept from one wait to
-    the next: ``at_work_now`` gives the same answer for the same segment end and group list.
+    the next: ``at_work_now`` gives the same answer for the same segment end and group list. A process waits for
+    its group's next event with::
+
+        people = None
+        while people is None:
+            timeout, people = shift.wait(per_day)
+            yield timeout
     """
 
     def __init__(self, ctx: SimContext, key: str, group: Callable[[], list[str]], rng: random.Random) -> None:
-        self.ctx, self.key, self.group, self.rng = ctx, key, group, rng
+        self.ctx, self.key, self.group, self.expovariate = ctx, key, group, rng.expovariate
         self.open_length, self.end_of_run = ctx.calendar.open_length, ctx.calendar.end_minute
         self.bounds = _boundaries(ctx)
         self.seen: tuple[float, list[str] | None, list[str]] = (-1.0, None, [])
 
-    def next_at_work(self, per_day: float):
-        """Wait for the next event of a group that makes ``per_day`` events per working day when all are at work.
-
-        A generator (``yield from``): returns the members of the group at work at that moment (never empty).
-        """
-        ctx, group, bounds, open_length = self.ctx, self.group, self.bounds, self.open_length
-        env, until, expovariate = ctx.env, ctx.until, self.rng.expovariate
+    def wait(self, per_day: float) -> tuple[Timeout, list[str] | None]:
+        """The next wait for a group that makes ``per_day`` events per working day when all are at work: a timeout,
+        and the members of the group at work when it ends if the group's next event falls there (never empty), or
+        None if the process is to look again then (nobody at work, or no event before the group's segment ends)."""
+        ctx = self.ctx
+        now = ctx.env.now
+        people = self.group()
         seen_end, seen_people, working = self.seen
-        while True:
-            now = env.now
-            people = group()
-            if now < seen_end - SAME_SEGMENT:  # time only moves on: still inside the segment found last
-                boundary = seen_end
-            else:
-                day = int(now // DAY)  # the segment's end: the next boundary after now
-                boundary = day * DAY + bounds[bisect_right(bounds, now - day * DAY + EPSILON)]
-            if boundary != seen_end or people is not seen_people:
-                working = at_work_now(ctx, self.key, people, boundary) if people else []
-                seen_end, seen_people = boundary, people
-                self.seen = (seen_end, seen_people, working)
-            if not working or per_day <= 0:
-                yield until(boundary)
-                continue
-            gap = expovariate(per_day * len(working) / len(people) / open_length)
-            if now + gap < boundary:
-                yield until(now + gap)
-                return working
-            if boundary > self.end_of_run:
-                yield until(self.end_of_run + 1.0)
-            yield until(boundary)
+        if now < seen_end - SAME_SEGMENT:  # time only moves on: still inside the segment found last
+            boundary = seen_end
+        else:
+            day = int(now // DAY)  # the segment's end: the next boundary after now
+            bounds = self.bounds
+            boundary = day * DAY + bounds[bisect_right(bounds, now - day * DAY + EPSILON)]
+        if boundary != seen_end or people is not seen_people:
+            working = at_work_now(ctx, self.key, people, boundary) if people else []
+            self.seen = (boundary, people, working)
+        if not working or per_day <= 0:
+            return ctx.until(boundary), None
+        gap = self.expovariate(per_day * len(working) / len(people) / self.open_length)
+        if now + gap < boundary:
+            return ctx.until(now + gap), working
+        # the run ends before the next segment: a wait past its end (never resumed)
+        return ctx.until(self.end_of_run + 1.0 if boundary > self.end_of_run else boundary), None
