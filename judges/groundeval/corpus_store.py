@@ -112,11 +112,14 @@ def index_world(suite: Path) -> Corpus:
 
     The same corpus as ``Corpus(load_served_world(suite))``, without making a record of each version: it is built
     as ``open_corpus`` keeps it (``build_index``), in a temporary directory, and loaded from there (its files stay
-    mapped after the directory is removed).
+    mapped after the directory is removed); in memory if no temporary directory will take it.
     """
-    with tempfile.TemporaryDirectory(prefix="groundeval-index-") as tmp:
-        _build(suite, Path(tmp))
-        return load_corpus(Path(tmp))
+    try:
+        with tempfile.TemporaryDirectory(prefix="groundeval-index-") as tmp:
+            _build(suite, Path(tmp))
+            return load_corpus(Path(tmp))
+    except OSError:   # no disk will take the index (read-only or full): built in memory, as ``Corpus`` builds it
+        return Corpus(load_served_world(suite))
 
 
 def _build(suite: Path, where: Path) -> None:

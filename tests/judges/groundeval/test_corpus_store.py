@@ -157,3 +157,20 @@ def test_a_bad_line_of_the_suite_artifacts_names_the_file_and_line(rt_suite, tmp
         path.write_bytes(b"".join(lines[:3]) + bad + b"".join(lines[3:]))
         with pytest.raises(InputError, match=r"artifacts\.jsonl:4: "):
             index_world(suite)
+
+
+def test_with_no_disk_to_build_on_the_index_is_built_in_memory(rt_suite, tmp_path, monkeypatch):
+    """The cache and the temporary directory both under a regular file (each mkdir fails with ENOTDIR): scores as ever."""
+    import tempfile
+
+    from judges.groundeval.corpus_store import index_world, load_served_world
+    from judges.groundeval.runtime import Corpus
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory\n")
+    monkeypatch.setattr(tempfile, "tempdir", str(blocker / "tmp"))
+    made = Corpus(load_served_world(rt_suite))
+    for corpus in (index_world(rt_suite), open_corpus(rt_suite, blocker / "cache")):
+        assert [v.ref for v in corpus.docs] == [v.ref for v in made.docs]
+        assert set(corpus.postings.terms) == set(made.postings.terms)
+    assert blocker.read_text() == "not a directory\n"
