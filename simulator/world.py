@@ -47,10 +47,13 @@ class World:
     graph: Mapping[str, Any]  # networkx node-link data
     #: Labelled stale, wrong and conflicting statements (the truth sidecar); never part of any artifact.
     claims: tuple[Claim, ...] = ()
-    _versions: dict[str, list[ArtifactVersion]] = field(default_factory=dict, repr=False, compare=False)
+    #: Versions per artifact, oldest first: built on first use (``_index``), as writing a world needs none.
+    _versions: dict[str, list[ArtifactVersion]] = field(default_factory=dict, init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        versions: dict[str, list[ArtifactVersion]] = {}
+    def _index(self) -> dict[str, list[ArtifactVersion]]:
+        versions = self._versions
+        if versions or not self.artifacts:
+            return versions
         get = versions.get
         for version in self.artifacts:
             history = get(version.artifact_id)
@@ -62,7 +65,7 @@ class World:
         for history in versions.values():
             if len(history) > 1:
                 history.sort(key=by_number)
-        object.__setattr__(self, "_versions", versions)
+        return versions
 
     @property
     def seed(self) -> int:
@@ -77,22 +80,22 @@ class World:
 
     def versions(self, artifact_id: str) -> list[ArtifactVersion]:
         """Every version of one artifact, oldest first."""
-        return self._versions.get(artifact_id, [])
+        return self._index().get(artifact_id, [])
 
     def artifact_ids(self) -> list[str]:
         """Every artifact id, sorted."""
-        return sorted(self._versions)
+        return sorted(self._index())
 
     def as_of(self, artifact_id: str, moment: datetime) -> ArtifactVersion | None:
         """The version of an artifact in force at ``moment`` (None if it did not exist yet)."""
-        history = self._versions.get(artifact_id, [])
+        history = self._index().get(artifact_id, [])
         index = bisect_right([v.created_at for v in history], moment) - 1
         return history[index] if index >= 0 else None
 
     def version(self, ref: str) -> ArtifactVersion:
         """The version named ``ARTIFACT-ID@N``."""
         artifact_id, _, number = ref.rpartition("@")
-        for version in self._versions.get(artifact_id, []):
+        for version in self._index().get(artifact_id, []):
             if version.version == int(number):
                 return version
         raise KeyError(ref)
