@@ -64,8 +64,10 @@ class _Codes(dict[Any, int]):
         return code
 
 
-def _pairs(pairs: tuple[list[int], list[int]]) -> tuple[np.ndarray, np.ndarray]:
-    return np.array(pairs[0], dtype=np.int64), np.array(pairs[1], dtype=np.int64)
+def _pairs(counts: list[int], who: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """(version, person) pairs as two columns, from each version's count of persons (in file order) and the persons."""
+    return (np.repeat(np.arange(len(counts), dtype=np.int64), counts).astype(np.int64, copy=False),
+            np.array(who, dtype=np.int64))
 
 
 def _read(path: Path, texts: Path) -> _Read:
@@ -75,8 +77,10 @@ def _read(path: Path, texts: Path) -> _Read:
     numbers: list[np.ndarray] = []
     keys: list[bytes] = []
     rows: list[int] = []       # _NUMBERS of each version, one after another
-    audience_pairs: tuple[list[int], list[int]] = ([], [])   # (version, person) pairs, as two columns
-    person_pairs: tuple[list[int], list[int]] = ([], [])
+    audience_counts: list[int] = []   # each version's count of audience persons (0 with no audience), and
+    audience_who: list[int] = []      # the persons, one after another
+    person_counts: list[int] = []
+    person_who: list[int] = []
     has_audience: list[int] = []
     refused: list[bytes] = []
     written = 0
@@ -92,15 +96,18 @@ def _read(path: Path, texts: Path) -> _Read:
             pending.append(text)
             keys.append(key)
             start, end = line.span
-            rows += (row.version, row.created, subsystems[row.subsystem], spaces[row.space], start, end, written,
-                     written + len(text))
-            written += len(text)
-            if row.audience is not None:
+            size = written + len(text)
+            rows += (row.version, row.created, subsystems[row.subsystem], spaces[row.space], start, end, written, size)
+            written = size
+            audience = row.audience
+            if audience is None:
+                audience_counts.append(0)
+            else:
                 has_audience.append(i)
-                audience_pairs[0].extend([i] * len(row.audience))
-                audience_pairs[1].extend(map(audiences.__getitem__, row.audience))
-            person_pairs[0].extend([i] * len(row.participants))
-            person_pairs[1].extend(map(persons.__getitem__, row.participants))
+                audience_counts.append(len(audience))
+                audience_who += map(audiences.__getitem__, audience)
+            person_counts.append(len(row.participants))
+            person_who += map(persons.__getitem__, row.participants)
             if len(keys) == BLOCK:
                 out.write(b"".join(pending))
                 refused.extend(key for key in keys if key.endswith(b"\0"))   # as bytes in numpy: NULs dropped
@@ -115,8 +122,8 @@ def _read(path: Path, texts: Path) -> _Read:
     if refused:
         raise InputError(f"{path}: bad field artifact_id: key {min(refused)!r} ends in a NUL character")
     return _Read(all_ids, np.concatenate(numbers), list(subsystems), list(spaces),
-                 (*_pairs(audience_pairs), list(audiences)), (*_pairs(person_pairs), list(persons)),
-                 np.array(has_audience, dtype=np.int64))
+                 (*_pairs(audience_counts, audience_who), list(audiences)),
+                 (*_pairs(person_counts, person_who), list(persons)), np.array(has_audience, dtype=np.int64))
 
 
 def _numbers(rows: list[int], path: Path) -> np.ndarray:

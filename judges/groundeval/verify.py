@@ -137,10 +137,9 @@ def _claim_key(parts: tuple[Any, ...] | None) -> Any:
     if parts is None:
         return None
     tool, args, returned, outcome, gates = parts
-    kinds = set(map(type, args.values()))
-    if kinds <= _TEXT:
+    if _TEXT.issuperset(map(type, args.values())):
         arguments: Any = tuple(args.items())
-    elif kinds <= _PLAIN:
+    elif _PLAIN.issuperset(map(type, args.values())):
         arguments = repr(args)
     else:
         try:

@@ -27,6 +27,11 @@ def parse_ts(text: str, *, assume_utc: bool = True) -> datetime:
     """Read an ISO 8601 / RFC 3339 timestamp (``Z``, offsets, or naive = UTC) as aware UTC."""
     if not isinstance(text, str) or not text:
         raise ValueError(f"not a timestamp: {text!r}")
+    if len(text) == 20 and text[19] == "Z":     # as ``format_ts`` writes it: read whole (``fromisoformat`` takes "Z")
+        try:
+            return datetime.fromisoformat(text).astimezone(UTC)
+        except ValueError:
+            pass                 # refused below, named as ever
     raw = text.strip()
     if raw.endswith(("Z", "z")):
         raw = raw[:-1] + "+00:00"
