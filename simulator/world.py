@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
+from orgbench.core.collector import collector_paused
 from orgbench.core.errors import InputError
 from orgbench.core.canonical_lines import Stamps, artifact_lines, event_lines
 from simulator.claims import Claim
@@ -108,8 +109,11 @@ class World:
 
 
 def save_world(world: World, directory: Path) -> None:
-    """Write every world file atomically into ``directory``, then MANIFEST.json."""
-    with staged_directory(Path(directory)) as tmp:
+    """Write every world file atomically into ``directory``, then MANIFEST.json.
+
+    The collector pauses while it writes: the lines it makes hold no cycles, and a collection would only rescan
+    the world."""
+    with collector_paused(), staged_directory(Path(directory)) as tmp:
         # the same bytes as write_jsonl(path, (r.to_json() for r in records)), written without the dicts
         stamps = Stamps()
         write_lines_atomic(tmp / "events.jsonl", event_lines(world.events, stamps))
