@@ -92,6 +92,7 @@ import csv
 import html
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -1281,6 +1282,25 @@ def test_the_scoring_and_search_figures_in_docs_groundeval_md_are_the_recorded_b
     assert [load, int(questions.replace(",", "")), int(built), int(kept), bare, cli] == [
         str(record["load_average"][0]), run["questions"], run["index_built_questions_per_cpu_s"],
         run["index_kept_questions_per_cpu_s"], f"{run['python_pass_cpu_s']:.2f}", f"{run['cli_help_cpu_s']:.2f}"]
+    said = re.search(r"The machine ran slower that day than for the record before it \((\w+), ([\d,]+) per CPU-second\): the "
+                     r"bare simpy loop the record times in the same run took a median ([\d.]+) CPU-seconds against "
+                     r"([\d.]+), and measured against that loop scoring costs what it cost then \(([\d.]+) times the "
+                     r"loop's CPU against ([\d.]+)\)", text)
+    assert said is not None
+    commit, earlier_rate, pace, earlier_pace, ratio, earlier_ratio = said.groups()
+    assert [pace, ratio] == [f"{run['bare_simpy_cpu_s']:.3f}", f"{run['index_built_score_per_bare_simpy']:.2f}"]
+    history = subprocess.run(["git", "log", "--format=%H", "--", f"benchmarks/measured/{name}"], cwd=ROOT,
+                             capture_output=True, text=True)
+    befores = [json.loads(subprocess.run(["git", "show", f"{rev}:benchmarks/measured/{name}"], cwd=ROOT,
+                                         capture_output=True, text=True, check=True).stdout)
+               for rev in history.stdout.split()] if history.returncode == 0 else []
+    befores = [b for b in befores if b["commit"].startswith(commit)]
+    if befores:     # the record before, from the repository's history (absent from a shallow clone or an archive)
+        earlier = befores[0]["printed"]["cold_scoring"]
+        assert [int(earlier_rate.replace(",", "")), float(earlier_pace), earlier_ratio] == [
+            earlier["index_built_questions_per_cpu_s"], earlier["bare_simpy_cpu_s"],
+            f"{earlier['index_built_score_per_bare_simpy']:.2f}"]
+        assert float(pace) > float(earlier_pace)      # "slower that day"
     said = re.search(r"At ([\d,]+) versions \(`python benchmarks/bench_search_1m.py`, recorded in "
                      r"`benchmarks/measured/(\S+)`; load average ([\d.]+)\), loading the kept index takes ([\d.]+) "
                      r"CPU-seconds \(([\d.]+) s of wall time\), the process's peak RSS is ([\d,]+) MB, and a search costs "
