@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator
 
 from orgbench.core.errors import FormatError, InputError
+from orgbench.core.pretty import indented
 
 MANIFEST = "MANIFEST.json"
 
@@ -41,8 +42,9 @@ def dumps(obj: Any) -> str:
 
 
 def dumps_pretty(obj: Any) -> str:
-    """Canonical indented JSON for small human-read files, ending in a newline."""
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False, indent=2) + "\n"
+    """Canonical indented JSON for small human-read files, ending in a newline (``json.dumps(obj, sort_keys=True,
+    ensure_ascii=False, indent=2)``: the text ``indented`` writes)."""
+    return indented(obj) + "\n"
 
 
 def sha256_bytes(data: bytes) -> str:
@@ -79,13 +81,18 @@ _PIECES_PER_WRITE = 256
 
 def write_lines_atomic(path: Path, lines: Iterable[str]) -> None:
     """Write UTF-8 text given in pieces (lines, say) atomically, as ``write_text_atomic`` writes them joined,
-    without holding the whole text (and its bytes) in memory at once."""
+    without holding the whole text (and its bytes) in memory at once.
+
+    Each piece is encoded alone and the bytes joined: joining the texts first would widen every ASCII piece
+    of a chunk to the widest character of any (one dash in a chunk of lines), and encoding that wide text
+    costs more than encoding the pieces (the same bytes: UTF-8 encodes each character alone)."""
     def write(handle: Any) -> None:
         pieces = iter(lines)
+        encode = str.encode
         while chunk := list(islice(pieces, _PIECES_PER_WRITE)):
-            handle.write("".join(chunk))
+            handle.write(b"".join(map(encode, chunk)))
 
-    _write_atomic(path, "w", write)
+    _write_atomic(path, "wb", write)
 
 
 def _write_atomic(path: Path, mode: str, write: Callable[[Any], Any]) -> None:
