@@ -15,7 +15,7 @@ found in the answers and writes ``questions.jsonl`` and ``summary.json``.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
@@ -28,7 +28,7 @@ from judges.groundeval.corpus_store import DEFAULT_CACHE, open_corpus
 from judges.groundeval.runtime import Corpus, GatedRuntime
 from judges.groundeval.question_score import QuestionScore, summarize
 from judges.groundeval.scoring import CompiledTruth, score_question, unanswered, unknown_question
-from judges.groundeval.scoring_profile import DEFAULT_PROFILE, profile_named
+from judges.groundeval.scoring_profile import DEFAULT_PROFILE, ScoringProfile, profile_named
 from judges.groundeval.traces import Submission, load_corpus_world, load_submissions, load_suite, load_truth
 from judges.backends import BackendError, EndpointConfig, make_backend
 from judges.cache import ResponseCache
@@ -231,8 +231,6 @@ def _score_submissions(suite: Path, submissions: list[Submission], answered_only
     if corpus is None:
         digests = manifest_digests(suite) if (suite / MANIFEST).is_file() else None     # verified by load_suite
         corpus = open_corpus(suite, index_cache, digests)
-    verifiers: dict[tuple[str, Any], TraceVerifier] = {}
-    ids = RequestedIds(corpus)        # what each requested id names, shared by every verifier
     tracks = track_names(t.track for t in truths.values())
     order = {t: i for i, t in enumerate(tracks)}
     groups: dict[tuple[str, str], dict[Any, Submission]] = defaultdict(dict)
@@ -248,35 +246,25 @@ def _score_submissions(suite: Path, submissions: list[Submission], answered_only
                                            malformed="duplicate answer (the first one is scored)"))
             continue
         groups[key][qid] = sub
+    keys = sorted(set(groups) | set(extra_rows))
+    questions = sorted(truths, key=lambda q: (order[truths[q].track], q))
+    for key in keys:
+        missing = next((q for q in questions if q in groups.get(key, {}) and q not in contracts), None)
+        if missing is not None:
+            raise InputError(f"{suite / 'contracts.jsonl'}: no contract for question {missing} of truth.jsonl")
+    answers = _answers_scored(corpus, contracts, truths, questions, [(key, groups.get(key, {})) for key in keys],
+                              scoring)
     rows: list[QuestionScore] = []
     summary: dict[str, Any] = {}
-    for key in sorted(set(groups) | set(extra_rows)):
+    for key in keys:
         agent, mode = key
         answered = groups.get(key, {})
         mine = []
-        for qid in sorted(truths, key=lambda q: (order[truths[q].track], q)):
-            submitted = answered.get(qid)
-            if submitted is None and answered_only:
-                continue
-            if submitted is None:
-                row = replace(unanswered(truths[qid], mode), agent=agent, scoring=scoring.label)
-            else:
-                contract = contracts.get(qid)
-                if contract is None:
-                    raise InputError(f"{suite / 'contracts.jsonl'}: no contract for question {qid} of truth.jsonl")
-                moment = (contract.actor, contract.as_of)
-                verifier = verifiers.get(moment)
-                if verifier is None:   # one per actor and as_of, shared by every contract, agent and mode there
-                    verifier = verifiers[moment] = TraceVerifier(corpus, contract.actor, contract.as_of, ids=ids)
-                calls, check = rederive(corpus, contract.actor, contract.as_of, submitted.calls, verifier=verifier)
-                row = score_question(truths[qid], submitted.answer, calls, mode, trace_problems_found=list(check.malformed),
-                                     profile=scoring)
-                diagnostics = {**row.diagnostics, "trace_check": check.to_json()}
-                if check.malformed and "malformed_calls" not in diagnostics:   # the answer was malformed too
-                    diagnostics["malformed_calls"] = list(check.malformed)
-                row = replace(row, trace_tampered=check.tampered, diagnostics=diagnostics, agent=agent,
-                              scoring=scoring.label)
-            mine.append(row)
+        for qid in questions:
+            if qid in answered:
+                mine.append(answers[key, qid])
+            elif not answered_only:
+                mine.append(replace(unanswered(truths[qid], mode), agent=agent, scoring=scoring.label))
         scored = list(mine)
         mine.extend(replace(r, agent=agent, scoring=scoring.label) for r in sorted(extra_rows.get(key, []), key=lambda r: str(r.question_id)))
         rows.extend(mine)
@@ -285,6 +273,44 @@ def _score_submissions(suite: Path, submissions: list[Submission], answered_only
         per_track["rejected_lines"] = len(extra_rows.get(key, []))
         summary.setdefault(agent, {})[mode] = per_track
     return rows, summary
+
+
+def _answers_scored(corpus: Corpus, contracts: dict[str, Contract], truths: dict[str, CompiledTruth],
+                    questions: list[str], answered: list[tuple[tuple[str, str], dict[Any, Submission]]],
+                    scoring: ScoringProfile) -> dict[tuple[tuple[str, str], str], QuestionScore]:
+    """Every answer of ``answered`` (per agent and mode, by question) scored with its calls re-derived.
+
+    Question by question, every agent and mode in turn: a contract's actor and as_of (its moment) get one
+    ``TraceVerifier``, shared by every contract, agent and mode there and dropped after the moment's last
+    question, so what it keeps is reused while it is in use and its memory after.
+    """
+    ids = RequestedIds(corpus)        # what each requested id names, shared by every verifier
+    asked = [qid for qid in questions if any(qid in by_question for _, by_question in answered)]
+    left = Counter((contracts[qid].actor, contracts[qid].as_of) for qid in asked)
+    verifiers: dict[tuple[str, Any], TraceVerifier] = {}
+    scored: dict[tuple[tuple[str, str], str], QuestionScore] = {}
+    for qid in asked:
+        contract, truth = contracts[qid], truths[qid]
+        moment = (contract.actor, contract.as_of)
+        verifier = verifiers.get(moment)
+        if verifier is None:
+            verifier = verifiers[moment] = TraceVerifier(corpus, contract.actor, contract.as_of, ids=ids)
+        for key, by_question in answered:
+            submitted = by_question.get(qid)
+            if submitted is None:
+                continue
+            calls, check = rederive(corpus, contract.actor, contract.as_of, submitted.calls, verifier=verifier)
+            row = score_question(truth, submitted.answer, calls, key[1], trace_problems_found=list(check.malformed),
+                                 profile=scoring)
+            diagnostics = {**row.diagnostics, "trace_check": check.to_json()}
+            if check.malformed and "malformed_calls" not in diagnostics:   # the answer was malformed too
+                diagnostics["malformed_calls"] = list(check.malformed)
+            scored[key, qid] = replace(row, trace_tampered=check.tampered, diagnostics=diagnostics, agent=key[0],
+                                       scoring=scoring.label)
+        left[moment] -= 1
+        if not left[moment]:
+            del verifiers[moment]
+    return scored
 
 
 def suite_questions(suite: Path) -> set[str]:
