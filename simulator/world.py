@@ -116,20 +116,21 @@ def save_world(world: World, directory: Path) -> None:
     with collector_paused(), staged_directory(Path(directory)) as tmp:
         # the same bytes as write_jsonl(path, (r.to_json() for r in records)), written without the dicts
         stamps = Stamps()
-        write_lines_atomic(tmp / "events.jsonl", event_lines(world.events, stamps))
-        write_lines_atomic(tmp / "artifacts.jsonl", artifact_lines(world.artifacts, stamps))
+        hashed = {"events.jsonl": write_lines_atomic(tmp / "events.jsonl", event_lines(world.events, stamps)),
+                  "artifacts.jsonl": write_lines_atomic(tmp / "artifacts.jsonl", artifact_lines(world.artifacts, stamps))}
         write_jsonl(tmp / CLAIMS_FILE, (c.to_json() for c in world.claims))
-        write_small_files(tmp, world.meta, world.actors, world.policy, world.graph)
+        write_small_files(tmp, world.meta, world.actors, world.policy, world.graph, hashed)
 
 
 def write_small_files(directory: Path, meta: Mapping[str, Any], actors: Iterable[Actor], policy: AccessPolicy,
-                      graph: Mapping[str, Any]) -> None:
-    """Write world.json, actors.jsonl, policy.json and graph.json beside the records, then MANIFEST.json."""
+                      graph: Mapping[str, Any], hashed: Mapping[str, str] | None = None) -> None:
+    """Write world.json, actors.jsonl, policy.json and graph.json beside the records, then MANIFEST.json
+    (``hashed``: the SHA-256 of the records' files, as ``write_lines_atomic`` returned them)."""
     write_json(directory / "world.json", dict(meta))
     write_jsonl(directory / "actors.jsonl", (a.to_json() for a in actors))
     write_json(directory / "policy.json", policy.to_json())
     write_json(directory / "graph.json", dict(graph))
-    write_manifest(directory)
+    write_manifest(directory, hashed=hashed)
 
 
 def _records(path: Path, build, *, key: tuple[str, ...] = (), required: bool = False) -> tuple:

@@ -17,7 +17,7 @@ import stat
 from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Iterable, Iterator
+from typing import Any, BinaryIO, Callable, Iterable, Iterator, Mapping
 
 from orgbench.core.errors import FormatError, InputError
 from orgbench.core.pretty import indented
@@ -79,20 +79,28 @@ def write_text_atomic(path: Path, text: str) -> None:
 _PIECES_PER_WRITE = 256
 
 
-def write_lines_atomic(path: Path, lines: Iterable[str]) -> None:
+def write_lines_atomic(path: Path, lines: Iterable[str]) -> str:
     """Write UTF-8 text given in pieces (lines, say) atomically, as ``write_text_atomic`` writes them joined,
-    without holding the whole text (and its bytes) in memory at once.
+    without holding the whole text (and its bytes) in memory at once; returns the hex SHA-256 of the bytes
+    written (what ``write_manifest`` would read back, for its ``hashed``).
 
     Each piece is encoded alone and the bytes joined: joining the texts first would widen every ASCII piece
     of a chunk to the widest character of any (one dash in a chunk of lines), and encoding that wide text
     costs more than encoding the pieces (the same bytes: UTF-8 encodes each character alone)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+
     def write(handle: Any) -> None:
         pieces = iter(lines)
         encode = str.encode
         while chunk := list(islice(pieces, _PIECES_PER_WRITE)):
-            handle.write(b"".join(map(encode, chunk)))
+            data = b"".join(map(encode, chunk))
+            handle.write(data)
+            digest.update(data)
 
     _write_atomic(path, "wb", write)
+    return digest.hexdigest()
 
 
 def _write_atomic(path: Path, mode: str, write: Callable[[Any], Any]) -> None:
@@ -376,15 +384,20 @@ def read_toml(path: Path) -> dict[str, Any]:
     return loads_toml(read_text(path, "TOML file"), path)
 
 
-def write_manifest(directory: Path, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """Hash every file under ``directory`` (except the manifest) into MANIFEST.json."""
+def write_manifest(directory: Path, extra: dict[str, Any] | None = None,
+                   hashed: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Hash every file under ``directory`` (except the manifest) into MANIFEST.json; ``hashed`` gives the hex
+    SHA-256 of files (by path relative to ``directory``) the caller has just written (``write_lines_atomic``),
+    which are not read back."""
     directory = Path(directory)
     files = {}
+    known = hashed or {}
     for path in sorted(p for p in directory.rglob("*") if p.is_file()):
         rel = path.relative_to(directory).as_posix()
         if rel == MANIFEST or path.name.startswith("."):
             continue
-        files[rel] = {"sha256": sha256_file(path), "bytes": path.stat().st_size}
+        digest = known.get(rel)
+        files[rel] = {"sha256": sha256_file(path) if digest is None else digest, "bytes": path.stat().st_size}
     manifest = {"files": files}
     if extra:
         manifest.update(extra)

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from orgbench.core.errors import InputError
-from orgbench.core.storage import staged_directory, verify_manifest, write_manifest, write_text_atomic
+from orgbench.core.storage import (
+    staged_directory, verify_manifest, write_lines_atomic, write_manifest, write_text_atomic,
+)
 from orgbench.core.jsonl import read_jsonl
 
 
@@ -33,6 +35,20 @@ def test_a_manifest_of_the_wrong_shape_is_named(tmp_path: Path) -> None:
     (tmp_path / "MANIFEST.json").write_text(json.dumps({"files": 3}))
     with pytest.raises(InputError, match=r"MANIFEST\.json: field files"):
         verify_manifest(tmp_path)
+
+
+def test_lines_are_written_as_their_joined_text_and_their_hash_is_the_files(tmp_path: Path) -> None:
+    import hashlib
+
+    lines = [f"{i} {'—' if i % 300 == 7 else 'é' if i % 5 == 0 else 'a'}\n" for i in range(1000)]
+    digest = write_lines_atomic(tmp_path / "lines.txt", iter(lines))
+    data = (tmp_path / "lines.txt").read_bytes()
+    assert data == "".join(lines).encode("utf-8")
+    assert digest == hashlib.sha256(data).hexdigest()
+    write_text_atomic(tmp_path / "other.txt", "x")
+    read_back = write_manifest(tmp_path)
+    assert write_manifest(tmp_path, hashed={"lines.txt": digest}) == read_back
+    assert verify_manifest(tmp_path) == []
 
 
 def test_staged_directory_clears_what_a_killed_run_left_and_keeps_nothing_on_error(tmp_path: Path) -> None:
