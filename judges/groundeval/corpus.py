@@ -38,6 +38,10 @@ class Served(Protocol):
     def policy(self) -> AccessPolicy: ...
 
 
+#: A ``NamedTuple`` made from its fields in C (the class's own ``__new__`` is a Python function).
+_row = tuple.__new__
+
+
 class IndexedVersion(NamedTuple):
     """What the index keeps of one version: its id and number, creation (µs), gate inputs and searchable text."""
 
@@ -62,10 +66,10 @@ class IndexedVersion(NamedTuple):
         _ = (obj["kind"], obj["author"], obj["entity"]["id"], obj["entity"]["kind"])   # what from_json requires too
         acl = obj.get("acl") or {}
         audience = acl.get("audience")
-        return IndexedVersion(obj["artifact_id"], int(obj["version"]), _micros(created_at), obj["subsystem"],
-                              acl.get("space"), None if audience is None else tuple(audience),
-                              tuple(acl.get("participants", ())),
-                              searchable_text(obj["artifact_id"], obj["title"], obj["body"], created_at))
+        return _row(IndexedVersion, (obj["artifact_id"], int(obj["version"]), _micros(created_at), obj["subsystem"],
+                                     acl.get("space"), None if audience is None else tuple(audience),
+                                     tuple(acl.get("participants", ())),
+                                     searchable_text(obj["artifact_id"], obj["title"], obj["body"], created_at)))
 
 
 def next_created(created: np.ndarray, artifact_first: np.ndarray) -> np.ndarray:

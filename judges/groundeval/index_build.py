@@ -8,7 +8,7 @@ same arrays and objects), without holding the file, a record per version or ever
    a scratch file the texts are appended to;
 2. the versions are sorted by artifact id, then version (``np.lexsort`` of the ids' UTF-8 bytes: the order of
    ``sorted`` on ``str``, stable like it) and the columns taken in that order;
-3. the texts are read back in that order, a block at a time, into ``Postings.of_texts``, which spills each
+3. the texts are read back (as bytes) in that order, a block at a time, into ``Postings.of_encoded``, which spills each
    block's postings and merges them by term into the index's files;
 4. the impact order is made from the written postings; the artifacts file is copied into ``versions_text``.
 
@@ -84,30 +84,30 @@ def _read(path: Path, texts: Path) -> _Read:
     has_audience: list[int] = []
     refused: list[bytes] = []
     written = 0
+    of_json = IndexedVersion.of_json
     with open(texts, "wb") as out:
         pending: list[bytes] = []
         for i, line in enumerate(read_jsonl(path)):
             try:
-                row = IndexedVersion.of_json(line.value)
-                key = row.artifact_id.encode("utf-8", "surrogatepass")
+                artifact_id, version, created, subsystem, space, audience, participants, text = of_json(line.value)
+                key = artifact_id.encode("utf-8", "surrogatepass")
             except (KeyError, TypeError, ValueError, AttributeError) as exc:
                 raise InputError(f"{path}:{line.number}: bad or missing field {exc}") from None
-            text = row.text.encode("utf-8", "surrogatepass")
-            pending.append(text)
+            encoded = text.encode("utf-8", "surrogatepass")
+            pending.append(encoded)
             keys.append(key)
             start, end = line.span
-            size = written + len(text)
-            rows += (row.version, row.created, subsystems[row.subsystem], spaces[row.space], start, end, written, size)
+            size = written + len(encoded)
+            rows += (version, created, subsystems[subsystem], spaces[space], start, end, written, size)
             written = size
-            audience = row.audience
             if audience is None:
                 audience_counts.append(0)
             else:
                 has_audience.append(i)
                 audience_counts.append(len(audience))
                 audience_who += map(audiences.__getitem__, audience)
-            person_counts.append(len(row.participants))
-            person_who += map(persons.__getitem__, row.participants)
+            person_counts.append(len(participants))
+            person_who += map(persons.__getitem__, participants)
             if len(keys) == BLOCK:
                 out.write(b"".join(pending))
                 refused.extend(key for key in keys if key.endswith(b"\0"))   # as bytes in numpy: NULs dropped
@@ -168,7 +168,7 @@ def _columns(corpus: Corpus, read: _Read, order: np.ndarray, path: Path) -> None
     corpus.by_participant = _persons(*read.participants, rank)
 
 
-def _texts_in_order(path: Path, spans: np.ndarray, order: np.ndarray) -> Iterator[str]:
+def _texts_in_order(path: Path, spans: np.ndarray, order: np.ndarray) -> Iterator[bytes]:
     """The texts at ``spans`` of the file ``path``, in ``order``: a block's texts read at once when they lie close
     together (a file already in order), else one by one."""
     fd = os.open(path, os.O_RDONLY)
@@ -179,10 +179,10 @@ def _texts_in_order(path: Path, spans: np.ndarray, order: np.ndarray) -> Iterato
             if high - low <= 2 * int((block[:, 1] - block[:, 0]).sum()) + (1 << 16):
                 data = os.pread(fd, high - low, low)
                 for start, end in (block - low).tolist():
-                    yield data[start:end].decode("utf-8", "surrogatepass")
+                    yield data[start:end]
             else:
                 for start, end in block.tolist():
-                    yield os.pread(fd, end - start, start).decode("utf-8", "surrogatepass")
+                    yield os.pread(fd, end - start, start)
     finally:
         os.close(fd)
 
@@ -204,8 +204,8 @@ def build_index(path: Path, policy: AccessPolicy, where: Path) -> tuple[Corpus, 
         corpus = Corpus.__new__(Corpus)
         corpus.policy = policy
         _columns(corpus, read, order, path)
-        corpus.postings, corpus.lengths = Postings.of_texts(_texts_in_order(texts, read.numbers[:, 6:8], order), BLOCK,
-                                                            spill=where)
+        corpus.postings, corpus.lengths = Postings.of_encoded(_texts_in_order(texts, read.numbers[:, 6:8], order),
+                                                              BLOCK, spill=where)
     finally:
         texts.unlink(missing_ok=True)
     lines = read.numbers[order, 4:6]

@@ -37,21 +37,26 @@ _BREAK = b"\x00"
 LOWERED_TO_ASCII = ("\u0130", "\u212a")
 
 
-def _block_pairs(chunk: list[str], terms: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
-    """Each occurrence of a ``tokenize`` token in the texts ``chunk``: its term id (``terms``'s, new terms added)
-    and its text's position in ``chunk`` (two int64 columns, in no particular order).
+#: The same characters in UTF-8, and a byte each holds that few other characters do (``in`` with one byte is cheap).
+_LOWERED_UTF8 = tuple(c.encode() for c in LOWERED_TO_ASCII)
+_LOWERED_LAST = tuple(c[-1:] for c in _LOWERED_UTF8)
+
+
+def _block_pairs(chunk: list[bytes], terms: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Each occurrence of a ``tokenize`` token in the texts ``chunk`` (UTF-8): its term id (``terms``'s, new terms
+    added) and its text's position in ``chunk`` (two int64 columns, in no particular order).
 
     A token lies within a run of the bytes it may hold (UTF-8 keeps every other character's bytes above 127), so
-    the lower-cased texts, joined by breaks, are encoded, every other byte made a space and split at the spaces
+    the texts, joined by breaks and lower-cased, have every other byte made a space and are split at the spaces
     (all in C); each distinct run is tokenized once (``tokenize``) and its terms repeated for each occurrence.
     """
-    joined = " \x00 ".join(chunk)
-    if joined.count("\x00") != len(chunk) - 1:      # a text holds a NUL: a space, like any character no token has
-        joined = " \x00 ".join(text.replace("\x00", " ") for text in chunk)
-    if any(c in joined for c in LOWERED_TO_ASCII):
-        encoded = joined.lower().encode()
+    joined = b" \x00 ".join(chunk)
+    if joined.count(b"\x00") != len(chunk) - 1:      # a text holds a NUL: a space, like any character no token has
+        joined = b" \x00 ".join(text.replace(b"\x00", b" ") for text in chunk)
+    if any(c in joined for c in _LOWERED_LAST) and any(c in joined for c in _LOWERED_UTF8):
+        encoded = joined.decode("utf-8", "surrogatepass").lower().encode("utf-8", "surrogatepass")
     else:                # the same bytes, lowered in ASCII only (others become spaces): cheaper than ``str.lower``
-        encoded = joined.encode().lower()
+        encoded = joined.lower()
     runs = encoded.translate(_TOKEN_BYTES).split()
     first: dict[bytes, int] = {}
     codes = np.fromiter(map(first.setdefault, runs, count()), dtype=np.int64, count=len(runs))   # a run's first place
@@ -175,7 +180,13 @@ class Postings:
     @classmethod
     def of_texts(cls, texts: Iterable[str], block: int = 1 << 15,
                  spill: Path | None = None) -> tuple[Postings, np.ndarray]:
-        """The postings of documents 0, 1, … given as their texts, and each one's token count.
+        """``of_encoded`` of the texts in UTF-8 (a lone surrogate kept as its bytes: like any character no token has)."""
+        return cls.of_encoded((text.encode("utf-8", "surrogatepass") for text in texts), block, spill)
+
+    @classmethod
+    def of_encoded(cls, texts: Iterable[bytes], block: int = 1 << 15,
+                   spill: Path | None = None) -> tuple[Postings, np.ndarray]:
+        """The postings of documents 0, 1, … given as their texts (UTF-8), and each one's token count.
 
         A text's tokens are ``tokenize``'s (the counts are all the index keeps). Documents are read ``block`` at a
         time, each block tokenized in one pass (``_block_pairs``) and its (term, document) pairs counted in numpy,

@@ -64,6 +64,8 @@ def repeated_key(text: bytes | str) -> str | None:
 
 
 _BLANK: Any = object()
+#: ``JsonLine`` made from its fields in C (the class's own ``__new__`` is a Python function with defaults).
+_line = tuple.__new__
 
 
 def _json(text: str, pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None) -> Any:
@@ -117,13 +119,15 @@ class JsonlFile:
     def __iter__(self) -> Iterator[JsonLine]:
         self.torn, self.blank = False, 0
         offset = 0
+        journal, unique_keys = self.journal, self.unique_keys
         for number, raw in enumerate(self._raw(), start=1):
-            start, offset = offset, offset + len(raw)
-            if self.journal and not raw.endswith(b"\n"):
+            start = offset
+            offset += len(raw)
+            if journal and not raw.endswith(b"\n"):
                 self.torn = True        # only the last line can lack its newline
                 return
             try:
-                text, value = _parse(raw, self.unique_keys)
+                text, value = _parse(raw, unique_keys)
             except ValueError as exc:
                 if not self.lenient:
                     raise FormatError(self.source, str(exc), line=number) from None
@@ -132,8 +136,8 @@ class JsonlFile:
             if value is _BLANK:
                 self.blank += 1
                 continue
-            yield JsonLine(number, value, text.removesuffix("\n").removesuffix("\r"),
-                           span=(start, offset - raw.endswith(b"\n")))
+            yield _line(JsonLine, (number, value, text.removesuffix("\n").removesuffix("\r"), None,
+                                   (start, offset - raw.endswith(b"\n"))))
 
     def numbered(self) -> Iterator[tuple[int, Any]]:
         """(line number, value) of each line, in file order."""
