@@ -98,29 +98,39 @@ _SLICE = 1 << 22
 _RUN = ("terms", "docs", "tf")
 
 
+#: Bytes of runs kept in memory before the runs held are saved under ``spill`` (a small index is not written twice).
+_HELD = 1 << 25
+
+
 class _Runs:
-    """Each block's (term, document, count) columns sorted by term, then document: kept in memory, or saved under
-    ``spill`` (in a subdirectory removed by ``close``)."""
+    """Each block's (term, document, count) columns sorted by term, then document: kept in memory until those held
+    pass ``_HELD`` bytes, then saved under ``spill`` (in a subdirectory removed by ``close``); never saved without
+    ``spill``."""
 
     def __init__(self, spill: Path | None) -> None:
         self.spill = spill
-        self.where = None if spill is None else Path(tempfile.mkdtemp(prefix=".runs-", dir=spill))
-        self.held: list[tuple[np.ndarray, ...]] = []
+        self.where: Path | None = None
+        self.held: list[tuple[np.ndarray, ...]] = []     # the runs after the first ``saved`` (which are on disk)
+        self.saved = 0
         self.count = 0
 
     def add(self, *columns: np.ndarray) -> None:
-        if self.where is None:
-            self.held.append(columns)
-        else:
-            for name, column in zip(_RUN, columns):
-                np.save(self.where / f"{self.count}-{name}.npy", column, allow_pickle=False)
+        self.held.append(columns)
         self.count += 1
+        if self.spill is not None and sum(column.nbytes for run in self.held for column in run) > _HELD:
+            if self.where is None:
+                self.where = Path(tempfile.mkdtemp(prefix=".runs-", dir=self.spill))
+            for run, held in enumerate(self.held, start=self.saved):
+                for name, column in zip(_RUN, held):
+                    np.save(self.where / f"{run}-{name}.npy", column, allow_pickle=False)
+            self.saved, self.held = self.count, []
 
     def _slice(self, run: int, low: int, high: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Run ``run``'s columns for terms ``low`` to ``high`` (copied out of their files: no page stays mapped)."""
-        if self.where is None:
-            columns = self.held[run]
+        """Run ``run``'s columns for terms ``low`` to ``high`` (copied: out of their files, no page stays mapped)."""
+        if run >= self.saved:
+            columns = self.held[run - self.saved]
         else:
+            assert self.where is not None
             columns = tuple(np.load(self.where / f"{run}-{name}.npy", mmap_mode="r") for name in _RUN)
         start, end = np.searchsorted(columns[0], [low, high]).tolist()
         terms, docs, tf = (np.array(column[start:end]) for column in columns)
@@ -191,8 +201,9 @@ class Postings:
         A text's tokens are ``tokenize``'s (the counts are all the index keeps). Documents are read ``block`` at a
         time, each block tokenized in one pass (``_block_pairs``) and its (term, document) pairs counted in numpy,
         sorted by term (``_Runs``); the blocks' runs are merged by term (a counting sort: each term's place is known
-        from its count). ``spill``: a directory where the runs are kept (then removed) and the merged columns written
-        (``SPILLED``, returned memory-mapped), a slice of terms at a time: memory holds a block, not the corpus.
+        from its count). ``spill``: a directory where the runs are kept once they pass ``_HELD`` bytes (then removed)
+        and the merged columns written (``SPILLED``, returned memory-mapped), a slice of terms at a time: memory holds
+        a block and at most ``_HELD`` bytes of runs, not the corpus.
         """
         terms: dict[str, int] = {}
         runs = _Runs(spill)

@@ -40,7 +40,8 @@ def _expected_terms(corpus):
 def test_a_build_in_small_blocks_gives_every_array_of_the_index_built_in_memory(shuffled_suite, monkeypatch):
     monkeypatch.setattr(impact, "MIN_DF", 12)         # long terms in a small world: an impact order to compare
     expected = Corpus(load_served_world(shuffled_suite))   # in memory, one block, from the records
-    monkeypatch.setattr(index_build, "BLOCK", 16)      # many spilled runs, read back in sorted order
+    monkeypatch.setattr(index_build, "BLOCK", 16)      # many runs, read back in sorted order,
+    monkeypatch.setattr(postings, "_HELD", 10_000)     # a few held at a time, then spilled (the last ones held)
     monkeypatch.setattr(postings, "_SLICE", 300)       # and merged a few hundred postings at a time
     built = index_world(shuffled_suite)
     assert len(built.docs) == len(expected.docs) > 10 * 16
