@@ -181,13 +181,13 @@ class Corpus:
                 if self.versions[history.start] == int(tail):
                     return history.start
             elif history:
-                found = int(np.searchsorted(self.versions[history.start:history.stop], int(tail), side="right")) - 1
+                found = int(self.versions[history.start:history.stop].searchsorted(int(tail), side="right")) - 1
                 if found >= 0 and self.versions[history.start + found] == int(tail):
                     return history.start + found
         history = self.history(requested)
         if len(history) <= 1:
             return history.start if history else None
-        later = int(np.searchsorted(self.created[history.start:history.stop], _micros(moment), side="right"))
+        later = int(self.created[history.start:history.stop].searchsorted(_micros(moment), side="right"))
         return history.start + max(later - 1, 0)
 
     def current_at(self, index: int, moment: datetime) -> bool:

@@ -46,7 +46,7 @@ class KeyTable:
         raw = key.encode()
         value = None
         if len(raw) <= self._width and not raw.endswith(b"\0"):
-            at = int(np.searchsorted(self.keys, raw))
+            at = int(self.keys.searchsorted(raw))    # the method: np.searchsorted wraps it in Python (2-3 us a call)
             if at < len(self.keys) and self.keys[at] == raw:
                 value = int(self.values[at])
         if len(self._found) < _REMEMBERED:
