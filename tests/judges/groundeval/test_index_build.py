@@ -94,3 +94,20 @@ def test_a_bad_line_found_while_building_leaves_no_index(shuffled_suite, tmp_pat
     with pytest.raises(InputError, match=rf"artifacts\.jsonl:{len(lines)}: bad or missing field"):
         open_corpus(shuffled_suite, tmp_path / "cache")
     assert not any((tmp_path / "cache").iterdir())
+
+
+def test_a_lone_surrogate_in_a_text_is_no_token_and_the_build_goes_on(shuffled_suite):
+    """JSON may escape a lone surrogate (``\\ud800``); the texts are tokenized as UTF-8 with it kept as its bytes,
+    which no token holds: the words around it are tokens, as ``tokenize`` says (the build stopped with a
+    UnicodeEncodeError traceback before)."""
+    path = shuffled_suite / "world" / "artifacts.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if b'"body":"' in line)
+    lines[at] = lines[at].replace(b'"body":"', b'"body":"zqxsurr\\ud800ogate ', 1)
+    path.write_bytes(b"".join(lines))
+    built, expected = index_world(shuffled_suite), Corpus(load_served_world(shuffled_suite))
+    assert tokenize("zqxsurr\ud800ogate") == ["zqxsurr", "ogate"]
+    for term in ("zqxsurr", "ogate"):
+        docs, tf = built.postings.get(term)
+        assert len(docs) == 1 and "\ud800" in built.docs[int(docs[0])].body
+        assert docs.tolist() == expected.postings.get(term)[0].tolist() and tf.tolist() == [1]
