@@ -146,12 +146,17 @@ def _columns(corpus: Corpus, read: _Read, order: np.ndarray, path: Path) -> None
     ids = read.ids[order]
     first = np.flatnonzero(ids[1:] != ids[:-1]) + 1 if n else np.zeros(0, dtype=np.int64)
     first = np.concatenate(([0], first)) if n else first
+    unique = ids[first]        # distinct and sorted as KeyTable keeps its keys (none ends in NUL: refused in _read)
     try:
-        corpus.artifact_ids = KeyTable.of((key.decode("utf-8", "surrogatepass"), p)
-                                          for p, key in enumerate(ids[first].tolist()))
-    except ValueError as exc:      # an artifact id the index cannot key (KeyTable)
-        raise InputError(f"{path}: bad field artifact_id: {exc}") from None
-    del ids
+        unique.tobytes().decode("utf-8")
+    except UnicodeDecodeError:         # an id holds a lone surrogate: not a key (KeyTable encodes keys strictly)
+        for key in unique.tolist():
+            try:
+                key.decode("utf-8", "surrogatepass").encode()
+            except UnicodeEncodeError as exc:
+                raise InputError(f"{path}: bad field artifact_id: {exc}") from None
+    corpus.artifact_ids = KeyTable(unique, np.arange(len(unique), dtype=np.int64))
+    del ids, unique
     corpus.artifact_first = np.concatenate((first, [n])).astype(np.int64)
     numbers = read.numbers[order]
     corpus.versions, corpus.created = numbers[:, 0].copy(), numbers[:, 1].copy()
