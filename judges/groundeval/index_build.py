@@ -215,12 +215,12 @@ def build_index(path: Path, policy: AccessPolicy, where: Path) -> tuple[Corpus, 
         texts.unlink(missing_ok=True)
     lines = read.numbers[order, 4:6]
     del read, order
-    terms = corpus.postings.terms
-    assert isinstance(terms, dict)
-    corpus.postings.terms = KeyTable.of(terms.items())
-    df = np.diff(corpus.postings.offsets) >= impact.MIN_DF       # a long term is in at least MIN_DF versions
-    names = {k: term for term, k in terms.items() if df[k]}
-    del terms, df
+    assert isinstance(corpus.postings.terms, dict)
+    terms = list(corpus.postings.terms)          # by id: of_encoded numbers the terms 0, 1, … as it meets them
+    corpus.postings.terms = KeyTable.numbered(terms)
+    long = np.flatnonzero(np.diff(corpus.postings.offsets) >= impact.MIN_DF)   # in at least MIN_DF versions
+    names = {k: terms[k] for k in long.tolist()}
+    del terms, long
     postings = corpus.postings
     corpus.impact = ImpactOrder.of(names, postings.offsets, postings.docs, postings.tf, corpus.lengths)
     del names

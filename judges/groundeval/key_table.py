@@ -38,6 +38,17 @@ class KeyTable:
         order = np.argsort(keys, kind="stable")
         return cls(keys[order], np.array([value for _, value in pairs], dtype=np.int64)[order])
 
+    @classmethod
+    def numbered(cls, keys: list[str]) -> KeyTable:
+        """``of(zip(keys, range(len(keys))))``: each key valued by its position; cheaper when every key is ASCII
+        without NUL (numpy encodes them itself), as tokens are."""
+        joined = "".join(keys)
+        if not joined.isascii() or "\0" in joined:
+            return cls.of(zip(keys, range(len(keys))))
+        array = np.array(keys, dtype="S") if keys else np.zeros(0, dtype="S1")
+        order = np.argsort(array, kind="stable")
+        return cls(array[order], order.astype(np.int64))
+
     def get(self, key: str) -> int | None:
         try:
             return self._found[key]
