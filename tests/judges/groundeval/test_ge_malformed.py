@@ -1,11 +1,15 @@
 """Agent output of every malformed shape, through ``orgbench score groundeval``: exit 0, each question scored 0 with its reason."""
 
 import json
+import shutil
 
 import pytest
 from click.testing import CliRunner
 
+from judges.groundeval.run import score_submissions
+from judges.groundeval.traces import Submission
 from orgbench.cli import cli
+from orgbench.core.errors import InputError
 
 CLEAN = {"horizon": False, "actor": False, "subsystem": False}
 
@@ -117,3 +121,17 @@ def test_a_battery_of_malformed_traces_and_answers_is_scored_not_raised(rt_suite
     assert summary["agents"]["args-list"]["tool"]["all"]["malformed"] == 1
     assert [note.split(": ", 1)[-1][:40] for note in summary["unreadable_lines"]] == [
         "invalid JSON (nested too deeply)", "invalid JSON (Exceeds the limit (4300 di"]
+
+
+def test_an_answer_to_a_truth_question_without_a_contract_is_refused_naming_the_contracts_file(rt_suite, tmp_path):
+    """``score_submissions`` called directly (the CLI's strict read refuses the line before): the question has a
+    truth but its contract was removed from an unsigned copy of the suite, so its calls cannot be re-derived."""
+    suite = tmp_path / "suite"
+    shutil.copytree(rt_suite, suite)
+    (suite / "MANIFEST.json").unlink()
+    first, *rest = (suite / "contracts.jsonl").read_text().splitlines(keepends=True)
+    (suite / "contracts.jsonl").write_text("".join(rest))
+    qid = json.loads(first)["question_id"]
+    others = [Submission(json.loads(line)["question_id"], "a", "tool", None) for line in rest[:3]]
+    with pytest.raises(InputError, match=rf"contracts\.jsonl: no contract for question {qid} of truth\.jsonl"):
+        score_submissions(suite, [*others, Submission(qid, "a", "tool", None)], index_cache=tmp_path / "cache")
